@@ -1,0 +1,51 @@
+// Backends run the filter operations on spans of 64-bit fingerprints. They
+// know nothing of records or files. Every backend gives the same answers and
+// leaves the same bits as the scalar reference, for any batch size and thread
+// count (docs/FORMAT.md).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "gdedup/filter.h"
+
+namespace gdedup {
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+
+  // Sets the bits of every key. Order-free.
+  virtual void add(const uint64_t* fingerprints, uint64_t count) = 0;
+  // present[i] = 1 when all bits of key i are set, else 0. Read-only.
+  virtual void contains(const uint64_t* fingerprints, uint64_t count,
+                        uint8_t* present) = 0;
+  // Sequential semantics: for i = 0, 1, ... was_present[i] = whether all bits
+  // of key i were set before it (including by keys j < i of this call), then
+  // sets them. Returns the number of keys that were new.
+  virtual uint64_t test_and_set(const uint64_t* fingerprints, uint64_t count,
+                                uint8_t* was_present) = 0;
+  // Makes filter.words() current (a device backend copies its bits back).
+  virtual void sync_to_host() = 0;
+};
+
+// Which CPU code runs the operations. kAuto is the best SIMD target the
+// processor supports; the environment variable GDEDUP_CPU_KERNEL=scalar|simd
+// overrides kAuto.
+enum class CpuKernel { kAuto, kScalar, kSimd };
+
+struct CpuOptions {
+  unsigned threads = 1;  // 0 = one per hardware thread
+  CpuKernel kernel = CpuKernel::kAuto;
+};
+
+// The CPU backend works on filter.words() in place; `filter` must outlive it.
+std::unique_ptr<Backend> make_cpu_backend(Filter& filter,
+                                          const CpuOptions& options = {});
+
+// The name of the SIMD target that kAuto runs on this processor (e.g. "AVX2").
+std::string cpu_simd_target();
+
+}  // namespace gdedup

@@ -1,0 +1,76 @@
+// The filter: parameters, the bit array in host memory, and its counters.
+// Operations on fingerprints live in backends (backend.h); this class owns the
+// bytes that are saved, loaded and compared.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "gdedup/fingerprint.h"
+#include "gdedup/layout.h"
+#include "gdedup/planner.h"
+
+namespace gdedup {
+
+// Everything that fixes which bits a key sets. Two filters can be merged, and
+// a saved filter reused, only when these are equal.
+struct FilterParams {
+  uint64_t num_blocks = 0;
+  Layout layout{256, 8};
+  uint64_t seed = 0;
+
+  // Throws UsageError naming the bad field (unsupported layout, no blocks,
+  // a size beyond the 64-bit address space).
+  void validate() const;
+  uint64_t bytes() const { return num_blocks * (layout.block_bits / 8); }
+  uint64_t words() const { return num_blocks * (layout.block_bits / kWordBits); }
+  BlockGeometry geometry() const;
+  bool operator==(const FilterParams& o) const {
+    return num_blocks == o.num_blocks && layout == o.layout && seed == o.seed;
+  }
+  bool operator!=(const FilterParams& o) const { return !(*this == o); }
+};
+
+// Saved with the filter; they do not affect which bits are set.
+struct FilterCounters {
+  uint64_t insertions = 0;      // keys added, or found new by test_and_set
+  uint64_t planned_capacity = 0;
+  double planned_fpr = 0.0;
+};
+
+class Filter {
+ public:
+  // A zeroed filter. Large filters are backed by transparent huge pages.
+  explicit Filter(const FilterParams& params);
+  static Filter from_plan(const Plan& plan, uint64_t seed = kDefaultSeed);
+
+  Filter(Filter&&) noexcept;
+  Filter& operator=(Filter&&) noexcept;
+  ~Filter();
+
+  const FilterParams& params() const { return params_; }
+  FilterCounters& counters() { return counters_; }
+  const FilterCounters& counters() const { return counters_; }
+
+  // The bit array: params().words() little-endian 32-bit words.
+  uint32_t* words() { return words_; }
+  const uint32_t* words() const { return words_; }
+
+  // OR of `other` into this filter. Throws UsageError, naming the parameter
+  // that differs, unless the parameters are identical.
+  void merge(const Filter& other);
+
+  uint64_t count_set_bits() const;
+  // Distinct keys inserted, estimated from the fill (exact in expectation
+  // for the split-block layout).
+  double estimated_keys() const;
+  // The false-positive rate a query sees now, from the estimated keys.
+  double current_fpr() const;
+
+ private:
+  FilterParams params_;
+  FilterCounters counters_;
+  uint32_t* words_ = nullptr;
+};
+
+}  // namespace gdedup

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build, tests and benchmarks need. Quick and
+# silent when everything is already there. The CUDA toolkit is not a Debian
+# package here: the build finds /usr/local/cuda by itself, or skips CUDA.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ pkg-config
+  libhwy-dev libxxhash-dev libcli11-dev libzstd-dev zlib1g-dev
+  libgtest-dev libbenchmark-dev
+  zstd gzip time
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "install-deps: installing ${missing[*]}" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,115 @@
+#include "gdedup/filter.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "core/host_memory.h"
+#include "gdedup/error.h"
+
+namespace gdedup {
+namespace {
+
+#if defined(__x86_64__)
+__attribute__((target_clones("popcnt", "default")))
+#endif
+uint64_t popcount_words(const uint64_t* p, uint64_t n) {
+  uint64_t total = 0;
+  for (uint64_t i = 0; i < n; ++i) total += static_cast<uint64_t>(__builtin_popcountll(p[i]));
+  return total;
+}
+
+}  // namespace
+
+void FilterParams::validate() const {
+  if (!is_supported_layout(layout)) {
+    throw UsageError("layout with " + std::to_string(layout.block_bits) +
+                     "-bit blocks and k = " + std::to_string(layout.k) +
+                     " is not supported; supported are 256-bit blocks with k = 8 or 16 and 512-bit blocks with k = 16 or 32");
+  }
+  if (num_blocks == 0) throw UsageError("a filter needs at least one block; got 0 blocks");
+  const uint64_t block_bytes = layout.block_bits / 8;
+  if (num_blocks > (uint64_t{1} << 47) / block_bytes) {
+    throw UsageError("a filter of " + std::to_string(num_blocks) + " blocks of " +
+                     std::to_string(layout.block_bits) + " bits exceeds the 128 TiB limit");
+  }
+}
+
+BlockGeometry FilterParams::geometry() const {
+  const uint32_t words = layout.block_bits / kWordBits;
+  return BlockGeometry{num_blocks, words, layout.k / words};
+}
+
+Filter::Filter(const FilterParams& params) : params_(params) {
+  params_.validate();
+  words_ = static_cast<uint32_t*>(detail::allocate_zeroed(params_.bytes()));
+}
+
+Filter Filter::from_plan(const Plan& plan, uint64_t seed) {
+  Filter filter(FilterParams{plan.num_blocks, plan.layout, seed});
+  filter.counters_.planned_capacity = plan.capacity;
+  filter.counters_.planned_fpr = plan.expected_fpr;
+  return filter;
+}
+
+Filter::Filter(Filter&& other) noexcept
+    : params_(other.params_), counters_(other.counters_),
+      words_(std::exchange(other.words_, nullptr)) {}
+
+Filter& Filter::operator=(Filter&& other) noexcept {
+  if (this != &other) {
+    detail::release(words_, params_.bytes());
+    params_ = other.params_;
+    counters_ = other.counters_;
+    words_ = std::exchange(other.words_, nullptr);
+  }
+  return *this;
+}
+
+Filter::~Filter() { detail::release(words_, params_.bytes()); }
+
+void Filter::merge(const Filter& other) {
+  const FilterParams& a = params_;
+  const FilterParams& b = other.params_;
+  auto refuse = [](const std::string& what, const std::string& mine, const std::string& theirs) {
+    throw UsageError("cannot merge filters with different " + what + " (" + mine +
+                     " and " + theirs + "); only filters with identical parameters can be merged");
+  };
+  if (a.layout.block_bits != b.layout.block_bits) {
+    refuse("block sizes", std::to_string(a.layout.block_bits) + " bits",
+           std::to_string(b.layout.block_bits) + " bits");
+  }
+  if (a.layout.k != b.layout.k) refuse("bits per key", "k = " + std::to_string(a.layout.k), "k = " + std::to_string(b.layout.k));
+  if (a.num_blocks != b.num_blocks) {
+    refuse("block counts", std::to_string(a.num_blocks), std::to_string(b.num_blocks));
+  }
+  if (a.seed != b.seed) refuse("seeds", std::to_string(a.seed), std::to_string(b.seed));
+  const uint64_t n = a.words();
+  for (uint64_t i = 0; i < n; ++i) words_[i] |= other.words_[i];
+  counters_.insertions += other.counters_.insertions;
+}
+
+uint64_t Filter::count_set_bits() const {
+  // Block sizes are multiples of 64 bits, so the array is whole 64-bit words.
+  return popcount_words(reinterpret_cast<const uint64_t*>(words_), params_.words() / 2);
+}
+
+double Filter::estimated_keys() const {
+  // Each key sets c bits in each word of its block, so a bit stays clear with
+  // probability E[(31/32)^{cL}] = exp(-lambda (1 - (31/32)^c)), L ~ Poisson(lambda).
+  const double total = static_cast<double>(params_.words()) * kWordBits;
+  const double clear = total - static_cast<double>(count_set_bits());
+  if (clear <= 0) return std::numeric_limits<double>::infinity();
+  const double per_word = params_.geometry().bits_per_word;
+  const double lambda = -std::log(clear / total) / (1.0 - std::pow(31.0 / 32.0, per_word));
+  return lambda * static_cast<double>(params_.num_blocks);
+}
+
+double Filter::current_fpr() const {
+  const double keys = estimated_keys();
+  if (std::isinf(keys)) return 1.0;
+  return layout_fpr(params_.layout, keys / static_cast<double>(params_.num_blocks));
+}
+
+}  // namespace gdedup
