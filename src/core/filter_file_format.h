@@ -1,0 +1,65 @@
+// The filter file header (docs/FORMAT.md, "Filter file"): byte offsets and
+// little-endian field access, shared by the reader, the writer and the tests
+// that forge headers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace gdedup::filter_file {
+
+constexpr char kMagic[8] = {'G', 'D', 'E', 'D', 'U', 'P', 'B', 'F'};
+constexpr uint32_t kVersion = 1;
+// One page, so the bit array that follows can be mapped page-aligned.
+constexpr uint64_t kHeaderBytes = 4096;
+
+// Field offsets in the header.
+constexpr size_t kOffMagic = 0;
+constexpr size_t kOffVersion = 8;
+constexpr size_t kOffHeaderBytes = 12;
+constexpr size_t kOffNumBlocks = 16;
+constexpr size_t kOffBlockBits = 24;
+constexpr size_t kOffK = 28;
+constexpr size_t kOffSeed = 32;
+constexpr size_t kOffPayloadBytes = 40;
+constexpr size_t kOffInsertions = 48;
+constexpr size_t kOffPlannedCapacity = 56;
+constexpr size_t kOffPlannedFpr = 64;
+constexpr size_t kOffPayloadChecksum = 72;
+constexpr size_t kOffReserved = 80;
+constexpr size_t kOffHeaderChecksum = kHeaderBytes - 8;
+
+// Explicit byte order, so the header reads the same on any host.
+inline void put_u32(unsigned char* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+inline void put_u64(unsigned char* p, uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+inline void put_f64(unsigned char* p, double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  put_u64(p, bits);
+}
+inline uint32_t get_u32(const unsigned char* p) {
+  uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+inline uint64_t get_u64(const unsigned char* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+inline double get_f64(const unsigned char* p) {
+  const uint64_t bits = get_u64(p);
+  double v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+// XXH3-64 (seed 0) of header bytes [0, kOffHeaderChecksum).
+uint64_t header_checksum(const unsigned char* header);
+
+}  // namespace gdedup::filter_file

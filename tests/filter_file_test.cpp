@@ -1,0 +1,424 @@
+// Filter files: exact round trips, and refusal of every damaged, truncated,
+// extended or foreign file with a message that names it.
+#include "gdedup/filter_file.h"
+
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "core/filter_file_format.h"
+#include "gdedup/error.h"
+#include "gdedup/fingerprint.h"
+#include "gdedup/layout.h"
+
+namespace gdedup {
+namespace {
+
+namespace fs = std::filesystem;
+namespace ff = filter_file;
+
+using Bytes = std::vector<unsigned char>;
+
+const Layout kAllLayouts[] = {{256, 8}, {256, 16}, {512, 16}, {512, 32}};
+
+class FilterFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = ::testing::TempDir() + "gdedup_filter_file_XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr) << std::strerror(errno);
+    dir_ = pattern;
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+  std::string path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
+
+  fs::path dir_;
+};
+
+// Sets the bits of "key-0".."key-(n-1)" with the scalar reference.
+Filter make_filter(const FilterParams& params, int keys) {
+  Filter filter(params);
+  const BlockGeometry g = params.geometry();
+  uint64_t fresh = 0;
+  for (int i = 0; i < keys; ++i) {
+    const std::string key = "key-" + std::to_string(i);
+    if (!key_test_and_set(filter.words(), g, fingerprint(key.data(), key.size(), params.seed))) {
+      ++fresh;
+    }
+  }
+  filter.counters().insertions = fresh;
+  filter.counters().planned_capacity = 1000;
+  filter.counters().planned_fpr = 1.2345678901234567e-4;
+  return filter;
+}
+
+Filter small_filter() { return make_filter(FilterParams{4, {256, 8}, kDefaultSeed}, 20); }
+
+Bytes read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return Bytes(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void write_bytes(const std::string& path, const Bytes& bytes) {
+  // A new file each time: truncating a file in place can make ext4 flush it on
+  // close (auto_da_alloc), which slowed the loops below a hundredfold.
+  std::remove(path.c_str());
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  ASSERT_TRUE(out.good()) << path;
+}
+
+// The message of the Error that `load_filter(path)` throws, or "" if none.
+std::string load_error(const std::string& path) {
+  try {
+    load_filter(path);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string info_error(const std::string& path) {
+  try {
+    read_filter_info(path);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Writes `file` with its header checksum recomputed, as a writer of another
+// version or a faulty writer would.
+void write_resealed(const std::string& path, Bytes file) {
+  ff::put_u64(file.data() + ff::kOffHeaderChecksum, ff::header_checksum(file.data()));
+  write_bytes(path, file);
+}
+
+void expect_same_filter(const Filter& a, const Filter& b) {
+  EXPECT_EQ(a.params(), b.params());
+  EXPECT_EQ(a.counters().insertions, b.counters().insertions);
+  EXPECT_EQ(a.counters().planned_capacity, b.counters().planned_capacity);
+  EXPECT_EQ(std::memcmp(&a.counters().planned_fpr, &b.counters().planned_fpr, sizeof(double)), 0);
+  ASSERT_EQ(a.params().words(), b.params().words());
+  EXPECT_EQ(std::memcmp(a.words(), b.words(), a.params().bytes()), 0);
+}
+
+TEST_F(FilterFileTest, RoundTripIsExactForEveryLayout) {
+  for (const Layout& layout : kAllLayouts) {
+    SCOPED_TRACE(std::to_string(layout.block_bits) + "/" + std::to_string(layout.k));
+    const Filter original = make_filter(FilterParams{37, layout, 0x1234abcdull}, 300);
+    const std::string first = path("first.gdf"), second = path("second.gdf");
+    save_filter(original, first);
+    EXPECT_EQ(fs::file_size(first), 4096 + original.params().bytes());
+
+    const Filter loaded = load_filter(first);
+    expect_same_filter(original, loaded);
+
+    const FilterFileInfo info = read_filter_info(first);
+    EXPECT_EQ(info.version, 1u);
+    EXPECT_EQ(info.params, original.params());
+    EXPECT_EQ(info.counters.insertions, original.counters().insertions);
+
+    save_filter(loaded, second);
+    EXPECT_EQ(read_bytes(first), read_bytes(second));
+  }
+}
+
+TEST_F(FilterFileTest, HeaderFieldsSitWhereTheFormatSays) {
+  const Filter filter = make_filter(FilterParams{5, {512, 32}, 77}, 10);
+  save_filter(filter, path("f"));
+  const Bytes file = read_bytes(path("f"));
+  ASSERT_EQ(file.size(), 4096u + 5 * 64);
+  EXPECT_EQ(std::string(file.begin(), file.begin() + 8), "GDEDUPBF");
+  EXPECT_EQ(ff::get_u32(&file[8]), 1u);
+  EXPECT_EQ(ff::get_u32(&file[12]), 4096u);
+  EXPECT_EQ(ff::get_u64(&file[16]), 5u);
+  EXPECT_EQ(ff::get_u32(&file[24]), 512u);
+  EXPECT_EQ(ff::get_u32(&file[28]), 32u);
+  EXPECT_EQ(ff::get_u64(&file[32]), 77u);
+  EXPECT_EQ(ff::get_u64(&file[40]), 5u * 64);
+  EXPECT_EQ(ff::get_u64(&file[48]), filter.counters().insertions);
+  EXPECT_EQ(ff::get_u64(&file[56]), 1000u);
+  EXPECT_EQ(ff::get_f64(&file[64]), 1.2345678901234567e-4);
+  EXPECT_EQ(ff::get_u64(&file[72]), XXH3_64bits(&file[4096], 5 * 64));
+  for (size_t i = 80; i < 4088; ++i) ASSERT_EQ(file[i], 0) << "reserved byte " << i;
+  EXPECT_EQ(ff::get_u64(&file[4088]), XXH3_64bits(file.data(), 4088));
+  // The bit array is the words, little-endian.
+  EXPECT_EQ(std::memcmp(&file[4096], filter.words(), 5 * 64), 0);
+}
+
+TEST_F(FilterFileTest, BitArrayLargerThanOneReadChunkRoundTrips) {
+  // 9.6 MB: more than one 8 MiB read.
+  const Filter original = make_filter(FilterParams{300001, {256, 8}, kDefaultSeed}, 20000);
+  save_filter(original, path("big"));
+  expect_same_filter(original, load_filter(path("big")));
+}
+
+TEST_F(FilterFileTest, EveryChangedHeaderByteIsRefused) {
+  save_filter(small_filter(), path("good"));
+  const Bytes good = read_bytes(path("good"));
+  const std::string bad = path("bad");
+  for (size_t pos = 0; pos < ff::kHeaderBytes; ++pos) {
+    Bytes file = good;
+    file[pos] ^= static_cast<unsigned char>(pos % 255 + 1);
+    write_bytes(bad, file);
+    const std::string message = load_error(bad);
+    ASSERT_NE(message, "") << "a change at header byte " << pos << " was accepted";
+    ASSERT_NE(message.find(bad), std::string::npos) << message;
+    ASSERT_NE(info_error(bad), "") << "read_filter_info accepted a change at byte " << pos;
+  }
+}
+
+TEST_F(FilterFileTest, ChangedBitArrayBytesAreRefused) {
+  save_filter(make_filter(FilterParams{64, {512, 16}, kDefaultSeed}, 100), path("good"));
+  const Bytes good = read_bytes(path("good"));
+  const std::string bad = path("bad");
+  std::mt19937_64 rng(20240601);
+  std::uniform_int_distribution<size_t> position(ff::kHeaderBytes, good.size() - 1);
+  std::uniform_int_distribution<int> change(1, 255);
+  for (int trial = 0; trial < 200; ++trial) {
+    Bytes file = good;
+    const size_t pos = position(rng);
+    file[pos] ^= static_cast<unsigned char>(change(rng));
+    write_bytes(bad, file);
+    const std::string message = load_error(bad);
+    ASSERT_NE(message.find(bad), std::string::npos) << "byte " << pos << ": " << message;
+    ASSERT_NE(message.find("bit array"), std::string::npos) << message;
+    ASSERT_NE(message.find("checksum"), std::string::npos) << message;
+  }
+  // The header alone is intact, so the quick look still works.
+  EXPECT_EQ(read_filter_info(bad).params.num_blocks, 64u);
+}
+
+TEST_F(FilterFileTest, EveryTruncationIsRefused) {
+  save_filter(small_filter(), path("good"));
+  const Bytes good = read_bytes(path("good"));
+  ASSERT_EQ(good.size(), 4096u + 4 * 32);
+  const std::string bad = path("bad");
+  for (size_t length = 0; length < good.size(); ++length) {
+    write_bytes(bad, Bytes(good.begin(), good.begin() + static_cast<long>(length)));
+    const std::string message = load_error(bad);
+    ASSERT_NE(message.find(bad), std::string::npos) << "length " << length << ": " << message;
+    ASSERT_NE(info_error(bad), "") << "length " << length;
+    if (length >= 12) {
+      ASSERT_NE(message.find("truncated"), std::string::npos) << message;
+    }
+  }
+  // Past the header, the message gives both sizes.
+  write_bytes(bad, Bytes(good.begin(), good.end() - 1));
+  const std::string message = load_error(bad);
+  EXPECT_NE(message.find("4224 bytes"), std::string::npos) << message;
+  EXPECT_NE(message.find("4223 bytes"), std::string::npos) << message;
+}
+
+TEST_F(FilterFileTest, AppendedByteIsRefused) {
+  save_filter(small_filter(), path("good"));
+  Bytes file = read_bytes(path("good"));
+  file.push_back(0);
+  write_bytes(path("long"), file);
+  const std::string message = load_error(path("long"));
+  EXPECT_NE(message.find(path("long")), std::string::npos) << message;
+  EXPECT_NE(message.find("extra bytes"), std::string::npos) << message;
+  EXPECT_NE(message.find("4225 bytes"), std::string::npos) << message;
+  EXPECT_NE(info_error(path("long")), "");
+}
+
+TEST_F(FilterFileTest, OtherVersionIsRefusedNamingBothVersions) {
+  save_filter(small_filter(), path("good"));
+  for (uint32_t version : {0u, 2u, 300u}) {
+    Bytes file = read_bytes(path("good"));
+    ff::put_u32(&file[ff::kOffVersion], version);
+    write_resealed(path("other"), file);
+    const std::string message = load_error(path("other"));
+    EXPECT_NE(message.find(path("other")), std::string::npos) << message;
+    EXPECT_NE(message.find("version " + std::to_string(version)), std::string::npos) << message;
+    EXPECT_NE(message.find("version 1"), std::string::npos) << message;
+    EXPECT_EQ(info_error(path("other")), message);
+  }
+}
+
+TEST_F(FilterFileTest, ForeignFilesAreNotFilterFiles) {
+  const std::string text = path("urls.txt");
+  std::string content = "https://example.com/\n";
+  while (content.size() < 8000) content += content;
+  write_bytes(text, Bytes(content.begin(), content.end()));
+  std::string message = load_error(text);
+  EXPECT_NE(message.find(text + " is not a gdedup filter file"), std::string::npos) << message;
+
+  write_bytes(path("empty"), {});
+  message = load_error(path("empty"));
+  EXPECT_NE(message.find(path("empty") + " is empty"), std::string::npos) << message;
+}
+
+TEST_F(FilterFileTest, UnsupportedLayoutIsRefusedNamingIt) {
+  save_filter(small_filter(), path("good"));
+  Bytes file = read_bytes(path("good"));
+  ff::put_u32(&file[ff::kOffK], 32);  // 256-bit blocks hold at most k = 16
+  write_resealed(path("odd"), file);
+  const std::string message = load_error(path("odd"));
+  EXPECT_NE(message.find(path("odd")), std::string::npos) << message;
+  EXPECT_NE(message.find("256-bit blocks and k = 32"), std::string::npos) << message;
+}
+
+TEST_F(FilterFileTest, InconsistentHeaderWithValidChecksumIsRefused) {
+  save_filter(small_filter(), path("good"));
+  const Bytes good = read_bytes(path("good"));
+  struct Case {
+    const char* what;
+    size_t offset;
+    uint64_t value;
+    int width;
+    const char* expect;
+  };
+  const Case cases[] = {
+      {"header size", ff::kOffHeaderBytes, 8192, 4, "8192-byte header"},
+      {"reserved byte", 1000, 1, 1, "reserved header byte at offset 1000"},
+      {"payload size", ff::kOffPayloadBytes, 129, 8, "129-byte bit array"},
+      {"no blocks", ff::kOffNumBlocks, 0, 8, "0 blocks"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    Bytes file = good;
+    if (c.width == 1) file[c.offset] = static_cast<unsigned char>(c.value);
+    if (c.width == 4) ff::put_u32(&file[c.offset], static_cast<uint32_t>(c.value));
+    if (c.width == 8) ff::put_u64(&file[c.offset], c.value);
+    write_resealed(path("bad"), file);
+    const std::string message = load_error(path("bad"));
+    EXPECT_NE(message.find(path("bad")), std::string::npos) << message;
+    EXPECT_NE(message.find(c.expect), std::string::npos) << message;
+  }
+}
+
+// Runs load_filter on `path` in a child whose address space is capped at
+// 1 GiB, and returns what it threw ("" if nothing). A loader that allocated
+// the bit array before checking its size would die or fail differently.
+std::string load_error_with_little_memory(const std::string& path) {
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) return "pipe failed";
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(pipe_fds[0]);
+    rlimit limit{uint64_t{1} << 30, uint64_t{1} << 30};
+    ::setrlimit(RLIMIT_AS, &limit);
+    const std::string message = load_error(path);
+    (void)!::write(pipe_fds[1], message.data(), message.size());
+    ::_exit(0);
+  }
+  ::close(pipe_fds[1]);
+  std::string message;
+  char buffer[512];
+  ssize_t got;
+  while ((got = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0) message.append(buffer, got);
+  ::close(pipe_fds[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "child crashed";
+  return message;
+}
+
+TEST_F(FilterFileTest, HugeBlockCountIsRefusedBeforeAllocating) {
+  save_filter(small_filter(), path("good"));
+  const Bytes good = read_bytes(path("good"));
+
+  // Beyond the size limit of the format.
+  Bytes file = good;
+  ff::put_u64(&file[ff::kOffNumBlocks], uint64_t{1} << 60);
+  ff::put_u64(&file[ff::kOffPayloadBytes], uint64_t{1} << 62);  // wraps; never used
+  write_resealed(path("huge"), file);
+  const auto start = std::chrono::steady_clock::now();
+  std::string message = load_error_with_little_memory(path("huge"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_NE(message.find(path("huge")), std::string::npos) << message;
+  EXPECT_NE(message.find("1152921504606846976 blocks"), std::string::npos) << message;
+  EXPECT_NE(message.find("128 TiB"), std::string::npos) << message;
+
+  // Within the limit (32 TiB) and consistent, but the file is 4 KiB long.
+  file = good;
+  ff::put_u64(&file[ff::kOffNumBlocks], uint64_t{1} << 40);
+  ff::put_u64(&file[ff::kOffPayloadBytes], uint64_t{1} << 45);
+  write_resealed(path("big"), file);
+  message = load_error_with_little_memory(path("big"));
+  EXPECT_NE(message.find(path("big") + " is truncated"), std::string::npos) << message;
+  EXPECT_NE(message.find(std::to_string((uint64_t{1} << 45) + 4096) + " bytes"), std::string::npos)
+      << message;
+}
+
+TEST_F(FilterFileTest, MissingFileAndDirectoryGiveClearErrors) {
+  std::string message = load_error(path("missing"));
+  EXPECT_NE(message.find(path("missing")), std::string::npos) << message;
+  EXPECT_NE(message.find(std::strerror(ENOENT)), std::string::npos) << message;
+  EXPECT_NE(info_error(path("missing")), "");
+
+  message = load_error(dir_.string());
+  EXPECT_NE(message.find(dir_.string() + " is a directory"), std::string::npos) << message;
+  EXPECT_NE(info_error(dir_.string()), "");
+}
+
+TEST_F(FilterFileTest, SaveIntoMissingDirectoryFailsNamingThePath) {
+  const std::string target = path("no/such/dir/f.gdf");
+  try {
+    save_filter(small_filter(), target);
+    FAIL() << "saved into a missing directory";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("cannot save filter to " + target), std::string::npos) << message;
+    EXPECT_NE(message.find(std::strerror(ENOENT)), std::string::npos) << message;
+  }
+}
+
+TEST_F(FilterFileTest, FailedSaveLeavesTheOldFileUntouched) {
+  const std::string target = path("f.gdf");
+  const Filter old_filter = small_filter();
+  save_filter(old_filter, target);
+  const Bytes before = read_bytes(target);
+
+  ASSERT_EQ(::mkdir((target + ".tmp").c_str(), 0755), 0);
+  const Filter new_filter = make_filter(FilterParams{8, {512, 32}, 1}, 5);
+  EXPECT_THROW(save_filter(new_filter, target), Error);
+
+  EXPECT_EQ(read_bytes(target), before);
+  expect_same_filter(old_filter, load_filter(target));
+}
+
+TEST_F(FilterFileTest, SuccessfulSaveReplacesTheFileAndLeavesNoTemporary) {
+  const std::string target = path("f.gdf");
+  save_filter(small_filter(), target);
+  const Filter replacement = make_filter(FilterParams{8, {512, 32}, 1}, 5);
+  save_filter(replacement, target);
+  expect_same_filter(replacement, load_filter(target));
+  EXPECT_FALSE(fs::exists(target + ".tmp"));
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir_)) names.push_back(entry.path().filename());
+  EXPECT_EQ(names, std::vector<std::string>{"f.gdf"});
+}
+
+TEST_F(FilterFileTest, SaveWithoutFolderInThePathUsesTheWorkingDirectory) {
+  const fs::path previous = fs::current_path();
+  fs::current_path(dir_);
+  const Filter filter = small_filter();
+  save_filter(filter, "plain.gdf");
+  fs::current_path(previous);
+  expect_same_filter(filter, load_filter(path("plain.gdf")));
+}
+
+}  // namespace
+}  // namespace gdedup

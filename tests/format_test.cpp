@@ -1,0 +1,189 @@
+// Pins the on-disk and per-key format (docs/FORMAT.md, "Test vectors"). Any
+// change of hashing, bit positions or file layout fails here; such a change
+// needs a new format version, new constants here and in docs/FORMAT.md.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "gdedup/filter.h"
+#include "gdedup/filter_file.h"
+#include "gdedup/fingerprint.h"
+#include "gdedup/layout.h"
+
+namespace gdedup {
+namespace {
+
+uint64_t fp(const std::string& key, uint64_t seed) {
+  return fingerprint(key.data(), key.size(), seed);
+}
+
+// "abcd...zabcd..." of 200 bytes: exercises XXH3's long-input path.
+std::string long_key() {
+  std::string key(200, ' ');
+  for (size_t i = 0; i < key.size(); ++i) key[i] = static_cast<char>('a' + i % 26);
+  return key;
+}
+
+TEST(Format, Fingerprints) {
+  struct Vector {
+    std::string key;
+    uint64_t with_default_seed;
+    uint64_t with_seed_0;
+  };
+  const Vector vectors[] = {
+      {"", 0x3507c49366fd1403ull, 0x2d06800538d394c2ull},
+      {"https://example.com/", 0x4d52470a5d34512cull, 0x4ca4ca394042ccebull},
+      {"a", 0xf4170eb98ab9ab9eull, 0xe6c632b61e964e1full},
+      {"key-0", 0xae2a66de0b791fb8ull, 0x819f6b51706f0178ull},
+      {"key-999", 0xcf8984b8587736d1ull, 0xe5604d941c0a0e62ull},
+      {long_key(), 0x7d5ec0d8abea821aull, 0xe12dae8ffe57bbc9ull},
+  };
+  EXPECT_EQ(kDefaultSeed, 0x6764656475700001ull);
+  for (const Vector& v : vectors) {
+    SCOPED_TRACE(v.key);
+    EXPECT_EQ(fp(v.key, kDefaultSeed), v.with_default_seed);
+    EXPECT_EQ(fp(v.key, 0), v.with_seed_0);
+  }
+}
+
+TEST(Format, BlockIndexUsesAll64Bits) {
+  struct Vector {
+    uint64_t fingerprint, num_blocks, block;
+  };
+  const Vector vectors[] = {
+      {0x0123456789abcdefull, 4294967297ull, 19088743ull},
+      {0x0123456789abcdefull, 4294979641ull, 19088798ull},
+      {0x0123456789abcdefull, 6000000000ull, 26666666ull},
+      {0x0123456789abcdefull, UINT64_MAX, 81985529216486894ull},
+      {0xffffffffffffffffull, 4294967297ull, 4294967296ull},
+      {0xffffffffffffffffull, 6000000000ull, 5999999999ull},
+      {0x8000000000000000ull, 4294979641ull, 2147489820ull},
+      {0x8000000000000000ull, 6000000000ull, 3000000000ull},
+      {0x4d52470a5d34512cull, 4294967297ull, 1297237770ull},
+      {0x4d52470a5d34512cull, 6000000000ull, 1812220230ull},
+      {0x4d52470a5d34512cull, UINT64_MAX, 5571593798849679659ull},
+  };
+  for (const Vector& v : vectors) {
+    EXPECT_EQ(block_index(v.fingerprint, v.num_blocks), v.block)
+        << std::hex << v.fingerprint << " " << std::dec << v.num_blocks;
+  }
+  // The first word of the last block of a filter past 2^32 blocks.
+  const BlockGeometry g{6000000000ull, 16, 2};
+  EXPECT_EQ(g.first_word(0xffffffffffffffffull), 5999999999ull * 16);
+}
+
+TEST(Format, WordMasks) {
+  struct Vector {
+    uint64_t fingerprint;
+    uint32_t word, block_words, bits_per_word, mask;
+  };
+  const Vector vectors[] = {
+      {0x0123456789abcdefull, 0, 8, 1, 0x00040000u},
+      {0x0123456789abcdefull, 0, 8, 2, 0x40040000u},
+      {0x0123456789abcdefull, 7, 8, 1, 0x01000000u},
+      {0x0123456789abcdefull, 7, 8, 2, 0x01008000u},
+      {0x0123456789abcdefull, 0, 16, 1, 0x00040000u},
+      {0x0123456789abcdefull, 0, 16, 2, 0x000c0000u},
+      {0x0123456789abcdefull, 15, 16, 1, 0x00008000u},
+      {0x0123456789abcdefull, 15, 16, 2, 0x00008100u},
+      {0xffffffffffffffffull, 0, 8, 2, 0x00804000u},
+      {0xffffffffffffffffull, 7, 8, 2, 0x00500000u},
+      {0xffffffffffffffffull, 15, 16, 2, 0x00400100u},
+      {0x8000000000000000ull, 15, 16, 2, 0x00000001u},  // low 32 bits zero: bit 0
+  };
+  for (const Vector& v : vectors) {
+    EXPECT_EQ(word_mask(v.fingerprint, v.word, v.block_words, v.bits_per_word), v.mask)
+        << std::hex << v.fingerprint << std::dec << " word " << v.word << " of "
+        << v.block_words << ", c = " << v.bits_per_word;
+  }
+}
+
+// The key "https://example.com/" in a 1000-block filter of each layout.
+TEST(Format, WorkedExample) {
+  const uint64_t f = fp("https://example.com/", kDefaultSeed);
+  EXPECT_EQ(block_index(f, 1000), 302u);
+  const uint32_t m256_8[] = {0x00040000, 0x00000008, 0x00000100, 0x00000040,
+                             0x02000000, 0x40000000, 0x04000000, 0x08000000};
+  const uint32_t m256_16[] = {0x00440000, 0x20000008, 0x00000102, 0x00000840,
+                              0x02000002, 0x40000200, 0x84000000, 0x08000004};
+  const uint32_t m512_16[] = {0x00040000, 0x00000008, 0x00000100, 0x00000040,
+                              0x02000000, 0x40000000, 0x04000000, 0x08000000,
+                              0x00400000, 0x20000000, 0x00000002, 0x00000800,
+                              0x00000002, 0x00000200, 0x80000000, 0x00000004};
+  const uint32_t m512_32[] = {0x00040020, 0x00040008, 0x00000500, 0x00000050,
+                              0x02000400, 0x40000020, 0x0c000000, 0x0c000000,
+                              0x00400008, 0x20000800, 0x00000003, 0x00000810,
+                              0x00000012, 0x00001200, 0xa0000000, 0x0000000c};
+  for (uint32_t j = 0; j < 8; ++j) {
+    EXPECT_EQ(word_mask(f, j, 8, 1), m256_8[j]) << j;
+    EXPECT_EQ(word_mask(f, j, 8, 2), m256_16[j]) << j;
+  }
+  for (uint32_t j = 0; j < 16; ++j) {
+    EXPECT_EQ(word_mask(f, j, 16, 1), m512_16[j]) << j;
+    EXPECT_EQ(word_mask(f, j, 16, 2), m512_32[j]) << j;
+  }
+}
+
+// key-0 .. key-999 into 1000 blocks: how many were new, the set bits, and the
+// XXH3-64 (seed 0) of the bit array as stored in a file.
+TEST(Format, BitArrays) {
+  struct Vector {
+    Layout layout;
+    uint64_t new_keys, set_bits, array_hash;
+  };
+  const Vector vectors[] = {
+      {{256, 8}, 1000, 7887, 0x6103733146d22668ull},
+      {{512, 16}, 1000, 15753, 0x928e469f9ec0860aull},
+      {{256, 16}, 1000, 15291, 0x7dd1ed4f3c2c2668ull},
+      {{512, 32}, 1000, 30585, 0xfda06f452255ddc6ull},
+  };
+  for (const Vector& v : vectors) {
+    SCOPED_TRACE(std::to_string(v.layout.block_bits) + "/" + std::to_string(v.layout.k));
+    Filter filter(FilterParams{1000, v.layout, kDefaultSeed});
+    const BlockGeometry g = filter.params().geometry();
+    uint64_t new_keys = 0;
+    for (int i = 0; i < 1000; ++i) {
+      if (!key_test_and_set(filter.words(), g, fp("key-" + std::to_string(i), kDefaultSeed))) {
+        ++new_keys;
+      }
+    }
+    EXPECT_EQ(new_keys, v.new_keys);
+    EXPECT_EQ(filter.count_set_bits(), v.set_bits);
+    EXPECT_EQ(XXH3_64bits(filter.words(), filter.params().bytes()), v.array_hash);
+    for (int i = 0; i < 1000; ++i) {
+      ASSERT_TRUE(key_contains(filter.words(), g, fp("key-" + std::to_string(i), kDefaultSeed)));
+    }
+  }
+}
+
+// A whole file: key-0 .. key-9 in 4 blocks of (256, 8), fixed counters.
+TEST(Format, FilterFileBytes) {
+  Filter filter(FilterParams{4, {256, 8}, kDefaultSeed});
+  for (int i = 0; i < 10; ++i) {
+    key_test_and_set(filter.words(), filter.params().geometry(),
+                     fp("key-" + std::to_string(i), kDefaultSeed));
+  }
+  filter.counters() = FilterCounters{10, 10, 1e-4};
+  const auto dir = std::filesystem::path(::testing::TempDir());
+  const std::string path = (dir / ("gdedup_format_test_" + std::to_string(::getpid()))).string();
+  save_filter(filter, path);
+  std::ifstream in(path, std::ios::binary);
+  const std::vector<char> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(path);
+  ASSERT_EQ(file.size(), 4096u + 128u);
+  EXPECT_EQ(XXH3_64bits(file.data() + 4096, 128), 0x40ce02f05c7d0370ull);  // payload checksum
+  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0x3c5cd53babc303c3ull);        // whole header
+  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0xdddc6d62e8245005ull);
+}
+
+}  // namespace
+}  // namespace gdedup
