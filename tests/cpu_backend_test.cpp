@@ -1,0 +1,205 @@
+// The CPU backend against the one-key-at-a-time reference of layout.h:
+// scalar and SIMD, any thread count, every layout.
+#include <hwy/targets.h>
+
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "gdedup/backend.h"
+#include "gdedup/error.h"
+#include "gdedup/filter.h"
+#include "test_util.h"
+
+namespace gdedup {
+namespace {
+
+using test::keys_with_duplicates;
+using test::random_keys;
+
+constexpr Layout kAllLayouts[] = {{256, 8}, {256, 16}, {512, 16}, {512, 32}};
+
+struct Reference {
+  std::vector<uint8_t> answers;
+  std::vector<uint32_t> words;
+};
+
+// Sequential semantics by definition: one key at a time, in input order.
+Reference reference_test_and_set(const FilterParams& params, const std::vector<uint64_t>& keys) {
+  Reference ref;
+  ref.words.assign(params.words(), 0);
+  const BlockGeometry g = params.geometry();
+  for (uint64_t fp : keys) ref.answers.push_back(key_test_and_set(ref.words.data(), g, fp));
+  return ref;
+}
+
+std::vector<uint32_t> words_of(const Filter& f) {
+  return std::vector<uint32_t>(f.words(), f.words() + f.params().words());
+}
+
+struct Outcome {
+  std::vector<uint8_t> answers;
+  std::vector<uint32_t> words;
+  uint64_t fresh;
+};
+
+Outcome run_test_and_set(const FilterParams& params, const std::vector<uint64_t>& keys,
+                     CpuOptions options) {
+  Filter filter(params);
+  auto backend = make_cpu_backend(filter, options);
+  Outcome run;
+  run.answers.assign(keys.size(), 7);
+  run.fresh = backend->test_and_set(keys.data(), keys.size(), run.answers.data());
+  run.words = words_of(filter);
+  return run;
+}
+
+uint64_t count_zero(const std::vector<uint8_t>& v) {
+  uint64_t n = 0;
+  for (uint8_t x : v) n += x == 0;
+  return n;
+}
+
+TEST(CpuBackend, TestAndSetEqualsReferenceForEveryKernelAndThreadCount) {
+  for (const Layout& layout : kAllLayouts) {
+    // Small enough that blocks collide often, large enough for 4 threads.
+    const FilterParams params{4099, layout, 1};
+    const auto keys = keys_with_duplicates(300000, 40000, layout.block_bits + layout.k);
+    const Reference ref = reference_test_and_set(params, keys);
+    for (CpuKernel kernel : {CpuKernel::kScalar, CpuKernel::kSimd}) {
+      for (unsigned threads : {1u, 2u, 3u, 4u}) {
+        SCOPED_TRACE("layout " + std::to_string(layout.block_bits) + "/" +
+                     std::to_string(layout.k) + " threads " + std::to_string(threads) +
+                     (kernel == CpuKernel::kSimd ? " simd" : " scalar"));
+        const Outcome run = run_test_and_set(params, keys, {threads, kernel});
+        EXPECT_EQ(run.answers, ref.answers);
+        EXPECT_EQ(run.words, ref.words);
+        EXPECT_EQ(run.fresh, count_zero(ref.answers));
+      }
+    }
+  }
+}
+
+TEST(CpuBackend, ExactDuplicatesAreFoundAndFirstOccurrencesAreNew) {
+  // Each key repeated in runs and scattered; a filter this large has no false
+  // positives at this seed, so the answers are exactly "seen before".
+  const auto keys = keys_with_duplicates(200000, 1000, 42);
+  const FilterParams params{1 << 16, {512, 16}, 1};
+  const Reference ref = reference_test_and_set(params, keys);
+  std::vector<uint8_t> seen_before;
+  std::vector<uint64_t> seen;
+  for (uint64_t k : keys) {
+    bool found = false;
+    for (uint64_t s : seen) found |= s == k;
+    if (!found) seen.push_back(k);
+    seen_before.push_back(found);
+  }
+  EXPECT_EQ(ref.answers, seen_before);
+  EXPECT_EQ(run_test_and_set(params, keys, {2, CpuKernel::kSimd}).answers, seen_before);
+}
+
+TEST(CpuBackend, AddThenContainsHasNoFalseNegatives) {
+  test::Rng rng(7);
+  for (int round = 0; round < 24; ++round) {
+    const Layout layout = kAllLayouts[round % 4];
+    const FilterParams params{1 + rng.below(50000), layout, rng.next()};
+    const auto keys = random_keys(1 + rng.below(200000), rng.next());
+    Filter filter(params);
+    auto backend = make_cpu_backend(filter, {1 + static_cast<unsigned>(round % 3),
+                                             round % 2 ? CpuKernel::kSimd : CpuKernel::kScalar});
+    backend->add(keys.data(), keys.size());
+    std::vector<uint8_t> present(keys.size(), 0);
+    backend->contains(keys.data(), keys.size(), present.data());
+    EXPECT_EQ(count_zero(present), 0u) << "round " << round;
+    // add leaves the same bits as the reference's test_and_set.
+    EXPECT_EQ(words_of(filter), reference_test_and_set(params, keys).words) << "round " << round;
+    EXPECT_EQ(filter.counters().insertions, keys.size());
+  }
+}
+
+TEST(CpuBackend, ContainsAgreesWithReferenceOnAbsentKeys) {
+  for (const Layout& layout : kAllLayouts) {
+    const FilterParams params{2000, layout, 3};
+    const auto inserted = random_keys(30000, 11);
+    const auto queried = random_keys(100000, 12);
+    Filter filter(params);
+    auto backend = make_cpu_backend(filter, {2, CpuKernel::kSimd});
+    backend->add(inserted.data(), inserted.size());
+    std::vector<uint8_t> present(queried.size());
+    backend->contains(queried.data(), queried.size(), present.data());
+    const BlockGeometry g = params.geometry();
+    for (size_t i = 0; i < queried.size(); ++i) {
+      ASSERT_EQ(present[i], key_contains(filter.words(), g, queried[i])) << i;
+    }
+  }
+}
+
+TEST(CpuBackend, EverySimdTargetAgreesWithScalar) {
+  const FilterParams params{777, {512, 32}, 5};
+  const auto keys = keys_with_duplicates(50000, 20000, 9);
+  const Reference ref = reference_test_and_set(params, keys);
+  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  ASSERT_FALSE(targets.empty());
+  for (int64_t target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    std::cout << "[ target   ] " << hwy::TargetName(target) << "\n";
+    EXPECT_EQ(cpu_simd_target(), hwy::TargetName(target));
+    const Outcome run = run_test_and_set(params, keys, {1, CpuKernel::kSimd});
+    EXPECT_EQ(run.answers, ref.answers);
+    EXPECT_EQ(run.words, ref.words);
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
+TEST(CpuBackend, KeysInTheLastBlocksOfAFilterBeyond2To32BitsAreFound) {
+  // 2^24 + 3 blocks of 256 bits: 2^32 + 768 bits, so bit and word offsets of
+  // the last blocks need more than 32 bits. Untouched pages are never mapped.
+  const uint64_t blocks = (uint64_t{1} << 24) + 3;
+  const FilterParams params{blocks, {256, 8}, 1};
+  ASSERT_GT(params.words() * 32, uint64_t{1} << 32);
+  Filter filter(params);
+  std::vector<uint64_t> keys;
+  for (uint64_t i = 0; i < 64; ++i) keys.push_back(~uint64_t{0} - i * 0x100000001ull);
+  for (uint64_t fp : keys) ASSERT_GE(block_index(fp, blocks), blocks - 2);
+  auto backend = make_cpu_backend(filter, {2, CpuKernel::kSimd});
+  std::vector<uint8_t> was(keys.size());
+  backend->test_and_set(keys.data(), keys.size(), was.data());
+  std::vector<uint8_t> present(keys.size());
+  backend->contains(keys.data(), keys.size(), present.data());
+  EXPECT_EQ(count_zero(present), 0u);
+  // The bits are where 64-bit arithmetic puts them, past word 2^27.
+  const uint32_t* last = filter.words() + (blocks - 1) * 8;
+  EXPECT_NE(last[0] | last[7], 0u);
+  EXPECT_EQ(filter.words()[(blocks - 1) * 8 - (uint64_t{1} << 27)], 0u);
+  EXPECT_EQ(filter.count_set_bits(), static_cast<uint64_t>(
+      [&] { uint64_t n = 0; for (uint64_t w = (blocks - 2) * 8; w < blocks * 8; ++w)
+              n += __builtin_popcount(filter.words()[w]); return n; }()));
+}
+
+TEST(CpuBackend, BlockIndexUsesAll64Bits) {
+  const uint64_t blocks = (uint64_t{1} << 33) + 5;
+  EXPECT_EQ(block_index(~uint64_t{0}, blocks), blocks - 1);
+  EXPECT_EQ(block_index(0, blocks), 0u);
+  EXPECT_EQ(block_index(uint64_t{1} << 63, blocks), blocks / 2);
+  const BlockGeometry g{blocks, 16, 2};
+  EXPECT_EQ(g.first_word(~uint64_t{0}), (blocks - 1) * 16);
+}
+
+TEST(CpuBackend, UnknownKernelInEnvironmentIsRefused) {
+  setenv("GDEDUP_CPU_KERNEL", "fastest", 1);
+  Filter filter(FilterParams{8, {256, 8}, 1});
+  try {
+    make_cpu_backend(filter, {1, CpuKernel::kAuto});
+    FAIL() << "expected UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("GDEDUP_CPU_KERNEL=fastest"), std::string::npos);
+  }
+  unsetenv("GDEDUP_CPU_KERNEL");
+}
+
+}  // namespace
+}  // namespace gdedup

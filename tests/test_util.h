@@ -1,0 +1,42 @@
+// Small helpers shared by the tests: a seeded generator and key sets.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace gdedup::test {
+
+// splitmix64: fast, seedable, and good enough to stand in for a hash.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : state_(seed) {}
+  uint64_t next() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  uint64_t below(uint64_t n) { return next() % n; }
+
+ private:
+  uint64_t state_;
+};
+
+inline std::vector<uint64_t> random_keys(uint64_t count, uint64_t seed) {
+  Rng rng(seed);
+  std::vector<uint64_t> keys(count);
+  for (auto& k : keys) k = rng.next();
+  return keys;
+}
+
+// `count` keys drawn from a pool of `distinct` random keys: many exact repeats.
+inline std::vector<uint64_t> keys_with_duplicates(uint64_t count, uint64_t distinct,
+                                                  uint64_t seed) {
+  const std::vector<uint64_t> pool = random_keys(distinct, seed);
+  Rng rng(seed ^ 0x5555);
+  std::vector<uint64_t> keys(count);
+  for (auto& k : keys) k = pool[rng.below(distinct)];
+  return keys;
+}
+
+}  // namespace gdedup::test
