@@ -1,0 +1,48 @@
+// A stream of input bytes that fills buffers the caller owns. Implementations:
+// plain files and stdin (fd_source.h), gzip (gzip_source.h), zstd
+// (zstd_source.h); open_input() picks one from the first bytes of the data.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace gdedup::io {
+
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+
+  // Copies up to `capacity` (> 0) bytes into buf and returns how many; 0 means
+  // the end of the data, and stays 0 on further calls. Throws gdedup::Error
+  // naming the input on a read failure or damaged compressed data, but only
+  // after every byte decoded before the failure has been returned.
+  virtual size_t read(char* buf, size_t capacity) = 0;
+
+  // The path, or "standard input": what messages call this input.
+  virtual const std::string& name() const = 0;
+
+  // Bytes taken from the underlying file so far (compressed bytes for a
+  // decoder), and the file's size where it is known (regular files): the two
+  // figures a progress bar needs.
+  virtual uint64_t raw_bytes_read() const = 0;
+  virtual std::optional<uint64_t> raw_size() const = 0;
+};
+
+enum class Compression { none, gzip, zstd };
+
+// Looks at the first bytes of a stream (4 are enough): gzip starts 1f 8b,
+// zstd frames 28 b5 2f fd. Anything else, or too few bytes, is plain.
+Compression detect_compression(const char* data, size_t size);
+
+// Opens `path` ("-" is standard input) and wraps it in the decoder its first
+// bytes call for; the file name plays no part. Throws gdedup::Error naming
+// the path and the reason when it cannot be opened or is a directory.
+std::unique_ptr<ByteSource> open_input(const std::string& path);
+
+// The same detection over a source already open (a pipe, a test buffer).
+std::unique_ptr<ByteSource> wrap_decoder(std::unique_ptr<ByteSource> raw);
+
+}  // namespace gdedup::io

@@ -1,0 +1,52 @@
+// What the gzip and zstd sources share: the compressed input buffer with its
+// byte offset, and the rule that a failure is reported only after every byte
+// decoded before it has been handed out.
+#pragma once
+
+#include <exception>
+#include <memory>
+#include <vector>
+
+#include "io/byte_source.h"
+
+namespace gdedup::io {
+
+class DecoderSource : public ByteSource {
+ public:
+  size_t read(char* buf, size_t capacity) final;
+  const std::string& name() const final { return raw_->name(); }
+  uint64_t raw_bytes_read() const final { return raw_->raw_bytes_read(); }
+  std::optional<uint64_t> raw_size() const final { return raw_->raw_size(); }
+
+ protected:
+  explicit DecoderSource(std::unique_ptr<ByteSource> raw);
+
+  // Decodes into buf, keeping `produced` current so that a throw midway
+  // still hands out what came before it. Returns with produced == 0 only at
+  // the end of the data.
+  virtual void decode(char* buf, size_t capacity, size_t& produced) = 0;
+
+  // Refills the compressed buffer once it is used up; false at the end of the
+  // compressed file.
+  bool refill();
+  // Compressed bytes consumed by the decoder so far: where damage was seen.
+  uint64_t offset() const { return fed_ - (in_end_ - in_pos_); }
+
+  // "NAME: FORMAT stream is damaged at compressed byte offset N (WHY)."
+  [[noreturn]] void throw_damaged(const char* format, const std::string& why) const;
+  // "NAME: FORMAT stream ends early (truncated) at compressed byte offset N."
+  [[noreturn]] void throw_truncated(const char* format) const;
+
+  std::vector<char> in_;
+  size_t in_pos_ = 0;  // next compressed byte for the decoder
+  size_t in_end_ = 0;  // end of the compressed bytes in in_
+  bool raw_at_end_ = false;
+
+ private:
+  std::unique_ptr<ByteSource> raw_;
+  uint64_t fed_ = 0;  // compressed bytes placed in in_ so far
+  std::exception_ptr deferred_;
+  bool finished_ = false;
+};
+
+}  // namespace gdedup::io

@@ -1,0 +1,40 @@
+// Plain bytes from a file descriptor: a file opened by path, or standard input.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "io/byte_source.h"
+
+namespace gdedup::io {
+
+class FdSource final : public ByteSource {
+ public:
+  // Opens a file for sequential reading. Throws gdedup::Error naming the path
+  // and the reason (missing, a directory, no permission).
+  static std::unique_ptr<FdSource> open(const std::string& path);
+  // Standard input, named "standard input"; fd 0 is left open at the end.
+  static std::unique_ptr<FdSource> standard_input();
+
+  // Reads from fd; closes it at destruction when `owned`.
+  FdSource(int fd, std::string name, bool owned);
+  ~FdSource() override;
+  FdSource(const FdSource&) = delete;
+  FdSource& operator=(const FdSource&) = delete;
+
+  size_t read(char* buf, size_t capacity) override;
+  const std::string& name() const override { return name_; }
+  uint64_t raw_bytes_read() const override { return bytes_read_; }
+  std::optional<uint64_t> raw_size() const override { return size_; }
+
+ private:
+  int fd_;
+  bool owned_;
+  bool at_end_ = false;
+  std::string name_;
+  uint64_t bytes_read_ = 0;
+  std::optional<uint64_t> size_;
+};
+
+}  // namespace gdedup::io

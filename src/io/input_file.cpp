@@ -1,0 +1,50 @@
+#include "io/input_file.h"
+
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gdedup/error.h"
+#include "io/fd_source.h"
+#include "io/sys.h"
+
+namespace gdedup::io {
+
+namespace {
+
+bool stat_of(const std::string& path, int std_fd, struct stat& st) {
+  if (path == "-") return ::fstat(std_fd, &st) == 0;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+}  // namespace
+
+std::optional<uint64_t> input_size(const std::string& path) {
+  if (path == "-") return std::nullopt;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    throw Error("cannot open input " + path + ": " + sys::error_text(errno) + ".");
+  }
+  if (S_ISDIR(st.st_mode)) {
+    throw Error("cannot open input " + path + ": " + sys::error_text(EISDIR) + ".");
+  }
+  if (!S_ISREG(st.st_mode)) return std::nullopt;
+  return static_cast<uint64_t>(st.st_size);
+}
+
+void check_readable(const std::string& path) {
+  if (path == "-") return;
+  FdSource::open(path);  // throws the same message a real open would
+}
+
+bool same_file(const std::string& input, const std::string& output) {
+  struct stat in {}, out {};
+  if (!stat_of(input, STDIN_FILENO, in) || !stat_of(output, STDOUT_FILENO, out)) {
+    return false;
+  }
+  return S_ISREG(in.st_mode) && S_ISREG(out.st_mode) && in.st_dev == out.st_dev &&
+         in.st_ino == out.st_ino;
+}
+
+}  // namespace gdedup::io

@@ -1,0 +1,123 @@
+#include "io/record_reader.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "gdedup/error.h"
+
+namespace gdedup::io {
+
+namespace {
+constexpr size_t kNoBoundary = static_cast<size_t>(-1);
+}  // namespace
+
+RecordReader::RecordReader(MultiSource source, ReaderOptions options)
+    : source_(std::move(source)), options_(options) {
+  if (options_.batch_bytes == 0 || options_.batch_records == 0) {
+    throw UsageError("a record batch must allow at least one byte and one record.");
+  }
+}
+
+RecordReader::RecordReader(std::unique_ptr<ByteSource> source, ReaderOptions options)
+    : RecordReader(MultiSource(std::move(source)), options) {}
+
+void RecordReader::prepare(RecordBatch& batch, size_t needed) {
+  // A batch grown for one huge record goes back to the normal size, so that
+  // a single 1 GB line does not pin 1 GB for the rest of the run.
+  size_t normal = std::max(needed, options_.batch_bytes);
+  if (batch.capacity_ < normal || batch.capacity_ > 4 * normal) {
+    batch.data_.reset();
+    batch.data_.reset(new char[normal]);  // not value-initialised: no memset
+    batch.capacity_ = normal;
+  }
+  batch.spans_.clear();
+}
+
+void RecordReader::split(RecordBatch& batch, size_t fill) {
+  const char* data = batch.data_.get();
+  auto& spans = batch.spans_;
+  const size_t limit = options_.batch_records;
+  while (spans.size() < limit) {
+    const void* nl = std::memchr(data + scan_, '\n', fill - scan_);
+    if (nl == nullptr) {
+      scan_ = fill;
+      return;
+    }
+    size_t at = static_cast<size_t>(static_cast<const char*>(nl) - data);
+    spans.push_back({record_start_, at - record_start_});
+    record_start_ = scan_ = at + 1;
+  }
+}
+
+bool RecordReader::next(RecordBatch& batch) {
+  if (failure_) std::rethrow_exception(failure_);
+  batch.begin_ = batch.end_ = position_;
+  batch.spans_.clear();
+  if (done_ && carry_.empty()) return false;
+
+  prepare(batch, carry_.size());
+  size_t fill = carry_.size();
+  if (fill > 0) std::memcpy(batch.data_.get(), carry_.data(), fill);
+  carry_.clear();
+  if (carry_.capacity() > 2 * options_.batch_bytes) std::vector<char>().swap(carry_);
+  record_start_ = 0;
+  scan_ = 0;
+  size_t boundary = kNoBoundary;  // batch offset where the current input began
+
+  for (;;) {
+    split(batch, fill);
+    if (batch.spans_.size() >= options_.batch_records || done_) break;
+    if (fill == batch.capacity_) {
+      if (record_start_ > 0) break;  // the unfinished record moves on
+      // One record fills the whole buffer: grow it (doubling keeps the
+      // copying linear in the record's length).
+      size_t grown = batch.capacity_ * 2;
+      std::unique_ptr<char[]> bigger(new char[grown]);
+      std::memcpy(bigger.get(), batch.data_.get(), fill);
+      batch.data_ = std::move(bigger);
+      batch.capacity_ = grown;
+    }
+    size_t n = 0;
+    bool more_inputs = true;
+    try {
+      n = source_.read(batch.data_.get() + fill, batch.capacity_ - fill);
+      if (n == 0) {
+        // The end of one input ends its last line too.
+        if (record_start_ < fill) {
+          batch.spans_.push_back({record_start_, fill - record_start_});
+          record_start_ = scan_ = fill;
+        }
+        boundary = fill;
+        more_inputs = source_.next_input();
+      }
+    } catch (...) {
+      failure_ = std::current_exception();
+      // Hand out what came before the failure; the next call throws. The
+      // unfinished record is dropped: damage may have cut it anywhere.
+      fill = record_start_;
+      if (batch.spans_.empty()) {
+        finish(batch, fill, boundary);
+        throw;
+      }
+      break;
+    }
+    fill += n;
+    if (!more_inputs) done_ = true;
+  }
+  finish(batch, fill, boundary);
+  // Empty only when the stream ended: every input's bytes end in a record.
+  return !batch.spans_.empty();
+}
+
+void RecordReader::finish(RecordBatch& batch, size_t fill, size_t boundary) {
+  const size_t consumed = record_start_;
+  carry_.assign(batch.data_.get() + consumed, batch.data_.get() + fill);
+  position_.records += batch.spans_.size();
+  position_.offset += consumed;
+  position_.input_index = source_.input_index();
+  position_.input_offset =
+      boundary == kNoBoundary ? position_.input_offset + consumed : consumed - boundary;
+  batch.end_ = position_;
+}
+
+}  // namespace gdedup::io

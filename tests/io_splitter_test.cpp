@@ -1,0 +1,317 @@
+// The record splitter against a trivially correct reference split, over
+// random inputs, random read sizes and random batch limits, plus the edge
+// cases the contract names.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+#include <unistd.h>
+
+#include "gdedup/error.h"
+#include "io/byte_source.h"
+#include "io/multi_source.h"
+#include "io/record_reader.h"
+
+namespace gdedup::io {
+namespace {
+
+// Serves a string in chunks of random size (1..max_chunk), then optionally
+// fails: a stand-in for pipes, short reads and damaged streams.
+class ChunkedSource final : public ByteSource {
+ public:
+  ChunkedSource(std::string data, size_t max_chunk, uint64_t seed, bool fail_at_end = false)
+      : data_(std::move(data)), max_chunk_(max_chunk), rng_(seed), fail_(fail_at_end) {}
+  size_t read(char* buf, size_t capacity) override {
+    if (pos_ == data_.size()) {
+      if (fail_) throw Error(name_ + ": stream is damaged at compressed byte offset 7.");
+      return 0;
+    }
+    size_t n = std::min({capacity, data_.size() - pos_,
+                         std::uniform_int_distribution<size_t>(1, max_chunk_)(rng_)});
+    std::copy_n(data_.data() + pos_, n, buf);
+    pos_ += n;
+    return n;
+  }
+  const std::string& name() const override { return name_; }
+  uint64_t raw_bytes_read() const override { return pos_; }
+  std::optional<uint64_t> raw_size() const override { return data_.size(); }
+
+ private:
+  std::string data_;
+  size_t max_chunk_;
+  std::mt19937_64 rng_;
+  bool fail_;
+  size_t pos_ = 0;
+  std::string name_ = "test input";
+};
+
+// The definition, written the obvious way: bytes between '\n's, and a final
+// unterminated line is a record.
+std::vector<std::string> reference_split(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\n') {
+      out.push_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  if (start < s.size()) out.push_back(s.substr(start));
+  return out;
+}
+
+// Reads everything, checking the batch limits and positions on the way.
+std::vector<std::string> read_all(RecordReader& reader, const ReaderOptions& opt) {
+  std::vector<std::string> out;
+  RecordBatch batch;
+  uint64_t records = 0;
+  uint64_t offset = 0;
+  while (reader.next(batch)) {
+    EXPECT_FALSE(batch.empty());
+    EXPECT_LE(batch.size(), opt.batch_records);
+    EXPECT_EQ(batch.begin().records, records);
+    EXPECT_EQ(batch.begin().offset, offset);
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      out.emplace_back(batch[i]);
+      bytes += batch[i].size();
+    }
+    records += batch.size();
+    EXPECT_EQ(batch.end().records, records);
+    // Each record and its '\n', but the stream's last record may lack one.
+    EXPECT_GE(batch.end().offset - offset, bytes + batch.size() - 1);
+    EXPECT_LE(batch.end().offset - offset, bytes + batch.size());
+    offset = batch.end().offset;
+  }
+  EXPECT_TRUE(batch.empty());
+  EXPECT_FALSE(reader.next(batch));  // stays ended
+  EXPECT_EQ(reader.position().records, records);
+  return out;
+}
+
+std::string random_input(std::mt19937_64& rng) {
+  static const char kSpecial[] = {'\r', '\0', '\t', '\x80', '\xff', '\xc3', ' '};
+  std::string s;
+  size_t lines = std::uniform_int_distribution<size_t>(0, 300)(rng);
+  for (size_t l = 0; l < lines; ++l) {
+    size_t len;
+    switch (rng() % 4) {
+      case 0: len = 0; break;
+      case 1: len = rng() % 4; break;
+      case 2: len = rng() % 80; break;
+      default: len = rng() % 400; break;
+    }
+    for (size_t i = 0; i < len; ++i) {
+      uint64_t r = rng();
+      char c;
+      if (r % 5 == 0) {
+        c = kSpecial[(r >> 8) % sizeof kSpecial];
+      } else {
+        c = static_cast<char>((r >> 8) % 256);
+        if (c == '\n') c = 'n';
+      }
+      s.push_back(c);
+    }
+    s.push_back('\n');
+  }
+  // Half the inputs end without the final '\n'.
+  if (!s.empty() && rng() % 2 == 0) s.pop_back();
+  return s;
+}
+
+TEST(IoSplitter, RandomInputsMatchReferenceSplit) {
+  std::mt19937_64 rng(20240531);
+  for (int round = 0; round < 600; ++round) {
+    std::string input = random_input(rng);
+    ReaderOptions opt;
+    switch (round % 3) {
+      case 0: opt.batch_bytes = 1 + rng() % 17; break;  // tiny: every record spans reads
+      case 1: opt.batch_bytes = 1 + rng() % 4096; break;
+      default: opt.batch_bytes = size_t{1} << 20; break;
+    }
+    opt.batch_records = rng() % 2 ? 1 + rng() % 7 : size_t{1} << 20;
+    size_t max_chunk = 1 + rng() % (round % 2 ? 5 : 70000);
+    RecordReader reader(std::make_unique<ChunkedSource>(input, max_chunk, rng()), opt);
+    std::vector<std::string> got = read_all(reader, opt);
+    std::vector<std::string> want = reference_split(input);
+    ASSERT_EQ(got, want) << "round " << round << " batch_bytes " << opt.batch_bytes
+                         << " batch_records " << opt.batch_records;
+    EXPECT_EQ(reader.position().offset, input.size());
+    // Joined with '\n' the records give back the input, modulo the last '\n'.
+    std::string joined;
+    for (const auto& r : got) joined += r + '\n';
+    if (!input.empty() && input.back() != '\n') joined.pop_back();
+    ASSERT_EQ(joined, input) << "round " << round;
+  }
+}
+
+std::vector<std::string> split(const std::string& input, ReaderOptions opt = {}) {
+  RecordReader reader(std::make_unique<ChunkedSource>(input, 3, 1), opt);
+  return read_all(reader, opt);
+}
+
+TEST(IoSplitter, EmptyInputHasNoRecords) {
+  EXPECT_TRUE(split("").empty());
+}
+
+TEST(IoSplitter, EmptyLinesAreRecords) {
+  EXPECT_EQ(split("\n"), std::vector<std::string>{""});
+  EXPECT_EQ(split("\n\n"), (std::vector<std::string>{"", ""}));
+  EXPECT_EQ(split("a\n\nb\n"), (std::vector<std::string>{"a", "", "b"}));
+}
+
+TEST(IoSplitter, FinalLineWithoutNewlineIsARecord) {
+  EXPECT_EQ(split("a\nbc"), (std::vector<std::string>{"a", "bc"}));
+}
+
+TEST(IoSplitter, CarriageReturnsAndNulsStayInRecords) {
+  std::string nul("x\0y", 3);
+  EXPECT_EQ(split("a\r\nb\r\n" + nul + "\n"), (std::vector<std::string>{"a\r", "b\r", nul}));
+  EXPECT_EQ(split("\r"), std::vector<std::string>{"\r"});
+}
+
+TEST(IoSplitter, RecordsLongerThanTheBatchGrowIt) {
+  ReaderOptions opt;
+  opt.batch_bytes = 16;
+  std::string big(1000, 'q');
+  EXPECT_EQ(split("ab\n" + big + "\ncd", opt), (std::vector<std::string>{"ab", big, "cd"}));
+}
+
+TEST(IoSplitter, HundredMegabyteRecordFromAFile) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("io_splitter_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string path = (dir / "big.txt").string();
+  std::string big(100u << 20, '\0');
+  std::mt19937_64 rng(7);
+  for (auto& c : big) c = static_cast<char>('a' + rng() % 26);
+  {
+    std::ofstream f(path, std::ios::binary);
+    f << "first\n" << big << "\nlast\n";
+  }
+  RecordReader reader(MultiSource(std::vector<std::string>{path}));
+  RecordBatch batch;
+  std::vector<std::string> got;
+  while (reader.next(batch)) {
+    for (size_t i = 0; i < batch.size(); ++i) got.emplace_back(batch[i]);
+  }
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0], "first");
+  EXPECT_TRUE(got[1] == big);
+  EXPECT_EQ(got[2], "last");
+  EXPECT_EQ(reader.position().offset, big.size() + 12);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(IoSplitter, SeveralInputsKeepTheirLastLinesApart) {
+  std::vector<std::unique_ptr<ByteSource>> inputs;
+  inputs.push_back(std::make_unique<ChunkedSource>("a\nb", 2, 1));
+  inputs.push_back(std::make_unique<ChunkedSource>("", 2, 2));
+  inputs.push_back(std::make_unique<ChunkedSource>("c\n", 2, 3));
+  inputs.push_back(std::make_unique<ChunkedSource>("\nd", 2, 4));
+  ReaderOptions opt;
+  opt.batch_records = 2;
+  RecordReader reader(MultiSource(std::move(inputs)), opt);
+  EXPECT_EQ(read_all(reader, opt), (std::vector<std::string>{"a", "b", "c", "", "d"}));
+  // "a\nb" + "c\n" + "\nd": 3 + 2 + 2 bytes.
+  EXPECT_EQ(reader.position().offset, 7u);
+  EXPECT_EQ(reader.position().input_index, 4u);
+}
+
+TEST(IoSplitter, PositionNamesTheInputAndOffsetWithinIt) {
+  std::vector<std::unique_ptr<ByteSource>> inputs;
+  inputs.push_back(std::make_unique<ChunkedSource>("aa\nbb\n", 100, 1));
+  inputs.push_back(std::make_unique<ChunkedSource>("c\nd\ne\n", 100, 2));
+  ReaderOptions opt;
+  opt.batch_records = 3;
+  RecordReader reader(MultiSource(std::move(inputs)), opt);
+  RecordBatch batch;
+  ASSERT_TRUE(reader.next(batch));  // aa bb c
+  EXPECT_EQ(batch.end().records, 3u);
+  EXPECT_EQ(batch.end().offset, 8u);
+  EXPECT_EQ(batch.end().input_index, 1u);
+  EXPECT_EQ(batch.end().input_offset, 2u);
+  ASSERT_TRUE(reader.next(batch));  // d e
+  EXPECT_EQ(batch.size(), 2u);
+  EXPECT_EQ(batch.begin().input_offset, 2u);
+  EXPECT_EQ(batch.end().offset, 12u);
+  EXPECT_EQ(batch.end().input_index, 2u);  // all inputs done
+  EXPECT_FALSE(reader.next(batch));
+}
+
+TEST(IoSplitter, RecordsBeforeAFailureComeFirstThenTheError) {
+  ReaderOptions opt;
+  opt.batch_bytes = 1 << 16;
+  RecordReader reader(std::make_unique<ChunkedSource>("one\ntwo\nthr", 4, 1, true), opt);
+  RecordBatch batch;
+  std::vector<std::string> got;
+  try {
+    while (reader.next(batch)) {
+      for (size_t i = 0; i < batch.size(); ++i) got.emplace_back(batch[i]);
+    }
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("offset 7"), std::string::npos);
+  }
+  // The cut-off "thr" is not handed out as a record.
+  EXPECT_EQ(got, (std::vector<std::string>{"one", "two"}));
+  EXPECT_THROW(reader.next(batch), Error);  // and the failure stays
+  EXPECT_EQ(reader.position().records, 2u);
+}
+
+TEST(IoSplitter, ZeroLimitsAreRefused) {
+  ReaderOptions opt;
+  opt.batch_records = 0;
+  EXPECT_THROW(RecordReader(std::make_unique<ChunkedSource>("", 1, 1), opt), UsageError);
+}
+
+// Not a benchmark but a floor, loose enough for an unoptimised build on a
+// busy machine: a Release build splits 60-byte lines at about 80M records/s
+// (5 GB/s) from memory, far above the 20M records/s the pipeline needs.
+TEST(IoSplitter, ThroughputOnShortLines) {
+  std::string data;
+  std::mt19937_64 rng(3);
+  while (data.size() < (size_t{128} << 20)) {
+    data += "https://example.com/";
+    for (int i = 0; i < 39; ++i) data.push_back(static_cast<char>('a' + rng() % 26));
+    data.push_back('\n');
+  }
+  class Memory final : public ByteSource {
+   public:
+    explicit Memory(const std::string& d) : d_(d) {}
+    size_t read(char* buf, size_t cap) override {
+      size_t n = std::min(cap, d_.size() - pos_);
+      std::memcpy(buf, d_.data() + pos_, n);
+      pos_ += n;
+      return n;
+    }
+    const std::string& name() const override { return name_; }
+    uint64_t raw_bytes_read() const override { return pos_; }
+    std::optional<uint64_t> raw_size() const override { return d_.size(); }
+
+   private:
+    const std::string& d_;
+    size_t pos_ = 0;
+    std::string name_ = "memory";
+  };
+  RecordReader reader(std::make_unique<Memory>(data));
+  RecordBatch batch;
+  uint64_t records = 0;
+  auto t0 = std::chrono::steady_clock::now();
+  while (reader.next(batch)) records += batch.size();
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(records, data.size() / 60);
+  std::printf("split %.0f MB/s, %.1f M records/s\n", data.size() / s / 1e6, records / s / 1e6);
+  EXPECT_GT(records / s, 5e6);
+}
+
+}  // namespace
+}  // namespace gdedup::io
