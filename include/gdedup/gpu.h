@@ -1,0 +1,64 @@
+// The CUDA backend: the filter in device memory, batches streamed through
+// pinned host buffers on several streams. Every function here exists in every
+// build; without the CUDA backend they report that it was not built.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "gdedup/backend.h"
+#include "gdedup/filter.h"
+
+namespace gdedup {
+
+struct GpuOptions {
+  int device = 0;
+  // Keys per batch sent to the device; 0 picks one from the free device
+  // memory (at most 2^24, about 0.4 GiB of buffers). test_and_set batches are
+  // at most 2^30 keys.
+  uint64_t batch_keys = 0;
+};
+
+// What the runtime reports about one device.
+struct GpuDeviceInfo {
+  std::string name;
+  int compute_major = 0;
+  int compute_minor = 0;
+  int multiprocessors = 0;
+  uint64_t total_bytes = 0;
+  uint64_t free_bytes = 0;
+};
+
+// Whether the CUDA backend can run on `device`: built with CUDA, a driver at
+// least as new as the runtime, the device present, and the kernels loadable on
+// it. When not, *why_not (if given) gets a sentence saying why.
+bool gpu_available(std::string* why_not = nullptr, int device = 0);
+
+// Throws Error when the device cannot be used.
+GpuDeviceInfo gpu_device_info(int device = 0);
+
+// Throws Error ("not enough device memory: the filter needs X bytes, Y are
+// free; ...") unless a filter of `filter_bytes` and the batch buffers fit in
+// the device's free memory. Lets a caller refuse before building a filter.
+void check_gpu_fits(uint64_t filter_bytes, const GpuOptions& options = {});
+
+// The backend make_gpu_backend returns; reach it with dynamic_cast for what
+// only a device backend offers.
+class GpuBackend : public Backend {
+ public:
+  // Set bits counted on the device, without copying the filter back.
+  virtual uint64_t device_set_bits() = 0;
+  // Keys per batch in use.
+  virtual uint64_t batch_keys() const = 0;
+};
+
+// Copies the filter to the device. Until sync_to_host() the device holds the
+// current bits and filter.words() is stale; `filter` must outlive the backend.
+// Operations take fingerprints and answers in host memory (pageable or
+// pinned) or in this device's memory (cudaMalloc), each detected per call;
+// device pointers skip the copies. Every call returns with its work done.
+// Throws Error when the device is unusable or the filter does not fit.
+std::unique_ptr<Backend> make_gpu_backend(Filter& filter, const GpuOptions& options = {});
+
+}  // namespace gdedup

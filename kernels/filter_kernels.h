@@ -1,0 +1,68 @@
+// Host-callable launchers of the filter kernels. Plain C++: the host side
+// (src/cuda) includes this without nvcc. Every launcher is asynchronous on
+// `stream` and throws gdedup::Error when the launch fails.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace gdedup::cuda {
+
+// What a kernel needs of the filter: trivially copyable, passed by value.
+// `words` is device memory holding num_blocks * block_words 32-bit words.
+struct FilterRef {
+  uint32_t* words;
+  uint64_t num_blocks;
+  uint32_t block_words;    // 8 or 16
+  uint32_t bits_per_word;  // 1 or 2
+};
+
+// Grid size that keeps every multiprocessor full; kernels loop over the rest.
+struct LaunchShape {
+  int max_blocks;  // multiprocessors * resident blocks per multiprocessor
+};
+
+LaunchShape launch_shape(int device);
+
+// Largest batch test_and_set takes: positions are 32-bit and the sort counts
+// items in an int.
+constexpr uint64_t kMaxBatchKeys = uint64_t{1} << 30;
+
+// Device buffers test_and_set sorts in, each for `capacity` keys, plus the
+// sort's scratch space.
+struct SortWorkspace {
+  uint32_t* buckets[2];
+  uint32_t* positions[2];
+  void* scratch;
+  size_t scratch_bytes;
+  uint64_t capacity;
+};
+
+// cudaSuccess when the kernels can run on the current device; otherwise the
+// error that a launch would give (no kernel image for the device, say).
+cudaError_t probe_kernels();
+
+// Scratch bytes the sort needs for a batch of `keys` keys (no device work).
+size_t sort_scratch_bytes(uint64_t keys);
+
+void launch_add(const FilterRef& filter, const uint64_t* fingerprints, uint64_t count,
+                LaunchShape shape, cudaStream_t stream);
+
+void launch_contains(const FilterRef& filter, const uint64_t* fingerprints, uint64_t count,
+                     uint8_t* present, LaunchShape shape, cudaStream_t stream);
+
+// Sequential semantics within the batch (kernels/block_ops.h says how).
+// Adds the number of new keys to *fresh (device memory). Batches on several
+// streams must be ordered by the caller: no two may run at once.
+void launch_test_and_set(const FilterRef& filter, const uint64_t* fingerprints,
+                         uint64_t count, uint8_t* was_present,
+                         unsigned long long* fresh, const SortWorkspace& workspace,
+                         LaunchShape shape, cudaStream_t stream);
+
+// Adds the number of set bits of the whole filter to *total (device memory).
+void launch_count_set_bits(const FilterRef& filter, unsigned long long* total,
+                           LaunchShape shape, cudaStream_t stream);
+
+}  // namespace gdedup::cuda

@@ -1,0 +1,53 @@
+// How many keys a batch holds, from the device's free memory. Plain C++ so
+// that the tests run it without a device.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "gdedup/error.h"
+
+namespace gdedup::cuda {
+
+// Left free for the runtime, CUB and other users of the device.
+constexpr uint64_t kDeviceReserveBytes = uint64_t{256} << 20;
+// Larger batches gain nothing measurable and cost pinned host memory.
+constexpr uint64_t kAutoBatchKeys = uint64_t{1} << 24;
+// Below this, launch and copy latency dominate.
+constexpr uint64_t kMinBatchKeys = uint64_t{1} << 16;
+// Device bytes per key and slot: fingerprints 8, answers 1, buckets and
+// positions 2 x 4 each (the sort ping-pongs).
+constexpr uint64_t kDeviceBytesPerKey = 8 + 1 + 16;
+
+inline std::string not_enough_memory(uint64_t filter_bytes, uint64_t free_bytes) {
+  return "not enough device memory: the filter needs " + std::to_string(filter_bytes) +
+         " bytes, " + std::to_string(free_bytes) +
+         " are free; use --backend cpu or a smaller --capacity/--fpr";
+}
+
+// Picks the batch: `requested` (0 = automatic) keys, halved until `slots`
+// slots of slot_bytes(keys) each fit beside the filter and the reserve.
+// Throws Error with not_enough_memory() when even kMinBatchKeys (or a
+// smaller request) does not fit.
+template <class SlotBytes>
+uint64_t plan_batch_keys(uint64_t filter_bytes, uint64_t free_bytes, uint64_t requested,
+                         uint64_t slots, uint64_t max_keys, SlotBytes slot_bytes) {
+  if (requested > max_keys) {
+    throw UsageError("a batch of " + std::to_string(requested) +
+                     " keys is more than the CUDA backend takes (" + std::to_string(max_keys) +
+                     "); choose a smaller batch size.");
+  }
+  const uint64_t floor = requested != 0 && requested < kMinBatchKeys ? requested : kMinBatchKeys;
+  if (filter_bytes >= free_bytes || free_bytes - filter_bytes < kDeviceReserveBytes) {
+    throw Error(not_enough_memory(filter_bytes, free_bytes));
+  }
+  const uint64_t room = free_bytes - filter_bytes - kDeviceReserveBytes;
+  uint64_t keys = requested != 0 ? requested : kAutoBatchKeys;
+  while (slots * slot_bytes(keys) > room) {
+    if (keys <= floor) throw Error(not_enough_memory(filter_bytes, free_bytes));
+    keys = keys / 2 > floor ? keys / 2 : floor;
+  }
+  return keys;
+}
+
+}  // namespace gdedup::cuda

@@ -1,0 +1,486 @@
+// The CUDA backend's host side. The filter lives in one cudaMalloc
+// allocation for the backend's lifetime. A call is cut into batches that go
+// round kSlots slots, each with its own stream, device buffers and pinned
+// staging, so that copy-in of batch c+1, the kernel of batch c and copy-back
+// of batch c-1 overlap. test_and_set kernels are chained across streams by
+// one event (each waits for the previous one), because batch c+1 must see the
+// bits of batch c; add and contains kernels may overlap, being order-free or
+// read-only.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "cuda/batch_plan.h"
+#include "cuda_check.h"
+#include "filter_kernels.h"
+#include "gdedup/error.h"
+#include "gdedup/gpu.h"
+
+namespace gdedup {
+namespace {
+
+using cuda::FilterRef;
+using cuda::LaunchShape;
+
+// Three slots: one copying in, one computing, one copying back.
+constexpr size_t kSlots = 3;
+
+// Thrown by device_malloc when the device is out of memory, so the
+// constructor can say how much the filter needed.
+class OutOfDeviceMemory : public Error {
+ public:
+  using Error::Error;
+};
+
+void* device_malloc(size_t bytes) {
+  void* p = nullptr;
+  const cudaError_t status = cudaMalloc(&p, bytes);
+  if (status == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    throw OutOfDeviceMemory("cudaMalloc of " + std::to_string(bytes) + " bytes failed.");
+  }
+  GDEDUP_CUDA_CHECK(status);
+  return p;
+}
+
+template <class T>
+class DeviceArray {
+ public:
+  DeviceArray() = default;
+  explicit DeviceArray(uint64_t count)
+      : p_(static_cast<T*>(device_malloc(std::max<uint64_t>(count, 1) * sizeof(T)))) {}
+  DeviceArray(DeviceArray&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
+  DeviceArray& operator=(DeviceArray&& o) noexcept {
+    std::swap(p_, o.p_);
+    return *this;
+  }
+  ~DeviceArray() {
+    if (p_ != nullptr) cudaFree(p_);
+  }
+  T* get() const { return p_; }
+
+ private:
+  T* p_ = nullptr;
+};
+
+template <class T>
+class PinnedArray {
+ public:
+  PinnedArray() = default;
+  explicit PinnedArray(uint64_t count) {
+    void* p = nullptr;
+    GDEDUP_CUDA_CHECK(cudaMallocHost(&p, std::max<uint64_t>(count, 1) * sizeof(T)));
+    p_ = static_cast<T*>(p);
+  }
+  PinnedArray(PinnedArray&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
+  PinnedArray& operator=(PinnedArray&& o) noexcept {
+    std::swap(p_, o.p_);
+    return *this;
+  }
+  ~PinnedArray() {
+    if (p_ != nullptr) cudaFreeHost(p_);
+  }
+  T* get() const { return p_; }
+
+ private:
+  T* p_ = nullptr;
+};
+
+class Stream {
+ public:
+  Stream() { GDEDUP_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  ~Stream() { cudaStreamDestroy(s_); }
+  cudaStream_t get() const { return s_; }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+class Event {
+ public:
+  Event() { GDEDUP_CUDA_CHECK(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming)); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  ~Event() { cudaEventDestroy(e_); }
+  cudaEvent_t get() const { return e_; }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
+// Device bytes one slot takes for a batch of `keys`.
+uint64_t slot_device_bytes(uint64_t keys) {
+  return keys * cuda::kDeviceBytesPerKey + cuda::sort_scratch_bytes(keys) + 4096;
+}
+
+std::string version_text(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
+
+// Where a caller's buffer lives, as far as copies are concerned.
+enum class Space { kPageable, kPinned, kDevice };
+
+Space space_of(const void* p, int device) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    // Runtimes before 11 answered this for pageable memory.
+    cudaGetLastError();
+    return Space::kPageable;
+  }
+  switch (a.type) {
+    case cudaMemoryTypeDevice:
+      if (a.device != device) {
+        throw UsageError("a buffer passed to the CUDA backend is memory of GPU " +
+                         std::to_string(a.device) + ", but the backend runs on GPU " +
+                         std::to_string(device) + "; pass host memory or memory of GPU " +
+                         std::to_string(device) + ".");
+      }
+      return Space::kDevice;
+    case cudaMemoryTypeManaged:
+      return Space::kDevice;
+    case cudaMemoryTypeHost:
+      return Space::kPinned;
+    default:
+      return Space::kPageable;
+  }
+}
+
+// Makes `device` current and checks it can run the kernels; throws with
+// gpu_available's reason otherwise. Returns `device`.
+int use_device(int device) {
+  std::string why;
+  if (!gpu_available(&why, device)) throw Error(why);
+  GDEDUP_CUDA_CHECK(cudaSetDevice(device));
+  return device;
+}
+
+uint64_t free_device_bytes() {
+  size_t free_bytes = 0, total_bytes = 0;
+  GDEDUP_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return free_bytes;
+}
+
+class CudaBackend final : public GpuBackend {
+ public:
+  CudaBackend(Filter& filter, const GpuOptions& options)
+      // use_device runs first, before any member touches the runtime.
+      : filter_(filter), device_(use_device(options.device)) {
+    const FilterParams& params = filter.params();
+    const uint64_t filter_bytes = params.bytes();
+    const uint64_t free_bytes = free_device_bytes();
+    batch_ = cuda::plan_batch_keys(filter_bytes, free_bytes, options.batch_keys, kSlots,
+                                   cuda::kMaxBatchKeys, slot_device_bytes);
+    cudaDeviceProp props{};
+    GDEDUP_CUDA_CHECK(cudaGetDeviceProperties(&props, device_));
+    device_name_ = props.name;
+    shape_ = cuda::launch_shape(device_);
+
+    try {
+      words_ = DeviceArray<uint32_t>(params.words());
+      for (size_t i = 0; i < kSlots; ++i) slots_.push_back(std::make_unique<Slot>(batch_));
+    } catch (const OutOfDeviceMemory&) {
+      throw Error(cuda::not_enough_memory(filter_bytes, free_bytes));
+    }
+    GDEDUP_CUDA_CHECK(cudaMemcpy(words_.get(), filter.words(), filter_bytes,
+                                 cudaMemcpyHostToDevice));
+    // FilterParams::geometry() spelled out: this library links below gdedup.
+    const uint32_t block_words = params.layout.block_bits / kWordBits;
+    ref_ = FilterRef{words_.get(), params.num_blocks, block_words, params.layout.k / block_words};
+  }
+
+  CudaBackend(const CudaBackend&) = delete;
+  CudaBackend& operator=(const CudaBackend&) = delete;
+
+  ~CudaBackend() override {
+    cudaSetDevice(device_);
+    quiesce();
+  }
+
+  std::string name() const override {
+    return "cuda (" + device_name_ + ", device " + std::to_string(device_) + ")";
+  }
+
+  void add(const uint64_t* fingerprints, uint64_t count) override {
+    run(Op::kAdd, fingerprints, count, nullptr);
+    filter_.counters().insertions += count;
+  }
+
+  void contains(const uint64_t* fingerprints, uint64_t count, uint8_t* present) override {
+    run(Op::kContains, fingerprints, count, present);
+  }
+
+  uint64_t test_and_set(const uint64_t* fingerprints, uint64_t count,
+                        uint8_t* was_present) override {
+    const uint64_t fresh = run(Op::kTestAndSet, fingerprints, count, was_present);
+    filter_.counters().insertions += fresh;
+    return fresh;
+  }
+
+  void sync_to_host() override {
+    GDEDUP_CUDA_CHECK(cudaSetDevice(device_));
+    GDEDUP_CUDA_CHECK(cudaMemcpy(filter_.words(), words_.get(), filter_.params().bytes(),
+                                 cudaMemcpyDeviceToHost));
+  }
+
+  uint64_t device_set_bits() override {
+    GDEDUP_CUDA_CHECK(cudaSetDevice(device_));
+    Slot& s = *slots_.front();
+    const cudaStream_t stream = s.stream.get();
+    GDEDUP_CUDA_CHECK(cudaMemsetAsync(s.fresh.get(), 0, sizeof(unsigned long long), stream));
+    cuda::launch_count_set_bits(ref_, s.fresh.get(), shape_, stream);
+    GDEDUP_CUDA_CHECK(cudaMemcpyAsync(s.fresh_host.get(), s.fresh.get(),
+                                      sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                                      stream));
+    GDEDUP_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return *s.fresh_host.get();
+  }
+
+  uint64_t batch_keys() const override { return batch_; }
+
+ private:
+  enum class Op { kAdd, kContains, kTestAndSet };
+
+  struct Slot {
+    explicit Slot(uint64_t capacity)
+        : keys_capacity(capacity),
+          keys(capacity),
+          answers(capacity),
+          fresh(1),
+          fresh_host(1) {
+      for (int i = 0; i < 2; ++i) {
+        buckets[i] = DeviceArray<uint32_t>(capacity);
+        positions[i] = DeviceArray<uint32_t>(capacity);
+      }
+      scratch_bytes = cuda::sort_scratch_bytes(capacity);
+      scratch = DeviceArray<unsigned char>(scratch_bytes);
+    }
+
+    cuda::SortWorkspace workspace() const {
+      return cuda::SortWorkspace{{buckets[0].get(), buckets[1].get()},
+                                 {positions[0].get(), positions[1].get()},
+                                 scratch.get(),
+                                 scratch_bytes,
+                                 keys_capacity};
+    }
+
+    // Pinned staging for pageable callers' buffers, made on first use.
+    void ensure_staging() {
+      if (staged_keys.get() == nullptr) {
+        staged_keys = PinnedArray<uint64_t>(keys_capacity);
+        staged_answers = PinnedArray<uint8_t>(keys_capacity);
+      }
+    }
+
+    uint64_t keys_capacity;
+    Stream stream;
+    Event done;
+    DeviceArray<uint64_t> keys;
+    DeviceArray<uint8_t> answers;
+    DeviceArray<uint32_t> buckets[2];
+    DeviceArray<uint32_t> positions[2];
+    DeviceArray<unsigned char> scratch;
+    size_t scratch_bytes = 0;
+    DeviceArray<unsigned long long> fresh;
+    PinnedArray<unsigned long long> fresh_host;
+    PinnedArray<uint64_t> staged_keys;
+    PinnedArray<uint8_t> staged_answers;
+
+    // The batch in flight, if any.
+    bool busy = false;
+    uint64_t count = 0;
+    uint8_t* copy_answers_to = nullptr;  // pageable destination of staged_answers
+    bool counts_fresh = false;
+  };
+
+  // Waits for the slot's batch and hands its answers over; returns its new keys.
+  uint64_t finish(Slot& s) {
+    if (!s.busy) return 0;
+    s.busy = false;
+    GDEDUP_CUDA_CHECK(cudaEventSynchronize(s.done.get()));
+    if (s.copy_answers_to != nullptr) {
+      std::memcpy(s.copy_answers_to, s.staged_answers.get(), s.count);
+    }
+    return s.counts_fresh ? *s.fresh_host.get() : 0;
+  }
+
+  // After a failure: lets every stream run dry so no buffer is still in use.
+  void quiesce() noexcept {
+    for (auto& s : slots_) {
+      cudaStreamSynchronize(s->stream.get());
+      s->busy = false;
+    }
+    cudaGetLastError();
+  }
+
+  uint64_t run(Op op, const uint64_t* fingerprints, uint64_t count, uint8_t* answers) {
+    if (count == 0) return 0;
+    GDEDUP_CUDA_CHECK(cudaSetDevice(device_));
+    const Space in = space_of(fingerprints, device_);
+    const Space out = answers != nullptr ? space_of(answers, device_) : Space::kDevice;
+    uint64_t fresh = 0;
+    size_t next = 0;
+    try {
+      for (uint64_t offset = 0; offset < count; offset += batch_) {
+        const uint64_t n = std::min(batch_, count - offset);
+        Slot& s = *slots_[next];
+        next = (next + 1) % slots_.size();
+        fresh += finish(s);
+        const cudaStream_t stream = s.stream.get();
+
+        const uint64_t* device_keys = fingerprints + offset;
+        if (in != Space::kDevice) {
+          const uint64_t* source = fingerprints + offset;
+          if (in == Space::kPageable) {
+            s.ensure_staging();
+            std::memcpy(s.staged_keys.get(), source, n * sizeof(uint64_t));
+            source = s.staged_keys.get();
+          }
+          GDEDUP_CUDA_CHECK(cudaMemcpyAsync(s.keys.get(), source, n * sizeof(uint64_t),
+                                            cudaMemcpyHostToDevice, stream));
+          device_keys = s.keys.get();
+        }
+        uint8_t* device_answers =
+            answers != nullptr && out == Space::kDevice ? answers + offset : s.answers.get();
+
+        switch (op) {
+          case Op::kAdd:
+            cuda::launch_add(ref_, device_keys, n, shape_, stream);
+            break;
+          case Op::kContains:
+            cuda::launch_contains(ref_, device_keys, n, device_answers, shape_, stream);
+            break;
+          case Op::kTestAndSet:
+            GDEDUP_CUDA_CHECK(cudaStreamWaitEvent(stream, chain_.get(), 0));
+            GDEDUP_CUDA_CHECK(
+                cudaMemsetAsync(s.fresh.get(), 0, sizeof(unsigned long long), stream));
+            cuda::launch_test_and_set(ref_, device_keys, n, device_answers, s.fresh.get(),
+                                      s.workspace(), shape_, stream);
+            GDEDUP_CUDA_CHECK(cudaEventRecord(chain_.get(), stream));
+            GDEDUP_CUDA_CHECK(cudaMemcpyAsync(s.fresh_host.get(), s.fresh.get(),
+                                              sizeof(unsigned long long),
+                                              cudaMemcpyDeviceToHost, stream));
+            break;
+        }
+
+        s.copy_answers_to = nullptr;
+        if (op != Op::kAdd && answers != nullptr && out != Space::kDevice) {
+          uint8_t* destination = answers + offset;
+          if (out == Space::kPageable) {
+            s.ensure_staging();
+            s.copy_answers_to = destination;
+            destination = s.staged_answers.get();
+          }
+          GDEDUP_CUDA_CHECK(cudaMemcpyAsync(destination, device_answers, n,
+                                            cudaMemcpyDeviceToHost, stream));
+        }
+        s.count = n;
+        s.counts_fresh = op == Op::kTestAndSet;
+        GDEDUP_CUDA_CHECK(cudaEventRecord(s.done.get(), stream));
+        s.busy = true;
+      }
+      // Oldest first, so pageable answers land in order of the batches.
+      for (size_t i = 0; i < slots_.size(); ++i) fresh += finish(*slots_[(next + i) % slots_.size()]);
+    } catch (...) {
+      quiesce();
+      throw;
+    }
+    return fresh;
+  }
+
+  Filter& filter_;
+  int device_;
+  std::string device_name_;
+  uint64_t batch_ = 0;
+  LaunchShape shape_{};
+  DeviceArray<uint32_t> words_;
+  FilterRef ref_{};
+  std::vector<std::unique_ptr<Slot>> slots_;
+  Event chain_;
+};
+
+}  // namespace
+
+bool gpu_available(std::string* why_not, int device) {
+  auto refuse = [&](const std::string& why) {
+    cudaGetLastError();
+    if (why_not != nullptr) *why_not = why;
+    return false;
+  };
+  int driver = 0, runtime = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  if (driver == 0) {
+    return refuse("no NVIDIA driver was found (libcuda.so.1 could not be loaded), so the CUDA backend cannot run; use --backend cpu.");
+  }
+  const std::string older_driver =
+      "the NVIDIA driver supports CUDA " + version_text(driver) +
+      " but gdedup was built with the CUDA " + version_text(runtime) +
+      " runtime; update the driver or use --backend cpu.";
+  if (driver / 1000 < runtime / 1000) return refuse(older_driver);
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status == cudaErrorNoDevice || (status == cudaSuccess && count == 0)) {
+    return refuse("no CUDA device is present; use --backend cpu.");
+  }
+  if (status == cudaErrorInsufficientDriver) return refuse(older_driver);
+  if (status != cudaSuccess) {
+    return refuse(std::string("the CUDA runtime could not start: ") + cudaGetErrorString(status) +
+                  "; use --backend cpu.");
+  }
+  if (device < 0 || device >= count) {
+    return refuse("there is no CUDA device " + std::to_string(device) + "; this machine has " +
+                  std::to_string(count) + " (0 to " + std::to_string(count - 1) + ").");
+  }
+  const cudaError_t selected = cudaSetDevice(device);
+  if (selected != cudaSuccess) {
+    return refuse("CUDA device " + std::to_string(device) + " cannot be used: " +
+                  cudaGetErrorString(selected) + ".");
+  }
+  const cudaError_t probe = cuda::probe_kernels();
+  if (probe != cudaSuccess) {
+    cudaDeviceProp props{};
+    cudaGetDeviceProperties(&props, device);
+    return refuse("gdedup's kernels cannot run on CUDA device " + std::to_string(device) + " (" +
+                  props.name + ", compute capability " + std::to_string(props.major) + "." +
+                  std::to_string(props.minor) + "): " + cudaGetErrorString(probe) +
+                  "; rebuild with CMAKE_CUDA_ARCHITECTURES including " +
+                  std::to_string(props.major) + std::to_string(props.minor) +
+                  " or use --backend cpu.");
+  }
+  return true;
+}
+
+GpuDeviceInfo gpu_device_info(int device) {
+  use_device(device);
+  cudaDeviceProp props{};
+  GDEDUP_CUDA_CHECK(cudaGetDeviceProperties(&props, device));
+  size_t free_bytes = 0, total_bytes = 0;
+  GDEDUP_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  GpuDeviceInfo info;
+  info.name = props.name;
+  info.compute_major = props.major;
+  info.compute_minor = props.minor;
+  info.multiprocessors = props.multiProcessorCount;
+  info.total_bytes = total_bytes;
+  info.free_bytes = free_bytes;
+  return info;
+}
+
+void check_gpu_fits(uint64_t filter_bytes, const GpuOptions& options) {
+  use_device(options.device);
+  cuda::plan_batch_keys(filter_bytes, free_device_bytes(), options.batch_keys, kSlots,
+                        cuda::kMaxBatchKeys, slot_device_bytes);
+}
+
+std::unique_ptr<Backend> make_gpu_backend(Filter& filter, const GpuOptions& options) {
+  return std::make_unique<CudaBackend>(filter, options);
+}
+
+}  // namespace gdedup

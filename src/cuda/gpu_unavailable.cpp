@@ -1,0 +1,31 @@
+// gpu.h for builds without the CUDA backend: every entry point says so, so
+// that callers need no #ifdef. Compiled into gdedup only when CUDA is off.
+#include <string>
+
+#include "gdedup/error.h"
+#include "gdedup/gpu.h"
+
+namespace gdedup {
+namespace {
+
+const char kNotBuilt[] =
+    "gdedup was built without the CUDA backend (configure with -DGDEDUP_CUDA=ON on a machine with the CUDA toolkit)";
+
+}  // namespace
+
+bool gpu_available(std::string* why_not, int /*device*/) {
+  if (why_not != nullptr) *why_not = kNotBuilt;
+  return false;
+}
+
+GpuDeviceInfo gpu_device_info(int /*device*/) { throw Error(kNotBuilt); }
+
+void check_gpu_fits(uint64_t /*filter_bytes*/, const GpuOptions& /*options*/) {
+  throw Error(kNotBuilt);
+}
+
+std::unique_ptr<Backend> make_gpu_backend(Filter& /*filter*/, const GpuOptions& /*options*/) {
+  throw Error(kNotBuilt);
+}
+
+}  // namespace gdedup

@@ -1,0 +1,512 @@
+// The CUDA backend against the scalar reference of layout.h: answers and
+// filter bytes identical. The GPU tests skip, printing why, where no usable
+// device is present; the BlockOps and BatchPlan tests run the kernels'
+// device-independent code (kernels/block_ops.h, src/cuda/batch_plan.h) on
+// the CPU everywhere.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "../kernels/block_ops.h"
+#include "cuda/batch_plan.h"
+#include "gdedup/backend.h"
+#include "gdedup/error.h"
+#include "gdedup/filter.h"
+#include "gdedup/gpu.h"
+#include "gdedup/layout.h"
+
+#if defined(GDEDUP_HAVE_CUDA)
+#include <cuda_runtime_api.h>
+#endif
+
+namespace gdedup {
+namespace {
+
+// splitmix64
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : state_(seed) {}
+  uint64_t next() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+
+ private:
+  uint64_t state_;
+};
+
+std::vector<uint64_t> random_keys(uint64_t count, uint64_t seed) {
+  Rng rng(seed);
+  std::vector<uint64_t> keys(count);
+  for (auto& k : keys) k = rng.next();
+  return keys;
+}
+
+// `count` keys drawn from a pool of `distinct`: long runs of repeats per block.
+std::vector<uint64_t> pooled_keys(uint64_t count, uint64_t distinct, uint64_t seed) {
+  const std::vector<uint64_t> pool = random_keys(distinct, seed);
+  Rng rng(seed ^ 0x5555);
+  std::vector<uint64_t> keys(count);
+  for (auto& k : keys) k = pool[rng.next() % distinct];
+  return keys;
+}
+
+const Layout kLayouts[] = {{256, 8}, {256, 16}, {512, 16}, {512, 32}};
+
+std::string layout_name(const Layout& l) {
+  return std::to_string(l.block_bits) + "-bit k=" + std::to_string(l.k);
+}
+
+BlockGeometry geometry_of(uint64_t num_blocks, const Layout& l) {
+  const uint32_t words = l.block_bits / kWordBits;
+  return BlockGeometry{num_blocks, words, l.k / words};
+}
+
+// The scalar reference: one key at a time, in order.
+struct Reference {
+  BlockGeometry g;
+  std::vector<uint32_t> words;
+
+  Reference(uint64_t num_blocks, const Layout& l)
+      : g(geometry_of(num_blocks, l)), words(num_blocks * g.block_words, 0) {}
+
+  uint64_t test_and_set(const std::vector<uint64_t>& keys, std::vector<uint8_t>* answers) {
+    uint64_t fresh = 0;
+    answers->assign(keys.size(), 0);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      const bool present = key_test_and_set(words.data(), g, keys[i]);
+      (*answers)[i] = present ? 1 : 0;
+      fresh += present ? 0 : 1;
+    }
+    return fresh;
+  }
+
+  std::vector<uint8_t> contains(const std::vector<uint64_t>& keys) const {
+    std::vector<uint8_t> out(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) out[i] = key_contains(words.data(), g, keys[i]);
+    return out;
+  }
+};
+
+// Calls fn.template operator()<BW, BPW>() for the layout's geometry.
+template <class Fn>
+void with_layout(const Layout& l, Fn&& fn) {
+  const BlockGeometry g = geometry_of(1, l);
+  if (g.block_words == 8 && g.bits_per_word == 1) return fn.template operator()<8, 1>();
+  if (g.block_words == 8 && g.bits_per_word == 2) return fn.template operator()<8, 2>();
+  if (g.block_words == 16 && g.bits_per_word == 1) return fn.template operator()<16, 1>();
+  if (g.block_words == 16 && g.bits_per_word == 2) return fn.template operator()<16, 2>();
+  FAIL() << "no such layout";
+}
+
+// ---------------------------------------------------------------------------
+// Device-independent parts of the kernels, run on the CPU.
+
+struct CheckMasks {
+  uint64_t seed;
+  template <uint32_t BW, uint32_t BPW>
+  void operator()() const {
+    for (uint64_t fp : random_keys(2000, seed)) {
+      uint32_t m[BW];
+      kernels::block_masks<BW, BPW>(fp, m);
+      for (uint32_t j = 0; j < BW; ++j) {
+        ASSERT_EQ(m[j], word_mask(fp, j, BW, BPW)) << "word " << j;
+      }
+    }
+  }
+};
+
+TEST(GpuBlockOps, MasksEqualLayoutWordMask) {
+  for (const Layout& l : kLayouts) {
+    SCOPED_TRACE(layout_name(l));
+    with_layout(l, CheckMasks{7});
+  }
+}
+
+// add's kernel body on the CPU: OR the missing lanes in, key by key; and
+// contains' body: both must match the reference exactly.
+struct CheckAddContains {
+  uint64_t num_blocks;
+  Layout layout;
+  template <uint32_t BW, uint32_t BPW>
+  void operator()() const {
+    Reference ref(num_blocks, layout);
+    std::vector<uint32_t> words(ref.words.size(), 0);
+    std::vector<uint8_t> ignored;
+    const std::vector<uint64_t> keys = random_keys(3000, num_blocks);
+    ref.test_and_set(keys, &ignored);
+    for (uint64_t fp : keys) {
+      uint32_t* block = words.data() + block_index(fp, num_blocks) * BW;
+      uint32_t w[BW];
+      kernels::load_block<BW>(block, w);
+      uint64_t missing[BW / 2];
+      kernels::block_missing<BW, BPW>(w, fp, missing);
+      for (uint32_t q = 0; q < BW / 2; ++q) {
+        block[2 * q] |= static_cast<uint32_t>(missing[q]);
+        block[2 * q + 1] |= static_cast<uint32_t>(missing[q] >> 32);
+      }
+    }
+    ASSERT_EQ(words, ref.words);
+    const std::vector<uint64_t> probes = random_keys(3000, num_blocks + 1);
+    const std::vector<uint8_t> expected = ref.contains(probes);
+    for (size_t i = 0; i < probes.size(); ++i) {
+      uint32_t w[BW];
+      kernels::load_block_readonly<BW>(
+          words.data() + block_index(probes[i], num_blocks) * BW, w);
+      const bool present = kernels::block_contains<BW, BPW>(w, probes[i]);
+      ASSERT_EQ(present, expected[i] != 0) << i;
+    }
+  }
+};
+
+TEST(GpuBlockOps, AddAndContainsMatchReference) {
+  for (const Layout& l : kLayouts) {
+    for (uint64_t blocks : {1ull, 7ull, 1000ull}) {
+      SCOPED_TRACE(layout_name(l) + ", " + std::to_string(blocks) + " blocks");
+      with_layout(l, CheckAddContains{blocks, l});
+    }
+  }
+}
+
+// test_and_set as the device runs it -- bucket, stable sort, walk each run --
+// done on the CPU with the kernels' own functions. Runs are walked last to
+// first, since the device gives them no order. `force_shift` coarsens the
+// buckets beyond what sort_span picks, so runs span several blocks.
+struct SimulateTestAndSet {
+  uint64_t num_blocks;
+  Layout layout;
+  const std::vector<uint64_t>* keys;
+  uint64_t batch;
+  int force_shift;  // -1: sort_span's
+
+  template <uint32_t BW, uint32_t BPW>
+  void operator()() const {
+    Reference ref(num_blocks, layout);
+    std::vector<uint8_t> expected;
+    const uint64_t expected_fresh = ref.test_and_set(*keys, &expected);
+
+    std::vector<uint32_t> words(ref.words.size(), 0);
+    std::vector<uint8_t> answers(keys->size(), 0xee);
+    uint64_t fresh = 0;
+    for (uint64_t offset = 0; offset < keys->size(); offset += batch) {
+      const uint64_t n = std::min<uint64_t>(batch, keys->size() - offset);
+      const uint64_t* fps = keys->data() + offset;
+      const kernels::SortSpan span = kernels::sort_span(num_blocks, n);
+      ASSERT_GE(span.bits, 1u);
+      ASSERT_LE(span.bits, 32u);
+      const uint32_t shift = force_shift >= 0 ? static_cast<uint32_t>(force_shift) : span.shift;
+      std::vector<uint32_t> bucket(n);
+      for (uint64_t i = 0; i < n; ++i) {
+        bucket[i] = kernels::bucket_of(fps[i], num_blocks, shift);
+        if (force_shift < 0 && span.bits < 32) {
+          ASSERT_LT(bucket[i], 1u << span.bits);
+        }
+      }
+      std::vector<uint32_t> positions(n);
+      std::iota(positions.begin(), positions.end(), 0u);
+      std::stable_sort(positions.begin(), positions.end(),
+                       [&](uint32_t a, uint32_t b) { return bucket[a] < bucket[b]; });
+      std::vector<uint32_t> sorted(n);
+      for (uint64_t t = 0; t < n; ++t) sorted[t] = bucket[positions[t]];
+      for (uint64_t t = n; t-- > 0;) {
+        kernels::BlockCursor<BW, BPW> cursor(words.data(), num_blocks);
+        fresh += kernels::walk_run(t, n, sorted.data(), positions.data(), fps,
+                                   answers.data() + offset, cursor);
+      }
+    }
+    ASSERT_EQ(fresh, expected_fresh);
+    ASSERT_EQ(answers, expected);
+    ASSERT_EQ(words, ref.words);
+  }
+};
+
+TEST(GpuBlockOps, SortedWalkMatchesSequentialReference) {
+  const std::vector<uint64_t> random = random_keys(20000, 11);
+  const std::vector<uint64_t> pooled = pooled_keys(20000, 50, 12);
+  for (const Layout& l : kLayouts) {
+    for (uint64_t blocks : {1ull, 5ull, 300ull, 100003ull}) {
+      for (const auto* keys : {&random, &pooled}) {
+        for (uint64_t batch : {777ull, 20000ull, 50000ull}) {
+          for (int shift : {-1, 0, 3}) {
+            SCOPED_TRACE(layout_name(l) + ", " + std::to_string(blocks) + " blocks, " +
+                         (keys == &random ? "random" : "pooled") + " keys, batch " +
+                         std::to_string(batch) + ", shift " + std::to_string(shift));
+            with_layout(l, SimulateTestAndSet{blocks, l, keys, batch, shift});
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(GpuBlockOps, SortSpanCoversLargeFilters) {
+  // 2^40 blocks: sort on 32 bits at most, the top ones of the block index.
+  const uint64_t blocks = (uint64_t{1} << 40) + 12345;
+  const kernels::SortSpan span = kernels::sort_span(blocks, uint64_t{1} << 30);
+  EXPECT_EQ(span.bits, 32u);
+  EXPECT_EQ(span.shift, 41u - 32u);
+  for (uint64_t fp : random_keys(1000, 3)) {
+    const uint64_t b = block_index(fp, blocks);
+    ASSERT_LT(b, blocks);
+    ASSERT_EQ(kernels::bucket_of(fp, blocks, span.shift), static_cast<uint32_t>(b >> 9));
+  }
+  // Small batches need few bits: fewer radix passes.
+  EXPECT_EQ(kernels::sort_span(uint64_t{1} << 27, 1000).bits, 12u);
+  EXPECT_EQ(kernels::sort_span(uint64_t{1} << 27, 1000).shift, 15u);
+  EXPECT_EQ(kernels::sort_span(1, 1000).bits, 1u);
+  EXPECT_EQ(kernels::sort_span(2, 1000).bits, 1u);
+  EXPECT_EQ(kernels::sort_span(2, 1000).shift, 0u);
+}
+
+// ---------------------------------------------------------------------------
+// Batch planning, on the CPU.
+
+uint64_t fake_slot_bytes(uint64_t keys) { return keys * 25 + 1000; }
+
+TEST(GpuBatchPlan, AutomaticBatchWhenMemoryIsPlenty) {
+  EXPECT_EQ(cuda::plan_batch_keys(uint64_t{1} << 30, uint64_t{100} << 30, 0, 3,
+                                  uint64_t{1} << 30, fake_slot_bytes),
+            cuda::kAutoBatchKeys);
+  EXPECT_EQ(cuda::plan_batch_keys(uint64_t{1} << 30, uint64_t{100} << 30, 1000, 3,
+                                  uint64_t{1} << 30, fake_slot_bytes),
+            1000u);
+}
+
+TEST(GpuBatchPlan, HalvesTheBatchWhenMemoryIsShort) {
+  const uint64_t filter = uint64_t{1} << 30;
+  const uint64_t free_bytes = filter + cuda::kDeviceReserveBytes + 3 * fake_slot_bytes(1 << 20);
+  EXPECT_EQ(cuda::plan_batch_keys(filter, free_bytes, 0, 3, uint64_t{1} << 30, fake_slot_bytes),
+            uint64_t{1} << 20);
+}
+
+TEST(GpuBatchPlan, FilterLargerThanFreeMemoryGivesTheMessage) {
+  try {
+    cuda::plan_batch_keys(5000000000ull, 4000000000ull, 0, 3, uint64_t{1} << 30,
+                          fake_slot_bytes);
+    FAIL() << "no exception";
+  } catch (const UsageError& e) {
+    FAIL() << "a usage error: " << e.what();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "not enough device memory: the filter needs 5000000000 bytes, 4000000000 are "
+                 "free; use --backend cpu or a smaller --capacity/--fpr");
+  }
+  // Fits alone but leaves no room for the smallest batches.
+  EXPECT_THROW(cuda::plan_batch_keys(1000, 1000 + cuda::kDeviceReserveBytes + 10, 0, 3,
+                                     uint64_t{1} << 30, fake_slot_bytes),
+               Error);
+}
+
+TEST(GpuBatchPlan, OversizedRequestIsAUsageError) {
+  EXPECT_THROW(cuda::plan_batch_keys(1000, uint64_t{1} << 40, (uint64_t{1} << 30) + 1, 3,
+                                     uint64_t{1} << 30, fake_slot_bytes),
+               UsageError);
+}
+
+// ---------------------------------------------------------------------------
+// The backend on a device.
+
+TEST(GpuAvailability, GivesAReasonWhenUnavailable) {
+  std::string why;
+  if (gpu_available(&why)) GTEST_SKIP() << "a usable GPU is present";
+  EXPECT_FALSE(why.empty());
+  std::cout << "gpu_available() is false: " << why << "\n";
+  Filter filter(FilterParams{64, {256, 8}, 1});
+  try {
+    make_gpu_backend(filter);
+    FAIL() << "make_gpu_backend succeeded without a usable GPU";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), why);
+  }
+}
+
+#define GDEDUP_REQUIRE_GPU()                                    \
+  do {                                                          \
+    std::string why_not;                                        \
+    if (!gpu_available(&why_not)) GTEST_SKIP() << why_not;      \
+  } while (0)
+
+std::vector<uint32_t> filter_words(const Filter& f) {
+  return std::vector<uint32_t>(f.words(), f.words() + f.params().words());
+}
+
+TEST(GpuBackend, TestAndSetMatchesReferenceForAllLayoutsAndBatches) {
+  GDEDUP_REQUIRE_GPU();
+  const uint64_t n = 50000;
+  const std::vector<uint64_t> random = random_keys(n, 21);
+  const std::vector<uint64_t> pooled = pooled_keys(n, 100, 22);
+  for (const Layout& l : kLayouts) {
+    for (uint64_t blocks : {1ull, 997ull, 65537ull}) {
+      for (const auto* keys : {&random, &pooled}) {
+        for (uint64_t batch : {uint64_t{4093}, n, 4 * n}) {
+          SCOPED_TRACE(layout_name(l) + ", " + std::to_string(blocks) + " blocks, " +
+                       (keys == &random ? "random" : "pooled") + " keys, batch " +
+                       std::to_string(batch));
+          Reference ref(blocks, l);
+          std::vector<uint8_t> expected;
+          const uint64_t expected_fresh = ref.test_and_set(*keys, &expected);
+
+          Filter filter(FilterParams{blocks, l, 5});
+          auto backend = make_gpu_backend(filter, GpuOptions{0, batch});
+          std::vector<uint8_t> answers(n, 0xee);
+          ASSERT_EQ(backend->test_and_set(keys->data(), n, answers.data()), expected_fresh);
+          ASSERT_EQ(answers, expected);
+          backend->sync_to_host();
+          ASSERT_EQ(filter_words(filter), ref.words);
+          EXPECT_EQ(filter.counters().insertions, expected_fresh);
+          auto* gpu = dynamic_cast<GpuBackend*>(backend.get());
+          ASSERT_NE(gpu, nullptr);
+          EXPECT_EQ(gpu->device_set_bits(), filter.count_set_bits());
+        }
+      }
+    }
+  }
+}
+
+TEST(GpuBackend, LaterCallsSeeEarlierBitsAndTheInitialFilter) {
+  GDEDUP_REQUIRE_GPU();
+  for (const Layout& l : kLayouts) {
+    SCOPED_TRACE(layout_name(l));
+    const uint64_t blocks = 4099;
+    Reference ref(blocks, l);
+    Filter filter(FilterParams{blocks, l, 5});
+    // Bits present before the backend exists must be on the device.
+    std::vector<uint8_t> ignored;
+    ref.test_and_set(random_keys(5000, 31), &ignored);
+    std::memcpy(filter.words(), ref.words.data(), ref.words.size() * sizeof(uint32_t));
+    auto backend = make_gpu_backend(filter, GpuOptions{0, 1000});
+    for (int call = 0; call < 4; ++call) {
+      const std::vector<uint64_t> keys = pooled_keys(3000 + call * 1000, 2000, 40 + call);
+      std::vector<uint8_t> expected, answers(keys.size());
+      const uint64_t fresh = ref.test_and_set(keys, &expected);
+      ASSERT_EQ(backend->test_and_set(keys.data(), keys.size(), answers.data()), fresh);
+      ASSERT_EQ(answers, expected) << "call " << call;
+    }
+    backend->sync_to_host();
+    ASSERT_EQ(filter_words(filter), ref.words);
+  }
+}
+
+TEST(GpuBackend, AddAndContainsMatchReference) {
+  GDEDUP_REQUIRE_GPU();
+  for (const Layout& l : kLayouts) {
+    for (uint64_t batch : {1000ull, 0ull}) {
+      SCOPED_TRACE(layout_name(l) + ", batch " + std::to_string(batch));
+      const uint64_t blocks = 30011;
+      Reference ref(blocks, l);
+      const std::vector<uint64_t> keys = random_keys(100000, 51);
+      std::vector<uint8_t> ignored;
+      ref.test_and_set(keys, &ignored);
+
+      Filter filter(FilterParams{blocks, l, 5});
+      auto backend = make_gpu_backend(filter, GpuOptions{0, batch});
+      backend->add(keys.data(), keys.size());
+      // Half inserted, half new: the new ones are mostly absent.
+      std::vector<uint64_t> probes = random_keys(50000, 52);
+      probes.insert(probes.end(), keys.begin(), keys.begin() + 50000);
+      std::vector<uint8_t> present(probes.size(), 0xee);
+      backend->contains(probes.data(), probes.size(), present.data());
+      ASSERT_EQ(present, ref.contains(probes));
+      backend->sync_to_host();
+      ASSERT_EQ(filter_words(filter), ref.words);
+      EXPECT_EQ(filter.counters().insertions, keys.size());
+    }
+  }
+}
+
+#if defined(GDEDUP_HAVE_CUDA)
+TEST(GpuBackend, DeviceAndPinnedBuffersGiveTheSameAnswers) {
+  GDEDUP_REQUIRE_GPU();
+  const Layout l{512, 16};
+  const uint64_t blocks = 8191, n = 40000;
+  const std::vector<uint64_t> keys = pooled_keys(n, 20000, 61);
+  Reference ref(blocks, l);
+  std::vector<uint8_t> expected;
+  const uint64_t fresh = ref.test_and_set(keys, &expected);
+
+  // Device-resident keys and answers.
+  {
+    Filter filter(FilterParams{blocks, l, 5});
+    auto backend = make_gpu_backend(filter, GpuOptions{0, 7000});
+    uint64_t* d_keys = nullptr;
+    uint8_t* d_answers = nullptr;
+    ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&d_keys), n * 8), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&d_answers), n), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(d_keys, keys.data(), n * 8, cudaMemcpyHostToDevice), cudaSuccess);
+    EXPECT_EQ(backend->test_and_set(d_keys, n, d_answers), fresh);
+    std::vector<uint8_t> answers(n);
+    ASSERT_EQ(cudaMemcpy(answers.data(), d_answers, n, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(answers, expected);
+    backend->contains(d_keys, n, d_answers);
+    ASSERT_EQ(cudaMemcpy(answers.data(), d_answers, n, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(answers, std::vector<uint8_t>(n, 1));
+    cudaFree(d_keys);
+    cudaFree(d_answers);
+    backend->sync_to_host();
+    EXPECT_EQ(filter_words(filter), ref.words);
+  }
+  // Pinned host keys and answers.
+  {
+    Filter filter(FilterParams{blocks, l, 5});
+    auto backend = make_gpu_backend(filter, GpuOptions{0, 7000});
+    uint64_t* h_keys = nullptr;
+    uint8_t* h_answers = nullptr;
+    ASSERT_EQ(cudaMallocHost(reinterpret_cast<void**>(&h_keys), n * 8), cudaSuccess);
+    ASSERT_EQ(cudaMallocHost(reinterpret_cast<void**>(&h_answers), n), cudaSuccess);
+    std::memcpy(h_keys, keys.data(), n * 8);
+    EXPECT_EQ(backend->test_and_set(h_keys, n, h_answers), fresh);
+    EXPECT_EQ(std::vector<uint8_t>(h_answers, h_answers + n), expected);
+    cudaFreeHost(h_keys);
+    cudaFreeHost(h_answers);
+    backend->sync_to_host();
+    EXPECT_EQ(filter_words(filter), ref.words);
+  }
+}
+#endif
+
+TEST(GpuBackend, FilterLargerThanDeviceMemoryGivesTheMessage) {
+  GDEDUP_REQUIRE_GPU();
+  const GpuDeviceInfo info = gpu_device_info();
+  const uint64_t too_big = info.total_bytes + (uint64_t{1} << 30);
+  try {
+    check_gpu_fits(too_big);
+    FAIL() << "check_gpu_fits accepted " << too_big << " bytes";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("not enough device memory: the filter needs " +
+                                         std::to_string(too_big) + " bytes, "),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("use --backend cpu or a smaller --capacity/--fpr"),
+              std::string::npos)
+        << e.what();
+  }
+  // The same through the backend, when the host can map such a filter
+  // (its pages are never touched before the device refuses it).
+  std::unique_ptr<Filter> huge;
+  try {
+    huge = std::make_unique<Filter>(FilterParams{too_big / 32, {256, 8}, 1});
+  } catch (const Error& e) {
+    std::cout << "skipping the backend half: the host cannot map " << too_big
+              << " bytes: " << e.what() << "\n";
+    return;
+  }
+  try {
+    make_gpu_backend(*huge);
+    FAIL() << "make_gpu_backend accepted a filter larger than the device";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("not enough device memory"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace gdedup
