@@ -315,3 +315,66 @@ TEST(IoSplitter, ThroughputOnShortLines) {
 
 }  // namespace
 }  // namespace gdedup::io
+
+namespace gdedup::io {
+namespace {
+
+std::unique_ptr<ByteSource> chunked(const std::string& s) {
+  return std::make_unique<ChunkedSource>(s, 5, 9);
+}
+
+TEST(IoSplitter, SkipToAPositionResumesAtTheSameRecord) {
+  std::mt19937_64 rng(5);
+  for (int round = 0; round < 50; ++round) {
+    std::string a = random_input(rng);
+    std::string b = random_input(rng);
+    auto make = [&] {
+      std::vector<std::unique_ptr<ByteSource>> in;
+      in.push_back(chunked(a));
+      in.push_back(chunked(b));
+      ReaderOptions opt;
+      opt.batch_records = 1 + rng() % 40;
+      opt.batch_bytes = 1 + rng() % 3000;
+      return RecordReader(MultiSource(std::move(in)), opt);
+    };
+    // A first run stops after a few batches and remembers where it was.
+    RecordReader first = make();
+    RecordBatch batch;
+    std::vector<std::string> all;
+    std::vector<StreamPosition> ends{StreamPosition{}};
+    while (first.next(batch)) {
+      for (size_t i = 0; i < batch.size(); ++i) all.emplace_back(batch[i]);
+      ends.push_back(batch.end());
+    }
+    StreamPosition stop = ends[rng() % ends.size()];
+    // A second run, with other batch sizes, skips to it and reads the rest.
+    RecordReader second = make();
+    second.skip_to(stop);
+    std::vector<std::string> rest;
+    while (second.next(batch)) {
+      EXPECT_EQ(batch.begin().records, stop.records + rest.size());
+      for (size_t i = 0; i < batch.size(); ++i) rest.emplace_back(batch[i]);
+    }
+    ASSERT_EQ(rest, std::vector<std::string>(all.begin() + stop.records, all.end()))
+        << "round " << round;
+  }
+}
+
+TEST(IoSplitter, SkipToRefusesAnotherInput) {
+  StreamPosition p;
+  p.records = 2;
+  p.offset = 6;  // "abc\nd\n" has its second record end at 6, "ab\nd\n" at 5
+  p.input_offset = 6;
+  RecordReader same(chunked("abc\nd\nrest\n"));
+  EXPECT_NO_THROW(same.skip_to(p));
+  RecordBatch batch;
+  ASSERT_TRUE(same.next(batch));
+  EXPECT_EQ(batch[0], "rest");
+  RecordReader other(chunked("ab\nd\nrest\n"));
+  EXPECT_THROW(other.skip_to(p), Error);
+  RecordReader shorter(chunked("abc\n"));
+  EXPECT_THROW(shorter.skip_to(p), Error);
+}
+
+}  // namespace
+}  // namespace gdedup::io

@@ -17,7 +17,8 @@ struct RecordSpan {
 };
 
 // How far the stream has been handed out, in the terms a checkpoint needs.
-// Always on a record boundary.
+// Always on a record boundary. The end of one input and the start of the
+// next are the same place and may be named either way.
 struct StreamPosition {
   uint64_t records = 0;       // records handed out
   uint64_t offset = 0;        // uncompressed bytes they span, all inputs

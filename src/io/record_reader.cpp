@@ -121,3 +121,47 @@ void RecordReader::finish(RecordBatch& batch, size_t fill, size_t boundary) {
 }
 
 }  // namespace gdedup::io
+
+namespace gdedup::io {
+
+void RecordReader::skip_to(const StreamPosition& target) {
+  if (target.records < position_.records) {
+    throw UsageError("cannot skip back to record " + std::to_string(target.records) +
+                     ": the reader is already at record " +
+                     std::to_string(position_.records) + ".");
+  }
+  // Batches capped to end exactly on the target record.
+  const size_t limit = options_.batch_records;
+  RecordBatch batch;
+  try {
+    while (position_.records < target.records) {
+      options_.batch_records =
+          static_cast<size_t>(std::min<uint64_t>(limit, target.records - position_.records));
+      if (!next(batch)) break;
+    }
+  } catch (...) {
+    options_.batch_records = limit;
+    throw;
+  }
+  options_.batch_records = limit;
+  const StreamPosition& p = position_;
+  // The end of one input is also the start of the next: which of the two a
+  // position names depends on whether the reader had seen that end yet.
+  auto later_form = [](const StreamPosition& a, const StreamPosition& b) {
+    return a.input_index > b.input_index && a.input_offset == 0;
+  };
+  bool same_place = (p.input_index == target.input_index &&
+                     p.input_offset == target.input_offset) ||
+                    later_form(p, target) || later_form(target, p);
+  if (p.records != target.records || p.offset != target.offset || !same_place) {
+    throw Error("the input is not the one the checkpoint was taken on: record " +
+                std::to_string(p.records) + " ends at byte " + std::to_string(p.offset) +
+                " of the stream (input " + std::to_string(p.input_index + 1) + ", byte " +
+                std::to_string(p.input_offset) + "), the checkpoint says record " +
+                std::to_string(target.records) + " at byte " + std::to_string(target.offset) +
+                " (input " + std::to_string(target.input_index + 1) + ", byte " +
+                std::to_string(target.input_offset) + ").");
+  }
+}
+
+}  // namespace gdedup::io

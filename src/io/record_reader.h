@@ -40,6 +40,13 @@ class RecordReader {
   // cut short by damage is not handed out.
   bool next(RecordBatch& batch);
 
+  // Resuming: reads past the records before `target` (a position taken from
+  // an earlier run's batch) without handing them out. The inputs are read
+  // and decoded again, so this costs a read of the skipped part. Throws
+  // gdedup::Error when the stream does not reach `target` or reaches it at
+  // other offsets: the inputs are not the ones the position was taken on.
+  void skip_to(const StreamPosition& target);
+
   // Position after the last batch handed out.
   const StreamPosition& position() const { return position_; }
   const MultiSource& source() const { return source_; }
