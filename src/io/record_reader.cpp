@@ -120,9 +120,6 @@ void RecordReader::finish(RecordBatch& batch, size_t fill, size_t boundary) {
   batch.end_ = position_;
 }
 
-}  // namespace gdedup::io
-
-namespace gdedup::io {
 
 void RecordReader::skip_to(const StreamPosition& target) {
   if (target.records < position_.records) {
