@@ -108,6 +108,16 @@ __global__ void __launch_bounds__(kThreads)
   if ((threadIdx.x & 31) == 0 && mine != 0) atomicAdd(total, mine);
 }
 
+__global__ void __launch_bounds__(kThreads)
+    random_keys_kernel(uint64_t* __restrict__ keys, uint64_t n, uint64_t seed) {
+  for (uint64_t i = first_index(); i < n; i += grid_stride()) {
+    uint64_t z = seed + (i + 1) * 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    keys[i] = z ^ (z >> 31);
+  }
+}
+
 // Calls fn(BW, BPW) with the geometry as compile-time constants, so each
 // layout gets its own unrolled kernel.
 template <class Fn>
@@ -228,6 +238,13 @@ void launch_count_set_bits(const FilterRef& filter, unsigned long long* total,
   if (vectors == 0) return;
   popcount_kernel<<<grid_for(vectors, shape), kThreads, 0, stream>>>(
       reinterpret_cast<const uint4*>(filter.words), vectors, total);
+  GDEDUP_CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_random_keys(uint64_t* keys, uint64_t count, uint64_t seed, LaunchShape shape,
+                        cudaStream_t stream) {
+  if (count == 0) return;
+  random_keys_kernel<<<grid_for(count, shape), kThreads, 0, stream>>>(keys, count, seed);
   GDEDUP_CUDA_CHECK(cudaGetLastError());
 }
 

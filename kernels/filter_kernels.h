@@ -65,4 +65,9 @@ void launch_test_and_set(const FilterRef& filter, const uint64_t* fingerprints,
 void launch_count_set_bits(const FilterRef& filter, unsigned long long* total,
                            LaunchShape shape, cudaStream_t stream);
 
+// Fills keys[i] with splitmix64(seed + i): fresh random fingerprints on the
+// device for benchmarks, without a host round trip.
+void launch_random_keys(uint64_t* keys, uint64_t count, uint64_t seed, LaunchShape shape,
+                        cudaStream_t stream);
+
 }  // namespace gdedup::cuda

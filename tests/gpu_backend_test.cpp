@@ -1,12 +1,13 @@
 // The CUDA backend against the scalar reference of layout.h: answers and
 // filter bytes identical. The GPU tests skip, printing why, where no usable
-// device is present; the BlockOps and BatchPlan tests run the kernels'
+// device is present; the GpuBlockOps and GpuBatchPlan tests run the kernels'
 // device-independent code (kernels/block_ops.h, src/cuda/batch_plan.h) on
 // the CPU everywhere.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <memory>
@@ -317,7 +318,12 @@ TEST(GpuBatchPlan, OversizedRequestIsAUsageError) {
 
 TEST(GpuAvailability, GivesAReasonWhenUnavailable) {
   std::string why;
-  if (gpu_available(&why)) GTEST_SKIP() << "a usable GPU is present";
+  if (gpu_available(&why)) {
+    const GpuDeviceInfo info = gpu_device_info();
+    GTEST_SKIP() << "a usable GPU is present: " << info.name << ", compute capability "
+                 << info.compute_major << "." << info.compute_minor << ", "
+                 << info.total_bytes << " bytes";
+  }
   EXPECT_FALSE(why.empty());
   std::cout << "gpu_available() is false: " << why << "\n";
   Filter filter(FilterParams{64, {256, 8}, 1});
@@ -329,10 +335,15 @@ TEST(GpuAvailability, GivesAReasonWhenUnavailable) {
   }
 }
 
-#define GDEDUP_REQUIRE_GPU()                                    \
-  do {                                                          \
-    std::string why_not;                                        \
-    if (!gpu_available(&why_not)) GTEST_SKIP() << why_not;      \
+// Skips without a usable GPU; fails instead where GDEDUP_REQUIRE_GPU is set
+// (bench/gpu_check.sh sets it), so a GPU run cannot pass by skipping.
+#define GDEDUP_REQUIRE_GPU()                                              \
+  do {                                                                    \
+    std::string why_not;                                                  \
+    if (!gpu_available(&why_not)) {                                       \
+      if (std::getenv("GDEDUP_REQUIRE_GPU") != nullptr) FAIL() << why_not; \
+      GTEST_SKIP() << why_not;                                            \
+    }                                                                     \
   } while (0)
 
 std::vector<uint32_t> filter_words(const Filter& f) {
