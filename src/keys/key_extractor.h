@@ -1,0 +1,60 @@
+// Turns a record into the bytes that are hashed: the selected field, then
+// normalized. The record itself is never changed.
+#pragma once
+
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "keys/key_spec.h"
+#include "keys/normalize_rules.h"
+#include "keys/url_normalizer.h"
+
+namespace gdedup::keys {
+
+class KeyExtractor {
+ public:
+  // `delimiter` matters only for KeySpec::Kind::kField.
+  KeyExtractor(KeySpec spec, char delimiter, const NormalizeRules& rules);
+
+  // The key of `record`. Without normalization, or when it changes nothing
+  // but the field's ends, a view into `record`; otherwise a view into
+  // `scratch`, valid until the next call with the same scratch (which is
+  // grown as needed and may hold more bytes than the view). Keep one scratch
+  // per thread and reuse it: then no call allocates once it has grown.
+  std::string_view key(std::string_view record, std::string& scratch) const {
+    const std::string_view f = field(record);
+    return normalizer_ ? normalizer_->normalize(f, scratch) : f;
+  }
+
+  // The selected field, with no normalization. A record with fewer fields
+  // than asked for gives the empty field, the same as a present empty field:
+  // all such records share one key, so only the first of them is kept.
+  std::string_view field(std::string_view record) const {
+    if (spec_.kind == KeySpec::Kind::kWhole) return record;
+    const char* p = record.data();
+    const char* const end = p + record.size();
+    for (uint32_t i = 1; i < spec_.field; ++i) {
+      if (p == end) return {};
+      const void* d = std::memchr(p, delimiter_, static_cast<size_t>(end - p));
+      if (d == nullptr) return {};
+      p = static_cast<const char*>(d) + 1;
+    }
+    if (p == end) return {};
+    const void* d = std::memchr(p, delimiter_, static_cast<size_t>(end - p));
+    const char* const stop = d ? static_cast<const char*>(d) : end;
+    return std::string_view(p, static_cast<size_t>(stop - p));
+  }
+
+  const KeySpec& spec() const { return spec_; }
+  char delimiter() const { return delimiter_; }
+  bool normalizes() const { return normalizer_.has_value(); }
+
+ private:
+  KeySpec spec_;
+  char delimiter_;
+  std::optional<UrlNormalizer> normalizer_;
+};
+
+}  // namespace gdedup::keys

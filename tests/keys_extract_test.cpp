@@ -1,0 +1,235 @@
+// Key selection: --key and --delimiter parsing, field extraction, and the
+// zero-copy contract of KeyExtractor::key.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+
+#include "gdedup/error.h"
+#include "keys/key_extractor.h"
+#include "keys/key_spec.h"
+#include "keys/normalize_rules.h"
+
+namespace gdedup::keys {
+namespace {
+
+using namespace std::string_view_literals;
+
+std::string message_of_key_spec(std::string_view text) {
+  try {
+    parse_key_spec(text);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::string message_of_delimiter(std::string_view text) {
+  try {
+    parse_delimiter(text);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::string_view field(std::string_view spec, std::string_view record, char delimiter = '\t') {
+  thread_local std::string scratch;
+  const KeyExtractor extractor(parse_key_spec(spec), delimiter, NormalizeRules{});
+  return extractor.key(record, scratch);
+}
+
+TEST(KeysSpecTest, WholeAndLine) {
+  EXPECT_EQ(parse_key_spec("whole").kind, KeySpec::Kind::kWhole);
+  EXPECT_EQ(parse_key_spec("line").kind, KeySpec::Kind::kWhole);
+}
+
+TEST(KeysSpecTest, FieldNumbers) {
+  EXPECT_EQ(parse_key_spec("field:1").kind, KeySpec::Kind::kField);
+  EXPECT_EQ(parse_key_spec("field:1").field, 1u);
+  EXPECT_EQ(parse_key_spec("field:3").field, 3u);
+  EXPECT_EQ(parse_key_spec("field:007").field, 7u);
+  EXPECT_EQ(parse_key_spec("field:4294967295").field, 4294967295u);
+}
+
+TEST(KeysSpecTest, BadSpecsNameTheValueAndTheForms) {
+  const std::string forms =
+      "use \"whole\" (or \"line\") for the whole record, or \"field:N\" with N from 1 "
+      "to 4294967295 for the N-th field.";
+  EXPECT_EQ(message_of_key_spec("field:0"),
+            "The key \"field:0\" is not valid: field numbers start at 1; " + forms);
+  EXPECT_EQ(message_of_key_spec("field:x"),
+            "The key \"field:x\" is not valid: the field number is not a whole number; " + forms);
+  EXPECT_EQ(message_of_key_spec("field:-1"),
+            "The key \"field:-1\" is not valid: the field number is not a whole number; " + forms);
+  EXPECT_EQ(message_of_key_spec("foo"),
+            "The key \"foo\" is not valid: it is not a known form; " + forms);
+  EXPECT_EQ(message_of_key_spec("field:"),
+            "The key \"field:\" is not valid: the field number is missing; " + forms);
+  EXPECT_EQ(message_of_key_spec("field:4294967296"),
+            "The key \"field:4294967296\" is not valid: the field number is too large; " + forms);
+  EXPECT_EQ(message_of_key_spec(""), "The key \"\" is not valid: it is not a known form; " + forms);
+  EXPECT_NE(message_of_key_spec("field: 2").find("not a whole number"), std::string::npos);
+  EXPECT_NE(message_of_key_spec("field:+2").find("not a whole number"), std::string::npos);
+  EXPECT_NE(message_of_key_spec("Whole").find("not a known form"), std::string::npos);
+  EXPECT_NE(message_of_key_spec("3").find("not a known form"), std::string::npos);
+}
+
+TEST(KeysDelimiterTest, LiteralsNamesAndEscapes) {
+  EXPECT_EQ(parse_delimiter(","), ',');
+  EXPECT_EQ(parse_delimiter("|"), '|');
+  EXPECT_EQ(parse_delimiter("\t"), '\t');
+  EXPECT_EQ(parse_delimiter("\\t"), '\t');
+  EXPECT_EQ(parse_delimiter("tab"), '\t');
+  EXPECT_EQ(parse_delimiter("comma"), ',');
+  EXPECT_EQ(parse_delimiter("space"), ' ');
+  EXPECT_EQ(parse_delimiter("pipe"), '|');
+  EXPECT_EQ(parse_delimiter("semicolon"), ';');
+  EXPECT_EQ(parse_delimiter("colon"), ':');
+  EXPECT_EQ(parse_delimiter("\\\\"), '\\');
+  EXPECT_EQ(parse_delimiter("\\x1f"), '\x1f');
+  EXPECT_EQ(parse_delimiter("\\x1F"), '\x1f');
+  EXPECT_EQ(parse_delimiter("\\x00"), '\0');
+  EXPECT_EQ(parse_delimiter("\\"), '\\');
+}
+
+TEST(KeysDelimiterTest, BadDelimitersNameTheValue) {
+  const std::string forms =
+      "give one byte literally (for example \",\"), by name (tab, comma, space, pipe, "
+      "semicolon, colon) or as an escape (\\t, \\\\, \\xHH).";
+  EXPECT_EQ(message_of_delimiter("ab"),
+            "The delimiter \"ab\" is not valid: it is 2 bytes long and a delimiter is a "
+            "single byte; " + forms);
+  EXPECT_EQ(message_of_delimiter(""), "The delimiter \"\" is not valid: it is empty; " + forms);
+  EXPECT_EQ(message_of_delimiter("\\n"),
+            "The delimiter \"\\n\" is not valid: it is not a known escape; " + forms);
+  EXPECT_EQ(message_of_delimiter("\\x0a"),
+            "The delimiter \"\\x0a\" is not valid: a record never contains a newline; " + forms);
+  EXPECT_EQ(message_of_delimiter("\\xZZ"),
+            "The delimiter \"\\xZZ\" is not valid: it is not a known escape; " + forms);
+  // A two-byte UTF-8 character is not one byte.
+  EXPECT_NE(message_of_delimiter("\xc2\xa7").find("2 bytes long"), std::string::npos);
+  EXPECT_NE(message_of_delimiter("\n").find("never contains a newline"), std::string::npos);
+}
+
+TEST(KeysFieldTest, WholeRecord) {
+  EXPECT_EQ(field("whole", "a\tb\tc"), "a\tb\tc");
+  EXPECT_EQ(field("line", ""), "");
+}
+
+TEST(KeysFieldTest, FirstMiddleLast) {
+  EXPECT_EQ(field("field:1", "a\tbb\tccc"), "a");
+  EXPECT_EQ(field("field:2", "a\tbb\tccc"), "bb");
+  EXPECT_EQ(field("field:3", "a\tbb\tccc"), "ccc");
+}
+
+TEST(KeysFieldTest, SingleFieldRecord) {
+  EXPECT_EQ(field("field:1", "http://example.com/"), "http://example.com/");
+  EXPECT_EQ(field("field:2", "http://example.com/"), "");
+}
+
+TEST(KeysFieldTest, MissingFieldIsEmpty) {
+  EXPECT_EQ(field("field:4", "a\tb\tc"), "");
+  EXPECT_EQ(field("field:100", "a\tb\tc"), "");
+  EXPECT_EQ(field("field:4294967295", "a\tb\tc"), "");
+  EXPECT_EQ(field("field:1", ""), "");
+  EXPECT_EQ(field("field:2", ""), "");
+}
+
+TEST(KeysFieldTest, EmptyFields) {
+  EXPECT_EQ(field("field:2", "a\t\tc"), "");
+  EXPECT_EQ(field("field:3", "a\t\tc"), "c");
+  EXPECT_EQ(field("field:1", "\t\t"), "");
+  EXPECT_EQ(field("field:2", "\t\t"), "");
+  EXPECT_EQ(field("field:3", "\t\t"), "");
+  EXPECT_EQ(field("field:4", "\t\t"), "");
+}
+
+TEST(KeysFieldTest, DelimiterAtEnds) {
+  EXPECT_EQ(field("field:1", "\ta\tb"), "");
+  EXPECT_EQ(field("field:2", "\ta\tb"), "a");
+  EXPECT_EQ(field("field:3", "\ta\tb"), "b");
+  EXPECT_EQ(field("field:2", "a\tb\t"), "b");
+  EXPECT_EQ(field("field:3", "a\tb\t"), "");
+}
+
+TEST(KeysFieldTest, OtherDelimiters) {
+  EXPECT_EQ(field("field:2", "1,http://a/,x", ','), "http://a/");
+  EXPECT_EQ(field("field:2", "1|b|c", '|'), "b");
+  EXPECT_EQ(field("field:3", "x y  z", ' '), "");
+  EXPECT_EQ(field("field:4", "x y  z", ' '), "z");
+  // Tabs are ordinary bytes when the delimiter is something else.
+  EXPECT_EQ(field("field:1", "a\tb,c", ','), "a\tb");
+  EXPECT_EQ(field("field:2", "a\0b\0c"sv, '\0'), "b");
+}
+
+TEST(KeysFieldTest, ArbitraryBytesPassThrough) {
+  const std::string_view record = "\xff\xfe\r\0\tb\r"sv;
+  EXPECT_EQ(field("field:1", record), "\xff\xfe\r\0"sv);
+  EXPECT_EQ(field("field:2", record), "b\r");
+}
+
+TEST(KeysFieldTest, FieldIsAViewIntoTheRecord) {
+  const std::string record = "a\tbb\tccc";
+  std::string scratch;
+  const KeyExtractor extractor(parse_key_spec("field:2"), '\t', NormalizeRules{});
+  const std::string_view key = extractor.key(record, scratch);
+  EXPECT_EQ(key.data(), record.data() + 2);
+  EXPECT_EQ(key.size(), 2u);
+  EXPECT_FALSE(extractor.normalizes());
+}
+
+TEST(KeysExtractorTest, NormalizesTheSelectedFieldOnly) {
+  const KeyExtractor extractor(parse_key_spec("field:2"), ',',
+                               parse_normalize_rules("url"));
+  std::string scratch;
+  EXPECT_EQ(extractor.key("X,HTTP://Example.COM:80#top,Y", scratch), "http://example.com/");
+  EXPECT_EQ(extractor.key("X", scratch), "");
+  EXPECT_TRUE(extractor.normalizes());
+}
+
+TEST(KeysExtractorTest, UnchangedKeyIsAViewIntoTheRecord) {
+  const KeyExtractor extractor(KeySpec::whole(), '\t', parse_normalize_rules("url"));
+  std::string scratch;
+  const std::string record = "https://example.com/a?b=c";
+  EXPECT_EQ(extractor.key(record, scratch).data(), record.data());
+  // Trimming alone needs no copy either.
+  const std::string padded = "  https://example.com/a?b=c\r";
+  const std::string_view key = extractor.key(padded, scratch);
+  EXPECT_EQ(key, record);
+  EXPECT_EQ(key.data(), padded.data() + 2);
+}
+
+TEST(KeysExtractorTest, ChangedKeyIsWrittenIntoScratch) {
+  const KeyExtractor extractor(KeySpec::whole(), '\t', parse_normalize_rules("url"));
+  std::string scratch;
+  const std::string_view key = extractor.key("HTTP://EXAMPLE.com/", scratch);
+  EXPECT_EQ(key, "http://example.com/");
+  EXPECT_EQ(key.data(), scratch.data());
+}
+
+TEST(KeysExtractorTest, ReusedScratchStopsGrowing) {
+  const KeyExtractor extractor(KeySpec::whole(), '\t', parse_normalize_rules("url-aggressive"));
+  std::string scratch;
+  extractor.key("HTTP://WWW.EXAMPLE.COM/a/?utm_source=x&b=2&a=1#f", scratch);
+  const size_t capacity = scratch.capacity();
+  const char* data = scratch.data();
+  for (int i = 0; i < 1000; ++i) {
+    EXPECT_EQ(extractor.key("HTTP://WWW.EXAMPLE.COM/a/?utm_source=x&b=2&a=1#f", scratch),
+              "http://example.com/a?a=1&b=2");
+  }
+  EXPECT_EQ(scratch.capacity(), capacity);
+  EXPECT_EQ(scratch.data(), data);
+}
+
+TEST(KeysExtractorTest, FieldZeroIsRefused) {
+  try {
+    KeyExtractor(KeySpec::nth_field(0), '\t', NormalizeRules{});
+    FAIL() << "field 0 was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "The key field number 0 is not valid: field numbers start at 1.");
+  }
+}
+
+}  // namespace
+}  // namespace gdedup::keys
