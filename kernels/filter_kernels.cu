@@ -15,6 +15,7 @@
 //           block traffic.
 #include <cub/device/device_radix_sort.cuh>
 
+#include <algorithm>
 #include <string>
 #include <type_traits>
 
@@ -135,21 +136,24 @@ void dispatch_layout(const FilterRef& f, Fn&& fn) {
               " bits per word; supported are 8 or 16 words with 1 or 2 bits.");
 }
 
-unsigned grid_for(uint64_t count, LaunchShape shape) {
+// One full wave of `kernel`: a grid-stride loop over more blocks than fit
+// at once would only add a tail wave.
+template <class Kernel>
+unsigned grid_for(Kernel kernel, uint64_t count, LaunchShape shape) {
+  int per_sm = 0;
+  GDEDUP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0));
+  const uint64_t cap = static_cast<uint64_t>(std::max(per_sm, 1)) *
+                       static_cast<uint64_t>(std::max(shape.multiprocessors, 1));
   const uint64_t needed = (count + kThreads - 1) / kThreads;
-  const uint64_t cap = shape.max_blocks > 0 ? static_cast<uint64_t>(shape.max_blocks) : 1;
   return static_cast<unsigned>(needed < cap ? needed : cap);
 }
 
 }  // namespace
 
 LaunchShape launch_shape(int device) {
-  int sms = 0, threads_per_sm = 0;
+  int sms = 0;
   GDEDUP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  GDEDUP_CUDA_CHECK(cudaDeviceGetAttribute(&threads_per_sm,
-                                           cudaDevAttrMaxThreadsPerMultiProcessor, device));
-  const int per_sm = threads_per_sm / kThreads > 0 ? threads_per_sm / kThreads : 1;
-  return LaunchShape{sms * per_sm};
+  return LaunchShape{sms};
 }
 
 cudaError_t probe_kernels() {
@@ -176,8 +180,8 @@ void launch_add(const FilterRef& filter, const uint64_t* fingerprints, uint64_t 
                 LaunchShape shape, cudaStream_t stream) {
   if (count == 0) return;
   dispatch_layout(filter, [&](auto bw, auto bpw) {
-    add_kernel<decltype(bw)::value, decltype(bpw)::value>
-        <<<grid_for(count, shape), kThreads, 0, stream>>>(filter, fingerprints, count);
+    const auto kernel = add_kernel<decltype(bw)::value, decltype(bpw)::value>;
+    kernel<<<grid_for(kernel, count, shape), kThreads, 0, stream>>>(filter, fingerprints, count);
   });
   GDEDUP_CUDA_CHECK(cudaGetLastError());
 }
@@ -186,8 +190,9 @@ void launch_contains(const FilterRef& filter, const uint64_t* fingerprints, uint
                      uint8_t* present, LaunchShape shape, cudaStream_t stream) {
   if (count == 0) return;
   dispatch_layout(filter, [&](auto bw, auto bpw) {
-    contains_kernel<decltype(bw)::value, decltype(bpw)::value>
-        <<<grid_for(count, shape), kThreads, 0, stream>>>(filter, fingerprints, count, present);
+    const auto kernel = contains_kernel<decltype(bw)::value, decltype(bpw)::value>;
+    kernel<<<grid_for(kernel, count, shape), kThreads, 0, stream>>>(filter, fingerprints, count,
+                                                                     present);
   });
   GDEDUP_CUDA_CHECK(cudaGetLastError());
 }
@@ -203,10 +208,9 @@ void launch_test_and_set(const FilterRef& filter, const uint64_t* fingerprints,
                 " keys.");
   }
   const kernels::SortSpan span = kernels::sort_span(filter.num_blocks, count);
-  const unsigned grid = grid_for(count, shape);
-  bucket_kernel<<<grid, kThreads, 0, stream>>>(fingerprints, count, filter.num_blocks,
-                                               span.shift, workspace.buckets[0],
-                                               workspace.positions[0]);
+  bucket_kernel<<<grid_for(bucket_kernel, count, shape), kThreads, 0, stream>>>(
+      fingerprints, count, filter.num_blocks, span.shift, workspace.buckets[0],
+      workspace.positions[0]);
   GDEDUP_CUDA_CHECK(cudaGetLastError());
 
   cub::DoubleBuffer<uint32_t> buckets(workspace.buckets[0], workspace.buckets[1]);
@@ -225,7 +229,8 @@ void launch_test_and_set(const FilterRef& filter, const uint64_t* fingerprints,
                                                     static_cast<int>(span.bits), stream));
 
   dispatch_layout(filter, [&](auto bw, auto bpw) {
-    walk_kernel<decltype(bw)::value, decltype(bpw)::value><<<grid, kThreads, 0, stream>>>(
+    const auto kernel = walk_kernel<decltype(bw)::value, decltype(bpw)::value>;
+    kernel<<<grid_for(kernel, count, shape), kThreads, 0, stream>>>(
         filter, fingerprints, buckets.Current(), positions.Current(), count, was_present, fresh);
   });
   GDEDUP_CUDA_CHECK(cudaGetLastError());
@@ -236,7 +241,7 @@ void launch_count_set_bits(const FilterRef& filter, unsigned long long* total,
   // Blocks are 8 or 16 words, so the array is a whole number of uint4.
   const uint64_t vectors = filter.num_blocks * filter.block_words / 4;
   if (vectors == 0) return;
-  popcount_kernel<<<grid_for(vectors, shape), kThreads, 0, stream>>>(
+  popcount_kernel<<<grid_for(popcount_kernel, vectors, shape), kThreads, 0, stream>>>(
       reinterpret_cast<const uint4*>(filter.words), vectors, total);
   GDEDUP_CUDA_CHECK(cudaGetLastError());
 }
@@ -244,7 +249,8 @@ void launch_count_set_bits(const FilterRef& filter, unsigned long long* total,
 void launch_random_keys(uint64_t* keys, uint64_t count, uint64_t seed, LaunchShape shape,
                         cudaStream_t stream) {
   if (count == 0) return;
-  random_keys_kernel<<<grid_for(count, shape), kThreads, 0, stream>>>(keys, count, seed);
+  random_keys_kernel<<<grid_for(random_keys_kernel, count, shape), kThreads, 0, stream>>>(
+      keys, count, seed);
   GDEDUP_CUDA_CHECK(cudaGetLastError());
 }
 

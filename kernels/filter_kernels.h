@@ -19,9 +19,10 @@ struct FilterRef {
   uint32_t bits_per_word;  // 1 or 2
 };
 
-// Grid size that keeps every multiprocessor full; kernels loop over the rest.
+// What sizes a grid: kernels get as many blocks as fit on the device at once
+// (by each kernel's own occupancy) and loop over the rest.
 struct LaunchShape {
-  int max_blocks;  // multiprocessors * resident blocks per multiprocessor
+  int multiprocessors;
 };
 
 LaunchShape launch_shape(int device);
