@@ -1,0 +1,76 @@
+// The streaming driver: reads records from files or standard input, selects
+// and fingerprints their keys, runs them through a backend in batches and
+// writes the records the mode asks for, in input order. Reading, splitting
+// and hashing run on one thread while the filter and the writer run on
+// another, with a bounded number of batches in between: memory is the filter
+// plus a few batches, whatever the input size.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gdedup/backend.h"
+#include "gdedup/filter.h"
+
+namespace gdedup {
+
+enum class Mode {
+  kDedup,        // write records whose key is new (test_and_set)
+  kDuplicates,   // write records whose key was seen before (test_and_set)
+  kBuild,        // add every key, write nothing
+  kQueryPresent, // write records whose key is in the filter (read-only)
+  kQueryAbsent,  // write records whose key is not in the filter (read-only)
+};
+
+enum class InputFormat {
+  kText,  // records are lines; keys are fingerprinted with the filter's seed
+  kU64,   // records are 8-byte little-endian fingerprints, used as they are
+};
+
+// How the key is taken from a record (docs/KEYS.md). Parsed when the run
+// starts; bad values throw UsageError naming them.
+struct KeyOptions {
+  std::string key = "whole";     // "whole" or "field:N"
+  std::string delimiter = "tab"; // one byte, or a name such as "tab", "comma"
+  std::string normalize;         // comma-separated rules, "" for none
+};
+
+struct Progress {
+  uint64_t records = 0;
+  uint64_t kept = 0;            // records written
+  uint64_t input_bytes = 0;     // raw (compressed) bytes read so far
+  uint64_t input_size = 0;      // raw size of all inputs; 0 when unknown
+  double seconds = 0;
+};
+
+struct PipelineOptions {
+  std::vector<std::string> inputs{"-"};  // paths; "-" is standard input
+  std::string output = "-";              // path, "-" for standard output; unused by kBuild
+  Mode mode = Mode::kDedup;
+  InputFormat format = InputFormat::kText;
+  KeyOptions keys;
+  uint64_t batch_records = uint64_t{1} << 18;  // records per batch (any value >= 1)
+  // Called on the filter thread after each batch, and once at the end.
+  std::function<void(const Progress&)> on_progress;
+  // Called once, when the filter first holds more keys than it was planned
+  // for, with the false-positive rate now expected.
+  std::function<void(uint64_t planned, double fpr_now)> on_over_capacity;
+};
+
+struct PipelineStats {
+  uint64_t records = 0;
+  uint64_t kept = 0;       // records written (or, for kBuild, keys that were new)
+  uint64_t dropped = 0;    // records not written
+  uint64_t input_bytes = 0;   // uncompressed bytes of the records read
+  uint64_t output_bytes = 0;
+  double seconds = 0;
+};
+
+// Runs the job. The backend must work on `filter`; the filter's counters are
+// updated. Throws UsageError for bad key options, Error for I/O failures
+// (after writing every record that precedes the failure).
+PipelineStats run_pipeline(const PipelineOptions& options, Filter& filter, Backend& backend);
+
+}  // namespace gdedup

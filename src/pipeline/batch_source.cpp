@@ -1,0 +1,123 @@
+#include "pipeline/batch_source.h"
+
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "gdedup/error.h"
+#include "gdedup/fingerprint.h"
+#include "io/multi_source.h"
+#include "io/record_reader.h"
+#include "keys/key_extractor.h"
+#include "keys/key_spec.h"
+#include "keys/normalize_rules.h"
+
+namespace gdedup::pipeline {
+namespace {
+
+keys::KeyExtractor make_extractor(const KeyOptions& k) {
+  return keys::KeyExtractor(keys::parse_key_spec(k.key), keys::parse_delimiter(k.delimiter),
+                            k.normalize.empty() ? keys::NormalizeRules{}
+                                                : keys::parse_normalize_rules(k.normalize));
+}
+
+class TextSource final : public BatchSource {
+ public:
+  TextSource(const PipelineOptions& options, uint64_t seed)
+      : extractor_(make_extractor(options.keys)),
+        whole_record_(extractor_.spec().kind == keys::KeySpec::Kind::kWhole &&
+                      !extractor_.normalizes()),
+        seed_(seed),
+        reader_(io::MultiSource(options.inputs),
+                io::ReaderOptions{io::ReaderOptions{}.batch_bytes,
+                                  static_cast<size_t>(options.batch_records)}) {}
+
+  bool next(WorkBatch& batch) override {
+    if (!reader_.next(batch.records)) return false;
+    const size_t n = batch.records.size();
+    batch.fingerprints.resize(n);
+    uint64_t* fps = batch.fingerprints.data();
+    if (whole_record_) {
+      for (size_t i = 0; i < n; ++i) {
+        const std::string_view r = batch.records[i];
+        fps[i] = fingerprint(r.data(), r.size(), seed_);
+      }
+    } else {
+      for (size_t i = 0; i < n; ++i) {
+        const std::string_view key = extractor_.key(batch.records[i], scratch_);
+        fps[i] = fingerprint(key.data(), key.size(), seed_);
+      }
+    }
+    batch.input_bytes = batch.records.end().offset;
+    batch.raw_bytes_read = reader_.source().raw_bytes_read();
+    return true;
+  }
+
+ private:
+  keys::KeyExtractor extractor_;
+  bool whole_record_;
+  uint64_t seed_;
+  io::RecordReader reader_;
+  std::string scratch_;
+};
+
+// 8-byte little-endian fingerprints, back to back; each input must hold a
+// whole number of them.
+class U64Source final : public BatchSource {
+ public:
+  explicit U64Source(const PipelineOptions& options)
+      : source_(options.inputs), batch_records_(options.batch_records) {}
+
+  bool next(WorkBatch& batch) override {
+    batch.fingerprints.resize(batch_records_);
+    char* out = reinterpret_cast<char*>(batch.fingerprints.data());
+    const size_t want = batch_records_ * 8;
+    size_t have = 0;
+    while (have < want && !done_) {
+      const size_t got = source_.read(out + have, want - have);
+      have += got;
+      input_offset_ += got;
+      if (got == 0) {
+        if (input_offset_ % 8 != 0) {
+          throw Error(source_.name() + " is not a whole number of 64-bit fingerprints: it has " +
+                      std::to_string(input_offset_) + " bytes, " +
+                      std::to_string(input_offset_ % 8) + " more than a multiple of 8");
+        }
+        input_offset_ = 0;
+        done_ = !source_.next_input();
+      }
+    }
+    // Every input holds whole fingerprints and the buffer starts on one, so
+    // `have` is a multiple of 8 here.
+    batch.fingerprints.resize(have / 8);
+    for (uint64_t& fp : batch.fingerprints) fp = le64(fp);
+    total_bytes_ += have;
+    batch.input_bytes = total_bytes_;
+    batch.raw_bytes_read = source_.raw_bytes_read();
+    return have > 0;
+  }
+
+ private:
+  static uint64_t le64(uint64_t v) {
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return __builtin_bswap64(v);
+#else
+    return v;
+#endif
+  }
+
+  io::MultiSource source_;
+  size_t batch_records_;
+  uint64_t input_offset_ = 0;
+  uint64_t total_bytes_ = 0;
+  bool done_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<BatchSource> make_batch_source(const PipelineOptions& options, uint64_t seed) {
+  if (options.format == InputFormat::kU64) return std::make_unique<U64Source>(options);
+  return std::make_unique<TextSource>(options, seed);
+}
+
+}  // namespace gdedup::pipeline

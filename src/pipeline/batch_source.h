@@ -1,0 +1,26 @@
+// Fills work batches from the inputs: records and their fingerprints. Runs on
+// the reading thread; everything it touches is its own.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "gdedup/pipeline.h"
+#include "pipeline/work_batch.h"
+
+namespace gdedup::pipeline {
+
+class BatchSource {
+ public:
+  virtual ~BatchSource() = default;
+  // Refills `batch`; false at the end of the input. Throws Error for damaged
+  // or unreadable input after the batches before the damage were handed out.
+  virtual bool next(WorkBatch& batch) = 0;
+};
+
+// Text records keyed by options.keys, fingerprinted with `seed`; or raw
+// fingerprints for InputFormat::kU64.
+std::unique_ptr<BatchSource> make_batch_source(const PipelineOptions& options, uint64_t seed);
+
+}  // namespace gdedup::pipeline

@@ -1,0 +1,221 @@
+// The streaming driver through the library API, against an exact
+// first-occurrence dedup computed here.
+#include "gdedup/pipeline.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "gdedup/backend.h"
+#include "gdedup/error.h"
+#include "gdedup/filter.h"
+#include "test_util.h"
+
+namespace gdedup {
+namespace {
+
+class PipelineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/gdedup-pipeline-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
+
+  std::string write_file(const std::string& name, const std::string& bytes) {
+    const std::string path = dir_ + "/" + name;
+    std::ofstream(path, std::ios::binary) << bytes;
+    return path;
+  }
+  static std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
+  std::string dir_;
+};
+
+// URLs with about 40% repeats, some lines without a key field.
+std::vector<std::string> url_lines(size_t count, uint64_t seed) {
+  test::Rng rng(seed);
+  std::vector<std::string> lines;
+  for (size_t i = 0; i < count; ++i) {
+    const uint64_t id = rng.below(count * 6 / 10 + 1);
+    lines.push_back("https://host" + std::to_string(id % 97) + ".example/p/" + std::to_string(id) +
+                    "\t" + std::to_string(rng.below(5)));
+  }
+  return lines;
+}
+
+std::string join(const std::vector<std::string>& lines) {
+  std::string s;
+  for (const auto& l : lines) s += l + "\n";
+  return s;
+}
+
+std::string exact_dedup(const std::vector<std::string>& lines, bool keep_new) {
+  std::unordered_set<std::string> seen;
+  std::string out;
+  for (const auto& l : lines) {
+    const bool fresh = seen.insert(l).second;
+    if (fresh == keep_new) out += l + "\n";
+  }
+  return out;
+}
+
+Filter big_filter() { return Filter(FilterParams{1 << 16, {512, 16}, kDefaultSeed}); }
+
+TEST_F(PipelineTest, DedupEqualsExactDedupForAnyBatchSizeAndThreadCount) {
+  const auto lines = url_lines(15000, 1);
+  const std::string input = write_file("in.txt", join(lines));
+  const std::string expected = exact_dedup(lines, true);
+  for (uint64_t batch : {1ull, 7ull, 1000ull, 1000000ull}) {
+    for (unsigned threads : {1u, 2u, 4u}) {
+      Filter filter = big_filter();
+      auto backend = make_cpu_backend(filter, {threads});
+      PipelineOptions o;
+      o.inputs = {input};
+      o.output = dir_ + "/out.txt";
+      o.batch_records = batch;
+      const PipelineStats stats = run_pipeline(o, filter, *backend);
+      EXPECT_EQ(read_file(o.output), expected) << "batch " << batch << " threads " << threads;
+      EXPECT_EQ(stats.records, lines.size());
+      EXPECT_EQ(stats.kept + stats.dropped, lines.size());
+      EXPECT_EQ(stats.output_bytes, expected.size());
+    }
+  }
+}
+
+TEST_F(PipelineTest, DuplicatesModeWritesTheComplement) {
+  const auto lines = url_lines(20000, 2);
+  Filter filter = big_filter();
+  auto backend = make_cpu_backend(filter);
+  PipelineOptions o;
+  o.inputs = {write_file("in.txt", join(lines))};
+  o.output = dir_ + "/dups.txt";
+  o.mode = Mode::kDuplicates;
+  run_pipeline(o, filter, *backend);
+  EXPECT_EQ(read_file(o.output), exact_dedup(lines, false));
+}
+
+TEST_F(PipelineTest, BuildThenQueryFindsExactlyTheBuiltKeys) {
+  const auto lines = url_lines(20000, 3);
+  const std::vector<std::string> first(lines.begin(), lines.begin() + 10000);
+  Filter filter = big_filter();
+  auto backend = make_cpu_backend(filter);
+  PipelineOptions build;
+  build.inputs = {write_file("first.txt", join(first))};
+  build.mode = Mode::kBuild;
+  const PipelineStats built = run_pipeline(build, filter, *backend);
+  std::unordered_set<std::string> known(first.begin(), first.end());
+  EXPECT_EQ(built.kept, known.size());
+
+  PipelineOptions query;
+  query.inputs = {write_file("all.txt", join(lines))};
+  std::string present, absent;
+  for (const auto& l : lines) (known.count(l) ? present : absent) += l + "\n";
+  query.mode = Mode::kQueryPresent;
+  query.output = dir_ + "/present.txt";
+  run_pipeline(query, filter, *backend);
+  EXPECT_EQ(read_file(query.output), present);
+  query.mode = Mode::kQueryAbsent;
+  query.output = dir_ + "/absent.txt";
+  run_pipeline(query, filter, *backend);
+  EXPECT_EQ(read_file(query.output), absent);
+}
+
+TEST_F(PipelineTest, KeyFieldSelectsWhatIsCompared) {
+  const std::string input = write_file("in.tsv", "a\t1\nb\t1\nc\t2\nd\nb\t\n");
+  Filter filter = big_filter();
+  auto backend = make_cpu_backend(filter);
+  PipelineOptions o;
+  o.inputs = {input};
+  o.output = dir_ + "/out.txt";
+  o.keys.key = "field:2";
+  run_pipeline(o, filter, *backend);
+  // "d" has no second field: its key is empty, like "b\t"'s.
+  EXPECT_EQ(read_file(o.output), "a\t1\nc\t2\nd\n");
+}
+
+TEST_F(PipelineTest, U64FingerprintsPassThroughInTheirOwnFormat) {
+  std::vector<uint64_t> fps = test::keys_with_duplicates(30000, 5000, 4);
+  std::string bytes(reinterpret_cast<const char*>(fps.data()), fps.size() * 8);
+  std::string expected;
+  std::unordered_set<uint64_t> seen;
+  for (uint64_t fp : fps) {
+    if (seen.insert(fp).second) expected.append(reinterpret_cast<const char*>(&fp), 8);
+  }
+  Filter filter = big_filter();
+  auto backend = make_cpu_backend(filter);
+  PipelineOptions o;
+  o.inputs = {write_file("a.u64", bytes.substr(0, 8 * 1001)), write_file("b.u64", bytes.substr(8 * 1001))};
+  o.output = dir_ + "/out.u64";
+  o.format = InputFormat::kU64;
+  o.batch_records = 777;
+  run_pipeline(o, filter, *backend);
+  EXPECT_EQ(read_file(o.output), expected);
+
+  o.inputs = {write_file("odd.u64", bytes.substr(0, 8 * 10 + 3))};
+  try {
+    run_pipeline(o, filter, *backend);
+    FAIL() << "expected Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("83 bytes, 3 more than a multiple of 8"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(PipelineTest, RecordsBeforeDamagedInputAreWrittenThenTheErrorIsRaised) {
+  const auto lines = url_lines(200000, 5);
+  const std::string plain = write_file("in.txt", join(lines));
+  ASSERT_EQ(std::system(("gzip -k -1 " + plain).c_str()), 0);
+  const std::string gz = read_file(plain + ".gz");
+  const std::string cut = write_file("cut.gz", gz.substr(0, gz.size() / 2));
+  Filter filter = big_filter();
+  auto backend = make_cpu_backend(filter);
+  PipelineOptions o;
+  o.inputs = {cut};
+  o.output = dir_ + "/out.txt";
+  o.batch_records = 1000;
+  try {
+    run_pipeline(o, filter, *backend);
+    FAIL() << "expected Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("offset"), std::string::npos) << e.what();
+  }
+  const std::string out = read_file(o.output);
+  const std::string full = exact_dedup(lines, true);
+  EXPECT_GT(out.size(), 0u);
+  EXPECT_EQ(full.compare(0, out.size(), out), 0) << "output is a prefix of the full result";
+}
+
+TEST_F(PipelineTest, OverCapacityIsReportedOnce) {
+  Filter filter = Filter::from_plan(plan_for_capacity(100, 1e-3));
+  auto backend = make_cpu_backend(filter);
+  PipelineOptions o;
+  o.inputs = {write_file("in.txt", join(url_lines(5000, 6)))};
+  o.output = dir_ + "/out.txt";
+  o.batch_records = 50;
+  int calls = 0;
+  double fpr = 0;
+  o.on_over_capacity = [&](uint64_t planned, double now) {
+    ++calls;
+    EXPECT_EQ(planned, 100u);
+    fpr = now;
+  };
+  run_pipeline(o, filter, *backend);
+  EXPECT_EQ(calls, 1);
+  EXPECT_GT(fpr, 1e-3);
+}
+
+}  // namespace
+}  // namespace gdedup
