@@ -1,0 +1,94 @@
+// Checkpoints: the filter and the state a streaming run needs to continue
+// where it stopped (docs/CHECKPOINT.md; file layout in docs/FORMAT.md,
+// "Checkpoint file").
+//
+// Resuming, as a caller does it:
+//
+//   Checkpoint ck = load_checkpoint(path);      // refuses damaged files
+//   auto backend = make_cpu_backend(ck.filter);  // or a GPU backend
+//   options.checkpoint = path;                   // keep checkpointing
+//   options.resume = &ck.state;
+//   run_pipeline(options, ck.filter, *backend);  // checks inputs and options
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gdedup/filter.h"
+#include "gdedup/pipeline.h"
+
+namespace gdedup {
+
+// How far the input stream had been consumed: always on a record boundary.
+// The end of one input and the start of the next are the same place.
+struct StreamPoint {
+  uint64_t records = 0;       // records consumed, all inputs together
+  uint64_t offset = 0;        // uncompressed bytes they span, all inputs
+  uint64_t input_index = 0;   // input the next record comes from
+  uint64_t input_offset = 0;  // uncompressed bytes of that input consumed
+};
+
+// What tells a resumed run that an input is the file the checkpoint read.
+struct InputIdentity {
+  std::string path;
+  // False for standard input and pipes: nothing about them can be checked,
+  // and they are only accepted with PipelineOptions::replayable_stdin.
+  bool regular = true;
+  uint64_t size = 0;          // bytes of the file as stored (compressed size)
+  int64_t mtime_ns = 0;       // modification time, nanoseconds since 1970
+  uint64_t sample_hash = 0;   // XXH3-64 of sampled stored bytes (docs/CHECKPOINT.md)
+};
+
+struct ResumeState {
+  // Options that decide the output: a resumed run must use the same ones.
+  Mode mode = Mode::kDedup;
+  InputFormat format = InputFormat::kText;
+  KeyOptions keys;
+  std::vector<InputIdentity> inputs;
+  std::string output;          // "" when the mode writes no output
+
+  StreamPoint position;        // input consumed up to here
+  uint64_t output_offset = 0;  // output bytes written for those records
+  uint64_t records = 0;        // PipelineStats at the checkpoint
+  uint64_t kept = 0;
+  uint64_t dropped = 0;
+  uint64_t input_bytes = 0;
+
+  // The filter saved with this state (filled in by the loaders), so that a
+  // run can tell it was given that filter and not another.
+  FilterParams params;
+  uint64_t insertions = 0;
+  // The file this was loaded from, for messages; not stored.
+  std::string loaded_from;
+};
+
+struct Checkpoint {
+  Filter filter;
+  ResumeState state;
+};
+
+// Reads and verifies a checkpoint: magic, version, every parameter, the
+// header, state and bit array checksums, and the exact length. Throws Error
+// naming the file and what is wrong with it; never returns anything from a
+// damaged file.
+Checkpoint load_checkpoint(const std::string& path);
+
+// The state alone, verified the same way except for the bit array, which is
+// not read: for reports about a checkpoint.
+ResumeState read_checkpoint_state(const std::string& path);
+
+// Writes a checkpoint of `filter` and `state` (params and insertions are
+// taken from the filter): to `path` + ".tmp", fsync, rename over `path`,
+// fsync of the folder. On failure throws Error naming the file and the
+// reason, and the file at `path` is untouched. run_pipeline() calls this in
+// the background; it is public for tools and tests.
+void save_checkpoint(const Filter& filter, const ResumeState& state, const std::string& path);
+
+// Throws Error naming the first parameter (layout, seed, size) in which
+// `requested` differs from the checkpoint's `saved` filter:
+// for callers that planned a filter from options and resume with the
+// checkpoint's.
+void check_checkpoint_params(const FilterParams& saved, const FilterParams& requested);
+
+}  // namespace gdedup

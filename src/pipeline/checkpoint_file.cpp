@@ -1,0 +1,324 @@
+// Checkpoint files: the filter file's header fields and bit array, followed
+// by the resume state (docs/FORMAT.md, "Checkpoint file"). As with filter
+// files, everything that can be checked is checked before anything is
+// allocated or trusted, and the first problem is reported in words a user
+// can act on.
+#include "pipeline/checkpoint_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "gdedup/error.h"
+#include "pipeline/checkpoint_format.h"
+#include "pipeline/file_ops.h"
+#include "pipeline/resume_state_codec.h"
+
+namespace gdedup {
+namespace {
+
+using namespace checkpoint_file;
+namespace fo = pipeline::file_ops;
+
+constexpr uint64_t kChunk = uint64_t{8} << 20;
+
+// ---------------------------------------------------------------- reading
+
+[[noreturn]] void refuse(const std::string& path, const std::string& problem) {
+  throw Error("checkpoint " + path + " " + problem + "; it cannot be used to resume");
+}
+
+[[noreturn]] void read_failed(const std::string& path, int err) {
+  throw Error("cannot read checkpoint " + path + ": " + fo::error_text(err));
+}
+
+struct Header {
+  FilterParams params;
+  FilterCounters counters;
+  uint64_t payload_bytes = 0;
+  uint64_t payload_checksum = 0;
+  uint64_t state_bytes = 0;
+  uint64_t state_checksum = 0;
+};
+
+// Magic and version come before the checksum: a file of another kind or
+// another version cannot be checksummed meaningfully, and saying what it is
+// helps more than "checksum mismatch".
+void check_identity(const std::string& path, const unsigned char* h, uint64_t have) {
+  if (have == 0) refuse(path, "is empty");
+  const size_t magic_have = static_cast<size_t>(std::min<uint64_t>(have, sizeof kMagic));
+  if (std::memcmp(h + kOffMagic, kMagic, magic_have) != 0) {
+    if (have >= sizeof kMagic &&
+        std::memcmp(h + kOffMagic, filter_file::kMagic, sizeof kMagic) == 0) {
+      refuse(path, "is a gdedup filter file, not a checkpoint");
+    }
+    refuse(path, "is not a gdedup checkpoint file (bad magic)");
+  }
+  if (have < kOffVersion + 4) refuse(path, "is truncated: it ends inside its header");
+  const uint32_t version = get_u32(h + kOffVersion);
+  if (version != kVersion) {
+    refuse(path, "was written in checkpoint format version " + std::to_string(version) +
+                     ", but this program reads only version " + std::to_string(kVersion) +
+                     "; finish the job with the gdedup release that wrote it, or start it "
+                     "again");
+  }
+  if (have < kHeaderBytes) {
+    refuse(path, "is truncated: it is " + std::to_string(have) + " bytes, shorter than its " +
+                     std::to_string(kHeaderBytes) + "-byte header");
+  }
+}
+
+Header parse_header(const std::string& path, const unsigned char* h) {
+  if (get_u64(h + kOffHeaderChecksum) != header_checksum(h)) {
+    refuse(path, "is damaged: its header does not match the header checksum");
+  }
+  if (get_u32(h + kOffHeaderBytes) != kHeaderBytes) {
+    refuse(path, "declares a header size other than " + std::to_string(kHeaderBytes) +
+                     " bytes; it does not follow the checkpoint format");
+  }
+  for (size_t i = kOffReserved; i < kOffHeaderChecksum; ++i) {
+    if (h[i] != 0) {
+      refuse(path, "has a nonzero reserved header byte at offset " + std::to_string(i) +
+                       "; it does not follow checkpoint format version " +
+                       std::to_string(kVersion));
+    }
+  }
+  Header r;
+  r.params.num_blocks = get_u64(h + kOffNumBlocks);
+  r.params.layout.block_bits = get_u32(h + kOffBlockBits);
+  r.params.layout.k = get_u32(h + kOffK);
+  r.params.seed = get_u64(h + kOffSeed);
+  r.counters.insertions = get_u64(h + kOffInsertions);
+  r.counters.planned_capacity = get_u64(h + kOffPlannedCapacity);
+  r.counters.planned_fpr = get_f64(h + kOffPlannedFpr);
+  r.payload_bytes = get_u64(h + kOffPayloadBytes);
+  r.payload_checksum = get_u64(h + kOffPayloadChecksum);
+  r.state_bytes = get_u64(h + kOffStateBytes);
+  r.state_checksum = get_u64(h + kOffStateChecksum);
+  try {
+    r.params.validate();
+  } catch (const UsageError& e) {
+    refuse(path, std::string("describes a filter this program cannot use: ") + e.what());
+  }
+  if (r.payload_bytes != r.params.bytes()) {
+    refuse(path, "is inconsistent: its header declares a " + std::to_string(r.payload_bytes) +
+                     "-byte bit array, but its filter parameters take " +
+                     std::to_string(r.params.bytes()) + " bytes");
+  }
+  // validate() keeps the bit array under 2^47 bytes, so only the state
+  // length can overflow the sum.
+  if (r.state_bytes > std::numeric_limits<uint64_t>::max() / 2) {
+    refuse(path, "is inconsistent: its header declares an impossible resume state size");
+  }
+  return r;
+}
+
+struct Opened {
+  fo::Fd fd;
+  Header header;
+};
+
+Opened open_verified(const std::string& path) {
+  Opened f{fo::Fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC)), {}};
+  if (f.fd.get() < 0) {
+    throw Error("cannot open checkpoint " + path + ": " + fo::error_text(errno));
+  }
+  struct stat st {};
+  if (::fstat(f.fd.get(), &st) != 0) read_failed(path, errno);
+  if (!S_ISREG(st.st_mode)) refuse(path, "is not a regular file");
+  unsigned char h[kHeaderBytes];
+  const int64_t have = fo::read_at(f.fd.get(), h, kHeaderBytes, 0);
+  if (have < 0) read_failed(path, errno);
+  check_identity(path, h, static_cast<uint64_t>(have));
+  f.header = parse_header(path, h);
+  const uint64_t expected = kHeaderBytes + f.header.payload_bytes + f.header.state_bytes;
+  const auto actual = static_cast<uint64_t>(st.st_size);
+  if (actual != expected) {
+    refuse(path, std::string(actual < expected ? "is truncated" : "has extra bytes") +
+                     ": it is " + std::to_string(actual) + " bytes, but its header, bit array "
+                     "and resume state make " + std::to_string(expected) + " bytes");
+  }
+  return f;
+}
+
+ResumeState read_state(const Opened& f, const std::string& path) {
+  const Header& h = f.header;
+  std::string bytes(h.state_bytes, '\0');
+  const int64_t got = fo::read_at(f.fd.get(), bytes.data(), h.state_bytes,
+                                  kHeaderBytes + h.payload_bytes);
+  if (got < 0) read_failed(path, errno);
+  if (static_cast<uint64_t>(got) != h.state_bytes) {
+    refuse(path, "became shorter while it was read");
+  }
+  if (XXH3_64bits(bytes.data(), bytes.size()) != h.state_checksum) {
+    refuse(path, "is damaged: its resume state does not match the state checksum");
+  }
+  ResumeState s = pipeline::decode_resume_state(path, bytes);
+  s.params = h.params;
+  s.insertions = h.counters.insertions;
+  s.loaded_from = path;
+  return s;
+}
+
+void read_bits(const Opened& f, const std::string& path, Filter& filter) {
+  const Header& h = f.header;
+  auto* bytes = reinterpret_cast<unsigned char*>(filter.words());
+  XXH3_state_t state;
+  XXH3_INITSTATE(&state);
+  XXH3_64bits_reset(&state);
+  for (uint64_t done = 0; done < h.payload_bytes;) {
+    const uint64_t want = std::min(h.payload_bytes - done, kChunk);
+    const int64_t got = fo::read_at(f.fd.get(), bytes + done, want, kHeaderBytes + done);
+    if (got < 0) read_failed(path, errno);
+    if (static_cast<uint64_t>(got) != want) refuse(path, "became shorter while it was read");
+    XXH3_64bits_update(&state, bytes + done, want);
+    done += want;
+  }
+  if (XXH3_64bits_digest(&state) != h.payload_checksum) {
+    refuse(path, "is damaged: its bit array does not match the bit array checksum");
+  }
+}
+
+// ---------------------------------------------------------------- writing
+
+[[noreturn]] void save_failed(const std::string& path, const std::string& reason) {
+  throw Error("cannot write checkpoint " + path + ": " + reason);
+}
+
+void check(int err, const std::string& path, const std::string& doing) {
+  if (err != 0) save_failed(path, doing + " failed: " + fo::error_text(err));
+}
+
+void encode_header(const FilterParams& p, const FilterCounters& c, uint64_t payload_checksum,
+                   uint64_t state_bytes, uint64_t state_checksum, unsigned char* h) {
+  std::memset(h, 0, kHeaderBytes);
+  std::memcpy(h + kOffMagic, kMagic, sizeof kMagic);
+  put_u32(h + kOffVersion, kVersion);
+  put_u32(h + kOffHeaderBytes, static_cast<uint32_t>(kHeaderBytes));
+  put_u64(h + kOffNumBlocks, p.num_blocks);
+  put_u32(h + kOffBlockBits, p.layout.block_bits);
+  put_u32(h + kOffK, p.layout.k);
+  put_u64(h + kOffSeed, p.seed);
+  put_u64(h + kOffPayloadBytes, p.bytes());
+  put_u64(h + kOffInsertions, c.insertions);
+  put_u64(h + kOffPlannedCapacity, c.planned_capacity);
+  put_f64(h + kOffPlannedFpr, c.planned_fpr);
+  put_u64(h + kOffPayloadChecksum, payload_checksum);
+  put_u64(h + kOffStateBytes, state_bytes);
+  put_u64(h + kOffStateChecksum, state_checksum);
+  put_u64(h + kOffHeaderChecksum, header_checksum(h));
+}
+
+// The header goes last: until then the first page is zeros, so a file cut
+// short by a crash has no magic and is never taken for a checkpoint.
+void write_contents(int fd, const std::string& path, const std::string& tmp,
+                    const uint32_t* words, const FilterParams& params,
+                    const FilterCounters& counters, const ResumeState& state,
+                    bool inject_failure) {
+  const std::string writing = "writing " + tmp;
+  unsigned char h[kHeaderBytes] = {};
+  check(fo::write_all(fd, h, kHeaderBytes), path, writing);
+  const auto* bytes = reinterpret_cast<const unsigned char*>(words);
+  const uint64_t payload_bytes = params.bytes();
+  XXH3_state_t xs;
+  XXH3_INITSTATE(&xs);
+  XXH3_64bits_reset(&xs);
+  for (uint64_t done = 0; done < payload_bytes;) {
+    const uint64_t n = std::min(payload_bytes - done, kChunk);
+    XXH3_64bits_update(&xs, bytes + done, n);
+    check(fo::write_all(fd, bytes + done, n), path, writing);
+    done += n;
+  }
+  if (inject_failure) check(EIO, path, writing + " (injected test failure)");
+  const std::string encoded = pipeline::encode_resume_state(state);
+  check(fo::write_all(fd, encoded.data(), encoded.size()), path, writing);
+  encode_header(params, counters, XXH3_64bits_digest(&xs), encoded.size(),
+                XXH3_64bits(encoded.data(), encoded.size()), h);
+  check(fo::pwrite_all(fd, h, kHeaderBytes, 0), path, writing);
+}
+
+}  // namespace
+
+namespace pipeline {
+
+void write_checkpoint_file(const uint32_t* words, const FilterParams& params,
+                           const FilterCounters& counters, const ResumeState& state,
+                           const std::string& path, bool inject_failure) {
+  const std::string tmp = path + ".tmp";
+  fo::Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (fd.get() < 0) check(errno, path, "creating " + tmp);
+  try {
+    write_contents(fd.get(), path, tmp, words, params, counters, state, inject_failure);
+    if (::fsync(fd.get()) != 0) check(errno, path, "syncing " + tmp + " to disk");
+    check(fd.close_now(), path, "closing " + tmp);
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+      check(errno, path, "renaming " + tmp + " over it");
+    }
+  } catch (...) {
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  if (const int err = fo::sync_folder(path); err != 0) {
+    save_failed(path, "the file was written, but syncing its folder " +
+                          fo::containing_folder(path) + " failed, so it may not survive a "
+                          "crash: " + fo::error_text(err));
+  }
+}
+
+}  // namespace pipeline
+
+void save_checkpoint(const Filter& filter, const ResumeState& state, const std::string& path) {
+  pipeline::write_checkpoint_file(filter.words(), filter.params(), filter.counters(), state,
+                                  path);
+}
+
+ResumeState read_checkpoint_state(const std::string& path) {
+  const Opened f = open_verified(path);
+  return read_state(f, path);
+}
+
+Checkpoint load_checkpoint(const std::string& path) {
+  const Opened f = open_verified(path);
+  ResumeState state = read_state(f, path);
+  Filter filter = [&] {
+    try {
+      return Filter(f.header.params);
+    } catch (const Error& e) {  // out of memory: say which file needed it
+      throw Error("cannot load checkpoint " + path + ": " + e.what());
+    }
+  }();
+  read_bits(f, path, filter);
+  filter.counters() = f.header.counters;
+  return Checkpoint{std::move(filter), std::move(state)};
+}
+
+void check_checkpoint_params(const FilterParams& saved, const FilterParams& requested) {
+  auto differs = [](const std::string& what, const std::string& a, const std::string& b) {
+    throw Error("the filter " + what + " differs from the checkpoint's: the checkpoint " +
+                     "has " + a + ", this run asks for " + b +
+                     "; resume with the options of the interrupted run");
+  };
+  if (!(saved.layout == requested.layout)) {
+    differs("layout", std::to_string(saved.layout.block_bits) + "-bit blocks with k = " +
+                          std::to_string(saved.layout.k),
+            std::to_string(requested.layout.block_bits) + "-bit blocks with k = " +
+                std::to_string(requested.layout.k));
+  }
+  if (saved.seed != requested.seed) {
+    differs("seed", std::to_string(saved.seed), std::to_string(requested.seed));
+  }
+  if (saved.num_blocks != requested.num_blocks) {
+    differs("size", std::to_string(saved.num_blocks) + " blocks",
+            std::to_string(requested.num_blocks) + " blocks");
+  }
+}
+
+}  // namespace gdedup

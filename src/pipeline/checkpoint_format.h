@@ -1,0 +1,43 @@
+// The checkpoint file header (docs/FORMAT.md, "Checkpoint file"). The filter
+// fields sit at the offsets of the filter file header, so both files share
+// their field code; the checkpoint adds the resume state after the bit array.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/filter_file_format.h"
+
+namespace gdedup::checkpoint_file {
+
+constexpr char kMagic[8] = {'G', 'D', 'E', 'D', 'U', 'P', 'C', 'K'};
+constexpr uint32_t kVersion = 1;
+constexpr uint64_t kHeaderBytes = filter_file::kHeaderBytes;
+
+// Offsets 0 .. 80 are those of the filter file header.
+constexpr size_t kOffMagic = filter_file::kOffMagic;
+constexpr size_t kOffVersion = filter_file::kOffVersion;
+constexpr size_t kOffHeaderBytes = filter_file::kOffHeaderBytes;
+constexpr size_t kOffNumBlocks = filter_file::kOffNumBlocks;
+constexpr size_t kOffBlockBits = filter_file::kOffBlockBits;
+constexpr size_t kOffK = filter_file::kOffK;
+constexpr size_t kOffSeed = filter_file::kOffSeed;
+constexpr size_t kOffPayloadBytes = filter_file::kOffPayloadBytes;
+constexpr size_t kOffInsertions = filter_file::kOffInsertions;
+constexpr size_t kOffPlannedCapacity = filter_file::kOffPlannedCapacity;
+constexpr size_t kOffPlannedFpr = filter_file::kOffPlannedFpr;
+constexpr size_t kOffPayloadChecksum = filter_file::kOffPayloadChecksum;
+constexpr size_t kOffStateBytes = 80;
+constexpr size_t kOffStateChecksum = 88;
+constexpr size_t kOffReserved = 96;
+constexpr size_t kOffHeaderChecksum = filter_file::kOffHeaderChecksum;
+
+using filter_file::get_f64;
+using filter_file::get_u32;
+using filter_file::get_u64;
+using filter_file::header_checksum;
+using filter_file::put_f64;
+using filter_file::put_u32;
+using filter_file::put_u64;
+
+}  // namespace gdedup::checkpoint_file

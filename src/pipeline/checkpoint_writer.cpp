@@ -1,0 +1,117 @@
+#include "pipeline/checkpoint_writer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "gdedup/error.h"
+#include "pipeline/checkpoint_file.h"
+#include "pipeline/file_ops.h"
+
+namespace gdedup::pipeline {
+namespace {
+
+uint64_t injected_failure() {
+  const char* v = std::getenv("GDEDUP_TEST_FAIL_CHECKPOINT_WRITE");
+  return v == nullptr ? 0 : std::strtoull(v, nullptr, 10);
+}
+
+}  // namespace
+
+CheckpointWriter::CheckpointWriter(std::string path, std::string output)
+    : path_(std::move(path)), output_(std::move(output)), fail_at_(injected_failure()) {}
+
+CheckpointWriter::~CheckpointWriter() {
+  if (thread_.joinable()) thread_.join();
+  if (output_fd_ >= 0) ::close(output_fd_);
+}
+
+void CheckpointWriter::wait() {
+  if (thread_.joinable()) thread_.join();
+  if (!failure_) return;
+  std::string reason;
+  try {
+    std::rethrow_exception(failure_);
+  } catch (const std::exception& e) {
+    reason = e.what();
+  }
+  const std::string previous =
+      have_good_ ? "the previous checkpoint, at record " + std::to_string(last_good_records_) +
+                       ", is intact and the job can be resumed from it"
+                 : "no earlier checkpoint of this run exists";
+  throw Error("checkpoint failed: " + reason + ". The job stopped rather than go on without "
+              "a checkpoint; " + previous + ".");
+}
+
+void CheckpointWriter::write(const uint32_t* words, const FilterParams& params,
+                             const FilterCounters& counters, const ResumeState& state) {
+  ++attempts_;
+  if (!output_.empty()) {
+    // The state counts output bytes the pipeline thread flushed to the
+    // kernel; an fsync through any descriptor of the file makes them
+    // durable before the checkpoint that relies on them exists.
+    if (output_fd_ < 0) {
+      output_fd_ = ::open(output_.c_str(), O_RDONLY | O_CLOEXEC);
+      if (output_fd_ < 0) {
+        throw Error("cannot open output " + output_ + " to sync it: " +
+                    file_ops::error_text(errno));
+      }
+    }
+    if (::fsync(output_fd_) != 0 && errno != EINVAL) {
+      throw Error("syncing output " + output_ + " failed: " + file_ops::error_text(errno));
+    }
+  }
+  write_checkpoint_file(words, params, counters, state, path_, attempts_ == fail_at_);
+  ++written_;
+  have_good_ = true;
+  last_good_records_ = state.position.records;
+}
+
+void CheckpointWriter::start(const Filter& filter, ResumeState state) {
+  wait();
+  const uint64_t words = filter.params().words();
+  if (snapshot_words_ != words) {
+    snapshot_.reset();
+    snapshot_words_ = 0;
+    // Not value-initialised: the copy below fills it.
+    snapshot_.reset(new (std::nothrow) uint32_t[words]);
+    if (snapshot_) snapshot_words_ = words;
+  }
+  if (!snapshot_) {
+    // No memory for a second copy of the filter: write from the filter
+    // itself, holding the pipeline for the whole write.
+    try {
+      write(filter.words(), filter.params(), filter.counters(), state);
+    } catch (...) {
+      failure_ = std::current_exception();
+    }
+    wait();
+    return;
+  }
+  std::memcpy(snapshot_.get(), filter.words(), words * sizeof(uint32_t));
+  finished_ = false;
+  thread_ = std::thread([this, params = filter.params(), counters = filter.counters(),
+                         state = std::move(state)] {
+    try {
+      write(snapshot_.get(), params, counters, state);
+    } catch (...) {
+      failure_ = std::current_exception();
+    }
+    finished_ = true;
+  });
+}
+
+void CheckpointWriter::remove() {
+  if (thread_.joinable()) thread_.join();
+  // A checkpoint left behind by a completed run would restart the tail of a
+  // finished job; failing to remove it is harmless, since resuming from it
+  // rebuilds the same output.
+  ::unlink(path_.c_str());
+  ::unlink((path_ + ".tmp").c_str());
+}
+
+}  // namespace gdedup::pipeline

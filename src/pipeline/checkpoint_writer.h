@@ -1,0 +1,68 @@
+// Writes checkpoints in the background. The pipeline thread only copies the
+// bit array into a snapshot buffer (the one stall); a writer thread then
+// syncs the output up to the offset the state records and writes the file.
+// One write at a time; a failure is kept and reported by the next call.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "gdedup/checkpoint.h"
+
+namespace gdedup::pipeline {
+
+class CheckpointWriter {
+ public:
+  // `output` is the file whose bytes the states count ("" for none); it is
+  // fsynced before each checkpoint is written. The environment variable
+  // GDEDUP_TEST_FAIL_CHECKPOINT_WRITE=N makes the Nth write fail (tests).
+  CheckpointWriter(std::string path, std::string output);
+  CheckpointWriter(const CheckpointWriter&) = delete;
+  CheckpointWriter& operator=(const CheckpointWriter&) = delete;
+  // Waits for a write in progress; its failure, if any, is not reported.
+  ~CheckpointWriter();
+
+  // True while a write is in progress.
+  bool busy() const { return thread_.joinable() && !finished_.load(); }
+
+  // Waits for the write in progress. Throws Error if it, or an earlier one,
+  // failed, saying that the previous checkpoint is intact.
+  void wait();
+
+  // Waits for the previous write (throwing if it failed), snapshots the
+  // filter and starts writing `state` with it. The output must already be
+  // flushed up to state.output_offset. If no snapshot buffer can be
+  // allocated, writes synchronously from the filter instead.
+  void start(const Filter& filter, ResumeState state);
+
+  // Checkpoints written successfully so far.
+  uint64_t written() const { return written_; }
+
+  // Removes the checkpoint (and any temporary file): the run has completed.
+  void remove();
+
+ private:
+  void write(const uint32_t* words, const FilterParams& params, const FilterCounters& counters,
+             const ResumeState& state);
+
+  std::string path_;
+  std::string output_;
+  int output_fd_ = -1;
+  uint64_t fail_at_ = 0;  // 1-based write number to fail; 0 for none
+  uint64_t attempts_ = 0;
+  uint64_t written_ = 0;
+  uint64_t last_good_records_ = 0;
+  bool have_good_ = false;
+
+  std::unique_ptr<uint32_t[]> snapshot_;
+  uint64_t snapshot_words_ = 0;
+  std::thread thread_;
+  std::atomic<bool> finished_{false};
+  std::exception_ptr failure_;
+};
+
+}  // namespace gdedup::pipeline

@@ -1,0 +1,285 @@
+// Checkpoint files: exact round trips of filter and resume state, refusal of
+// every damaged, truncated, extended, foreign or other-version file with a
+// message that names it, and a failed write that leaves the old file intact.
+#include "gdedup/checkpoint.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gdedup/error.h"
+#include "gdedup/filter_file.h"
+#include "gdedup/fingerprint.h"
+#include "gdedup/layout.h"
+#include "pipeline/checkpoint_file.h"
+#include "pipeline/checkpoint_format.h"
+
+namespace gdedup {
+namespace {
+
+namespace fs = std::filesystem;
+namespace cf = checkpoint_file;
+
+using Bytes = std::vector<unsigned char>;
+
+class CheckpointFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = ::testing::TempDir() + "gdedup_checkpoint_file_XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr) << std::strerror(errno);
+    dir_ = pattern;
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+  std::string path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
+
+  fs::path dir_;
+};
+
+Filter make_filter(const FilterParams& params, int keys) {
+  Filter filter(params);
+  const BlockGeometry g = params.geometry();
+  uint64_t fresh = 0;
+  for (int i = 0; i < keys; ++i) {
+    const std::string key = "key-" + std::to_string(i);
+    if (!key_test_and_set(filter.words(), g, fingerprint(key.data(), key.size(), params.seed))) {
+      ++fresh;
+    }
+  }
+  filter.counters().insertions = fresh;
+  filter.counters().planned_capacity = 1000;
+  filter.counters().planned_fpr = 1e-4;
+  return filter;
+}
+
+Filter small_filter() { return make_filter(FilterParams{4, {256, 8}, kDefaultSeed}, 20); }
+
+ResumeState sample_state() {
+  ResumeState s;
+  s.mode = Mode::kDuplicates;
+  s.format = InputFormat::kText;
+  s.keys = KeyOptions{"field:3", "comma", "lowercase-host,strip-fragment"};
+  s.inputs = {InputIdentity{"/data/a.txt.gz", true, 123456789, 1700000000123456789, 0xabcdef},
+              InputIdentity{"-", false, 0, 0, 0},
+              InputIdentity{"b \xff\n.txt", true, 7, -5, 1}};
+  s.output = "/out/unique.txt";
+  s.position = StreamPoint{1000, 54321, 1, 17};
+  s.output_offset = 4242;
+  s.records = 1000;
+  s.kept = 600;
+  s.dropped = 400;
+  s.input_bytes = 54321;
+  return s;
+}
+
+Bytes read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return Bytes(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void write_bytes(const std::string& path, const Bytes& bytes) {
+  std::remove(path.c_str());
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  ASSERT_TRUE(out.good()) << path;
+}
+
+std::string load_error(const std::string& path) {
+  try {
+    load_checkpoint(path);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void expect_same_state(const ResumeState& a, const ResumeState& b) {
+  EXPECT_EQ(a.mode, b.mode);
+  EXPECT_EQ(a.format, b.format);
+  EXPECT_EQ(a.keys.key, b.keys.key);
+  EXPECT_EQ(a.keys.delimiter, b.keys.delimiter);
+  EXPECT_EQ(a.keys.normalize, b.keys.normalize);
+  ASSERT_EQ(a.inputs.size(), b.inputs.size());
+  for (size_t i = 0; i < a.inputs.size(); ++i) {
+    EXPECT_EQ(a.inputs[i].path, b.inputs[i].path);
+    EXPECT_EQ(a.inputs[i].regular, b.inputs[i].regular);
+    EXPECT_EQ(a.inputs[i].size, b.inputs[i].size);
+    EXPECT_EQ(a.inputs[i].mtime_ns, b.inputs[i].mtime_ns);
+    EXPECT_EQ(a.inputs[i].sample_hash, b.inputs[i].sample_hash);
+  }
+  EXPECT_EQ(a.output, b.output);
+  EXPECT_EQ(a.position.records, b.position.records);
+  EXPECT_EQ(a.position.offset, b.position.offset);
+  EXPECT_EQ(a.position.input_index, b.position.input_index);
+  EXPECT_EQ(a.position.input_offset, b.position.input_offset);
+  EXPECT_EQ(a.output_offset, b.output_offset);
+  EXPECT_EQ(a.records, b.records);
+  EXPECT_EQ(a.kept, b.kept);
+  EXPECT_EQ(a.dropped, b.dropped);
+  EXPECT_EQ(a.input_bytes, b.input_bytes);
+}
+
+TEST_F(CheckpointFileTest, RoundTripIsExact) {
+  for (const Layout layout : {Layout{256, 8}, Layout{512, 32}}) {
+    const Filter filter = make_filter(FilterParams{37, layout, 99}, 300);
+    const ResumeState state = sample_state();
+    save_checkpoint(filter, state, path("ck"));
+    const Checkpoint ck = load_checkpoint(path("ck"));
+    EXPECT_EQ(ck.filter.params(), filter.params());
+    EXPECT_EQ(ck.filter.counters().insertions, filter.counters().insertions);
+    EXPECT_EQ(ck.filter.counters().planned_capacity, 1000u);
+    EXPECT_EQ(ck.filter.counters().planned_fpr, 1e-4);
+    EXPECT_EQ(std::memcmp(ck.filter.words(), filter.words(), filter.params().bytes()), 0);
+    expect_same_state(ck.state, state);
+    EXPECT_EQ(ck.state.params, filter.params());
+    EXPECT_EQ(ck.state.insertions, filter.counters().insertions);
+    EXPECT_EQ(ck.state.loaded_from, path("ck"));
+    expect_same_state(read_checkpoint_state(path("ck")), state);
+    EXPECT_FALSE(fs::exists(path("ck.tmp")));
+  }
+}
+
+TEST_F(CheckpointFileTest, HeaderFieldsSitWhereTheFormatSays) {
+  const Filter filter = small_filter();
+  save_checkpoint(filter, sample_state(), path("ck"));
+  const Bytes file = read_bytes(path("ck"));
+  EXPECT_EQ(std::memcmp(file.data(), "GDEDUPCK", 8), 0);
+  EXPECT_EQ(cf::get_u32(&file[cf::kOffVersion]), 1u);
+  EXPECT_EQ(cf::get_u64(&file[cf::kOffNumBlocks]), 4u);
+  EXPECT_EQ(cf::get_u64(&file[cf::kOffPayloadBytes]), 128u);
+  const uint64_t state_bytes = cf::get_u64(&file[cf::kOffStateBytes]);
+  EXPECT_EQ(file.size(), 4096u + 128u + state_bytes);
+  // The bit array lies page-aligned, as in a filter file.
+  EXPECT_EQ(std::memcmp(&file[4096], filter.words(), 128), 0);
+}
+
+TEST_F(CheckpointFileTest, EveryChangedHeaderByteIsRefused) {
+  save_checkpoint(small_filter(), sample_state(), path("good"));
+  const Bytes good = read_bytes(path("good"));
+  for (size_t pos = 0; pos < cf::kHeaderBytes; pos += (pos < 128 ? 1 : 61)) {
+    Bytes file = good;
+    file[pos] ^= static_cast<unsigned char>(pos % 255 + 1);
+    write_bytes(path("bad"), file);
+    const std::string message = load_error(path("bad"));
+    ASSERT_NE(message.find("checkpoint " + path("bad")), std::string::npos)
+        << "byte " << pos << ": " << message;
+    ASSERT_NE(message.find("cannot be used to resume"), std::string::npos) << message;
+  }
+}
+
+TEST_F(CheckpointFileTest, ChangedBitArrayOrStateBytesAreRefusedNamingThePart) {
+  save_checkpoint(make_filter(FilterParams{64, {512, 16}, kDefaultSeed}, 100), sample_state(),
+                  path("good"));
+  const Bytes good = read_bytes(path("good"));
+  const size_t state_at = 4096 + 64 * 64;
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 100; ++trial) {
+    Bytes file = good;
+    const size_t pos = 4096 + rng() % (good.size() - 4096);
+    file[pos] ^= static_cast<unsigned char>(1 + rng() % 255);
+    write_bytes(path("bad"), file);
+    const std::string message = load_error(path("bad"));
+    const char* part = pos < state_at ? "bit array" : "resume state";
+    ASSERT_NE(message.find(std::string("is damaged: its ") + part), std::string::npos)
+        << "byte " << pos << ": " << message;
+  }
+}
+
+TEST_F(CheckpointFileTest, EveryTruncationAndAppendedByteIsRefused) {
+  save_checkpoint(small_filter(), sample_state(), path("good"));
+  const Bytes good = read_bytes(path("good"));
+  for (size_t length = 0; length < good.size(); length += (length < 4200 ? 7 : 1)) {
+    write_bytes(path("bad"), Bytes(good.begin(), good.begin() + static_cast<long>(length)));
+    const std::string message = load_error(path("bad"));
+    ASSERT_NE(message.find(path("bad")), std::string::npos) << length << ": " << message;
+    if (length >= 12) {
+      ASSERT_NE(message.find("truncated"), std::string::npos) << length << ": " << message;
+    }
+  }
+  Bytes longer = good;
+  longer.push_back(0);
+  write_bytes(path("long"), longer);
+  EXPECT_NE(load_error(path("long")).find("extra bytes"), std::string::npos);
+}
+
+TEST_F(CheckpointFileTest, OtherVersionIsRefusedNamingBothVersions) {
+  save_checkpoint(small_filter(), sample_state(), path("good"));
+  for (uint32_t version : {0u, 2u, 77u}) {
+    Bytes file = read_bytes(path("good"));
+    cf::put_u32(&file[cf::kOffVersion], version);
+    cf::put_u64(&file[cf::kOffHeaderChecksum], cf::header_checksum(file.data()));
+    write_bytes(path("other"), file);
+    const std::string message = load_error(path("other"));
+    EXPECT_NE(message.find("format version " + std::to_string(version)), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("reads only version 1"), std::string::npos) << message;
+  }
+}
+
+TEST_F(CheckpointFileTest, FilterFilesAndForeignFilesAreNotCheckpoints) {
+  save_filter(small_filter(), path("f.gdf"));
+  EXPECT_NE(load_error(path("f.gdf")).find("is a gdedup filter file, not a checkpoint"),
+            std::string::npos);
+  write_bytes(path("text"), Bytes{'h', 't', 't', 'p', '\n'});
+  EXPECT_NE(load_error(path("text")).find("not a gdedup checkpoint file"), std::string::npos);
+  write_bytes(path("empty"), {});
+  EXPECT_NE(load_error(path("empty")).find("is empty"), std::string::npos);
+  EXPECT_NE(load_error(path("missing")).find("cannot open checkpoint"), std::string::npos);
+}
+
+TEST_F(CheckpointFileTest, FailedWriteLeavesThePreviousCheckpointIntact) {
+  const Filter old_filter = small_filter();
+  ResumeState old_state = sample_state();
+  save_checkpoint(old_filter, old_state, path("ck"));
+  const Bytes before = read_bytes(path("ck"));
+
+  const Filter new_filter = make_filter(FilterParams{4, {256, 8}, kDefaultSeed}, 40);
+  ResumeState new_state = old_state;
+  new_state.records = 2000;
+  try {
+    pipeline::write_checkpoint_file(new_filter.words(), new_filter.params(),
+                                    new_filter.counters(), new_state, path("ck"), true);
+    FAIL() << "the injected failure did not fail the write";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot write checkpoint " + path("ck")),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(read_bytes(path("ck")), before);
+  EXPECT_FALSE(fs::exists(path("ck.tmp")));
+  EXPECT_EQ(load_checkpoint(path("ck")).state.records, 1000u);
+
+  // A real failure: the temporary name is taken by a folder.
+  ASSERT_TRUE(fs::create_directory(path("ck.tmp")));
+  EXPECT_THROW(save_checkpoint(new_filter, new_state, path("ck")), Error);
+  EXPECT_EQ(read_bytes(path("ck")), before);
+}
+
+TEST_F(CheckpointFileTest, ParamsThatDifferAreNamed) {
+  const FilterParams saved{100, {512, 16}, 7};
+  EXPECT_NO_THROW(check_checkpoint_params(saved, saved));
+  auto message = [&](const FilterParams& requested) {
+    try {
+      check_checkpoint_params(saved, requested);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(message({100, {256, 8}, 7}).find("filter layout differs"), std::string::npos);
+  EXPECT_NE(message({100, {512, 16}, 8}).find("filter seed differs"), std::string::npos);
+  EXPECT_NE(message({101, {512, 16}, 7}).find("filter size differs"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gdedup
