@@ -1,0 +1,69 @@
+// gdedup dedup, build and query: the subcommands that stream records through
+// a filter. They share options and one runner (job.cpp).
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/job.h"
+#include "cli/options.h"
+
+namespace gdedup::cli {
+
+Action add_dedup_command(CLI::App& app) {
+  auto o = std::make_shared<JobOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "dedup", "Write each record whose key was not seen before, in input order");
+  add_input_options(*sub, *o);
+  add_output_options(*sub, *o, true);
+  sub->add_flag("--duplicates", o->duplicates,
+                "Write the records that would be dropped instead (the exact complement)")
+      ->group(kGroupOutput);
+  sub->add_option("-f,--filter", o->filter_path,
+                  "Start from this filter file and save the updated filter to it at the end; "
+                  "created with the sizing options if it does not exist")
+      ->type_name("FILE")
+      ->group(kGroupFilter);
+  add_sizing_options(*sub, o->sizing);
+  add_key_options(*sub, o->keys);
+  add_backend_options(*sub, *o);
+  sub->footer(
+      "Without --capacity or --memory the filter is sized for every input record being "
+      "distinct, estimated from the input sizes; standard input needs --capacity or --memory.");
+  return [o] { return run_job(*o, JobKind::kDedup); };
+}
+
+Action add_build_command(CLI::App& app) {
+  auto o = std::make_shared<JobOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "build", "Add the keys of the inputs to a filter file, creating it if needed");
+  add_input_options(*sub, *o);
+  sub->add_option("-f,--filter", o->filter_path,
+                  "The filter file: extended if it exists, else created with the sizing options")
+      ->type_name("FILE")
+      ->required()
+      ->group(kGroupFilter);
+  add_output_options(*sub, *o, false);
+  add_sizing_options(*sub, o->sizing);
+  add_key_options(*sub, o->keys);
+  add_backend_options(*sub, *o);
+  return [o] { return run_job(*o, JobKind::kBuild); };
+}
+
+Action add_query_command(CLI::App& app) {
+  auto o = std::make_shared<JobOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "query", "Write the records whose key is in a filter file (or, with --absent, is not)");
+  add_input_options(*sub, *o);
+  add_output_options(*sub, *o, true);
+  sub->add_flag("--absent", o->absent,
+                "Write the records whose key is not in the filter instead")
+      ->group(kGroupOutput);
+  sub->add_option("-f,--filter", o->filter_path, "The filter file; it is not changed")
+      ->type_name("FILE")
+      ->required()
+      ->group(kGroupFilter);
+  add_key_options(*sub, o->keys);
+  add_backend_options(*sub, *o);
+  return [o] { return run_job(*o, JobKind::kQuery); };
+}
+
+}  // namespace gdedup::cli

@@ -1,0 +1,66 @@
+#include "cli/console.h"
+
+#include <unistd.h>
+
+#include "io/sys.h"
+
+namespace gdedup::cli {
+namespace {
+
+// Straight to fd 2: stderr is unbuffered anyway, and one write(2) per line
+// keeps lines whole when several processes share the terminal.
+void write_stderr(const std::string& text) {
+  io::sys::write_all(STDERR_FILENO, text.data(), text.size());
+}
+
+}  // namespace
+
+Console& Console::get() {
+  static Console console;
+  return console;
+}
+
+std::string one_line(std::string text) {
+  for (char& c : text) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
+}
+
+void Console::info(const std::string& message) {
+  if (!quiet_) write_line("gdedup: " + one_line(message));
+}
+
+void Console::warn(const std::string& message) {
+  write_line("gdedup: warning: " + one_line(message));
+}
+
+void Console::error(const std::string& message) { write_line("gdedup: " + one_line(message)); }
+
+void Console::write_line(const std::string& line) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  erase_locked();
+  write_stderr(line + "\n");
+}
+
+void Console::status(const std::string& line) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::string text = "\r" + line;
+  if (line.size() < status_width_) text.append(status_width_ - line.size(), ' ');
+  write_stderr(text);
+  status_width_ = line.size();
+}
+
+void Console::clear_status() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  erase_locked();
+}
+
+void Console::erase_locked() {
+  if (status_width_ == 0) return;
+  write_stderr("\r" + std::string(status_width_, ' ') + "\r");
+  status_width_ = 0;
+}
+
+}  // namespace gdedup::cli

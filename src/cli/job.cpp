@@ -1,0 +1,155 @@
+#include "cli/job.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/backend_choice.h"
+#include "cli/console.h"
+#include "cli/numbers.h"
+#include "cli/preflight.h"
+#include "cli/progress.h"
+#include "cli/report.h"
+#include "cli/sizing.h"
+#include "cli/stats.h"
+#include "gdedup/error.h"
+#include "gdedup/filter_file.h"
+#include "gdedup/pipeline.h"
+#include "io/input_file.h"
+#include "io/output_writer.h"
+
+namespace gdedup::cli {
+namespace {
+
+Mode mode_for(const JobOptions& o, JobKind kind) {
+  switch (kind) {
+    case JobKind::kDedup: return o.duplicates ? Mode::kDuplicates : Mode::kDedup;
+    case JobKind::kBuild: return Mode::kBuild;
+    case JobKind::kQuery: return o.absent ? Mode::kQueryAbsent : Mode::kQueryPresent;
+  }
+  return Mode::kDedup;
+}
+
+// An existing filter keeps its parameters: sizing options only shape new
+// ones. They are accepted (a daily job can pass the same options whether or
+// not the file exists yet) but a warning says so when they ask for another
+// filter than the file holds.
+void warn_ignored_sizing(const JobOptions& o, const SizingRequest& request, const Filter& filter,
+                         InputFormat format) {
+  if (!o.sizing.given()) return;
+  if (request.capacity) {
+    const Plan plan = plan_job(request, o.inputs, format);
+    const FilterParams& p = filter.params();
+    if (plan.layout == p.layout && plan.num_blocks == p.num_blocks) return;
+  }
+  Console::get().warn(o.filter_path + " exists, so its own parameters are used and the "
+                      "sizing options (--capacity, --fpr, --memory, --block-bits) are ignored; "
+                      "they size new filters only");
+}
+
+// The filter the job runs on, with a line saying what it is.
+Filter prepare_filter(const JobOptions& o, JobKind kind, const SizingRequest& request,
+                      InputFormat format) {
+  const bool have_file = !o.filter_path.empty() && file_exists(o.filter_path);
+  if (kind == JobKind::kQuery || have_file) {
+    Filter filter = load_filter(o.filter_path);
+    if (kind != JobKind::kQuery) warn_ignored_sizing(o, request, filter, format);
+    Console::get().info(filter_summary(filter, o.filter_path));
+    return filter;
+  }
+  if (!o.filter_path.empty()) check_creatable(o.filter_path);
+  const Plan plan = plan_job(request, o.inputs, format);
+  Console::get().info(plan_summary(plan) +
+                      (o.filter_path.empty() ? "" : ", saved to " + o.filter_path));
+  return Filter::from_plan(plan);
+}
+
+// Appended to an error that struck after work began, so the user knows what
+// the files now hold.
+std::string aftermath(const JobOptions& o, JobKind kind, Mode mode) {
+  std::string text;
+  if (mode != Mode::kBuild) {
+    text += o.output == "-" ? " The records before the failure were written to standard output."
+                            : " The records before the failure were written to " + o.output + ".";
+  }
+  if (!o.filter_path.empty() && kind != JobKind::kQuery) {
+    text += " The filter " + o.filter_path + " was not updated.";
+  }
+  return text;
+}
+
+}  // namespace
+
+int run_job(const JobOptions& options, JobKind kind) {
+  JobOptions o = options;
+  Console& console = Console::get();
+  console.set_quiet(o.quiet);
+  if (o.inputs.empty()) o.inputs.push_back("-");
+  const Mode mode = mode_for(o, kind);
+  const InputFormat format = parse_input_format(o.input_format);
+
+  // Everything the user typed is checked before anything is read or created.
+  const SizingRequest request = parse_sizing(o.sizing);
+  const ProgressMode progress_mode = o.progress_mode();
+  const uint64_t batch = o.batch.empty() ? PipelineOptions{}.batch_records
+                                         : parse_count(o.batch, "--batch");
+  if (batch == 0) throw UsageError("--batch " + o.batch + ": must be at least 1 record");
+  if (format == InputFormat::kText) check_key_options(o.keys);
+  check_inputs(o.inputs);
+  if (mode != Mode::kBuild) check_not_an_input(o.output, o.inputs, "output");
+  if (!o.filter_path.empty()) {
+    check_not_an_input(o.filter_path, o.inputs, "filter");
+    if (mode != Mode::kBuild && o.output != "-" && io::same_file(o.filter_path, o.output)) {
+      throw UsageError("output " + o.output + " is the filter file " + o.filter_path +
+                       "; give them different names");
+    }
+  }
+
+  Filter filter = prepare_filter(o, kind, request, format);
+  ChosenBackend chosen = choose_backend(o.backend, o.threads, filter);
+  console.info("backend " + chosen.description);
+
+  ProgressLine progress(progress_wanted(progress_mode));
+  PipelineOptions run;
+  run.inputs = o.inputs;
+  run.output = o.output;
+  run.mode = mode;
+  run.format = format;
+  run.keys = o.keys;
+  run.batch_records = batch;
+  run.on_progress = [&progress](const Progress& p) { progress.update(p); };
+  const double planned_fpr = filter.counters().planned_fpr;
+  run.on_over_capacity = [planned_fpr](uint64_t planned, double fpr_now) {
+    Console::get().warn("more distinct keys than the " + group_digits(planned) +
+                        " the filter was planned for; the false-positive rate is now about " +
+                        format_rate(fpr_now) + " (planned " + format_rate(planned_fpr) +
+                        ") and rising: give a larger --capacity next time");
+  };
+
+  JobReport report;
+  report.mode = mode;
+  try {
+    report.stats = run_pipeline(run, filter, *chosen.backend);
+  } catch (const io::BrokenPipe&) {
+    // The reader of our output has gone (`gdedup dedup big | head`): done.
+    progress.finish();
+    return 0;
+  } catch (const UsageError&) {
+    progress.finish();
+    throw;
+  } catch (const Error& e) {
+    progress.finish();
+    throw Error(std::string(e.what()) + aftermath(o, kind, mode));
+  }
+  progress.finish();
+
+  chosen.backend->sync_to_host();
+  if (!o.filter_path.empty() && kind != JobKind::kQuery) save_filter(filter, o.filter_path);
+  report.filter = filter_state(filter);
+  report.backend = chosen.backend->name();
+  if (!o.stats_path.empty()) write_text_file(o.stats_path, stats_json(report).str() + "\n");
+  console.info(summary_line(report));
+  return 0;
+}
+
+}  // namespace gdedup::cli

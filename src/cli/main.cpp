@@ -1,0 +1,98 @@
+// gdedup: entry point. Builds the command line, runs the chosen subcommand
+// and turns every failure into one line on stderr and an exit status:
+//   0  success (also when the reader of our output goes away: `| head`)
+//   1  runtime error: I/O, a damaged file, no device
+//   2  usage error: the command line or its values can never work as given
+#include <exception>
+#include <map>
+#include <new>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+#include "cli/console.h"
+#include "cli/version.h"
+#include "gdedup/error.h"
+#include "io/output_writer.h"
+
+namespace gdedup::cli {
+namespace {
+
+constexpr int kExitRuntime = 1;
+constexpr int kExitUsage = 2;
+
+// CLI11's messages start with a capital and sometimes an option list; ours
+// are one lowercase-led line with where to look next.
+int report_parse_error(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+  std::string where = "gdedup";
+  for (const CLI::App* sub : app.get_subcommands()) where += " " + sub->get_name();
+  std::string message = e.what();
+  if (app.get_subcommands().empty() && argc > 1 && argv[1][0] != '-') {
+    message = std::string("unknown command '") + argv[1] +
+              "': expected dedup, build, query, merge, info or plan";
+  } else if (app.get_subcommands().empty() && message.find("subcommand") != std::string::npos) {
+    message = "a command is required: dedup, build, query, merge, info or plan";
+  } else if (!message.empty() && message[0] >= 'A' && message[0] <= 'Z' &&
+             !(message.size() > 1 && message[1] >= 'A' && message[1] <= 'Z')) {
+    message[0] = static_cast<char>(message[0] + 32);
+  }
+  Console::get().error(message + " (see '" + where + " --help')");
+  return kExitUsage;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{
+      "gdedup: remove duplicate records (lines, URLs, 64-bit fingerprints) from very large "
+      "inputs in one streaming pass, with a blocked Bloom filter on the GPU or the CPU",
+      "gdedup"};
+  app.set_version_flag("-V,--version", std::string("gdedup ") + kVersion);
+  app.require_subcommand(1);
+  app.footer(
+      "Run 'gdedup COMMAND --help' for the options of each command.\n"
+      "Exit status: 0 success, 1 runtime error (I/O, damaged file, no GPU), 2 usage error.");
+
+  std::map<std::string, Action> actions;
+  actions["dedup"] = add_dedup_command(app);
+  actions["build"] = add_build_command(app);
+  actions["query"] = add_query_command(app);
+  actions["merge"] = add_merge_command(app);
+  actions["info"] = add_info_command(app);
+  actions["plan"] = add_plan_command(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
+      return app.exit(e);  // --help, --version: printed on stdout
+    }
+    return report_parse_error(app, e, argc, argv);
+  }
+  return actions.at(app.get_subcommands().front()->get_name())();
+}
+
+}  // namespace
+}  // namespace gdedup::cli
+
+int main(int argc, char** argv) {
+  using gdedup::cli::Console;
+  gdedup::io::ignore_sigpipe();
+  try {
+    return gdedup::cli::run(argc, argv);
+  } catch (const gdedup::io::BrokenPipe&) {
+    return 0;
+  } catch (const gdedup::UsageError& e) {
+    Console::get().error(e.what());
+    return gdedup::cli::kExitUsage;
+  } catch (const gdedup::Error& e) {
+    Console::get().error(e.what());
+    return gdedup::cli::kExitRuntime;
+  } catch (const std::bad_alloc&) {
+    Console::get().error("out of memory; a smaller --memory or --capacity, or a smaller --batch, "
+                         "needs less");
+    return gdedup::cli::kExitRuntime;
+  } catch (const std::exception& e) {
+    Console::get().error(std::string("unexpected error: ") + e.what());
+    return gdedup::cli::kExitRuntime;
+  }
+}

@@ -1,0 +1,292 @@
+#include "cli/numbers.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "gdedup/error.h"
+
+namespace gdedup::cli {
+namespace {
+
+using u128 = unsigned __int128;
+
+// A decimal number as written: digits * 10^exp10, exactly. Kept exact so
+// that "18446744073709551615" and "1.5K" need no floating point.
+struct Decimal {
+  u128 digits = 0;
+  int exp10 = 0;
+};
+
+[[noreturn]] void refuse(std::string_view option, std::string_view text, const std::string& why) {
+  throw UsageError(std::string(option) + " " + std::string(text) + ": " + why);
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// Reads the number at the start of `s` ("12", "1.5", "1e9", ".5e-3") and
+// leaves the suffix in `s`. False when there is no number or it has more
+// digits than we can hold exactly.
+bool read_decimal(std::string_view& s, Decimal& out) {
+  size_t i = 0;
+  bool any = false;
+  bool seen_dot = false;
+  for (; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '_' && i > 0 && is_digit(s[i - 1]) && i + 1 < s.size() && is_digit(s[i + 1])) {
+      continue;  // 1_000_000
+    }
+    if (c == '.' && !seen_dot) {
+      seen_dot = true;
+      continue;
+    }
+    if (!is_digit(c)) break;
+    any = true;
+    if (out.digits == 0 && c == '0') {
+      if (seen_dot) --out.exp10;
+      continue;
+    }
+    if (out.digits > (u128{1} << 120)) return false;  // ~36 significant digits
+    out.digits = out.digits * 10 + static_cast<unsigned>(c - '0');
+    if (seen_dot) --out.exp10;
+  }
+  if (!any) return false;
+  // An exponent only when digits follow: "2E" is not "2e0".
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    size_t j = i + 1;
+    bool negative = false;
+    if (j < s.size() && (s[j] == '+' || s[j] == '-')) negative = s[j++] == '-';
+    if (j < s.size() && is_digit(s[j])) {
+      int e = 0;
+      for (; j < s.size() && is_digit(s[j]); ++j) {
+        if (e < 10000) e = e * 10 + (s[j] - '0');
+      }
+      out.exp10 += negative ? -e : e;
+      i = j;
+    }
+  }
+  s.remove_prefix(i);
+  return true;
+}
+
+// digits * 10^exp10 as an integer, or false when it is not whole or does not
+// fit in 64 bits.
+bool to_integer(Decimal d, uint64_t& out, bool& fractional) {
+  fractional = false;
+  if (d.digits == 0) {
+    out = 0;
+    return true;
+  }
+  while (d.exp10 < 0 && d.digits % 10 == 0) {
+    d.digits /= 10;
+    ++d.exp10;
+  }
+  if (d.exp10 < 0) {
+    fractional = true;
+    return false;
+  }
+  const u128 max = std::numeric_limits<uint64_t>::max();
+  for (int e = 0; e < d.exp10; ++e) {
+    if (d.digits > max) return false;
+    d.digits *= 10;
+  }
+  if (d.digits > max) return false;
+  out = static_cast<uint64_t>(d.digits);
+  return true;
+}
+
+bool ieq(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const char x = (a[i] >= 'A' && a[i] <= 'Z') ? static_cast<char>(a[i] + 32) : a[i];
+    const char y = (b[i] >= 'A' && b[i] <= 'Z') ? static_cast<char>(b[i] + 32) : b[i];
+    if (x != y) return false;
+  }
+  return true;
+}
+
+// Position of a K/M/G/T letter (1..4), 0 for none, -1 for an unknown suffix.
+int scale_letter(char c) {
+  switch (c) {
+    case 'k': case 'K': return 1;
+    case 'm': case 'M': return 2;
+    case 'g': case 'G': return 3;
+    case 't': case 'T': return 4;
+    default: return -1;
+  }
+}
+
+Decimal parse_number(std::string_view text, std::string_view option, std::string_view& suffix,
+                     const char* example) {
+  if (text.empty()) refuse(option, "''", std::string("expected a number such as ") + example);
+  if (text[0] == '-') refuse(option, text, "must not be negative");
+  std::string_view s = text;
+  if (s[0] == '+') s.remove_prefix(1);
+  Decimal d;
+  if (!read_decimal(s, d)) {
+    refuse(option, text, std::string("expected a number such as ") + example);
+  }
+  suffix = s;
+  return d;
+}
+
+}  // namespace
+
+uint64_t parse_count(std::string_view text, std::string_view option) {
+  const char* example = "1000000, 1e9, 500M or 2G";
+  std::string_view suffix;
+  Decimal d = parse_number(text, option, suffix, example);
+  if (!suffix.empty()) {
+    const int scale = suffix.size() == 1 ? scale_letter(suffix[0]) : -1;
+    if (scale < 0) {
+      refuse(option, text,
+             "unknown suffix '" + std::string(suffix) +
+                 "'; counts take K, M, G or T (powers of 1000), e.g. " + example);
+    }
+    d.exp10 += 3 * scale;
+  }
+  uint64_t value = 0;
+  bool fractional = false;
+  if (!to_integer(d, value, fractional)) {
+    refuse(option, text, fractional ? "is not a whole number" : "is too large (at most 2^64 - 1)");
+  }
+  return value;
+}
+
+uint64_t parse_bytes(std::string_view text, std::string_view option) {
+  const char* example = "4G, 512MiB, 1.5GiB or 1073741824";
+  std::string_view suffix;
+  Decimal d = parse_number(text, option, suffix, example);
+  int scale = 0;
+  if (!suffix.empty() && !ieq(suffix, "b")) {
+    scale = scale_letter(suffix[0]);
+    std::string_view rest = suffix.substr(1);
+    if (scale > 0 && (rest == "B" || rest == "b")) {
+      refuse(option, text,
+             "'" + std::string(suffix) + "' is ambiguous (powers of 1000 or 1024?); write " +
+                 std::string(1, suffix[0]) + " or " + std::string(1, suffix[0]) +
+                 "iB, which mean powers of 1024");
+    }
+    if (scale < 0 || !(rest.empty() || ieq(rest, "ib"))) {
+      refuse(option, text,
+             "unknown suffix '" + std::string(suffix) +
+                 "'; byte sizes take K, M, G, T or KiB, MiB, GiB, TiB (powers of 1024), e.g. " +
+                 example);
+    }
+  }
+  // Whole bytes exactly when possible; a fraction ("1.5GiB") through long
+  // double, whose 64-bit mantissa holds any byte count exactly.
+  uint64_t base = 0;
+  bool fractional = false;
+  const uint64_t max = std::numeric_limits<uint64_t>::max();
+  if (to_integer(d, base, fractional)) {
+    u128 value = base;
+    for (int i = 0; i < scale; ++i) {
+      value *= 1024;
+      if (value > max) refuse(option, text, "is too large (at most 2^64 - 1 bytes)");
+    }
+    return static_cast<uint64_t>(value);
+  }
+  if (!fractional) refuse(option, text, "is too large (at most 2^64 - 1 bytes)");
+  long double value = static_cast<long double>(d.digits) * std::pow(10.0L, d.exp10) *
+                      std::pow(1024.0L, scale);
+  if (!(value < 18446744073709551616.0L)) {
+    refuse(option, text, "is too large (at most 2^64 - 1 bytes)");
+  }
+  return static_cast<uint64_t>(std::floor(value));
+}
+
+double parse_fpr(std::string_view text, std::string_view option) {
+  std::string_view suffix;
+  const Decimal d = parse_number(text, option, suffix, "1e-4 or 0.001");
+  if (!suffix.empty()) {
+    refuse(option, text, "expected a probability such as 1e-4 or 0.001 (no suffix)");
+  }
+  const double value = static_cast<double>(static_cast<long double>(d.digits) *
+                                           std::pow(10.0L, d.exp10));
+  if (!(value > 0.0 && value < 1.0)) {
+    refuse(option, text, "must be between 0 and 1 (exclusive), e.g. 1e-4");
+  }
+  return value;
+}
+
+std::string group_digits(uint64_t value) {
+  std::string digits = std::to_string(value);
+  std::string out;
+  const size_t n = digits.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (i > 0 && (n - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string human_bytes(uint64_t bytes) {
+  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  if (bytes < 1024) return std::to_string(bytes) + " B";
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024.0 && unit < 6) {
+    value /= 1024.0;
+    ++unit;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, value < 10 ? "%.2f %s" : value < 100 ? "%.1f %s" : "%.0f %s",
+                value, kUnits[unit]);
+  return buf;
+}
+
+std::string human_count(double value) {
+  static const char* const kUnits[] = {"", "k", "M", "G", "T", "P"};
+  if (!(value >= 0) || !std::isfinite(value)) return "?";
+  int unit = 0;
+  while (value >= 999.5 && unit < 5) {
+    value /= 1000.0;
+    ++unit;
+  }
+  char buf[32];
+  if (unit == 0) {
+    std::snprintf(buf, sizeof buf, "%.0f", value);
+  } else {
+    std::snprintf(buf, sizeof buf, value < 10 ? "%.2f%s" : value < 100 ? "%.1f%s" : "%.0f%s",
+                  value, kUnits[unit]);
+  }
+  return buf;
+}
+
+std::string format_rate(double rate) {
+  if (std::isinf(rate)) return "1";
+  if (rate == 0) return "0";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, rate >= 0.01 ? "%.3g" : "%.2e", rate);
+  return buf;
+}
+
+std::string format_percent(double fraction) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, fraction < 0.001 && fraction > 0 ? "%.4f%%" : "%.2f%%",
+                fraction * 100);
+  return buf;
+}
+
+std::string format_keys(double keys) {
+  if (!std::isfinite(keys) || keys >= 1.8e19) return "unknown (every bit is set)";
+  return group_digits(static_cast<uint64_t>(std::llround(keys)));
+}
+
+std::string format_duration(double seconds) {
+  if (!(seconds >= 0) || seconds > 1e9) return "?";
+  const uint64_t s = static_cast<uint64_t>(seconds + 0.5);
+  char buf[32];
+  if (s >= 3600) {
+    std::snprintf(buf, sizeof buf, "%llu:%02llu:%02llu", static_cast<unsigned long long>(s / 3600),
+                  static_cast<unsigned long long>(s / 60 % 60),
+                  static_cast<unsigned long long>(s % 60));
+  } else {
+    std::snprintf(buf, sizeof buf, "%llu:%02llu", static_cast<unsigned long long>(s / 60),
+                  static_cast<unsigned long long>(s % 60));
+  }
+  return buf;
+}
+
+}  // namespace gdedup::cli

@@ -1,0 +1,117 @@
+#include "cli/options.h"
+
+#include "gdedup/error.h"
+#include "keys/key_spec.h"
+#include "keys/normalize_rules.h"
+
+namespace gdedup::cli {
+
+void add_input_options(CLI::App& app, JobOptions& options) {
+  app.add_option("INPUT", options.inputs,
+                 "Input files, plain, gzip or zstd (detected from their first bytes); '-' or "
+                 "none reads standard input")
+      ->type_name("")
+      ->group(kGroupInput);
+  app.add_option("--input-format", options.input_format,
+                 "text: one record per line; u64: records are 8-byte little-endian "
+                 "fingerprints, used as they are (output in the same format)")
+      ->type_name("text|u64")
+      ->check(CLI::IsMember({"text", "u64"}).description(""))
+      ->group(kGroupInput);
+}
+
+void add_output_options(CLI::App& app, JobOptions& options, bool with_output) {
+  if (with_output) {
+    app.add_option("-o,--output", options.output,
+                   "Write the records here instead of standard output")
+        ->type_name("FILE")
+        ->group(kGroupOutput);
+  }
+  app.add_option("--stats", options.stats_path,
+                 "Write counts, throughput and filter fill as JSON to FILE at the end")
+      ->type_name("FILE")
+      ->group(kGroupOutput);
+  app.add_flag("-q,--quiet", options.quiet,
+               "No plan, backend or summary lines on stderr (warnings and errors remain)")
+      ->group(kGroupOutput);
+  app.add_flag("--progress", options.progress,
+               "Show the progress line even when stderr is not a terminal")
+      ->group(kGroupOutput);
+  app.add_flag("--no-progress", options.no_progress,
+               "Never show the progress line (default: shown when stderr is a terminal)")
+      ->group(kGroupOutput);
+}
+
+void add_sizing_options(CLI::App& app, SizingOptions& options) {
+  app.add_option("--capacity", options.capacity,
+                 "Distinct keys to plan for: 1000000, 1e9, 500M, 2G (K/M/G/T are powers of "
+                 "1000). Default for files: estimated from the input size")
+      ->type_name("N")
+      ->group(kGroupSizing);
+  app.add_option("--fpr", options.fpr,
+                 "Target false-positive rate at the capacity (default 1e-4)")
+      ->type_name("P")
+      ->group(kGroupSizing);
+  app.add_option("--memory", options.memory,
+                 "Filter size instead of a target rate: 4G, 512MiB, 1.5GiB (K/M/G/T are powers "
+                 "of 1024); the expected rate is reported. Not with --fpr")
+      ->type_name("BYTES")
+      ->group(kGroupSizing);
+  app.add_option("--block-bits", options.block_bits,
+                 "Force 256- or 512-bit blocks (default: whichever needs less memory)")
+      ->type_name("256|512")
+      ->check(CLI::IsMember({256u, 512u}).description(""))
+      ->group(kGroupSizing);
+}
+
+void add_key_options(CLI::App& app, KeyOptions& options) {
+  app.add_option("--key", options.key,
+                 "What is deduplicated: whole (the record) or field:N (the N-th field, from 1); "
+                 "the whole record is still written")
+      ->type_name("whole|field:N")
+      ->group(kGroupKeys);
+  app.add_option("--delimiter", options.delimiter,
+                 "Field separator for --key field:N: one byte, a name (tab, comma, space, "
+                 "pipe, semicolon, colon) or an escape (\\t, \\xHH); default tab")
+      ->type_name("C")
+      ->group(kGroupKeys);
+  app.add_option("--normalize", options.normalize,
+                 "Rewrite keys before hashing, comma-separated rules or presets (url, "
+                 "url-aggressive); see docs/KEYS.md. Rules: " + keys::normalize_rule_names())
+      ->type_name("RULES")
+      ->group(kGroupKeys);
+}
+
+void add_backend_options(CLI::App& app, JobOptions& options) {
+  app.add_option("--backend", options.backend,
+                 "Where the filter runs: auto (the GPU when one is usable and the filter fits, "
+                 "else the CPU), cpu or gpu")
+      ->type_name("auto|cpu|gpu")
+      ->check(CLI::IsMember({"auto", "cpu", "gpu"}).description(""))
+      ->group(kGroupBackend);
+  app.add_option("--threads", options.threads,
+                 "CPU backend threads (default: one per hardware thread)")
+      ->type_name("N")
+      ->check(CLI::Range(1u, 4096u).description(""))
+      ->group(kGroupBackend);
+  app.add_option("--batch", options.batch,
+                 "Advanced: records per batch (default " +
+                     std::to_string(PipelineOptions{}.batch_records) +
+                     "); changes speed and memory, never the output")
+      ->type_name("N")
+      ->group(kGroupBackend);
+}
+
+void check_key_options(const KeyOptions& options) {
+  keys::parse_key_spec(options.key);
+  keys::parse_delimiter(options.delimiter);
+  if (!options.normalize.empty()) keys::parse_normalize_rules(options.normalize);
+}
+
+InputFormat parse_input_format(const std::string& text) {
+  if (text == "text") return InputFormat::kText;
+  if (text == "u64") return InputFormat::kU64;
+  throw UsageError("--input-format " + text + ": expected text or u64");
+}
+
+}  // namespace gdedup::cli

@@ -1,0 +1,78 @@
+// The options that several subcommands share, as typed (strings, checked
+// after parsing so that errors name the option and value in our words), and
+// the functions that add them to a subcommand, each under its help group.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "gdedup/error.h"
+#include "gdedup/pipeline.h"
+
+namespace gdedup::cli {
+
+// Help groups, in the order they appear.
+inline constexpr const char* kGroupInput = "Input";
+inline constexpr const char* kGroupOutput = "Output";
+inline constexpr const char* kGroupFilter = "Filter";
+inline constexpr const char* kGroupSizing = "Sizing (new filters)";
+inline constexpr const char* kGroupKeys = "Keys";
+inline constexpr const char* kGroupBackend = "Backend";
+
+struct SizingOptions {
+  std::string capacity;  // "" when not given
+  std::string fpr;
+  std::string memory;
+  unsigned block_bits = 0;  // 0: the planner chooses
+
+  bool given() const { return !capacity.empty() || !fpr.empty() || !memory.empty() || block_bits != 0; }
+};
+
+enum class ProgressMode { kAuto, kOn, kOff };
+
+// dedup, build and query.
+struct JobOptions {
+  std::vector<std::string> inputs;
+  std::string output = "-";
+  std::string filter_path;
+  SizingOptions sizing;
+  KeyOptions keys;
+  std::string input_format = "text";
+  std::string backend = "auto";
+  unsigned threads = 0;  // 0: one per hardware thread
+  std::string batch;
+  std::string stats_path;
+  bool quiet = false;
+  bool progress = false;
+  bool no_progress = false;
+  bool duplicates = false;  // dedup --duplicates
+  bool absent = false;      // query --absent
+
+  // Throws UsageError for --progress with --no-progress.
+  ProgressMode progress_mode() const {
+    if (progress && no_progress) {
+      throw UsageError("--progress and --no-progress contradict each other; give one of them");
+    }
+    return progress ? ProgressMode::kOn : no_progress ? ProgressMode::kOff : ProgressMode::kAuto;
+  }
+};
+
+void add_input_options(CLI::App& app, JobOptions& options);
+// -o (unless `with_output` is false: build writes no records), --stats, -q,
+// --progress, --no-progress.
+void add_output_options(CLI::App& app, JobOptions& options, bool with_output);
+// --capacity, --fpr, --memory, --block-bits.
+void add_sizing_options(CLI::App& app, SizingOptions& options);
+void add_key_options(CLI::App& app, KeyOptions& options);
+void add_backend_options(CLI::App& app, JobOptions& options);
+
+// Fails with a UsageError naming the value unless --key, --delimiter and
+// --normalize parse: checked before any file is created.
+void check_key_options(const KeyOptions& options);
+
+InputFormat parse_input_format(const std::string& text);
+
+}  // namespace gdedup::cli

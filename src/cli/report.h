@@ -1,0 +1,43 @@
+// How plans and filters are described to people (text) and programs (JSON):
+// `gdedup plan`, `gdedup info`, and the plan line a job prints before work.
+#pragma once
+
+#include <string>
+
+#include "cli/json.h"
+#include "gdedup/filter.h"
+#include "gdedup/filter_file.h"
+#include "gdedup/planner.h"
+
+namespace gdedup::cli {
+
+// `target_fpr` < 0 when the plan came from a memory budget.
+std::string plan_text(const Plan& plan, double target_fpr);
+JsonObject plan_json(const Plan& plan, double target_fpr);
+
+// One line: "filter 2.62 GiB (512-bit blocks, k = 16, ...): expected FPR ..."
+std::string plan_summary(const Plan& plan);
+// The same for a filter loaded from `path`.
+std::string filter_summary(const Filter& filter, const std::string& path);
+
+// Fill, estimated keys and current FPR of a loaded filter.
+struct FilterState {
+  uint64_t set_bits = 0;
+  uint64_t total_bits = 0;
+  double fill = 0;
+  double estimated_keys = 0;  // infinite when every bit is set
+  double current_fpr = 0;
+};
+FilterState filter_state(const Filter& filter);
+
+std::string info_text(const std::string& path, const FilterFileInfo& info,
+                      const FilterState& state);
+JsonObject info_json(const std::string& path, const FilterFileInfo& info,
+                     const FilterState& state);
+
+// "512-bit blocks, k = 16"
+std::string layout_text(const Layout& layout);
+// "0x6764656475700001"
+std::string hex64(uint64_t value);
+
+}  // namespace gdedup::cli

@@ -1,0 +1,50 @@
+// Turning --capacity / --fpr / --memory / --block-bits into a Plan, and
+// estimating the record count of the inputs when no capacity is given.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/options.h"
+#include "gdedup/pipeline.h"
+#include "gdedup/planner.h"
+
+namespace gdedup::cli {
+
+inline constexpr double kDefaultFpr = 1e-4;
+
+// The sizing options, parsed. Throws UsageError naming the bad value.
+struct SizingRequest {
+  std::optional<uint64_t> capacity;
+  std::optional<uint64_t> memory;
+  double fpr = kDefaultFpr;
+  uint32_t block_bits = 0;
+};
+SizingRequest parse_sizing(const SizingOptions& options);
+
+// Records in the inputs, assuming every one is distinct: the safe capacity.
+struct RecordEstimate {
+  uint64_t records = 0;
+  std::string how;  // for the message: "from 1.2 GiB of input (...)"
+};
+
+// Estimates from each input's size, its compression ratio and mean record
+// length, both measured on its first bytes (at least 1 MiB decoded, and the
+// whole first compressed chunk). Exact for inputs read to their end while
+// sampling. nullopt when some input's size is unknown (standard input, a
+// pipe); `why_not` then names it.
+std::optional<RecordEstimate> estimate_records(const std::vector<std::string>& inputs,
+                                               InputFormat format, std::string* why_not);
+
+// The plan a dedup or build run starts with. Estimates the capacity from the
+// inputs when needed (saying so on the console), and throws UsageError when
+// it cannot (standard input without --capacity or --memory).
+Plan plan_job(const SizingRequest& request, const std::vector<std::string>& inputs,
+              InputFormat format);
+
+// For `gdedup plan`: needs --capacity.
+Plan plan_standalone(const SizingRequest& request);
+
+}  // namespace gdedup::cli

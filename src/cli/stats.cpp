@@ -1,0 +1,89 @@
+#include "cli/stats.h"
+
+#include <cstdio>
+
+#include "cli/numbers.h"
+#include "io/output_writer.h"
+
+namespace gdedup::cli {
+namespace {
+
+double per_second(uint64_t count, double seconds) {
+  return seconds > 0 ? static_cast<double>(count) / seconds : 0.0;
+}
+
+// What the written and the dropped records are, per mode.
+struct Words {
+  const char* written;
+  const char* dropped;
+};
+
+Words words_for(Mode mode) {
+  switch (mode) {
+    case Mode::kDedup: return {"kept", "duplicates dropped"};
+    case Mode::kDuplicates: return {"duplicates written", "first occurrences dropped"};
+    case Mode::kBuild: return {"new keys", "already present"};
+    case Mode::kQueryPresent: return {"present (written)", "absent"};
+    case Mode::kQueryAbsent: return {"absent (written)", "present"};
+  }
+  return {"written", "dropped"};
+}
+
+}  // namespace
+
+const char* mode_name(Mode mode) {
+  switch (mode) {
+    case Mode::kDedup: return "dedup";
+    case Mode::kDuplicates: return "duplicates";
+    case Mode::kBuild: return "build";
+    case Mode::kQueryPresent: return "query";
+    case Mode::kQueryAbsent: return "query-absent";
+  }
+  return "unknown";
+}
+
+JsonObject stats_json(const JobReport& r) {
+  const PipelineStats& s = r.stats;
+  JsonObject o;
+  o.add("mode", mode_name(r.mode))
+      .add("records", s.records)
+      .add("kept", s.kept)
+      .add("dropped", s.dropped)
+      .add("input_bytes", s.input_bytes)
+      .add("output_bytes", s.output_bytes)
+      .add("seconds", s.seconds)
+      .add("records_per_second", per_second(s.records, s.seconds))
+      .add("filter_set_bits", r.filter.set_bits)
+      .add("filter_total_bits", r.filter.total_bits)
+      .add("filter_fill", r.filter.fill)
+      .add("estimated_distinct_keys", r.filter.estimated_keys)
+      .add("current_fpr", r.filter.current_fpr)
+      .add("backend", r.backend);
+  return o;
+}
+
+std::string summary_line(const JobReport& r) {
+  const PipelineStats& s = r.stats;
+  const Words words = words_for(r.mode);
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.2f s", s.seconds);
+  std::string line = group_digits(s.records) + " records: " + group_digits(s.kept) + " " +
+                     words.written + ", " + group_digits(s.dropped) + " " + words.dropped +
+                     " in " + seconds;
+  if (s.seconds > 0) {
+    line += " (" + human_count(per_second(s.records, s.seconds)) + " records/s, " +
+            human_bytes(static_cast<uint64_t>(per_second(s.input_bytes, s.seconds))) + "/s)";
+  }
+  line += "; filter " + format_percent(r.filter.fill) + " full, ~" +
+          format_keys(r.filter.estimated_keys) + " distinct keys, FPR now " +
+          format_rate(r.filter.current_fpr);
+  return line;
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+  io::OutputWriter out = io::OutputWriter::create(path, text.size() + 1);
+  out.write(text.data(), text.size());
+  out.close();
+}
+
+}  // namespace gdedup::cli

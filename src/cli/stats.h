@@ -1,0 +1,31 @@
+// What a finished job reports: the --stats JSON file and the summary line.
+#pragma once
+
+#include <string>
+
+#include "cli/json.h"
+#include "cli/report.h"
+#include "gdedup/pipeline.h"
+
+namespace gdedup::cli {
+
+struct JobReport {
+  Mode mode = Mode::kDedup;
+  PipelineStats stats;
+  FilterState filter;
+  std::string backend;
+};
+
+// Member names are documented in docs/CLI.md; keep them stable.
+JsonObject stats_json(const JobReport& report);
+
+// "1,000,000 records: 600,000 kept, 400,000 duplicates dropped in 1.23 s
+// (813k records/s); filter 12.34% full, ~600,000 distinct keys, FPR now ..."
+std::string summary_line(const JobReport& report);
+
+// Writes `text` to `path`; Error naming the file and the reason on failure.
+void write_text_file(const std::string& path, const std::string& text);
+
+const char* mode_name(Mode mode);
+
+}  // namespace gdedup::cli
