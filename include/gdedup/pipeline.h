@@ -6,6 +6,7 @@
 // plus a few batches, whatever the input size.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -15,6 +16,8 @@
 #include "gdedup/filter.h"
 
 namespace gdedup {
+
+struct ResumeState;  // gdedup/checkpoint.h
 
 enum class Mode {
   kDedup,        // write records whose key is new (test_and_set)
@@ -57,6 +60,29 @@ struct PipelineOptions {
   // Called once, when the filter first holds more keys than it was planned
   // for, with the false-positive rate now expected.
   std::function<void(uint64_t planned, double fpr_now)> on_over_capacity;
+
+  // Checkpoints (docs/CHECKPOINT.md). A checkpoint is written between
+  // batches to `checkpoint` ("" for none) when either interval has passed
+  // since the last one (0 turns an interval off) and when `stop` becomes
+  // true; it is deleted when the run completes. Writes run in the
+  // background: a time interval that comes due during one waits for the
+  // next batch, a record interval waits for the write to finish.
+  std::string checkpoint;
+  double checkpoint_every_seconds = 60;
+  uint64_t checkpoint_every_records = 0;
+  // Non-null: continue the run this state was saved from (load_checkpoint()).
+  // The filter passed to run_pipeline must be the checkpoint's; inputs and
+  // options are checked against the state and the output is cut back to the
+  // saved offset before anything is written.
+  const ResumeState* resume = nullptr;
+  // Standard input and pipes cannot be read again, so checkpoints and resume
+  // are refused for them unless the caller says the stream will be replayed
+  // from its start on resume.
+  bool replayable_stdin = false;
+  // Set (e.g. by a SIGINT/SIGTERM handler) to stop: the batch in hand is
+  // finished, a checkpoint is written if checkpoints are on, and run_pipeline
+  // returns with PipelineStats::interrupted set.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct PipelineStats {
@@ -66,11 +92,15 @@ struct PipelineStats {
   uint64_t input_bytes = 0;   // uncompressed bytes of the records read
   uint64_t output_bytes = 0;
   double seconds = 0;
+  bool interrupted = false;   // stopped through PipelineOptions::stop
+  uint64_t checkpoints = 0;   // checkpoints written by this run
 };
 
 // Runs the job. The backend must work on `filter`; the filter's counters are
-// updated. Throws UsageError for bad key options, Error for I/O failures
-// (after writing every record that precedes the failure).
+// updated. Throws UsageError for bad key or checkpoint options, Error for
+// I/O failures (after writing every record that precedes the failure), for
+// a checkpoint write that failed (the previous checkpoint is then intact)
+// and for a resume that does not match its inputs, options or output.
 PipelineStats run_pipeline(const PipelineOptions& options, Filter& filter, Backend& backend);
 
 }  // namespace gdedup

@@ -1,8 +1,10 @@
 #include "pipeline/batch_source.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gdedup/error.h"
 #include "gdedup/fingerprint.h"
@@ -50,8 +52,11 @@ class TextSource final : public BatchSource {
     }
     batch.input_bytes = batch.records.end().offset;
     batch.raw_bytes_read = reader_.source().raw_bytes_read();
+    batch.end = batch.records.end();
     return true;
   }
+
+  void skip_to(const io::StreamPosition& target) override { reader_.skip_to(target); }
 
  private:
   keys::KeyExtractor extractor_;
@@ -70,31 +75,43 @@ class U64Source final : public BatchSource {
 
   bool next(WorkBatch& batch) override {
     batch.fingerprints.resize(batch_records_);
-    char* out = reinterpret_cast<char*>(batch.fingerprints.data());
-    const size_t want = batch_records_ * 8;
-    size_t have = 0;
-    while (have < want && !done_) {
-      const size_t got = source_.read(out + have, want - have);
-      have += got;
-      input_offset_ += got;
-      if (got == 0) {
-        if (input_offset_ % 8 != 0) {
-          throw Error(source_.name() + " is not a whole number of 64-bit fingerprints: it has " +
-                      std::to_string(input_offset_) + " bytes, " +
-                      std::to_string(input_offset_ % 8) + " more than a multiple of 8");
-        }
-        input_offset_ = 0;
-        done_ = !source_.next_input();
-      }
-    }
+    const size_t have = read(reinterpret_cast<char*>(batch.fingerprints.data()),
+                             batch_records_ * 8);
     // Every input holds whole fingerprints and the buffer starts on one, so
     // `have` is a multiple of 8 here.
     batch.fingerprints.resize(have / 8);
     for (uint64_t& fp : batch.fingerprints) fp = le64(fp);
-    total_bytes_ += have;
-    batch.input_bytes = total_bytes_;
+    batch.input_bytes = position_.offset;
     batch.raw_bytes_read = source_.raw_bytes_read();
+    batch.end = position_;
     return have > 0;
+  }
+
+  void skip_to(const io::StreamPosition& target) override {
+    std::vector<char> scratch(std::min<uint64_t>(uint64_t{1} << 20, batch_records_ * 8));
+    while (position_.records < target.records) {
+      const uint64_t left = (target.records - position_.records) * 8;
+      if (read(scratch.data(), static_cast<size_t>(std::min<uint64_t>(left, scratch.size()))) == 0) {
+        break;
+      }
+    }
+    const io::StreamPosition& p = position_;
+    // The end of one input and the start of the next are the same place.
+    auto later_form = [](const io::StreamPosition& a, const io::StreamPosition& b) {
+      return a.input_index > b.input_index && a.input_offset == 0;
+    };
+    const bool same_place =
+        (p.input_index == target.input_index && p.input_offset == target.input_offset) ||
+        later_form(p, target) || later_form(target, p);
+    if (p.records != target.records || p.offset != target.offset || !same_place) {
+      throw Error("the input is not the one the checkpoint was taken on: it holds " +
+                  std::to_string(p.records) + " fingerprints up to input " +
+                  std::to_string(p.input_index + 1) + ", byte " +
+                  std::to_string(p.input_offset) + ", the checkpoint says " +
+                  std::to_string(target.records) + " up to input " +
+                  std::to_string(target.input_index + 1) + ", byte " +
+                  std::to_string(target.input_offset) + ".");
+    }
   }
 
  private:
@@ -106,10 +123,34 @@ class U64Source final : public BatchSource {
 #endif
   }
 
+  // Fills `out` with up to `want` bytes (a multiple of 8), crossing into the
+  // next inputs as they end; fewer only at the end of the last input.
+  size_t read(char* out, size_t want) {
+    size_t have = 0;
+    while (have < want && !done_) {
+      const size_t got = source_.read(out + have, want - have);
+      have += got;
+      position_.input_offset += got;
+      if (got == 0) {
+        if (position_.input_offset % 8 != 0) {
+          throw Error(source_.name() + " is not a whole number of 64-bit fingerprints: it has " +
+                      std::to_string(position_.input_offset) + " bytes, " +
+                      std::to_string(position_.input_offset % 8) +
+                      " more than a multiple of 8");
+        }
+        done_ = !source_.next_input();
+        position_.input_offset = 0;
+        position_.input_index = source_.input_index();
+      }
+    }
+    position_.offset += have;
+    position_.records = position_.offset / 8;
+    return have;
+  }
+
   io::MultiSource source_;
   size_t batch_records_;
-  uint64_t input_offset_ = 0;
-  uint64_t total_bytes_ = 0;
+  io::StreamPosition position_;
   bool done_ = false;
 };
 

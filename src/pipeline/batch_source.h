@@ -17,6 +17,10 @@ class BatchSource {
   // Refills `batch`; false at the end of the input. Throws Error for damaged
   // or unreadable input after the batches before the damage were handed out.
   virtual bool next(WorkBatch& batch) = 0;
+  // Resuming: reads past everything before `target` (a WorkBatch::end of an
+  // earlier run over the same inputs) without handing it out. Throws Error
+  // when the inputs do not reach `target` at the same offsets.
+  virtual void skip_to(const io::StreamPosition& target) = 0;
 };
 
 // Text records keyed by options.keys, fingerprinted with `seed`; or raw

@@ -10,17 +10,23 @@
 #include <optional>
 #include <thread>
 
+#include "gdedup/checkpoint.h"
 #include "gdedup/error.h"
 #include "io/input_file.h"
 #include "io/output_writer.h"
 #include "pipeline/batch_queue.h"
 #include "pipeline/batch_source.h"
+#include "pipeline/checkpoint_writer.h"
+#include "pipeline/input_identity.h"
+#include "pipeline/resume_check.h"
 
 namespace gdedup {
 namespace {
 
 using pipeline::BatchQueue;
+using pipeline::CheckpointWriter;
 using pipeline::WorkBatch;
+using Clock = std::chrono::steady_clock;
 
 // One batch being filled, one waiting, one in the filter: enough to keep
 // both threads busy, and memory stays at three batches.
@@ -43,6 +49,13 @@ uint64_t total_input_size(const std::vector<std::string>& inputs) {
 
 bool writes_output(Mode mode) { return mode != Mode::kBuild; }
 
+io::StreamPosition to_io(const StreamPoint& p) {
+  return io::StreamPosition{p.records, p.offset, p.input_index, p.input_offset};
+}
+StreamPoint from_io(const io::StreamPosition& p) {
+  return StreamPoint{p.records, p.offset, p.input_index, p.input_offset};
+}
+
 bool keeps(Mode mode, uint8_t answer) {
   switch (mode) {
     case Mode::kDedup: return answer == 0;
@@ -64,10 +77,30 @@ class Driver {
   }
 
   PipelineStats run() {
-    // Parse keys and open the first input before any output is created.
+    const bool checkpointing = !options_.checkpoint.empty();
+    const ResumeState* resume = options_.resume;
+    if (checkpointing || resume) base_state_ = identify_run();
+    // Parse keys, open the first input and check a resume against it before
+    // any output is created or cut back.
     auto source = pipeline::make_batch_source(options_, filter_.params().seed);
+    if (resume) {
+      pipeline::check_resume(*resume, options_, filter_, base_state_.inputs);
+      source->skip_to(to_io(resume->position));
+      position_ = to_io(resume->position);
+      stats_.records = resume->records;
+      stats_.kept = resume->kept;
+      stats_.dropped = resume->dropped;
+      stats_.input_bytes = resume->input_bytes;
+    }
     std::optional<io::OutputWriter> writer;
-    if (writes_output(options_.mode)) writer.emplace(io::OutputWriter::create(options_.output));
+    if (writes_output(options_.mode)) {
+      writer.emplace(resume ? io::OutputWriter::open_at(options_.output, resume->output_offset)
+                            : io::OutputWriter::create(options_.output));
+    }
+    std::optional<CheckpointWriter> checkpoints;
+    if (checkpointing) checkpoints.emplace(options_.checkpoint, base_state_.output);
+    last_checkpoint_records_ = stats_.records;
+    last_checkpoint_time_ = Clock::now();
     progress_.input_size = total_input_size(options_.inputs);
 
     BatchQueue<std::unique_ptr<WorkBatch>> free_batches;
@@ -84,7 +117,25 @@ class Driver {
         }
         if (!out->batch) break;
         process(*out->batch, writer ? &*writer : nullptr);
+        position_ = out->batch->end;
         free_batches.push(std::move(out->batch));
+        if (stop_requested()) {
+          stats_.interrupted = true;
+          if (checkpoints) {
+            checkpoint(*checkpoints, writer ? &*writer : nullptr);
+            checkpoints->wait();
+          }
+          break;
+        }
+        if (checkpoints) {
+          // A write that ended since the last batch reports its failure here.
+          if (!checkpoints->busy()) checkpoints->wait();
+          // A record interval is kept even if that means waiting for the
+          // previous write; a time interval just comes due again later.
+          if (records_due() || (time_due() && !checkpoints->busy())) {
+            checkpoint(*checkpoints, writer ? &*writer : nullptr);
+          }
+        }
       }
     } catch (...) {
       failure = std::current_exception();
@@ -101,6 +152,15 @@ class Driver {
       } catch (...) {
         if (!failure) failure = std::current_exception();
       }
+    }
+    if (!failure && checkpoints) {
+      try {
+        checkpoints->wait();
+        if (!stats_.interrupted) checkpoints->remove();
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      stats_.checkpoints = checkpoints->written();
     }
     stats_.seconds = seconds();
     if (failure) std::rethrow_exception(failure);
@@ -175,6 +235,67 @@ class Driver {
     }
   }
 
+  // The parts of the resume state fixed for the whole run. Refuses what a
+  // resumed run could not read or write again.
+  ResumeState identify_run() const {
+    ResumeState state;
+    state.mode = options_.mode;
+    state.format = options_.format;
+    state.keys = options_.keys;
+    if (writes_output(options_.mode)) {
+      if (options_.output == "-") {
+        throw UsageError("checkpoints need the output in a file: standard output cannot be "
+                         "cut back to a checkpoint's offset when the run is resumed");
+      }
+      state.output = options_.output;
+    }
+    for (const std::string& path : options_.inputs) {
+      InputIdentity id = pipeline::identify_input(path);
+      if (!id.regular && !options_.replayable_stdin) {
+        const std::string what = path == "-" ? "standard input" : "input " + path +
+                                                                      ", which is not a regular file,";
+        throw UsageError("cannot checkpoint a run that reads " + what +
+                         ": a resumed run could not read it again from the start; give the "
+                         "input as a file, or state that the stream will be replayed from "
+                         "its start on resume");
+      }
+      state.inputs.push_back(std::move(id));
+    }
+    return state;
+  }
+
+  bool stop_requested() const {
+    return options_.stop != nullptr && options_.stop->load(std::memory_order_relaxed);
+  }
+
+  bool records_due() const {
+    return options_.checkpoint_every_records > 0 &&
+           stats_.records - last_checkpoint_records_ >= options_.checkpoint_every_records;
+  }
+
+  bool time_due() const {
+    return options_.checkpoint_every_seconds > 0 &&
+           std::chrono::duration<double>(Clock::now() - last_checkpoint_time_).count() >=
+               options_.checkpoint_every_seconds;
+  }
+
+  // Output first: the bytes the state counts reach the kernel here and the
+  // disk (fsync) in the writer thread, before the checkpoint is written.
+  void checkpoint(CheckpointWriter& checkpoints, io::OutputWriter* writer) {
+    if (writer) writer->flush();
+    backend_.sync_to_host();
+    ResumeState state = base_state_;
+    state.position = from_io(position_);
+    state.output_offset = writer ? writer->bytes_written() : 0;
+    state.records = stats_.records;
+    state.kept = stats_.kept;
+    state.dropped = stats_.dropped;
+    state.input_bytes = stats_.input_bytes;
+    checkpoints.start(filter_, std::move(state));
+    last_checkpoint_records_ = stats_.records;
+    last_checkpoint_time_ = Clock::now();
+  }
+
   void check_capacity() {
     const FilterCounters& c = filter_.counters();
     if (warned_ || c.planned_capacity == 0 || c.insertions <= c.planned_capacity) return;
@@ -205,6 +326,10 @@ class Driver {
   PipelineStats stats_;
   Progress progress_;
   bool warned_ = false;
+  ResumeState base_state_;
+  io::StreamPosition position_;  // after the last batch processed
+  uint64_t last_checkpoint_records_ = 0;
+  Clock::time_point last_checkpoint_time_;
 };
 
 }  // namespace

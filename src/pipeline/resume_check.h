@@ -1,0 +1,23 @@
+// Whether a run may continue from a checkpoint's state: the same options,
+// the same filter, the same inputs.
+#pragma once
+
+#include <vector>
+
+#include "gdedup/checkpoint.h"
+#include "gdedup/pipeline.h"
+
+namespace gdedup::pipeline {
+
+// Throws Error naming the first option in which `options` differs from the
+// run that wrote `state`, or the first input (of `now`, identified at this
+// run's start) that changed; UsageError when `filter` is not the
+// checkpoint's (a mistake of the caller, not of the user).
+void check_resume(const ResumeState& state, const PipelineOptions& options,
+                  const Filter& filter, const std::vector<InputIdentity>& now);
+
+// The words messages use for a mode and an input format.
+const char* mode_name(Mode mode);
+const char* format_name(InputFormat format);
+
+}  // namespace gdedup::pipeline

@@ -1,0 +1,436 @@
+// Checkpoints and resume through run_pipeline, in one process: runs stopped
+// at many points and resumed give the uninterrupted output and filter; every
+// refusal names what is wrong; a failed checkpoint write stops the run and
+// leaves a checkpoint that resumes correctly.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "gdedup/backend.h"
+#include "gdedup/checkpoint.h"
+#include "gdedup/error.h"
+#include "gdedup/filter.h"
+#include "gdedup/pipeline.h"
+#include "test_util.h"
+
+namespace gdedup {
+namespace {
+
+namespace fs = std::filesystem;
+
+const FilterParams kParams{1 << 12, {512, 16}, kDefaultSeed};
+
+class CheckpointResumeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = ::testing::TempDir() + "gdedup_resume_XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    ::unsetenv("GDEDUP_TEST_FAIL_CHECKPOINT_WRITE");
+  }
+  void TearDown() override {
+    ::unsetenv("GDEDUP_TEST_FAIL_CHECKPOINT_WRITE");
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+  std::string path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
+  std::string write_file(const std::string& name, const std::string& bytes) {
+    std::ofstream(path(name), std::ios::binary) << bytes;
+    return path(name);
+  }
+
+  fs::path dir_;
+};
+
+std::string read_file(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string url_text(size_t count, uint64_t seed) {
+  test::Rng rng(seed);
+  std::string s;
+  for (size_t i = 0; i < count; ++i) {
+    s += "https://h" + std::to_string(rng.below(50)) + ".example/" +
+         std::to_string(rng.below(count / 2 + 1)) + "\n";
+  }
+  return s;
+}
+
+std::string filter_bytes(const Filter& f) {
+  return std::string(reinterpret_cast<const char*>(f.words()), f.params().bytes()) + "/" +
+         std::to_string(f.counters().insertions);
+}
+
+struct Result {
+  std::string output;
+  std::string filter;
+  PipelineStats stats;
+};
+
+Result uninterrupted(PipelineOptions o) {
+  o.checkpoint.clear();
+  Filter filter(kParams);
+  auto backend = make_cpu_backend(filter);
+  Result r;
+  r.stats = run_pipeline(o, filter, *backend);
+  r.output = o.mode == Mode::kBuild ? "" : read_file(o.output);
+  r.filter = filter_bytes(filter);
+  return r;
+}
+
+// Runs `o` from the start, or from its checkpoint when one exists, stopping
+// after `stop_after` batches (0: never). Returns the stats.
+PipelineStats run_once(PipelineOptions o, uint64_t stop_after, Filter* keep = nullptr) {
+  std::atomic<bool> stop{false};
+  uint64_t batches = 0;
+  o.stop = &stop;
+  o.on_progress = [&](const Progress&) {
+    if (stop_after > 0 && ++batches >= stop_after) stop = true;
+  };
+  if (fs::exists(o.checkpoint)) {
+    Checkpoint ck = load_checkpoint(o.checkpoint);
+    auto backend = make_cpu_backend(ck.filter, {2});
+    o.resume = &ck.state;
+    PipelineStats s = run_pipeline(o, ck.filter, *backend);
+    if (keep) *keep = std::move(ck.filter);
+    return s;
+  }
+  Filter filter(kParams);
+  auto backend = make_cpu_backend(filter);
+  PipelineStats s = run_pipeline(o, filter, *backend);
+  if (keep) *keep = std::move(filter);
+  return s;
+}
+
+TEST_F(CheckpointResumeTest, StoppedAndResumedRunsEqualAnUninterruptedOne) {
+  const std::string text = url_text(30000, 1);
+  ASSERT_EQ(std::system(("printf '%s' '" + text.substr(0, 20000) + "' | gzip -1 > " +
+                         path("a.gz"))
+                            .c_str()),
+            0);
+  PipelineOptions o;
+  o.inputs = {path("a.gz"), write_file("b.txt", text.substr(20000) + "no-newline-at-end"),
+              write_file("c.txt", text.substr(0, 5000))};
+  o.output = path("out.txt");
+  o.batch_records = 1000;
+  o.checkpoint = path("ck");
+  for (Mode mode : {Mode::kDedup, Mode::kDuplicates, Mode::kBuild}) {
+    o.mode = mode;
+    const Result want = uninterrupted(o);
+    for (uint64_t every : {1u, 3u, 7u}) {
+      fs::remove(o.checkpoint);
+      int runs = 0;
+      Filter filter(kParams);
+      for (;;) {
+        ++runs;
+        const PipelineStats s = run_once(o, every, &filter);
+        if (!s.interrupted) {
+          EXPECT_EQ(s.records, want.stats.records);
+          EXPECT_EQ(s.kept, want.stats.kept);
+          EXPECT_EQ(s.dropped, want.stats.dropped);
+          EXPECT_EQ(s.output_bytes, want.stats.output_bytes);
+          break;
+        }
+        ASSERT_EQ(s.checkpoints, 1u);
+        ASSERT_LT(runs, 200);
+      }
+      EXPECT_GT(runs, 3);
+      if (mode != Mode::kBuild) {
+        EXPECT_EQ(read_file(o.output), want.output);
+      }
+      EXPECT_EQ(filter_bytes(filter), want.filter);
+      EXPECT_FALSE(fs::exists(o.checkpoint)) << "a completed run removes its checkpoint";
+    }
+  }
+}
+
+TEST_F(CheckpointResumeTest, U64InputResumes) {
+  const std::vector<uint64_t> fps = test::keys_with_duplicates(20000, 8000, 3);
+  const std::string bytes(reinterpret_cast<const char*>(fps.data()), fps.size() * 8);
+  PipelineOptions o;
+  o.inputs = {write_file("a.u64", bytes.substr(0, 8 * 3001)),
+              write_file("b.u64", bytes.substr(8 * 3001))};
+  o.format = InputFormat::kU64;
+  o.output = path("out.u64");
+  o.batch_records = 1000;
+  o.checkpoint = path("ck");
+  const Result want = uninterrupted(o);
+  Filter filter(kParams);
+  while (run_once(o, 2, &filter).interrupted) {
+  }
+  EXPECT_EQ(read_file(o.output), want.output);
+  EXPECT_EQ(filter_bytes(filter), want.filter);
+}
+
+TEST_F(CheckpointResumeTest, RecordIntervalWritesCheckpointsBetweenBatches) {
+  PipelineOptions o;
+  o.inputs = {write_file("in.txt", url_text(20000, 2))};
+  o.output = path("out.txt");
+  o.batch_records = 1000;
+  o.checkpoint = path("ck");
+  o.checkpoint_every_seconds = 0;
+  o.checkpoint_every_records = 5000;
+  const PipelineStats s = run_once(o, 0);
+  // After batches 5, 10, 15 and 20: a record interval is never skipped.
+  EXPECT_EQ(s.checkpoints, 4u);
+  EXPECT_FALSE(fs::exists(o.checkpoint));
+}
+
+// ---------------------------------------------------------------- refusals
+
+class ResumeRefusalTest : public CheckpointResumeTest {
+ protected:
+  void SetUp() override {
+    CheckpointResumeTest::SetUp();
+    o_.inputs = {write_file("a.txt", url_text(10000, 4)), write_file("b.txt", url_text(500, 5))};
+    o_.output = path("out.txt");
+    o_.batch_records = 1000;
+    o_.checkpoint = path("ck");
+    o_.keys.normalize = "lowercase-host";
+    ASSERT_TRUE(run_once(o_, 3).interrupted);
+    ASSERT_TRUE(fs::exists(o_.checkpoint));
+  }
+
+  // The message of the Error a resume with `o` throws, or "".
+  std::string resume_error(const PipelineOptions& o) {
+    Checkpoint ck = load_checkpoint(o_.checkpoint);
+    auto backend = make_cpu_backend(ck.filter);
+    PipelineOptions r = o;
+    r.resume = &ck.state;
+    try {
+      run_pipeline(r, ck.filter, *backend);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "";
+  }
+
+  PipelineOptions o_;
+};
+
+TEST_F(ResumeRefusalTest, EachOptionThatDiffersIsNamed) {
+  const std::string out_before = read_file(o_.output);
+  auto expect_named = [&](PipelineOptions o, const std::string& option) {
+    const std::string message = resume_error(o);
+    EXPECT_NE(message.find("the " + option + " option differs"), std::string::npos)
+        << option << ": " << message;
+    EXPECT_NE(message.find(o_.checkpoint), std::string::npos) << message;
+  };
+  PipelineOptions o = o_;
+  o.mode = Mode::kDuplicates;
+  expect_named(o, "mode");
+  o = o_;
+  o.keys.key = "field:1";
+  expect_named(o, "key");
+  o = o_;
+  o.keys.delimiter = "comma";
+  expect_named(o, "delimiter");
+  o = o_;
+  o.keys.normalize = "";
+  expect_named(o, "normalize");
+  o = o_;
+  o.format = InputFormat::kU64;
+  expect_named(o, "input format");
+  o = o_;
+  o.output = path("other.txt");
+  expect_named(o, "output");
+  o = o_;
+  o.inputs.pop_back();
+  expect_named(o, "input");
+  o = o_;
+  std::swap(o.inputs[0], o.inputs[1]);
+  expect_named(o, "input");
+  EXPECT_EQ(read_file(o_.output), out_before) << "a refused resume leaves the output alone";
+  // The resume that matches still works after all of those.
+  EXPECT_EQ(resume_error(o_), "");
+}
+
+TEST_F(ResumeRefusalTest, FilterParamsThatDifferAreNamed) {
+  const ResumeState state = read_checkpoint_state(o_.checkpoint);
+  Filter other(FilterParams{kParams.num_blocks, kParams.layout, 12345});
+  auto backend = make_cpu_backend(other);
+  PipelineOptions r = o_;
+  r.resume = &state;
+  try {
+    run_pipeline(r, other, *backend);
+    FAIL() << "resumed with another filter";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("filter seed differs"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(ResumeRefusalTest, ChangedInputIsRefusedNamingIt) {
+  const std::string b = o_.inputs[1];
+  struct stat st {};
+  ASSERT_EQ(::stat(b.c_str(), &st), 0);
+  const std::string original = read_file(b);
+
+  // Same size, same modification time, other bytes: only the sample shows it.
+  std::string changed = original;
+  changed[changed.size() / 2] ^= 1;
+  write_file("b.txt", changed);
+  const timespec times[2] = {st.st_atim, st.st_mtim};
+  ASSERT_EQ(::utimensat(AT_FDCWD, b.c_str(), times, 0), 0);
+  std::string message = resume_error(o_);
+  EXPECT_NE(message.find("input 2 (" + b + ") has changed"), std::string::npos) << message;
+  EXPECT_NE(message.find("content differs"), std::string::npos) << message;
+
+  write_file("b.txt", original + "x\n");
+  message = resume_error(o_);
+  EXPECT_NE(message.find("its size was"), std::string::npos) << message;
+
+  write_file("b.txt", original);  // same bytes, new time
+  message = resume_error(o_);
+  EXPECT_NE(message.find("modification time"), std::string::npos) << message;
+
+  ASSERT_EQ(::utimensat(AT_FDCWD, b.c_str(), times, 0), 0);
+  EXPECT_EQ(resume_error(o_), "");
+}
+
+TEST_F(ResumeRefusalTest, OutputShorterThanTheSavedOffsetIsRefused) {
+  const uint64_t saved = read_checkpoint_state(o_.checkpoint).output_offset;
+  ASSERT_GT(saved, 10u);
+  ASSERT_EQ(::truncate(o_.output.c_str(), static_cast<off_t>(saved - 10)), 0);
+  const std::string message = resume_error(o_);
+  EXPECT_NE(message.find("cannot resume output " + o_.output), std::string::npos) << message;
+  EXPECT_NE(message.find("fewer than the " + std::to_string(saved)), std::string::npos)
+      << message;
+}
+
+TEST_F(ResumeRefusalTest, DamagedCheckpointIsRefusedAndNeverUsed) {
+  std::string bytes = read_file(o_.checkpoint);
+  bytes[5000] ^= 0x10;
+  write_file("ck", bytes);
+  try {
+    load_checkpoint(o_.checkpoint);
+    FAIL() << "loaded a damaged checkpoint";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("is damaged"), std::string::npos) << e.what();
+  }
+  write_file("ck", bytes.substr(0, bytes.size() - 1));
+  EXPECT_THROW(load_checkpoint(o_.checkpoint), Error);
+}
+
+TEST_F(CheckpointResumeTest, StreamsAndStandardOutputAreRefusedUpFront) {
+  Filter filter(kParams);
+  auto backend = make_cpu_backend(filter);
+  PipelineOptions o;
+  o.inputs = {"-"};
+  o.output = path("out.txt");
+  o.checkpoint = path("ck");
+  try {
+    run_pipeline(o, filter, *backend);
+    FAIL() << "checkpointed standard input";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot checkpoint a run that reads standard input"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(fs::exists(o.output)) << "refused before the output was created";
+  o.inputs = {write_file("in.txt", "a\n")};
+  o.output = "-";
+  try {
+    run_pipeline(o, filter, *backend);
+    FAIL() << "checkpointed standard output";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("standard output cannot be cut back"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(CheckpointResumeTest, ReplayableStandardInputResumes) {
+  const std::string text = url_text(8000, 9);
+  const std::string file = write_file("in.txt", text);
+  PipelineOptions o;
+  o.inputs = {file};
+  o.output = path("out.txt");
+  const std::string want = uninterrupted(o).output;
+  o.inputs = {"-"};
+  o.batch_records = 1000;
+  o.checkpoint = path("ck");
+  o.replayable_stdin = true;
+  const int saved_stdin = ::dup(0);
+  bool interrupted = true;
+  for (int runs = 0; interrupted && runs < 100; ++runs) {
+    ASSERT_NE(std::freopen(file.c_str(), "rb", stdin), nullptr);
+    interrupted = run_once(o, 3).interrupted;
+  }
+  ::dup2(saved_stdin, 0);
+  ::close(saved_stdin);
+  EXPECT_FALSE(interrupted);
+  EXPECT_EQ(read_file(o.output), want);
+}
+
+// ---------------------------------------------------------------- failing writes
+
+TEST_F(CheckpointResumeTest, FailingCheckpointWriteStopsTheRunAndTheLastOneResumes) {
+  PipelineOptions o;
+  o.inputs = {write_file("in.txt", url_text(40000, 6))};
+  o.output = path("out.txt");
+  o.batch_records = 1000;
+  o.checkpoint = path("ck");
+  const Result want = uninterrupted(o);
+  o.checkpoint_every_seconds = 0;
+  o.checkpoint_every_records = 1;  // one after every batch
+
+  ::setenv("GDEDUP_TEST_FAIL_CHECKPOINT_WRITE", "3", 1);
+  try {
+    run_once(o, 0);
+    FAIL() << "the run went on after a failed checkpoint";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("checkpoint failed: cannot write checkpoint " + o.checkpoint),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("The job stopped"), std::string::npos) << message;
+    EXPECT_NE(message.find("the previous checkpoint, at record "), std::string::npos) << message;
+    EXPECT_NE(message.find("is intact"), std::string::npos) << message;
+  }
+  ::unsetenv("GDEDUP_TEST_FAIL_CHECKPOINT_WRITE");
+  const ResumeState state = read_checkpoint_state(o.checkpoint);
+  EXPECT_GT(state.records, 0u);
+  EXPECT_LT(state.records, 40000u);
+  EXPECT_FALSE(fs::exists(o.checkpoint + ".tmp"));
+
+  Filter filter(kParams);
+  EXPECT_FALSE(run_once(o, 0, &filter).interrupted);
+  EXPECT_EQ(read_file(o.output), want.output);
+  EXPECT_EQ(filter_bytes(filter), want.filter);
+}
+
+TEST_F(CheckpointResumeTest, FailingFirstCheckpointSaysNoneExists) {
+  PipelineOptions o;
+  o.inputs = {write_file("in.txt", url_text(5000, 7))};
+  o.output = path("out.txt");
+  o.batch_records = 1000;
+  o.checkpoint = path("ck");
+  o.checkpoint_every_records = 1;
+  ::setenv("GDEDUP_TEST_FAIL_CHECKPOINT_WRITE", "1", 1);
+  try {
+    run_once(o, 0);
+    FAIL() << "the run went on after a failed checkpoint";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no earlier checkpoint of this run exists"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(fs::exists(o.checkpoint));
+}
+
+}  // namespace
+}  // namespace gdedup
