@@ -1,0 +1,300 @@
+// gdedup plan, info and merge, the command line's usage errors, --help and
+// --version, run through the real binary ($GDEDUP_BIN).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli_util.h"
+#include "gdedup/backend.h"
+#include "gdedup/filter.h"
+#include "gdedup/filter_file.h"
+#include "gdedup/fingerprint.h"
+#include "gdedup/planner.h"
+
+namespace {
+
+using cli_test::Result;
+using cli_test::run;
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// Saves a filter holding keys [from, to) of "key-N", built through the
+// library so these tests need no pipeline.
+void save_with_keys(const std::string& path, const gdedup::Plan& plan, uint64_t from, uint64_t to,
+                    uint64_t seed = gdedup::kDefaultSeed) {
+  gdedup::Filter filter = gdedup::Filter::from_plan(plan, seed);
+  std::vector<uint64_t> fps;
+  for (uint64_t i = from; i < to; ++i) {
+    const std::string key = "key-" + std::to_string(i);
+    fps.push_back(gdedup::fingerprint(key.data(), key.size(), seed));
+  }
+  auto backend = gdedup::make_cpu_backend(filter);
+  backend->add(fps.data(), fps.size());
+  backend->sync_to_host();
+  gdedup::save_filter(filter, path);
+}
+
+TEST(CliPlan, TextShowsLayoutMemoryAndExpectedRate) {
+  REQUIRE_GDEDUP_BIN();
+  const gdedup::Plan plan = gdedup::plan_for_capacity(1000000000, 1e-4);
+  const Result r = run({"plan", "--capacity", "1e9", "--fpr", "1e-4"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_TRUE(contains(r.out, "1,000,000,000 distinct keys")) << r.out;
+  EXPECT_TRUE(contains(r.out, std::to_string(plan.layout.block_bits) + "-bit blocks, k = " +
+                                  std::to_string(plan.layout.k)))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "expected FPR")) << r.out;
+  EXPECT_TRUE(contains(r.out, "GiB")) << r.out;
+}
+
+TEST(CliPlan, JsonMatchesThePlanner) {
+  REQUIRE_GDEDUP_BIN();
+  const gdedup::Plan plan = gdedup::plan_for_capacity(2000000, 1e-3, 256);
+  const Result r = run({"plan", "--capacity", "2M", "--fpr", "0.001", "--block-bits", "256", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "\"capacity\": 2000000,")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\"target_fpr\": 0.001,")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\"block_bits\": 256,")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\"k\": " + std::to_string(plan.layout.k) + ",")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\"blocks\": " + std::to_string(plan.num_blocks) + ",")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\"bytes\": " + std::to_string(plan.bytes()) + ",")) << r.out;
+  EXPECT_EQ(r.out.front(), '{');
+  EXPECT_EQ(r.out.substr(r.out.size() - 2), "}\n");
+}
+
+TEST(CliPlan, MemoryBudgetUsesBinaryUnits) {
+  REQUIRE_GDEDUP_BIN();
+  const gdedup::Plan plan = gdedup::plan_for_memory(uint64_t{3} << 29, 100000000);
+  const Result r = run({"plan", "--memory", "1.5GiB", "--capacity", "100M", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "\"bytes\": " + std::to_string(plan.bytes()) + ",")) << r.out;
+  EXPECT_FALSE(contains(r.out, "target_fpr")) << r.out;
+}
+
+TEST(CliPlan, BadValuesAreUsageErrors) {
+  REQUIRE_GDEDUP_BIN();
+  const std::vector<std::vector<std::string>> cases = {
+      {"plan"},                                          // no capacity
+      {"plan", "--capacity", "0"},                       // zero keys
+      {"plan", "--capacity", "12Q"},                     // unknown suffix
+      {"plan", "--capacity", "1.5"},                     // not whole
+      {"plan", "--capacity", "1e9", "--fpr", "2"},       // rate out of range
+      {"plan", "--capacity", "1e9", "--fpr", "abc"},
+      {"plan", "--capacity", "1e9", "--memory", "4GB"},  // ambiguous unit
+      {"plan", "--capacity", "1e9", "--fpr", "1e-3", "--memory", "1G"},
+      {"plan", "--capacity", "1e9", "--block-bits", "128"},
+      {"plan", "--capacity", "1e9", "--bogus"},
+      {"plan", "--capacity"},                            // missing value
+      {"frobnicate"},
+      {},
+  };
+  for (const auto& args : cases) {
+    const Result r = run(args);
+    std::string joined;
+    for (const auto& a : args) joined += a + " ";
+    EXPECT_EQ(r.status, 2) << joined << r.err;
+    EXPECT_TRUE(cli_test::one_error_line(r.err)) << joined;
+    EXPECT_EQ(r.out, "") << joined;
+  }
+  const Result r = run({"plan", "--capacity", "12Q"});
+  EXPECT_TRUE(contains(r.err, "--capacity 12Q")) << r.err;
+}
+
+TEST(CliInfo, ShowsParametersFillAndCounters) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  const std::string path = dir / "f.bf";
+  const gdedup::Plan plan = gdedup::plan_for_capacity(10000, 1e-4);
+  save_with_keys(path, plan, 0, 5000);
+  const gdedup::Filter filter = gdedup::load_filter(path);
+
+  Result r = run({"info", path});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, path)) << r.out;
+  EXPECT_TRUE(contains(r.out, "0x6764656475700001")) << r.out;
+  EXPECT_TRUE(contains(r.out, "5,000 (keys added")) << r.out;  // insertions
+  EXPECT_TRUE(contains(r.out, "10,000 keys at FPR")) << r.out;  // planned
+  EXPECT_TRUE(contains(r.out, std::to_string(filter.count_set_bits()).substr(0, 1))) << r.out;
+
+  r = run({"info", "--json", path});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "\"version\": 1,")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\"blocks\": " + std::to_string(plan.num_blocks) + ",")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\"set_bits\": " + std::to_string(filter.count_set_bits()) + ","))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "\"insertions\": 5000,")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\"planned_capacity\": 10000,")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\"seed\": \"0x6764656475700001\"")) << r.out;
+  // The estimate from the fill is close to the 5000 keys put in.
+  const size_t at = r.out.find("\"estimated_keys\": ");
+  ASSERT_NE(at, std::string::npos);
+  const double estimate = std::stod(r.out.substr(at + 18));
+  EXPECT_NEAR(estimate, 5000, 250);
+}
+
+TEST(CliInfo, DamagedOrMissingFilesAreRuntimeErrors) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  const std::string path = dir / "f.bf";
+  save_with_keys(path, gdedup::plan_for_capacity(1000, 1e-3), 0, 10);
+  std::string bytes = cli_test::read_file(path);
+  bytes[bytes.size() - 1] ^= 1;  // payload checksum no longer matches
+  cli_test::write_file(path, bytes);
+  Result r = run({"info", path});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
+  EXPECT_TRUE(contains(r.err, path)) << r.err;
+
+  r = run({"info", dir / "missing.bf"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
+  EXPECT_TRUE(contains(r.err, "missing.bf")) << r.err;
+}
+
+TEST(CliMerge, HalvesMergeIntoTheWholeByteForByte) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  const gdedup::Plan plan = gdedup::plan_for_capacity(20000, 1e-4);
+  save_with_keys(dir / "a.bf", plan, 0, 7000);
+  save_with_keys(dir / "b.bf", plan, 7000, 20000);
+  save_with_keys(dir / "whole.bf", plan, 0, 20000);
+  const Result r = run({"merge", dir / "a.bf", dir / "b.bf", "-o", dir / "c.bf"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(cli_test::all_lines_prefixed(r.err)) << r.err;
+  EXPECT_EQ(cli_test::read_file(dir / "c.bf"), cli_test::read_file(dir / "whole.bf"));
+}
+
+TEST(CliMerge, OutputMayBeAnInput) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  const gdedup::Plan plan = gdedup::plan_for_capacity(5000, 1e-4);
+  save_with_keys(dir / "a.bf", plan, 0, 2000);
+  save_with_keys(dir / "b.bf", plan, 2000, 3000);
+  save_with_keys(dir / "c.bf", plan, 3000, 5000);
+  save_with_keys(dir / "whole.bf", plan, 0, 5000);
+  const Result r =
+      run({"merge", "-q", dir / "a.bf", dir / "b.bf", dir / "c.bf", "-o", dir / "a.bf"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(cli_test::read_file(dir / "a.bf"), cli_test::read_file(dir / "whole.bf"));
+}
+
+TEST(CliMerge, DifferentParametersAreRefusedNamingTheDifferenceAndFiles) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  save_with_keys(dir / "a.bf", gdedup::plan_for_capacity(5000, 1e-4, 512), 0, 10);
+  save_with_keys(dir / "small.bf", gdedup::plan_for_capacity(500, 1e-4, 512), 0, 10);
+  save_with_keys(dir / "b256.bf", gdedup::plan_for_capacity(5000, 1e-4, 256), 0, 10);
+  save_with_keys(dir / "seed.bf", gdedup::plan_for_capacity(5000, 1e-4, 512), 0, 10, 42);
+  struct Case {
+    std::string other;
+    std::string difference;
+  };
+  for (const Case& c : {Case{"small.bf", "block counts"}, Case{"b256.bf", "block sizes"},
+                        Case{"seed.bf", "seeds"}}) {
+    const Result r = run({"merge", dir / "a.bf", dir / c.other, "-o", dir / "out.bf"});
+    EXPECT_EQ(r.status, 2) << c.other;
+    EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
+    EXPECT_TRUE(contains(r.err, c.difference)) << r.err;
+    EXPECT_TRUE(contains(r.err, dir / "a.bf")) << r.err;
+    EXPECT_TRUE(contains(r.err, dir / c.other)) << r.err;
+    EXPECT_FALSE(cli_test::exists(dir / "out.bf"));
+  }
+}
+
+TEST(CliMerge, NeedsTwoFiltersAndAnOutput) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  save_with_keys(dir / "a.bf", gdedup::plan_for_capacity(100, 1e-3), 0, 10);
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"merge", dir / "a.bf", "-o", dir / "o.bf"}, {"merge", dir / "a.bf", dir / "a.bf"}}) {
+    const Result r = run(args);
+    EXPECT_EQ(r.status, 2);
+    EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
+  }
+}
+
+TEST(CliHelp, EachCommandsHelpMentionsEachOption) {
+  REQUIRE_GDEDUP_BIN();
+  const std::vector<std::string> job_common = {
+      "--input-format", "--stats", "--quiet", "--progress", "--no-progress", "--filter",
+      "--key", "--delimiter", "--normalize", "--backend", "--threads", "--batch"};
+  const std::vector<std::string> sizing = {"--capacity", "--fpr", "--memory", "--block-bits"};
+  struct Case {
+    std::string command;
+    std::vector<std::string> options;
+  };
+  std::vector<Case> cases = {
+      {"dedup", job_common}, {"build", job_common}, {"query", job_common},
+      {"merge", {"--output", "--quiet"}}, {"info", {"--json"}}, {"plan", {"--json"}}};
+  for (const std::string& s : sizing) {
+    cases[0].options.push_back(s);
+    cases[1].options.push_back(s);
+    cases[5].options.push_back(s);
+  }
+  cases[0].options.push_back("--output");
+  cases[0].options.push_back("--duplicates");
+  cases[2].options.push_back("--output");
+  cases[2].options.push_back("--absent");
+  for (const Case& c : cases) {
+    const Result r = run({c.command, "--help"});
+    EXPECT_EQ(r.status, 0) << c.command;
+    for (const std::string& option : c.options) {
+      EXPECT_TRUE(contains(r.out, option)) << c.command << " --help lacks " << option;
+    }
+  }
+  const Result top = run({"--help"});
+  EXPECT_EQ(top.status, 0);
+  for (const char* command : {"dedup", "build", "query", "merge", "info", "plan"}) {
+    EXPECT_TRUE(contains(top.out, command)) << command;
+  }
+  const Result dedup_help = run({"dedup", "--help"});
+  for (const char* group : {"Input:", "Output:", "Filter:", "Sizing", "Keys:", "Backend:"}) {
+    EXPECT_TRUE(contains(dedup_help.out, group)) << group;
+  }
+}
+
+TEST(CliHelp, VersionPrintsTheVersion) {
+  REQUIRE_GDEDUP_BIN();
+  const Result r = run({"--version"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out.rfind("gdedup ", 0), 0u) << r.out;
+}
+
+TEST(CliUsage, OptionErrorsOfJobsExitTwoBeforeAnyWork) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  cli_test::write_file(dir / "in.txt", "a\nb\n");
+  const std::string in = dir / "in.txt";
+  const std::string out = dir / "out.txt";
+  const std::vector<std::vector<std::string>> cases = {
+      {"dedup", in, "-o", out, "--key", "field:0"},
+      {"dedup", in, "-o", out, "--key", "column"},
+      {"dedup", in, "-o", out, "--delimiter", "ab"},
+      {"dedup", in, "-o", out, "--normalize", "url,bogus"},
+      {"dedup", in, "-o", out, "--backend", "tpu"},
+      {"dedup", in, "-o", out, "--threads", "0"},
+      {"dedup", in, "-o", out, "--batch", "0"},
+      {"dedup", in, "-o", out, "--batch", "x"},
+      {"dedup", in, "-o", out, "--input-format", "csv"},
+      {"dedup", in, "-o", out, "--capacity", "-5"},
+      {"dedup", in, "-o", out, "--progress", "--no-progress"},
+      {"build", in},  // no --filter
+      {"query", in},  // no --filter
+  };
+  for (const auto& args : cases) {
+    const Result r = run(args);
+    std::string joined;
+    for (const auto& a : args) joined += a + " ";
+    EXPECT_EQ(r.status, 2) << joined << r.err;
+    EXPECT_TRUE(cli_test::one_error_line(r.err)) << joined;
+    EXPECT_FALSE(cli_test::exists(out)) << joined;
+  }
+}
+
+}  // namespace
