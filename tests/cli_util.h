@@ -215,6 +215,16 @@ inline std::string join_records(const std::vector<std::string>& records) {
   return out;
 }
 
+// Equal byte strings; on a mismatch, the sizes and the first differing
+// offset instead of two dumps of binary data.
+inline ::testing::AssertionResult same_bytes(const std::string& a, const std::string& b) {
+  if (a == b) return ::testing::AssertionSuccess();
+  size_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+  return ::testing::AssertionFailure() << "sizes " << a.size() << " and " << b.size()
+                                       << ", first difference at byte " << i;
+}
+
 // Every stderr line starts with "gdedup: " (and there is at least one).
 inline ::testing::AssertionResult all_lines_prefixed(const std::string& err) {
   if (err.empty()) return ::testing::AssertionFailure() << "stderr is empty";
