@@ -192,7 +192,7 @@ TEST_F(CheckpointResumeTest, RecordIntervalWritesCheckpointsBetweenBatches) {
 
 // ---------------------------------------------------------------- refusals
 
-class ResumeRefusalTest : public CheckpointResumeTest {
+class CheckpointRefusalTest : public CheckpointResumeTest {
  protected:
   void SetUp() override {
     CheckpointResumeTest::SetUp();
@@ -222,7 +222,7 @@ class ResumeRefusalTest : public CheckpointResumeTest {
   PipelineOptions o_;
 };
 
-TEST_F(ResumeRefusalTest, EachOptionThatDiffersIsNamed) {
+TEST_F(CheckpointRefusalTest, EachOptionThatDiffersIsNamed) {
   const std::string out_before = read_file(o_.output);
   auto expect_named = [&](PipelineOptions o, const std::string& option) {
     const std::string message = resume_error(o);
@@ -259,7 +259,7 @@ TEST_F(ResumeRefusalTest, EachOptionThatDiffersIsNamed) {
   EXPECT_EQ(resume_error(o_), "");
 }
 
-TEST_F(ResumeRefusalTest, FilterParamsThatDifferAreNamed) {
+TEST_F(CheckpointRefusalTest, FilterParamsThatDifferAreNamed) {
   const ResumeState state = read_checkpoint_state(o_.checkpoint);
   Filter other(FilterParams{kParams.num_blocks, kParams.layout, 12345});
   auto backend = make_cpu_backend(other);
@@ -273,7 +273,7 @@ TEST_F(ResumeRefusalTest, FilterParamsThatDifferAreNamed) {
   }
 }
 
-TEST_F(ResumeRefusalTest, ChangedInputIsRefusedNamingIt) {
+TEST_F(CheckpointRefusalTest, ChangedInputIsRefusedNamingIt) {
   const std::string b = o_.inputs[1];
   struct stat st {};
   ASSERT_EQ(::stat(b.c_str(), &st), 0);
@@ -301,7 +301,7 @@ TEST_F(ResumeRefusalTest, ChangedInputIsRefusedNamingIt) {
   EXPECT_EQ(resume_error(o_), "");
 }
 
-TEST_F(ResumeRefusalTest, OutputShorterThanTheSavedOffsetIsRefused) {
+TEST_F(CheckpointRefusalTest, OutputShorterThanTheSavedOffsetIsRefused) {
   const uint64_t saved = read_checkpoint_state(o_.checkpoint).output_offset;
   ASSERT_GT(saved, 10u);
   ASSERT_EQ(::truncate(o_.output.c_str(), static_cast<off_t>(saved - 10)), 0);
@@ -311,7 +311,7 @@ TEST_F(ResumeRefusalTest, OutputShorterThanTheSavedOffsetIsRefused) {
       << message;
 }
 
-TEST_F(ResumeRefusalTest, DamagedCheckpointIsRefusedAndNeverUsed) {
+TEST_F(CheckpointRefusalTest, DamagedCheckpointIsRefusedAndNeverUsed) {
   std::string bytes = read_file(o_.checkpoint);
   bytes[5000] ^= 0x10;
   write_file("ck", bytes);
