@@ -164,7 +164,7 @@ TEST(CliBadInput, CorruptZstdWritesWhatCameBeforeThenFails) {
 // decoded by libzstd in one shot, so damage anywhere in it currently loses
 // every record of the frame and is reported at offset 0
 // (src/io/zstd_source.cpp would need to hand libzstd smaller output slices).
-TEST(CliBadInput, DISABLED_CorruptSmallZstdWritesWhatCameBeforeThenFails) {
+TEST(CliBadInput, CorruptSmallZstdWritesWhatCameBeforeThenFails) {
   REQUIRE_GDEDUP_BIN();
   if (!have_tool("zstd")) GTEST_SKIP() << "zstd is not installed";
   check_corrupt_zstd(300000);  // about 2 MB of text

@@ -2,6 +2,8 @@
 
 #include <zstd.h>
 
+#include <algorithm>
+
 #include "gdedup/error.h"
 
 namespace gdedup::io {
@@ -27,7 +29,10 @@ void ZstdSource::decode(char* buf, size_t capacity, size_t& produced) {
   while (produced < capacity) {
     if (in_pos_ == in_end_ && !refill() && !in_frame_) return;
     ZSTD_inBuffer in{in_.data(), in_end_, in_pos_};
-    ZSTD_outBuffer out{buf, capacity, produced};
+    // At most one block's worth of output per call: given room for a whole
+    // frame, libzstd decodes it in one shot and reports nothing of it when a
+    // later block is damaged, losing records that came before the damage.
+    ZSTD_outBuffer out{buf, std::min(capacity, produced + ZSTD_BLOCKSIZE_MAX), produced};
     size_t ret = ZSTD_decompressStream(ctx_->d, &out, &in);
     bool progress = in.pos != in_pos_ || out.pos != produced;
     in_pos_ = in.pos;
