@@ -36,24 +36,27 @@ class TextSource final : public BatchSource {
 
   bool next(WorkBatch& batch) override {
     if (!reader_.next(batch.records)) return false;
+    batch.input_bytes = batch.records.end().offset;
+    batch.raw_bytes_read = reader_.source().raw_bytes_read();
+    batch.end = batch.records.end();
+    return true;
+  }
+
+  void fingerprint(WorkBatch& batch) override {
     const size_t n = batch.records.size();
     batch.fingerprints.resize(n);
     uint64_t* fps = batch.fingerprints.data();
     if (whole_record_) {
       for (size_t i = 0; i < n; ++i) {
         const std::string_view r = batch.records[i];
-        fps[i] = fingerprint(r.data(), r.size(), seed_);
+        fps[i] = gdedup::fingerprint(r.data(), r.size(), seed_);
       }
     } else {
       for (size_t i = 0; i < n; ++i) {
         const std::string_view key = extractor_.key(batch.records[i], scratch_);
-        fps[i] = fingerprint(key.data(), key.size(), seed_);
+        fps[i] = gdedup::fingerprint(key.data(), key.size(), seed_);
       }
     }
-    batch.input_bytes = batch.records.end().offset;
-    batch.raw_bytes_read = reader_.source().raw_bytes_read();
-    batch.end = batch.records.end();
-    return true;
   }
 
   void skip_to(const io::StreamPosition& target) override { reader_.skip_to(target); }
@@ -86,6 +89,9 @@ class U64Source final : public BatchSource {
     batch.end = position_;
     return have > 0;
   }
+
+  // The fingerprints are the records: nothing to compute.
+  void fingerprint(WorkBatch&) override {}
 
   void skip_to(const io::StreamPosition& target) override {
     std::vector<char> scratch(std::min<uint64_t>(uint64_t{1} << 20, batch_records_ * 8));

@@ -1,5 +1,6 @@
-// Fills work batches from the inputs: records and their fingerprints. Runs on
-// the reading thread; everything it touches is its own.
+// Fills work batches from the inputs: records and their fingerprints. next()
+// and skip_to() run on the reading thread, fingerprint() on the hashing
+// thread; each touches only what its thread owns.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,8 @@ class BatchSource {
   // Refills `batch`; false at the end of the input. Throws Error for damaged
   // or unreadable input after the batches before the damage were handed out.
   virtual bool next(WorkBatch& batch) = 0;
+  // Sets batch.fingerprints, one per record of a batch next() filled.
+  virtual void fingerprint(WorkBatch& batch) = 0;
   // Resuming: reads past everything before `target` (a WorkBatch::end of an
   // earlier run over the same inputs) without handing it out. Throws Error
   // when the inputs do not reach `target` at the same offsets.
