@@ -22,6 +22,7 @@
 #include "gdedup/filter.h"
 #include "gdedup/gpu.h"
 #include "gdedup/layout.h"
+#include "test_util.h"
 
 #if defined(GDEDUP_HAVE_CUDA)
 #include <cuda_runtime_api.h>
@@ -30,36 +31,9 @@
 namespace gdedup {
 namespace {
 
-// splitmix64
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
-  uint64_t next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-
- private:
-  uint64_t state_;
-};
-
-std::vector<uint64_t> random_keys(uint64_t count, uint64_t seed) {
-  Rng rng(seed);
-  std::vector<uint64_t> keys(count);
-  for (auto& k : keys) k = rng.next();
-  return keys;
-}
-
+using test::random_keys;
 // `count` keys drawn from a pool of `distinct`: long runs of repeats per block.
-std::vector<uint64_t> pooled_keys(uint64_t count, uint64_t distinct, uint64_t seed) {
-  const std::vector<uint64_t> pool = random_keys(distinct, seed);
-  Rng rng(seed ^ 0x5555);
-  std::vector<uint64_t> keys(count);
-  for (auto& k : keys) k = pool[rng.next() % distinct];
-  return keys;
-}
+const auto& pooled_keys = test::keys_with_duplicates;
 
 const Layout kLayouts[] = {{256, 8}, {256, 16}, {512, 16}, {512, 32}};
 
