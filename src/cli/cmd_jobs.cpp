@@ -25,6 +25,7 @@ Action add_dedup_command(CLI::App& app) {
   add_sizing_options(*sub, o->sizing);
   add_key_options(*sub, o->keys);
   add_backend_options(*sub, *o);
+  add_checkpoint_options(*sub, o->checkpoint);
   sub->footer(
       "Without --capacity or --memory the filter is sized for every input record being "
       "distinct, estimated from the input sizes; standard input needs --capacity or --memory.");
@@ -45,6 +46,7 @@ Action add_build_command(CLI::App& app) {
   add_sizing_options(*sub, o->sizing);
   add_key_options(*sub, o->keys);
   add_backend_options(*sub, *o);
+  add_checkpoint_options(*sub, o->checkpoint);
   return [o] { return run_job(*o, JobKind::kBuild); };
 }
 

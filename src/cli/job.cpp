@@ -5,13 +5,16 @@
 #include <string>
 
 #include "cli/backend_choice.h"
+#include "cli/checkpoint_options.h"
 #include "cli/console.h"
+#include "cli/interrupt.h"
 #include "cli/numbers.h"
 #include "cli/preflight.h"
 #include "cli/progress.h"
 #include "cli/report.h"
 #include "cli/sizing.h"
 #include "cli/stats.h"
+#include "gdedup/checkpoint.h"
 #include "gdedup/error.h"
 #include "gdedup/filter_file.h"
 #include "gdedup/pipeline.h"
@@ -64,6 +67,55 @@ Filter prepare_filter(const JobOptions& o, JobKind kind, const SizingRequest& re
   return Filter::from_plan(plan);
 }
 
+// Sizing options on a resumed run must describe the filter the checkpoint
+// holds: the same command line plus --resume. They are ignored, as on the
+// first run, when an existing filter file gave the filter; that file must
+// then still be one the checkpoint's filter could have started from.
+void check_resume_sizing(const JobOptions& o, const SizingRequest& request, InputFormat format,
+                         const FilterParams& saved) {
+  if (!o.filter_path.empty() && file_exists(o.filter_path)) {
+    try {
+      check_checkpoint_params(saved, read_filter_info(o.filter_path).params);
+    } catch (const Error& e) {
+      throw Error("cannot resume from checkpoint " + o.checkpoint.path + " with filter file " +
+                  o.filter_path + ": " + e.what());
+    }
+    return;
+  }
+  if (!o.sizing.given()) return;
+  const Plan plan = plan_job(request, o.inputs, format);
+  check_checkpoint_params(saved, FilterParams{plan.num_blocks, plan.layout, kDefaultSeed});
+}
+
+Checkpoint load_for_resume(const JobOptions& o, const SizingRequest& request,
+                           InputFormat format) {
+  const std::string& path = o.checkpoint.path;
+  if (!file_exists(path)) {
+    throw Error("no checkpoint at " + path + " to resume from; run without --resume to start");
+  }
+  Checkpoint ck = load_checkpoint(path);
+  check_resume_sizing(o, request, format, ck.filter.params());
+  Console::get().info("resuming from checkpoint " + path + " at record " +
+                      group_digits(ck.state.records) + "; " + filter_summary(ck.filter, path));
+  return ck;
+}
+
+// The filter the job runs on and, when resuming, the state to resume from
+// (unused otherwise).
+Checkpoint starting_point(const JobOptions& o, JobKind kind, const SizingRequest& request,
+                          InputFormat format) {
+  if (o.checkpoint.resume) return load_for_resume(o, request, format);
+  if (o.checkpoint.enabled()) {
+    // Starting over would overwrite the checkpoint at the first interval.
+    if (file_exists(o.checkpoint.path)) {
+      throw Error("checkpoint " + o.checkpoint.path + " exists from an earlier run: add "
+                  "--resume to continue that run, or delete the file to start over");
+    }
+    check_creatable(o.checkpoint.path);
+  }
+  return Checkpoint{prepare_filter(o, kind, request, format), ResumeState{}};
+}
+
 // Appended to an error that struck after work began, so the user knows what
 // the files now hold.
 std::string aftermath(const JobOptions& o, JobKind kind, Mode mode) {
@@ -75,7 +127,16 @@ std::string aftermath(const JobOptions& o, JobKind kind, Mode mode) {
   if (!o.filter_path.empty() && kind != JobKind::kQuery) {
     text += " The filter " + o.filter_path + " was not updated.";
   }
+  if (o.checkpoint.enabled() && file_exists(o.checkpoint.path)) {
+    text += " Once the cause is fixed, the same command plus --resume continues from the "
+            "checkpoint " + o.checkpoint.path + ".";
+  }
   return text;
+}
+
+std::string interrupted_line(const PipelineStats& stats, const std::string& checkpoint) {
+  return "interrupted at record " + group_digits(stats.records) + "; checkpoint saved to " +
+         checkpoint + "; resume with the same command plus --resume";
 }
 
 }  // namespace
@@ -104,8 +165,14 @@ int run_job(const JobOptions& options, JobKind kind) {
                        "; give them different names");
     }
   }
+  check_checkpoint_options(o.checkpoint, o.inputs, mode == Mode::kBuild ? "" : o.output,
+                           o.filter_path);
+  // From here on a signal stops the run at a batch boundary with a
+  // checkpoint; without checkpoints it ends the process as usual.
+  const std::atomic<bool>* stop = o.checkpoint.enabled() ? stop_on_signals() : nullptr;
 
-  Filter filter = prepare_filter(o, kind, request, format);
+  Checkpoint start = starting_point(o, kind, request, format);
+  Filter& filter = start.filter;
   ChosenBackend chosen = choose_backend(o.backend, o.threads, filter);
   console.info("backend " + chosen.description);
 
@@ -117,7 +184,14 @@ int run_job(const JobOptions& options, JobKind kind) {
   run.format = format;
   run.keys = o.keys;
   run.batch_records = batch;
-  run.on_progress = [&progress](const Progress& p) { progress.update(p); };
+  apply_checkpoint_options(o.checkpoint, run);
+  run.resume = o.checkpoint.resume ? &start.state : nullptr;
+  run.stop = stop;
+  bool began = false;  // a batch went through: the files may have changed
+  run.on_progress = [&progress, &began](const Progress& p) {
+    began = true;
+    progress.update(p);
+  };
   const double planned_fpr = filter.counters().planned_fpr;
   run.on_over_capacity = [planned_fpr](uint64_t planned, double fpr_now) {
     Console::get().warn("more distinct keys than the " + group_digits(planned) +
@@ -128,6 +202,7 @@ int run_job(const JobOptions& options, JobKind kind) {
 
   JobReport report;
   report.mode = mode;
+  report.checkpointing = o.checkpoint.enabled();
   try {
     report.stats = run_pipeline(run, filter, *chosen.backend);
   } catch (const io::BrokenPipe&) {
@@ -139,9 +214,15 @@ int run_job(const JobOptions& options, JobKind kind) {
     throw;
   } catch (const Error& e) {
     progress.finish();
+    // A resume refused before its first batch has changed nothing.
+    if (run.resume != nullptr && !began) throw;
     throw Error(std::string(e.what()) + aftermath(o, kind, mode));
   }
   progress.finish();
+  if (report.stats.interrupted) {
+    console.error(interrupted_line(report.stats, o.checkpoint.path));
+    return kExitInterrupted;
+  }
 
   chosen.backend->sync_to_host();
   if (!o.filter_path.empty() && kind != JobKind::kQuery) save_filter(filter, o.filter_path);

@@ -3,6 +3,7 @@
 //   0  success (also when the reader of our output goes away: `| head`)
 //   1  runtime error: I/O, a damaged file, no device
 //   2  usage error: the command line or its values can never work as given
+//   3  interrupted (SIGINT, SIGTERM) with a checkpoint to resume from (job.h)
 #include <exception>
 #include <map>
 #include <new>
@@ -50,7 +51,8 @@ int run(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer(
       "Run 'gdedup COMMAND --help' for the options of each command.\n"
-      "Exit status: 0 success, 1 runtime error (I/O, damaged file, no GPU), 2 usage error.");
+      "Exit status: 0 success, 1 runtime error (I/O, damaged file, no GPU), 2 usage error, "
+      "3 interrupted with a checkpoint to resume from (--checkpoint).");
 
   std::map<std::string, Action> actions;
   actions["dedup"] = add_dedup_command(app);

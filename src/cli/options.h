@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/checkpoint_options.h"
 #include "gdedup/error.h"
 #include "gdedup/pipeline.h"
 
@@ -50,6 +51,7 @@ struct JobOptions {
   bool no_progress = false;
   bool duplicates = false;  // dedup --duplicates
   bool absent = false;      // query --absent
+  CheckpointOptions checkpoint;  // dedup and build
 
   // Throws UsageError for --progress with --no-progress.
   ProgressMode progress_mode() const {

@@ -58,7 +58,8 @@ JsonObject stats_json(const JobReport& r) {
       .add("filter_fill", r.filter.fill)
       .add("estimated_distinct_keys", r.filter.estimated_keys)
       .add("current_fpr", r.filter.current_fpr)
-      .add("backend", r.backend);
+      .add("backend", r.backend)
+      .add("checkpoints", s.checkpoints);
   return o;
 }
 
@@ -77,6 +78,7 @@ std::string summary_line(const JobReport& r) {
   line += "; filter " + format_percent(r.filter.fill) + " full, ~" +
           format_keys(r.filter.estimated_keys) + " distinct keys, FPR now " +
           format_rate(r.filter.current_fpr);
+  if (r.checkpointing) line += "; " + group_digits(s.checkpoints) + " checkpoints written";
   return line;
 }
 

@@ -14,6 +14,7 @@ struct JobReport {
   PipelineStats stats;
   FilterState filter;
   std::string backend;
+  bool checkpointing = false;  // --checkpoint: the summary says how many were written
 };
 
 // Member names are documented in docs/CLI.md; keep them stable.

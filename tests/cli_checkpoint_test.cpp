@@ -1,0 +1,652 @@
+// Checkpoints through the gdedup command (docs/CHECKPOINT.md, docs/CLI.md):
+// runs killed with SIGKILL or stopped with SIGTERM at seeded moments and
+// resumed until they complete, whose output and filter file must equal an
+// uninterrupted run's byte for byte; every refusal of a resume, with its
+// message and exit status; a failing checkpoint write.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli_util.h"
+
+namespace {
+
+using cli_test::Result;
+using cli_test::run;
+using Clock = std::chrono::steady_clock;
+
+constexpr uint64_t kBatch = 20000;
+constexpr const char* kBatchText = "20000";
+constexpr const char* kEvery = "100K";
+
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// `count` short records drawn from `distinct` keys (fixed seed): about half
+// repeat, and the file stays small enough to run many times.
+std::string make_records(uint64_t count, uint64_t distinct, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::string text;
+  text.reserve(count * 9);
+  for (uint64_t i = 0; i < count; ++i) {
+    text += 'k';
+    text += std::to_string(rng() % distinct);
+    text += '\n';
+  }
+  return text;
+}
+
+// An environment variable for the children started while this lives.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() { unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+};
+
+ino_t inode_of(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+
+void truncate_to(const std::string& path, off_t size) {
+  ASSERT_EQ(truncate(path.c_str(), size), 0) << path;
+}
+
+// The binary running in the background, stdout discarded and stderr in a
+// file, so that the test can watch its files and signal it.
+class Child {
+ public:
+  Child(const std::vector<std::string>& args, const std::string& err_path) {
+    // The previous run's stderr must not be read as this one's.
+    std::remove(err_path.c_str());
+    pid_ = fork();
+    if (pid_ < 0) throw std::runtime_error("fork failed");
+    if (pid_ == 0) exec(args, err_path);
+  }
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+  ~Child() {
+    if (!reaped_) {
+      kill(pid_, SIGKILL);
+      wait();
+    }
+  }
+
+  // True once the process has ended (it is then reaped).
+  bool ended() {
+    if (reaped_) return true;
+    int wstatus = 0;
+    if (waitpid(pid_, &wstatus, WNOHANG) != pid_) return false;
+    record(wstatus);
+    return true;
+  }
+
+  void signal(int sig) {
+    if (!ended()) kill(pid_, sig);
+  }
+
+  // Exit status, or 128 + signal.
+  int wait() {
+    if (!reaped_) {
+      int wstatus = 0;
+      while (waitpid(pid_, &wstatus, 0) < 0 && errno == EINTR) {
+      }
+      record(wstatus);
+    }
+    return status_;
+  }
+
+ private:
+  [[noreturn]] static void exec(const std::vector<std::string>& args, const std::string& err_path) {
+    const int null = open("/dev/null", O_RDWR);
+    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (null < 0 || err < 0) _exit(125);
+    dup2(null, 0);
+    dup2(null, 1);
+    dup2(err, 2);
+    std::string bin = cli_test::binary();
+    std::vector<std::string> copy = args;
+    std::vector<char*> argv{bin.data()};
+    for (std::string& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(bin.c_str(), argv.data());
+    _exit(127);
+  }
+
+  void record(int wstatus) {
+    reaped_ = true;
+    status_ = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+  }
+
+  pid_t pid_ = -1;
+  bool reaped_ = false;
+  int status_ = -1;
+};
+
+// Polls `done` every millisecond until it holds or `child` ends; false on
+// timeout, which only means the moment passed.
+bool wait_until(Child& child, const std::function<bool()>& done, double seconds) {
+  const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
+  while (Clock::now() < deadline) {
+    if (done()) return true;
+    if (child.ended()) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
+void sleep_ms(double ms) {
+  std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
+}
+
+// "gdedup: interrupted at record 1,140,000; ..." -> 1140000; -1 if absent.
+int64_t interrupted_at(const std::string& err) {
+  const std::string marker = "gdedup: interrupted at record ";
+  const size_t at = err.find(marker);
+  if (at == std::string::npos) return -1;
+  int64_t value = 0;
+  for (size_t i = at + marker.size(); i < err.size() && err[i] != ';'; ++i) {
+    if (err[i] >= '0' && err[i] <= '9') value = value * 10 + (err[i] - '0');
+  }
+  return value;
+}
+
+// ----------------------------------------------------------------- kill loop
+
+constexpr uint64_t kLoopRecords = 2'000'000;
+constexpr int kSignalsPerLoop = 30;
+
+// The 2M-record input and an uninterrupted run's output and filter, made
+// once for both loops.
+class CliCheckpointKillLoop : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (cli_test::binary().empty()) return;
+    dir_ = new cli_test::TempDir;
+    cli_test::write_file(*dir_ / "in.txt", make_records(kLoopRecords, kLoopRecords / 2, 20240611));
+    const Result r = run(with(job_args(*dir_ / "ref.txt", *dir_ / "ref.bf"), {"-q"}));
+    ASSERT_EQ(r.status, 0) << r.err;
+    reference_output_ = cli_test::read_file(*dir_ / "ref.txt");
+    reference_filter_ = cli_test::read_file(*dir_ / "ref.bf");
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+
+  // A small filter keeps each checkpoint cheap, so the loop sees many.
+  static std::vector<std::string> job_args(const std::string& out, const std::string& filter) {
+    return {"dedup", *dir_ / "in.txt", "-o", out, "-f", filter, "--capacity", "2M",
+            "--fpr", "0.01", "--batch", kBatchText, "--threads", "2"};
+  }
+
+  struct Counts {
+    int signals = 0;          // signals that stopped a run
+    int early = 0;            // signals sent without waiting for a checkpoint
+    int no_checkpoint = 0;    // resumes refused because none had been written
+    int rounds = 0;           // jobs completed
+  };
+
+  // Starts jobs, signals them with `sig` at seeded moments and resumes them
+  // until one completes; checks each completed job against the reference.
+  void loop(int sig, uint64_t seed, Counts& c);
+
+  static cli_test::TempDir* dir_;
+  static std::string reference_output_;
+  static std::string reference_filter_;
+};
+
+cli_test::TempDir* CliCheckpointKillLoop::dir_ = nullptr;
+std::string CliCheckpointKillLoop::reference_output_;
+std::string CliCheckpointKillLoop::reference_filter_;
+
+void CliCheckpointKillLoop::loop(int sig, uint64_t seed, Counts& c) {
+  const std::string out = *dir_ / "out.txt", filter = *dir_ / "out.bf", ck = *dir_ / "ck";
+  const std::string err_path = *dir_ / "err.txt";
+  const std::vector<std::string> base =
+      with(job_args(out, filter), {"--checkpoint", ck, "--checkpoint-every", kEvery});
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> jitter(0.0, 1.0);
+  int attempts = 0;
+  while (c.signals < kSignalsPerLoop) {
+    for (const std::string& path : {out, filter, ck, ck + ".tmp"}) std::remove(path.c_str());
+    bool resume = false;
+    for (;;) {
+      ASSERT_LT(++attempts, 400) << "the loop is not converging";
+      Child child(resume ? with(base, {"--resume"}) : base, err_path);
+      if (c.signals < kSignalsPerLoop) {
+        // Most signals wait for a checkpoint newer than the one the run
+        // started from; some come at once: for a fresh run (always the
+        // first), before its first checkpoint.
+        const bool early = attempts == 1 || jitter(rng) < (resume ? 0.15 : 0.5);
+        if (early) {
+          ++c.early;
+          sleep_ms(attempts == 1 ? 2 : 20 * jitter(rng));
+        } else {
+          const ino_t before = inode_of(ck);
+          wait_until(child, [&] { const ino_t now = inode_of(ck); return now != 0 && now != before; },
+                     10);
+          sleep_ms(80 * jitter(rng));
+        }
+        // SIGTERM is only handled once the handler is in place: wait for
+        // the backend line, printed after it.
+        if (sig == SIGTERM) {
+          wait_until(child, [&] { return contains(cli_test::read_file(err_path), "backend"); }, 10);
+        }
+        child.signal(sig);
+      }
+      const int status = child.wait();
+      const std::string err = cli_test::read_file(err_path);
+      if (status == 0) break;
+      if (status == 128 + SIGKILL && sig == SIGKILL) {
+        // Killed after the filter file was saved: the job had completed.
+        if (cli_test::exists(filter) && !cli_test::exists(ck)) break;
+        ++c.signals;
+        resume = true;
+        continue;
+      }
+      if (status == 3 && sig == SIGTERM) {
+        const int64_t at = interrupted_at(err);
+        ASSERT_GE(at, 0) << err;
+        EXPECT_TRUE(contains(err, "; checkpoint saved to " + ck +
+                                      "; resume with the same command plus --resume"))
+            << err;
+        EXPECT_TRUE(at % static_cast<int64_t>(kBatch) == 0 ||
+                    at == static_cast<int64_t>(kLoopRecords))
+            << "stopped inside a batch: " << err;
+        ASSERT_TRUE(cli_test::exists(ck)) << err;
+        ++c.signals;
+        resume = true;
+        continue;
+      }
+      if (status == 1 && resume && contains(err, "no checkpoint at " + ck + " to resume from")) {
+        ++c.no_checkpoint;
+        resume = false;
+        continue;
+      }
+      FAIL() << "unexpected exit status " << status << (resume ? " (resuming): " : ": ") << err;
+    }
+    ++c.rounds;
+    ASSERT_TRUE(cli_test::same_bytes(cli_test::read_file(out), reference_output_))
+        << "output of round " << c.rounds;
+    ASSERT_TRUE(cli_test::same_bytes(cli_test::read_file(filter), reference_filter_))
+        << "filter of round " << c.rounds;
+    EXPECT_FALSE(cli_test::exists(ck)) << "a completed run leaves no checkpoint";
+  }
+}
+
+TEST_F(CliCheckpointKillLoop, SigkillAtRandomMomentsThenResume) {
+  REQUIRE_GDEDUP_BIN();
+  Counts c;
+  loop(SIGKILL, 7001, c);
+  std::printf("SIGKILL loop: %d kills (%d early), %d resumes without a checkpoint, %d rounds\n",
+              c.signals, c.early, c.no_checkpoint, c.rounds);
+  EXPECT_GE(c.signals, kSignalsPerLoop);
+  EXPECT_GE(c.no_checkpoint, 1) << "the first kill comes before any checkpoint";
+}
+
+TEST_F(CliCheckpointKillLoop, SigtermStopsWithACheckpointThenResume) {
+  REQUIRE_GDEDUP_BIN();
+  Counts c;
+  loop(SIGTERM, 7002, c);
+  std::printf("SIGTERM loop: %d stops (%d early), %d rounds\n", c.signals, c.early, c.rounds);
+  EXPECT_GE(c.signals, kSignalsPerLoop);
+  EXPECT_EQ(c.no_checkpoint, 0) << "a stopped run always leaves a checkpoint";
+}
+
+// ------------------------------------------------- a job stopped at a checkpoint
+
+constexpr uint64_t kSmallRecords = 400'000;
+
+// A job whose second checkpoint write failed: it stopped with exit 1 and the
+// checkpoint of record 100,000 in place, the same every time.
+class StoppedJob {
+ public:
+  StoppedJob() {
+    cli_test::write_file(input(), make_records(kSmallRecords, kSmallRecords / 2, 99));
+    const Result ref = run(with(args(dir_ / "ref.txt", dir_ / "ref.bf"), {"-q"}));
+    if (ref.status != 0) throw std::runtime_error("reference run failed: " + ref.err);
+    ScopedEnv fail("GDEDUP_TEST_FAIL_CHECKPOINT_WRITE", "2");
+    stop_result_ = run(checkpointed());
+  }
+
+  std::string input() const { return dir_ / "in.txt"; }
+  std::string output() const { return dir_ / "out.txt"; }
+  std::string filter() const { return dir_ / "out.bf"; }
+  std::string checkpoint() const { return dir_ / "ck"; }
+  const Result& stop_result() const { return stop_result_; }
+  const cli_test::TempDir& dir() const { return dir_; }
+
+  std::vector<std::string> args(const std::string& out, const std::string& filter) const {
+    return {"dedup", input(), "-o", out, "-f", filter, "--capacity", "1M", "--fpr", "0.01",
+            "--batch", kBatchText};
+  }
+  std::vector<std::string> checkpointed() const {
+    return with(args(output(), filter()),
+                {"--checkpoint", checkpoint(), "--checkpoint-every", kEvery});
+  }
+  std::vector<std::string> resumed(const std::vector<std::string>& more = {}) const {
+    return with(with(checkpointed(), {"--resume"}), more);
+  }
+
+  ::testing::AssertionResult matches_reference() const {
+    auto r = cli_test::same_bytes(cli_test::read_file(output()), cli_test::read_file(dir_ / "ref.txt"));
+    if (!r) return r << " (output)";
+    r = cli_test::same_bytes(cli_test::read_file(filter()), cli_test::read_file(dir_ / "ref.bf"));
+    if (!r) return r << " (filter)";
+    return ::testing::AssertionSuccess();
+  }
+
+ private:
+  cli_test::TempDir dir_;
+  Result stop_result_;
+};
+
+// A refused resume: exit 1, one line naming the problem, and nothing
+// changed: the checkpoint and the output are as they were.
+void expect_refused(const StoppedJob& job, const std::vector<std::string>& args,
+                    const std::string& message) {
+  const std::string ck_before = cli_test::read_file(job.checkpoint());
+  const std::string out_before = cli_test::read_file(job.output());
+  const Result r = run(with(args, {"-q"}));
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(cli_test::one_error_line(r.err));
+  EXPECT_TRUE(contains(r.err, message)) << "expected \"" << message << "\" in: " << r.err;
+  EXPECT_EQ(cli_test::read_file(job.checkpoint()), ck_before);
+  EXPECT_EQ(cli_test::read_file(job.output()), out_before);
+  EXPECT_FALSE(cli_test::exists(job.filter()));
+}
+
+TEST(CliCheckpoint, FailingWriteKeepsThePreviousCheckpointAndResumes) {
+  REQUIRE_GDEDUP_BIN();
+  StoppedJob job;
+  const Result& r = job.stop_result();
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "checkpoint failed: cannot write checkpoint " + job.checkpoint()))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "the previous checkpoint, at record 100000, is intact")) << r.err;
+  EXPECT_TRUE(contains(r.err, "the same command plus --resume continues from the checkpoint " +
+                                  job.checkpoint()))
+      << r.err;
+  EXPECT_FALSE(cli_test::exists(job.filter())) << "the filter is saved only at the end";
+  EXPECT_FALSE(cli_test::exists(job.checkpoint() + ".tmp"));
+
+  const Result resumed = run(job.resumed());
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_TRUE(contains(resumed.err, "resuming from checkpoint " + job.checkpoint() +
+                                        " at record 100,000"))
+      << resumed.err;
+  EXPECT_TRUE(job.matches_reference());
+  EXPECT_FALSE(cli_test::exists(job.checkpoint()));
+}
+
+TEST(CliCheckpoint, RefusesADamagedCheckpoint) {
+  REQUIRE_GDEDUP_BIN();
+  StoppedJob job;
+  std::string bytes = cli_test::read_file(job.checkpoint());
+  ASSERT_GT(bytes.size(), 5000u);
+  bytes[4096 + 100] ^= 0x10;  // in the bit array
+  cli_test::write_file(job.checkpoint(), bytes);
+  expect_refused(job, job.resumed(),
+                 "checkpoint " + job.checkpoint() + " is damaged: its bit array does not match");
+}
+
+TEST(CliCheckpoint, RefusesATruncatedCheckpoint) {
+  REQUIRE_GDEDUP_BIN();
+  StoppedJob job;
+  truncate_to(job.checkpoint(), 4096 + 1000);
+  expect_refused(job, job.resumed(), "checkpoint " + job.checkpoint() + " is truncated");
+}
+
+TEST(CliCheckpoint, RefusesAnotherFormatVersion) {
+  REQUIRE_GDEDUP_BIN();
+  StoppedJob job;
+  std::string bytes = cli_test::read_file(job.checkpoint());
+  bytes[8] = 2;  // version, little-endian u32 at offset 8 (docs/FORMAT.md)
+  cli_test::write_file(job.checkpoint(), bytes);
+  expect_refused(job, job.resumed(), "was written in checkpoint format version 2");
+}
+
+TEST(CliCheckpoint, RefusesOtherOptionsNamingThem) {
+  REQUIRE_GDEDUP_BIN();
+  StoppedJob job;
+  expect_refused(job, job.resumed({"--key", "field:2"}),
+                 "the key option differs: the checkpoint was written with \"whole\", this run "
+                 "has \"field:2\"");
+  expect_refused(job, job.resumed({"--normalize", "lowercase"}), "the normalize option differs");
+  expect_refused(job, job.resumed({"--duplicates"}), "the mode option differs");
+  // Sizing options must describe the checkpoint's filter.
+  std::vector<std::string> bigger = job.resumed();
+  for (size_t i = 0; i + 1 < bigger.size(); ++i) {
+    if (bigger[i] == "--capacity") bigger[i + 1] = "3M";
+  }
+  expect_refused(job, bigger, "differs from the checkpoint's");
+  // And the job still resumes with the right options.
+  const Result r = run(with(job.resumed(), {"-q"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(job.matches_reference());
+}
+
+TEST(CliCheckpoint, RefusesAChangedInput) {
+  REQUIRE_GDEDUP_BIN();
+  StoppedJob job;
+  std::string input = cli_test::read_file(job.input());
+  cli_test::write_file(job.input(), input + "one more line\n");
+  expect_refused(job, job.resumed(),
+                 "input 1 (" + job.input() + ") has changed since the checkpoint was written");
+}
+
+TEST(CliCheckpoint, RefusesAnOutputShorterThanTheCheckpoint) {
+  REQUIRE_GDEDUP_BIN();
+  StoppedJob job;
+  truncate_to(job.output(), 10);
+  expect_refused(job, job.resumed(),
+                 "cannot resume output " + job.output() + ": it holds 10 bytes, fewer than");
+}
+
+TEST(CliCheckpoint, ResumeWithoutACheckpoint) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  cli_test::write_file(dir / "in.txt", "a\nb\n");
+  const Result r = run({"dedup", dir / "in.txt", "-o", dir / "out.txt", "--checkpoint",
+                        dir / "ck", "--resume", "-q"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "gdedup: no checkpoint at " + dir / "ck" +
+                       " to resume from; run without --resume to start\n");
+  EXPECT_FALSE(cli_test::exists(dir / "out.txt"));
+}
+
+TEST(CliCheckpoint, StartingOverOnAnExistingCheckpointIsRefused) {
+  REQUIRE_GDEDUP_BIN();
+  StoppedJob job;
+  const Result r = run(with(job.checkpointed(), {"-q"}));
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "checkpoint " + job.checkpoint() + " exists from an earlier run"))
+      << r.err;
+  EXPECT_TRUE(cli_test::exists(job.checkpoint()));
+}
+
+TEST(CliCheckpoint, StandardInputNeedsReplayableStdin) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  const std::string input = make_records(200000, 100000, 5);
+  const std::vector<std::string> args = {"dedup", "-", "-o", dir / "out.txt", "--capacity", "1M",
+                                         "--batch", kBatchText, "--checkpoint", dir / "ck",
+                                         "--checkpoint-every", "50K", "-q"};
+  Result r = run(args, input);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(cli_test::one_error_line(r.err));
+  EXPECT_TRUE(contains(r.err, "cannot checkpoint a run that reads standard input")) << r.err;
+  EXPECT_TRUE(contains(r.err, "--replayable-stdin")) << r.err;
+  EXPECT_FALSE(cli_test::exists(dir / "out.txt"));
+
+  // Promised replayable, it checkpoints and resumes from the same bytes.
+  const Result ref = run({"dedup", "-", "-o", dir / "ref.txt", "--capacity", "1M", "-q"}, input);
+  ASSERT_EQ(ref.status, 0) << ref.err;
+  {
+    ScopedEnv fail("GDEDUP_TEST_FAIL_CHECKPOINT_WRITE", "3");
+    r = run(with(args, {"--replayable-stdin"}), input);
+    EXPECT_EQ(r.status, 1) << r.err;
+  }
+  r = run(with(args, {"--replayable-stdin", "--resume"}), input);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(dir / "out.txt"),
+                                   cli_test::read_file(dir / "ref.txt")));
+}
+
+TEST(CliCheckpoint, BuildStopsAndResumes) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  cli_test::write_file(dir / "in.txt", make_records(300000, 200000, 11));
+  const std::vector<std::string> args = {"build", dir / "in.txt", "--capacity", "1M",
+                                         "--batch", kBatchText, "-q"};
+  Result r = run(with(args, {"-f", dir / "ref.bf"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<std::string> ck_args =
+      with(args, {"-f", dir / "out.bf", "--checkpoint", dir / "ck", "--checkpoint-every", "60K"});
+  {
+    ScopedEnv fail("GDEDUP_TEST_FAIL_CHECKPOINT_WRITE", "4");
+    r = run(ck_args);
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_TRUE(contains(r.err, "at record 180000, is intact")) << r.err;
+  }
+  r = run(with(ck_args, {"--resume"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(dir / "out.bf"),
+                                   cli_test::read_file(dir / "ref.bf")));
+}
+
+// An existing filter file is the starting point of the first run and stays
+// as it was until the resumed run completes and saves the checkpoint's.
+TEST(CliCheckpoint, ResumeWithAnExistingFilterFile) {
+  REQUIRE_GDEDUP_BIN();
+  StoppedJob job;
+  const cli_test::TempDir& dir = job.dir();
+  const std::vector<std::string> day1 = {"dedup", dir / "day1.txt", "-o", dir / "d1.txt",
+                                         "--capacity", "1M", "--fpr", "0.01", "-q"};
+  cli_test::write_file(dir / "day1.txt", make_records(50000, 400000, 3));
+  for (const char* f : {"seen.bf", "seen_ref.bf"}) {
+    const Result r = run(with(day1, {"-f", dir / f}));
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  const std::vector<std::string> day2 = {"dedup", job.input(), "--batch", kBatchText, "-q"};
+  Result r = run(with(day2, {"-o", dir / "ref2.txt", "-f", dir / "seen_ref.bf"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string seen_before = cli_test::read_file(dir / "seen.bf");
+  const std::vector<std::string> ck_day2 =
+      with(day2, {"-o", dir / "out2.txt", "-f", dir / "seen.bf", "--checkpoint", dir / "ck2",
+                  "--checkpoint-every", kEvery});
+  {
+    ScopedEnv fail("GDEDUP_TEST_FAIL_CHECKPOINT_WRITE", "3");
+    r = run(ck_day2);
+    EXPECT_EQ(r.status, 1) << r.err;
+  }
+  EXPECT_EQ(cli_test::read_file(dir / "seen.bf"), seen_before);
+  r = run(with(ck_day2, {"--resume"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(dir / "out2.txt"),
+                                   cli_test::read_file(dir / "ref2.txt")));
+  EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(dir / "seen.bf"),
+                                   cli_test::read_file(dir / "seen_ref.bf")));
+}
+
+TEST(CliCheckpoint, UsageErrors) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  cli_test::write_file(dir / "in.txt", "a\nb\n");
+  const std::vector<std::string> base = {"dedup", dir / "in.txt", "-o", dir / "out.txt", "-q"};
+  const std::string ck = dir / "ck";
+  const struct {
+    std::vector<std::string> more;
+    std::string message;
+  } cases[] = {
+      {{"--resume"}, "--resume needs --checkpoint FILE"},
+      {{"--checkpoint-every", "10s"}, "--checkpoint-every needs --checkpoint FILE"},
+      {{"--replayable-stdin"}, "--replayable-stdin needs --checkpoint FILE"},
+      {{"--checkpoint", ck, "--checkpoint-every", "10x"}, "--checkpoint-every 10x: expected"},
+      {{"--checkpoint", ck, "--checkpoint-every", "0s"}, "--checkpoint-every 0s: must be more"},
+      {{"--checkpoint", ck, "--checkpoint-every", "0"}, "--checkpoint-every 0: must be at least"},
+      {{"--checkpoint", ck, "--checkpoint-every", "1.5"}, "--checkpoint-every 1.5: expected"},
+      {{"--checkpoint", ck, "--checkpoint-every", "10s,1m"}, "gives a second time interval"},
+      {{"--checkpoint", ck, "--checkpoint-every", "1M", "--checkpoint-every", "5K"},
+       "gives a second record interval"},
+      {{"--checkpoint", dir / "in.txt"}, "is the same file as input"},
+      {{"--checkpoint", dir / "out.txt"}, "is the output file"},
+      {{"--checkpoint", dir / "f.bf", "-f", dir / "f.bf"}, "is the filter file"},
+  };
+  for (const auto& c : cases) {
+    const Result r = run(with(base, c.more));
+    EXPECT_EQ(r.status, 2) << c.message << ": " << r.err;
+    EXPECT_TRUE(cli_test::one_error_line(r.err)) << c.message;
+    EXPECT_TRUE(contains(r.err, c.message)) << "expected \"" << c.message << "\" in: " << r.err;
+  }
+  const Result r = run({"dedup", dir / "in.txt", "--checkpoint", ck, "-q"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.err, "--checkpoint needs the output in a file (-o FILE)")) << r.err;
+  EXPECT_FALSE(cli_test::exists(ck));
+  EXPECT_FALSE(cli_test::exists(dir / "out.txt"));
+}
+
+TEST(CliCheckpoint, IntervalsAcceptedInEveryForm) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  const std::string input = make_records(100000, 50000, 8);
+  cli_test::write_file(dir / "in.txt", input);
+  for (const std::vector<std::string>& every :
+       std::vector<std::vector<std::string>>{{"60s"}, {"5m"}, {"1.5h"}, {"10K"}, {"1e4"},
+                                             {"60s,10K"}, {"10000", "--checkpoint-every", "2s"}}) {
+    const Result r = run(with({"dedup", dir / "in.txt", "-o", dir / "out.txt", "--capacity",
+                               "1M", "--batch", "5000", "--checkpoint", dir / "ck",
+                               "--checkpoint-every"},
+                              every));
+    EXPECT_EQ(r.status, 0) << every[0] << ": " << r.err;
+    EXPECT_FALSE(cli_test::exists(dir / "ck")) << every[0];
+    const bool by_records = every[0].find('K') != std::string::npos ||
+                            every[0].find('e') != std::string::npos || every[0] == "10000";
+    EXPECT_TRUE(contains(r.err, by_records ? "; 10 checkpoints written" : "; 0 checkpoints written"))
+        << every[0] << ": " << r.err;
+  }
+}
+
+TEST(CliCheckpoint, HelpShowsTheOptionsAndExitStatus) {
+  REQUIRE_GDEDUP_BIN();
+  for (const char* command : {"dedup", "build"}) {
+    const Result r = run({command, "--help"});
+    EXPECT_EQ(r.status, 0);
+    for (const char* option : {"Checkpoints:", "--checkpoint FILE", "--checkpoint-every",
+                               "--resume", "--replayable-stdin"}) {
+      EXPECT_TRUE(contains(r.out, option)) << command << " --help lacks " << option;
+    }
+  }
+  const Result top = run({"--help"});
+  EXPECT_TRUE(contains(top.out, "3 interrupted with a checkpoint to resume from")) << top.out;
+}
+
+}  // namespace
