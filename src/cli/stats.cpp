@@ -78,7 +78,10 @@ std::string summary_line(const JobReport& r) {
   line += "; filter " + format_percent(r.filter.fill) + " full, ~" +
           format_keys(r.filter.estimated_keys) + " distinct keys, FPR now " +
           format_rate(r.filter.current_fpr);
-  if (r.checkpointing) line += "; " + group_digits(s.checkpoints) + " checkpoints written";
+  if (r.checkpointing) {
+    line += "; " + group_digits(s.checkpoints) +
+            (s.checkpoints == 1 ? " checkpoint written" : " checkpoints written");
+  }
   return line;
 }
 
