@@ -8,6 +8,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -312,6 +314,159 @@ TEST_F(IoReader, TrailingGarbageAfterGzipIsDamage) {
   auto got = records_of(MultiSource({path}), &error);
   EXPECT_EQ(got, (std::vector<std::string>{"a", "b"}));
   EXPECT_NE(error.find("gzip stream is damaged"), std::string::npos) << error;
+}
+
+// Bytes from memory in reads of at most `piece` bytes, so that gzip headers,
+// block boundaries and trailers fall across reads.
+class PieceSource final : public ByteSource {
+ public:
+  PieceSource(std::string bytes, size_t piece) : bytes_(std::move(bytes)), piece_(piece) {}
+  size_t read(char* buf, size_t capacity) override {
+    size_t n = std::min({capacity, piece_, bytes_.size() - pos_});
+    std::memcpy(buf, bytes_.data() + pos_, n);
+    pos_ += n;
+    return n;
+  }
+  const std::string& name() const override { return name_; }
+  uint64_t raw_bytes_read() const override { return pos_; }
+  std::optional<uint64_t> raw_size() const override { return bytes_.size(); }
+
+ private:
+  std::string bytes_;
+  size_t piece_;
+  size_t pos_ = 0;
+  std::string name_ = "pieces";
+};
+
+// Reads a decoder over `bytes` in `piece`-byte raw reads and `chunk`-byte
+// decoded reads; returns what came out, and the error, if any, in *error.
+std::string decode_in_pieces(const std::string& bytes, size_t piece, size_t chunk,
+                             std::string* error) {
+  auto src = wrap_decoder(std::make_unique<PieceSource>(bytes, piece));
+  std::string out;
+  std::vector<char> buf(chunk);
+  try {
+    while (size_t n = src->read(buf.data(), buf.size())) out.append(buf.data(), n);
+  } catch (const Error& e) {
+    *error = e.what();
+  }
+  return out;
+}
+
+TEST_F(IoReader, GzipMembersSplitAcrossTinyReads) {
+  // Members of every kind back to back: stored blocks (level 0), fast and
+  // best compression, an empty member, a one-byte member.
+  std::vector<std::string> parts = {sample(11, 300), sample(12, 2000), "", "x",
+                                    sample(13, 1500)};
+  std::string want, gz;
+  int levels[] = {0, 1, 9, 6, 6};
+  for (size_t i = 0; i < parts.size(); ++i) {
+    want += parts[i];
+    gz += gzip(parts[i], levels[i]);
+  }
+  for (size_t piece : {size_t{1}, size_t{2}, size_t{3}, size_t{7}, size_t{4096}}) {
+    for (size_t chunk : {size_t{1}, size_t{13}, size_t{65536}}) {
+      if (piece == 1 && chunk == 1) continue;  // slow, and 1x13 covers it
+      std::string error;
+      std::string got = decode_in_pieces(gz, piece, chunk, &error);
+      EXPECT_EQ(error, "") << piece << "/" << chunk;
+      ASSERT_TRUE(got == want) << "raw reads of " << piece << ", decoded reads of " << chunk;
+    }
+  }
+}
+
+TEST_F(IoReader, LargeGzipMembers) {
+  // Members far larger than the 1 MiB compressed reads and the decoded
+  // reads, so that both run out mid-block over and over.
+  std::string a = sample(14, 300000), b = sample(15, 200000);
+  std::string gz = gzip(a, 1) + gzip(b, 9) + gzip(a, 0);
+  std::string want = a + b + a;
+  std::string path = write("large.gz", gz);
+  for (size_t chunk : {size_t{8} << 20, size_t{65521}}) {
+    auto src = open_input(path);
+    ASSERT_TRUE(drain(*src, chunk) == want) << chunk;
+    EXPECT_EQ(src->raw_bytes_read(), gz.size());
+  }
+}
+
+TEST_F(IoReader, DamagedGzipAtManyOffsetsFailsAfterTheGoodMember) {
+  std::string good = sample(16, 5000);
+  std::string first = gzip(good);
+  std::string second = gzip(sample(17, 5000));
+  // Header bytes that are checked (magic, method), deflate data from start
+  // to end, and the trailer's CRC-32 and length. Not MTIME, XFL or OS:
+  // damage there is harmless by design.
+  std::vector<size_t> offsets = {0, 1, 2};
+  for (size_t at = 10; at < second.size() - 8; at += second.size() / 23) offsets.push_back(at);
+  for (size_t at = second.size() - 8; at < second.size(); ++at) offsets.push_back(at);
+  for (size_t piece : {size_t{5}, size_t{1} << 20}) {
+    for (size_t at : offsets) {
+      std::string damaged = second;
+      damaged[at] ^= 0x24;
+      std::string error;
+      std::string got = decode_in_pieces(first + damaged, piece, 65536, &error);
+      ASSERT_GE(got.size(), good.size()) << at;
+      EXPECT_TRUE(got.compare(0, good.size(), good) == 0) << at;
+      // Flipped bits in deflate data can make a stored block whose length
+      // runs past the end: that reads as truncation. Everything else is damage.
+      bool damaged_msg =
+          error.rfind("pieces: gzip stream is damaged at compressed byte offset ", 0) == 0;
+      bool truncated_msg =
+          error.rfind("pieces: gzip stream ends early (truncated) at compressed byte offset ",
+                      0) == 0;
+      ASSERT_TRUE(damaged_msg || truncated_msg) << "byte " << at << ": " << error;
+      uint64_t offset = std::stoull(error.substr(error.find("offset ") + 7));
+      EXPECT_GE(offset, first.size()) << error;
+      EXPECT_LE(offset, first.size() + second.size()) << error;
+      if (at >= second.size() - 8) {
+        // A bad CRC-32 or length is caught at the trailer, after the whole
+        // member's bytes were delivered.
+        EXPECT_TRUE(damaged_msg) << error;
+        EXPECT_TRUE(got == good + sample(17, 5000)) << at;
+        EXPECT_GE(offset, first.size() + second.size() - 4) << error;
+      }
+    }
+  }
+}
+
+TEST_F(IoReader, TruncatedSecondGzipMemberInSmallReads) {
+  // Cuts in the second member's header, data and trailer, with raw reads
+  // small enough that the cut lands inside the decoder's own buffers.
+  std::string a = sample(18, 500), b = sample(19, 500);
+  std::string first = gzip(a), second = gzip(b);
+  for (size_t keep : {size_t{1}, size_t{2}, size_t{5}, size_t{10}, second.size() / 2,
+                      second.size() - 8, second.size() - 1}) {
+    std::string cut = first + second.substr(0, keep);
+    std::string error;
+    std::string got = decode_in_pieces(cut, 3, 4096, &error);
+    EXPECT_TRUE(got.compare(0, a.size(), a) == 0) << keep;
+    EXPECT_EQ(error, "pieces: gzip stream ends early (truncated) at compressed byte offset " +
+                         std::to_string(cut.size()) + ".")
+        << keep;
+    if (keep >= second.size() - 8) {
+      EXPECT_TRUE(got == a + b) << keep;
+    }
+  }
+}
+
+TEST_F(IoReader, TrailingGarbageAfterGzipInSmallReadsIsDamage) {
+  // Too short for a gzip header, and arriving a byte at a time: still damage
+  // at the first byte that cannot start a member, not truncation.
+  std::string z = gzip("a\nb\n");
+  for (const std::string& junk : {std::string("j"), std::string("junk"), std::string("\x1f"
+                                                                                      "junk"),
+                                  std::string(3, '\0')}) {
+    for (size_t piece : {size_t{1}, size_t{1} << 20}) {
+      std::string error;
+      std::string got = decode_in_pieces(z + junk, piece, 65536, &error);
+      EXPECT_EQ(got, "a\nb\n");
+      size_t bad = z.size() + (junk[0] == '\x1f' ? 1 : 0);
+      EXPECT_EQ(error, "pieces: gzip stream is damaged at compressed byte offset " +
+                           std::to_string(junk[0] == '\x1f' && piece == 1 ? bad : z.size()) +
+                           " (no gzip member starts here).")
+          << piece;
+    }
+  }
 }
 
 TEST_F(IoReader, UnreadablePathsNameThePathAndTheReason) {
