@@ -17,5 +17,6 @@ Action add_query_command(CLI::App& app);
 Action add_merge_command(CLI::App& app);
 Action add_info_command(CLI::App& app);
 Action add_plan_command(CLI::App& app);
+Action add_bench_command(CLI::App& app);
 
 }  // namespace gdedup::cli

@@ -31,9 +31,9 @@ int report_parse_error(const CLI::App& app, const CLI::ParseError& e, int argc, 
   std::string message = e.what();
   if (app.get_subcommands().empty() && argc > 1 && argv[1][0] != '-') {
     message = std::string("unknown command '") + argv[1] +
-              "': expected dedup, build, query, merge, info or plan";
+              "': expected dedup, build, query, merge, info, plan or bench";
   } else if (app.get_subcommands().empty() && message.find("subcommand") != std::string::npos) {
-    message = "a command is required: dedup, build, query, merge, info or plan";
+    message = "a command is required: dedup, build, query, merge, info, plan or bench";
   } else if (!message.empty() && message[0] >= 'A' && message[0] <= 'Z' &&
              !(message.size() > 1 && message[1] >= 'A' && message[1] <= 'Z')) {
     message[0] = static_cast<char>(message[0] + 32);
@@ -61,6 +61,7 @@ int run(int argc, char** argv) {
   actions["merge"] = add_merge_command(app);
   actions["info"] = add_info_command(app);
   actions["plan"] = add_plan_command(app);
+  actions["bench"] = add_bench_command(app);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,237 @@
+// gdedup bench: one generated workload through the CPU backend and, where a
+// usable GPU exists, the GPU backend, side by side: rates, the GPU/CPU ratio,
+// and a check that both left the same answers and filter bytes (the
+// determinism the whole tool rests on). Two workloads: 64-bit fingerprints
+// already in memory (the backends alone), and URL text through the whole
+// streaming pipeline (read, split, hash, filter, write to /dev/null).
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/backend_choice.h"
+#include "cli/commands.h"
+#include "cli/console.h"
+#include "cli/json.h"
+#include "cli/numbers.h"
+#include "cli/options.h"
+#include "gdedup/error.h"
+#include "gdedup/gpu.h"
+#include "gdedup/pipeline.h"
+#include "gdedup/planner.h"
+
+namespace gdedup::cli {
+namespace {
+
+constexpr uint64_t kBatchKeys = uint64_t{1} << 22;
+
+struct BenchOptions {
+  std::string keys = "64M";
+  std::string urls = "2M";
+  std::string fpr = "1e-4";
+  unsigned threads = 0;
+  bool json = false;
+};
+
+uint64_t splitmix(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+struct Measurement {
+  std::string workload;
+  std::string backend;
+  double seconds = 0;
+  uint64_t items = 0;
+  double rate() const { return seconds > 0 ? items / seconds : 0; }
+};
+
+// What a backend leaves behind, to compare across backends.
+struct Result {
+  Measurement measured;
+  std::vector<uint8_t> answers;
+  std::vector<uint32_t> words;
+  uint64_t kept = 0;
+};
+
+std::vector<uint32_t> words_of(const Filter& filter) {
+  return std::vector<uint32_t>(filter.words(), filter.words() + filter.params().words());
+}
+
+// test_and_set over all keys in batches, as the pipeline feeds a backend.
+Result run_fingerprints(const std::string& which, unsigned threads, const Plan& plan,
+                        const std::vector<uint64_t>& keys) {
+  Filter filter = Filter::from_plan(plan);
+  ChosenBackend chosen = choose_backend(which, threads, filter);
+  Result r;
+  r.answers.resize(keys.size());
+  const auto start = std::chrono::steady_clock::now();
+  for (uint64_t i = 0; i < keys.size(); i += kBatchKeys) {
+    const uint64_t n = std::min<uint64_t>(kBatchKeys, keys.size() - i);
+    r.kept += chosen.backend->test_and_set(keys.data() + i, n, r.answers.data() + i);
+  }
+  chosen.backend->sync_to_host();
+  r.measured = {"fingerprints", chosen.description, seconds_since(start), keys.size()};
+  r.words = words_of(filter);
+  return r;
+}
+
+// URLs with about 40% repeats of earlier lines, written to a temporary file.
+std::string write_urls(uint64_t count) {
+  const char* dir = std::getenv("TMPDIR");
+  std::string path = std::string(dir != nullptr ? dir : "/tmp") + "/gdedup-bench-XXXXXX";
+  const int fd = mkstemp(path.data());
+  if (fd < 0) throw Error("cannot create a temporary file in " + path + ": " + std::strerror(errno));
+  close(fd);
+  std::ofstream out(path, std::ios::binary);
+  uint64_t state = 7;
+  for (uint64_t i = 0; i < count; ++i) {
+    const uint64_t r = splitmix(state);
+    const uint64_t id = (r % 10 < 4 && i > 0) ? (r >> 8) % i : i;
+    out << "https://www.host" << id % 50000 << ".example/articles/" << id * 2654435761u % 1000003
+        << "/page-" << id << ".html?ref=feed\n";
+  }
+  if (!out.flush()) throw Error("cannot write the benchmark's URL file " + path);
+  return path;
+}
+
+Result run_urls(const std::string& which, unsigned threads, const Plan& plan,
+                const std::string& path, uint64_t count) {
+  Filter filter = Filter::from_plan(plan);
+  ChosenBackend chosen = choose_backend(which, threads, filter);
+  PipelineOptions options;
+  options.inputs = {path};
+  options.output = "/dev/null";
+  const PipelineStats stats = run_pipeline(options, filter, *chosen.backend);
+  chosen.backend->sync_to_host();
+  Result r;
+  r.measured = {"url text", chosen.description, stats.seconds, count};
+  r.words = words_of(filter);
+  r.kept = stats.kept;
+  return r;
+}
+
+void print(const std::vector<Measurement>& rows, bool json, const std::string& gpu_note,
+           const std::vector<std::string>& ratios) {
+  if (json) {
+    JsonObject o;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      JsonObject row;
+      row.add("workload", rows[i].workload)
+          .add("backend", rows[i].backend)
+          .add("seconds", rows[i].seconds)
+          .add("items", rows[i].items)
+          .add("items_per_second", rows[i].rate());
+      o.add("run" + std::to_string(i), std::move(row));
+    }
+    if (!gpu_note.empty()) o.add("gpu", gpu_note);
+    std::cout << o.str() << "\n";
+    return;
+  }
+  std::printf("%-14s %-44s %10s %16s\n", "workload", "backend", "seconds", "rate");
+  for (const Measurement& m : rows) {
+    std::printf("%-14s %-44s %10.3f %14s/s\n", m.workload.c_str(), m.backend.substr(0, 44).c_str(),
+                m.seconds, human_count(m.rate()).c_str());
+  }
+  for (const std::string& line : ratios) std::printf("%s\n", line.c_str());
+  if (!gpu_note.empty()) std::printf("gpu: %s\n", gpu_note.c_str());
+}
+
+// Differences between backends are a broken promise, not a slow run.
+void check_same(const Result& cpu, const Result& gpu) {
+  if (cpu.answers != gpu.answers || cpu.words != gpu.words || cpu.kept != gpu.kept) {
+    throw Error("the GPU and CPU backends disagree on the " + cpu.measured.workload +
+                " workload (answers or filter bytes differ); please report this with the "
+                "output of 'gdedup bench'");
+  }
+}
+
+int run_bench(const BenchOptions& options) {
+  const uint64_t key_count = parse_count(options.keys, "--keys");
+  const uint64_t url_count = parse_count(options.urls, "--urls");
+  const double fpr = parse_fpr(options.fpr, "--fpr");
+  std::string why_not;
+  const bool gpu = gpu_available(&why_not);
+
+  std::vector<Measurement> rows;
+  std::vector<std::string> ratios;
+  auto compare = [&](const Result& cpu, const Result* on_gpu) {
+    rows.push_back(cpu.measured);
+    if (on_gpu == nullptr) return;
+    rows.push_back(on_gpu->measured);
+    check_same(cpu, *on_gpu);
+    char line[160];
+    std::snprintf(line, sizeof line, "%s: GPU/CPU %.2fx, identical answers and filter bytes",
+                  cpu.measured.workload.c_str(), on_gpu->measured.rate() / cpu.measured.rate());
+    ratios.push_back(line);
+  };
+
+  if (key_count > 0) {
+    const Plan plan = plan_for_capacity(key_count, fpr);
+    std::vector<uint64_t> keys(key_count);
+    uint64_t state = 1;
+    // Every fourth key repeats an earlier one, so test_and_set answers both ways.
+    for (uint64_t i = 0; i < key_count; ++i) {
+      const uint64_t r = splitmix(state);
+      keys[i] = (i > 0 && (r & 3) == 0) ? keys[(r >> 2) % i] : r;
+    }
+    const Result cpu = run_fingerprints("cpu", options.threads, plan, keys);
+    std::unique_ptr<Result> on_gpu;
+    if (gpu) on_gpu = std::make_unique<Result>(run_fingerprints("gpu", options.threads, plan, keys));
+    compare(cpu, on_gpu.get());
+  }
+  if (url_count > 0) {
+    const std::string path = write_urls(url_count);
+    try {
+      const Plan plan = plan_for_capacity(url_count, fpr);
+      const Result cpu = run_urls("cpu", options.threads, plan, path, url_count);
+      std::unique_ptr<Result> on_gpu;
+      if (gpu) on_gpu = std::make_unique<Result>(run_urls("gpu", options.threads, plan, path, url_count));
+      compare(cpu, on_gpu.get());
+    } catch (...) {
+      std::remove(path.c_str());
+      throw;
+    }
+    std::remove(path.c_str());
+  }
+  print(rows, options.json, gpu ? "" : "not measured: " + why_not, ratios);
+  return 0;
+}
+
+}  // namespace
+
+Action add_bench_command(CLI::App& app) {
+  auto options = std::make_shared<BenchOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "bench", "Run a generated workload through the CPU and GPU backends and compare their rates");
+  sub->add_option("--keys", options->keys,
+                  "Random 64-bit fingerprints for the backend-only workload (default 64M; 0 skips it)")
+      ->group(kGroupInput);
+  sub->add_option("--urls", options->urls,
+                  "Generated URL lines for the end-to-end workload (default 2M; 0 skips it)")
+      ->group(kGroupInput);
+  sub->add_option("--fpr", options->fpr, "False-positive rate the filters are planned for (default 1e-4)")
+      ->group(kGroupSizing);
+  sub->add_option("--threads", options->threads, "CPU backend threads (default: one per hardware thread)")
+      ->group(kGroupBackend);
+  sub->add_flag("--json", options->json, "Print the measurements as a JSON object")->group(kGroupOutput);
+  sub->footer(
+      "Each workload runs on the CPU and, when a GPU is usable, on the GPU; the two must leave "
+      "identical answers and filter bytes, or the command fails.");
+  return [options] { return run_bench(*options); };
+}
+
+}  // namespace gdedup::cli
