@@ -79,6 +79,10 @@ struct PipelineOptions {
   // are refused for them unless the caller says the stream will be replayed
   // from its start on resume.
   bool replayable_stdin = false;
+  // Leave the checkpoint file in place when the run completes, for a caller
+  // that saves more state afterwards (a filter file) and removes it only then:
+  // a crash between the two must still find something to resume from.
+  bool keep_checkpoint = false;
   // Set (e.g. by a SIGINT/SIGTERM handler) to stop: the batch in hand is
   // finished, a checkpoint is written if checkpoints are on, and run_pipeline
   // returns with PipelineStats::interrupted set.

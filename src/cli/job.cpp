@@ -1,5 +1,6 @@
 #include "cli/job.h"
 
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -187,6 +188,8 @@ int run_job(const JobOptions& options, JobKind kind) {
   apply_checkpoint_options(o.checkpoint, run);
   run.resume = o.checkpoint.resume ? &start.state : nullptr;
   run.stop = stop;
+  const bool saves_filter = !o.filter_path.empty() && kind != JobKind::kQuery;
+  run.keep_checkpoint = saves_filter;
   bool began = false;  // a batch went through: the files may have changed
   run.on_progress = [&progress, &began](const Progress& p) {
     began = true;
@@ -225,7 +228,11 @@ int run_job(const JobOptions& options, JobKind kind) {
   }
 
   chosen.backend->sync_to_host();
-  if (!o.filter_path.empty() && kind != JobKind::kQuery) save_filter(filter, o.filter_path);
+  if (saves_filter) {
+    save_filter(filter, o.filter_path);
+    // Only now is the checkpoint no longer needed: see keep_checkpoint.
+    if (o.checkpoint.enabled()) std::remove(o.checkpoint.path.c_str());
+  }
   report.filter = filter_state(filter);
   report.backend = chosen.backend->name();
   if (!o.stats_path.empty()) write_text_file(o.stats_path, stats_json(report).str() + "\n");

@@ -162,7 +162,7 @@ class Driver {
     if (!failure && checkpoints) {
       try {
         checkpoints->wait();
-        if (!stats_.interrupted) checkpoints->remove();
+        if (!stats_.interrupted && !options_.keep_checkpoint) checkpoints->remove();
       } catch (...) {
         failure = std::current_exception();
       }
