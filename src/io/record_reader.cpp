@@ -63,6 +63,11 @@ bool RecordReader::next(RecordBatch& batch) {
   record_start_ = 0;
   scan_ = 0;
   size_t boundary = kNoBoundary;  // batch offset where the current input began
+  // Reads in pieces sized to the record limit: what is read past the batch's
+  // last record is copied on to the next batch, and reading a whole buffer
+  // for a few records would copy megabytes per batch.
+  const size_t chunk = std::clamp<size_t>(options_.batch_records * 128, size_t{64} << 10,
+                                          size_t{1} << 20);
 
   for (;;) {
     split(batch, fill);
@@ -80,7 +85,7 @@ bool RecordReader::next(RecordBatch& batch) {
     size_t n = 0;
     bool more_inputs = true;
     try {
-      n = source_.read(batch.data_.get() + fill, batch.capacity_ - fill);
+      n = source_.read(batch.data_.get() + fill, std::min(batch.capacity_ - fill, chunk));
       if (n == 0) {
         // The end of one input ends its last line too.
         if (record_start_ < fill) {
