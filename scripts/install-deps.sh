@@ -9,6 +9,9 @@ packages=(
   libhwy-dev libxxhash-dev libcli11-dev libzstd-dev zlib1g-dev libisal-dev
   libgtest-dev libbenchmark-dev
   zstd gzip time
+  # Fuzzing and sanitizer builds (scripts/fuzz.sh, scripts/sanitize.sh):
+  # clang with libFuzzer and the sanitizer runtimes (gcc brings its own).
+  clang libclang-rt-14-dev
 )
 
 missing=()

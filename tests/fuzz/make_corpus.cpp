@@ -1,0 +1,250 @@
+// Writes the seed corpus of every fuzz target into CORPUS_DIR/<target>/:
+//   fuzz_make_corpus tests/fuzz/corpus
+// Deterministic: the same files every time. Each seed is small (a few KiB at
+// most). Findings are added by hand next to these, named regress-*.
+#include <sys/stat.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "core/filter_file_format.h"
+#include "gdedup/filter.h"
+#include "gdedup/filter_file.h"
+
+namespace {
+
+namespace ff = gdedup::filter_file;
+
+std::string g_root;
+
+void put(const std::string& target, const std::string& name, const std::string& bytes) {
+  const std::string dir = g_root + "/" + target;
+  ::mkdir(g_root.c_str(), 0755);
+  ::mkdir(dir.c_str(), 0755);
+  std::ofstream out(dir + "/" + name, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) {
+    std::fprintf(stderr, "cannot write %s/%s\n", dir.c_str(), name.c_str());
+    std::exit(1);
+  }
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::string gzip(const std::string& data) {
+  z_stream z{};
+  deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&z, data.size()) + 32, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+std::string zstd(const std::string& data) {
+  std::string out(ZSTD_compressBound(data.size()), '\0');
+  out.resize(ZSTD_compress(out.data(), out.size(), data.data(), data.size(), 3));
+  return out;
+}
+
+void filter_seeds() {
+  const std::string tmp = "/tmp/gdedup-make-corpus.gdf";
+  const gdedup::Layout layouts[] = {{256, 8}, {256, 16}, {512, 16}, {512, 32}};
+  int n = 0;
+  for (const auto& layout : layouts) {
+    for (uint64_t blocks : {uint64_t{1}, uint64_t{3}}) {
+      gdedup::Filter f(gdedup::FilterParams{blocks, layout, gdedup::kDefaultSeed + n});
+      const uint64_t words = f.params().words();
+      for (uint64_t i = 0; i < words; i += 3) f.words()[i] = 0x01010101u * static_cast<uint32_t>(i + 1);
+      f.counters().insertions = 5 * blocks;
+      f.counters().planned_capacity = 10 * blocks;
+      f.counters().planned_fpr = 1e-4;
+      gdedup::save_filter(f, tmp);
+      const std::string file = read_file(tmp);
+      const std::string id = std::to_string(layout.block_bits) + "-" + std::to_string(layout.k) +
+                             "-" + std::to_string(blocks);
+      put("filter_file", "valid-" + id, std::string(1, '\0') + file);
+      if (blocks == 1) {
+        put("filter_file", "reseal-all-" + id, std::string(1, '\2') + file);
+        std::string truncated = file.substr(0, file.size() - 5);
+        put("filter_file", "truncated-" + id, std::string(1, '\0') + truncated);
+      }
+      ++n;
+    }
+  }
+  std::remove(tmp.c_str());
+  // Headers whose numbers are absurd, with valid checksums (mode 1 reseals).
+  std::string base = read_file(g_root + "/filter_file/valid-256-8-1").substr(1);
+  auto forged = [&](const std::string& name, uint64_t blocks, uint64_t payload) {
+    std::string file = base.substr(0, ff::kHeaderBytes);
+    auto* h = reinterpret_cast<unsigned char*>(file.data());
+    ff::put_u64(h + ff::kOffNumBlocks, blocks);
+    ff::put_u64(h + ff::kOffPayloadBytes, payload);
+    put("filter_file", name, std::string(1, '\1') + file);
+  };
+  forged("huge-2e60-blocks", uint64_t{1} << 60, uint64_t{1} << 62);
+  forged("big-2e40-blocks", uint64_t{1} << 40, uint64_t{1} << 45);
+  forged("zero-blocks", 0, 0);
+  forged("wrapping-payload", uint64_t{1} << 59, 0);
+  put("filter_file", "not-a-filter", std::string(1, '\0') + "http://example.com/\n");
+  put("filter_file", "magic-only", std::string(1, '\0') + "GDEDUPBF");
+  put("filter_file", "empty", std::string(1, '\0'));
+}
+
+// Framing, batch bytes (2), batch records, largest piece, seed, layout.
+std::string reader_header(int framing, uint16_t batch_bytes, uint8_t records, uint8_t piece,
+                          uint8_t seed, uint8_t layout) {
+  std::string h;
+  h += static_cast<char>(framing);
+  h += static_cast<char>(batch_bytes & 0xff);
+  h += static_cast<char>(batch_bytes >> 8);
+  h += static_cast<char>(records);
+  h += static_cast<char>(piece);
+  h += static_cast<char>(seed);
+  h += static_cast<char>(layout);
+  return h;
+}
+
+void reader_seeds() {
+  std::string urls;
+  for (int i = 0; i < 60; ++i) {
+    urls += "https://example.com/page/" + std::to_string(i % 17) + "?q=" + std::to_string(i) + "\n";
+  }
+  std::string long_line(3000, 'x');
+  const std::vector<std::pair<std::string, std::string>> payloads = {
+      {"urls", urls},
+      {"no-final-newline", "a\nbb\nccc"},
+      {"empty-lines", "\n\n\n\nx\n\n"},
+      {"crlf-nul", std::string("a\r\nb\0c\r\n\xff\xfe\n", 11)},
+      {"long-line", "short\n" + long_line + "\nend\n"},
+      {"one-byte", "z"},
+      {"empty", ""},
+  };
+  int i = 0;
+  for (const auto& [name, payload] : payloads) {
+    for (int framing = 0; framing < 3; ++framing) {
+      const uint16_t batch_bytes = static_cast<uint16_t>(1 + (i * 37) % 200);
+      put("record_reader", "f" + std::to_string(framing) + "-" + name,
+          reader_header(framing, batch_bytes, static_cast<uint8_t>(i * 29), 7,
+                        static_cast<uint8_t>(i), static_cast<uint8_t>(i * 5)) + payload);
+      ++i;
+    }
+  }
+  // Real compressed streams for the decoders, intact and damaged.
+  const std::string gz = gzip(urls);
+  const std::string zs = zstd(urls);
+  const std::string h3 = reader_header(3, 64, 200, 31, 1, 0);
+  const std::string h4 = reader_header(4, 64, 200, 31, 1, 0);
+  put("record_reader", "gzip-intact", h3 + gz);
+  put("record_reader", "gzip-two-members", h3 + gz + gzip("tail\n"));
+  put("record_reader", "gzip-truncated", h3 + gz.substr(0, gz.size() / 2));
+  std::string flipped = gz;
+  flipped[flipped.size() / 2] ^= 0x20;
+  put("record_reader", "gzip-flipped", h3 + flipped);
+  put("record_reader", "gzip-trailing-garbage", h3 + gz + "garbage");
+  put("record_reader", "zstd-intact", h4 + zs);
+  put("record_reader", "zstd-two-frames", h4 + zs + zstd("tail\n"));
+  put("record_reader", "zstd-truncated", h4 + zs.substr(0, zs.size() / 2));
+  flipped = zs;
+  flipped[flipped.size() / 2] ^= 0x20;
+  put("record_reader", "zstd-flipped", h4 + flipped);
+  // A skippable frame (magic 0x184D2A50, 4-byte length) before the data.
+  put("record_reader", "zstd-skippable",
+      h4 + std::string("\x50\x2a\x4d\x18\x03\x00\x00\x00" "abc", 11) + zs);
+  put("record_reader", "gzip-magic-only", h3 + "\x1f\x8b");
+}
+
+void key_seeds() {
+  auto field = [](char delimiter, uint8_t n, uint8_t rules, const std::string& record) {
+    std::string s;
+    s += '\0';
+    s += delimiter;
+    s += static_cast<char>(n);
+    s += static_cast<char>(rules);
+    return s + record;
+  };
+  put("key_extract", "tab-field2", field('\t', 2, 0, "a\tbb\tccc"));
+  put("key_extract", "tab-field4-missing", field('\t', 4, 0, "a\tbb\tccc"));
+  put("key_extract", "comma-empty-fields", field(',', 2, 0, ",,x,"));
+  put("key_extract", "url-field", field('\t', 2, 1, "id\t HTTP://Example.COM:80/%7ea#x \tz"));
+  put("key_extract", "aggressive-field",
+      field('|', 1, 2, "https://www.a.com/b/?utm_source=x&b=2&a=1|rest"));
+  put("key_extract", "nul-delimiter", field('\0', 3, 3, std::string("a\0b\0c\0d", 7)));
+  put("key_extract", "huge-field", field(';', 201, 0, "a;b;c"));
+  put("key_extract", "whole", field('\t', 0, 4, "  MiXeD Case  "));
+  auto text = [](const std::string& t) { return std::string(1, '\1') + t; };
+  put("key_extract", "spec-field", text("field:12"));
+  put("key_extract", "spec-max", text("field:4294967295"));
+  put("key_extract", "spec-over", text("field:4294967296"));
+  put("key_extract", "spec-whole", text("whole"));
+  put("key_extract", "delim-hex", text("\\x1f"));
+  put("key_extract", "delim-newline", text("\\x0a"));
+  put("key_extract", "rules-list", text("url,sort-query,drop-params:utm_*|REF"));
+  put("key_extract", "rules-aggressive", text("url-aggressive,none"));
+}
+
+void url_seeds() {
+  auto seed = [](uint16_t bits, uint8_t params, const std::string& key) {
+    std::string s;
+    s += static_cast<char>(bits & 0xff);
+    s += static_cast<char>(bits >> 8);
+    s += static_cast<char>(params);
+    return s + key;
+  };
+  const uint16_t url = 0x3fd;   // the url preset: trim and every URL rule but the last four
+  const uint16_t all = 0x1fff;  // every flag
+  const std::vector<std::string> keys = {
+      " HTTP://User@Example.COM.:80/%7euser/a%2fb?Q=%41#top\r",
+      "HTTPS://www.Example.com/Shop/?utm_source=news&b=2&fbclid=x&a=1#reviews",
+      "http://[::1]:8080/a?b=1&&a=&c",
+      "ftp://a:021/",
+      "foo://a:/x//",
+      "http://a?q",
+      "http://www.com/",
+      "%%34%31",
+      "http://a/%zz%4%",
+      "mailto:x@y",
+      "//host/path",
+      "http://a.b.c.../?a=1&a=0&b",
+      "http://u:p@h@x.com:443/",
+      "ws://a:80",
+      "http://[v1.x]x/",
+      "",
+  };
+  int i = 0;
+  for (const auto& key : keys) {
+    put("url_normalize", "url-" + std::to_string(i), seed(url, 0, key));
+    put("url_normalize", "all-" + std::to_string(i), seed(all, 0xff, key));
+    put("url_normalize", "mixed-" + std::to_string(i),
+        seed(static_cast<uint16_t>(i * 0x2a5), static_cast<uint8_t>(i * 0x35), key));
+    ++i;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
+    return 2;
+  }
+  g_root = argv[1];
+  filter_seeds();
+  reader_seeds();
+  key_seeds();
+  url_seeds();
+  return 0;
+}
