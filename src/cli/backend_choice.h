@@ -17,7 +17,7 @@ struct ChosenBackend {
 
 // auto takes the GPU when gpu_available() and the filter fits in its free
 // memory, else the CPU, and says why. gpu insists: Error when it cannot run.
-// `threads` 0 means one per hardware thread.
+// `threads` 0 means the hardware threads less the pipeline's two (at least 1).
 ChosenBackend choose_backend(const std::string& which, unsigned threads, Filter& filter);
 
 }  // namespace gdedup::cli

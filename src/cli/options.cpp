@@ -90,7 +90,7 @@ void add_backend_options(CLI::App& app, JobOptions& options) {
       ->check(CLI::IsMember({"auto", "cpu", "gpu"}).description(""))
       ->group(kGroupBackend);
   app.add_option("--threads", options.threads,
-                 "CPU backend threads (default: one per hardware thread)")
+                 "CPU backend threads (default: the hardware threads less the two the pipeline uses for reading and hashing, at least 1)")
       ->type_name("N")
       ->check(CLI::Range(1u, 4096u).description(""))
       ->group(kGroupBackend);

@@ -43,7 +43,7 @@ struct JobOptions {
   KeyOptions keys;
   std::string input_format = "text";
   std::string backend = "auto";
-  unsigned threads = 0;  // 0: one per hardware thread
+  unsigned threads = 0;  // 0: the hardware threads less the pipeline's two, at least 1
   std::string batch;
   std::string stats_path;
   bool quiet = false;
