@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/filter_file_format.h"
+#include "gdedup/checkpoint.h"
 #include "gdedup/filter.h"
 #include "gdedup/filter_file.h"
 
@@ -196,6 +197,39 @@ void key_seeds() {
   put("key_extract", "rules-aggressive", text("url-aggressive,none"));
 }
 
+void checkpoint_seeds() {
+  const std::string tmp = "/tmp/gdedup-make-corpus.ckpt";
+  gdedup::Filter f(gdedup::FilterParams{2, gdedup::Layout{256, 8}, gdedup::kDefaultSeed});
+  for (uint64_t i = 0; i < f.params().words(); i += 2) f.words()[i] = 0x80402010u >> (i % 4);
+  f.counters().insertions = 7;
+  f.counters().planned_capacity = 100;
+  f.counters().planned_fpr = 1e-3;
+  gdedup::ResumeState state;
+  state.keys.key = "field:2";
+  state.keys.delimiter = "comma";
+  state.keys.normalize = "url";
+  state.output = "out.txt";
+  state.inputs.push_back({"a.txt.gz", true, 1234, 1700000000123456789, 0x1122334455667788});
+  state.inputs.push_back({"-", false, 0, 0, 0});
+  state.position = {10, 300, 1, 20};
+  state.output_offset = 250;
+  state.records = 10;
+  state.kept = 7;
+  state.dropped = 3;
+  state.input_bytes = 300;
+  gdedup::save_checkpoint(f, state, tmp);
+  const std::string file = read_file(tmp);
+  put("checkpoint_file", "valid", std::string(1, '\0') + file);
+  put("checkpoint_file", "reseal-lengths", std::string(1, '\3') + file);
+  put("checkpoint_file", "truncated-state", std::string(1, '\2') + file.substr(0, file.size() - 9));
+  gdedup::ResumeState empty;
+  empty.mode = gdedup::Mode::kBuild;
+  gdedup::save_checkpoint(f, empty, tmp);
+  put("checkpoint_file", "build-no-inputs", std::string(1, '\0') + read_file(tmp));
+  std::remove(tmp.c_str());
+  put("checkpoint_file", "not-a-checkpoint", std::string(1, '\0') + "GDEDUPBF");
+}
+
 void url_seeds() {
   auto seed = [](uint16_t bits, uint8_t params, const std::string& key) {
     std::string s;
@@ -246,5 +280,6 @@ int main(int argc, char** argv) {
   reader_seeds();
   key_seeds();
   url_seeds();
+  checkpoint_seeds();
   return 0;
 }

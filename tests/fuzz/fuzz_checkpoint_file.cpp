@@ -1,0 +1,151 @@
+// The checkpoint loader on hostile files.
+//
+// Input: one mode byte, then the file (a filter file header with the
+// checkpoint magic, the bit array, then the resume state). Mode 0 loads the
+// bytes as they are. Mode 1 recomputes the header checksum; mode 2 also the
+// bit array and state checksums over the ranges the header names; mode 3
+// first sets the state length to whatever follows the bit array. So
+// mutations reach the field checks and the resume state decoder.
+//
+// Properties: load_checkpoint either returns or throws gdedup::Error naming
+// the file (anything else, a crash or a huge allocation is a finding); a
+// loaded checkpoint saves back to the same bytes; read_checkpoint_state
+// agrees with load_checkpoint.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "fuzz_util.h"
+#include "gdedup/checkpoint.h"
+#include "gdedup/error.h"
+#include "pipeline/checkpoint_format.h"
+
+namespace {
+
+namespace ck = gdedup::checkpoint_file;
+using gdedup::fuzz::show;
+
+struct Scratch {
+  int fd = -1;
+  std::string in_path;
+  std::string out_path;
+
+  Scratch() {
+    fd = ::memfd_create("gdedup-fuzz-checkpoint", MFD_CLOEXEC);
+    if (fd < 0) gdedup::fuzz::fail(__FILE__, __LINE__, "memfd_create", "");
+    in_path = "/proc/self/fd/" + std::to_string(fd);
+    const char* base = ::access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    const std::string dir =
+        std::string(base) + "/gdedup-fuzz-checkpoint-" + std::to_string(::getpid());
+    ::mkdir(dir.c_str(), 0700);
+    out_path = dir + "/saved.ckpt";
+  }
+};
+
+Scratch& scratch() {
+  static Scratch s;
+  return s;
+}
+
+void write_input(const std::string& bytes) {
+  Scratch& s = scratch();
+  if (::ftruncate(s.fd, 0) != 0) gdedup::fuzz::fail(__FILE__, __LINE__, "ftruncate", "");
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::pwrite(s.fd, bytes.data() + done, bytes.size() - done,
+                               static_cast<off_t>(done));
+    if (n <= 0) gdedup::fuzz::fail(__FILE__, __LINE__, "pwrite", "");
+    done += static_cast<size_t>(n);
+  }
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// The part of `file` from `from`, at most `length` bytes.
+std::string_view clipped(const std::string& file, uint64_t from, uint64_t length) {
+  if (from >= file.size()) return {};
+  return std::string_view(file).substr(from, std::min<uint64_t>(length, file.size() - from));
+}
+
+void reseal(std::string& file, int mode) {
+  if (file.size() < ck::kHeaderBytes) return;
+  auto* h = reinterpret_cast<unsigned char*>(file.data());
+  const uint64_t payload = ck::get_u64(h + ck::kOffPayloadBytes);
+  const uint64_t state_at = payload > file.size() ? file.size() : ck::kHeaderBytes + payload;
+  if (mode == 3) {
+    ck::put_u64(h + ck::kOffStateBytes, state_at >= file.size() ? 0 : file.size() - state_at);
+  }
+  if (mode >= 2) {
+    const std::string_view bits = clipped(file, ck::kHeaderBytes, payload);
+    ck::put_u64(h + ck::kOffPayloadChecksum, XXH3_64bits(bits.data(), bits.size()));
+    const std::string_view state = clipped(file, state_at, ck::get_u64(h + ck::kOffStateBytes));
+    ck::put_u64(h + ck::kOffStateChecksum, XXH3_64bits(state.data(), state.size()));
+  }
+  ck::put_u64(h + ck::kOffHeaderChecksum, ck::header_checksum(h));
+}
+
+bool same_state(const gdedup::ResumeState& a, const gdedup::ResumeState& b) {
+  if (a.inputs.size() != b.inputs.size()) return false;
+  for (size_t i = 0; i < a.inputs.size(); ++i) {
+    const auto &x = a.inputs[i], &y = b.inputs[i];
+    if (x.path != y.path || x.regular != y.regular || x.size != y.size ||
+        x.mtime_ns != y.mtime_ns || x.sample_hash != y.sample_hash) {
+      return false;
+    }
+  }
+  return a.mode == b.mode && a.format == b.format && a.keys.key == b.keys.key &&
+         a.keys.delimiter == b.keys.delimiter && a.keys.normalize == b.keys.normalize &&
+         a.output == b.output && a.position.records == b.position.records &&
+         a.position.offset == b.position.offset &&
+         a.position.input_index == b.position.input_index &&
+         a.position.input_offset == b.position.input_offset &&
+         a.output_offset == b.output_offset && a.records == b.records && a.kept == b.kept &&
+         a.dropped == b.dropped && a.input_bytes == b.input_bytes && a.params == b.params &&
+         a.insertions == b.insertions;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  gdedup::fuzz::Input in(data, size);
+  const int mode = in.byte() % 4;
+  std::string file(in.rest());
+  if (mode >= 1) reseal(file, mode);
+  write_input(file);
+  const Scratch& s = scratch();
+
+  bool loaded = false;
+  try {
+    gdedup::Checkpoint checkpoint = gdedup::load_checkpoint(s.in_path);
+    loaded = true;
+    const gdedup::ResumeState state = gdedup::read_checkpoint_state(s.in_path);
+    FUZZ_CHECK(same_state(state, checkpoint.state),
+               "read_checkpoint_state disagrees with load_checkpoint");
+    FUZZ_CHECK(checkpoint.state.params == checkpoint.filter.params(),
+               "the state names other filter parameters than the filter loaded");
+    gdedup::save_checkpoint(checkpoint.filter, checkpoint.state, s.out_path);
+    const std::string saved = read_file(s.out_path);
+    FUZZ_CHECK(saved == file, "a loaded checkpoint saves to other bytes: loaded " +
+                                  std::to_string(file.size()) + " bytes, saved " +
+                                  std::to_string(saved.size()));
+  } catch (const gdedup::Error& e) {
+    FUZZ_CHECK(!loaded, std::string("saving a loaded checkpoint failed: ") + e.what());
+    const std::string message = e.what();
+    FUZZ_CHECK(message.find(s.in_path) != std::string::npos,
+               "the error does not name the file: " + show(message));
+  }
+  return 0;
+}
