@@ -36,7 +36,7 @@ const SaltTable& salts() {
 
 // Vector form of key_test_and_set / key_contains for a block of kWords words
 // and kPerWord bits per word.
-template <size_t kWords, size_t kPerWord>
+template <uint32_t kWords, uint32_t kPerWord>
 struct SimdProbe {
   const uint32_t* salt = salts().v;
 
@@ -61,14 +61,16 @@ struct SimdProbe {
   }
 };
 
+// The portable arithmetic of layout.h, with the geometry fixed at compile
+// time so that the word loop unrolls.
+template <uint32_t kWords, uint32_t kPerWord>
 struct ScalarProbe {
-  BlockGeometry g;
   template <bool kSet>
   HWY_INLINE bool operator()(uint32_t* block, uint64_t fingerprint) const {
     // key_* take the whole array; hand them the block as a one-block array.
-    const BlockGeometry one{1, g.block_words, g.bits_per_word};
-    return kSet ? key_test_and_set(block, one, fingerprint)
-                : key_contains(block, one, fingerprint);
+    constexpr BlockGeometry kOne{1, kWords, kPerWord};
+    return kSet ? key_test_and_set(block, kOne, fingerprint)
+                : key_contains(block, kOne, fingerprint);
   }
 };
 
@@ -169,13 +171,18 @@ void ContainsWith(const KeySlice& s, const Probe& probe) {
 }
 
 // Calls fn with the probe for the geometry and arithmetic asked for.
+template <template <uint32_t, uint32_t> class Probe, class Fn>
+HWY_INLINE auto WithGeometry(const BlockGeometry& g, Fn fn) {
+  if (g.block_words == 8) {
+    return g.bits_per_word == 1 ? fn(Probe<8, 1>{}) : fn(Probe<8, 2>{});
+  }
+  return g.bits_per_word == 1 ? fn(Probe<16, 1>{}) : fn(Probe<16, 2>{});
+}
+
+// Calls fn with the probe for the geometry and arithmetic asked for.
 template <class Fn>
 HWY_INLINE auto WithProbe(const BlockGeometry& g, bool simd, Fn fn) {
-  if (!simd) return fn(ScalarProbe{g});
-  if (g.block_words == 8) {
-    return g.bits_per_word == 1 ? fn(SimdProbe<8, 1>{}) : fn(SimdProbe<8, 2>{});
-  }
-  return g.bits_per_word == 1 ? fn(SimdProbe<16, 1>{}) : fn(SimdProbe<16, 2>{});
+  return simd ? WithGeometry<SimdProbe>(g, fn) : WithGeometry<ScalarProbe>(g, fn);
 }
 
 uint64_t TestAndSetOwned(const OwnedRange& r, bool simd) {
