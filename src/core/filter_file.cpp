@@ -12,9 +12,6 @@
 #include <cstring>
 #include <string>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
 #include "core/filter_file_format.h"
 #include "gdedup/error.h"
 
@@ -26,14 +23,6 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               "filter files store the bit array little-endian; a big-endian "
               "host would need to swap its words on save and load");
 static_assert(sizeof(off_t) == 8, "filter files need 64-bit file offsets");
-
-namespace filter_file {
-
-uint64_t header_checksum(const unsigned char* header) {
-  return XXH3_64bits(header, kOffHeaderChecksum);
-}
-
-}  // namespace filter_file
 
 namespace {
 
@@ -141,12 +130,10 @@ void check_header_integrity(const std::string& path, const unsigned char* header
                      " has " + std::to_string(kHeaderBytes) +
                      "-byte headers; the program that wrote it does not follow the format");
   }
-  for (size_t i = kOffReserved; i < kOffHeaderChecksum; ++i) {
-    if (header[i] != 0) {
-      refuse(path, "has a nonzero reserved header byte at offset " + std::to_string(i) +
-                       "; it was written by a program that does not follow format version " +
-                       std::to_string(kVersion));
-    }
+  if (const size_t i = first_nonzero_byte(header, kOffReserved); i != kOffHeaderChecksum) {
+    refuse(path, "has a nonzero reserved header byte at offset " + std::to_string(i) +
+                     "; it was written by a program that does not follow format version " +
+                     std::to_string(kVersion));
   }
 }
 
@@ -157,22 +144,11 @@ struct Header {
 };
 
 Header parse_fields(const std::string& path, const unsigned char* header) {
-  Header h{};
-  h.info.version = get_u32(header + kOffVersion);
-  h.info.params.num_blocks = get_u64(header + kOffNumBlocks);
-  h.info.params.layout.block_bits = get_u32(header + kOffBlockBits);
-  h.info.params.layout.k = get_u32(header + kOffK);
-  h.info.params.seed = get_u64(header + kOffSeed);
-  h.info.counters.insertions = get_u64(header + kOffInsertions);
-  h.info.counters.planned_capacity = get_u64(header + kOffPlannedCapacity);
-  h.info.counters.planned_fpr = get_f64(header + kOffPlannedFpr);
-  h.payload_bytes = get_u64(header + kOffPayloadBytes);
-  h.payload_checksum = get_u64(header + kOffPayloadChecksum);
-  try {
-    h.info.params.validate();
-  } catch (const UsageError& e) {
-    refuse(path, std::string("describes a filter this program cannot use: ") + e.what());
-  }
+  const FilterFields fields = decode_fields(header);
+  Header h{{fields.params, fields.counters, get_u32(header + kOffVersion)},
+           fields.payload_bytes,
+           fields.payload_checksum};
+  if (const auto problem = unusable_params(h.info.params)) refuse(path, *problem);
   // validate() bounds the size, so bytes() cannot overflow here.
   if (h.payload_bytes != h.info.params.bytes()) {
     refuse(path, "is inconsistent: its header declares a " +
@@ -231,21 +207,16 @@ OpenedFilterFile open_verified(const std::string& path) {
 // Reads the bit array straight into the filter, hashing as it goes.
 void read_payload(int fd, const std::string& path, const Header& header, Filter& filter) {
   auto* bytes = reinterpret_cast<unsigned char*>(filter.words());
-  XXH3_state_t state;
-  XXH3_INITSTATE(&state);
-  XXH3_64bits_reset(&state);
-  for (uint64_t done = 0; done < header.payload_bytes;) {
-    const uint64_t want = std::min(header.payload_bytes - done, kReadChunk);
-    const uint64_t got = read_at(fd, path, bytes + done, want, kHeaderBytes + done);
-    if (got < want) {
-      refuse(path, "became shorter while it was read (it ended at byte " +
-                       std::to_string(kHeaderBytes + done + got) +
-                       "); load it again when no other program is writing it");
-    }
-    XXH3_64bits_update(&state, bytes + done, static_cast<size_t>(got));
-    done += got;
-  }
-  if (XXH3_64bits_digest(&state) != header.payload_checksum) {
+  const uint64_t checksum = checksum_pieces(
+      bytes, header.payload_bytes, kReadChunk, [&](uint64_t done, uint64_t want) {
+        const uint64_t got = read_at(fd, path, bytes + done, want, kHeaderBytes + done);
+        if (got < want) {
+          refuse(path, "became shorter while it was read (it ended at byte " +
+                           std::to_string(kHeaderBytes + done + got) +
+                           "); load it again when no other program is writing it");
+        }
+      });
+  if (checksum != header.payload_checksum) {
     refuse(path, "is damaged: its bit array does not match the bit array checksum; "
                  "rebuild the filter or restore the file from a copy");
   }
@@ -287,25 +258,6 @@ void pwrite_all(int fd, const std::string& path, const std::string& tmp,
   }
 }
 
-void encode_header(const Filter& filter, uint64_t payload_checksum, unsigned char* header) {
-  const FilterParams& p = filter.params();
-  const FilterCounters& c = filter.counters();
-  std::memset(header, 0, kHeaderBytes);
-  std::memcpy(header + kOffMagic, kMagic, sizeof kMagic);
-  put_u32(header + kOffVersion, kVersion);
-  put_u32(header + kOffHeaderBytes, static_cast<uint32_t>(kHeaderBytes));
-  put_u64(header + kOffNumBlocks, p.num_blocks);
-  put_u32(header + kOffBlockBits, p.layout.block_bits);
-  put_u32(header + kOffK, p.layout.k);
-  put_u64(header + kOffSeed, p.seed);
-  put_u64(header + kOffPayloadBytes, p.bytes());
-  put_u64(header + kOffInsertions, c.insertions);
-  put_u64(header + kOffPlannedCapacity, c.planned_capacity);
-  put_f64(header + kOffPlannedFpr, c.planned_fpr);
-  put_u64(header + kOffPayloadChecksum, payload_checksum);
-  put_u64(header + kOffHeaderChecksum, header_checksum(header));
-}
-
 // Writes the whole file through `fd`. The header goes last: until then the
 // first page is zeros, so a file cut short by a crash never looks valid.
 void write_contents(int fd, const std::string& path, const std::string& tmp,
@@ -313,17 +265,11 @@ void write_contents(int fd, const std::string& path, const std::string& tmp,
   unsigned char header[kHeaderBytes] = {};
   write_all(fd, path, tmp, header, kHeaderBytes);
   const auto* bytes = reinterpret_cast<const unsigned char*>(filter.words());
-  const uint64_t payload_bytes = filter.params().bytes();
-  XXH3_state_t state;
-  XXH3_INITSTATE(&state);
-  XXH3_64bits_reset(&state);
-  for (uint64_t done = 0; done < payload_bytes;) {
-    const uint64_t n = std::min(payload_bytes - done, kWriteChunk);
-    XXH3_64bits_update(&state, bytes + done, static_cast<size_t>(n));
-    write_all(fd, path, tmp, bytes + done, n);
-    done += n;
-  }
-  encode_header(filter, XXH3_64bits_digest(&state), header);
+  const uint64_t checksum = checksum_pieces(
+      bytes, filter.params().bytes(), kWriteChunk,
+      [&](uint64_t done, uint64_t n) { write_all(fd, path, tmp, bytes + done, n); });
+  encode_header(header, kMagic, kVersion, filter.params(), filter.counters(), checksum);
+  seal_header(header);
   pwrite_all(fd, path, tmp, header, kHeaderBytes, 0);
 }
 

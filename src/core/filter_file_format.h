@@ -1,11 +1,18 @@
 // The filter file header (docs/FORMAT.md, "Filter file"): byte offsets and
 // little-endian field access, shared by the reader, the writer and the tests
-// that forge headers.
+// that forge headers. The checkpoint header (pipeline/checkpoint_format.h)
+// keeps the filter fields at these offsets, so the encoding and decoding of
+// those fields below serve both files.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "gdedup/filter.h"
 
 namespace gdedup::filter_file {
 
@@ -61,5 +68,41 @@ inline double get_f64(const unsigned char* p) {
 
 // XXH3-64 (seed 0) of header bytes [0, kOffHeaderChecksum).
 uint64_t header_checksum(const unsigned char* header);
+
+// The fields from kOffNumBlocks to kOffReserved: the filter's parameters and
+// counters and the size and checksum of the bit array that follows the header.
+struct FilterFields {
+  FilterParams params;
+  FilterCounters counters;
+  uint64_t payload_bytes = 0;
+  uint64_t payload_checksum = 0;
+};
+
+// Zeroes the kHeaderBytes of `header`, then writes `magic`, `version`, the
+// header size and the filter fields (the bit array size from `params`).
+// The caller adds the fields of its own kind, then calls seal_header.
+void encode_header(unsigned char* header, const char (&magic)[8], uint32_t version,
+                   const FilterParams& params, const FilterCounters& counters,
+                   uint64_t payload_checksum);
+// Writes the header checksum over everything before it.
+void seal_header(unsigned char* header);
+
+// The filter fields as stored; nothing is checked.
+FilterFields decode_fields(const unsigned char* header);
+
+// Why `params` describe a filter this program cannot use, in words that
+// follow the file's name; nullopt when they are usable.
+std::optional<std::string> unusable_params(const FilterParams& params);
+
+// The offset of the first nonzero byte of [from, kOffHeaderChecksum), or
+// kOffHeaderChecksum when all of them are zero.
+size_t first_nonzero_byte(const unsigned char* header, size_t from);
+
+// Walks [0, size) of `bytes` in pieces of at most `piece` bytes: calls
+// `transfer(offset, length)` for each piece (to read it into `bytes` or to
+// write it out from there), then adds the piece to an XXH3-64 hash, which it
+// returns. Bit array checksums are computed this way on save and load.
+uint64_t checksum_pieces(const unsigned char* bytes, uint64_t size, uint64_t piece,
+                         const std::function<void(uint64_t offset, uint64_t length)>& transfer);
 
 }  // namespace gdedup::filter_file

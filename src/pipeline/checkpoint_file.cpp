@@ -40,11 +40,7 @@ constexpr uint64_t kChunk = uint64_t{8} << 20;
   throw Error("cannot read checkpoint " + path + ": " + fo::error_text(err));
 }
 
-struct Header {
-  FilterParams params;
-  FilterCounters counters;
-  uint64_t payload_bytes = 0;
-  uint64_t payload_checksum = 0;
+struct Header : filter_file::FilterFields {
   uint64_t state_bytes = 0;
   uint64_t state_checksum = 0;
 };
@@ -84,30 +80,12 @@ Header parse_header(const std::string& path, const unsigned char* h) {
     refuse(path, "declares a header size other than " + std::to_string(kHeaderBytes) +
                      " bytes; it does not follow the checkpoint format");
   }
-  for (size_t i = kOffReserved; i < kOffHeaderChecksum; ++i) {
-    if (h[i] != 0) {
-      refuse(path, "has a nonzero reserved header byte at offset " + std::to_string(i) +
-                       "; it does not follow checkpoint format version " +
-                       std::to_string(kVersion));
-    }
+  if (const size_t i = first_nonzero_byte(h, kOffReserved); i != kOffHeaderChecksum) {
+    refuse(path, "has a nonzero reserved header byte at offset " + std::to_string(i) +
+                     "; it does not follow checkpoint format version " + std::to_string(kVersion));
   }
-  Header r;
-  r.params.num_blocks = get_u64(h + kOffNumBlocks);
-  r.params.layout.block_bits = get_u32(h + kOffBlockBits);
-  r.params.layout.k = get_u32(h + kOffK);
-  r.params.seed = get_u64(h + kOffSeed);
-  r.counters.insertions = get_u64(h + kOffInsertions);
-  r.counters.planned_capacity = get_u64(h + kOffPlannedCapacity);
-  r.counters.planned_fpr = get_f64(h + kOffPlannedFpr);
-  r.payload_bytes = get_u64(h + kOffPayloadBytes);
-  r.payload_checksum = get_u64(h + kOffPayloadChecksum);
-  r.state_bytes = get_u64(h + kOffStateBytes);
-  r.state_checksum = get_u64(h + kOffStateChecksum);
-  try {
-    r.params.validate();
-  } catch (const UsageError& e) {
-    refuse(path, std::string("describes a filter this program cannot use: ") + e.what());
-  }
+  const Header r{decode_fields(h), get_u64(h + kOffStateBytes), get_u64(h + kOffStateChecksum)};
+  if (const auto problem = unusable_params(r.params)) refuse(path, *problem);
   if (r.payload_bytes != r.params.bytes()) {
     refuse(path, "is inconsistent: its header declares a " + std::to_string(r.payload_bytes) +
                      "-byte bit array, but its filter parameters take " +
@@ -171,18 +149,13 @@ ResumeState read_state(const Opened& f, const std::string& path) {
 void read_bits(const Opened& f, const std::string& path, Filter& filter) {
   const Header& h = f.header;
   auto* bytes = reinterpret_cast<unsigned char*>(filter.words());
-  XXH3_state_t state;
-  XXH3_INITSTATE(&state);
-  XXH3_64bits_reset(&state);
-  for (uint64_t done = 0; done < h.payload_bytes;) {
-    const uint64_t want = std::min(h.payload_bytes - done, kChunk);
-    const int64_t got = fo::read_at(f.fd.get(), bytes + done, want, kHeaderBytes + done);
-    if (got < 0) read_failed(path, errno);
-    if (static_cast<uint64_t>(got) != want) refuse(path, "became shorter while it was read");
-    XXH3_64bits_update(&state, bytes + done, want);
-    done += want;
-  }
-  if (XXH3_64bits_digest(&state) != h.payload_checksum) {
+  const uint64_t checksum = checksum_pieces(
+      bytes, h.payload_bytes, kChunk, [&](uint64_t done, uint64_t want) {
+        const int64_t got = fo::read_at(f.fd.get(), bytes + done, want, kHeaderBytes + done);
+        if (got < 0) read_failed(path, errno);
+        if (static_cast<uint64_t>(got) != want) refuse(path, "became shorter while it was read");
+      });
+  if (checksum != h.payload_checksum) {
     refuse(path, "is damaged: its bit array does not match the bit array checksum");
   }
 }
@@ -197,24 +170,13 @@ void check(int err, const std::string& path, const std::string& doing) {
   if (err != 0) save_failed(path, doing + " failed: " + fo::error_text(err));
 }
 
+// The filter file's fields, then the resume state's size and checksum.
 void encode_header(const FilterParams& p, const FilterCounters& c, uint64_t payload_checksum,
                    uint64_t state_bytes, uint64_t state_checksum, unsigned char* h) {
-  std::memset(h, 0, kHeaderBytes);
-  std::memcpy(h + kOffMagic, kMagic, sizeof kMagic);
-  put_u32(h + kOffVersion, kVersion);
-  put_u32(h + kOffHeaderBytes, static_cast<uint32_t>(kHeaderBytes));
-  put_u64(h + kOffNumBlocks, p.num_blocks);
-  put_u32(h + kOffBlockBits, p.layout.block_bits);
-  put_u32(h + kOffK, p.layout.k);
-  put_u64(h + kOffSeed, p.seed);
-  put_u64(h + kOffPayloadBytes, p.bytes());
-  put_u64(h + kOffInsertions, c.insertions);
-  put_u64(h + kOffPlannedCapacity, c.planned_capacity);
-  put_f64(h + kOffPlannedFpr, c.planned_fpr);
-  put_u64(h + kOffPayloadChecksum, payload_checksum);
+  filter_file::encode_header(h, kMagic, kVersion, p, c, payload_checksum);
   put_u64(h + kOffStateBytes, state_bytes);
   put_u64(h + kOffStateChecksum, state_checksum);
-  put_u64(h + kOffHeaderChecksum, header_checksum(h));
+  filter_file::seal_header(h);
 }
 
 // The header goes last: until then the first page is zeros, so a file cut
@@ -227,20 +189,14 @@ void write_contents(int fd, const std::string& path, const std::string& tmp,
   unsigned char h[kHeaderBytes] = {};
   check(fo::write_all(fd, h, kHeaderBytes), path, writing);
   const auto* bytes = reinterpret_cast<const unsigned char*>(words);
-  const uint64_t payload_bytes = params.bytes();
-  XXH3_state_t xs;
-  XXH3_INITSTATE(&xs);
-  XXH3_64bits_reset(&xs);
-  for (uint64_t done = 0; done < payload_bytes;) {
-    const uint64_t n = std::min(payload_bytes - done, kChunk);
-    XXH3_64bits_update(&xs, bytes + done, n);
-    check(fo::write_all(fd, bytes + done, n), path, writing);
-    done += n;
-  }
+  const uint64_t payload_checksum =
+      checksum_pieces(bytes, params.bytes(), kChunk, [&](uint64_t done, uint64_t n) {
+        check(fo::write_all(fd, bytes + done, n), path, writing);
+      });
   if (inject_failure) check(EIO, path, writing + " (injected test failure)");
   const std::string encoded = pipeline::encode_resume_state(state);
   check(fo::write_all(fd, encoded.data(), encoded.size()), path, writing);
-  encode_header(params, counters, XXH3_64bits_digest(&xs), encoded.size(),
+  encode_header(params, counters, payload_checksum, encoded.size(),
                 XXH3_64bits(encoded.data(), encoded.size()), h);
   check(fo::pwrite_all(fd, h, kHeaderBytes, 0), path, writing);
 }

@@ -32,6 +32,9 @@ constexpr size_t kOffStateChecksum = 88;
 constexpr size_t kOffReserved = 96;
 constexpr size_t kOffHeaderChecksum = filter_file::kOffHeaderChecksum;
 
+using filter_file::checksum_pieces;
+using filter_file::decode_fields;
+using filter_file::first_nonzero_byte;
 using filter_file::get_f64;
 using filter_file::get_u32;
 using filter_file::get_u64;
@@ -39,5 +42,6 @@ using filter_file::header_checksum;
 using filter_file::put_f64;
 using filter_file::put_u32;
 using filter_file::put_u64;
+using filter_file::unusable_params;
 
 }  // namespace gdedup::checkpoint_file
