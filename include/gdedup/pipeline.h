@@ -27,6 +27,10 @@ enum class Mode {
   kQueryAbsent,  // write records whose key is not in the filter (read-only)
 };
 
+// The mode's name as --stats writes it (docs/CLI.md): "dedup", "duplicates",
+// "build", "query" or "query-absent".
+const char* mode_name(Mode mode);
+
 enum class InputFormat {
   kText,  // records are lines; keys are fingerprinted with the filter's seed
   kU64,   // records are 8-byte little-endian fingerprints, used as they are

@@ -31,17 +31,6 @@ Words words_for(Mode mode) {
 
 }  // namespace
 
-const char* mode_name(Mode mode) {
-  switch (mode) {
-    case Mode::kDedup: return "dedup";
-    case Mode::kDuplicates: return "duplicates";
-    case Mode::kBuild: return "build";
-    case Mode::kQueryPresent: return "query";
-    case Mode::kQueryAbsent: return "query-absent";
-  }
-  return "unknown";
-}
-
 JsonObject stats_json(const JobReport& r) {
   const PipelineStats& s = r.stats;
   JsonObject o;

@@ -27,6 +27,4 @@ std::string summary_line(const JobReport& report);
 // Writes `text` to `path`; Error naming the file and the reason on failure.
 void write_text_file(const std::string& path, const std::string& text);
 
-const char* mode_name(Mode mode);
-
 }  // namespace gdedup::cli

@@ -357,6 +357,17 @@ class Driver {
 
 }  // namespace
 
+const char* mode_name(Mode mode) {
+  switch (mode) {
+    case Mode::kDedup: return "dedup";
+    case Mode::kDuplicates: return "duplicates";
+    case Mode::kBuild: return "build";
+    case Mode::kQueryPresent: return "query";
+    case Mode::kQueryAbsent: return "query-absent";
+  }
+  return "unknown";
+}
+
 PipelineStats run_pipeline(const PipelineOptions& options, Filter& filter, Backend& backend) {
   return Driver(options, filter, backend).run();
 }

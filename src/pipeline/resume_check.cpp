@@ -23,15 +23,10 @@ std::string output_text(const std::string& output) {
 
 }  // namespace
 
-const char* mode_name(Mode mode) {
-  switch (mode) {
-    case Mode::kDedup: return "dedup";
-    case Mode::kDuplicates: return "duplicates";
-    case Mode::kBuild: return "build";
-    case Mode::kQueryPresent: return "query (present)";
-    case Mode::kQueryAbsent: return "query (absent)";
-  }
-  return "unknown";
+const char* mode_text(Mode mode) {
+  if (mode == Mode::kQueryPresent) return "query (present)";
+  if (mode == Mode::kQueryAbsent) return "query (absent)";
+  return mode_name(mode);
 }
 
 const char* format_name(InputFormat format) {
@@ -41,7 +36,7 @@ const char* format_name(InputFormat format) {
 void check_resume(const ResumeState& state, const PipelineOptions& options,
                   const Filter& filter, const std::vector<InputIdentity>& now) {
   if (state.mode != options.mode) {
-    option_differs(state, "mode", mode_name(state.mode), mode_name(options.mode));
+    option_differs(state, "mode", mode_text(state.mode), mode_text(options.mode));
   }
   if (state.format != options.format) {
     option_differs(state, "input format", format_name(state.format),

@@ -16,8 +16,9 @@ namespace gdedup::pipeline {
 void check_resume(const ResumeState& state, const PipelineOptions& options,
                   const Filter& filter, const std::vector<InputIdentity>& now);
 
-// The words messages use for a mode and an input format.
-const char* mode_name(Mode mode);
+// The words messages use for a mode (mode_name's, with the two query modes
+// told apart in words: "query (present)", "query (absent)") and an input format.
+const char* mode_text(Mode mode);
 const char* format_name(InputFormat format);
 
 }  // namespace gdedup::pipeline
