@@ -9,15 +9,13 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "file_util.h"
 #include "gdedup/error.h"
 #include "gdedup/filter_file.h"
-#include "gdedup/fingerprint.h"
 #include "gdedup/layout.h"
 #include "pipeline/checkpoint_file.h"
 #include "pipeline/checkpoint_format.h"
@@ -28,38 +26,17 @@ namespace {
 namespace fs = std::filesystem;
 namespace cf = checkpoint_file;
 
-using Bytes = std::vector<unsigned char>;
+using test::Bytes;
+using test::read_bytes;
+using test::write_bytes;
 
-class CheckpointFileTest : public ::testing::Test {
+class CheckpointFileTest : public test::TempDirTest {
  protected:
-  void SetUp() override {
-    std::string pattern = ::testing::TempDir() + "gdedup_checkpoint_file_XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr) << std::strerror(errno);
-    dir_ = pattern;
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
-  std::string path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
-
-  fs::path dir_;
+  CheckpointFileTest() : TempDirTest("gdedup_checkpoint_file") {}
 };
 
 Filter make_filter(const FilterParams& params, int keys) {
-  Filter filter(params);
-  const BlockGeometry g = params.geometry();
-  uint64_t fresh = 0;
-  for (int i = 0; i < keys; ++i) {
-    const std::string key = "key-" + std::to_string(i);
-    if (!key_test_and_set(filter.words(), g, fingerprint(key.data(), key.size(), params.seed))) {
-      ++fresh;
-    }
-  }
-  filter.counters().insertions = fresh;
-  filter.counters().planned_capacity = 1000;
-  filter.counters().planned_fpr = 1e-4;
-  return filter;
+  return test::filter_with_keys(params, keys, 1e-4);
 }
 
 Filter small_filter() { return make_filter(FilterParams{4, {256, 8}, kDefaultSeed}, 20); }
@@ -80,18 +57,6 @@ ResumeState sample_state() {
   s.dropped = 400;
   s.input_bytes = 54321;
   return s;
-}
-
-Bytes read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return Bytes(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void write_bytes(const std::string& path, const Bytes& bytes) {
-  std::remove(path.c_str());
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  ASSERT_TRUE(out.good()) << path;
 }
 
 std::string load_error(const std::string& path) {

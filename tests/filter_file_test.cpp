@@ -14,8 +14,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -24,8 +22,8 @@
 #include <xxhash.h>
 
 #include "core/filter_file_format.h"
+#include "file_util.h"
 #include "gdedup/error.h"
-#include "gdedup/fingerprint.h"
 #include "gdedup/layout.h"
 
 namespace gdedup {
@@ -34,58 +32,23 @@ namespace {
 namespace fs = std::filesystem;
 namespace ff = filter_file;
 
-using Bytes = std::vector<unsigned char>;
+using test::Bytes;
+using test::read_bytes;
+using test::write_bytes;
 
 const Layout kAllLayouts[] = {{256, 8}, {256, 16}, {512, 16}, {512, 32}};
 
-class FilterFileTest : public ::testing::Test {
+class FilterFileTest : public test::TempDirTest {
  protected:
-  void SetUp() override {
-    std::string pattern = ::testing::TempDir() + "gdedup_filter_file_XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr) << std::strerror(errno);
-    dir_ = pattern;
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
-  std::string path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
-
-  fs::path dir_;
+  FilterFileTest() : TempDirTest("gdedup_filter_file") {}
 };
 
 // Sets the bits of "key-0".."key-(n-1)" with the scalar reference.
 Filter make_filter(const FilterParams& params, int keys) {
-  Filter filter(params);
-  const BlockGeometry g = params.geometry();
-  uint64_t fresh = 0;
-  for (int i = 0; i < keys; ++i) {
-    const std::string key = "key-" + std::to_string(i);
-    if (!key_test_and_set(filter.words(), g, fingerprint(key.data(), key.size(), params.seed))) {
-      ++fresh;
-    }
-  }
-  filter.counters().insertions = fresh;
-  filter.counters().planned_capacity = 1000;
-  filter.counters().planned_fpr = 1.2345678901234567e-4;
-  return filter;
+  return test::filter_with_keys(params, keys, 1.2345678901234567e-4);
 }
 
 Filter small_filter() { return make_filter(FilterParams{4, {256, 8}, kDefaultSeed}, 20); }
-
-Bytes read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return Bytes(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void write_bytes(const std::string& path, const Bytes& bytes) {
-  // A new file each time: truncating a file in place can make ext4 flush it on
-  // close (auto_da_alloc), which slowed the loops below a hundredfold.
-  std::remove(path.c_str());
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  ASSERT_TRUE(out.good()) << path;
-}
 
 // The message of the Error that `load_filter(path)` throws, or "" if none.
 std::string load_error(const std::string& path) {
