@@ -19,6 +19,7 @@
 #include "io/byte_source.h"
 #include "io/multi_source.h"
 #include "io/record_reader.h"
+#include "test_util.h"
 
 namespace gdedup::io {
 namespace {
@@ -53,20 +54,7 @@ class ChunkedSource final : public ByteSource {
   std::string name_ = "test input";
 };
 
-// The definition, written the obvious way: bytes between '\n's, and a final
-// unterminated line is a record.
-std::vector<std::string> reference_split(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\n') {
-      out.push_back(s.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  if (start < s.size()) out.push_back(s.substr(start));
-  return out;
-}
+using test::reference_split;
 
 // Reads everything, checking the batch limits and positions on the way.
 std::vector<std::string> read_all(RecordReader& reader, const ReaderOptions& opt) {

@@ -1,7 +1,10 @@
-// Small helpers shared by the tests: a seeded generator and key sets.
+// Small helpers shared by the tests and the fuzz targets: a seeded
+// generator, key sets and the reference record split.
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace gdedup::test {
@@ -37,6 +40,21 @@ inline std::vector<uint64_t> keys_with_duplicates(uint64_t count, uint64_t disti
   std::vector<uint64_t> keys(count);
   for (auto& k : keys) k = pool[rng.below(distinct)];
   return keys;
+}
+
+// The record split, written the obvious way: bytes between '\n's, and a final
+// unterminated line is a record.
+inline std::vector<std::string> reference_split(std::string_view s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\n') {
+      out.emplace_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  if (start < s.size()) out.emplace_back(s.substr(start));
+  return out;
 }
 
 }  // namespace gdedup::test

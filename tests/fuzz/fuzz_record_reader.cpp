@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "../test_util.h"
 #include "fuzz_util.h"
 #include "gdedup/error.h"
 #include "io/byte_source.h"
@@ -33,6 +34,7 @@
 namespace {
 
 using gdedup::fuzz::show;
+using gdedup::test::reference_split;
 
 std::string gzip(std::string_view data, int level) {
   // One compressor per level, reset between uses: setting one up costs
@@ -71,19 +73,6 @@ std::string compress(int framing, std::string_view part, uint8_t cut, int level)
   if (cut == 0) return one(part);
   const size_t at = part.size() * cut / 256;
   return one(part.substr(0, at)) + one(part.substr(at));
-}
-
-std::vector<std::string> reference_split(std::string_view s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\n') {
-      out.emplace_back(s.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  if (start < s.size()) out.emplace_back(s.substr(start));
-  return out;
 }
 
 }  // namespace
