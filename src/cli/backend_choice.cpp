@@ -45,7 +45,14 @@ ChosenBackend make_gpu(Filter& filter) {
   return chosen;
 }
 
-std::string without_final_period(std::string text) {
+// The reason auto fell back to the CPU, without the advice to choose the CPU
+// that the GPU backend's messages end with: auto has just done that.
+std::string fallback_reason(std::string text) {
+  for (const char* advice : {"; use --backend cpu", "; update the driver or use --backend cpu",
+                             " or use --backend cpu"}) {
+    const size_t at = text.rfind(advice);
+    if (at != std::string::npos) text.erase(at);
+  }
   while (!text.empty() && (text.back() == '.' || text.back() == ' ')) text.pop_back();
   return text;
 }
@@ -65,7 +72,7 @@ ChosenBackend choose_backend(const std::string& which, unsigned threads, Filter&
       why = e.what();
     }
   }
-  return make_cpu(threads, filter, without_final_period(why));
+  return make_cpu(threads, filter, fallback_reason(why));
 }
 
 }  // namespace gdedup::cli
