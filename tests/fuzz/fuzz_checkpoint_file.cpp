@@ -38,6 +38,7 @@ using gdedup::fuzz::show;
 struct Scratch {
   int fd = -1;
   std::string in_path;
+  std::string dir;
   std::string out_path;
 
   Scratch() {
@@ -45,10 +46,14 @@ struct Scratch {
     if (fd < 0) gdedup::fuzz::fail(__FILE__, __LINE__, "memfd_create", "");
     in_path = "/proc/self/fd/" + std::to_string(fd);
     const char* base = ::access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    const std::string dir =
-        std::string(base) + "/gdedup-fuzz-checkpoint-" + std::to_string(::getpid());
+    dir = std::string(base) + "/gdedup-fuzz-checkpoint-" + std::to_string(::getpid());
     ::mkdir(dir.c_str(), 0700);
     out_path = dir + "/saved.ckpt";
+  }
+  // Leaves nothing behind when the fuzzer exits.
+  ~Scratch() {
+    ::unlink(out_path.c_str());
+    ::rmdir(dir.c_str());
   }
 };
 

@@ -49,6 +49,11 @@ struct Scratch {
     ::mkdir(out_dir.c_str(), 0700);
     out_path = out_dir + "/saved.gdf";
   }
+  // Leaves nothing behind when the fuzzer exits.
+  ~Scratch() {
+    ::unlink(out_path.c_str());
+    ::rmdir(out_dir.c_str());
+  }
 };
 
 Scratch& scratch() {
