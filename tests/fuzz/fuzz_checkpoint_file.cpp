@@ -11,15 +11,9 @@
 // the file (anything else, a crash or a huge allocation is a finding); a
 // loaded checkpoint saves back to the same bytes; read_checkpoint_state
 // agrees with load_checkpoint.
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
-#include <fstream>
-#include <iterator>
 #include <string>
 
 #define XXH_INLINE_ALL
@@ -35,48 +29,9 @@ namespace {
 namespace ck = gdedup::checkpoint_file;
 using gdedup::fuzz::show;
 
-struct Scratch {
-  int fd = -1;
-  std::string in_path;
-  std::string dir;
-  std::string out_path;
-
-  Scratch() {
-    fd = ::memfd_create("gdedup-fuzz-checkpoint", MFD_CLOEXEC);
-    if (fd < 0) gdedup::fuzz::fail(__FILE__, __LINE__, "memfd_create", "");
-    in_path = "/proc/self/fd/" + std::to_string(fd);
-    const char* base = ::access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    dir = std::string(base) + "/gdedup-fuzz-checkpoint-" + std::to_string(::getpid());
-    ::mkdir(dir.c_str(), 0700);
-    out_path = dir + "/saved.ckpt";
-  }
-  // Leaves nothing behind when the fuzzer exits.
-  ~Scratch() {
-    ::unlink(out_path.c_str());
-    ::rmdir(dir.c_str());
-  }
-};
-
-Scratch& scratch() {
-  static Scratch s;
+gdedup::fuzz::FileScratch& scratch() {
+  static gdedup::fuzz::FileScratch s("checkpoint", "saved.ckpt");
   return s;
-}
-
-void write_input(const std::string& bytes) {
-  Scratch& s = scratch();
-  if (::ftruncate(s.fd, 0) != 0) gdedup::fuzz::fail(__FILE__, __LINE__, "ftruncate", "");
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::pwrite(s.fd, bytes.data() + done, bytes.size() - done,
-                               static_cast<off_t>(done));
-    if (n <= 0) gdedup::fuzz::fail(__FILE__, __LINE__, "pwrite", "");
-    done += static_cast<size_t>(n);
-  }
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 // The part of `file` from `from`, at most `length` bytes.
@@ -129,8 +84,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const int mode = in.byte() % 4;
   std::string file(in.rest());
   if (mode >= 1) reseal(file, mode);
-  write_input(file);
-  const Scratch& s = scratch();
+  scratch().write_input(file);
+  const gdedup::fuzz::FileScratch& s = scratch();
 
   bool loaded = false;
   try {
@@ -142,7 +97,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(checkpoint.state.params == checkpoint.filter.params(),
                "the state names other filter parameters than the filter loaded");
     gdedup::save_checkpoint(checkpoint.filter, checkpoint.state, s.out_path);
-    const std::string saved = read_file(s.out_path);
+    const std::string saved = gdedup::fuzz::read_file(s.out_path);
     FUZZ_CHECK(saved == file, "a loaded checkpoint saves to other bytes: loaded " +
                                   std::to_string(file.size()) + " bytes, saved " +
                                   std::to_string(saved.size()));

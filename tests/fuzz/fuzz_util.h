@@ -1,7 +1,12 @@
 // What the fuzz targets share: reading parameters from the front of an input,
-// failing loudly when a property does not hold, and an in-memory byte source
-// that hands out its bytes in pieces of varying size.
+// failing loudly when a property does not hold, an in-memory byte source
+// that hands out its bytes in pieces of varying size, and scratch files for
+// the file-format targets.
 #pragma once
+
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -9,6 +14,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -94,5 +101,49 @@ class PieceSource final : public io::ByteSource {
   size_t pos_ = 0;
   std::string name_ = "fuzz input";
 };
+
+// The input file of a file-format target lives in a memfd (no disk I/O per
+// run) opened by path; what the target saves goes to a folder of its own,
+// on tmpfs where there is one because saving fsyncs.
+class FileScratch {
+ public:
+  FileScratch(const std::string& tag, const std::string& saved_name) {
+    fd_ = ::memfd_create(("gdedup-fuzz-" + tag).c_str(), MFD_CLOEXEC);
+    if (fd_ < 0) fail(__FILE__, __LINE__, "memfd_create", "");
+    in_path = "/proc/self/fd/" + std::to_string(fd_);
+    const char* base = ::access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    dir_ = std::string(base) + "/gdedup-fuzz-" + tag + "-" + std::to_string(::getpid());
+    ::mkdir(dir_.c_str(), 0700);
+    out_path = dir_ + "/" + saved_name;
+  }
+  // Leaves nothing behind when the fuzzer exits.
+  ~FileScratch() {
+    ::unlink(out_path.c_str());
+    ::rmdir(dir_.c_str());
+  }
+
+  void write_input(const std::string& bytes) {
+    if (::ftruncate(fd_, 0) != 0) fail(__FILE__, __LINE__, "ftruncate", "");
+    size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t n = ::pwrite(fd_, bytes.data() + done, bytes.size() - done,
+                                 static_cast<off_t>(done));
+      if (n <= 0) fail(__FILE__, __LINE__, "pwrite", "");
+      done += static_cast<size_t>(n);
+    }
+  }
+
+  std::string in_path;
+  std::string out_path;
+
+ private:
+  int fd_ = -1;
+  std::string dir_;
+};
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
 
 }  // namespace gdedup::fuzz
