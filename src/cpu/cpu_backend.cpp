@@ -1,12 +1,21 @@
-// The CPU backend. With T threads, thread t owns the blocks
-// [t * B / T, (t + 1) * B / T) and walks the whole batch, probing only the
-// keys that fall in its blocks, in input order: every block sees its keys in
-// input order, so test_and_set is sequential for any T, with no locks and no
-// atomics. Each thread pays for reading all fingerprints and computing their
-// block (about 1 ns a key) but probes only its share.
+// The CPU backend. With T threads, thread o owns the blocks b with
+// floor(b * T / num_blocks) = o: every block has one owner, which probes the
+// block's keys in input order, so test_and_set is sequential for any T with
+// no locks and no atomics. A batch goes through three phases, all threads
+// working in each:
+//   1. partition: thread t splits its slice of the batch by owner, keeping
+//      input order, and notes each key's owner;
+//   2. probe: owner o runs the keys for its blocks, slice 0's first, then
+//      slice 1's, ... (input order again), answering into arrays of its own;
+//   3. scatter: thread t walks its slice and takes each key's answer from its
+//      owner's array, writing the answers in input order.
+// Every thread reads and writes only what its phase gives it, so no cache
+// line bounces between cores on every key. contains needs no ownership: the
+// keys are split in slices.
 #include <algorithm>
+#include <condition_variable>
 #include <cstdlib>
-#include <cstring>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,6 +29,7 @@ namespace {
 
 // Below this many keys a batch is not worth a thread start (~20 us).
 constexpr uint64_t kMinKeysPerThread = 1 << 14;
+constexpr unsigned kMaxThreads = 256;
 
 cpu::Arith choose_arith(CpuKernel kernel) {
   if (kernel == CpuKernel::kAuto) {
@@ -42,6 +52,30 @@ void run_parallel(unsigned parts, Fn fn) {
   for (auto& w : workers) w.join();
 }
 
+// Lets threads wait for each other between phases (std::barrier is C++20).
+class Barrier {
+ public:
+  explicit Barrier(unsigned parties) : parties_(parties) {}
+  void arrive_and_wait() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    const uint64_t generation = generation_;
+    if (++arrived_ == parties_) {
+      arrived_ = 0;
+      ++generation_;
+      all_here_.notify_all();
+    } else {
+      all_here_.wait(lock, [&] { return generation_ != generation; });
+    }
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable all_here_;
+  unsigned parties_;
+  unsigned arrived_ = 0;
+  uint64_t generation_ = 0;
+};
+
 uint64_t share_boundary(uint64_t total, unsigned part, unsigned parts) {
   return static_cast<uint64_t>(static_cast<unsigned __int128>(total) * part / parts);
 }
@@ -53,6 +87,9 @@ class CpuBackend final : public Backend {
     cpu::apply_simd_target_override();
     threads_ = options.threads != 0 ? options.threads
                                     : std::max(1u, std::thread::hardware_concurrency());
+    // Owners are noted in a byte per key; past a few dozen threads memory
+    // bandwidth, not thread count, bounds the filter anyway.
+    threads_ = std::min(threads_, kMaxThreads);
   }
 
   std::string name() const override {
@@ -76,62 +113,89 @@ class CpuBackend final : public Backend {
     run_parallel(parts, [&](unsigned t) {
       const uint64_t lo = share_boundary(count, t, parts);
       const uint64_t hi = share_boundary(count, t + 1, parts);
-      cpu::contains_slice({filter_.words(), filter_.params().geometry(), fingerprints + lo,
-                           hi - lo, present + lo},
-                          arith_);
+      cpu::contains_run({filter_.words(), filter_.params().geometry(), fingerprints + lo,
+                         hi - lo, present + lo},
+                        arith_);
     });
   }
 
   void sync_to_host() override {}
 
  private:
+  // The keys of one slice bound for one owner, in input order.
+  struct Bucket {
+    std::vector<uint64_t> fingerprints;
+    std::vector<uint8_t> answers;
+  };
+
   unsigned parts_for(uint64_t count) const {
     const uint64_t useful = std::max<uint64_t>(1, count / kMinKeysPerThread);
     return static_cast<unsigned>(std::min<uint64_t>(threads_, useful));
   }
 
-  // With several threads the answers of neighbouring keys come from
-  // different threads; writing them into one array would bounce its cache
-  // lines between cores on every key. So thread 0 answers into `was_present`
-  // and thread t > 0 into a plane of its own (zero where it owns nothing),
-  // and the planes are OR-ed in afterwards.
   uint64_t run_owned(const uint64_t* fingerprints, uint64_t count, uint8_t* was_present) {
     const BlockGeometry g = filter_.params().geometry();
     const unsigned parts = parts_for(count);
-    if (was_present != nullptr && parts > 1) planes_.resize(parts - 1);
-    std::vector<uint64_t> fresh(parts, 0);
-    run_parallel(parts, [&](unsigned t) {
-      uint8_t* answers = was_present;
-      if (was_present != nullptr) {
-        if (t > 0) {
-          planes_[t - 1].resize(count);
-          answers = planes_[t - 1].data();
-        }
-        if (parts > 1) std::memset(answers, 0, count);
-      }
-      fresh[t] = cpu::test_and_set_owned(
-          {filter_.words(), g, fingerprints, count, answers,
-           share_boundary(g.num_blocks, t, parts), share_boundary(g.num_blocks, t + 1, parts)},
-          arith_);
-    });
-    if (was_present != nullptr && parts > 1) {
-      run_parallel(parts, [&](unsigned t) {
-        const uint64_t lo = share_boundary(count, t, parts);
-        const uint64_t hi = share_boundary(count, t + 1, parts);
-        for (const auto& plane : planes_) {
-          for (uint64_t i = lo; i < hi; ++i) was_present[i] |= plane[i];
-        }
-      });
+    if (parts == 1) {
+      return cpu::test_and_set_run({filter_.words(), g, fingerprints, count, was_present}, arith_);
     }
+    buckets_.resize(parts);
+    for (auto& row : buckets_) row.resize(parts);
+    owners_.resize(was_present != nullptr ? count : 0);
+    std::vector<uint64_t> fresh(parts, 0);
+    Barrier barrier(parts);
+    run_parallel(parts, [&](unsigned t) {
+      const uint64_t lo = share_boundary(count, t, parts);
+      const uint64_t hi = share_boundary(count, t + 1, parts);
+      partition(g, fingerprints, lo, hi, parts, buckets_[t], was_present != nullptr);
+      barrier.arrive_and_wait();
+      for (unsigned s = 0; s < parts; ++s) {
+        Bucket& b = buckets_[s][t];
+        b.answers.resize(was_present != nullptr ? b.fingerprints.size() : 0);
+        fresh[t] += cpu::test_and_set_run(
+            {filter_.words(), g, b.fingerprints.data(), b.fingerprints.size(),
+             was_present != nullptr ? b.answers.data() : nullptr},
+            arith_);
+      }
+      if (was_present == nullptr) return;
+      barrier.arrive_and_wait();
+      scatter(lo, hi, parts, buckets_[t], was_present);
+    });
     uint64_t total = 0;
     for (uint64_t f : fresh) total += f;
     return total;
   }
 
+  // Phase 1 for keys [lo, hi): each to its owner's bucket, in order.
+  void partition(const BlockGeometry& g, const uint64_t* fingerprints, uint64_t lo, uint64_t hi,
+                 unsigned parts, std::vector<Bucket>& row, bool note_owners) {
+    for (Bucket& b : row) {
+      b.fingerprints.clear();
+      b.fingerprints.reserve((hi - lo) / parts + (hi - lo) / 16 + 16);
+    }
+    for (uint64_t i = lo; i < hi; ++i) {
+      const uint64_t fp = fingerprints[i];
+      const auto owner = static_cast<unsigned>(
+          static_cast<unsigned __int128>(block_index(fp, g.num_blocks)) * parts / g.num_blocks);
+      row[owner].fingerprints.push_back(fp);
+      if (note_owners) owners_[i] = static_cast<uint8_t>(owner);
+    }
+  }
+
+  // Phase 3 for keys [lo, hi): answers back into input order.
+  void scatter(uint64_t lo, uint64_t hi, unsigned parts, const std::vector<Bucket>& row,
+               uint8_t* was_present) const {
+    std::vector<const uint8_t*> next(parts);
+    for (unsigned o = 0; o < parts; ++o) next[o] = row[o].answers.data();
+    for (uint64_t i = lo; i < hi; ++i) was_present[i] = *next[owners_[i]]++;
+  }
+
   Filter& filter_;
   cpu::Arith arith_;
   unsigned threads_;
-  std::vector<std::vector<uint8_t>> planes_;
+  // buckets_[slice][owner], reused across batches.
+  std::vector<std::vector<Bucket>> buckets_;
+  std::vector<uint8_t> owners_;  // owner of each key of the batch
 };
 
 }  // namespace

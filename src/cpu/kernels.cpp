@@ -74,98 +74,49 @@ struct ScalarProbe {
   }
 };
 
-// The prefetch pipeline: Visit(i, block) is called for the keys this thread
-// owns, in input order, each kInFlight keys after its block was prefetched.
-//
-// When the thread owns every block, one ring does it. Otherwise keys are
-// taken in chunks: first the chunk's owned keys are gathered without branches
-// (with two threads half the keys are skipped at random, and a mispredicted
-// branch per key would cost more than the probe itself at small filter
-// sizes), then they are visited.
-template <int kWriteIntent, class Locate, class Visit>
-HWY_INLINE void PipelinedAll(const uint64_t* fps, uint64_t count, Locate locate,
-                             Visit visit) {
+// The prefetch pipeline: Visit(i, block) is called for every key in order,
+// kInFlight keys after its block was prefetched.
+template <int kWriteIntent, class Visit>
+HWY_INLINE void Pipelined(const KeyRun& run, Visit visit) {
+  const BlockGeometry g = run.geometry;
+  const uint64_t* const fps = run.fingerprints;
+  const uint64_t count = run.count;
+  auto locate = [&](uint64_t fp) { return run.words + block_index(fp, g.num_blocks) * g.block_words; };
   uint32_t* block[kInFlight];
   const uint64_t ahead = std::min<uint64_t>(kInFlight, count);
-  bool owned;
   for (uint64_t i = 0; i < ahead; ++i) {
-    block[i] = locate(fps[i], &owned);
+    block[i] = locate(fps[i]);
     __builtin_prefetch(block[i], kWriteIntent, 3);
   }
   for (uint64_t i = 0; i < count; ++i) {
     const size_t slot = i & (kInFlight - 1);
     uint32_t* b = block[slot];
     if (i + kInFlight < count) {
-      block[slot] = locate(fps[i + kInFlight], &owned);
+      block[slot] = locate(fps[i + kInFlight]);
       __builtin_prefetch(block[slot], kWriteIntent, 3);
     }
     visit(i, b);
   }
 }
 
-template <int kWriteIntent, class Locate, class Visit>
-HWY_INLINE void PipelinedOwned(const uint64_t* fps, uint64_t count, Locate locate,
-                               Visit visit) {
-  constexpr uint64_t kChunk = 1024;
-  uint64_t index[kChunk];
-  uint32_t* block[kChunk];
-  for (uint64_t base = 0; base < count; base += kChunk) {
-    const uint64_t end = std::min(count, base + kChunk);
-    size_t selected = 0;
-    for (uint64_t i = base; i < end; ++i) {
-      bool owned;
-      uint32_t* b = locate(fps[i], &owned);
-      index[selected] = i;
-      block[selected] = b;
-      selected += owned;
-    }
-    const size_t ahead = std::min<size_t>(kInFlight, selected);
-    for (size_t j = 0; j < ahead; ++j) __builtin_prefetch(block[j], kWriteIntent, 3);
-    for (size_t j = 0; j < selected; ++j) {
-      if (j + kInFlight < selected) __builtin_prefetch(block[j + kInFlight], kWriteIntent, 3);
-      visit(index[j], block[j]);
-    }
-  }
-}
-
 template <class Probe>
-uint64_t TestAndSetWith(const OwnedRange& r, const Probe& probe) {
-  const BlockGeometry g = r.geometry;
-  uint32_t* const words = r.words;
-  const uint64_t begin = r.block_begin, end = r.block_end;
-  const uint64_t span = end - begin;
-  auto locate = [&](uint64_t fp, bool* owned) {
-    const uint64_t b = block_index(fp, g.num_blocks);
-    *owned = b - begin < span;  // one compare: wraps around below begin
-    return words + b * g.block_words;
-  };
+uint64_t TestAndSetWith(const KeyRun& run, const Probe& probe) {
   uint64_t fresh = 0;
-  uint8_t* const out = r.was_present;
-  const uint64_t* const fps = r.fingerprints;
-  auto visit = [&](uint64_t i, uint32_t* b) {
+  uint8_t* const out = run.answers;
+  const uint64_t* const fps = run.fingerprints;
+  Pipelined<1>(run, [&](uint64_t i, uint32_t* b) {
     const bool was = probe.template operator()<true>(b, fps[i]);
     fresh += !was;
     if (out != nullptr) out[i] = was;
-  };
-  if (span == g.num_blocks) {
-    PipelinedAll<1>(fps, r.count, locate, visit);
-  } else {
-    PipelinedOwned<1>(fps, r.count, locate, visit);
-  }
+  });
   return fresh;
 }
 
 template <class Probe>
-void ContainsWith(const KeySlice& s, const Probe& probe) {
-  const BlockGeometry g = s.geometry;
-  uint32_t* const words = const_cast<uint32_t*>(s.words);  // never written
-  auto locate = [&](uint64_t fp, bool* owned) {
-    *owned = true;
-    return words + block_index(fp, g.num_blocks) * g.block_words;
-  };
-  const uint64_t* const fps = s.fingerprints;
-  uint8_t* const out = s.present;
-  PipelinedAll<0>(fps, s.count, locate, [&](uint64_t i, uint32_t* b) {
+void ContainsWith(const KeyRun& run, const Probe& probe) {
+  uint8_t* const out = run.answers;
+  const uint64_t* const fps = run.fingerprints;
+  Pipelined<0>(run, [&](uint64_t i, uint32_t* b) {
     out[i] = probe.template operator()<false>(b, fps[i]);
   });
 }
@@ -185,12 +136,12 @@ HWY_INLINE auto WithProbe(const BlockGeometry& g, bool simd, Fn fn) {
   return simd ? WithGeometry<SimdProbe>(g, fn) : WithGeometry<ScalarProbe>(g, fn);
 }
 
-uint64_t TestAndSetOwned(const OwnedRange& r, bool simd) {
-  return WithProbe(r.geometry, simd, [&](const auto& probe) { return TestAndSetWith(r, probe); });
+uint64_t TestAndSetRun(const KeyRun& run, bool simd) {
+  return WithProbe(run.geometry, simd, [&](const auto& probe) { return TestAndSetWith(run, probe); });
 }
 
-void ContainsSlice(const KeySlice& s, bool simd) {
-  WithProbe(s.geometry, simd, [&](const auto& probe) { ContainsWith(s, probe); });
+void ContainsRun(const KeyRun& run, bool simd) {
+  WithProbe(run.geometry, simd, [&](const auto& probe) { ContainsWith(run, probe); });
 }
 
 int64_t Target() { return HWY_TARGET; }
@@ -206,16 +157,16 @@ HWY_AFTER_NAMESPACE();
 
 namespace gdedup::cpu {
 
-HWY_EXPORT(TestAndSetOwned);
-HWY_EXPORT(ContainsSlice);
+HWY_EXPORT(TestAndSetRun);
+HWY_EXPORT(ContainsRun);
 HWY_EXPORT(Target);
 
-uint64_t test_and_set_owned(const OwnedRange& range, Arith arith) {
-  return HWY_DYNAMIC_DISPATCH(TestAndSetOwned)(range, arith == Arith::kSimd);
+uint64_t test_and_set_run(const KeyRun& run, Arith arith) {
+  return HWY_DYNAMIC_DISPATCH(TestAndSetRun)(run, arith == Arith::kSimd);
 }
 
-void contains_slice(const KeySlice& slice, Arith arith) {
-  HWY_DYNAMIC_DISPATCH(ContainsSlice)(slice, arith == Arith::kSimd);
+void contains_run(const KeyRun& run, Arith arith) {
+  HWY_DYNAMIC_DISPATCH(ContainsRun)(run, arith == Arith::kSimd);
 }
 
 std::string simd_target_name() {

@@ -15,29 +15,21 @@ namespace gdedup::cpu {
 // visit the same blocks in the same order, so they agree bit for bit.
 enum class Arith { kScalar, kSimd };
 
-// Keys whose block lies in [block_begin, block_end) are processed in input
-// order; the others are skipped (another thread owns their blocks). With
-// was_present null this is `add`. Returns the number of keys that were new.
-struct OwnedRange {
-  uint32_t* words;
+// A run of keys for one kernel call. Keys are probed strictly in the order
+// given, so test_and_set over a run is sequential; the caller decides which
+// keys go into which run (cpu_backend.cpp hands each thread the keys of its
+// own blocks).
+struct KeyRun {
+  uint32_t* words;  // contains never writes through it
   BlockGeometry geometry;
   const uint64_t* fingerprints;
   uint64_t count;
-  uint8_t* was_present;
-  uint64_t block_begin;
-  uint64_t block_end;
+  uint8_t* answers;  // test_and_set: was present; null for add. contains: present
 };
-uint64_t test_and_set_owned(const OwnedRange& range, Arith arith);
 
-// Read-only membership of every key in the slice.
-struct KeySlice {
-  const uint32_t* words;
-  BlockGeometry geometry;
-  const uint64_t* fingerprints;
-  uint64_t count;
-  uint8_t* present;
-};
-void contains_slice(const KeySlice& slice, Arith arith);
+// Returns the number of keys that were new.
+uint64_t test_and_set_run(const KeyRun& run, Arith arith);
+void contains_run(const KeyRun& run, Arith arith);
 
 // The name of the target that kSimd runs on (e.g. "AVX2", "AVX3").
 std::string simd_target_name();
