@@ -351,6 +351,14 @@ TEST_F(CheckpointResumeTest, StreamsAndStandardOutputAreRefusedUpFront) {
               std::string::npos)
         << e.what();
   }
+  o.output = "/dev/null";
+  try {
+    run_pipeline(o, filter, *backend);
+    FAIL() << "checkpointed an output that is not a regular file";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("/dev/null is not a regular file"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST_F(CheckpointResumeTest, ReplayableStandardInputResumes) {

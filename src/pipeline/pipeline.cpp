@@ -6,6 +6,8 @@
 // spread them evenly over two cores, and scale further where there are more.
 #include "gdedup/pipeline.h"
 
+#include <sys/stat.h>
+
 #include <atomic>
 #include <chrono>
 #include <exception>
@@ -269,6 +271,12 @@ class Driver {
       if (options_.output == "-") {
         throw UsageError("checkpoints need the output in a file: standard output cannot be "
                          "cut back to a checkpoint's offset when the run is resumed");
+      }
+      struct stat st;
+      if (::stat(options_.output.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+        throw UsageError("checkpoints need the output in a regular file: " + options_.output +
+                         " is not a regular file, so a resumed run could not cut it back to "
+                         "the checkpoint's offset");
       }
       state.output = options_.output;
     }
