@@ -206,6 +206,10 @@ int run_job(const JobOptions& options, JobKind kind) {
   JobReport report;
   report.mode = mode;
   report.checkpointing = o.checkpoint.enabled();
+  if (run.resume != nullptr) {
+    report.resumed_records = run.resume->records;
+    report.resumed_bytes = run.resume->input_bytes;
+  }
   try {
     report.stats = run_pipeline(run, filter, *chosen.backend);
   } catch (const io::BrokenPipe&) {

@@ -41,7 +41,7 @@ JsonObject stats_json(const JobReport& r) {
       .add("input_bytes", s.input_bytes)
       .add("output_bytes", s.output_bytes)
       .add("seconds", s.seconds)
-      .add("records_per_second", per_second(s.records, s.seconds))
+      .add("records_per_second", per_second(s.records - r.resumed_records, s.seconds))
       .add("filter_set_bits", r.filter.set_bits)
       .add("filter_total_bits", r.filter.total_bits)
       .add("filter_fill", r.filter.fill)
@@ -61,8 +61,10 @@ std::string summary_line(const JobReport& r) {
                      words.written + ", " + group_digits(s.dropped) + " " + words.dropped +
                      " in " + seconds;
   if (s.seconds > 0) {
-    line += " (" + human_count(per_second(s.records, s.seconds)) + " records/s, " +
-            human_bytes(static_cast<uint64_t>(per_second(s.input_bytes, s.seconds))) + "/s)";
+    line += " (" + human_count(per_second(s.records - r.resumed_records, s.seconds)) +
+            " records/s, " +
+            human_bytes(static_cast<uint64_t>(per_second(s.input_bytes - r.resumed_bytes, s.seconds))) +
+            "/s)";
   }
   line += "; filter " + format_percent(r.filter.fill) + " full, ~" +
           format_keys(r.filter.estimated_keys) + " distinct keys, FPR now " +

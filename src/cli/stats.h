@@ -15,6 +15,10 @@ struct JobReport {
   FilterState filter;
   std::string backend;
   bool checkpointing = false;  // --checkpoint: the summary says how many were written
+  // A resumed run's stats count the records before the checkpoint too; the
+  // rates count only what this run read.
+  uint64_t resumed_records = 0;
+  uint64_t resumed_bytes = 0;
 };
 
 // Member names are documented in docs/CLI.md; keep them stable.
