@@ -24,18 +24,36 @@ long read_some(int fd, char* buf, size_t capacity) {
   }
 }
 
-int write_all(int fd, const char* data, size_t size) {
-  while (size > 0) {
-    ssize_t n = ::write(fd, data, size);
+namespace {
+
+// Calls put(done, remaining) until `size` bytes are out: EINTR retried,
+// partial transfers continued. 0 or the errno of the failing call.
+template <class Put>
+int transfer_all(size_t size, Put put) {
+  for (size_t done = 0; done < size;) {
+    const ssize_t n = put(done, size - done);
     if (n < 0) {
       if (errno == EINTR) continue;
       return errno;
     }
     if (n == 0) return ENOSPC;
-    data += n;
-    size -= static_cast<size_t>(n);
+    done += static_cast<size_t>(n);
   }
   return 0;
+}
+
+}  // namespace
+
+int write_all(int fd, const void* data, size_t size) {
+  const auto* p = static_cast<const char*>(data);
+  return transfer_all(size, [&](size_t done, size_t n) { return ::write(fd, p + done, n); });
+}
+
+int pwrite_all(int fd, const void* data, size_t size, uint64_t offset) {
+  const auto* p = static_cast<const char*>(data);
+  return transfer_all(size, [&](size_t done, size_t n) {
+    return ::pwrite(fd, p + done, n, static_cast<off_t>(offset + done));
+  });
 }
 
 int close_fd(int fd) {

@@ -18,7 +18,9 @@ long read_some(int fd, char* buf, size_t capacity);
 
 // Writes all `size` bytes, retrying on EINTR and partial writes. Returns 0 or
 // the errno of the failing write(2) (write returning 0 counts as ENOSPC).
-int write_all(int fd, const char* data, size_t size);
+int write_all(int fd, const void* data, size_t size);
+// The same with pwrite(2), at `offset`; the file position does not move.
+int pwrite_all(int fd, const void* data, size_t size, uint64_t offset);
 
 // close(2) that reports an error but is never retried: on Linux the
 // descriptor is gone even when close fails with EINTR.

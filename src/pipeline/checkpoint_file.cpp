@@ -18,6 +18,7 @@
 #include <xxhash.h>
 
 #include "gdedup/error.h"
+#include "io/sys.h"
 #include "pipeline/checkpoint_format.h"
 #include "pipeline/file_ops.h"
 #include "pipeline/resume_state_codec.h"
@@ -37,7 +38,7 @@ constexpr uint64_t kChunk = uint64_t{8} << 20;
 }
 
 [[noreturn]] void read_failed(const std::string& path, int err) {
-  throw Error("cannot read checkpoint " + path + ": " + fo::error_text(err));
+  throw Error("cannot read checkpoint " + path + ": " + io::sys::error_text(err));
 }
 
 struct Header : filter_file::FilterFields {
@@ -107,7 +108,7 @@ struct Opened {
 Opened open_verified(const std::string& path) {
   Opened f{fo::Fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC)), {}};
   if (f.fd.get() < 0) {
-    throw Error("cannot open checkpoint " + path + ": " + fo::error_text(errno));
+    throw Error("cannot open checkpoint " + path + ": " + io::sys::error_text(errno));
   }
   struct stat st {};
   if (::fstat(f.fd.get(), &st) != 0) read_failed(path, errno);
@@ -167,7 +168,7 @@ void read_bits(const Opened& f, const std::string& path, Filter& filter) {
 }
 
 void check(int err, const std::string& path, const std::string& doing) {
-  if (err != 0) save_failed(path, doing + " failed: " + fo::error_text(err));
+  if (err != 0) save_failed(path, doing + " failed: " + io::sys::error_text(err));
 }
 
 // The filter file's fields, then the resume state's size and checksum.
@@ -187,18 +188,18 @@ void write_contents(int fd, const std::string& path, const std::string& tmp,
                     bool inject_failure) {
   const std::string writing = "writing " + tmp;
   unsigned char h[kHeaderBytes] = {};
-  check(fo::write_all(fd, h, kHeaderBytes), path, writing);
+  check(io::sys::write_all(fd, h, kHeaderBytes), path, writing);
   const auto* bytes = reinterpret_cast<const unsigned char*>(words);
   const uint64_t payload_checksum =
       checksum_pieces(bytes, params.bytes(), kChunk, [&](uint64_t done, uint64_t n) {
-        check(fo::write_all(fd, bytes + done, n), path, writing);
+        check(io::sys::write_all(fd, bytes + done, n), path, writing);
       });
   if (inject_failure) check(EIO, path, writing + " (injected test failure)");
   const std::string encoded = pipeline::encode_resume_state(state);
-  check(fo::write_all(fd, encoded.data(), encoded.size()), path, writing);
+  check(io::sys::write_all(fd, encoded.data(), encoded.size()), path, writing);
   encode_header(params, counters, payload_checksum, encoded.size(),
                 XXH3_64bits(encoded.data(), encoded.size()), h);
-  check(fo::pwrite_all(fd, h, kHeaderBytes, 0), path, writing);
+  check(io::sys::pwrite_all(fd, h, kHeaderBytes, 0), path, writing);
 }
 
 }  // namespace
@@ -225,7 +226,7 @@ void write_checkpoint_file(const uint32_t* words, const FilterParams& params,
   if (const int err = fo::sync_folder(path); err != 0) {
     save_failed(path, "the file was written, but syncing its folder " +
                           fo::containing_folder(path) + " failed, so it may not survive a "
-                          "crash: " + fo::error_text(err));
+                          "crash: " + io::sys::error_text(err));
   }
 }
 

@@ -9,8 +9,8 @@
 #include <new>
 
 #include "gdedup/error.h"
+#include "io/sys.h"
 #include "pipeline/checkpoint_file.h"
-#include "pipeline/file_ops.h"
 
 namespace gdedup::pipeline {
 namespace {
@@ -58,11 +58,11 @@ void CheckpointWriter::write(const uint32_t* words, const FilterParams& params,
       output_fd_ = ::open(output_.c_str(), O_RDONLY | O_CLOEXEC);
       if (output_fd_ < 0) {
         throw Error("cannot open output " + output_ + " to sync it: " +
-                    file_ops::error_text(errno));
+                    io::sys::error_text(errno));
       }
     }
     if (::fsync(output_fd_) != 0 && errno != EINVAL) {
-      throw Error("syncing output " + output_ + " failed: " + file_ops::error_text(errno));
+      throw Error("syncing output " + output_ + " failed: " + io::sys::error_text(errno));
     }
   }
   write_checkpoint_file(words, params, counters, state, path_, attempts_ == fail_at_);

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 
 namespace gdedup::pipeline::file_ops {
 namespace {
@@ -30,41 +29,6 @@ int Fd::close_now() {
   const int fd = fd_;
   fd_ = -1;
   return ::close(fd) == 0 ? 0 : errno;
-}
-
-std::string error_text(int err) {
-  char buffer[256];
-  // The GNU strerror_r returns the message, which may not be in `buffer`.
-  return ::strerror_r(err, buffer, sizeof buffer);
-}
-
-int write_all(int fd, const void* data, uint64_t length) {
-  const auto* p = static_cast<const char*>(data);
-  for (uint64_t done = 0; done < length;) {
-    const ssize_t put = ::write(fd, p + done, std::min(length - done, kChunk));
-    if (put < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    if (put == 0) return ENOSPC;
-    done += static_cast<uint64_t>(put);
-  }
-  return 0;
-}
-
-int pwrite_all(int fd, const void* data, uint64_t length, uint64_t offset) {
-  const auto* p = static_cast<const char*>(data);
-  for (uint64_t done = 0; done < length;) {
-    const ssize_t put = ::pwrite(fd, p + done, std::min(length - done, kChunk),
-                                 static_cast<off_t>(offset + done));
-    if (put < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    if (put == 0) return ENOSPC;
-    done += static_cast<uint64_t>(put);
-  }
-  return 0;
 }
 
 int64_t read_at(int fd, void* buffer, uint64_t length, uint64_t offset) {

@@ -25,11 +25,6 @@ class Fd {
   int fd_;
 };
 
-std::string error_text(int err);
-
-// 0 or the errno of the failing call (a write making no progress is ENOSPC).
-int write_all(int fd, const void* data, uint64_t length);
-int pwrite_all(int fd, const void* data, uint64_t length, uint64_t offset);
 // Bytes read: fewer than `length` only at end of file; -1 with errno set.
 int64_t read_at(int fd, void* buffer, uint64_t length, uint64_t offset);
 

@@ -14,6 +14,7 @@
 #include <xxhash.h>
 
 #include "gdedup/error.h"
+#include "io/sys.h"
 #include "pipeline/file_ops.h"
 
 namespace gdedup::pipeline {
@@ -28,7 +29,7 @@ constexpr uint64_t kWholeBelow = 256 << 10;
 
 [[noreturn]] void cannot_read(const std::string& path, int err) {
   throw Error("cannot read input " + path + " to identify it for the checkpoint: " +
-              fo::error_text(err));
+              io::sys::error_text(err));
 }
 
 uint64_t sample_hash(int fd, const std::string& path, uint64_t size) {
@@ -62,7 +63,7 @@ InputIdentity identify_input(const std::string& path) {
   }
   fo::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) {
-    throw Error("cannot open input " + path + ": " + fo::error_text(errno));
+    throw Error("cannot open input " + path + ": " + io::sys::error_text(errno));
   }
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) cannot_read(path, errno);
