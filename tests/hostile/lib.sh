@@ -1,0 +1,111 @@
+# Shared helpers for the hostile-user scripts in this folder. Each script
+# sources this file, defines functions named case_*, and calls run_cases:
+# every case runs in its own scratch folder, and the script exits non-zero if
+# any case failed. The scripts drive the real command ($GDEDUP_BIN, set by
+# ctest) the way a careless or hostile user would, and check the promises
+# that must survive that: no exit-0 run lost a unique record beyond the
+# planned FPR, no input or unrelated file changed, no damaged file left.
+set -uo pipefail
+
+GDEDUP=${GDEDUP_BIN:?GDEDUP_BIN must name the gdedup binary}
+HOSTILE_FAILED=0
+HOSTILE_PASSED=0
+
+# fail MESSAGE: records a failure of the current case (the case goes on, so
+# one run reports every broken promise). Cases run in subshells, so the mark
+# is a file.
+fail() {
+  echo "  FAIL [$CASE]: $*" >&2
+  touch "$SCRATCH/.failed"
+}
+
+# run_gdedup ARGS...: runs the command, stdout to $SCRATCH/stdout, stderr to
+# $SCRATCH/stderr; the exit status is in $STATUS and stderr in $ERR.
+run_gdedup() {
+  "$GDEDUP" "$@" >"$SCRATCH/stdout" 2>"$SCRATCH/stderr"
+  STATUS=$?
+  ERR=$(cat "$SCRATCH/stderr")
+}
+
+# expect_status N: the last run_gdedup exited with N.
+expect_status() {
+  [ "$STATUS" -eq "$1" ] || fail "exit status $STATUS, expected $1; stderr: $ERR"
+}
+
+# expect_failure: the last run exited non-zero with a message.
+expect_failure() {
+  [ "$STATUS" -ne 0 ] || fail "exit status 0, expected a failure; stderr: $ERR"
+  [ -n "$ERR" ] || fail "failed without a message"
+}
+
+# expect_message TEXT: stderr of the last run contains TEXT.
+expect_message() {
+  grep -qF -- "$1" <<<"$ERR" || fail "stderr lacks \"$1\": $ERR"
+}
+
+# exact_dedup IN OUT: the oracle, first occurrence of each line, in order.
+exact_dedup() { awk '!seen[$0]++' "$1" >"$2"; }
+
+# check_dedup_output INPUT OUTPUT FPR: OUTPUT holds only lines of INPUT, in
+# input order, no line twice, and lost at most what FPR allows (with slack for
+# chance: 10x the expected count plus 5).
+check_dedup_output() {
+  local input=$1 output=$2 fpr=$3
+  exact_dedup "$input" "$SCRATCH/.oracle"
+  local distinct kept dupes
+  distinct=$(wc -l <"$SCRATCH/.oracle")
+  kept=$(wc -l <"$output")
+  dupes=$(sort "$output" | uniq -d | wc -l)
+  [ "$dupes" -eq 0 ] || fail "$output holds $dupes lines twice"
+  # Every kept line is the oracle's, in the oracle's order (a subsequence).
+  if ! awk 'NR == FNR { want[++n] = $0; next } { while (i < n && want[++i] != $0) {} if (want[i] != $0) { bad = 1; exit } } END { exit bad }' \
+      "$SCRATCH/.oracle" "$output"; then
+    fail "$output is not a subsequence of the exact dedup of $input"
+  fi
+  local lost=$((distinct - kept))
+  local allowed
+  allowed=$(awk -v n="$distinct" -v p="$fpr" 'BEGIN { printf "%d", n * p * 10 + 5 }')
+  [ "$lost" -le "$allowed" ] || fail "lost $lost of $distinct unique records (FPR $fpr allows $allowed)"
+}
+
+# snapshot FILE...: remembers the checksums of FILEs; check_unchanged then
+# fails for any of them that changed, vanished or became a link.
+snapshot() {
+  : >"$SCRATCH/.snapshot"
+  local f
+  for f in "$@"; do
+    if [ -L "$f" ]; then echo "link $f" >>"$SCRATCH/.snapshot"
+    else echo "$(sha256sum <"$f" | cut -d' ' -f1) $f" >>"$SCRATCH/.snapshot"; fi
+  done
+}
+check_unchanged() {
+  local sum f
+  while read -r sum f; do
+    if [ "$sum" = link ]; then [ -L "$f" ] || fail "$f is no longer a link"; continue; fi
+    if [ -L "$f" ] || [ ! -f "$f" ]; then fail "$f vanished or became a link"; continue; fi
+    [ "$(sha256sum <"$f" | cut -d' ' -f1)" = "$sum" ] || fail "$f changed"
+  done <"$SCRATCH/.snapshot"
+}
+
+# distinct_urls N PREFIX: N distinct lines, PREFIX0 .. PREFIX(N-1).
+distinct_urls() { seq 0 $(($1 - 1)) | sed "s|^|$2|"; }
+
+run_cases() {
+  HOSTILE_ROOT=$(mktemp -d "${TMPDIR:-/tmp}/gdedup-hostile.XXXXXX")
+  trap 'rm -rf "$HOSTILE_ROOT"' EXIT
+  local c
+  for c in $(declare -F | awk '{ print $3 }' | grep '^case_'); do
+    CASE=${c#case_}
+    SCRATCH="$HOSTILE_ROOT/$CASE"
+    mkdir -p "$SCRATCH"
+    (cd "$SCRATCH" && "$c")
+    # A case runs in a subshell; its failures reach here through a file.
+    if [ -e "$SCRATCH/.failed" ]; then
+      HOSTILE_FAILED=$((HOSTILE_FAILED + 1)); echo "case $CASE: FAILED"
+    else
+      HOSTILE_PASSED=$((HOSTILE_PASSED + 1)); echo "case $CASE: ok"
+    fi
+  done
+  echo "hostile-$(basename "$0" .sh): $HOSTILE_PASSED passed, $HOSTILE_FAILED failed"
+  [ "$HOSTILE_FAILED" -eq 0 ]
+}
