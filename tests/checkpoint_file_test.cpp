@@ -119,7 +119,7 @@ TEST_F(CheckpointFileTest, HeaderFieldsSitWhereTheFormatSays) {
   save_checkpoint(filter, sample_state(), path("ck"));
   const Bytes file = read_bytes(path("ck"));
   EXPECT_EQ(std::memcmp(file.data(), "GDEDUPCK", 8), 0);
-  EXPECT_EQ(cf::get_u32(&file[cf::kOffVersion]), 1u);
+  EXPECT_EQ(cf::get_u32(&file[cf::kOffVersion]), 2u);
   EXPECT_EQ(cf::get_u64(&file[cf::kOffNumBlocks]), 4u);
   EXPECT_EQ(cf::get_u64(&file[cf::kOffPayloadBytes]), 128u);
   const uint64_t state_bytes = cf::get_u64(&file[cf::kOffStateBytes]);
@@ -179,7 +179,7 @@ TEST_F(CheckpointFileTest, EveryTruncationAndAppendedByteIsRefused) {
 
 TEST_F(CheckpointFileTest, OtherVersionIsRefusedNamingBothVersions) {
   save_checkpoint(small_filter(), sample_state(), path("good"));
-  for (uint32_t version : {0u, 2u, 77u}) {
+  for (uint32_t version : {0u, 1u, 77u}) {
     Bytes file = read_bytes(path("good"));
     cf::put_u32(&file[cf::kOffVersion], version);
     cf::put_u64(&file[cf::kOffHeaderChecksum], cf::header_checksum(file.data()));
@@ -187,7 +187,7 @@ TEST_F(CheckpointFileTest, OtherVersionIsRefusedNamingBothVersions) {
     const std::string message = load_error(path("other"));
     EXPECT_NE(message.find("format version " + std::to_string(version)), std::string::npos)
         << message;
-    EXPECT_NE(message.find("reads only version 1"), std::string::npos) << message;
+    EXPECT_NE(message.find("reads only version 2"), std::string::npos) << message;
   }
 }
 
@@ -221,13 +221,9 @@ TEST_F(CheckpointFileTest, FailedWriteLeavesThePreviousCheckpointIntact) {
         << e.what();
   }
   EXPECT_EQ(read_bytes(path("ck")), before);
-  EXPECT_FALSE(fs::exists(path("ck.tmp")));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator{}), 1)
+      << "the temporary file was left behind";
   EXPECT_EQ(load_checkpoint(path("ck")).state.records, 1000u);
-
-  // A real failure: the temporary name is taken by a folder.
-  ASSERT_TRUE(fs::create_directory(path("ck.tmp")));
-  EXPECT_THROW(save_checkpoint(new_filter, new_state, path("ck")), Error);
-  EXPECT_EQ(read_bytes(path("ck")), before);
 }
 
 TEST_F(CheckpointFileTest, ParamsThatDifferAreNamed) {

@@ -429,9 +429,9 @@ TEST(CliCheckpoint, RefusesAnotherFormatVersion) {
   REQUIRE_GDEDUP_BIN();
   StoppedJob job;
   std::string bytes = cli_test::read_file(job.checkpoint());
-  bytes[8] = 2;  // version, little-endian u32 at offset 8 (docs/FORMAT.md)
+  bytes[8] = 3;  // version, little-endian u32 at offset 8 (docs/FORMAT.md)
   cli_test::write_file(job.checkpoint(), bytes);
-  expect_refused(job, job.resumed(), "was written in checkpoint format version 2");
+  expect_refused(job, job.resumed(), "was written in checkpoint format version 3");
 }
 
 TEST(CliCheckpoint, RefusesOtherOptionsNamingThem) {
@@ -469,6 +469,38 @@ TEST(CliCheckpoint, RefusesAnOutputShorterThanTheCheckpoint) {
   truncate_to(job.output(), 10);
   expect_refused(job, job.resumed(),
                  "cannot resume output " + job.output() + ": it holds 10 bytes, fewer than");
+}
+
+TEST(CliCheckpoint, ResumeCutsOffBytesPastTheCheckpoint) {
+  // The stopped run wrote past its checkpoint; a crash can leave anything
+  // there. The resumed output must still be the uninterrupted one.
+  REQUIRE_GDEDUP_BIN();
+  StoppedJob job;
+  cli_test::write_file(job.output(), cli_test::read_file(job.output()) +
+                                         "bytes past the checkpoint\nand a partial rec");
+  const Result r = run(with(job.resumed(), {"-q"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(job.matches_reference());
+}
+
+TEST(CliCheckpoint, RefusesAnOutputChangedBeforeTheCheckpoint) {
+  REQUIRE_GDEDUP_BIN();
+  StoppedJob job;
+  std::string bytes = cli_test::read_file(job.output());
+  bytes[10] ^= 1;  // well inside the 100,000 records the checkpoint counts
+  cli_test::write_file(job.output(), bytes);
+  expect_refused(job, job.resumed(),
+                 "cannot resume output " + job.output() + ": its first ");
+}
+
+TEST(CliCheckpoint, AFailedWriteAfterAResumeNamesTheCheckpointItResumedFrom) {
+  REQUIRE_GDEDUP_BIN();
+  StoppedJob job;
+  ScopedEnv fail("GDEDUP_TEST_FAIL_CHECKPOINT_WRITE", "1");
+  const Result r = run(with(job.resumed(), {"-q"}));
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "the previous checkpoint, at record 100000, is intact")) << r.err;
+  EXPECT_FALSE(contains(r.err, "no earlier checkpoint")) << r.err;
 }
 
 TEST(CliCheckpoint, ResumeWithoutACheckpoint) {

@@ -22,6 +22,7 @@
 #include <xxhash.h>
 
 #include "core/filter_file_format.h"
+#include "fs/file_ops.h"
 #include "file_util.h"
 #include "gdedup/error.h"
 #include "gdedup/layout.h"
@@ -371,9 +372,17 @@ TEST_F(FilterFileTest, FailedSaveLeavesTheOldFileUntouched) {
   save_filter(old_filter, target);
   const Bytes before = read_bytes(target);
 
-  ASSERT_EQ(::mkdir((target + ".tmp").c_str(), 0755), 0);
+  // The rename fails, as it does on a folder another program just made
+  // read-only.
+  struct FailRename : gdedup::fs::Observer {
+    int before(gdedup::fs::Op op, const std::string&, size_t&) override {
+      return op == gdedup::fs::Op::kRename ? EROFS : 0;
+    }
+  } fail_rename;
+  gdedup::fs::set_observer(&fail_rename);
   const Filter new_filter = make_filter(FilterParams{8, {512, 32}, 1}, 5);
   EXPECT_THROW(save_filter(new_filter, target), Error);
+  gdedup::fs::set_observer(nullptr);
 
   EXPECT_EQ(read_bytes(target), before);
   expect_same_filter(old_filter, load_filter(target));

@@ -5,12 +5,17 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <random>
 #include <string>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "fs/file_ops.h"
 #include "gdedup/error.h"
 #include "io/input_file.h"
 #include "io/output_writer.h"
@@ -38,6 +43,30 @@ std::string slurp(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
+
+// The prefix a checkpoint would record for `text`, `records` records long.
+OutputPrefix prefix_of(const std::string& text, uint64_t records) {
+  return OutputPrefix{text.size(), records, XXH3_64bits(text.data(), text.size())};
+}
+
+// Lets the first `allowed` output bytes through, then fails writes the way
+// a full disk does: the write that crosses the limit stores part of its
+// bytes and reports ENOSPC.
+class FillingDisk : public gdedup::fs::Observer {
+ public:
+  explicit FillingDisk(size_t allowed) : left_(allowed) { gdedup::fs::set_observer(this); }
+  ~FillingDisk() override { gdedup::fs::set_observer(nullptr); }
+  int before(gdedup::fs::Op op, const std::string&, size_t& bytes) override {
+    if (op != gdedup::fs::Op::kWrite) return 0;
+    if (left_ == 0) return ENOSPC;
+    bytes = std::min(bytes, left_);
+    left_ -= bytes;
+    return 0;
+  }
+
+ private:
+  size_t left_;
+};
 
 TEST_F(IoWriter, WritesExactlyTheRecordsAndNewlines) {
   std::mt19937_64 rng(11);
@@ -75,7 +104,7 @@ TEST_F(IoWriter, CreateTruncatesAnExistingFile) {
 TEST_F(IoWriter, OpenAtCutsTheFileAndContinues) {
   std::string out = path("out");
   std::ofstream(out) << "kept\ndropped\n";
-  OutputWriter w = OutputWriter::open_at(out, 5);
+  OutputWriter w = OutputWriter::open_at(out, prefix_of("kept\n", 1));
   EXPECT_EQ(w.bytes_written(), 5u);
   w.write_record("more", 4);
   w.sync();
@@ -88,14 +117,116 @@ TEST_F(IoWriter, OpenAtRefusesAFileShorterThanTheOffset) {
   std::string out = path("out");
   std::ofstream(out) << "short\n";
   try {
-    OutputWriter::open_at(out, 100);
+    OutputWriter::open_at(out, OutputPrefix{100, 1, 0});
     FAIL();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("holds 6 bytes, fewer than the 100"), std::string::npos)
         << e.what();
   }
   EXPECT_EQ(slurp(out), "short\n");  // left alone
-  EXPECT_THROW(OutputWriter::open_at(path("missing"), 0), Error);
+  EXPECT_THROW(OutputWriter::open_at(path("missing"), OutputPrefix{}), Error);
+}
+
+TEST_F(IoWriter, OpenAtRefusesAPrefixChangedSinceTheCheckpoint) {
+  std::string out = path("out");
+  const std::string written = "first\nsecond\n";
+  for (size_t at = 0; at < written.size(); ++at) {
+    std::string changed = written;
+    changed[at] ^= 0x20;
+    std::ofstream(out, std::ios::binary | std::ios::trunc) << changed << "after\n";
+    try {
+      OutputWriter::open_at(out, prefix_of(written, 2));
+      FAIL() << "byte " << at << " changed, yet the output was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("its first 13 bytes are not those the interrupted "
+                                           "run wrote"),
+                std::string::npos)
+          << e.what();
+    }
+    EXPECT_EQ(slurp(out), changed + "after\n");  // left alone
+  }
+}
+
+TEST_F(IoWriter, TheChecksumCoversEverythingWrittenAcrossAResume) {
+  std::string out = path("out");
+  OutputPrefix first;
+  {
+    OutputWriter w = OutputWriter::create(out, 3);
+    w.write_record("alpha", 5);
+    w.write_record("b", 1);
+    w.flush();
+    first = w.stored();
+    w.close();
+  }
+  EXPECT_EQ(first.bytes, 8u);
+  EXPECT_EQ(first.records, 2u);
+  EXPECT_EQ(first.checksum, XXH3_64bits("alpha\nb\n", 8));
+  OutputWriter w = OutputWriter::open_at(out, first);
+  w.write_record("gamma", 5);
+  w.flush();
+  const OutputPrefix now = w.stored();
+  EXPECT_EQ(now.records, 3u);
+  EXPECT_EQ(now.checksum, XXH3_64bits("alpha\nb\ngamma\n", 14));
+  w.close();
+}
+
+TEST_F(IoWriter, AFullDiskLeavesOnlyWholeRecords) {
+  // Every limit on the bytes the disk takes, and buffers small enough to
+  // split records across writes: the file ends with a whole record.
+  std::vector<std::string> records{"one", "second record", "3", "a fourth, longer record"};
+  std::string all;
+  for (const auto& r : records) all += r + "\n";
+  for (size_t buffer : {size_t{1}, size_t{5}, size_t{64}}) {
+    for (size_t allowed = 0; allowed < all.size(); ++allowed) {
+      const std::string out = path("out");
+      OutputWriter w = OutputWriter::create(out, buffer);
+      std::string message;
+      {
+        FillingDisk disk(allowed);
+        try {
+          for (const auto& r : records) w.write_record(r.data(), r.size());
+          w.close();
+        } catch (const Error& e) {
+          message = e.what();
+        }
+      }
+      ASSERT_FALSE(message.empty()) << "buffer " << buffer << ", disk " << allowed;
+      const std::string got = slurp(out);
+      EXPECT_TRUE(got.empty() || got.back() == '\n') << got;
+      EXPECT_EQ(all.compare(0, got.size(), got), 0) << got;
+      EXPECT_EQ(got.size(), w.stored().bytes);
+      EXPECT_EQ(static_cast<uint64_t>(std::count(got.begin(), got.end(), '\n')),
+                w.stored().records);
+      EXPECT_NE(message.find("No space left on device"), std::string::npos) << message;
+    }
+  }
+}
+
+TEST_F(IoWriter, FollowsOnlyTrustedLinks) {
+  // The user's own link is followed (this also covers /dev/stdout, root's
+  // link in root's /dev); a link of another user in a folder it does not
+  // own is refused. Only root can make the second kind.
+  const std::string target = path("target");
+  const std::string link = path("link");
+  std::ofstream(target) << "old\n";
+  ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
+  {
+    OutputWriter w = OutputWriter::create(link);
+    w.write_record("new", 3);
+    w.close();
+  }
+  EXPECT_EQ(slurp(target), "new\n");
+  if (::geteuid() != 0) GTEST_SKIP() << "planting another user's link needs root";
+  ASSERT_EQ(::lchown(link.c_str(), 65534, 65534), 0);
+  try {
+    OutputWriter::create(link);
+    FAIL() << "followed another user's link";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("symbolic link that belongs to another user"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(slurp(target), "new\n");
 }
 
 TEST_F(IoWriter, FullDiskIsAnError) {

@@ -50,6 +50,7 @@ struct ResumeState {
 
   StreamPoint position;        // input consumed up to here
   uint64_t output_offset = 0;  // output bytes written for those records
+  uint64_t output_checksum = 0;  // XXH3-64 of those bytes, checked on resume
   uint64_t records = 0;        // PipelineStats at the checkpoint
   uint64_t kept = 0;
   uint64_t dropped = 0;

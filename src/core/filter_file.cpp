@@ -13,6 +13,8 @@
 #include <string>
 
 #include "core/filter_file_format.h"
+#include "fs/file_ops.h"
+#include "fs/replacement.h"
 #include "gdedup/error.h"
 
 namespace gdedup {
@@ -31,34 +33,8 @@ using namespace filter_file;
 // Large enough to amortize system calls, small enough to stay in cache-sized
 // pieces while hashing.
 constexpr uint64_t kReadChunk = uint64_t{8} << 20;
-// Linux transfers at most about 2 GiB per write() call anyway.
+// Pieces hashed and written at a time when saving.
 constexpr uint64_t kWriteChunk = uint64_t{64} << 20;
-
-std::string errno_text(int err) { return std::strerror(err); }
-
-// Closes on scope exit, so every early throw releases the descriptor.
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  FileDescriptor(FileDescriptor&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-  FileDescriptor& operator=(FileDescriptor&&) = delete;
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-  // Closes now and returns close()'s errno (0 on success): a failed close
-  // can be the first report of a failed write on some file systems.
-  int close_now() {
-    const int fd = fd_;
-    fd_ = -1;
-    return ::close(fd) == 0 ? 0 : errno;
-  }
-
- private:
-  int fd_;
-};
 
 // ---------------------------------------------------------------- reading
 
@@ -66,22 +42,12 @@ class FileDescriptor {
   throw Error(path + " " + problem);
 }
 
-// Reads up to `length` bytes at `offset`, retrying interrupted and partial
-// reads. Returns the bytes read: fewer only at end of file.
+// Returns the bytes read: fewer than `length` only at end of file.
 uint64_t read_at(int fd, const std::string& path, unsigned char* buffer,
                  uint64_t length, uint64_t offset) {
-  uint64_t done = 0;
-  while (done < length) {
-    const size_t want = static_cast<size_t>(std::min(length - done, kReadChunk));
-    const ssize_t got = ::pread(fd, buffer + done, want, static_cast<off_t>(offset + done));
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      throw Error("cannot read filter file " + path + ": " + errno_text(errno));
-    }
-    if (got == 0) break;
-    done += static_cast<uint64_t>(got);
-  }
-  return done;
+  const int64_t got = fs::read_at(fd, buffer, length, offset);
+  if (got < 0) throw Error("cannot read filter file " + path + ": " + fs::error_text(errno));
+  return static_cast<uint64_t>(got);
 }
 
 std::string expected_size_text(uint64_t payload_bytes) {
@@ -175,20 +141,20 @@ void check_file_size(const std::string& path, uint64_t actual, uint64_t payload_
 }
 
 struct OpenedFilterFile {
-  FileDescriptor fd;
+  fs::File fd;
   Header header;
 };
 
 // Opens `path` and verifies everything but the bit array, allocating nothing
 // that the header's numbers decide.
 OpenedFilterFile open_verified(const std::string& path) {
-  OpenedFilterFile file{FileDescriptor(::open(path.c_str(), O_RDONLY | O_CLOEXEC)), {}};
-  if (file.fd.get() < 0) {
-    throw Error("cannot open filter file " + path + ": " + errno_text(errno));
+  OpenedFilterFile file{fs::File(::open(path.c_str(), O_RDONLY | O_CLOEXEC), path), {}};
+  if (file.fd.fd() < 0) {
+    throw Error("cannot open filter file " + path + ": " + fs::error_text(errno));
   }
   struct stat st {};
-  if (::fstat(file.fd.get(), &st) != 0) {
-    throw Error("cannot read filter file " + path + ": " + errno_text(errno));
+  if (::fstat(file.fd.fd(), &st) != 0) {
+    throw Error("cannot read filter file " + path + ": " + fs::error_text(errno));
   }
   if (S_ISDIR(st.st_mode)) refuse(path, "is a directory, not a gdedup filter file");
   if (!S_ISREG(st.st_mode)) {
@@ -196,7 +162,7 @@ OpenedFilterFile open_verified(const std::string& path) {
                  "whose length can be checked");
   }
   unsigned char header[kHeaderBytes];
-  const uint64_t have = read_at(file.fd.get(), path, header, kHeaderBytes, 0);
+  const uint64_t have = read_at(file.fd.fd(), path, header, kHeaderBytes, 0);
   check_identity(path, header, have);
   check_header_integrity(path, header);
   file.header = parse_fields(path, header);
@@ -224,99 +190,26 @@ void read_payload(int fd, const std::string& path, const Header& header, Filter&
 
 // ---------------------------------------------------------------- writing
 
-[[noreturn]] void save_failed(const std::string& path, const std::string& reason) {
-  throw Error("cannot save filter to " + path + ": " + reason);
-}
-
-void write_all(int fd, const std::string& path, const std::string& tmp,
-               const unsigned char* data, uint64_t length) {
-  uint64_t done = 0;
-  while (done < length) {
-    const size_t want = static_cast<size_t>(std::min(length - done, kWriteChunk));
-    const ssize_t put = ::write(fd, data + done, want);
-    if (put < 0) {
-      if (errno == EINTR) continue;
-      save_failed(path, "writing " + tmp + " failed: " + errno_text(errno));
-    }
-    if (put == 0) save_failed(path, "writing " + tmp + " made no progress");
-    done += static_cast<uint64_t>(put);
-  }
-}
-
-void pwrite_all(int fd, const std::string& path, const std::string& tmp,
-                const unsigned char* data, uint64_t length, uint64_t offset) {
-  uint64_t done = 0;
-  while (done < length) {
-    const ssize_t put = ::pwrite(fd, data + done, static_cast<size_t>(length - done),
-                                 static_cast<off_t>(offset + done));
-    if (put < 0) {
-      if (errno == EINTR) continue;
-      save_failed(path, "writing " + tmp + " failed: " + errno_text(errno));
-    }
-    if (put == 0) save_failed(path, "writing " + tmp + " made no progress");
-    done += static_cast<uint64_t>(put);
-  }
-}
-
-// Writes the whole file through `fd`. The header goes last: until then the
-// first page is zeros, so a file cut short by a crash never looks valid.
-void write_contents(int fd, const std::string& path, const std::string& tmp,
-                    const Filter& filter) {
+// Writes the whole file. The header goes last: until then the first page is
+// zeros, so a file cut short by a crash never looks valid.
+void write_contents(fs::Replacement& file, const Filter& filter) {
   unsigned char header[kHeaderBytes] = {};
-  write_all(fd, path, tmp, header, kHeaderBytes);
+  file.write(header, kHeaderBytes);
   const auto* bytes = reinterpret_cast<const unsigned char*>(filter.words());
   const uint64_t checksum = checksum_pieces(
       bytes, filter.params().bytes(), kWriteChunk,
-      [&](uint64_t done, uint64_t n) { write_all(fd, path, tmp, bytes + done, n); });
+      [&](uint64_t done, uint64_t n) { file.write(bytes + done, n); });
   encode_header(header, kMagic, kVersion, filter.params(), filter.counters(), checksum);
   seal_header(header);
-  pwrite_all(fd, path, tmp, header, kHeaderBytes, 0);
-}
-
-std::string containing_folder(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
-// Makes the rename durable. Some file systems cannot sync a folder and say
-// so with EINVAL; there is nothing more to do on those.
-void sync_folder(const std::string& path) {
-  const std::string folder = containing_folder(path);
-  FileDescriptor dir(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dir.get() < 0) {
-    save_failed(path, "the file was written, but its folder " + folder +
-                          " cannot be opened to make the rename durable: " + errno_text(errno));
-  }
-  if (::fsync(dir.get()) != 0 && errno != EINVAL && errno != ENOTSUP) {
-    save_failed(path, "the file was written, but syncing its folder " + folder +
-                          " failed, so it may not survive a crash: " + errno_text(errno));
-  }
+  file.pwrite(header, kHeaderBytes, 0);
 }
 
 }  // namespace
 
 void save_filter(const Filter& filter, const std::string& path) {
-  const std::string tmp = path + ".tmp";
-  FileDescriptor fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  if (fd.get() < 0) save_failed(path, "cannot create " + tmp + ": " + errno_text(errno));
-  try {
-    write_contents(fd.get(), path, tmp, filter);
-    if (::fsync(fd.get()) != 0) {
-      save_failed(path, "syncing " + tmp + " to disk failed: " + errno_text(errno));
-    }
-    if (const int err = fd.close_now(); err != 0) {
-      save_failed(path, "closing " + tmp + " failed: " + errno_text(err));
-    }
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-      save_failed(path, "renaming " + tmp + " over it failed: " + errno_text(errno));
-    }
-  } catch (...) {
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  sync_folder(path);
+  fs::Replacement file(path, "cannot save filter to " + path);
+  write_contents(file, filter);
+  file.commit();
 }
 
 FilterFileInfo read_filter_info(const std::string& path) {
@@ -333,7 +226,7 @@ Filter load_filter(const std::string& path) {
       throw Error("cannot load filter file " + path + ": " + e.what());
     }
   }();
-  read_payload(file.fd.get(), path, header, filter);
+  read_payload(file.fd.fd(), path, header, filter);
   filter.counters() = header.info.counters;
   return filter;
 }

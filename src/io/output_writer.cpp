@@ -5,40 +5,102 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <utility>
 
+#include <utility>
+#include <vector>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "fs/file_ops.h"
 #include "io/sys.h"
 
 namespace gdedup::io {
+
+struct OutputWriter::Hasher {
+  Hasher() { XXH3_64bits_reset(&state); }
+  XXH3_state_t state;
+};
+
+namespace {
+
+constexpr size_t kVerifyChunk = size_t{1} << 20;
+
+bool is_regular(int fd) {
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+[[noreturn]] void cannot_open(const std::string& doing, const std::string& path, int err) {
+  if (err == ELOOP) {
+    throw Error(doing + " " + path + ": it is a symbolic link that belongs to another user, "
+                "and gdedup follows no link someone else may have planted; remove it, or "
+                "name the file it points to.");
+  }
+  throw Error(doing + " " + path + ": " + sys::error_text(err) + ".");
+}
+
+}  // namespace
 
 void ignore_sigpipe() { std::signal(SIGPIPE, SIG_IGN); }
 
 OutputWriter OutputWriter::create(const std::string& path, size_t buffer) {
   if (path == "-") return OutputWriter(STDOUT_FILENO, "standard output", false, 0, buffer);
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) {
-    throw Error("cannot create output " + path + ": " + sys::error_text(errno) + ".");
+  fs::File file;
+  if (const int err = fs::open_for_writing(path, file)) {
+    cannot_open("cannot create output", path, err);
   }
-  return OutputWriter(fd, path, true, 0, buffer);
+  // Pipes and devices cannot be cut (and need not be).
+  if (is_regular(file.fd())) {
+    if (const int err = file.truncate(0)) cannot_open("cannot create output", path, err);
+  }
+  return OutputWriter(file.release(), path, true, 0, buffer);
 }
 
-OutputWriter OutputWriter::open_at(const std::string& path, uint64_t offset, size_t buffer) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) {
-    throw Error("cannot open output " + path + " to resume: " + sys::error_text(errno) +
-                ".");
+OutputWriter OutputWriter::open_at(const std::string& path, const OutputPrefix& prefix,
+                                   size_t buffer) {
+  fs::File file(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC), path);
+  if (!file.is_open() && errno == ELOOP && fs::trusted_link(path)) {
+    file = fs::File(::open(path.c_str(), O_RDONLY | O_CLOEXEC), path);
   }
-  OutputWriter w(fd, path, true, offset, buffer);
+  if (!file.is_open()) cannot_open("cannot open output", path + " to resume", errno);
   struct stat st {};
-  if (::fstat(fd, &st) != 0) w.fail(errno);
-  if (static_cast<uint64_t>(st.st_size) < offset) {
-    throw Error("cannot resume output " + path + ": it holds " +
-                std::to_string(st.st_size) + " bytes, fewer than the " +
-                std::to_string(offset) +
+  if (::fstat(file.fd(), &st) != 0) cannot_open("cannot read output", path, errno);
+  if (static_cast<uint64_t>(st.st_size) < prefix.bytes) {
+    throw Error("cannot resume output " + path + ": it holds " + std::to_string(st.st_size) +
+                " bytes, fewer than the " + std::to_string(prefix.bytes) +
                 " the checkpoint recorded; it is not the output of that run.");
   }
-  if (::ftruncate(fd, static_cast<off_t>(offset)) != 0) w.fail(errno);
-  if (::lseek(fd, static_cast<off_t>(offset), SEEK_SET) < 0) w.fail(errno);
+  // One sequential read of what the interrupted run wrote: an output edited
+  // since would make the resumed one differ from an uninterrupted run's.
+  auto hasher = std::make_unique<Hasher>();
+  std::vector<char> chunk(kVerifyChunk);
+  for (uint64_t at = 0; at < prefix.bytes;) {
+    const uint64_t want = std::min<uint64_t>(kVerifyChunk, prefix.bytes - at);
+    const int64_t got = fs::read_at(file.fd(), chunk.data(), want, at);
+    if (got < 0) cannot_open("cannot read output", path, errno);
+    if (got == 0) break;  // cut short meanwhile: the checksum tells
+    XXH3_64bits_update(&hasher->state, chunk.data(), static_cast<size_t>(got));
+    at += static_cast<uint64_t>(got);
+  }
+  if (XXH3_64bits_digest(&hasher->state) != prefix.checksum) {
+    throw Error("cannot resume output " + path + ": its first " +
+                std::to_string(prefix.bytes) + " bytes are not those the interrupted run "
+                "wrote (their checksum differs from the checkpoint's), so it was changed "
+                "after the checkpoint and a resumed run would not give the output of one "
+                "uninterrupted run; restore the output, or delete the checkpoint and start "
+                "over.");
+  }
+  fs::File out;
+  if (const int err = fs::open_for_writing(path, out)) {
+    cannot_open("cannot open output", path + " to resume", err);
+  }
+  OutputWriter w(out.release(), path, true, prefix.bytes, buffer);
+  w.hasher_ = std::move(hasher);
+  w.records_ = prefix.records;
+  w.stored_ = prefix;
+  if (const int err = fs::truncate(w.fd_, path, prefix.bytes)) w.fail(err);
+  if (::lseek(w.fd_, static_cast<off_t>(prefix.bytes), SEEK_SET) < 0) w.fail(errno);
   return w;
 }
 
@@ -49,7 +111,10 @@ OutputWriter::OutputWriter(int fd, std::string name, bool owned, uint64_t offset
       name_(std::move(name)),
       buffer_(new char[buffer > 0 ? buffer : 1]),
       capacity_(buffer > 0 ? buffer : 1),
-      offset_(offset) {}
+      offset_(offset),
+      record_end_(offset),
+      stored_{offset, 0, 0},
+      hasher_(std::make_unique<Hasher>()) {}
 
 OutputWriter::OutputWriter(OutputWriter&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)),
@@ -58,7 +123,11 @@ OutputWriter::OutputWriter(OutputWriter&& other) noexcept
       buffer_(std::move(other.buffer_)),
       capacity_(std::exchange(other.capacity_, 0)),
       used_(std::exchange(other.used_, 0)),
-      offset_(other.offset_) {}
+      offset_(other.offset_),
+      records_(other.records_),
+      record_end_(other.record_end_),
+      stored_(other.stored_),
+      hasher_(std::move(other.hasher_)) {}
 
 OutputWriter& OutputWriter::operator=(OutputWriter&& other) noexcept {
   if (this != &other) {
@@ -76,6 +145,10 @@ OutputWriter& OutputWriter::operator=(OutputWriter&& other) noexcept {
     capacity_ = std::exchange(other.capacity_, 0);
     used_ = std::exchange(other.used_, 0);
     offset_ = other.offset_;
+    records_ = other.records_;
+    record_end_ = other.record_end_;
+    stored_ = other.stored_;
+    hasher_ = std::move(other.hasher_);
   }
   return *this;
 }
@@ -89,15 +162,39 @@ OutputWriter::~OutputWriter() {
   }
 }
 
-void OutputWriter::fail(int err) const {
-  std::string msg = "cannot write to " + name_ + ": " + sys::error_text(err) + ".";
-  if (err == EPIPE) throw BrokenPipe(msg);
-  throw Error(msg);
+OutputPrefix OutputWriter::stored() const {
+  OutputPrefix p = stored_;
+  if (used_ == 0 && stored_.bytes == offset_) p.checksum = XXH3_64bits_digest(&hasher_->state);
+  return p;
+}
+
+void OutputWriter::fail(int err) {
+  std::string msg = "cannot write to " + name_ + ": " + sys::error_text(err);
+  if (err == EPIPE) throw BrokenPipe(msg + ".");
+  // A write cut short by a full disk leaves part of a record at the end of
+  // the file; cut it off, so that the output ends with a whole record.
+  if (offset_ > stored_.bytes && is_regular(fd_)) {
+    if (fs::truncate(fd_, name_, stored_.bytes) == 0) {
+      offset_ = stored_.bytes;
+      msg += "; the incomplete record at its end was cut off";
+    } else {
+      msg += "; it may end with an incomplete record";
+    }
+  }
+  throw Error(msg + ".");
 }
 
 void OutputWriter::write_out(const char* data, size_t size) {
-  if (int err = sys::write_all(fd_, data, size)) fail(err);
+  size_t done = 0;
+  if (const int err = fs::write_all(fd_, name_, data, size, &done)) {
+    offset_ += done;
+    fail(err);
+  }
+  XXH3_64bits_update(&hasher_->state, data, size);
   offset_ += size;
+  // Everything before the record in progress is in the kernel now.
+  stored_.bytes = record_end_;
+  stored_.records = records_;
 }
 
 void OutputWriter::flush() {
@@ -126,12 +223,13 @@ void OutputWriter::write(const char* data, size_t size) {
 void OutputWriter::write_record_slow(const char* data, size_t size) {
   write(data, size);
   write("\n", 1);
+  end_record();
 }
 
 void OutputWriter::sync() {
   flush();
-  // Pipes and terminals cannot be synced (EINVAL): nothing to make durable.
-  if (::fsync(fd_) != 0 && errno != EINVAL && errno != EROFS) fail(errno);
+  // Pipes and terminals cannot be synced: nothing to make durable.
+  if (const int err = fs::sync(fd_, name_); err != 0 && err != EROFS) fail(err);
 }
 
 void OutputWriter::close() {

@@ -5,6 +5,12 @@
 // start), or the first write to a closed pipe kills the process before any
 // error can be seen. With it ignored, such a write throws BrokenPipe, which
 // the command line treats as a quiet end (`gdedup ... | head`).
+//
+// What the output holds is known at every moment: the writer counts whole
+// records and hashes (XXH3-64) the bytes it hands to the kernel, so that a
+// checkpoint can record them and a resume can check them, and a write that
+// fails midway (a full disk) cuts a regular file back to its last whole
+// record instead of leaving a partial one at its end.
 #pragma once
 
 #include <cstddef>
@@ -26,16 +32,27 @@ class BrokenPipe : public Error {
 // Sets SIGPIPE to be ignored for the whole process.
 void ignore_sigpipe();
 
+// The first `bytes` bytes of an output: `records` whole records, whose
+// XXH3-64 is `checksum`.
+struct OutputPrefix {
+  uint64_t bytes = 0;
+  uint64_t records = 0;
+  uint64_t checksum = 0;
+};
+
 class OutputWriter {
  public:
   static constexpr size_t kDefaultBuffer = size_t{2} << 20;
 
-  // Creates or truncates `path`; "-" is standard output.
+  // Creates `path` or cuts an existing regular file to 0 bytes; "-" is
+  // standard output. A symbolic link at `path` is followed only when it is
+  // trusted (fs::trusted_link: the user's own, or the folder owner's).
   static OutputWriter create(const std::string& path, size_t buffer = kDefaultBuffer);
-  // Opens an existing `path`, cuts it to `offset` bytes and writes from there:
-  // resuming after a checkpoint. Throws gdedup::Error when the file is shorter
-  // than `offset` (it is not the output the checkpoint wrote).
-  static OutputWriter open_at(const std::string& path, uint64_t offset,
+  // Opens an existing `path` to continue a run: checks that it starts with
+  // `prefix` (length and checksum), cuts it to prefix.bytes and writes from
+  // there. Throws gdedup::Error, leaving the file alone, when it does not:
+  // it is then not the output the checkpoint counted.
+  static OutputWriter open_at(const std::string& path, const OutputPrefix& prefix,
                               size_t buffer = kDefaultBuffer);
 
   // Writes to fd, named `name` in messages; closes it at close() when `owned`.
@@ -56,11 +73,17 @@ class OutputWriter {
       std::memcpy(buffer_.get() + used_, data, size);
       used_ += size;
       buffer_[used_++] = '\n';
+      end_record();
     } else {
       write_record_slow(data, size);
     }
   }
-  // Appends bytes as they are.
+  // Appends a record of fixed size as it is, with no '\n' (u64 output).
+  void write_fixed_record(const char* data, size_t size) {
+    write(data, size);
+    end_record();
+  }
+  // Appends bytes as they are, not counted as a record.
   void write(const char* data, size_t size);
 
   // Hands the buffered bytes to the kernel.
@@ -74,12 +97,24 @@ class OutputWriter {
   // Bytes written so far, buffered ones included, plus the starting offset:
   // the output's length once flushed.
   uint64_t bytes_written() const { return offset_ + used_; }
+  // What the output surely holds: the whole records handed to the kernel.
+  // After a failed write this is what a regular file was cut back to. The
+  // checksum is that of the whole output, so it is set only when nothing is
+  // buffered and the last write ended a record (after flush() between
+  // records, as checkpoints do), else 0.
+  OutputPrefix stored() const;
   const std::string& name() const { return name_; }
 
  private:
+  struct Hasher;  // XXH3 streaming state
+
+  void end_record() {
+    ++records_;
+    record_end_ = offset_ + used_;
+  }
   void write_record_slow(const char* data, size_t size);
   void write_out(const char* data, size_t size);
-  [[noreturn]] void fail(int err) const;
+  [[noreturn]] void fail(int err);
 
   int fd_ = -1;
   bool owned_ = false;
@@ -87,7 +122,11 @@ class OutputWriter {
   std::unique_ptr<char[]> buffer_;
   size_t capacity_ = 0;
   size_t used_ = 0;
-  uint64_t offset_ = 0;  // bytes handed to the kernel, plus the start offset
+  uint64_t offset_ = 0;      // bytes handed to the kernel, plus the start offset
+  uint64_t records_ = 0;     // whole records written, buffered ones included
+  uint64_t record_end_ = 0;  // where the last whole record ends
+  OutputPrefix stored_;      // checksum unused: see stored()
+  std::unique_ptr<Hasher> hasher_;
 };
 
 }  // namespace gdedup::io

@@ -17,17 +17,17 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "fs/file_ops.h"
+#include "fs/replacement.h"
 #include "gdedup/error.h"
-#include "io/sys.h"
 #include "pipeline/checkpoint_format.h"
-#include "pipeline/file_ops.h"
 #include "pipeline/resume_state_codec.h"
 
 namespace gdedup {
 namespace {
 
 using namespace checkpoint_file;
-namespace fo = pipeline::file_ops;
+namespace fo = fs;
 
 constexpr uint64_t kChunk = uint64_t{8} << 20;
 
@@ -38,7 +38,7 @@ constexpr uint64_t kChunk = uint64_t{8} << 20;
 }
 
 [[noreturn]] void read_failed(const std::string& path, int err) {
-  throw Error("cannot read checkpoint " + path + ": " + io::sys::error_text(err));
+  throw Error("cannot read checkpoint " + path + ": " + fs::error_text(err));
 }
 
 struct Header : filter_file::FilterFields {
@@ -101,20 +101,20 @@ Header parse_header(const std::string& path, const unsigned char* h) {
 }
 
 struct Opened {
-  fo::Fd fd;
+  fo::File fd;
   Header header;
 };
 
 Opened open_verified(const std::string& path) {
-  Opened f{fo::Fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC)), {}};
-  if (f.fd.get() < 0) {
-    throw Error("cannot open checkpoint " + path + ": " + io::sys::error_text(errno));
+  Opened f{fo::File(::open(path.c_str(), O_RDONLY | O_CLOEXEC), path), {}};
+  if (f.fd.fd() < 0) {
+    throw Error("cannot open checkpoint " + path + ": " + fs::error_text(errno));
   }
   struct stat st {};
-  if (::fstat(f.fd.get(), &st) != 0) read_failed(path, errno);
+  if (::fstat(f.fd.fd(), &st) != 0) read_failed(path, errno);
   if (!S_ISREG(st.st_mode)) refuse(path, "is not a regular file");
   unsigned char h[kHeaderBytes];
-  const int64_t have = fo::read_at(f.fd.get(), h, kHeaderBytes, 0);
+  const int64_t have = fo::read_at(f.fd.fd(), h, kHeaderBytes, 0);
   if (have < 0) read_failed(path, errno);
   check_identity(path, h, static_cast<uint64_t>(have));
   f.header = parse_header(path, h);
@@ -131,7 +131,7 @@ Opened open_verified(const std::string& path) {
 ResumeState read_state(const Opened& f, const std::string& path) {
   const Header& h = f.header;
   std::string bytes(h.state_bytes, '\0');
-  const int64_t got = fo::read_at(f.fd.get(), bytes.data(), h.state_bytes,
+  const int64_t got = fo::read_at(f.fd.fd(), bytes.data(), h.state_bytes,
                                   kHeaderBytes + h.payload_bytes);
   if (got < 0) read_failed(path, errno);
   if (static_cast<uint64_t>(got) != h.state_bytes) {
@@ -152,7 +152,7 @@ void read_bits(const Opened& f, const std::string& path, Filter& filter) {
   auto* bytes = reinterpret_cast<unsigned char*>(filter.words());
   const uint64_t checksum = checksum_pieces(
       bytes, h.payload_bytes, kChunk, [&](uint64_t done, uint64_t want) {
-        const int64_t got = fo::read_at(f.fd.get(), bytes + done, want, kHeaderBytes + done);
+        const int64_t got = fo::read_at(f.fd.fd(), bytes + done, want, kHeaderBytes + done);
         if (got < 0) read_failed(path, errno);
         if (static_cast<uint64_t>(got) != want) refuse(path, "became shorter while it was read");
       });
@@ -162,14 +162,6 @@ void read_bits(const Opened& f, const std::string& path, Filter& filter) {
 }
 
 // ---------------------------------------------------------------- writing
-
-[[noreturn]] void save_failed(const std::string& path, const std::string& reason) {
-  throw Error("cannot write checkpoint " + path + ": " + reason);
-}
-
-void check(int err, const std::string& path, const std::string& doing) {
-  if (err != 0) save_failed(path, doing + " failed: " + io::sys::error_text(err));
-}
 
 // The filter file's fields, then the resume state's size and checksum.
 void encode_header(const FilterParams& p, const FilterCounters& c, uint64_t payload_checksum,
@@ -182,24 +174,21 @@ void encode_header(const FilterParams& p, const FilterCounters& c, uint64_t payl
 
 // The header goes last: until then the first page is zeros, so a file cut
 // short by a crash has no magic and is never taken for a checkpoint.
-void write_contents(int fd, const std::string& path, const std::string& tmp,
-                    const uint32_t* words, const FilterParams& params,
+void write_contents(fs::Replacement& file, const uint32_t* words, const FilterParams& params,
                     const FilterCounters& counters, const ResumeState& state,
                     bool inject_failure) {
-  const std::string writing = "writing " + tmp;
   unsigned char h[kHeaderBytes] = {};
-  check(io::sys::write_all(fd, h, kHeaderBytes), path, writing);
+  file.write(h, kHeaderBytes);
   const auto* bytes = reinterpret_cast<const unsigned char*>(words);
   const uint64_t payload_checksum =
-      checksum_pieces(bytes, params.bytes(), kChunk, [&](uint64_t done, uint64_t n) {
-        check(io::sys::write_all(fd, bytes + done, n), path, writing);
-      });
-  if (inject_failure) check(EIO, path, writing + " (injected test failure)");
+      checksum_pieces(bytes, params.bytes(), kChunk,
+                      [&](uint64_t done, uint64_t n) { file.write(bytes + done, n); });
+  if (inject_failure) file.fail("writing " + file.temp_name() + " (injected test failure)", EIO);
   const std::string encoded = pipeline::encode_resume_state(state);
-  check(io::sys::write_all(fd, encoded.data(), encoded.size()), path, writing);
+  file.write(encoded.data(), encoded.size());
   encode_header(params, counters, payload_checksum, encoded.size(),
                 XXH3_64bits(encoded.data(), encoded.size()), h);
-  check(io::sys::pwrite_all(fd, h, kHeaderBytes, 0), path, writing);
+  file.pwrite(h, kHeaderBytes, 0);
 }
 
 }  // namespace
@@ -209,25 +198,9 @@ namespace pipeline {
 void write_checkpoint_file(const uint32_t* words, const FilterParams& params,
                            const FilterCounters& counters, const ResumeState& state,
                            const std::string& path, bool inject_failure) {
-  const std::string tmp = path + ".tmp";
-  fo::Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  if (fd.get() < 0) check(errno, path, "creating " + tmp);
-  try {
-    write_contents(fd.get(), path, tmp, words, params, counters, state, inject_failure);
-    if (::fsync(fd.get()) != 0) check(errno, path, "syncing " + tmp + " to disk");
-    check(fd.close_now(), path, "closing " + tmp);
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-      check(errno, path, "renaming " + tmp + " over it");
-    }
-  } catch (...) {
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  if (const int err = fo::sync_folder(path); err != 0) {
-    save_failed(path, "the file was written, but syncing its folder " +
-                          fo::containing_folder(path) + " failed, so it may not survive a "
-                          "crash: " + io::sys::error_text(err));
-  }
+  fs::Replacement file(path, "cannot write checkpoint " + path);
+  write_contents(file, words, params, counters, state, inject_failure);
+  file.commit();
 }
 
 }  // namespace pipeline

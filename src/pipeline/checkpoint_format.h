@@ -11,7 +11,7 @@
 namespace gdedup::checkpoint_file {
 
 constexpr char kMagic[8] = {'G', 'D', 'E', 'D', 'U', 'P', 'C', 'K'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;
 constexpr uint64_t kHeaderBytes = filter_file::kHeaderBytes;
 
 // Offsets 0 .. 80 are those of the filter file header.

@@ -9,7 +9,7 @@
 #include <new>
 
 #include "gdedup/error.h"
-#include "io/sys.h"
+#include "fs/file_ops.h"
 #include "pipeline/checkpoint_file.h"
 
 namespace gdedup::pipeline {
@@ -22,12 +22,18 @@ uint64_t injected_failure() {
 
 }  // namespace
 
-CheckpointWriter::CheckpointWriter(std::string path, std::string output)
-    : path_(std::move(path)), output_(std::move(output)), fail_at_(injected_failure()) {}
+CheckpointWriter::CheckpointWriter(std::string path, std::string output,
+                                   const ResumeState* resumed)
+    : path_(std::move(path)), output_(std::move(output)), fail_at_(injected_failure()) {
+  // A resumed run starts from a checkpoint that is on disk and still good.
+  if (resumed != nullptr) {
+    have_good_ = true;
+    last_good_records_ = resumed->position.records;
+  }
+}
 
 CheckpointWriter::~CheckpointWriter() {
   if (thread_.joinable()) thread_.join();
-  if (output_fd_ >= 0) ::close(output_fd_);
 }
 
 void CheckpointWriter::wait() {
@@ -54,15 +60,15 @@ void CheckpointWriter::write(const uint32_t* words, const FilterParams& params,
     // The state counts output bytes the pipeline thread flushed to the
     // kernel; an fsync through any descriptor of the file makes them
     // durable before the checkpoint that relies on them exists.
-    if (output_fd_ < 0) {
-      output_fd_ = ::open(output_.c_str(), O_RDONLY | O_CLOEXEC);
-      if (output_fd_ < 0) {
+    if (!output_file_.is_open()) {
+      output_file_ = fs::File(::open(output_.c_str(), O_RDONLY | O_CLOEXEC), output_);
+      if (!output_file_.is_open()) {
         throw Error("cannot open output " + output_ + " to sync it: " +
-                    io::sys::error_text(errno));
+                    fs::error_text(errno));
       }
     }
-    if (::fsync(output_fd_) != 0 && errno != EINVAL) {
-      throw Error("syncing output " + output_ + " failed: " + io::sys::error_text(errno));
+    if (const int err = output_file_.sync()) {
+      throw Error("syncing output " + output_ + " failed: " + fs::error_text(err));
     }
   }
   write_checkpoint_file(words, params, counters, state, path_, attempts_ == fail_at_);
@@ -110,8 +116,7 @@ void CheckpointWriter::remove() {
   // A checkpoint left behind by a completed run would restart the tail of a
   // finished job; failing to remove it is harmless, since resuming from it
   // rebuilds the same output.
-  ::unlink(path_.c_str());
-  ::unlink((path_ + ".tmp").c_str());
+  fs::unlink_file(path_);
 }
 
 }  // namespace gdedup::pipeline

@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "fs/file_ops.h"
 #include "gdedup/checkpoint.h"
 
 namespace gdedup::pipeline {
@@ -18,9 +19,11 @@ namespace gdedup::pipeline {
 class CheckpointWriter {
  public:
   // `output` is the file whose bytes the states count ("" for none); it is
-  // fsynced before each checkpoint is written. The environment variable
+  // fsynced before each checkpoint is written. `resumed` is the state a
+  // resumed run started from (null for a new run): its checkpoint is the
+  // one a failure falls back to. The environment variable
   // GDEDUP_TEST_FAIL_CHECKPOINT_WRITE=N makes the Nth write fail (tests).
-  CheckpointWriter(std::string path, std::string output);
+  CheckpointWriter(std::string path, std::string output, const ResumeState* resumed);
   CheckpointWriter(const CheckpointWriter&) = delete;
   CheckpointWriter& operator=(const CheckpointWriter&) = delete;
   // Waits for a write in progress; its failure, if any, is not reported.
@@ -42,7 +45,7 @@ class CheckpointWriter {
   // Checkpoints written successfully so far.
   uint64_t written() const { return written_; }
 
-  // Removes the checkpoint (and any temporary file): the run has completed.
+  // Removes the checkpoint: the run has completed.
   void remove();
 
  private:
@@ -51,7 +54,7 @@ class CheckpointWriter {
 
   std::string path_;
   std::string output_;
-  int output_fd_ = -1;
+  fs::File output_file_;
   uint64_t fail_at_ = 0;  // 1-based write number to fail; 0 for none
   uint64_t attempts_ = 0;
   uint64_t written_ = 0;

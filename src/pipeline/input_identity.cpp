@@ -13,14 +13,14 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "fs/file_ops.h"
 #include "gdedup/error.h"
 #include "io/sys.h"
-#include "pipeline/file_ops.h"
 
 namespace gdedup::pipeline {
 namespace {
 
-namespace fo = file_ops;
+namespace fo = fs;
 
 constexpr uint64_t kEdge = 64 << 10;
 constexpr uint64_t kBlock = 4 << 10;
@@ -61,19 +61,19 @@ InputIdentity identify_input(const std::string& path) {
     id.regular = false;
     return id;
   }
-  fo::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) {
+  fo::File fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC), path);
+  if (fd.fd() < 0) {
     throw Error("cannot open input " + path + ": " + io::sys::error_text(errno));
   }
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) cannot_read(path, errno);
+  if (::fstat(fd.fd(), &st) != 0) cannot_read(path, errno);
   if (!S_ISREG(st.st_mode)) {
     id.regular = false;
     return id;
   }
   id.size = static_cast<uint64_t>(st.st_size);
   id.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-  id.sample_hash = sample_hash(fd.get(), path, id.size);
+  id.sample_hash = sample_hash(fd.fd(), path, id.size);
   return id;
 }
 

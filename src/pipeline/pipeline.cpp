@@ -53,6 +53,12 @@ uint64_t total_input_size(const std::vector<std::string>& inputs) {
 
 bool writes_output(Mode mode) { return mode != Mode::kBuild; }
 
+// Every record a mode keeps is written, so the output of a resumed run
+// holds the checkpoint's kept records.
+io::OutputPrefix resumed_output(const ResumeState& resume) {
+  return io::OutputPrefix{resume.output_offset, resume.kept, resume.output_checksum};
+}
+
 io::StreamPosition to_io(const StreamPoint& p) {
   return io::StreamPosition{p.records, p.offset, p.input_index, p.input_offset};
 }
@@ -98,11 +104,11 @@ class Driver {
     }
     std::optional<io::OutputWriter> writer;
     if (writes_output(options_.mode)) {
-      writer.emplace(resume ? io::OutputWriter::open_at(options_.output, resume->output_offset)
+      writer.emplace(resume ? io::OutputWriter::open_at(options_.output, resumed_output(*resume))
                             : io::OutputWriter::create(options_.output));
     }
     std::optional<CheckpointWriter> checkpoints;
-    if (checkpointing) checkpoints.emplace(options_.checkpoint, base_state_.output);
+    if (checkpointing) checkpoints.emplace(options_.checkpoint, base_state_.output, resume);
     last_checkpoint_records_ = stats_.records;
     last_checkpoint_time_ = Clock::now();
     progress_.input_size = total_input_size(options_.inputs);
@@ -249,7 +255,7 @@ class Driver {
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
         le = __builtin_bswap64(le);
 #endif
-        writer.write(reinterpret_cast<const char*>(&le), sizeof le);
+        writer.write_fixed_record(reinterpret_cast<const char*>(&le), sizeof le);
       }
       return;
     }
@@ -317,7 +323,11 @@ class Driver {
     backend_.sync_to_host();
     ResumeState state = base_state_;
     state.position = from_io(position_);
-    state.output_offset = writer ? writer->bytes_written() : 0;
+    if (writer) {
+      const io::OutputPrefix stored = writer->stored();
+      state.output_offset = stored.bytes;
+      state.output_checksum = stored.checksum;
+    }
     state.records = stats_.records;
     state.kept = stats_.kept;
     state.dropped = stats_.dropped;

@@ -1,0 +1,216 @@
+#include "fs/file_ops.h"
+
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <utility>
+
+namespace gdedup::fs {
+namespace {
+
+// Linux moves at most about 2 GiB per call anyway.
+constexpr uint64_t kChunk = uint64_t{64} << 20;
+// Random names collide once in 36^6 = 2e9; a hundred tries are only ever
+// exhausted by a folder that refuses every name.
+constexpr int kTempTries = 100;
+
+std::atomic<Observer*> g_observer{nullptr};
+
+// 0, or the errno the observer injects; `bytes` may be lowered for kWrite.
+int observe(Op op, const std::string& name, size_t& bytes) {
+  Observer* o = g_observer.load(std::memory_order_acquire);
+  return o == nullptr ? 0 : o->before(op, name, bytes);
+}
+int observe(Op op, const std::string& name) {
+  size_t none = 0;
+  return observe(op, name, none);
+}
+
+template <class Put>
+int transfer_all(const std::string& name, size_t size, size_t* done_out, Put put) {
+  size_t done = 0;
+  int err = 0;
+  while (done < size) {
+    size_t want = std::min<uint64_t>(size - done, kChunk);
+    const size_t asked = want;
+    if ((err = observe(Op::kWrite, name, want)) != 0) break;
+    const ssize_t n = put(done, want);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      err = errno;
+      break;
+    }
+    done += static_cast<size_t>(n);
+    if (n == 0 || want < asked) {  // a full disk, real or injected
+      err = ENOSPC;
+      break;
+    }
+  }
+  if (done_out != nullptr) *done_out = done;
+  return err;
+}
+
+std::string random_suffix() {
+  static const char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  static std::atomic<uint64_t> counter{0};
+  uint64_t bits = 0;
+  if (getrandom(&bits, sizeof bits, GRND_NONBLOCK) != sizeof bits) {
+    // Unpredictable enough is not needed for safety (O_EXCL is): only
+    // distinct names, which the pid, a counter and the clock give.
+    bits = static_cast<uint64_t>(::getpid()) * 0x9E3779B97F4A7C15ull ^
+           counter.fetch_add(1) ^ static_cast<uint64_t>(::time(nullptr));
+  }
+  std::string s(6, 'a');
+  for (char& c : s) {
+    c = kAlphabet[bits % 36];
+    bits /= 36;
+  }
+  return s;
+}
+
+}  // namespace
+
+Observer* set_observer(Observer* observer) { return g_observer.exchange(observer); }
+
+std::string error_text(int err) {
+  char buf[256];
+  // GNU strerror_r returns the message, which may or may not live in buf.
+#if defined(__GLIBC__) && defined(_GNU_SOURCE)
+  return strerror_r(err, buf, sizeof buf);
+#else
+  if (strerror_r(err, buf, sizeof buf) != 0) return "error " + std::to_string(err);
+  return buf;
+#endif
+}
+
+File::File(File&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), name_(std::move(other.name_)) {}
+
+File& File::operator=(File&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+    name_ = std::move(other.name_);
+  }
+  return *this;
+}
+
+File::~File() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+int write_all(int fd, const std::string& name, const void* data, size_t size, size_t* done) {
+  const auto* p = static_cast<const char*>(data);
+  return transfer_all(name, size, done,
+                      [&](size_t at, size_t n) { return ::write(fd, p + at, n); });
+}
+
+int pwrite_all(int fd, const std::string& name, const void* data, size_t size,
+               uint64_t offset) {
+  const auto* p = static_cast<const char*>(data);
+  return transfer_all(name, size, nullptr, [&](size_t at, size_t n) {
+    return ::pwrite(fd, p + at, n, static_cast<off_t>(offset + at));
+  });
+}
+
+int sync(int fd, const std::string& name) {
+  if (const int err = observe(Op::kSync, name)) return err;
+  if (::fsync(fd) != 0 && errno != EINVAL) return errno;
+  return 0;
+}
+
+int truncate(int fd, const std::string& name, uint64_t size) {
+  if (const int err = observe(Op::kTruncate, name)) return err;
+  return ::ftruncate(fd, static_cast<off_t>(size)) == 0 ? 0 : errno;
+}
+
+int File::close_now() {
+  const int fd = std::exchange(fd_, -1);
+  // On Linux the descriptor is gone even when close fails with EINTR.
+  if (::close(fd) == 0 || errno == EINTR) return 0;
+  return errno;
+}
+
+int64_t read_at(int fd, void* buffer, uint64_t length, uint64_t offset) {
+  auto* p = static_cast<char*>(buffer);
+  uint64_t done = 0;
+  while (done < length) {
+    const ssize_t got = ::pread(fd, p + done, std::min(length - done, kChunk),
+                                static_cast<off_t>(offset + done));
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    if (got == 0) break;
+    done += static_cast<uint64_t>(got);
+  }
+  return static_cast<int64_t>(done);
+}
+
+int create_temp_beside(const std::string& target, File& out) {
+  int err = EEXIST;
+  for (int i = 0; i < kTempTries && err == EEXIST; ++i) {
+    const std::string name = target + ".tmp." + random_suffix();
+    if ((err = observe(Op::kCreate, name)) != 0) return err;
+    const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                          0644);
+    if (fd >= 0) {
+      out = File(fd, name);
+      return 0;
+    }
+    err = errno;
+  }
+  return err;
+}
+
+bool trusted_link(const std::string& path) {
+  struct stat link {}, folder {};
+  if (::lstat(path.c_str(), &link) != 0 || !S_ISLNK(link.st_mode)) return false;
+  if (link.st_uid == ::geteuid()) return true;
+  return ::stat(containing_folder(path).c_str(), &folder) == 0 && folder.st_uid == link.st_uid;
+}
+
+int open_for_writing(const std::string& path, File& out) {
+  if (const int err = observe(Op::kCreate, path)) return err;
+  constexpr int kFlags = O_WRONLY | O_CREAT | O_CLOEXEC;
+  int fd = ::open(path.c_str(), kFlags | O_NOFOLLOW, 0666);
+  if (fd < 0 && errno == ELOOP && trusted_link(path)) fd = ::open(path.c_str(), kFlags, 0666);
+  if (fd < 0) return errno;
+  out = File(fd, path);
+  return 0;
+}
+
+int rename_file(const std::string& from, const std::string& to) {
+  if (const int err = observe(Op::kRename, to)) return err;
+  return ::rename(from.c_str(), to.c_str()) == 0 ? 0 : errno;
+}
+
+int unlink_file(const std::string& path) {
+  if (const int err = observe(Op::kUnlink, path)) return err;
+  return ::unlink(path.c_str()) == 0 ? 0 : errno;
+}
+
+std::string containing_folder(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+int sync_folder(const std::string& path) {
+  const std::string folder = containing_folder(path);
+  if (const int err = observe(Op::kSyncFolder, folder)) return err;
+  File dir(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC), folder);
+  if (!dir.is_open()) return errno;
+  if (::fsync(dir.fd()) != 0 && errno != EINVAL && errno != ENOTSUP) return errno;
+  return 0;
+}
+
+}  // namespace gdedup::fs

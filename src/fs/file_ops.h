@@ -1,0 +1,116 @@
+// Every OS call that creates, writes, syncs, renames, removes or locks a file
+// the engine writes goes through here, for two reasons:
+//  - no path a job creates follows a link planted by someone else: temporary
+//    files get unique names opened with O_EXCL | O_NOFOLLOW, lock files are
+//    opened with O_NOFOLLOW, and an output follows a link only when the link
+//    is trusted (trusted_link());
+//  - tests can watch and break durability: an Observer sees each write,
+//    fsync, rename and folder fsync in order, and can make any of them fail.
+// It depends on libc only, so core (filter files), io (the output writer)
+// and pipeline (checkpoints) all use it: it is the layer below them.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+namespace gdedup::fs {
+
+enum class Op { kCreate, kWrite, kSync, kTruncate, kRename, kSyncFolder, kUnlink };
+
+// A test's window on the calls above (process-wide). before() runs ahead of
+// each call with the file's name (for kRename the target's, for kSyncFolder
+// the folder's); returning an errno makes the call fail with it, undone. For
+// kWrite it may also lower `bytes`: the write then stores that many bytes
+// and fails with ENOSPC, as a disk that fills up mid-write does.
+class Observer {
+ public:
+  virtual ~Observer() = default;
+  virtual int before(Op op, const std::string& name, size_t& bytes) = 0;
+};
+// Installs `observer` (nullptr for none) and returns the previous one.
+Observer* set_observer(Observer* observer);
+
+// strerror(err) without the thread-safety trap of strerror().
+std::string error_text(int err);
+
+// write(2) of all `size` bytes, EINTR and partial writes handled; 0 or an
+// errno (write(2) returning 0 counts as ENOSPC). Bytes stored before a
+// failure go to *done when given. `name` is the file's, for the Observer.
+int write_all(int fd, const std::string& name, const void* data, size_t size,
+              size_t* done = nullptr);
+// The same with pwrite(2) at `offset`; the file position does not move.
+int pwrite_all(int fd, const std::string& name, const void* data, size_t size,
+               uint64_t offset);
+
+// fsync(2). Files that cannot be synced (pipes, terminals: EINVAL) count as
+// done: there is nothing to make durable.
+int sync(int fd, const std::string& name);
+int truncate(int fd, const std::string& name, uint64_t size);
+
+// An open file and its name, closed on scope exit. Methods return 0 or an
+// errno; EINTR and partial transfers are handled.
+class File {
+ public:
+  File() = default;
+  File(int fd, std::string name) : fd_(fd), name_(std::move(name)) {}
+  File(File&& other) noexcept;
+  File& operator=(File&& other) noexcept;
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+  ~File();
+
+  int fd() const { return fd_; }
+  bool is_open() const { return fd_ >= 0; }
+  const std::string& name() const { return name_; }
+
+  int write_all(const void* data, size_t size, size_t* done = nullptr) {
+    return fs::write_all(fd_, name_, data, size, done);
+  }
+  int pwrite_all(const void* data, size_t size, uint64_t offset) {
+    return fs::pwrite_all(fd_, name_, data, size, offset);
+  }
+  int sync() { return fs::sync(fd_, name_); }
+  int truncate(uint64_t size) { return fs::truncate(fd_, name_, size); }
+  // Hands the descriptor over: the caller closes it.
+  int release() { return std::exchange(fd_, -1); }
+  // Closes now: a failed close can be the first report of a failed write.
+  int close_now();
+
+ private:
+  int fd_ = -1;
+  std::string name_;
+};
+
+// Bytes read at `offset`: fewer than `length` only at end of file; -1 with
+// errno set on failure.
+int64_t read_at(int fd, void* buffer, uint64_t length, uint64_t offset);
+
+// A new, empty file beside `target`, named target.tmp.XXXXXX with a random
+// suffix, created with O_EXCL | O_NOFOLLOW (so never through a link, never
+// shared with another writer). 0 or an errno.
+int create_temp_beside(const std::string& target, File& out);
+
+// Opens `path` for writing without truncating it, creating it if missing.
+// A symbolic link at `path` is followed only when trusted_link() says so;
+// otherwise ELOOP. 0 or an errno.
+int open_for_writing(const std::string& path, File& out);
+
+// A link is trusted, as with Linux's fs.protected_symlinks, when it belongs
+// to the user running the job or to the owner of the folder it lies in
+// (/dev/stdout is root's link in root's /dev). A link someone else planted
+// in a shared folder is not.
+bool trusted_link(const std::string& path);
+
+int rename_file(const std::string& from, const std::string& to);
+int unlink_file(const std::string& path);
+
+std::string containing_folder(const std::string& path);
+// fsync of the folder holding `path`, so that a rename in it is durable.
+// File systems that cannot sync a folder (EINVAL, ENOTSUP) count as done.
+int sync_folder(const std::string& path);
+
+}  // namespace gdedup::fs

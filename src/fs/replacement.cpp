@@ -1,0 +1,47 @@
+#include "fs/replacement.h"
+
+#include "gdedup/error.h"
+
+namespace gdedup::fs {
+
+Replacement::Replacement(std::string target, std::string failure)
+    : target_(std::move(target)), failure_(std::move(failure)) {
+  if (const int err = create_temp_beside(target_, temp_)) {
+    throw Error(failure_ + ": creating a temporary file beside it in folder " +
+                containing_folder(target_) + " failed: " + error_text(err));
+  }
+}
+
+Replacement::~Replacement() {
+  if (committed_) return;
+  const std::string name = temp_.name();
+  temp_ = File();
+  unlink_file(name);
+}
+
+void Replacement::fail(const std::string& doing, int err) const {
+  throw Error(failure_ + ": " + doing + " failed: " + error_text(err));
+}
+
+void Replacement::write(const void* data, size_t size) {
+  if (const int err = temp_.write_all(data, size)) fail("writing " + temp_.name(), err);
+}
+
+void Replacement::pwrite(const void* data, size_t size, uint64_t offset) {
+  if (const int err = temp_.pwrite_all(data, size, offset)) fail("writing " + temp_.name(), err);
+}
+
+void Replacement::commit() {
+  const std::string name = temp_.name();
+  if (const int err = temp_.sync()) fail("syncing " + name + " to disk", err);
+  if (const int err = temp_.close_now()) fail("closing " + name, err);
+  if (const int err = rename_file(name, target_)) fail("renaming " + name + " over it", err);
+  committed_ = true;
+  if (const int err = sync_folder(target_)) {
+    throw Error(failure_ + ": the file was written, but syncing its folder " +
+                containing_folder(target_) + " failed, so it may not survive a crash: " +
+                error_text(err));
+  }
+}
+
+}  // namespace gdedup::fs

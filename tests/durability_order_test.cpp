@@ -1,0 +1,235 @@
+// The order of the calls that make files durable, watched through the
+// fs::Observer: a filter, a checkpoint and the output each reach the disk
+// (write, fsync) before the rename that makes them count, and the folder is
+// synced after it. Dropping or reordering any of these steps fails here; so
+// does a failed step that leaves a temporary file or touches the old file.
+#include <dirent.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "fs/file_ops.h"
+#include "gdedup/backend.h"
+#include "gdedup/checkpoint.h"
+#include "gdedup/error.h"
+#include "gdedup/filter.h"
+#include "gdedup/filter_file.h"
+#include "gdedup/pipeline.h"
+
+namespace gdedup {
+namespace {
+
+using fs::Op;
+
+struct Event {
+  Op op;
+  std::string name;
+  size_t bytes;
+};
+
+// Records every call in order (checkpoints are written on a thread of their
+// own, hence the lock); can fail the nth call of one kind with an errno.
+class Recorder : public fs::Observer {
+ public:
+  Recorder() { fs::set_observer(this); }
+  ~Recorder() override { fs::set_observer(nullptr); }
+
+  int before(Op op, const std::string& name, size_t& bytes) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    events_.push_back({op, name, bytes});
+    if (op == fail_op_ && ++seen_ == fail_nth_) return fail_errno_;
+    return 0;
+  }
+  void fail(Op op, int nth, int err) {
+    fail_op_ = op;
+    fail_nth_ = nth;
+    fail_errno_ = err;
+  }
+  std::vector<Event> events() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return events_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<Event> events_;
+  Op fail_op_ = Op::kUnlink;
+  int fail_nth_ = 0;
+  int seen_ = 0;
+  int fail_errno_ = 0;
+};
+
+const char* op_name(Op op) {
+  switch (op) {
+    case Op::kCreate: return "create";
+    case Op::kWrite: return "write";
+    case Op::kSync: return "sync";
+    case Op::kTruncate: return "truncate";
+    case Op::kRename: return "rename";
+    case Op::kSyncFolder: return "sync-folder";
+    case Op::kUnlink: return "unlink";
+  }
+  return "?";
+}
+
+// "create T, write T, sync T, rename P, sync-folder D" with the temporary
+// file's name shown as T, runs of writes as one.
+std::string replacement_trace(const std::vector<Event>& events, const std::string& target) {
+  std::string trace;
+  Op last = Op::kUnlink;
+  for (const Event& e : events) {
+    std::string who;
+    if (e.name.rfind(target + ".tmp.", 0) == 0) who = "T";
+    else if (e.name == target) who = "P";
+    else if (e.name == fs::containing_folder(target)) who = "D";
+    else continue;
+    if (e.op == Op::kWrite && last == Op::kWrite) continue;
+    last = e.op;
+    trace += std::string(trace.empty() ? "" : ", ") + op_name(e.op) + " " + who;
+  }
+  return trace;
+}
+
+class DurabilityOrder : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/gdedup-durability-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
+
+  std::vector<std::string> files() const {
+    std::vector<std::string> names;
+    DIR* d = ::opendir(dir_.c_str());
+    while (dirent* e = ::readdir(d)) {
+      if (e->d_name[0] != '.') names.push_back(e->d_name);
+    }
+    ::closedir(d);
+    return names;
+  }
+  static std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
+  std::string dir_;
+};
+
+Filter small_filter(uint64_t keys) {
+  Filter f(FilterParams{64, {512, 16}, kDefaultSeed});
+  auto backend = make_cpu_backend(f);
+  std::vector<uint64_t> fps;
+  for (uint64_t i = 0; i < keys; ++i) fps.push_back(i * 0x9E3779B97F4A7C15ull);
+  backend->add(fps.data(), fps.size());
+  backend->sync_to_host();
+  return f;
+}
+
+const char* kReplacementOrder = "create T, write T, sync T, rename P, sync-folder D";
+
+TEST_F(DurabilityOrder, AFilterIsWrittenAndSyncedBeforeItsRename) {
+  const std::string path = dir_ + "/F.gdf";
+  Recorder recorder;
+  save_filter(small_filter(10), path);
+  EXPECT_EQ(replacement_trace(recorder.events(), path), kReplacementOrder);
+  EXPECT_EQ(files(), std::vector<std::string>{"F.gdf"});
+}
+
+TEST_F(DurabilityOrder, ACheckpointIsWrittenAndSyncedBeforeItsRename) {
+  const std::string path = dir_ + "/run.ck";
+  Recorder recorder;
+  save_checkpoint(small_filter(10), ResumeState{}, path);
+  EXPECT_EQ(replacement_trace(recorder.events(), path), kReplacementOrder);
+  EXPECT_EQ(files(), std::vector<std::string>{"run.ck"});
+}
+
+TEST_F(DurabilityOrder, AFailedStepLeavesTheOldFilterAndNoTemporaryFile) {
+  const std::string path = dir_ + "/F.gdf";
+  save_filter(small_filter(5), path);
+  const std::string old = slurp(path);
+  for (Op op : {Op::kCreate, Op::kWrite, Op::kSync, Op::kRename}) {
+    for (int nth : {1, 2}) {
+      if (op != Op::kWrite && nth > 1) continue;
+      Recorder recorder;
+      recorder.fail(op, nth, EIO);
+      EXPECT_THROW(save_filter(small_filter(50), path), Error) << op_name(op);
+      EXPECT_EQ(slurp(path), old) << op_name(op);
+      EXPECT_EQ(files(), std::vector<std::string>{"F.gdf"}) << op_name(op);
+    }
+  }
+}
+
+TEST_F(DurabilityOrder, AFailedFolderSyncIsReportedWithTheNewFileInPlace) {
+  const std::string path = dir_ + "/F.gdf";
+  Recorder recorder;
+  recorder.fail(Op::kSyncFolder, 1, EIO);
+  try {
+    save_filter(small_filter(5), path);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("may not survive a crash"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_NO_THROW(load_filter(path));
+}
+
+// Each checkpoint relies on the output bytes it counts: they must have been
+// written and fsynced before the checkpoint's rename.
+TEST_F(DurabilityOrder, TheOutputIsSyncedUpToTheOffsetBeforeEachCheckpoint) {
+  std::string text;
+  for (int i = 0; i < 5000; ++i) text += "https://example.org/" + std::to_string(i % 3700) + "\n";
+  const std::string input = dir_ + "/in.txt";
+  const std::string output = dir_ + "/out.txt";
+  const std::string checkpoint = dir_ + "/run.ck";
+  std::ofstream(input, std::ios::binary) << text;
+
+  Filter filter(FilterParams{256, {512, 16}, kDefaultSeed});
+  auto backend = make_cpu_backend(filter);
+  PipelineOptions options;
+  options.inputs = {input};
+  options.output = output;
+  options.batch_records = 300;
+  options.checkpoint = checkpoint;
+  options.checkpoint_every_seconds = 0;
+  options.checkpoint_every_records = 900;
+  options.keep_checkpoint = true;  // the last one stays, to be read below
+  Recorder recorder;
+  run_pipeline(options, filter, *backend);
+  const std::vector<Event> events = recorder.events();
+  fs::set_observer(nullptr);
+
+  uint64_t written = 0;        // output bytes handed to the kernel so far
+  uint64_t synced = 0;         // of which fsynced
+  uint64_t synced_at_last = 0; // synced when the last checkpoint was renamed
+  int renames = 0;
+  bool temp_synced = false;
+  for (const Event& e : events) {
+    if (e.name == output && e.op == Op::kWrite) written += e.bytes;
+    if (e.name == output && e.op == Op::kSync) synced = written;
+    if (e.name.rfind(checkpoint + ".tmp.", 0) == 0 && e.op == Op::kSync) temp_synced = true;
+    if (e.name == checkpoint && e.op == Op::kRename) {
+      EXPECT_TRUE(temp_synced) << "checkpoint " << renames + 1 << " renamed before its fsync";
+      temp_synced = false;
+      synced_at_last = synced;
+      ++renames;
+    }
+  }
+  EXPECT_GE(renames, 5);
+  const ResumeState state = read_checkpoint_state(checkpoint);
+  EXPECT_GT(state.output_offset, 0u);
+  EXPECT_GE(synced_at_last, state.output_offset)
+      << "the last checkpoint counts output bytes that were not fsynced before it";
+}
+
+}  // namespace
+}  // namespace gdedup
