@@ -7,8 +7,9 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config
   libhwy-dev libxxhash-dev libcli11-dev libzstd-dev zlib1g-dev libisal-dev
+  liblzma-dev libbz2-dev liblz4-dev
   libgtest-dev libbenchmark-dev
-  zstd gzip time
+  zstd gzip xz-utils bzip2 lz4 time
   # Fuzzing and sanitizer builds (scripts/fuzz.sh, scripts/sanitize.sh):
   # clang with libFuzzer and the sanitizer runtimes (gcc brings its own).
   clang libclang-rt-14-dev

@@ -91,11 +91,20 @@ TEST(CliBadInput, HundredMegabyteRecord) {
   const std::string big(100u << 20, 'u');
   cli_test::write_file(dir / "big.txt", "a\n" + big + "\nb\n" + big + "\na\n");
   cli_test::RunSpec spec;
-  spec.args = args({dir / "big.txt", "-o", dir / "out.txt"});
+  spec.args = args({dir / "big.txt", "-o", dir / "out.txt", "--max-record-length", "100MiB"});
   const Result r = run(spec);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(dir / "out.txt"),
                                    "a\n" + big + "\nb\n"));
+  // Past the default limit of 64 MiB: refused, naming the record, after the
+  // records before it.
+  const Result d = run(args({dir / "big.txt", "-o", dir / "out.txt"}));
+  EXPECT_EQ(d.status, 1);
+  EXPECT_TRUE(cli_test::one_error_line(d.err)) << d.err;
+  EXPECT_TRUE(contains(d.err, "big.txt: record 2 (at byte offset 2) is longer than the record "
+                              "length limit of 67108864 bytes (--max-record-length)"))
+      << d.err;
+  EXPECT_EQ(cli_test::read_file(dir / "out.txt"), "a\n");
 }
 
 TEST(CliBadInput, TruncatedGzipWritesWhatCameBeforeThenFails) {

@@ -185,7 +185,9 @@ TEST(IoSplitter, HundredMegabyteRecordFromAFile) {
     std::ofstream f(path, std::ios::binary);
     f << "first\n" << big << "\nlast\n";
   }
-  RecordReader reader(MultiSource(std::vector<std::string>{path}));
+  ReaderOptions opt;
+  opt.max_record_bytes = big.size();  // past the default limit, and exactly at this one
+  RecordReader reader(MultiSource(std::vector<std::string>{path}), opt);
   RecordBatch batch;
   std::vector<std::string> got;
   while (reader.next(batch)) {
@@ -197,6 +199,77 @@ TEST(IoSplitter, HundredMegabyteRecordFromAFile) {
   EXPECT_EQ(got[2], "last");
   EXPECT_EQ(reader.position().offset, big.size() + 12);
   std::filesystem::remove_all(dir);
+}
+
+// Against the reference split: every record up to the first one longer than
+// the limit comes out, then the error names that record and where it starts.
+TEST(IoSplitter, ARecordLongerThanTheLimitStopsTheReadingThere) {
+  std::mt19937_64 rng(88);
+  for (int round = 0; round < 300; ++round) {
+    std::string input = random_input(rng);
+    ReaderOptions opt;
+    opt.max_record_bytes = 1 + rng() % 300;
+    opt.batch_bytes = round % 2 ? 1 + rng() % 40 : size_t{1} << 16;
+    opt.batch_records = rng() % 2 ? 1 + rng() % 7 : size_t{1} << 20;
+    const std::vector<std::string> all = reference_split(input);
+    size_t first_long = 0;
+    uint64_t offset = 0;
+    while (first_long < all.size() && all[first_long].size() <= opt.max_record_bytes) {
+      offset += all[first_long++].size() + 1;
+    }
+    RecordReader reader(std::make_unique<ChunkedSource>(input, 1 + rng() % 50, rng()), opt);
+    RecordBatch batch;
+    std::vector<std::string> got;
+    std::string error;
+    try {
+      while (reader.next(batch)) {
+        for (size_t i = 0; i < batch.size(); ++i) got.emplace_back(batch[i]);
+      }
+    } catch (const Error& e) {
+      error = e.what();
+    }
+    ASSERT_EQ(got, std::vector<std::string>(all.begin(), all.begin() + first_long))
+        << "round " << round << ", limit " << opt.max_record_bytes;
+    if (first_long == all.size()) {
+      EXPECT_EQ(error, "") << "round " << round;
+      continue;
+    }
+    EXPECT_EQ(error, "test input: record " + std::to_string(first_long + 1) + " (at byte offset " +
+                         std::to_string(offset) + ") is longer than the record length limit of " +
+                         std::to_string(opt.max_record_bytes) +
+                         " bytes (--max-record-length) without a newline; raise the limit if "
+                         "such records are real, or check that the input is text with one "
+                         "record per line.")
+        << "round " << round;
+    EXPECT_THROW(reader.next(batch), Error);  // the failure stays
+  }
+}
+
+// A stream with no newline at all is refused once the limit is passed: the
+// buffer never grows past the limit, whatever the stream's length.
+TEST(IoSplitter, EndlessRecordIsRefusedAtTheLimit) {
+  class Zeros final : public ByteSource {
+   public:
+    size_t read(char* buf, size_t capacity) override {
+      std::memset(buf, 0, capacity);
+      read_ += capacity;
+      return capacity;
+    }
+    const std::string& name() const override { return name_; }
+    uint64_t raw_bytes_read() const override { return read_; }
+    std::optional<uint64_t> raw_size() const override { return std::nullopt; }
+    uint64_t read_ = 0;
+    std::string name_ = "zeros";
+  };
+  auto zeros = std::make_unique<Zeros>();
+  const Zeros* source = zeros.get();
+  ReaderOptions opt;
+  opt.batch_bytes = 4096;
+  opt.max_record_bytes = 1 << 20;
+  RecordReader reader(std::move(zeros), opt);
+  RecordBatch batch;
+  EXPECT_THROW(reader.next(batch), Error);
+  EXPECT_LE(source->read_, (2u << 20) + (1u << 20));
 }
 
 TEST(IoSplitter, SeveralInputsKeepTheirLastLinesApart) {

@@ -59,6 +59,11 @@ struct PipelineOptions {
   InputFormat format = InputFormat::kText;
   KeyOptions keys;
   uint64_t batch_records = uint64_t{1} << 18;  // records per batch (any value >= 1)
+  // Text records longer than this (without their '\n') stop the run with an
+  // error naming the record, after the records before it: a file with no
+  // newline must not grow memory without bound. 64 MiB, as the reader's
+  // own default (io::kDefaultMaxRecordBytes).
+  uint64_t max_record_bytes = uint64_t{64} << 20;
   // Called on the filter thread after each batch, and once at the end.
   std::function<void(const Progress&)> on_progress;
   // Called once, when the filter first holds more keys than it was planned

@@ -117,6 +117,20 @@ Checkpoint starting_point(const JobOptions& o, JobKind kind, const SizingRequest
   return Checkpoint{prepare_filter(o, kind, request, format), ResumeState{}};
 }
 
+// --max-record-length, parsed; records of the u64 format are 8 bytes.
+uint64_t max_record_bytes(const std::string& text, InputFormat format) {
+  if (text.empty()) return PipelineOptions{}.max_record_bytes;
+  if (format == InputFormat::kU64) {
+    throw UsageError("--max-record-length " + text + " does not apply to --input-format u64, "
+                     "whose records are 8 bytes each; leave it out");
+  }
+  const uint64_t bytes = parse_bytes(text, "--max-record-length");
+  if (bytes == 0) {
+    throw UsageError("--max-record-length " + text + ": must be at least 1 byte");
+  }
+  return bytes;
+}
+
 // Appended to an error that struck after work began, so the user knows what
 // the files now hold.
 std::string aftermath(const JobOptions& o, JobKind kind, Mode mode) {
@@ -156,6 +170,7 @@ int run_job(const JobOptions& options, JobKind kind) {
   const uint64_t batch = o.batch.empty() ? PipelineOptions{}.batch_records
                                          : parse_count(o.batch, "--batch");
   if (batch == 0) throw UsageError("--batch " + o.batch + ": must be at least 1 record");
+  const uint64_t max_record = max_record_bytes(o.max_record_length, format);
   if (format == InputFormat::kText) check_key_options(o.keys);
   check_inputs(o.inputs);
   if (mode != Mode::kBuild) check_not_an_input(o.output, o.inputs, "output");
@@ -185,6 +200,7 @@ int run_job(const JobOptions& options, JobKind kind) {
   run.format = format;
   run.keys = o.keys;
   run.batch_records = batch;
+  run.max_record_bytes = max_record;
   apply_checkpoint_options(o.checkpoint, run);
   run.resume = o.checkpoint.resume ? &start.state : nullptr;
   run.stop = stop;

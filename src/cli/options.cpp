@@ -8,8 +8,8 @@ namespace gdedup::cli {
 
 void add_input_options(CLI::App& app, JobOptions& options) {
   app.add_option("INPUT", options.inputs,
-                 "Input files, plain, gzip or zstd (detected from their first bytes); '-' or "
-                 "none reads standard input")
+                 "Input files, plain, gzip, zstd, xz, bzip2 or lz4 (detected from their first "
+                 "bytes); '-' or none reads standard input")
       ->type_name("")
       ->group(kGroupInput);
   app.add_option("--input-format", options.input_format,
@@ -17,6 +17,11 @@ void add_input_options(CLI::App& app, JobOptions& options) {
                  "fingerprints, used as they are (output in the same format)")
       ->type_name("text|u64")
       ->check(CLI::IsMember({"text", "u64"}).description(""))
+      ->group(kGroupInput);
+  app.add_option("--max-record-length", options.max_record_length,
+                 "Longest record accepted (default 64MiB): a longer line stops the job with "
+                 "an error naming it, after the records before it (K/M/G are powers of 1024)")
+      ->type_name("BYTES")
       ->group(kGroupInput);
 }
 

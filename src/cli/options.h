@@ -42,6 +42,7 @@ struct JobOptions {
   SizingOptions sizing;
   KeyOptions keys;
   std::string input_format = "text";
+  std::string max_record_length;  // "" for the default
   std::string backend = "auto";
   unsigned threads = 0;  // 0: the hardware threads less the pipeline's two, at least 1
   std::string batch;

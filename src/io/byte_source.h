@@ -1,6 +1,6 @@
 // A stream of input bytes that fills buffers the caller owns. Implementations:
-// plain files and stdin (fd_source.h), gzip (gzip_source.h), zstd
-// (zstd_source.h); open_input() picks one from the first bytes of the data.
+// plain files and stdin (fd_source.h), gzip, zstd, xz, bzip2 and lz4
+// (*_source.h); open_input() picks one from the first bytes of the data.
 #pragma once
 
 #include <cstddef>
@@ -31,15 +31,29 @@ class ByteSource {
   virtual std::optional<uint64_t> raw_size() const = 0;
 };
 
-enum class Compression { none, gzip, zstd };
+enum class Compression {
+  none,
+  gzip,
+  zstd,
+  xz,
+  bzip2,
+  lz4,
+  skippable,      // a zstd/lz4 skippable frame: the frame after it decides
+  lz4_legacy,     // recognised, refused: `lz4 -l`
+  unix_compress,  // recognised, refused: .Z
+  lzip,           // recognised, refused
+};
 
-// Looks at the first bytes of a stream (4 are enough): gzip starts 1f 8b,
-// zstd frames 28 b5 2f fd. Anything else, or too few bytes, is plain.
+// Looks at the first bytes of a stream (10 are enough): gzip starts 1f 8b,
+// zstd frames 28 b5 2f fd, xz fd 37 7a 58 5a 00, bzip2 "BZh" and a digit
+// followed by a block or end-of-stream magic, lz4 frames 04 22 4d 18.
+// Anything else, or too few bytes, is plain.
 Compression detect_compression(const char* data, size_t size);
 
 // Opens `path` ("-" is standard input) and wraps it in the decoder its first
 // bytes call for; the file name plays no part. Throws gdedup::Error naming
-// the path and the reason when it cannot be opened or is a directory.
+// the path and the reason when it cannot be opened, is a directory, or is in
+// a compressed format that is recognised but not decoded.
 std::unique_ptr<ByteSource> open_input(const std::string& path);
 
 // The same detection over a source already open (a pipe, a test buffer).

@@ -26,6 +26,21 @@ void GzipSource::check_magic() const {
   }
 }
 
+// `gzip -t` accepts zeros after the last member (tape blocks, files
+// preallocated then filled): they end the data. Anything after them that is
+// not a zero is damage.
+bool GzipSource::at_zero_padding() {
+  if (in_[in_pos_] != 0) return false;
+  do {
+    for (; in_pos_ < in_end_; ++in_pos_) {
+      if (in_[in_pos_] != 0) {
+        throw_damaged("gzip", "a non-zero byte in the zero padding after the last member");
+      }
+    }
+  } while (refill());
+  return true;
+}
+
 #if GDEDUP_HAVE_ISAL
 
 namespace {
@@ -63,7 +78,7 @@ void GzipSource::decode(char* buf, size_t capacity, size_t& produced) {
   while (produced < capacity) {
     if (in_pos_ == in_end_) refill();
     if (!in_member_) {
-      if (in_pos_ == in_end_) return;  // the end, on a member boundary
+      if (in_pos_ == in_end_ || at_zero_padding()) return;  // the end, on a member boundary
       // Each member starts afresh: its own header, CRC-32 and length.
       isal_inflate_reset(&s);
       s.crc_flag = ISAL_GZIP;
@@ -123,7 +138,7 @@ void GzipSource::decode(char* buf, size_t capacity, size_t& produced) {
   while (produced < capacity) {
     if (in_pos_ == in_end_) refill();
     if (!in_member_) {
-      if (in_pos_ == in_end_) return;  // the end, on a member boundary
+      if (in_pos_ == in_end_ || at_zero_padding()) return;  // the end, on a member boundary
       inflateReset(&z);
       in_member_ = true;
       magic_seen_ = 0;

@@ -2,7 +2,8 @@
 // (GDEDUP_HAVE_ISAL), 2-3 times faster than zlib, which remains the
 // fallback. Concatenated members (what `cat a.gz b.gz` and parallel
 // compressors such as pigz produce) decode as one stream; each member's CRC-32
-// and length are checked against its trailer.
+// and length are checked against its trailer. Zeros after the last member
+// are accepted as padding, as `gzip -t` does.
 #pragma once
 
 #include <memory>
@@ -22,6 +23,9 @@ class GzipSource final : public DecoderSource {
   void decode(char* buf, size_t capacity, size_t& produced) override;
   // Throws when the bytes at in_pos_ cannot begin the member's magic.
   void check_magic() const;
+  // At a member boundary: true, with the input consumed, when zeros run from
+  // in_pos_ to the end of the file.
+  bool at_zero_padding();
 
   struct Stream;
   std::unique_ptr<Stream> stream_;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
+#include <string>
 
 #include "gdedup/error.h"
 
@@ -44,6 +46,11 @@ void RecordReader::split(RecordBatch& batch, size_t fill) {
       return;
     }
     size_t at = static_cast<size_t>(static_cast<const char*>(nl) - data);
+    // Left unfinished, so that next() reports it.
+    if (at - record_start_ > options_.max_record_bytes) {
+      scan_ = fill;
+      return;
+    }
     spans.push_back({record_start_, at - record_start_});
     record_start_ = scan_ = at + 1;
   }
@@ -71,16 +78,16 @@ bool RecordReader::next(RecordBatch& batch) {
 
   for (;;) {
     split(batch, fill);
-    if (batch.spans_.size() >= options_.batch_records || done_) break;
-    if (fill == batch.capacity_) {
-      if (record_start_ > 0) break;  // the unfinished record moves on
-      // One record fills the whole buffer: grow it (doubling keeps the
-      // copying linear in the record's length).
-      size_t grown = batch.capacity_ * 2;
-      std::unique_ptr<char[]> bigger(new char[grown]);
-      std::memcpy(bigger.get(), batch.data_.get(), fill);
-      batch.data_ = std::move(bigger);
-      batch.capacity_ = grown;
+    try {
+      if (fill - record_start_ > options_.max_record_bytes) throw record_too_long(batch, boundary);
+      if (batch.spans_.size() >= options_.batch_records || done_) break;
+      if (fill == batch.capacity_) {
+        if (record_start_ > 0) break;  // the unfinished record moves on
+        grow(batch, fill);
+      }
+    } catch (const Error&) {
+      fail(batch, fill, boundary);
+      break;
     }
     size_t n = 0;
     bool more_inputs = true;
@@ -96,14 +103,7 @@ bool RecordReader::next(RecordBatch& batch) {
         more_inputs = source_.next_input();
       }
     } catch (...) {
-      failure_ = std::current_exception();
-      // Hand out what came before the failure; the next call throws. The
-      // unfinished record is dropped: damage may have cut it anywhere.
-      fill = record_start_;
-      if (batch.spans_.empty()) {
-        finish(batch, fill, boundary);
-        throw;
-      }
+      fail(batch, fill, boundary);
       break;
     }
     fill += n;
@@ -112,6 +112,49 @@ bool RecordReader::next(RecordBatch& batch) {
   finish(batch, fill, boundary);
   // Empty only when the stream ended: every input's bytes end in a record.
   return !batch.spans_.empty();
+}
+
+void RecordReader::fail(RecordBatch& batch, size_t& fill, size_t boundary) {
+  failure_ = std::current_exception();
+  // Hand out what came before the failure; the next call throws. The
+  // unfinished record is dropped: damage may have cut it anywhere.
+  fill = record_start_;
+  if (batch.spans_.empty()) {
+    finish(batch, fill, boundary);
+    std::rethrow_exception(failure_);
+  }
+}
+
+Error RecordReader::record_too_long(const RecordBatch& batch, size_t boundary) const {
+  const uint64_t number = position_.records + batch.spans_.size() + 1;
+  const uint64_t offset = boundary == kNoBoundary ? position_.input_offset + record_start_
+                                                  : record_start_ - boundary;
+  return Error(source_.name() + ": record " + std::to_string(number) + " (at byte offset " +
+               std::to_string(offset) + ") is longer than the record length limit of " +
+               std::to_string(options_.max_record_bytes) +
+               " bytes (--max-record-length) without a newline; raise the limit if such "
+               "records are real, or check that the input is text with one record per line.");
+}
+
+void RecordReader::grow(RecordBatch& batch, size_t fill) {
+  // Doubling keeps the copying linear in the record's length; the limit
+  // plus one byte is enough to see that a record is too long.
+  const size_t grown = static_cast<size_t>(
+      std::min<uint64_t>(uint64_t{batch.capacity_} * 2, options_.max_record_bytes + 1));
+  std::unique_ptr<char[]> bigger;
+  try {
+    bigger.reset(new char[grown]);
+  } catch (const std::bad_alloc&) {
+    const uint64_t number = position_.records + batch.spans_.size() + 1;
+    throw Error("out of memory holding record " + std::to_string(number) + " of " +
+                source_.name() + ", " + std::to_string(fill) +
+                " bytes long so far without a newline; a smaller --max-record-length refuses "
+                "such records before memory runs out (now " +
+                std::to_string(options_.max_record_bytes) + " bytes).");
+  }
+  std::memcpy(bigger.get(), batch.data_.get(), fill);
+  batch.data_ = std::move(bigger);
+  batch.capacity_ = grown;
 }
 
 void RecordReader::finish(RecordBatch& batch, size_t fill, size_t boundary) {

@@ -4,7 +4,9 @@
 // Only '\n' is special: CR, NUL and invalid UTF-8 stay inside records, an
 // empty line is an empty record, and the unterminated last line of each input
 // is a record of its own. A record longer than the batch size gets a batch
-// grown to hold it; the next batch returns to the configured size.
+// grown to hold it; the next batch returns to the configured size. A record
+// longer than max_record_bytes is an error, found before more than that
+// many of its bytes are held.
 //
 // Memory: two buffers of about batch_bytes (the batch being filled and the
 // unfinished record carried to the next) plus 16 bytes per record in flight.
@@ -18,14 +20,23 @@
 #include <memory>
 #include <vector>
 
+#include "gdedup/error.h"
 #include "io/multi_source.h"
 #include "io/record_batch.h"
 
 namespace gdedup::io {
 
+// The longest record read by default: far past any real line, and small
+// enough that a file with no newline (/dev/zero, a binary file) is refused
+// long before it exhausts memory.
+inline constexpr uint64_t kDefaultMaxRecordBytes = uint64_t{64} << 20;
+
 struct ReaderOptions {
   size_t batch_bytes = size_t{8} << 20;   // bytes per batch, records included
   size_t batch_records = size_t{1} << 20;  // records per batch
+  // A longer record (without its '\n') stops the reading: the records before
+  // it are handed out, then next() throws gdedup::Error naming it.
+  uint64_t max_record_bytes = kDefaultMaxRecordBytes;
 };
 
 class RecordReader {
@@ -56,6 +67,15 @@ class RecordReader {
   // Adds the records completed in batch bytes [scan_, fill); stops early at
   // the record limit.
   void split(RecordBatch& batch, size_t fill);
+  // Called in a catch block: keeps the failure for the next call and cuts
+  // the batch after its last whole record; with no record in it, finishes
+  // the batch and throws now.
+  void fail(RecordBatch& batch, size_t& fill, size_t boundary);
+  // The failure for the unfinished record at record_start_, longer than the
+  // limit; `boundary` as for finish().
+  Error record_too_long(const RecordBatch& batch, size_t boundary) const;
+  // Grows the batch buffer for the one record that fills it.
+  void grow(RecordBatch& batch, size_t fill);
   // Moves the unfinished record to carry_ and advances the position;
   // `boundary` is where the current input began in the batch, if it did.
   void finish(RecordBatch& batch, size_t fill, size_t boundary);

@@ -32,7 +32,8 @@ class TextSource final : public BatchSource {
         seed_(seed),
         reader_(io::MultiSource(options.inputs),
                 io::ReaderOptions{io::ReaderOptions{}.batch_bytes,
-                                  static_cast<size_t>(options.batch_records)}) {}
+                                  static_cast<size_t>(options.batch_records),
+                                  options.max_record_bytes}) {}
 
   bool next(WorkBatch& batch) override {
     if (!reader_.next(batch.records)) return false;

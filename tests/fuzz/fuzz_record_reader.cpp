@@ -1,19 +1,21 @@
-// The record splitter across buffer and input boundaries, over plain, gzip
-// and zstd inputs, and the decoders on damaged compressed data.
+// The record splitter across buffer and input boundaries, over plain and
+// compressed inputs, and the decoders on damaged compressed data.
 //
 // Input: a 7-byte header, then the payload.
-//   framing    0 plain, 1 gzip, 2 zstd (the payload compressed here, in one
-//              or two members/frames); 3 and 4: the payload itself fed to the
-//              gzip or zstd decoder, as damaged or hand-made compressed data
+//   framing    (byte % 11) 0 plain; 1 gzip, 2 zstd, 5 xz, 6 bzip2, 7 lz4 (the
+//              payload compressed here, in one or two members/frames/
+//              streams); 3, 4, 8, 9, 10: the payload itself fed to the gzip,
+//              zstd, xz, bzip2 or lz4 decoder, as damaged or hand-made
+//              compressed data
 //   batch      batch_bytes (1..1024) and batch_records (1..64, or unlimited)
 //   pieces     largest read a source returns (1..256 bytes) and its seed
 //   inputs     1..3 inputs: the payload cut in parts, each its own source
 //
-// Properties (framings 0-2): the records are the reference split of each
-// part (bytes between '\n's; an unterminated last line of a part is a record),
-// so joined with '\n' they give back the data; batches respect their limits
-// and positions add up. Framings 3-4: reading ends or throws gdedup::Error,
-// and keeps throwing once it has; nothing else.
+// Properties (compressed here or plain): the records are the reference split
+// of each part (bytes between '\n's; an unterminated last line of a part is
+// a record), so joined with '\n' they give back the data; batches respect
+// their limits and positions add up. Raw decoder input: reading ends or
+// throws gdedup::Error, and keeps throwing once it has; nothing else.
 #include <zlib.h>
 #include <zstd.h>
 
@@ -22,13 +24,17 @@
 #include <string>
 #include <vector>
 
+#include "../codec_util.h"
 #include "../test_util.h"
 #include "fuzz_util.h"
 #include "gdedup/error.h"
 #include "io/byte_source.h"
+#include "io/bzip2_source.h"
 #include "io/gzip_source.h"
+#include "io/lz4_source.h"
 #include "io/multi_source.h"
 #include "io/record_reader.h"
+#include "io/xz_source.h"
 #include "io/zstd_source.h"
 
 namespace {
@@ -67,19 +73,49 @@ std::string zstd(std::string_view data, int level) {
   return out;
 }
 
-// One or two members/frames, split at `cut` (a fraction of 256).
+enum Framing : int {
+  kPlain = 0, kGzip = 1, kZstd = 2, kRawGzip = 3, kRawZstd = 4,
+  kXz = 5, kBzip2 = 6, kLz4 = 7, kRawXz = 8, kRawBzip2 = 9, kRawLz4 = 10, kFramings = 11
+};
+
+bool compressed_here(int framing) {
+  return framing == kGzip || framing == kZstd || framing == kXz || framing == kBzip2 ||
+         framing == kLz4;
+}
+
+// One or two members/frames/streams, split at `cut` (a fraction of 256).
 std::string compress(int framing, std::string_view part, uint8_t cut, int level) {
-  auto one = [&](std::string_view d) { return framing == 1 ? gzip(d, level) : zstd(d, level); };
+  auto one = [&](std::string_view d) {
+    switch (framing) {
+      case kGzip: return gzip(d, level);
+      case kZstd: return zstd(d, level);
+      case kXz: return gdedup::test::xz(std::string(d));
+      case kBzip2: return gdedup::test::bzip2(std::string(d));
+      default: return gdedup::test::lz4(std::string(d));
+    }
+  };
   if (cut == 0) return one(part);
   const size_t at = part.size() * cut / 256;
   return one(part.substr(0, at)) + one(part.substr(at));
+}
+
+// The decoder a raw framing feeds its payload to.
+std::unique_ptr<gdedup::io::ByteSource> raw_decoder(
+    int framing, std::unique_ptr<gdedup::io::ByteSource> raw) {
+  switch (framing) {
+    case kRawGzip: return std::make_unique<gdedup::io::GzipSource>(std::move(raw));
+    case kRawZstd: return std::make_unique<gdedup::io::ZstdSource>(std::move(raw));
+    case kRawXz: return std::make_unique<gdedup::io::XzSource>(std::move(raw));
+    case kRawBzip2: return std::make_unique<gdedup::io::Bzip2Source>(std::move(raw));
+    default: return std::make_unique<gdedup::io::Lz4Source>(std::move(raw));
+  }
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   gdedup::fuzz::Input in(data, size);
-  const int framing = in.byte() % 5;
+  const int framing = in.byte() % kFramings;
   gdedup::io::ReaderOptions options;
   options.batch_bytes = 1 + in.u16() % 1024;
   const uint8_t records_byte = in.byte();
@@ -106,19 +142,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (framing == 0) {
       sources.push_back(std::make_unique<gdedup::fuzz::PieceSource>(
           std::string(parts[i]), max_piece, piece_seed));
-    } else if (framing <= 2) {
+    } else if (compressed_here(framing)) {
       const int level = 1 + seed % 3;
       // Detected by magic bytes, as open_input() does for files.
       sources.push_back(gdedup::io::wrap_decoder(std::make_unique<gdedup::fuzz::PieceSource>(
           compress(framing, parts[i], cut, level), max_piece, piece_seed)));
     } else {
-      auto raw = std::make_unique<gdedup::fuzz::PieceSource>(std::string(parts[i]), max_piece,
-                                                              piece_seed);
-      if (framing == 3) {
-        sources.push_back(std::make_unique<gdedup::io::GzipSource>(std::move(raw)));
-      } else {
-        sources.push_back(std::make_unique<gdedup::io::ZstdSource>(std::move(raw)));
-      }
+      sources.push_back(raw_decoder(framing, std::make_unique<gdedup::fuzz::PieceSource>(
+                                                 std::string(parts[i]), max_piece, piece_seed)));
     }
     for (auto& r : reference_split(parts[i])) expected.push_back(std::move(r));
   }
@@ -151,7 +182,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       FUZZ_CHECK(reader.position().records == batch.end().records, "position() lags");
     }
   } catch (const gdedup::Error& e) {
-    FUZZ_CHECK(framing >= 3, std::string("intact input failed: ") + e.what());
+    FUZZ_CHECK(framing != kPlain && !compressed_here(framing),
+               std::string("intact input failed: ") + e.what());
     bool again = false;
     try {
       reader.next(batch);
@@ -162,7 +194,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   FUZZ_CHECK(!reader.next(batch) && batch.empty(), "a finished reader handed out more");
-  if (framing <= 2) {
+  if (framing == kPlain || compressed_here(framing)) {
     if (got != expected) {
       size_t i = 0;
       while (i < got.size() && i < expected.size() && got[i] == expected[i]) ++i;

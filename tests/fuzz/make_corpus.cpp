@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../codec_util.h"
 #include "core/filter_file_format.h"
 #include "gdedup/checkpoint.h"
 #include "gdedup/filter.h"
@@ -144,6 +145,36 @@ void reader_seeds() {
       ++i;
     }
   }
+  // The decoders added later, over the same payloads: a loop of their own,
+  // so that the seeds above keep their bytes.
+  int j = 0;
+  for (const auto& [name, payload] : payloads) {
+    for (int framing : {5, 6, 7}) {
+      const uint16_t batch_bytes = static_cast<uint16_t>(1 + (j * 37) % 200);
+      put("record_reader", "f" + std::to_string(framing) + "-" + name,
+          reader_header(framing, batch_bytes, static_cast<uint8_t>(j * 29), 7,
+                        static_cast<uint8_t>(j), static_cast<uint8_t>(j * 5)) + payload);
+      ++j;
+    }
+  }
+  // Real xz, bzip2 and lz4 streams for their decoders, intact and damaged.
+  const std::pair<const char*, std::string> streams[] = {
+      {"xz", gdedup::test::xz(urls)}, {"bzip2", gdedup::test::bzip2(urls)},
+      {"lz4", gdedup::test::lz4(urls)}};
+  int raw_framing = 8;
+  for (const auto& [format, bytes] : streams) {
+    const std::string h = reader_header(raw_framing++, 64, 200, 31, 1, 0);
+    const std::string f = format;
+    put("record_reader", f + "-intact", h + bytes);
+    put("record_reader", f + "-two-streams", h + bytes + bytes);
+    put("record_reader", f + "-truncated", h + bytes.substr(0, bytes.size() / 2));
+    std::string damaged = bytes;
+    damaged[damaged.size() / 2] ^= 0x20;
+    put("record_reader", f + "-flipped", h + damaged);
+    put("record_reader", f + "-trailing-garbage", h + bytes + "garbage");
+  }
+  put("record_reader", "lz4-legacy-frame",
+      reader_header(10, 64, 200, 31, 1, 0) + std::string("\x02\x21\x4c\x18\x05\x00\x00\x00", 8));
   // Real compressed streams for the decoders, intact and damaged.
   const std::string gz = gzip(urls);
   const std::string zs = zstd(urls);
@@ -166,6 +197,8 @@ void reader_seeds() {
   put("record_reader", "zstd-skippable",
       h4 + std::string("\x50\x2a\x4d\x18\x03\x00\x00\x00" "abc", 11) + zs);
   put("record_reader", "gzip-magic-only", h3 + "\x1f\x8b");
+  put("record_reader", "gzip-zero-padding", h3 + gz + std::string(700, '\0'));
+  put("record_reader", "gzip-zero-padding-then-junk", h3 + gz + std::string(70, '\0') + "j");
 }
 
 void key_seeds() {

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The input side attacked: compressed formats the tool might take for text,
+# lines with no end, inputs that change while read, and inputs shaped to fool
+# the size estimate. No run may exit 0 having lost records or written
+# compressed bytes out as records.
+source "$(dirname "$0")/lib.sh"
+
+# pzstd starts its output with a skippable frame, which once made the whole
+# file pass for text.
+case_pzstd_output_is_decoded() {
+  seq 1 100000 >s.txt
+  pzstd -q s.txt -o sp.zst || { fail "pzstd failed"; return; }
+  snapshot s.txt sp.zst
+  run_gdedup dedup --capacity 1M sp.zst -o o.txt
+  expect_status 0
+  check_dedup_output s.txt o.txt 1e-4
+  check_unchanged
+}
+
+case_xz_bzip2_and_lz4_are_decoded() {
+  { distinct_urls 30000 https://x.example/; distinct_urls 10000 https://x.example/; } >in.txt
+  xz -T1 -c in.txt >in.xz
+  bzip2 -c in.txt >in.bz2
+  lz4 -q -c in.txt >in.lz4
+  # Concatenated streams, as parallel compressors write them.
+  cat in.xz in.xz >twice.xz
+  local f
+  for f in in.xz in.bz2 in.lz4 twice.xz; do
+    run_gdedup dedup --capacity 100000 "$f" -o "out-$f.txt"
+    expect_status 0
+    check_dedup_output in.txt "out-$f.txt" 1e-4
+  done
+}
+
+# `gzip -t` accepts zeros after the last member; so must we.
+case_gzip_with_zero_padding_is_accepted() {
+  distinct_urls 20000 https://g.example/ >in.txt
+  gzip -c in.txt >pad.gz
+  truncate -s +4096 pad.gz
+  gzip -t pad.gz 2>/dev/null || { fail "gzip -t refuses the padded file"; return; }
+  run_gdedup dedup --capacity 100000 pad.gz -o out.txt
+  expect_status 0
+  check_dedup_output in.txt out.txt 1e-4
+}
+
+# A format recognised but not decoded is refused by name, its bytes never
+# written out as records.
+case_lz4_legacy_format_is_refused() {
+  distinct_urls 20000 https://l.example/ >in.txt
+  lz4 -q -l -c in.txt >legacy.lz4
+  run_gdedup dedup --capacity 100000 legacy.lz4 -o out.txt
+  expect_failure
+  expect_message "legacy.lz4 is in lz4's legacy format"
+  [ ! -s out.txt ] || fail "compressed bytes were written out as records"
+}
+
+# A stream with no newline must not grow memory without bound: it is
+# refused at the record length limit (64 MiB by default), naming the record.
+case_endless_record_is_refused_at_the_limit() {
+  head -c 200M /dev/zero | "$GDEDUP" dedup --capacity 10 -o z.txt >stdout 2>stderr
+  STATUS=$?
+  ERR=$(cat stderr)
+  expect_failure
+  expect_message "standard input: record 1 (at byte offset 0) is longer than the record length limit of 67108864 bytes"
+  [ ! -s z.txt ] || fail "part of the endless record was written"
+  # A smaller limit refuses sooner; records before the long one are kept.
+  { echo first; head -c 5000 /dev/zero; echo; echo last; } >in.txt
+  run_gdedup dedup --capacity 10 --max-record-length 4KiB in.txt -o out.txt
+  expect_failure
+  expect_message "in.txt: record 2 (at byte offset 6) is longer than the record length limit of 4096 bytes"
+  [ "$(cat out.txt)" = first ] || fail "the record before the long one was not written"
+}
+
+run_cases
