@@ -8,6 +8,7 @@
 #include "cli/backend_choice.h"
 #include "cli/checkpoint_options.h"
 #include "cli/console.h"
+#include "cli/file_locks.h"
 #include "cli/interrupt.h"
 #include "cli/numbers.h"
 #include "cli/preflight.h"
@@ -183,6 +184,13 @@ int run_job(const JobOptions& options, JobKind kind) {
   }
   check_checkpoint_options(o.checkpoint, o.inputs, mode == Mode::kBuild ? "" : o.output,
                            o.filter_path);
+  const bool saves_filter = !o.filter_path.empty() && kind != JobKind::kQuery;
+  // Held until the job ends; taken before any file is read or created, so
+  // that a job waiting for the filter starts from the one saved before it.
+  const FileLocks locks =
+      lock_job_files(mode != Mode::kBuild && o.output != "-" ? o.output : "",
+                     o.checkpoint.enabled() ? o.checkpoint.path : "",
+                     saves_filter ? o.filter_path : "");
   // From here on a signal stops the run at a batch boundary with a
   // checkpoint; without checkpoints it ends the process as usual.
   const std::atomic<bool>* stop = o.checkpoint.enabled() ? stop_on_signals() : nullptr;
@@ -204,7 +212,6 @@ int run_job(const JobOptions& options, JobKind kind) {
   apply_checkpoint_options(o.checkpoint, run);
   run.resume = o.checkpoint.resume ? &start.state : nullptr;
   run.stop = stop;
-  const bool saves_filter = !o.filter_path.empty() && kind != JobKind::kQuery;
   run.keep_checkpoint = saves_filter;
   bool began = false;  // a batch went through: the files may have changed
   run.on_progress = [&progress, &began](const Progress& p) {

@@ -1,0 +1,80 @@
+#include "cli/file_locks.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+
+#include "cli/console.h"
+#include "fs/file_ops.h"
+#include "gdedup/error.h"
+
+namespace gdedup::cli {
+namespace {
+
+std::string holder_text(pid_t holder) {
+  return holder > 0 ? "another gdedup job (pid " + std::to_string(holder) + ")"
+                    : "another gdedup job";
+}
+
+[[noreturn]] void cannot_lock(const std::string& what, const std::string& path, int err) {
+  const std::string lock = fs::lock_file_for(path);
+  if (err == ELOOP) {
+    throw Error("cannot lock " + what + " " + path + ": its lock file " + lock +
+                " is a symbolic link, which gdedup never follows; remove it if no gdedup "
+                "job is running.");
+  }
+  throw Error("cannot lock " + what + " " + path + " through the lock file " + lock + ": " +
+              fs::error_text(err) + ".");
+}
+
+// Only files that a second job could interleave with are locked: not
+// devices, pipes or terminals (/dev/null, a FIFO), which are not files
+// whose contents could be damaged.
+bool lockable(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode);
+}
+
+fs::PathLock refuse_if_held(const std::string& what, const std::string& path) {
+  fs::PathLock lock;
+  if (path.empty() || !lockable(path)) return lock;
+  pid_t holder = 0;
+  const int err = lock.acquire(path, false, &holder);
+  if (err == EWOULDBLOCK) {
+    throw Error(what + " " + path + " is in use by " + holder_text(holder) +
+                ", which holds its lock file " + fs::lock_file_for(path) + "; two jobs writing one " + what +
+                " would interleave, so this one stopped before doing anything. Wait for "
+                "that job to finish, or choose another " + what + ".");
+  }
+  if (err != 0) cannot_lock(what, path, err);
+  return lock;
+}
+
+fs::PathLock wait_for(const std::string& what, const std::string& path) {
+  fs::PathLock lock;
+  if (path.empty()) return lock;
+  pid_t holder = 0;
+  int err = lock.acquire(path, false, &holder);
+  if (err == EWOULDBLOCK) {
+    Console::get().info(what + " " + path + " is in use by " + holder_text(holder) +
+                        "; waiting for it to finish");
+    err = lock.acquire(path, true);
+  }
+  if (err != 0) cannot_lock(what, path, err);
+  return lock;
+}
+
+}  // namespace
+
+FileLocks lock_job_files(const std::string& output, const std::string& checkpoint,
+                         const std::string& filter) {
+  // Refusals first: a job that would be refused must not first sit waiting
+  // for the filter, holding nothing useful.
+  FileLocks locks;
+  locks.output = refuse_if_held("output", output);
+  locks.checkpoint = refuse_if_held("checkpoint", checkpoint);
+  locks.filter = wait_for("filter", filter);
+  return locks;
+}
+
+}  // namespace gdedup::cli

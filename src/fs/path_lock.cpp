@@ -1,0 +1,102 @@
+#include "fs/path_lock.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <utility>
+
+#include "fs/file_ops.h"
+
+namespace gdedup::fs {
+namespace {
+
+// The pid holding an flock on the file open at `fd`, from /proc/locks
+// ("1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"); 0 if not found.
+pid_t flock_holder(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return 0;
+  FILE* locks = std::fopen("/proc/locks", "re");
+  if (locks == nullptr) return 0;
+  pid_t found = 0;
+  char line[256];
+  while (found == 0 && std::fgets(line, sizeof line, locks) != nullptr) {
+    char kind[16];
+    long pid = 0;
+    unsigned major_no = 0, minor_no = 0;
+    unsigned long long inode = 0;
+    if (std::sscanf(line, "%*s %15s %*s %*s %ld %x:%x:%llu", kind, &pid, &major_no, &minor_no,
+                    &inode) == 5 &&
+        std::string(kind) == "FLOCK" && inode == st.st_ino && major_no == major(st.st_dev) &&
+        minor_no == minor(st.st_dev)) {
+      found = static_cast<pid_t>(pid);
+    }
+  }
+  std::fclose(locks);
+  return found;
+}
+
+// True when `fd` is still the file at `name`: a holder that finished may
+// have removed the lock file between our open and our flock.
+bool still_linked(int fd, const std::string& name) {
+  struct stat by_fd {}, by_name {};
+  return ::fstat(fd, &by_fd) == 0 && ::lstat(name.c_str(), &by_name) == 0 &&
+         by_fd.st_dev == by_name.st_dev && by_fd.st_ino == by_name.st_ino;
+}
+
+}  // namespace
+
+std::string lock_file_for(const std::string& path) { return path + ".lock"; }
+
+PathLock::PathLock(PathLock&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), name_(std::move(other.name_)) {}
+
+PathLock& PathLock::operator=(PathLock&& other) noexcept {
+  if (this != &other) {
+    release();
+    fd_ = std::exchange(other.fd_, -1);
+    name_ = std::move(other.name_);
+  }
+  return *this;
+}
+
+PathLock::~PathLock() { release(); }
+
+void PathLock::release() {
+  if (fd_ < 0) return;
+  // Removed while still locked, so that no other job can lock this inode
+  // and then lose it to the unlink (still_linked() makes them retry).
+  unlink_file(name_);
+  ::close(std::exchange(fd_, -1));
+}
+
+int PathLock::acquire(const std::string& path, bool wait, pid_t* holder) {
+  release();
+  const std::string name = lock_file_for(path);
+  for (;;) {
+    const int fd = ::open(name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) return errno;
+    int rc;
+    do {
+      rc = ::flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB));
+    } while (rc != 0 && errno == EINTR);
+    if (rc != 0) {
+      const int err = errno;
+      if (err == EWOULDBLOCK && holder != nullptr) *holder = flock_holder(fd);
+      ::close(fd);
+      return err;
+    }
+    if (still_linked(fd, name)) {
+      fd_ = fd;
+      name_ = name;
+      return 0;
+    }
+    ::close(fd);
+  }
+}
+
+}  // namespace gdedup::fs

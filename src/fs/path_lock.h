@@ -1,0 +1,43 @@
+// Locks that keep two jobs off one file for the life of a job. A file that
+// is replaced by rename (a filter, a checkpoint) cannot carry the lock
+// itself, since each save makes a new inode, so the lock is an flock(2) on
+// the lock file PATH.lock beside it, the same for every kind of file the
+// job writes. The kernel drops the lock when the holder exits, even by
+// SIGKILL: a lock file left behind is free for the next job, which reuses it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+namespace gdedup::fs {
+
+class PathLock {
+ public:
+  PathLock() = default;
+  PathLock(PathLock&& other) noexcept;
+  PathLock& operator=(PathLock&& other) noexcept;
+  PathLock(const PathLock&) = delete;
+  PathLock& operator=(const PathLock&) = delete;
+  // Releases the lock and removes the lock file.
+  ~PathLock();
+
+  // Locks `path` through PATH.lock, opened with O_NOFOLLOW (a link planted
+  // at that name gives ELOOP). With `wait`, blocks until the holder is done;
+  // without, returns EWOULDBLOCK at once if another process holds it, with
+  // its pid in *holder (0 when it cannot be found). 0 or an errno.
+  int acquire(const std::string& path, bool wait, pid_t* holder = nullptr);
+
+  bool held() const { return fd_ >= 0; }
+  const std::string& lock_file() const { return name_; }
+  void release();
+
+ private:
+  int fd_ = -1;
+  std::string name_;
+};
+
+// The lock file for `path`.
+std::string lock_file_for(const std::string& path);
+
+}  // namespace gdedup::fs
