@@ -4,10 +4,12 @@
 // positives per run), so the exact answer is the expected one.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <random>
+#include <set>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -271,7 +273,8 @@ TEST(CliDedup, ThreadsAndBatchSizesDoNotChangeOutputOrFilter) {
     const std::string filter = dir / ("f" + s.threads + "_" + s.batch + ".bf");
     const Result r = run({"dedup", dir / "in.txt", "-q", "--capacity", "1000", "--backend", "cpu",
                           "--threads", s.threads, "--batch", s.batch, "-f", filter});
-    ASSERT_EQ(r.status, 0) << r.err;
+    // So far past its plan that the job exits 4, after writing everything.
+    ASSERT_EQ(r.status, 4) << r.err;
     const std::string bits = cli_test::read_file(filter);
     if (first_out.empty()) {
       first_out = r.out;
@@ -423,14 +426,24 @@ TEST(CliDedup, StatsFileAndSummary) {
   }
 }
 
-TEST(CliDedup, OverCapacityWarnsOnce) {
+TEST(CliDedup, OverCapacityWarnsOnceAndFarPastThePlanExitsFour) {
   REQUIRE_GDEDUP_BIN();
   const auto urls = make_urls(20000, 20000);
   const Result r = run({"dedup", "-q", "--capacity", "100", "--batch", "500"},
                        cli_test::join_records(urls));
-  ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
+  ASSERT_EQ(r.status, 4) << r.err;
+  EXPECT_TRUE(cli_test::all_lines_prefixed(r.err)) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
   EXPECT_NE(r.err.find("warning: more distinct keys than the 100"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the filter ended far past its plan: planned for 100 distinct keys"),
+            std::string::npos)
+      << r.err;
+  // Everything was still written: no key twice, first occurrences in order.
+  const std::vector<std::string> out = cli_test::split_records(r.out);
+  EXPECT_EQ(std::set<std::string>(out.begin(), out.end()).size(), out.size());
+  // A little past the plan is within the promise: a warning, exit 0.
+  const Result near = run({"dedup", "-q", "--capacity", "19000"}, cli_test::join_records(urls));
+  EXPECT_EQ(near.status, 0) << near.err;
 }
 
 TEST(CliDedup, ProgressLineIsErasedAtTheEnd) {

@@ -11,6 +11,7 @@
 #include "cli/file_locks.h"
 #include "cli/interrupt.h"
 #include "cli/numbers.h"
+#include "cli/overfull.h"
 #include "cli/preflight.h"
 #include "cli/progress.h"
 #include "cli/report.h"
@@ -195,6 +196,7 @@ int run_job(const JobOptions& options, JobKind kind) {
   // checkpoint; without checkpoints it ends the process as usual.
   const std::atomic<bool>* stop = o.checkpoint.enabled() ? stop_on_signals() : nullptr;
 
+  const bool filter_existed = !o.filter_path.empty() && file_exists(o.filter_path);
   Checkpoint start = starting_point(o, kind, request, format);
   Filter& filter = start.filter;
   ChosenBackend chosen = choose_backend(o.backend, o.threads, filter);
@@ -264,6 +266,14 @@ int run_job(const JobOptions& options, JobKind kind) {
   report.backend = chosen.backend->name();
   if (!o.stats_path.empty()) write_text_file(o.stats_path, stats_json(report).str() + "\n");
   console.info(summary_line(report));
+  // Everything is written and saved; the exit status says it is not what
+  // was promised. A query adds no keys: its filter's state is not its doing.
+  if (kind != JobKind::kQuery) {
+    if (const std::optional<Overfull> over = check_overfull(filter)) {
+      console.error(overfull_message(*over, mode, filter_existed));
+      return kExitOverfull;
+    }
+  }
   return 0;
 }
 

@@ -4,6 +4,7 @@
 //   1  runtime error: I/O, a damaged file, no device
 //   2  usage error: the command line or its values can never work as given
 //   3  interrupted (SIGINT, SIGTERM) with a checkpoint to resume from (job.h)
+//   4  the filter ended far past its plan: records probably lost (overfull.h)
 #include <exception>
 #include <map>
 #include <new>
@@ -52,7 +53,8 @@ int run(int argc, char** argv) {
   app.footer(
       "Run 'gdedup COMMAND --help' for the options of each command.\n"
       "Exit status: 0 success, 1 runtime error (I/O, damaged file, no GPU), 2 usage error, "
-      "3 interrupted with a checkpoint to resume from (--checkpoint).");
+      "3 interrupted with a checkpoint to resume from (--checkpoint), 4 the filter ended far "
+      "past its plan (unique records probably lost; the message gives the --capacity to use).");
 
   std::map<std::string, Action> actions;
   actions["dedup"] = add_dedup_command(app);

@@ -10,64 +10,145 @@
 #include "cli/numbers.h"
 #include "gdedup/error.h"
 #include "io/byte_source.h"
-#include "io/input_file.h"
+#include "io/random_access.h"
 
 namespace gdedup::cli {
 namespace {
 
-constexpr size_t kMinSample = size_t{1} << 20;
-// Highly compressible inputs (10x and more for sorted URLs) would otherwise
-// be decoded at length just to learn the ratio.
-constexpr size_t kMaxSample = size_t{64} << 20;
-// Inputs past this many use the ratio and record length measured on these.
+// Inputs up to this size are read whole: the count is exact and costs
+// little.
+constexpr uint64_t kReadWholeBelow = uint64_t{4} << 20;
+// A plain file is measured in windows spread evenly from its first byte to
+// its last: 33 windows of 64 KiB, 2 MiB of reads in all.
+constexpr int kWindows = 33;
+constexpr size_t kWindow = size_t{64} << 10;
+// A compressed stream cannot be entered midway: it is decoded from its start
+// over at least this many compressed chunks of the decoder (1 MiB each), and
+// the densest of them stands for the rest of the file ...
+constexpr size_t kCompressedPlaces = 8;
+// ... once the sample holds enough records to say anything (one long first
+// line says nothing about the lines after it) ...
+constexpr uint64_t kMinRecords = 1000;
+// ... and without decoding more than this, or, when records are still too
+// few, more than the hard limit.
+constexpr uint64_t kMaxDecoded = uint64_t{256} << 20;
+constexpr uint64_t kHardMaxDecoded = uint64_t{1} << 30;
+// Inputs past this many are sized from the densest place of those sampled.
 constexpr size_t kMaxSampledInputs = 16;
 // With --memory but no way to count the keys, the layout is chosen for a
 // load typical of a 1e-4 filter.
 constexpr double kAssumedBitsPerKey = 22.0;
 
+// What one input was found to hold.
 struct Sample {
-  uint64_t decoded = 0;   // uncompressed bytes looked at
-  uint64_t raw = 0;       // file bytes they came from
-  uint64_t records = 0;   // complete records among them
-  bool whole = false;     // the input was read to its end
+  double records = 0;       // counted (whole) or estimated
+  bool whole = false;       // read to its end: `records` is exact
+  int places = 0;           // windows or compressed chunks measured
+  double densest = 0;       // records per file byte at the densest place
+  uint64_t decoded = 0;     // compressed inputs: bytes decoded ...
+  uint64_t raw = 0;         // ... from this many file bytes
 };
 
-// Reads the start of `path`. A decoder pulls compressed bytes in large
-// chunks, so the ratio is taken just before it asks for its second one: by
-// then the bytes decoded are what the first chunk held.
-Sample sample_input(const std::string& path, InputFormat format) {
-  std::unique_ptr<io::ByteSource> source = io::open_input(path);
+// Records among `n` bytes of data: its newlines, or its 8-byte words.
+double records_in(const char* data, size_t n, InputFormat format) {
+  if (format == InputFormat::kU64) return static_cast<double>(n) / 8;
+  return static_cast<double>(std::count(data, data + n, '\n'));
+}
+
+// The whole stream counted, or its start measured chunk by chunk (see the
+// constants above) and the rest taken to be as dense as its densest chunk.
+Sample sample_stream(io::ByteSource& source, uint64_t size, InputFormat format) {
   std::vector<char> buf(size_t{64} << 10);
   Sample s;
-  uint64_t newlines = 0;
-  uint64_t first_raw = 0;
-  bool ends_with_newline = true;
+  double counted = 0;          // records up to the end of the last whole chunk
+  double chunk_records = 0;    // records since then
+  // File offset where the current chunk began (past the bytes format
+  // detection read) and file bytes of the whole chunks.
+  uint64_t chunk_start = source.raw_bytes_read();
+  uint64_t counted_raw = 0;
+  bool last_was_newline = true;
   for (;;) {
-    const uint64_t decoded_before = s.decoded;
-    const uint64_t raw_before = source->raw_bytes_read();
-    const size_t n = source->read(buf.data(), buf.size());
+    const uint64_t raw_before = source.raw_bytes_read();
+    const size_t n = source.read(buf.data(), buf.size());
     if (n == 0) {
+      // Exact: a last line without '\n' is a record; a u64 tail rounds up.
+      double total = counted + chunk_records;
+      if (format == InputFormat::kU64) total = std::ceil(total);
+      else if (!last_was_newline) total += 1;
+      s.records = total;
       s.whole = true;
-      s.raw = source->raw_bytes_read();
-      break;
+      return s;
     }
     s.decoded += n;
-    newlines += static_cast<uint64_t>(std::count(buf.data(), buf.data() + n, '\n'));
-    ends_with_newline = buf[n - 1] == '\n';
-    const uint64_t raw_now = source->raw_bytes_read();
-    if (first_raw == 0) first_raw = raw_now;
-    if (s.decoded >= kMinSample && (raw_now > first_raw || s.decoded >= kMaxSample)) {
-      s.decoded = raw_now > first_raw && raw_before > 0 ? decoded_before : s.decoded;
-      s.raw = raw_now > first_raw && raw_before > 0 ? raw_before : raw_now;
-      break;
+    const double read_records = records_in(buf.data(), n, format);
+    last_was_newline = buf[n - 1] == '\n';
+    // The decoder fetched its next chunk in this read: the previous chunk
+    // ends here, and this read's records count for the new one (a read is
+    // 64 KiB of output, a chunk several MiB). Plain streams are read whole.
+    if (source.compressed() && source.raw_bytes_read() > raw_before && raw_before > chunk_start) {
+      const double chunk_raw = static_cast<double>(raw_before - chunk_start);
+      s.densest = std::max(s.densest, chunk_records / chunk_raw);
+      ++s.places;
+      counted += chunk_records;
+      chunk_records = read_records;
+      chunk_start = counted_raw = raw_before;
+      const bool enough = counted >= kMinRecords;
+      const bool far_enough =
+          static_cast<size_t>(s.places) >= kCompressedPlaces || s.decoded >= kMaxDecoded;
+      if ((enough && far_enough) || s.decoded >= kHardMaxDecoded) {
+        break;
+      }
+    } else {
+      chunk_records += read_records;
     }
   }
-  if (format == InputFormat::kU64) {
-    s.records = s.decoded / 8 + (s.whole && s.decoded % 8 != 0 ? 1 : 0);
-  } else {
-    s.records = newlines + (s.whole && !ends_with_newline && s.decoded > 0 ? 1 : 0);
-  }
+  s.raw = counted_raw;
+  s.records = counted + static_cast<double>(size - std::min(size, counted_raw)) * s.densest;
   return s;
+}
+
+// A plain file measured in windows from its first byte to its last. Each
+// stretch between two windows is taken to be as dense as the denser of the
+// two: a change of record length between them (6,000 long URLs, then short
+// ones) is planned for at its dense side.
+Sample sample_windows(const io::RandomAccessInput& input, InputFormat format) {
+  const uint64_t size = input.size();
+  std::vector<char> buf(kWindow);
+  std::vector<uint64_t> at(kWindows);
+  std::vector<double> density(kWindows);
+  double last_records = 0;
+  for (int i = 0; i < kWindows; ++i) {
+    at[i] = (size - kWindow) * static_cast<uint64_t>(i) / (kWindows - 1);
+    const size_t n = input.read_at(at[i], buf.data(), kWindow);
+    last_records = records_in(buf.data(), n, format);
+    density[i] = last_records / static_cast<double>(kWindow);
+  }
+  Sample s;
+  s.places = kWindows;
+  for (int i = 0; i + 1 < kWindows; ++i) {
+    const double denser = std::max(density[i], density[i + 1]);
+    s.records += static_cast<double>(at[i + 1] - at[i]) * denser;
+    s.densest = std::max(s.densest, denser);
+  }
+  // The last window is counted, plus a last line that may lack its '\n'.
+  s.records += last_records + 1;
+  return s;
+}
+
+Sample sample_input(const io::RandomAccessInput& input, InputFormat format) {
+  std::unique_ptr<io::ByteSource> stream = input.stream();
+  if (stream->compressed() || input.size() <= kReadWholeBelow) {
+    Sample s = sample_stream(*stream, input.size(), format);
+    if (!stream->compressed()) s.decoded = s.raw = 0;
+    return s;
+  }
+  if (format == InputFormat::kU64) {
+    Sample s;
+    s.records = std::ceil(static_cast<double>(input.size()) / 8);
+    s.whole = true;
+    return s;
+  }
+  return sample_windows(input, format);
 }
 
 std::string fixed(double value, int digits) {
@@ -101,67 +182,51 @@ SizingRequest parse_sizing(const SizingOptions& options) {
 
 std::optional<RecordEstimate> estimate_records(const std::vector<std::string>& inputs,
                                                InputFormat format, std::string* why_not) {
-  std::vector<uint64_t> sizes;
+  std::vector<std::unique_ptr<io::RandomAccessInput>> opened;
   for (const std::string& path : inputs) {
-    const std::optional<uint64_t> size = io::input_size(path);
-    if (!size) {
+    opened.push_back(io::RandomAccessInput::open(path));
+    if (!opened.back()) {
       if (why_not != nullptr) {
         *why_not = path == "-" ? std::string("standard input") : path + " (not a regular file)";
       }
       return std::nullopt;
     }
-    sizes.push_back(*size);
   }
-  // Totals over the inputs sampled only partly: their ratio and mean record
-  // length stand for every input that was not read whole.
-  uint64_t exact_records = 0;
-  uint64_t raw_total = 0;
-  uint64_t part_decoded = 0, part_raw = 0, part_records = 0;
-  uint64_t unsampled_raw = 0;
-  size_t sampled = 0;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    raw_total += sizes[i];
-    if (sampled >= kMaxSampledInputs) {
-      unsampled_raw += sizes[i];
+  double records = 0;
+  double densest = 0;  // records per file byte, over every place measured
+  uint64_t raw_total = 0, unsampled = 0, decoded = 0, compressed_raw = 0;
+  int places = 0;
+  bool all_whole = true;
+  for (size_t i = 0; i < opened.size(); ++i) {
+    const uint64_t size = opened[i]->size();
+    raw_total += size;
+    if (i >= kMaxSampledInputs) {
+      unsampled += size;
       continue;
     }
-    ++sampled;
-    const Sample s = sample_input(inputs[i], format);
-    if (s.whole) {
-      exact_records += s.records;
-      continue;
-    }
-    part_decoded += s.decoded;
-    part_raw += s.raw;
-    part_records += s.records;
-    unsampled_raw += sizes[i] >= s.raw ? sizes[i] - s.raw : 0;
-    exact_records += s.records;
+    const Sample s = sample_input(*opened[i], format);
+    records += s.records;
+    all_whole = all_whole && s.whole;
+    places += s.places;
+    densest = std::max(densest, s.whole && size > 0 ? s.records / static_cast<double>(size)
+                                                    : s.densest);
+    decoded += s.decoded;
+    compressed_raw += s.raw;
   }
+  records += static_cast<double>(unsampled) * densest;
   RecordEstimate e;
-  double estimated = static_cast<double>(exact_records);
-  std::string how = "from " + human_bytes(raw_total) + " of input";
-  if (unsampled_raw > 0) {
-    if (part_raw == 0) {
-      // Only whole inputs were sampled, so the rest is scaled by what they held.
-      part_raw = 0;
-      for (size_t i = 0; i < std::min(inputs.size(), kMaxSampledInputs); ++i) part_raw += sizes[i];
-      part_records = exact_records;
-      part_decoded = part_raw;
-    }
-    const double ratio = part_raw > 0 ? static_cast<double>(part_decoded) / part_raw : 1.0;
-    const double mean = part_records > 0 ? static_cast<double>(part_decoded) / part_records
-                                         : static_cast<double>(part_decoded);
-    if (mean > 0) estimated += static_cast<double>(unsampled_raw) * ratio / mean;
-    how += " (";
-    if (ratio > 1.05) how += "compressed " + fixed(ratio, 1) + "x, ";
-    how += format == InputFormat::kU64 ? std::string("8-byte records")
-                                       : "mean record " + fixed(mean, 1) + " bytes";
-    how += ", measured on the first " + human_bytes(part_decoded) + ")";
+  e.records = static_cast<uint64_t>(std::ceil(records));
+  e.how = "from " + human_bytes(raw_total) + " of input";
+  if (all_whole && unsampled == 0) {
+    e.how += " (counted: every input was read to its end)";
   } else {
-    how += " (counted: every input was read to its end)";
+    e.how += " (record density measured at " + std::to_string(places) + " places";
+    if (compressed_raw > 0) {
+      e.how += ", compressed " +
+               fixed(static_cast<double>(decoded) / static_cast<double>(compressed_raw), 1) + "x";
+    }
+    e.how += "; where they differ, the denser is planned for)";
   }
-  e.records = static_cast<uint64_t>(std::ceil(estimated));
-  e.how = how;
   return e;
 }
 

@@ -30,11 +30,15 @@ struct RecordEstimate {
   std::string how;  // for the message: "from 1.2 GiB of input (...)"
 };
 
-// Estimates from each input's size, its compression ratio and mean record
-// length, both measured on its first bytes (at least 1 MiB decoded, and the
-// whole first compressed chunk). Exact for inputs read to their end while
-// sampling. nullopt when some input's size is unknown (standard input, a
-// pipe); `why_not` then names it.
+// Estimates each input's records from its record density (records per file
+// byte) measured at several places. Inputs up to 4 MiB are counted whole. A
+// larger plain file is read in 33 windows spread from its first byte to its
+// last, and each stretch between two windows is planned at the denser of
+// them. A compressed one is decoded from its start over at least 8
+// compressed chunks and 1,000 records (a sample of one long record says
+// nothing), and the rest of it is planned at the densest chunk. nullopt when
+// some input's size is unknown (a pipe, a terminal); `why_not` then names it.
+// Standard input redirected from a file is sampled like a path.
 std::optional<RecordEstimate> estimate_records(const std::vector<std::string>& inputs,
                                                InputFormat format, std::string* why_not);
 

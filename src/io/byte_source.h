@@ -29,6 +29,9 @@ class ByteSource {
   // figures a progress bar needs.
   virtual uint64_t raw_bytes_read() const = 0;
   virtual std::optional<uint64_t> raw_size() const = 0;
+  // True for a decoder: the bytes handed out are not the file's own, and a
+  // file offset cannot be turned into an offset of the data.
+  virtual bool compressed() const { return false; }
 };
 
 enum class Compression {

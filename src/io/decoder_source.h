@@ -17,6 +17,7 @@ class DecoderSource : public ByteSource {
   const std::string& name() const final { return raw_->name(); }
   uint64_t raw_bytes_read() const final { return raw_->raw_bytes_read(); }
   std::optional<uint64_t> raw_size() const final { return raw_->raw_size(); }
+  bool compressed() const final { return true; }
 
  protected:
   explicit DecoderSource(std::unique_ptr<ByteSource> raw);

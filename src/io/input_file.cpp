@@ -7,6 +7,7 @@
 
 #include "gdedup/error.h"
 #include "io/fd_source.h"
+#include "io/random_access.h"
 #include "io/sys.h"
 
 namespace gdedup::io {
@@ -21,16 +22,9 @@ bool stat_of(const std::string& path, int std_fd, struct stat& st) {
 }  // namespace
 
 std::optional<uint64_t> input_size(const std::string& path) {
-  if (path == "-") return std::nullopt;
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    throw Error("cannot open input " + path + ": " + sys::error_text(errno) + ".");
-  }
-  if (S_ISDIR(st.st_mode)) {
-    throw Error("cannot open input " + path + ": " + sys::error_text(EISDIR) + ".");
-  }
-  if (!S_ISREG(st.st_mode)) return std::nullopt;
-  return static_cast<uint64_t>(st.st_size);
+  const std::unique_ptr<RandomAccessInput> input = RandomAccessInput::open(path);
+  if (!input) return std::nullopt;
+  return input->size();
 }
 
 void check_readable(const std::string& path) {

@@ -7,9 +7,12 @@
 
 namespace gdedup::io {
 
-// Size in bytes of the file at `path` (compressed size for .gz/.zst), or
-// nullopt for "-" and for pipes and devices, whose size is unknown. Throws
-// gdedup::Error naming the path when it does not exist or is a directory.
+// Size in bytes of the file at `path` (compressed size for compressed
+// files), or nullopt for pipes and devices, whose size is unknown. "-" is
+// standard input: its size is known when it is redirected from a regular
+// file (the bytes from its current offset), as for /dev/stdin. Throws
+// gdedup::Error naming the path when it does not exist, is a directory or
+// cannot be read.
 std::optional<uint64_t> input_size(const std::string& path);
 
 // Throws gdedup::Error, worded as open_input() would, unless `path` can be

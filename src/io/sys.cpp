@@ -16,6 +16,13 @@ long read_some(int fd, char* buf, size_t capacity) {
   }
 }
 
+long pread_some(int fd, char* buf, size_t capacity, uint64_t offset) {
+  for (;;) {
+    ssize_t n = ::pread(fd, buf, capacity, static_cast<off_t>(offset));
+    if (n >= 0 || errno != EINTR) return static_cast<long>(n);
+  }
+}
+
 int write_all(int fd, const void* data, size_t size) {
   return fs::write_all(fd, "", data, size);
 }

@@ -15,6 +15,8 @@ std::string error_text(int err);
 // One read(2) of at most `capacity` bytes, retried on EINTR. Returns 0 at end
 // of file; on failure returns -1 with errno set.
 long read_some(int fd, char* buf, size_t capacity);
+// The same with pread(2), at `offset`; the file position does not move.
+long pread_some(int fd, char* buf, size_t capacity, uint64_t offset);
 
 // Writes all `size` bytes, retrying on EINTR and partial writes. Returns 0 or
 // the errno of the failing write(2) (write returning 0 counts as ENOSPC).

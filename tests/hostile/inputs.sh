@@ -71,4 +71,75 @@ case_endless_record_is_refused_at_the_limit() {
   [ "$(cat out.txt)" = first ] || fail "the record before the long one was not written"
 }
 
+# The size estimate once read only the start of the input. Each shape below
+# fooled it into a filter far too small, and the job exited 0 having dropped
+# a large share of the unique records.
+# long_lines N LEN PREFIX: N distinct lines of about LEN bytes.
+long_lines() {
+  awk -v n="$1" -v len="$2" -v p="$3" 'BEGIN { srand(7); for (i = 0; i < n; i++) {
+    s = p i "/"; while (length(s) < len) s = s sprintf("%x", int(rand() * 2^30)); print s } }'
+}
+
+case_long_lines_first_then_many_short_ones() {
+  { long_lines 6000 200 https://a.example.org/; distinct_urls 500000 https://b.org/; } >in.txt
+  snapshot in.txt
+  run_gdedup dedup in.txt -o out.txt
+  expect_status 0
+  check_dedup_output in.txt out.txt 1e-4
+  check_unchanged
+}
+
+case_gzip_of_random_hex_then_short_urls() {
+  { long_lines 60000 32 ""; distinct_urls 1000000 https://b.org/; } >in.txt
+  gzip -1 -c in.txt >in.gz
+  run_gdedup dedup in.gz -o out.txt
+  expect_status 0
+  check_dedup_output in.txt out.txt 1e-4
+}
+
+case_one_huge_first_line_then_short_urls() {
+  { head -c 2097152 /dev/zero | tr '\0' x; echo; distinct_urls 300000 https://c.org/; } >in.txt
+  run_gdedup dedup in.txt -o out.txt
+  expect_status 0
+  check_dedup_output in.txt out.txt 1e-4
+}
+
+# Standard input redirected from a file is sized like the file (it once
+# needed --capacity where /dev/stdin did not).
+case_stdin_from_a_file_is_sized_like_the_file() {
+  distinct_urls 50000 https://s.example/ >in.txt
+  "$GDEDUP" dedup - -o out.txt <in.txt >stdout 2>stderr
+  STATUS=$?
+  ERR=$(cat stderr)
+  expect_status 0
+  expect_message "estimated 50,000 records"
+  check_dedup_output in.txt out.txt 1e-4
+}
+
+# A filter that ends far past its plan breaks the promise; the job says so
+# with its own exit status, how much was lost and the capacity to use, after
+# writing what it could (still no record twice, still in order).
+case_filter_far_past_its_plan_exits_4() {
+  distinct_urls 200000 https://o.example/ >in.txt
+  run_gdedup dedup --capacity 20000 in.txt -o out.txt
+  expect_status 4
+  expect_message "the filter ended far past its plan: planned for 20,000 distinct keys"
+  expect_message "unique records were probably dropped as duplicates. Run the job again with --capacity"
+  local lost
+  lost=$(grep -o 'about [0-9,]* unique records' <<<"$ERR" | tr -dc 0-9)
+  local actual=$((200000 - $(wc -l <out.txt)))
+  # The estimate of the loss is within a fifth of the true loss.
+  [ "$((lost * 5))" -ge "$((actual * 4))" ] && [ "$((lost * 5))" -le "$((actual * 6))" ] ||
+    fail "reported $lost records lost, $actual were"
+  local capacity
+  capacity=$(grep -o -- '--capacity [0-9]*' <<<"$ERR" | tail -1 | tr -dc 0-9)
+  [ "${capacity:-0}" -ge 200000 ] || fail "suggested --capacity $capacity for 200,000 keys"
+  run_gdedup dedup --capacity "$capacity" in.txt -o again.txt
+  expect_status 0
+  check_dedup_output in.txt again.txt 1e-4
+  # A filter a little past its plan is within its promise: exit 0.
+  run_gdedup dedup --capacity 190000 in.txt -o near.txt
+  expect_status 0
+}
+
 run_cases

@@ -1,0 +1,42 @@
+// A job whose filter ended far past its plan: the promise of a lost record
+// only now and then no longer holds, so the job must not exit 0. Says how
+// many records were probably lost and the capacity that would have served.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "gdedup/filter.h"
+#include "gdedup/pipeline.h"
+
+namespace gdedup::cli {
+
+// Exit status of a run whose filter ended far past its plan (0, 1 and 2 are
+// in main.cpp, 3 in job.h).
+inline constexpr int kExitOverfull = 4;
+
+// "Far past": more keys than planned and a false-positive rate above this
+// many times the planned one.
+inline constexpr double kOverfullFactor = 10;
+
+struct Overfull {
+  uint64_t planned = 0;        // the capacity the filter was planned for
+  uint64_t keys = 0;           // keys counted new (kept)
+  double fpr_now = 0;
+  double planned_fpr = 0;
+  uint64_t probably_lost = 0;  // new keys taken for ones already present
+  uint64_t capacity = 0;       // a --capacity that would have served
+};
+
+// Set when `filter` holds more keys than planned and its rate is more than
+// kOverfullFactor times the planned one; nullopt otherwise, and for filters
+// whose plan is unknown.
+std::optional<Overfull> check_overfull(const Filter& filter);
+
+// The error line: what went wrong, what the output lacks (by mode), and
+// what to run instead. `existing_filter`: the job extended a filter file,
+// whose size the sizing options cannot change.
+std::string overfull_message(const Overfull& over, Mode mode, bool existing_filter);
+
+}  // namespace gdedup::cli
