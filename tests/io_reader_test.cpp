@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -443,6 +444,44 @@ TEST_F(IoReader, TrailingGarbageAfterGzipInSmallReadsIsDamage) {
           << piece;
     }
   }
+}
+
+// A file truncated, grown or rewritten while it is read must not end the
+// input as if nothing happened.
+TEST_F(IoReader, AFileThatChangesWhileReadFailsAtItsEnd) {
+  const std::string text = sample(21, 20000);
+  enum Change { kTruncate, kGrow, kRewrite };
+  for (Change change : {kTruncate, kGrow, kRewrite}) {
+    const std::string path = write("changing", text);
+    auto src = open_input(path);
+    std::vector<char> buf(4096);
+    ASSERT_EQ(src->read(buf.data(), buf.size()), buf.size());
+    if (change == kTruncate) {
+      fs::resize_file(path, text.size() / 2);
+    } else if (change == kGrow) {
+      std::ofstream(path, std::ios::app) << "appended\n";
+    } else {
+      // Same size, other bytes, a later modification time.
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(static_cast<std::streamoff>(text.size()) - 2);
+      f << 'Z';
+    }
+    std::string error;
+    try {
+      while (src->read(buf.data(), buf.size()) > 0) {
+      }
+    } catch (const Error& e) {
+      error = e.what();
+    }
+    EXPECT_EQ(error.rfind("input " + path + " ", 0), 0u) << change << ": " << error;
+    EXPECT_NE(error.find(change == kRewrite ? "was modified while it was being read"
+                                            : "changed size while it was being read"),
+              std::string::npos)
+        << change << ": " << error;
+  }
+  // Unchanged, the same file ends quietly.
+  EXPECT_EQ(drain(*open_input(write("still", text))), text);
 }
 
 TEST_F(IoReader, UnreadablePathsNameThePathAndTheReason) {

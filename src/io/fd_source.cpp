@@ -33,10 +33,34 @@ FdSource::FdSource(int fd, std::string name, bool owned)
     : fd_(fd), owned_(owned), name_(std::move(name)) {
   struct stat st {};
   if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) {
-    size_ = static_cast<uint64_t>(st.st_size);
+    // Standard input redirected from a file is read from where it stands.
+    const off_t at = ::lseek(fd_, 0, SEEK_CUR);
+    start_ = at > 0 ? static_cast<uint64_t>(at) : 0;
+    const auto size = static_cast<uint64_t>(st.st_size);
+    size_ = size > start_ ? size - start_ : 0;
+    mtime_ = st.st_mtim;
     // Doubles the kernel's read-ahead window: our reads are strictly forward.
     ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
   }
+}
+
+void FdSource::check_unchanged() const {
+  struct stat st {};
+  if (!size_ || ::fstat(fd_, &st) != 0) return;
+  const auto now = static_cast<uint64_t>(st.st_size);
+  const uint64_t was = start_ + *size_;
+  if (now == was && start_ + bytes_read_ == now && st.st_mtim.tv_sec == mtime_.tv_sec &&
+      st.st_mtim.tv_nsec == mtime_.tv_nsec) {
+    return;
+  }
+  const std::string what = now == was ? "was modified while it was being read (same size, " +
+                                            std::to_string(now) + " bytes, but written to)"
+                                      : "changed size while it was being read: " +
+                                            std::to_string(was) + " bytes when opened, " +
+                                            std::to_string(now) + " at the end";
+  throw Error("input " + name_ + " " + what + ", after " + std::to_string(bytes_read_) +
+              " bytes were read; the output may lack records of it or hold some of another "
+              "version of it. Run the job again once nothing writes to the file.");
 }
 
 FdSource::~FdSource() {
@@ -51,8 +75,13 @@ size_t FdSource::read(char* buf, size_t capacity) {
                 std::to_string(bytes_read_) + ": " + sys::error_text(errno) + ".");
   }
   // A terminal gives 0 at Ctrl-D and data again afterwards: the first 0 ends
-  // the input, so the "stays 0" promise holds.
-  if (n == 0) at_end_ = true;
+  // the input, so the "stays 0" promise holds. A regular file must end as
+  // it was opened: one truncated, grown or rewritten meanwhile would give an
+  // output of neither version.
+  if (n == 0) {
+    check_unchanged();
+    at_end_ = true;
+  }
   bytes_read_ += static_cast<uint64_t>(n);
   return static_cast<size_t>(n);
 }

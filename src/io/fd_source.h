@@ -1,6 +1,7 @@
 // Plain bytes from a file descriptor: a file opened by path, or standard input.
 #pragma once
 
+#include <ctime>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,18 +24,28 @@ class FdSource final : public ByteSource {
   FdSource(const FdSource&) = delete;
   FdSource& operator=(const FdSource&) = delete;
 
+  // At the end of a regular file, throws gdedup::Error if it was truncated,
+  // grown or written to since it was opened.
   size_t read(char* buf, size_t capacity) override;
   const std::string& name() const override { return name_; }
   uint64_t raw_bytes_read() const override { return bytes_read_; }
   std::optional<uint64_t> raw_size() const override { return size_; }
 
  private:
+  // Throws unless the file still has the size and time it was opened with
+  // and every byte of it was read.
+  void check_unchanged() const;
+
   int fd_;
   bool owned_;
   bool at_end_ = false;
   std::string name_;
   uint64_t bytes_read_ = 0;
+  // Regular files: the size from the offset reading starts at, and the
+  // modification time, both as opened.
   std::optional<uint64_t> size_;
+  uint64_t start_ = 0;
+  struct timespec mtime_ {};
 };
 
 }  // namespace gdedup::io

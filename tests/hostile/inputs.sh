@@ -142,4 +142,21 @@ case_filter_far_past_its_plan_exits_4() {
   expect_status 0
 }
 
+# An input truncated while the job reads it: the job must fail loudly, not
+# end as if the file had been that short. The truncation comes once the
+# output shows the job is reading, with most of the input still ahead.
+case_input_truncated_while_read_fails() {
+  seq 1 8000000 >in.txt
+  "$GDEDUP" dedup -q --capacity 10M --batch 1000 in.txt -o out.txt >stdout 2>stderr &
+  local pid=$!
+  local tries=0
+  while [ ! -s out.txt ] && [ $tries -lt 500 ]; do sleep 0.01; tries=$((tries + 1)); done
+  truncate -s 1000000 in.txt
+  wait "$pid"
+  STATUS=$?
+  ERR=$(cat stderr)
+  expect_failure
+  expect_message "input in.txt changed size while it was being read"
+}
+
 run_cases
