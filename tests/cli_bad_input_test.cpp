@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -121,9 +122,14 @@ TEST(CliBadInput, TruncatedGzipWritesWhatCameBeforeThenFails) {
   EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
   EXPECT_TRUE(contains(r.err, "cut.gz")) << r.err;
   EXPECT_TRUE(contains(r.err, "offset")) << r.err;
-  EXPECT_TRUE(contains(r.err, "written to " + dir / "out.txt")) << r.err;
-  // What was written is a non-empty prefix of the full answer, whole lines only.
+  // What was written is a non-empty prefix of the full answer, whole lines
+  // only, and the message says how much.
   const std::string out = cli_test::read_file(dir / "out.txt");
+  const auto lines = std::count(out.begin(), out.end(), '\n');
+  EXPECT_TRUE(contains(r.err, dir / "out.txt holds the " + std::to_string(lines) +
+                                  " records written before the failure (" +
+                                  std::to_string(out.size()) + " bytes)"))
+      << r.err;
   const std::string full = first_occurrences(text);
   EXPECT_FALSE(out.empty());
   EXPECT_LT(out.size(), full.size());

@@ -630,8 +630,8 @@ TEST(CliCheckpoint, UsageErrors) {
       {{"--checkpoint", ck, "--checkpoint-every", "1M", "--checkpoint-every", "5K"},
        "gives a second record interval"},
       {{"--checkpoint", dir / "in.txt"}, "is the same file as input"},
-      {{"--checkpoint", dir / "out.txt"}, "is the output file"},
-      {{"--checkpoint", dir / "f.bf", "-f", dir / "f.bf"}, "is the filter file"},
+      {{"--checkpoint", dir / "out.txt"}, "is the same file as the output"},
+      {{"--checkpoint", dir / "f.bf", "-f", dir / "f.bf"}, "is the same file as the filter"},
   };
   for (const auto& c : cases) {
     const Result r = run(with(base, c.more));

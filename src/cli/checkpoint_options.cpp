@@ -108,8 +108,7 @@ CheckpointInterval parse_checkpoint_every(const std::vector<std::string>& values
 }
 
 void check_checkpoint_options(const CheckpointOptions& options,
-                              const std::vector<std::string>& inputs, const std::string& output,
-                              const std::string& filter_path) {
+                              const std::vector<std::string>& inputs, const std::string& output) {
   require_checkpoint(options, !options.every.empty(), kEvery);
   require_checkpoint(options, options.resume, "--resume");
   require_checkpoint(options, options.replayable_stdin, "--replayable-stdin");
@@ -117,15 +116,6 @@ void check_checkpoint_options(const CheckpointOptions& options,
   parse_checkpoint_every(options.every);
   const std::string& path = options.path;
   if (path == "-") throw UsageError("--checkpoint -: the checkpoint must be a file");
-  check_not_an_input(path, inputs, "checkpoint");
-  if (path == output || (!output.empty() && output != "-" && io::same_file(path, output))) {
-    throw UsageError("checkpoint " + path + " is the output file " + output +
-                     "; give them different names");
-  }
-  if (path == filter_path || (!filter_path.empty() && io::same_file(path, filter_path))) {
-    throw UsageError("checkpoint " + path + " is the filter file " + filter_path +
-                     "; give them different names");
-  }
   if (output == "-") {
     throw UsageError("--checkpoint needs the output in a file (-o FILE): standard output "
                      "cannot be cut back to the checkpoint's offset when the run is resumed");

@@ -42,13 +42,12 @@ void add_checkpoint_options(CLI::App& app, CheckpointOptions& options);
 // naming the value.
 CheckpointInterval parse_checkpoint_every(const std::vector<std::string>& values);
 
-// Throws UsageError for options that need --checkpoint without it, for a
-// checkpoint path that is an input, the output or the filter file, and for
+// Throws UsageError for options that need --checkpoint without it, and for
 // standard input or output in a checkpointed run (unless --replayable-stdin
 // covers the input). `output` is "" when the command writes no records.
+// (That the checkpoint is none of the other files is check_written_files'.)
 void check_checkpoint_options(const CheckpointOptions& options,
-                              const std::vector<std::string>& inputs, const std::string& output,
-                              const std::string& filter_path);
+                              const std::vector<std::string>& inputs, const std::string& output);
 
 // Sets checkpoint, intervals and replayable_stdin on `run` (resume and stop
 // are set by the caller, which owns what they point to).

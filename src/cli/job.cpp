@@ -63,7 +63,6 @@ Filter prepare_filter(const JobOptions& o, JobKind kind, const SizingRequest& re
     Console::get().info(filter_summary(filter, o.filter_path));
     return filter;
   }
-  if (!o.filter_path.empty()) check_creatable(o.filter_path);
   const Plan plan = plan_job(request, o.inputs, format);
   Console::get().info(plan_summary(plan) +
                       (o.filter_path.empty() ? "" : ", saved to " + o.filter_path));
@@ -114,7 +113,6 @@ Checkpoint starting_point(const JobOptions& o, JobKind kind, const SizingRequest
       throw Error("checkpoint " + o.checkpoint.path + " exists from an earlier run: add "
                   "--resume to continue that run, or delete the file to start over");
     }
-    check_creatable(o.checkpoint.path);
   }
   return Checkpoint{prepare_filter(o, kind, request, format), ResumeState{}};
 }
@@ -135,12 +133,9 @@ uint64_t max_record_bytes(const std::string& text, InputFormat format) {
 
 // Appended to an error that struck after work began, so the user knows what
 // the files now hold.
-std::string aftermath(const JobOptions& o, JobKind kind, Mode mode) {
+std::string aftermath(const JobOptions& o, JobKind kind) {
+  // What the output holds the pipeline says itself: only it knows.
   std::string text;
-  if (mode != Mode::kBuild) {
-    text += o.output == "-" ? " The records before the failure were written to standard output."
-                            : " The records before the failure were written to " + o.output + ".";
-  }
   if (!o.filter_path.empty() && kind != JobKind::kQuery) {
     text += " The filter " + o.filter_path + " was not updated.";
   }
@@ -151,9 +146,42 @@ std::string aftermath(const JobOptions& o, JobKind kind, Mode mode) {
   return text;
 }
 
+// A filter saved after the reader of the output went away would hold the
+// keys of records nobody received, and tomorrow's run would drop them as
+// seen; so nothing is saved and the job fails.
+std::string closed_pipe_text(const JobOptions& o, bool saves_filter) {
+  std::string not_saved;
+  if (saves_filter) not_saved = "the filter " + o.filter_path + " was not updated";
+  if (!o.stats_path.empty()) {
+    not_saved += std::string(not_saved.empty() ? "" : " and ") + "the statistics file " +
+                 o.stats_path + " was not written";
+  }
+  return "the reader of standard output went away (a closed pipe, as with `| head`) before "
+         "the job ended; " + not_saved + ", since the records after that point were never "
+         "delivered. Let the reader take the whole output, or leave out -f and --stats when "
+         "only the first records are wanted.";
+}
+
 std::string interrupted_line(const PipelineStats& stats, const std::string& checkpoint) {
   return "interrupted at record " + group_digits(stats.records) + "; checkpoint saved to " +
          checkpoint + "; resume with the same command plus --resume";
+}
+
+// The files the job writes: distinct from the inputs and from each other
+// (usage errors first), then each one writable.
+void check_files(const JobOptions& o, Mode mode, bool saves_filter) {
+  std::vector<WrittenFile> written;
+  if (mode != Mode::kBuild) written.push_back({o.output, "output", true});
+  if (saves_filter) written.push_back({o.filter_path, "filter", false});
+  if (o.checkpoint.enabled()) written.push_back({o.checkpoint.path, "checkpoint", false});
+  if (!o.stats_path.empty()) {
+    written.push_back({o.stats_path, "statistics file", writes_in_place(o.stats_path)});
+  }
+  std::vector<std::string> read = o.inputs;
+  if (!o.filter_path.empty() && !saves_filter) read.push_back(o.filter_path);
+  check_written_files(written, read);
+  check_checkpoint_options(o.checkpoint, o.inputs, mode == Mode::kBuild ? "" : o.output);
+  for (const WrittenFile& file : written) check_writable(file);
 }
 
 }  // namespace
@@ -175,17 +203,8 @@ int run_job(const JobOptions& options, JobKind kind) {
   const uint64_t max_record = max_record_bytes(o.max_record_length, format);
   if (format == InputFormat::kText) check_key_options(o.keys);
   check_inputs(o.inputs);
-  if (mode != Mode::kBuild) check_not_an_input(o.output, o.inputs, "output");
-  if (!o.filter_path.empty()) {
-    check_not_an_input(o.filter_path, o.inputs, "filter");
-    if (mode != Mode::kBuild && o.output != "-" && io::same_file(o.filter_path, o.output)) {
-      throw UsageError("output " + o.output + " is the filter file " + o.filter_path +
-                       "; give them different names");
-    }
-  }
-  check_checkpoint_options(o.checkpoint, o.inputs, mode == Mode::kBuild ? "" : o.output,
-                           o.filter_path);
   const bool saves_filter = !o.filter_path.empty() && kind != JobKind::kQuery;
+  check_files(o, mode, saves_filter);
   // Held until the job ends; taken before any file is read or created, so
   // that a job waiting for the filter starts from the one saved before it.
   const FileLocks locks =
@@ -238,8 +257,10 @@ int run_job(const JobOptions& options, JobKind kind) {
   try {
     report.stats = run_pipeline(run, filter, *chosen.backend);
   } catch (const io::BrokenPipe&) {
-    // The reader of our output has gone (`gdedup dedup big | head`): done.
+    // The reader of our output has gone (`gdedup dedup big | head`): done,
+    // unless the job was to record what it saw.
     progress.finish();
+    if (saves_filter || !o.stats_path.empty()) throw Error(closed_pipe_text(o, saves_filter));
     return 0;
   } catch (const UsageError&) {
     progress.finish();
@@ -248,7 +269,7 @@ int run_job(const JobOptions& options, JobKind kind) {
     progress.finish();
     // A resume refused before its first batch has changed nothing.
     if (run.resume != nullptr && !began) throw;
-    throw Error(std::string(e.what()) + aftermath(o, kind, mode));
+    throw Error(std::string(e.what()) + aftermath(o, kind));
   }
   progress.finish();
   if (report.stats.interrupted) {
@@ -264,7 +285,7 @@ int run_job(const JobOptions& options, JobKind kind) {
   }
   report.filter = filter_state(filter);
   report.backend = chosen.backend->name();
-  if (!o.stats_path.empty()) write_text_file(o.stats_path, stats_json(report).str() + "\n");
+  if (!o.stats_path.empty()) write_stats_file(o.stats_path, stats_json(report).str() + "\n");
   console.info(summary_line(report));
   // Everything is written and saved; the exit status says it is not what
   // was promised. A query adds no keys: its filter's state is not its doing.

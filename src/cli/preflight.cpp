@@ -1,9 +1,12 @@
 #include "cli/preflight.h"
 
 #include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fs/file_ops.h"
 #include "gdedup/error.h"
 #include "io/input_file.h"
 #include "io/sys.h"
@@ -23,38 +26,116 @@ void check_inputs(const std::vector<std::string>& inputs) {
   }
 }
 
-void check_not_an_input(const std::string& output, const std::vector<std::string>& inputs,
-                        const char* what) {
-  for (const std::string& input : inputs) {
-    if (io::same_file(input, output)) {
-      const std::string in = input == "-" ? "standard input" : input;
-      const std::string out = output == "-" ? "standard output" : output;
-      throw UsageError(std::string(what) + " " + out + " is the same file as input " + in +
-                       "; writing it would destroy the input before it is read (nothing was "
-                       "done)");
-    }
-  }
-}
-
 bool file_exists(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0;
 }
 
-void check_creatable(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+bool writes_in_place(const std::string& path) {
   struct stat st {};
-  if (::stat(dir.c_str(), &st) != 0) {
-    throw Error("cannot create " + path + ": folder " + dir + ": " +
-                io::sys::error_text(errno) + ".");
+  return path == "-" || (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode));
+}
+
+namespace {
+
+// What a path will be once written: an existing file's device and inode
+// (through links), or, for a name that does not exist yet, its real
+// folder and its last component.
+struct Identity {
+  bool exists = false;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  std::string name;
+};
+
+Identity identify(const std::string& path, int standard_fd) {
+  Identity id;
+  struct stat st {};
+  const bool found = path == "-" ? ::fstat(standard_fd, &st) == 0 : ::stat(path.c_str(), &st) == 0;
+  if (found) {
+    // Devices and pipes (/dev/null twice) are not files two names could damage.
+    if (!S_ISREG(st.st_mode)) return Identity{true, 0, 0, "\n"};
+    return Identity{true, st.st_dev, st.st_ino, ""};
   }
-  if (!S_ISDIR(st.st_mode)) {
-    throw Error("cannot create " + path + ": " + dir + " is not a folder.");
+  const std::string folder = fs::containing_folder(path);
+  char real[PATH_MAX];
+  const size_t slash = path.find_last_of('/');
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  id.name = (::realpath(folder.c_str(), real) != nullptr ? std::string(real) : folder) + "/" + base;
+  return id;
+}
+
+bool same(const Identity& a, const Identity& b) {
+  if (a.exists != b.exists) return false;
+  if (a.exists) return a.name.empty() && b.name.empty() && a.dev == b.dev && a.ino == b.ino;
+  return a.name == b.name;
+}
+
+std::string spelled(const std::string& path, const char* stream) {
+  return path == "-" ? stream : path;
+}
+
+[[noreturn]] void cannot_write(const WrittenFile& file, const std::string& why) {
+  throw Error("cannot write " + std::string(file.what) + " " + file.path + ": " + why + ".");
+}
+
+}  // namespace
+
+void check_written_files(const std::vector<WrittenFile>& written,
+                         const std::vector<std::string>& read) {
+  std::vector<Identity> inputs;
+  for (const std::string& path : read) inputs.push_back(identify(path, STDIN_FILENO));
+  for (size_t i = 0; i < written.size(); ++i) {
+    const WrittenFile& w = written[i];
+    const Identity id = identify(w.path, STDOUT_FILENO);
+    for (size_t j = 0; j < read.size(); ++j) {
+      if (!same(id, inputs[j])) continue;
+      throw UsageError(std::string(w.what) + " " + spelled(w.path, "standard output") +
+                       " is the same file as input " + spelled(read[j], "standard input") +
+                       "; writing it would destroy the input before it is read (nothing was "
+                       "done)");
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (!same(id, identify(written[j].path, STDOUT_FILENO))) continue;
+      throw UsageError(std::string(w.what) + " " + w.path + " is the same file as the " +
+                       written[j].what + " " + written[j].path +
+                       "; a job writes each of them whole, so give them different names "
+                       "(nothing was done)");
+    }
   }
-  if (::access(dir.c_str(), W_OK) != 0) {
-    throw Error("cannot create " + path + ": folder " + dir + ": " +
-                io::sys::error_text(errno) + ".");
+}
+
+void check_writable(const WrittenFile& file) {
+  const std::string& path = file.path;
+  if (path == "-") return;
+  if (!path.empty() && path.back() == '/') {
+    cannot_write(file, "the name ends with '/', so it names a folder; give a file name");
+  }
+  struct stat st {};
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) cannot_write(file, "it is a folder");
+  struct stat link {};
+  if (!file.in_place && ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+    cannot_write(file, "it is a symbolic link, and it is saved by writing a new file and "
+                       "renaming it over the name, which would replace the link; name the "
+                       "file the link points to");
+  }
+  if (exists && !S_ISREG(st.st_mode) && !file.in_place) {
+    cannot_write(file, "it is not a regular file, and it is saved by writing a new file and "
+                       "renaming it over the old one");
+  }
+  if (exists && file.in_place) {
+    if (::access(path.c_str(), W_OK) != 0) cannot_write(file, io::sys::error_text(errno));
+    return;
+  }
+  const std::string folder = fs::containing_folder(path);
+  struct stat dir {};
+  if (::stat(folder.c_str(), &dir) != 0) {
+    cannot_write(file, "folder " + folder + ": " + io::sys::error_text(errno));
+  }
+  if (!S_ISDIR(dir.st_mode)) cannot_write(file, folder + " is not a folder");
+  if (::access(folder.c_str(), W_OK) != 0) {
+    cannot_write(file, "folder " + folder + ": " + io::sys::error_text(errno));
   }
 }
 

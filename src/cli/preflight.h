@@ -1,5 +1,6 @@
 // Checks made before any output is created, so that a typo costs nothing:
-// every input readable, no output that would overwrite an input.
+// every input readable, every file the job writes writable and distinct
+// from the inputs and from each other.
 #pragma once
 
 #include <string>
@@ -11,15 +12,36 @@ namespace gdedup::cli {
 // input that cannot be read; UsageError when standard input is named twice.
 void check_inputs(const std::vector<std::string>& inputs);
 
-// Throws UsageError naming both paths when `output` ("-" for standard output)
-// is the same file as one of `inputs`: it would be truncated before it is read.
-void check_not_an_input(const std::string& output, const std::vector<std::string>& inputs,
-                        const char* what);
+// A file the job writes: `what` names it in messages ("output", "filter",
+// "checkpoint", "statistics file"). `in_place` files are written where they
+// are (the output: a device or a pipe will do); the others are replaced by
+// rename (fs::Replacement), so they must be regular files or new.
+struct WrittenFile {
+  std::string path;
+  const char* what;
+  bool in_place;
+};
 
-// Throws Error unless a file can be created at `path` (its folder exists and
-// is writable): a filter is saved at the end, so find out at the start.
-void check_creatable(const std::string& path);
+// Every written file differs from every input (`read`: the inputs, and a
+// filter that is only read) and from every other written file, whatever
+// the spelling: ./a, symbolic links and hard links are seen through, and
+// two names of files that do not exist yet are compared in their real
+// folders. Throws UsageError naming both files.
+void check_written_files(const std::vector<WrittenFile>& written,
+                         const std::vector<std::string>& read);
+
+// Throws Error unless `file` can be written: not a folder, an existing
+// file writable, a new one's folder present and writable (and the folder of
+// a replaced one, which gets a temporary file beside it). A replaced file
+// must be a regular file or new, not a device or a symbolic link: the
+// rename would replace those themselves (/dev/null as a filter). Every file a job
+// writes is checked so at the start, so that a typo costs nothing.
+void check_writable(const WrittenFile& file);
 
 bool file_exists(const std::string& path);
+// True for standard output ("-") and for a name that is a device, a pipe or
+// a symbolic link: written where it is rather than replaced by a new file,
+// which would replace the device or the link itself (--stats /dev/stdout).
+bool writes_in_place(const std::string& path);
 
 }  // namespace gdedup::cli

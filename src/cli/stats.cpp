@@ -3,6 +3,8 @@
 #include <cstdio>
 
 #include "cli/numbers.h"
+#include "cli/preflight.h"
+#include "fs/replacement.h"
 #include "io/output_writer.h"
 
 namespace gdedup::cli {
@@ -76,10 +78,16 @@ std::string summary_line(const JobReport& r) {
   return line;
 }
 
-void write_text_file(const std::string& path, const std::string& text) {
-  io::OutputWriter out = io::OutputWriter::create(path, text.size() + 1);
-  out.write(text.data(), text.size());
-  out.close();
+void write_stats_file(const std::string& path, const std::string& text) {
+  if (writes_in_place(path)) {
+    io::OutputWriter out = io::OutputWriter::create(path, text.size() + 1);
+    out.write(text.data(), text.size());
+    out.close();
+    return;
+  }
+  fs::Replacement file(path, "cannot write statistics file " + path);
+  file.write(text.data(), text.size());
+  file.commit();
 }
 
 }  // namespace gdedup::cli

@@ -28,7 +28,10 @@ JsonObject stats_json(const JobReport& report);
 // (813k records/s); filter 12.34% full, ~600,000 distinct keys, FPR now ..."
 std::string summary_line(const JobReport& report);
 
-// Writes `text` to `path`; Error naming the file and the reason on failure.
-void write_text_file(const std::string& path, const std::string& text);
+// Writes `text` to `path` whole: a regular file is replaced through a
+// temporary file (fs::Replacement), so it is never left half written;
+// standard output, a device or a pipe is written in place. Error naming the
+// file and the reason on failure.
+void write_stats_file(const std::string& path, const std::string& text);
 
 }  // namespace gdedup::cli

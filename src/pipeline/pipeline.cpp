@@ -77,6 +77,30 @@ bool keeps(Mode mode, uint8_t answer) {
   return false;
 }
 
+// What the output holds after a failure, in one sentence: the records
+// before the failure, never a partial one (OutputWriter cuts it off).
+std::string output_holdings(const io::OutputWriter& writer) {
+  const io::OutputPrefix stored = writer.stored();
+  if (stored.bytes == 0) return " Nothing was written to " + writer.name() + ".";
+  return " " + writer.name() + " holds the " + std::to_string(stored.records) +
+         (stored.records == 1 ? " record" : " records") + " written before the failure (" +
+         std::to_string(stored.bytes) + " bytes).";
+}
+
+[[noreturn]] void rethrow_saying_what_output_holds(std::exception_ptr failure,
+                                                  const io::OutputWriter* writer) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const io::BrokenPipe&) {
+    throw;  // nobody is reading: nothing to tell about the output
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {
+    if (writer == nullptr) throw;
+    throw Error(e.what() + output_holdings(*writer));
+  }
+}
+
 class Driver {
  public:
   Driver(const PipelineOptions& options, Filter& filter, Backend& backend)
@@ -177,7 +201,7 @@ class Driver {
       stats_.checkpoints = checkpoints->written();
     }
     stats_.seconds = seconds();
-    if (failure) std::rethrow_exception(failure);
+    if (failure) rethrow_saying_what_output_holds(failure, writer ? &*writer : nullptr);
     report_progress();
     if (writer) stats_.output_bytes = writer->bytes_written();
     return stats_;

@@ -133,4 +133,90 @@ case_resume_refuses_an_edited_output() {
   check_unchanged
 }
 
+# --stats, -o, -f and --checkpoint named after an input or after each
+# other, in any spelling: refused before anything is written.
+case_written_paths_differ_from_inputs_and_each_other() {
+  distinct_urls 500 https://h.example/ >in.txt
+  ln in.txt hard.txt
+  ln -s in.txt soft.txt
+  run_gdedup build --capacity 1000 in.txt -f S.gdf
+  snapshot in.txt S.gdf
+  local refused=(
+    "dedup --capacity 1000 in.txt -o out.txt --stats in.txt|statistics file in.txt is the same file as input in.txt"
+    "dedup --capacity 1000 in.txt -o out.txt --stats ./hard.txt|is the same file as input in.txt"
+    "dedup --capacity 1000 in.txt -o out.txt --stats soft.txt|is the same file as input in.txt"
+    "dedup --capacity 1000 in.txt -o hard.txt|output hard.txt is the same file as input in.txt"
+    "build --capacity 1000 in.txt -f new.gdf --stats new.gdf|statistics file new.gdf is the same file as the filter new.gdf"
+    "dedup --capacity 1000 in.txt -o out.txt --stats out.txt|is the same file as the output out.txt"
+    "dedup --capacity 1000 in.txt -o out.txt --stats ./sub/../out.txt|is the same file as the output out.txt"
+    "dedup --capacity 1000 in.txt -o out.txt --checkpoint ck --stats ck|is the same file as the checkpoint ck"
+    "query in.txt -f S.gdf -o out.txt --stats S.gdf|statistics file S.gdf is the same file as input S.gdf"
+    "query in.txt -f S.gdf -o S.gdf|output S.gdf is the same file as input S.gdf")
+  mkdir sub
+  local entry
+  for entry in "${refused[@]}"; do
+    # shellcheck disable=SC2086
+    run_gdedup ${entry%%|*}
+    expect_status 2
+    expect_message "${entry#*|}"
+    [ ! -e out.txt ] && [ ! -e new.gdf ] && [ ! -e ck ] || fail "${entry%%|*} created a file"
+  done
+  check_unchanged
+}
+
+# A file that cannot be written is found before the job runs, and no
+# message claims records were written where none were.
+case_unwritable_files_fail_before_the_job() {
+  distinct_urls 500 https://i.example/ >in.txt
+  mkdir folder
+  run_gdedup dedup --capacity 1000 in.txt -o out.txt --stats /nonexistent/dir/s.json
+  expect_status 1
+  expect_message "cannot write statistics file /nonexistent/dir/s.json: folder /nonexistent/dir"
+  [ ! -e out.txt ] || fail "the job ran although its statistics file cannot be written"
+  run_gdedup dedup --capacity 1000 in.txt -o newdir/
+  expect_status 1
+  expect_message "cannot write output newdir/: the name ends with '/'"
+  run_gdedup dedup --capacity 1000 in.txt -o folder
+  expect_status 1
+  expect_message "cannot write output folder: it is a folder"
+  run_gdedup build --capacity 1000 in.txt -f /dev/null
+  expect_status 1
+  expect_message "cannot write filter /dev/null: it is not a regular file"
+  [ -c /dev/null ] || fail "/dev/null is no longer a device"
+  echo "precious" >victim.txt
+  ln -s victim.txt link.gdf
+  snapshot victim.txt link.gdf
+  run_gdedup build --capacity 1000 in.txt -f link.gdf
+  expect_status 1
+  expect_message "cannot write filter link.gdf: it is a symbolic link"
+  check_unchanged
+  run_gdedup dedup --capacity 1000 in.txt -o /dev/full
+  expect_status 1
+  expect_message "Nothing was written to /dev/full."
+  grep -q "were written" <<<"$ERR" && fail "the message claims records were written: $ERR"
+  # A device is fine where a file is written in place.
+  run_gdedup dedup --capacity 1000 in.txt -o out.txt --stats /dev/stdout -q
+  expect_status 0
+  grep -q '"kept": 500' "$SCRATCH/stdout" || fail "--stats /dev/stdout wrote: $(cat "$SCRATCH/stdout")"
+}
+
+# A consumer that quits early (| head): a job asked to save a filter or
+# statistics fails and saves nothing; a plain dedup ends quietly with 0.
+case_closed_pipe_does_not_save_a_partial_filter() {
+  distinct_urls 300000 https://j.example/ >big.txt
+  "$GDEDUP" dedup -q --capacity 300000 big.txt -f pf.gdf 2>err.txt | head -1 >/dev/null
+  local status=${PIPESTATUS[0]}
+  [ "$status" -eq 1 ] || fail "exit status $status with -f after a closed pipe"
+  grep -q "the filter pf.gdf was not updated" err.txt || fail "message: $(cat err.txt)"
+  [ ! -e pf.gdf ] || fail "pf.gdf was saved with keys nobody received"
+  "$GDEDUP" dedup -q --capacity 300000 big.txt --stats s.json 2>err.txt | head -1 >/dev/null
+  status=${PIPESTATUS[0]}
+  [ "$status" -eq 1 ] || fail "exit status $status with --stats after a closed pipe"
+  [ ! -e s.json ] || fail "statistics were written for a run whose output was not delivered"
+  "$GDEDUP" dedup -q --capacity 300000 big.txt 2>err.txt | head -1 >/dev/null
+  status=${PIPESTATUS[0]}
+  [ "$status" -eq 0 ] || fail "a plain dedup | head exited $status: $(cat err.txt)"
+  [ ! -s err.txt ] || fail "a plain dedup | head printed: $(cat err.txt)"
+}
+
 run_cases
