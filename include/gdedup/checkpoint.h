@@ -80,8 +80,8 @@ Checkpoint load_checkpoint(const std::string& path);
 ResumeState read_checkpoint_state(const std::string& path);
 
 // Writes a checkpoint of `filter` and `state` (params and insertions are
-// taken from the filter): to `path` + ".tmp", fsync, rename over `path`,
-// fsync of the folder. On failure throws Error naming the file and the
+// taken from the filter): to a new `path`.tmp.XXXXXX (O_EXCL, follows no
+// link), fsync, rename over `path`, fsync of the folder. On failure throws Error naming the file and the
 // reason, and the file at `path` is untouched. run_pipeline() calls this in
 // the background; it is public for tools and tests.
 void save_checkpoint(const Filter& filter, const ResumeState& state, const std::string& path);

@@ -7,8 +7,9 @@
 
 namespace gdedup {
 
-// Writes to `path` + ".tmp", fsyncs, renames over `path`, fsyncs the folder:
-// a crash leaves either the old file or the new one. Throws Error on I/O
+// Writes to a new `path`.tmp.XXXXXX (O_EXCL, follows no link, never shared
+// with another writer), fsyncs, renames over `path`, fsyncs the folder: a
+// crash leaves either the old file or the new one. Throws Error on I/O
 // failure, naming the file and the reason; the old file is then untouched.
 void save_filter(const Filter& filter, const std::string& path);
 
