@@ -35,7 +35,7 @@ fi
 
 cmake -S "$root" -B "$build" -G Ninja \
   -DCMAKE_BUILD_TYPE=Release \
-  -DGDEDUP_CUDA=ON \
+  -DGDEDUP_CUDA=ON -DGDEDUP_CUDA_STANDIN=OFF \
   -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc"
 cmake --build "$build" -j "$jobs" --target "${targets[@]}"

@@ -113,6 +113,31 @@ GDEDUP_HD void load_block_readonly(const uint32_t* p, uint32_t (&w)[BW]) {
 #endif
 }
 
+// A fingerprint, through the read-only data cache on the device.
+GDEDUP_HD uint64_t load_readonly(const uint64_t* p) {
+#if defined(__CUDA_ARCH__)
+  return __ldg(p);
+#else
+  return *p;
+#endif
+}
+
+GDEDUP_HD uint32_t popcount(uint32_t v) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<uint32_t>(__popc(v));
+#else
+  return static_cast<uint32_t>(__builtin_popcount(v));
+#endif
+}
+
+// splitmix64's output number i + 1 after `seed`: benchmark keys.
+GDEDUP_HD uint64_t splitmix64(uint64_t seed, uint64_t i) {
+  uint64_t z = seed + (i + 1) * 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
 template <uint32_t BW>
 GDEDUP_HD void store_block(uint32_t* p, const uint32_t (&w)[BW]) {
 #if defined(__CUDA_ARCH__)

@@ -1,21 +1,43 @@
-// The filter kernels. Memory-bound: per key one 8-byte fingerprint read and
-// one random 32- or 64-byte block (one or two sectors), so throughput is set
-// by random sector traffic, not arithmetic.
+// The filter kernels, one source for two device systems: nvcc builds it for
+// CUDA (gdedup_cuda), and the host compiler builds it for a CPU device
+// (kernels/filter_kernels_cpu.cpp, test builds with the CUDA stand-in) where
+// Thrust's CPP system runs the same per-key functors that the CUDA kernels
+// run, each launch queued on its stream with cudaLaunchHostFunc. Sorting is
+// CUB's radix sort on CUDA and Thrust's stable sort on the CPU; both are
+// stable, so both devices see the same order.
 //
-// add:      one thread per key; reads the block with 16-byte loads and ORs in
-//           only the 64-bit lanes that still miss bits (atomicOr), so a
-//           saturated filter is only read.
+// Memory-bound: per key one 8-byte fingerprint read and one random 32- or
+// 64-byte block (one or two sectors), so throughput is set by random sector
+// traffic, not arithmetic.
+//
+// add:      one thread per key; reads the block and ORs in only the 64-bit
+//           lanes that still miss bits (atomically), so a saturated filter
+//           is only read.
 // contains: one thread per key; 16-byte loads through the read-only cache.
 // test_and_set: bucket each key (kernels/block_ops.h), sort (bucket,
-//           position) pairs with CUB's stable radix sort on the significant
-//           bits only, then one thread per run of equal buckets walks the run
-//           in input order with plain loads and stores. Costs about four
-//           radix passes over 8-byte pairs plus a random gather of each
-//           fingerprint and a random byte store of each answer on top of the
-//           block traffic.
+//           position) pairs stably on the significant bits only, then one
+//           thread per run of equal buckets walks the run in input order
+//           with plain loads and stores. Costs about four radix passes over
+//           8-byte pairs plus a random gather of each fingerprint and a
+//           random byte store of each answer on top of the block traffic.
+#if defined(__CUDACC__)
 #include <cub/device/device_radix_sort.cuh>
+#else
+// The CPU device: Thrust's CPP system, sequential inside a launch. The
+// stand-in's streams give the concurrency between launches. (The OMP system
+// compiles too, but its threads are invisible to the sanitizers.)
+#include <thrust/execution_policy.h>
+#include <thrust/for_each.h>
+#include <thrust/functional.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/sort.h>
+#include <thrust/transform_reduce.h>
+#endif
+
+#include <cuda/atomic>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <type_traits>
 
@@ -26,101 +48,106 @@
 namespace gdedup::cuda {
 namespace {
 
-constexpr int kThreads = 256;
+// ---------------------------------------------------------------------------
+// Per-key work, shared by both device systems: thread i of a launch calls
+// operator()(i).
 
-__device__ __forceinline__ uint64_t first_index() {
-  return static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+// libcu++'s atomic_ref: atom.or on the device, a host atomic on the CPU.
+GDEDUP_HD void atomic_or(uint64_t* lane, uint64_t bits) {
+  ::cuda::atomic_ref<uint64_t, ::cuda::thread_scope_device>(*lane).fetch_or(
+      bits, ::cuda::memory_order_relaxed);
 }
 
-__device__ __forceinline__ uint64_t grid_stride() {
-  return static_cast<uint64_t>(gridDim.x) * blockDim.x;
+// The block of a key that add may OR into meanwhile. On the device plain
+// 16-byte loads (a stale word costs an atomic that was not needed); on the
+// CPU relaxed atomic loads, which the sanitizers accept beside the ORs.
+template <uint32_t BW>
+GDEDUP_HD void load_block_shared(uint32_t* p, uint32_t (&w)[BW]) {
+#if defined(__CUDA_ARCH__)
+  kernels::load_block<BW>(p, w);
+#else
+  GDEDUP_UNROLL
+  for (uint32_t q = 0; q < BW / 2; ++q) {
+    const uint64_t lane = ::cuda::atomic_ref<uint64_t, ::cuda::thread_scope_device>(
+                              reinterpret_cast<uint64_t*>(p)[q])
+                              .load(::cuda::memory_order_relaxed);
+    w[2 * q] = static_cast<uint32_t>(lane);
+    w[2 * q + 1] = static_cast<uint32_t>(lane >> 32);
+  }
+#endif
 }
 
 template <uint32_t BW, uint32_t BPW>
-__global__ void __launch_bounds__(kThreads)
-    add_kernel(FilterRef f, const uint64_t* __restrict__ fingerprints, uint64_t n) {
-  for (uint64_t i = first_index(); i < n; i += grid_stride()) {
+struct AddKey {
+  FilterRef f;
+  const uint64_t* fingerprints;
+  GDEDUP_HD void operator()(uint64_t i) const {
     const uint64_t fp = fingerprints[i];
     uint32_t* block = f.words + block_index(fp, f.num_blocks) * BW;
     uint32_t w[BW];
-    // Plain loads: other threads OR into the filter meanwhile. A stale word
-    // only costs an atomic that was not needed.
-    kernels::load_block<BW>(block, w);
+    load_block_shared<BW>(block, w);
     uint64_t missing[BW / 2];
     kernels::block_missing<BW, BPW>(w, fp, missing);
-    unsigned long long* lanes = reinterpret_cast<unsigned long long*>(block);
-#pragma unroll
+    GDEDUP_UNROLL
     for (uint32_t q = 0; q < BW / 2; ++q) {
-      if (missing[q] != 0) atomicOr(lanes + q, static_cast<unsigned long long>(missing[q]));
+      if (missing[q] != 0) atomic_or(reinterpret_cast<uint64_t*>(block) + q, missing[q]);
     }
   }
-}
+};
 
 template <uint32_t BW, uint32_t BPW>
-__global__ void __launch_bounds__(kThreads)
-    contains_kernel(FilterRef f, const uint64_t* __restrict__ fingerprints, uint64_t n,
-                    uint8_t* __restrict__ present) {
-  for (uint64_t i = first_index(); i < n; i += grid_stride()) {
-    const uint64_t fp = __ldg(fingerprints + i);
+struct ContainsKey {
+  FilterRef f;
+  const uint64_t* fingerprints;
+  uint8_t* present;
+  GDEDUP_HD void operator()(uint64_t i) const {
+    const uint64_t fp = kernels::load_readonly(fingerprints + i);
     uint32_t w[BW];
     kernels::load_block_readonly<BW>(f.words + block_index(fp, f.num_blocks) * BW, w);
     present[i] = kernels::block_contains<BW, BPW>(w, fp) ? 1 : 0;
   }
-}
+};
 
-__global__ void __launch_bounds__(kThreads)
-    bucket_kernel(const uint64_t* __restrict__ fingerprints, uint64_t n, uint64_t num_blocks,
-                  uint32_t shift, uint32_t* __restrict__ buckets,
-                  uint32_t* __restrict__ positions) {
-  for (uint64_t i = first_index(); i < n; i += grid_stride()) {
-    buckets[i] = kernels::bucket_of(__ldg(fingerprints + i), num_blocks, shift);
+struct BucketKey {
+  const uint64_t* fingerprints;
+  uint64_t num_blocks;
+  uint32_t shift;
+  uint32_t* buckets;
+  uint32_t* positions;
+  GDEDUP_HD void operator()(uint64_t i) const {
+    buckets[i] = kernels::bucket_of(kernels::load_readonly(fingerprints + i), num_blocks, shift);
     positions[i] = static_cast<uint32_t>(i);
   }
-}
+};
 
+// Returns how many keys of the run starting at sorted index t were new.
 template <uint32_t BW, uint32_t BPW>
-__global__ void __launch_bounds__(kThreads)
-    walk_kernel(FilterRef f, const uint64_t* __restrict__ fingerprints,
-                const uint32_t* __restrict__ buckets, const uint32_t* __restrict__ positions,
-                uint64_t n, uint8_t* __restrict__ was_present, unsigned long long* fresh) {
-  uint64_t mine = 0;
-  for (uint64_t t = first_index(); t < n; t += grid_stride()) {
+struct WalkRun {
+  FilterRef f;
+  const uint64_t* fingerprints;
+  const uint32_t* buckets;
+  const uint32_t* positions;
+  uint64_t n;
+  uint8_t* was_present;
+  GDEDUP_HD uint64_t operator()(uint64_t t) const {
     kernels::BlockCursor<BW, BPW> cursor(f.words, f.num_blocks);
-    mine += kernels::walk_run(t, n, buckets, positions, fingerprints, was_present, cursor);
+    return kernels::walk_run(t, n, buckets, positions, fingerprints, was_present, cursor);
   }
-  // A batch holds at most 2^30 keys, so a warp's sum fits 32 bits.
-  const unsigned warp_total = __reduce_add_sync(0xffffffffu, static_cast<unsigned>(mine));
-  if ((threadIdx.x & 31) == 0 && warp_total != 0) {
-    atomicAdd(fresh, static_cast<unsigned long long>(warp_total));
-  }
-}
+};
 
-__global__ void __launch_bounds__(kThreads)
-    popcount_kernel(const uint4* __restrict__ words, uint64_t n, unsigned long long* total) {
-  unsigned long long mine = 0;
-  for (uint64_t i = first_index(); i < n; i += grid_stride()) {
-    const uint4 v = __ldg(words + i);
-    mine += __popc(v.x) + __popc(v.y) + __popc(v.z) + __popc(v.w);
-  }
-#pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) {
-    mine += __shfl_down_sync(0xffffffffu, mine, offset);
-  }
-  if ((threadIdx.x & 31) == 0 && mine != 0) atomicAdd(total, mine);
-}
+struct CountBits {
+  const uint32_t* words;
+  GDEDUP_HD uint64_t operator()(uint64_t i) const { return kernels::popcount(words[i]); }
+};
 
-__global__ void __launch_bounds__(kThreads)
-    random_keys_kernel(uint64_t* __restrict__ keys, uint64_t n, uint64_t seed) {
-  for (uint64_t i = first_index(); i < n; i += grid_stride()) {
-    uint64_t z = seed + (i + 1) * 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    keys[i] = z ^ (z >> 31);
-  }
-}
+struct RandomKey {
+  uint64_t* keys;
+  uint64_t seed;
+  GDEDUP_HD void operator()(uint64_t i) const { keys[i] = kernels::splitmix64(seed, i); }
+};
 
 // Calls fn(BW, BPW) with the geometry as compile-time constants, so each
-// layout gets its own unrolled kernel.
+// layout gets its own unrolled code.
 template <class Fn>
 void dispatch_layout(const FilterRef& f, Fn&& fn) {
   using W8 = std::integral_constant<uint32_t, 8>;
@@ -136,8 +163,42 @@ void dispatch_layout(const FilterRef& f, Fn&& fn) {
               " bits per word; supported are 8 or 16 words with 1 or 2 bits.");
 }
 
-// One full wave of `kernel`: a grid-stride loop over more blocks than fit
-// at once would only add a tail wave.
+#if defined(__CUDACC__)
+// ---------------------------------------------------------------------------
+// CUDA: grid-stride kernels over the functors, one full wave each.
+
+constexpr int kThreads = 256;
+
+__device__ __forceinline__ uint64_t first_index() {
+  return static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+
+__device__ __forceinline__ uint64_t grid_stride() {
+  return static_cast<uint64_t>(gridDim.x) * blockDim.x;
+}
+
+template <class F>
+__global__ void __launch_bounds__(kThreads) for_each_kernel(F f, uint64_t n) {
+  for (uint64_t i = first_index(); i < n; i += grid_stride()) f(i);
+}
+
+// Sums f(i) into *total: per thread, then per warp, then one atomic per warp.
+// The sums of test_and_set (at most 2^30 keys a batch) and of the popcount
+// (at most 32 bits a word, 2^32 words a thread) fit.
+template <class F>
+__global__ void __launch_bounds__(kThreads)
+    sum_kernel(F f, uint64_t n, unsigned long long* total) {
+  unsigned long long mine = 0;
+  for (uint64_t i = first_index(); i < n; i += grid_stride()) mine += f(i);
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    mine += __shfl_down_sync(0xffffffffu, mine, offset);
+  }
+  if ((threadIdx.x & 31) == 0 && mine != 0) atomicAdd(total, mine);
+}
+
+// A grid-stride loop over more blocks than fit at once would only add a
+// tail wave.
 template <class Kernel>
 unsigned grid_for(Kernel kernel, uint64_t count, LaunchShape shape) {
   int per_sm = 0;
@@ -146,6 +207,88 @@ unsigned grid_for(Kernel kernel, uint64_t count, LaunchShape shape) {
                        static_cast<uint64_t>(std::max(shape.multiprocessors, 1));
   const uint64_t needed = (count + kThreads - 1) / kThreads;
   return static_cast<unsigned>(needed < cap ? needed : cap);
+}
+
+template <class F>
+void for_each_index(F f, uint64_t n, LaunchShape shape, cudaStream_t stream) {
+  const auto kernel = for_each_kernel<F>;
+  kernel<<<grid_for(kernel, n, shape), kThreads, 0, stream>>>(f, n);
+  GDEDUP_CUDA_CHECK(cudaGetLastError());
+}
+
+template <class F>
+void sum_into(F f, uint64_t n, unsigned long long* total, LaunchShape shape,
+              cudaStream_t stream) {
+  const auto kernel = sum_kernel<F>;
+  kernel<<<grid_for(kernel, n, shape), kThreads, 0, stream>>>(f, n, total);
+  GDEDUP_CUDA_CHECK(cudaGetLastError());
+}
+
+#else
+// ---------------------------------------------------------------------------
+// The CPU device: each launch is a host function on the stream.
+
+template <class Work>
+void enqueue(cudaStream_t stream, Work work) {
+  auto job = std::make_unique<Work>(std::move(work));
+  GDEDUP_CUDA_CHECK(cudaLaunchHostFunc(
+      stream, [](void* p) { std::unique_ptr<Work>(static_cast<Work*>(p))->operator()(); },
+      job.get()));
+  job.release();
+}
+
+thrust::counting_iterator<uint64_t> index(uint64_t i) { return thrust::counting_iterator<uint64_t>(i); }
+
+template <class F>
+void for_each_index(F f, uint64_t n, LaunchShape, cudaStream_t stream) {
+  enqueue(stream, [f, n] { thrust::for_each(thrust::cpp::par, index(0), index(n), f); });
+}
+
+template <class F>
+void sum_into(F f, uint64_t n, unsigned long long* total, LaunchShape, cudaStream_t stream) {
+  enqueue(stream, [f, n, total] {
+    *total += thrust::transform_reduce(thrust::cpp::par, index(0), index(n), f, uint64_t{0},
+                                       thrust::plus<uint64_t>());
+  });
+}
+
+#endif
+
+// Sorts (bucket, position) pairs stably by the low `bits` bits of the
+// bucket; returns where the sorted pairs are.
+struct SortedPairs {
+  const uint32_t* buckets;
+  const uint32_t* positions;
+};
+
+SortedPairs sort_pairs(const SortWorkspace& workspace, uint64_t count, uint32_t bits,
+                       cudaStream_t stream) {
+#if defined(__CUDACC__)
+  cub::DoubleBuffer<uint32_t> buckets(workspace.buckets[0], workspace.buckets[1]);
+  cub::DoubleBuffer<uint32_t> positions(workspace.positions[0], workspace.positions[1]);
+  size_t needed = 0;
+  GDEDUP_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, needed, buckets, positions,
+                                                    static_cast<int>(count), 0,
+                                                    static_cast<int>(bits), stream));
+  if (needed > workspace.scratch_bytes) {
+    throw Error("the sort needs " + std::to_string(needed) + " bytes of scratch space but " +
+                std::to_string(workspace.scratch_bytes) + " were set aside.");
+  }
+  size_t scratch_bytes = workspace.scratch_bytes;
+  GDEDUP_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(workspace.scratch, scratch_bytes, buckets,
+                                                    positions, static_cast<int>(count), 0,
+                                                    static_cast<int>(bits), stream));
+  return SortedPairs{buckets.Current(), positions.Current()};
+#else
+  // Buckets are below 2^bits, so sorting whole words gives the same order.
+  (void)bits;
+  uint32_t* buckets = workspace.buckets[0];
+  uint32_t* positions = workspace.positions[0];
+  enqueue(stream, [buckets, positions, count] {
+    thrust::stable_sort_by_key(thrust::cpp::par, buckets, buckets + count, positions);
+  });
+  return SortedPairs{buckets, positions};
+#endif
 }
 
 }  // namespace
@@ -157,10 +300,15 @@ LaunchShape launch_shape(int device) {
 }
 
 cudaError_t probe_kernels() {
+#if defined(__CUDACC__)
   cudaFuncAttributes attributes{};
-  const cudaError_t status = cudaFuncGetAttributes(&attributes, popcount_kernel);
+  const cudaError_t status =
+      cudaFuncGetAttributes(&attributes, for_each_kernel<RandomKey>);
   if (status != cudaSuccess) cudaGetLastError();
   return status;
+#else
+  return cudaSuccess;
+#endif
 }
 
 size_t sort_scratch_bytes(uint64_t keys) {
@@ -168,39 +316,40 @@ size_t sort_scratch_bytes(uint64_t keys) {
     throw Error("a test_and_set batch holds at most " + std::to_string(kMaxBatchKeys) +
                 " keys; got " + std::to_string(keys) + ".");
   }
+#if defined(__CUDACC__)
   cub::DoubleBuffer<uint32_t> buckets(nullptr, nullptr);
   cub::DoubleBuffer<uint32_t> positions(nullptr, nullptr);
   size_t bytes = 0;
   GDEDUP_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, buckets, positions,
                                                     static_cast<int>(keys), 0, 32));
   return bytes;
+#else
+  return 0;
+#endif
 }
 
 void launch_add(const FilterRef& filter, const uint64_t* fingerprints, uint64_t count,
                 LaunchShape shape, cudaStream_t stream) {
   if (count == 0) return;
   dispatch_layout(filter, [&](auto bw, auto bpw) {
-    const auto kernel = add_kernel<decltype(bw)::value, decltype(bpw)::value>;
-    kernel<<<grid_for(kernel, count, shape), kThreads, 0, stream>>>(filter, fingerprints, count);
+    using Add = AddKey<decltype(bw)::value, decltype(bpw)::value>;
+    for_each_index(Add{filter, fingerprints}, count, shape, stream);
   });
-  GDEDUP_CUDA_CHECK(cudaGetLastError());
 }
 
 void launch_contains(const FilterRef& filter, const uint64_t* fingerprints, uint64_t count,
                      uint8_t* present, LaunchShape shape, cudaStream_t stream) {
   if (count == 0) return;
   dispatch_layout(filter, [&](auto bw, auto bpw) {
-    const auto kernel = contains_kernel<decltype(bw)::value, decltype(bpw)::value>;
-    kernel<<<grid_for(kernel, count, shape), kThreads, 0, stream>>>(filter, fingerprints, count,
-                                                                     present);
+    using Contains = ContainsKey<decltype(bw)::value, decltype(bpw)::value>;
+    for_each_index(Contains{filter, fingerprints, present}, count, shape, stream);
   });
-  GDEDUP_CUDA_CHECK(cudaGetLastError());
 }
 
 void launch_test_and_set(const FilterRef& filter, const uint64_t* fingerprints,
                          uint64_t count, uint8_t* was_present,
                          unsigned long long* fresh, const SortWorkspace& workspace,
-                         LaunchShape shape, cudaStream_t stream) {
+                         LaunchShape shape, cudaStream_t stream, cudaEvent_t chain) {
   if (count == 0) return;
   if (count > workspace.capacity) {
     throw Error("a test_and_set batch of " + std::to_string(count) +
@@ -208,50 +357,30 @@ void launch_test_and_set(const FilterRef& filter, const uint64_t* fingerprints,
                 " keys.");
   }
   const kernels::SortSpan span = kernels::sort_span(filter.num_blocks, count);
-  bucket_kernel<<<grid_for(bucket_kernel, count, shape), kThreads, 0, stream>>>(
-      fingerprints, count, filter.num_blocks, span.shift, workspace.buckets[0],
-      workspace.positions[0]);
-  GDEDUP_CUDA_CHECK(cudaGetLastError());
-
-  cub::DoubleBuffer<uint32_t> buckets(workspace.buckets[0], workspace.buckets[1]);
-  cub::DoubleBuffer<uint32_t> positions(workspace.positions[0], workspace.positions[1]);
-  size_t needed = 0;
-  GDEDUP_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, needed, buckets, positions,
-                                                    static_cast<int>(count), 0,
-                                                    static_cast<int>(span.bits), stream));
-  if (needed > workspace.scratch_bytes) {
-    throw Error("the sort needs " + std::to_string(needed) + " bytes of scratch space but " +
-                std::to_string(workspace.scratch_bytes) + " were set aside.");
-  }
-  size_t scratch_bytes = workspace.scratch_bytes;
-  GDEDUP_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(workspace.scratch, scratch_bytes, buckets,
-                                                    positions, static_cast<int>(count), 0,
-                                                    static_cast<int>(span.bits), stream));
-
+  for_each_index(BucketKey{fingerprints, filter.num_blocks, span.shift, workspace.buckets[0],
+                           workspace.positions[0]},
+                 count, shape, stream);
+  const SortedPairs sorted = sort_pairs(workspace, count, span.bits, stream);
+  GDEDUP_CUDA_CHECK(cudaStreamWaitEvent(stream, chain, 0));
   dispatch_layout(filter, [&](auto bw, auto bpw) {
-    const auto kernel = walk_kernel<decltype(bw)::value, decltype(bpw)::value>;
-    kernel<<<grid_for(kernel, count, shape), kThreads, 0, stream>>>(
-        filter, fingerprints, buckets.Current(), positions.Current(), count, was_present, fresh);
+    using Walk = WalkRun<decltype(bw)::value, decltype(bpw)::value>;
+    sum_into(Walk{filter, fingerprints, sorted.buckets, sorted.positions, count, was_present},
+             count, fresh, shape, stream);
   });
-  GDEDUP_CUDA_CHECK(cudaGetLastError());
+  GDEDUP_CUDA_CHECK(cudaEventRecord(chain, stream));
 }
 
 void launch_count_set_bits(const FilterRef& filter, unsigned long long* total,
                            LaunchShape shape, cudaStream_t stream) {
-  // Blocks are 8 or 16 words, so the array is a whole number of uint4.
-  const uint64_t vectors = filter.num_blocks * filter.block_words / 4;
-  if (vectors == 0) return;
-  popcount_kernel<<<grid_for(popcount_kernel, vectors, shape), kThreads, 0, stream>>>(
-      reinterpret_cast<const uint4*>(filter.words), vectors, total);
-  GDEDUP_CUDA_CHECK(cudaGetLastError());
+  const uint64_t words = filter.num_blocks * filter.block_words;
+  if (words == 0) return;
+  sum_into(CountBits{filter.words}, words, total, shape, stream);
 }
 
 void launch_random_keys(uint64_t* keys, uint64_t count, uint64_t seed, LaunchShape shape,
                         cudaStream_t stream) {
   if (count == 0) return;
-  random_keys_kernel<<<grid_for(random_keys_kernel, count, shape), kThreads, 0, stream>>>(
-      keys, count, seed);
-  GDEDUP_CUDA_CHECK(cudaGetLastError());
+  for_each_index(RandomKey{keys, seed}, count, shape, stream);
 }
 
 }  // namespace gdedup::cuda

@@ -56,11 +56,13 @@ void launch_contains(const FilterRef& filter, const uint64_t* fingerprints, uint
 
 // Sequential semantics within the batch (kernels/block_ops.h says how).
 // Adds the number of new keys to *fresh (device memory). Batches on several
-// streams must be ordered by the caller: no two may run at once.
+// streams are chained through `chain`: the first kernel that touches the
+// filter waits for it and the last records it, so one batch sees the bits of
+// the previous one while grouping its keys meanwhile.
 void launch_test_and_set(const FilterRef& filter, const uint64_t* fingerprints,
                          uint64_t count, uint8_t* was_present,
                          unsigned long long* fresh, const SortWorkspace& workspace,
-                         LaunchShape shape, cudaStream_t stream);
+                         LaunchShape shape, cudaStream_t stream, cudaEvent_t chain);
 
 // Adds the number of set bits of the whole filter to *total (device memory).
 void launch_count_set_bits(const FilterRef& filter, unsigned long long* total,

@@ -1,6 +1,7 @@
 // gdedup bench: runs both workloads, reports rates, and says why the GPU
 // was not measured where none is usable.
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -12,16 +13,42 @@ bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
+const std::vector<std::string> kBenchArgs{"bench", "--keys", "200K", "--urls", "20K",
+                                          "--threads", "2"};
+
 TEST(CliBench, ReportsBothWorkloadsOnTheCpu) {
   REQUIRE_GDEDUP_BIN();
-  const cli_test::Result r =
-      cli_test::run({"bench", "--keys", "200K", "--urls", "20K", "--threads", "2"});
+  const cli_test::Result r = cli_test::run(kBenchArgs);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "fingerprints")) << r.out;
   EXPECT_TRUE(has(r.out, "url text")) << r.out;
   EXPECT_TRUE(has(r.out, "cpu (")) << r.out;
   // Either the GPU ran and matched the CPU, or the reason it did not is given.
   EXPECT_TRUE(has(r.out, "identical answers and filter bytes") || has(r.out, "gpu: not measured"))
+      << r.out;
+}
+
+// The command with a GPU backend (the CUDA stand-in where no GPU is) must
+// measure both workloads there and find them identical to the CPU's.
+TEST(CliBench, MeasuresTheGpuWhereTheBuildHasOne) {
+  if (cli_test::gpu_binary().empty()) GTEST_SKIP() << "this build has no GPU backend";
+  cli_test::RunSpec spec;
+  spec.bin = cli_test::gpu_binary();
+  spec.args = kBenchArgs;
+  const cli_test::Result r = cli_test::run(spec);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(has(r.out, "gpu: not measured")) << r.out;
+  EXPECT_TRUE(has(r.out, "fingerprints: GPU/CPU")) << r.out;
+  EXPECT_TRUE(has(r.out, "url text: GPU/CPU")) << r.out;
+  EXPECT_TRUE(has(r.out, "fingerprints   gpu (")) << r.out;
+  EXPECT_TRUE(has(r.out, "url text       gpu (")) << r.out;
+  EXPECT_TRUE(has(r.out, "fingerprints: GPU/CPU") &&
+              has(r.out.substr(r.out.find("fingerprints: GPU/CPU")),
+                  "identical answers and filter bytes\nurl text: GPU/CPU"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "url text: GPU/CPU") &&
+              has(r.out.substr(r.out.find("url text: GPU/CPU")),
+                  "identical answers and filter bytes"))
       << r.out;
 }
 

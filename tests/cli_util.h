@@ -33,6 +33,17 @@ inline std::string binary() {
   return bin != nullptr ? bin : "";
 }
 
+// The command with a usable GPU backend, "" when this build has none:
+// gdedup-standin (the CUDA stand-in, tests/cuda_standin) or, in GPU builds,
+// gdedup itself (tests/CMakeLists.txt).
+inline std::string gpu_binary() {
+#if defined(GDEDUP_GPU_CLI)
+  return GDEDUP_GPU_CLI;
+#else
+  return "";
+#endif
+}
+
 // Skips the calling test when the binary is not known (run outside ctest).
 #define REQUIRE_GDEDUP_BIN()                                             \
   do {                                                                   \
@@ -47,6 +58,7 @@ struct RunSpec {
   std::string input;
   std::string stdin_path;
   std::string stdout_path;
+  std::string bin;  // the command to run; "" for binary()
 };
 
 inline Result run(const RunSpec& spec) {
@@ -78,7 +90,7 @@ inline Result run(const RunSpec& spec) {
       close(fd);
     }
     std::vector<char*> argv;
-    std::string bin = binary();
+    std::string bin = spec.bin.empty() ? binary() : spec.bin;
     argv.push_back(bin.data());
     std::vector<std::string> args = spec.args;
     for (std::string& a : args) argv.push_back(a.data());

@@ -1,8 +1,10 @@
 // The CUDA backend against the scalar reference of layout.h: answers and
-// filter bytes identical. The GPU tests skip, printing why, where no usable
-// device is present; the GpuBlockOps and GpuBatchPlan tests run the kernels'
-// device-independent code (kernels/block_ops.h, src/cuda/batch_plan.h) on
-// the CPU everywhere.
+// filter bytes identical. Without a GPU these run on the CUDA stand-in
+// (tests/cuda_standin: the kernels on a CPU device, streams on threads in
+// seeded random interleavings), several schedules each; where neither a GPU
+// nor the stand-in is there they skip, printing why. The GpuBlockOps and
+// GpuBatchPlan tests run the kernels' device-independent code
+// (kernels/block_ops.h, src/cuda/batch_plan.h) on the CPU everywhere.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -26,6 +28,9 @@
 
 #if defined(GDEDUP_HAVE_CUDA)
 #include <cuda_runtime_api.h>
+#endif
+#if defined(GDEDUP_CUDA_STANDIN)
+#include "cuda_standin.h"
 #endif
 
 namespace gdedup {
@@ -290,13 +295,20 @@ TEST(GpuBatchPlan, OversizedRequestIsAUsageError) {
 // ---------------------------------------------------------------------------
 // The backend on a device.
 
-TEST(GpuAvailability, GivesAReasonWhenUnavailable) {
+// Where a GPU (or the stand-in) is usable: what the device says of itself.
+// Elsewhere: the reason, the same one make_gpu_backend gives.
+TEST(GpuAvailability, DescribesTheDeviceOrGivesAReason) {
   std::string why;
   if (gpu_available(&why)) {
     const GpuDeviceInfo info = gpu_device_info();
-    GTEST_SKIP() << "a usable GPU is present: " << info.name << ", compute capability "
-                 << info.compute_major << "." << info.compute_minor << ", "
-                 << info.total_bytes << " bytes";
+    std::cout << "a usable GPU: " << info.name << ", compute capability " << info.compute_major
+              << "." << info.compute_minor << ", " << info.total_bytes << " bytes\n";
+    EXPECT_FALSE(info.name.empty());
+    EXPECT_GE(info.compute_major, 9);
+    EXPECT_GT(info.multiprocessors, 0);
+    EXPECT_GT(info.total_bytes, 0u);
+    EXPECT_LE(info.free_bytes, info.total_bytes);
+    return;
   }
   EXPECT_FALSE(why.empty());
   std::cout << "gpu_available() is false: " << why << "\n";
@@ -319,6 +331,26 @@ TEST(GpuAvailability, GivesAReasonWhenUnavailable) {
       GTEST_SKIP() << why_not;                                            \
     }                                                                     \
   } while (0)
+
+// Runs `body` once per stand-in schedule (the seed of its streams' delays),
+// `schedules` times in all; once on a real GPU. Stops at a fatal failure.
+template <class Body>
+void for_each_schedule(int schedules, Body&& body) {
+#if defined(GDEDUP_CUDA_STANDIN)
+  const cuda_standin::Settings saved = cuda_standin::current();
+  for (int seed = 1; seed <= schedules && !::testing::Test::HasFatalFailure(); ++seed) {
+    cuda_standin::Settings settings = saved;
+    settings.seed = static_cast<uint64_t>(seed);
+    cuda_standin::set(settings);
+    SCOPED_TRACE("stand-in schedule " + std::to_string(seed));
+    body();
+  }
+  cuda_standin::set(saved);
+#else
+  (void)schedules;
+  body();
+#endif
+}
 
 std::vector<uint32_t> filter_words(const Filter& f) {
   return std::vector<uint32_t>(f.words(), f.words() + f.params().words());
@@ -359,102 +391,108 @@ TEST(GpuBackend, TestAndSetMatchesReferenceForAllLayoutsAndBatches) {
 
 TEST(GpuBackend, LaterCallsSeeEarlierBitsAndTheInitialFilter) {
   GDEDUP_REQUIRE_GPU();
-  for (const Layout& l : kLayouts) {
-    SCOPED_TRACE(layout_name(l));
-    const uint64_t blocks = 4099;
-    Reference ref(blocks, l);
-    Filter filter(FilterParams{blocks, l, 5});
-    // Bits present before the backend exists must be on the device.
-    std::vector<uint8_t> ignored;
-    ref.test_and_set(random_keys(5000, 31), &ignored);
-    std::memcpy(filter.words(), ref.words.data(), ref.words.size() * sizeof(uint32_t));
-    auto backend = make_gpu_backend(filter, GpuOptions{0, 1000});
-    for (int call = 0; call < 4; ++call) {
-      const std::vector<uint64_t> keys = pooled_keys(3000 + call * 1000, 2000, 40 + call);
-      std::vector<uint8_t> expected, answers(keys.size());
-      const uint64_t fresh = ref.test_and_set(keys, &expected);
-      ASSERT_EQ(backend->test_and_set(keys.data(), keys.size(), answers.data()), fresh);
-      ASSERT_EQ(answers, expected) << "call " << call;
+  for_each_schedule(8, [] {
+    for (const Layout& l : kLayouts) {
+      SCOPED_TRACE(layout_name(l));
+      const uint64_t blocks = 4099;
+      Reference ref(blocks, l);
+      Filter filter(FilterParams{blocks, l, 5});
+      // Bits present before the backend exists must be on the device.
+      std::vector<uint8_t> ignored;
+      ref.test_and_set(random_keys(5000, 31), &ignored);
+      std::memcpy(filter.words(), ref.words.data(), ref.words.size() * sizeof(uint32_t));
+      auto backend = make_gpu_backend(filter, GpuOptions{0, 1000});
+      for (int call = 0; call < 4; ++call) {
+        const std::vector<uint64_t> keys = pooled_keys(3000 + call * 1000, 2000, 40 + call);
+        std::vector<uint8_t> expected, answers(keys.size());
+        const uint64_t fresh = ref.test_and_set(keys, &expected);
+        ASSERT_EQ(backend->test_and_set(keys.data(), keys.size(), answers.data()), fresh);
+        ASSERT_EQ(answers, expected) << "call " << call;
+      }
+      backend->sync_to_host();
+      ASSERT_EQ(filter_words(filter), ref.words);
     }
-    backend->sync_to_host();
-    ASSERT_EQ(filter_words(filter), ref.words);
-  }
+  });
 }
 
 TEST(GpuBackend, AddAndContainsMatchReference) {
   GDEDUP_REQUIRE_GPU();
-  for (const Layout& l : kLayouts) {
-    for (uint64_t batch : {1000ull, 0ull}) {
-      SCOPED_TRACE(layout_name(l) + ", batch " + std::to_string(batch));
-      const uint64_t blocks = 30011;
-      Reference ref(blocks, l);
-      const std::vector<uint64_t> keys = random_keys(100000, 51);
-      std::vector<uint8_t> ignored;
-      ref.test_and_set(keys, &ignored);
+  for_each_schedule(4, [] {
+    for (const Layout& l : kLayouts) {
+      for (uint64_t batch : {1000ull, 0ull}) {
+        SCOPED_TRACE(layout_name(l) + ", batch " + std::to_string(batch));
+        const uint64_t blocks = 30011;
+        Reference ref(blocks, l);
+        const std::vector<uint64_t> keys = random_keys(100000, 51);
+        std::vector<uint8_t> ignored;
+        ref.test_and_set(keys, &ignored);
 
-      Filter filter(FilterParams{blocks, l, 5});
-      auto backend = make_gpu_backend(filter, GpuOptions{0, batch});
-      backend->add(keys.data(), keys.size());
-      // Half inserted, half new: the new ones are mostly absent.
-      std::vector<uint64_t> probes = random_keys(50000, 52);
-      probes.insert(probes.end(), keys.begin(), keys.begin() + 50000);
-      std::vector<uint8_t> present(probes.size(), 0xee);
-      backend->contains(probes.data(), probes.size(), present.data());
-      ASSERT_EQ(present, ref.contains(probes));
-      backend->sync_to_host();
-      ASSERT_EQ(filter_words(filter), ref.words);
-      EXPECT_EQ(filter.counters().insertions, keys.size());
+        Filter filter(FilterParams{blocks, l, 5});
+        auto backend = make_gpu_backend(filter, GpuOptions{0, batch});
+        backend->add(keys.data(), keys.size());
+        // Half inserted, half new: the new ones are mostly absent.
+        std::vector<uint64_t> probes = random_keys(50000, 52);
+        probes.insert(probes.end(), keys.begin(), keys.begin() + 50000);
+        std::vector<uint8_t> present(probes.size(), 0xee);
+        backend->contains(probes.data(), probes.size(), present.data());
+        ASSERT_EQ(present, ref.contains(probes));
+        backend->sync_to_host();
+        ASSERT_EQ(filter_words(filter), ref.words);
+        EXPECT_EQ(filter.counters().insertions, keys.size());
+      }
     }
-  }
+  });
 }
 
 #if defined(GDEDUP_HAVE_CUDA)
 TEST(GpuBackend, DeviceAndPinnedBuffersGiveTheSameAnswers) {
   GDEDUP_REQUIRE_GPU();
-  const Layout l{512, 16};
-  const uint64_t blocks = 8191, n = 40000;
-  const std::vector<uint64_t> keys = pooled_keys(n, 20000, 61);
-  Reference ref(blocks, l);
-  std::vector<uint8_t> expected;
-  const uint64_t fresh = ref.test_and_set(keys, &expected);
+  for_each_schedule(8, [] {
+    const Layout l{512, 16};
+    const uint64_t blocks = 8191, n = 40000;
+    const std::vector<uint64_t> keys = pooled_keys(n, 20000, 61);
+    Reference ref(blocks, l);
+    std::vector<uint8_t> expected;
+    const uint64_t fresh = ref.test_and_set(keys, &expected);
 
-  // Device-resident keys and answers.
-  {
-    Filter filter(FilterParams{blocks, l, 5});
-    auto backend = make_gpu_backend(filter, GpuOptions{0, 7000});
-    uint64_t* d_keys = nullptr;
-    uint8_t* d_answers = nullptr;
-    ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&d_keys), n * 8), cudaSuccess);
-    ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&d_answers), n), cudaSuccess);
-    ASSERT_EQ(cudaMemcpy(d_keys, keys.data(), n * 8, cudaMemcpyHostToDevice), cudaSuccess);
-    EXPECT_EQ(backend->test_and_set(d_keys, n, d_answers), fresh);
-    std::vector<uint8_t> answers(n);
-    ASSERT_EQ(cudaMemcpy(answers.data(), d_answers, n, cudaMemcpyDeviceToHost), cudaSuccess);
-    EXPECT_EQ(answers, expected);
-    backend->contains(d_keys, n, d_answers);
-    ASSERT_EQ(cudaMemcpy(answers.data(), d_answers, n, cudaMemcpyDeviceToHost), cudaSuccess);
-    EXPECT_EQ(answers, std::vector<uint8_t>(n, 1));
-    cudaFree(d_keys);
-    cudaFree(d_answers);
-    backend->sync_to_host();
-    EXPECT_EQ(filter_words(filter), ref.words);
-  }
-  // Pinned host keys and answers.
-  {
-    Filter filter(FilterParams{blocks, l, 5});
-    auto backend = make_gpu_backend(filter, GpuOptions{0, 7000});
-    uint64_t* h_keys = nullptr;
-    uint8_t* h_answers = nullptr;
-    ASSERT_EQ(cudaMallocHost(reinterpret_cast<void**>(&h_keys), n * 8), cudaSuccess);
-    ASSERT_EQ(cudaMallocHost(reinterpret_cast<void**>(&h_answers), n), cudaSuccess);
-    std::memcpy(h_keys, keys.data(), n * 8);
-    EXPECT_EQ(backend->test_and_set(h_keys, n, h_answers), fresh);
-    EXPECT_EQ(std::vector<uint8_t>(h_answers, h_answers + n), expected);
-    cudaFreeHost(h_keys);
-    cudaFreeHost(h_answers);
-    backend->sync_to_host();
-    EXPECT_EQ(filter_words(filter), ref.words);
-  }
+    // Device-resident keys and answers.
+    {
+      Filter filter(FilterParams{blocks, l, 5});
+      auto backend = make_gpu_backend(filter, GpuOptions{0, 7000});
+      uint64_t* d_keys = nullptr;
+      uint8_t* d_answers = nullptr;
+      ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&d_keys), n * 8), cudaSuccess);
+      ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&d_answers), n), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(d_keys, keys.data(), n * 8, cudaMemcpyHostToDevice), cudaSuccess);
+      EXPECT_EQ(backend->test_and_set(d_keys, n, d_answers), fresh);
+      std::vector<uint8_t> answers(n);
+      ASSERT_EQ(cudaMemcpy(answers.data(), d_answers, n, cudaMemcpyDeviceToHost), cudaSuccess);
+      EXPECT_EQ(answers, expected);
+      backend->contains(d_keys, n, d_answers);
+      ASSERT_EQ(cudaMemcpy(answers.data(), d_answers, n, cudaMemcpyDeviceToHost), cudaSuccess);
+      EXPECT_EQ(answers, std::vector<uint8_t>(n, 1));
+      cudaFree(d_keys);
+      cudaFree(d_answers);
+      backend->sync_to_host();
+      EXPECT_EQ(filter_words(filter), ref.words);
+    }
+    // Pinned host keys and answers.
+    {
+      Filter filter(FilterParams{blocks, l, 5});
+      auto backend = make_gpu_backend(filter, GpuOptions{0, 7000});
+      uint64_t* h_keys = nullptr;
+      uint8_t* h_answers = nullptr;
+      ASSERT_EQ(cudaMallocHost(reinterpret_cast<void**>(&h_keys), n * 8), cudaSuccess);
+      ASSERT_EQ(cudaMallocHost(reinterpret_cast<void**>(&h_answers), n), cudaSuccess);
+      std::memcpy(h_keys, keys.data(), n * 8);
+      EXPECT_EQ(backend->test_and_set(h_keys, n, h_answers), fresh);
+      EXPECT_EQ(std::vector<uint8_t>(h_answers, h_answers + n), expected);
+      cudaFreeHost(h_keys);
+      cudaFreeHost(h_answers);
+      backend->sync_to_host();
+      EXPECT_EQ(filter_words(filter), ref.words);
+    }
+  });
 }
 #endif
 

@@ -57,7 +57,11 @@ class GpuBackend : public Backend {
 // current bits and filter.words() is stale; `filter` must outlive the backend.
 // Operations take fingerprints and answers in host memory (pageable or
 // pinned) or in this device's memory (cudaMalloc), each detected per call;
-// device pointers skip the copies. Every call returns with its work done.
+// device pointers skip the copies. Device buffers may be filled by work on
+// the legacy default stream (cudaMemcpy, launches on stream 0): the backend
+// orders its streams after it. Work on the caller's own non-blocking
+// streams must be finished before the call. Every call returns with its
+// work done.
 // Throws Error when the device is unusable or the filter does not fit.
 std::unique_ptr<Backend> make_gpu_backend(Filter& filter, const GpuOptions& options = {});
 

@@ -2,10 +2,10 @@
 // allocation for the backend's lifetime. A call is cut into batches that go
 // round kSlots slots, each with its own stream, device buffers and pinned
 // staging, so that copy-in of batch c+1, the kernel of batch c and copy-back
-// of batch c-1 overlap. test_and_set kernels are chained across streams by
-// one event (each waits for the previous one), because batch c+1 must see the
-// bits of batch c; add and contains kernels may overlap, being order-free or
-// read-only.
+// of batch c-1 overlap. test_and_set batches are chained across streams by
+// one event: the kernels of batch c+1 that touch the filter wait for those of
+// batch c, whose bits they must see, while its grouping may overlap them;
+// add and contains kernels may overlap, being order-free or read-only.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -188,8 +188,12 @@ class CudaBackend final : public GpuBackend {
     } catch (const OutOfDeviceMemory&) {
       throw Error(cuda::not_enough_memory(filter_bytes, free_bytes));
     }
+    // From pageable memory (the filter is mmap'd) cudaMemcpy may return
+    // before the copy reaches the device, and the slots' non-blocking streams
+    // do not wait for the legacy stream it runs on: wait for it here.
     GDEDUP_CUDA_CHECK(cudaMemcpy(words_.get(), filter.words(), filter_bytes,
                                  cudaMemcpyHostToDevice));
+    GDEDUP_CUDA_CHECK(cudaStreamSynchronize(nullptr));
     // FilterParams::geometry() spelled out: this library links below gdedup.
     const uint32_t block_words = params.layout.block_bits / kWordBits;
     ref_ = FilterRef{words_.get(), params.num_blocks, block_words, params.layout.k / block_words};
@@ -310,6 +314,17 @@ class CudaBackend final : public GpuBackend {
     return s.counts_fresh ? *s.fresh_host.get() : 0;
   }
 
+  // Device buffers that the caller filled, or will read, with work on the
+  // legacy stream, which the slots' non-blocking streams do not wait for:
+  // every slot is ordered after that work. (Work on the caller's own
+  // non-blocking streams must be finished before the call: gpu.h.)
+  void order_after_legacy_stream() {
+    GDEDUP_CUDA_CHECK(cudaEventRecord(legacy_done_.get(), nullptr));
+    for (auto& s : slots_) {
+      GDEDUP_CUDA_CHECK(cudaStreamWaitEvent(s->stream.get(), legacy_done_.get(), 0));
+    }
+  }
+
   // After a failure: lets every stream run dry so no buffer is still in use.
   void quiesce() noexcept {
     for (auto& s : slots_) {
@@ -327,6 +342,7 @@ class CudaBackend final : public GpuBackend {
     uint64_t fresh = 0;
     size_t next = 0;
     try {
+      if (in == Space::kDevice || out == Space::kDevice) order_after_legacy_stream();
       for (uint64_t offset = 0; offset < count; offset += batch_) {
         const uint64_t n = std::min(batch_, count - offset);
         Slot& s = *slots_[next];
@@ -357,12 +373,10 @@ class CudaBackend final : public GpuBackend {
             cuda::launch_contains(ref_, device_keys, n, device_answers, shape_, stream);
             break;
           case Op::kTestAndSet:
-            GDEDUP_CUDA_CHECK(cudaStreamWaitEvent(stream, chain_.get(), 0));
             GDEDUP_CUDA_CHECK(
                 cudaMemsetAsync(s.fresh.get(), 0, sizeof(unsigned long long), stream));
             cuda::launch_test_and_set(ref_, device_keys, n, device_answers, s.fresh.get(),
-                                      s.workspace(), shape_, stream);
-            GDEDUP_CUDA_CHECK(cudaEventRecord(chain_.get(), stream));
+                                      s.workspace(), shape_, stream, chain_.get());
             GDEDUP_CUDA_CHECK(cudaMemcpyAsync(s.fresh_host.get(), s.fresh.get(),
                                               sizeof(unsigned long long),
                                               cudaMemcpyDeviceToHost, stream));
@@ -403,6 +417,7 @@ class CudaBackend final : public GpuBackend {
   FilterRef ref_{};
   std::vector<std::unique_ptr<Slot>> slots_;
   Event chain_;
+  Event legacy_done_;
 };
 
 }  // namespace
