@@ -1,14 +1,17 @@
-// Per-block pieces of the CUDA kernels that do not need a GPU: the block held
-// in registers, the grouping of a batch for test_and_set, and the walk of one
-// group in input order. Plain C++ as well as CUDA, so the CPU tests run the
-// very code the kernels run (tests/gpu_backend_test.cpp).
+// Per-key pieces of the CUDA kernels that do not need a GPU: the block held
+// in registers, a key's masks, and the two steps of test_and_set. Plain C++
+// as well as CUDA, so the CPU tests run the very code the kernels run
+// (tests/gpu_backend_test.cpp), and kernels/filter_kernels.cu runs it on
+// either device.
 //
-// Why the grouping gives sequential answers: all k bits of a key lie in its
-// block, so key i's answer depends only on the keys j < i of the same block.
-// test_and_set sorts each batch stably by a bucket that is a function of the
-// block (equal blocks, equal buckets), and one thread walks each run of equal
-// buckets in input order. No two threads ever touch the same block, so the
-// walk needs neither atomics nor ordering between threads.
+// Why test_and_set gives sequential answers: all k bits of a key lie in its
+// block, so key i's answer depends only on the block as the batch found it
+// and on the keys j < i of the same block. With the batch sorted stably by
+// block, those keys are the ones before i in its block's segment, and the OR
+// of their masks is a segmented exclusive scan: key i is present iff its
+// mask lies within block | scan[i]. The last key of each segment then writes
+// block | scan | its mask, once. Every step is one thread per key, however
+// many keys share a block.
 #pragma once
 
 #include <cstdint>
@@ -33,36 +36,23 @@ GDEDUP_HD uint32_t bit_width(uint64_t v) {
   return w;
 }
 
-// Which bits of the block index test_and_set sorts on. Buckets are
-// block >> shift, with `bits` significant bits (1..32). Fewer bits than the
-// block index has mean fewer radix passes (8 bits each) and longer runs; about
-// 4 to 8 buckets per key keeps most runs at one key.
-struct SortSpan {
-  uint32_t shift;
-  uint32_t bits;
-};
-
-GDEDUP_HD SortSpan sort_span(uint64_t num_blocks, uint64_t keys) {
-  const uint32_t block_bits = bit_width(num_blocks - 1);
-  uint32_t bits = bit_width(keys) + 2;
-  if (bits > 32) bits = 32;
-  if (bits > block_bits) bits = block_bits;
-  if (bits == 0) bits = 1;  // one block: every key in one run
-  const uint32_t shift = block_bits > bits ? block_bits - bits : 0;
-  return SortSpan{shift, bits};
-}
-
-GDEDUP_HD uint32_t bucket_of(uint64_t fingerprint, uint64_t num_blocks, uint32_t shift) {
-  return static_cast<uint32_t>(block_index(fingerprint, num_blocks) >> shift);
-}
-
 // The key's mask for every word of its block: word_mask (layout.h) for
 // j = 0..BW-1, with every loop unrolled so that each salt is a constant.
 // Calling word_mask per word left the salt table in local memory for the
 // (256-bit, k = 16) layout (128 bytes of stack per thread, seen in ptxas -v).
 // tests/gpu_backend_test.cpp checks it against word_mask.
+#if defined(GDEDUP_CPU_DEVICE)
+// On the CPU device each thread counts its calls of block_masks (one per key
+// it works through), so that tests can bound the keys one GPU thread would
+// handle in turn: a kernel lasts as long as its longest thread.
+inline thread_local uint64_t cpu_device_steps = 0;
+#endif
+
 template <uint32_t BW, uint32_t BPW>
 GDEDUP_HD void block_masks(uint64_t fingerprint, uint32_t (&m)[BW]) {
+#if defined(GDEDUP_CPU_DEVICE)
+  ++cpu_device_steps;
+#endif
   const uint32_t lo = static_cast<uint32_t>(fingerprint);
   GDEDUP_UNROLL
   for (uint32_t j = 0; j < BW; ++j) m[j] = 0;
@@ -179,66 +169,50 @@ GDEDUP_HD void block_missing(const uint32_t (&w)[BW], uint64_t fingerprint,
   }
 }
 
-// One thread's view of the filter while it walks a run: the block last used
-// stays in registers, so a run of repeats of one key (duplicate-heavy input)
-// reads and writes its block once. A run may hold several blocks when the
-// bucket is coarser than the block; the cursor then writes one back before
-// loading the next, and reads its own writes.
-template <uint32_t BW, uint32_t BPW>
-struct BlockCursor {
-  uint32_t* words;
-  uint64_t num_blocks;
-  uint64_t current = ~uint64_t{0};
-  bool dirty = false;
-  uint32_t w[BW] = {};
+// A key's masks as one value, for the segmented scan of test_and_set.
+template <uint32_t BW>
+struct BlockMask {
+  uint32_t w[BW];
+};
 
-  GDEDUP_HD BlockCursor(uint32_t* words_, uint64_t num_blocks_)
-      : words(words_), num_blocks(num_blocks_) {}
-
-  GDEDUP_HD bool test_and_set(uint64_t fingerprint) {
-    const uint64_t b = block_index(fingerprint, num_blocks);
-    if (b != current) {
-      flush();
-      current = b;
-      load_block<BW>(words + b * BW, w);
-    }
-    uint32_t m[BW];
-    block_masks<BW, BPW>(fingerprint, m);
-    bool all = true;
+template <uint32_t BW>
+struct OrMasks {
+  GDEDUP_HD BlockMask<BW> operator()(const BlockMask<BW>& a, const BlockMask<BW>& b) const {
+    BlockMask<BW> r;
     GDEDUP_UNROLL
-    for (uint32_t j = 0; j < BW; ++j) {
-      all &= (w[j] & m[j]) == m[j];
-      w[j] |= m[j];
-    }
-    dirty |= !all;
-    return all;
-  }
-
-  GDEDUP_HD void flush() {
-    if (dirty) store_block<BW>(words + current * BW, w);
-    dirty = false;
+    for (uint32_t j = 0; j < BW; ++j) r.w[j] = a.w[j] | b.w[j];
+    return r;
   }
 };
 
-// Sorted index t of a batch whose buckets are sorted stably, positions[t]
-// being the key's index in the batch. If t starts a run of equal buckets,
-// walks the run in input order through `cursor` and returns how many of its
-// keys were new; otherwise returns 0 and touches nothing.
-template <class Cursor>
-GDEDUP_HD uint64_t walk_run(uint64_t t, uint64_t n, const uint32_t* buckets,
-                            const uint32_t* positions, const uint64_t* fingerprints,
-                            uint8_t* was_present, Cursor& cursor) {
-  const uint32_t bucket = buckets[t];
-  if (t > 0 && buckets[t - 1] == bucket) return 0;
-  uint64_t fresh = 0;
-  for (uint64_t j = t; j < n && buckets[j] == bucket; ++j) {
-    const uint32_t p = positions[j];
-    const bool present = cursor.test_and_set(fingerprints[p]);
-    was_present[p] = present ? 1 : 0;
-    fresh += present ? 0 : 1;
-  }
-  cursor.flush();
-  return fresh;
+template <uint32_t BW, uint32_t BPW>
+GDEDUP_HD BlockMask<BW> mask_of(uint64_t fingerprint) {
+  BlockMask<BW> m;
+  block_masks<BW, BPW>(fingerprint, m.w);
+  return m;
+}
+
+// test_and_set's answer for a key whose block held `w` when the batch
+// began and whose earlier keys in the batch set `before`.
+template <uint32_t BW, uint32_t BPW>
+GDEDUP_HD bool present_after(const uint32_t (&w)[BW], const BlockMask<BW>& before,
+                             uint64_t fingerprint) {
+  uint32_t m[BW];
+  block_masks<BW, BPW>(fingerprint, m);
+  bool all = true;
+  GDEDUP_UNROLL
+  for (uint32_t j = 0; j < BW; ++j) all &= ((w[j] | before.w[j]) & m[j]) == m[j];
+  return all;
+}
+
+// The block after the last key of its segment: what the batch found, the
+// masks of the keys before it and its own.
+template <uint32_t BW, uint32_t BPW>
+GDEDUP_HD void add_segment(uint32_t (&w)[BW], const BlockMask<BW>& before, uint64_t fingerprint) {
+  uint32_t m[BW];
+  block_masks<BW, BPW>(fingerprint, m);
+  GDEDUP_UNROLL
+  for (uint32_t j = 0; j < BW; ++j) w[j] |= before.w[j] | m[j];
 }
 
 }  // namespace gdedup::kernels

@@ -14,14 +14,29 @@
 //           lanes that still miss bits (atomically), so a saturated filter
 //           is only read.
 // contains: one thread per key; 16-byte loads through the read-only cache.
-// test_and_set: bucket each key (kernels/block_ops.h), sort (bucket,
-//           position) pairs stably on the significant bits only, then one
-//           thread per run of equal buckets walks the run in input order
-//           with plain loads and stores. Costs about four radix passes over
-//           8-byte pairs plus a random gather of each fingerprint and a
-//           random byte store of each answer on top of the block traffic.
+// test_and_set: kernels/block_ops.h says why this is sequential. Per batch:
+//   1. block index and position of each key        read 8, write 12
+//   2. stable radix sort of (block, position) on the block index's bits:
+//      4 passes for 2^25..2^32 blocks              ~24 a pass, ~100
+//   3. segmented exclusive OR-scan of the sorted keys' masks (CUB's
+//      ScanByKey): gathers each fingerprint         ~12 + 32 + 64 written
+//   4. each sorted key answers from its block, the scan and its mask, one
+//      thread per key                               ~12 + 32 + 64 + 64 + 32
+//   5. the last key of each block's segment writes the block once
+//                                                   ~16 + 32 + 64 + 128
+//   About 690 bytes a key against ~300 for the walk it replaced, so about
+//   2.5x slower on random keys (by this count about 4-5 G keys/s on an H200,
+//   not measured); but duplicate-heavy input costs the same as random: no
+//   thread handles more than one key, where the walk gave all the keys of a
+//   block to one thread (262k dependent steps for a 2^18 batch of records
+//   lacking their --key field). Only steps 4 and 5 touch the filter, so only
+//   they wait for the previous batch.
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
 #if defined(__CUDACC__)
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 #else
 // The CPU device: Thrust's CPP system, sequential inside a launch. The
 // stand-in's streams give the concurrency between launches. (The OMP system
@@ -29,9 +44,11 @@
 #include <thrust/execution_policy.h>
 #include <thrust/for_each.h>
 #include <thrust/functional.h>
-#include <thrust/iterator/counting_iterator.h>
+#include <thrust/scan.h>
 #include <thrust/sort.h>
 #include <thrust/transform_reduce.h>
+
+#include <atomic>
 #endif
 
 #include <cuda/atomic>
@@ -108,30 +125,65 @@ struct ContainsKey {
   }
 };
 
-struct BucketKey {
+struct KeyBlock {
   const uint64_t* fingerprints;
   uint64_t num_blocks;
-  uint32_t shift;
-  uint32_t* buckets;
+  uint64_t* blocks;
   uint32_t* positions;
   GDEDUP_HD void operator()(uint64_t i) const {
-    buckets[i] = kernels::bucket_of(kernels::load_readonly(fingerprints + i), num_blocks, shift);
+    blocks[i] = block_index(kernels::load_readonly(fingerprints + i), num_blocks);
     positions[i] = static_cast<uint32_t>(i);
   }
 };
 
-// Returns how many keys of the run starting at sorted index t were new.
+// The masks of sorted key t: the scan's input.
 template <uint32_t BW, uint32_t BPW>
-struct WalkRun {
+struct SortedMask {
+  const uint64_t* fingerprints;
+  const uint32_t* positions;
+  GDEDUP_HD kernels::BlockMask<BW> operator()(uint64_t t) const {
+    return kernels::mask_of<BW, BPW>(fingerprints[positions[t]]);
+  }
+};
+
+// What test_and_set's steps 4 and 5 read of sorted key t.
+template <uint32_t BW>
+struct SortedBatch {
   FilterRef f;
   const uint64_t* fingerprints;
-  const uint32_t* buckets;
+  const uint64_t* blocks;
   const uint32_t* positions;
+  const kernels::BlockMask<BW>* before;
   uint64_t n;
+};
+
+// Step 4: answers sorted key t; returns 1 when it was new. Nothing writes
+// the filter meanwhile.
+template <uint32_t BW, uint32_t BPW>
+struct AnswerSorted {
+  SortedBatch<BW> b;
   uint8_t* was_present;
   GDEDUP_HD uint64_t operator()(uint64_t t) const {
-    kernels::BlockCursor<BW, BPW> cursor(f.words, f.num_blocks);
-    return kernels::walk_run(t, n, buckets, positions, fingerprints, was_present, cursor);
+    const uint32_t p = b.positions[t];
+    uint32_t w[BW];
+    kernels::load_block_readonly<BW>(b.f.words + b.blocks[t] * BW, w);
+    const bool present = kernels::present_after<BW, BPW>(w, b.before[t], b.fingerprints[p]);
+    was_present[p] = present ? 1 : 0;
+    return present ? 0 : 1;
+  }
+};
+
+// Step 5: the last key of each block's segment writes the block.
+template <uint32_t BW, uint32_t BPW>
+struct StoreSegment {
+  SortedBatch<BW> b;
+  GDEDUP_HD void operator()(uint64_t t) const {
+    if (t + 1 < b.n && b.blocks[t + 1] == b.blocks[t]) return;
+    uint32_t* block = b.f.words + b.blocks[t] * BW;
+    uint32_t w[BW];
+    kernels::load_block<BW>(block, w);
+    kernels::add_segment<BW, BPW>(w, b.before[t], b.fingerprints[b.positions[t]]);
+    kernels::store_block<BW>(block, w);
   }
 };
 
@@ -239,59 +291,123 @@ void enqueue(cudaStream_t stream, Work work) {
 
 thrust::counting_iterator<uint64_t> index(uint64_t i) { return thrust::counting_iterator<uint64_t>(i); }
 
+std::atomic<uint64_t> longest_thread_keys{0};
+
+// Thread i of a launch: f(i), noting how many keys it worked through.
+template <class F>
+struct CountedThread {
+  F f;
+  auto operator()(uint64_t i) const {
+    kernels::cpu_device_steps = 0;
+    struct Note {
+      ~Note() {
+        uint64_t seen = longest_thread_keys.load();
+        while (kernels::cpu_device_steps > seen &&
+               !longest_thread_keys.compare_exchange_weak(seen, kernels::cpu_device_steps)) {
+        }
+      }
+    } note;
+    return f(i);
+  }
+};
+
 template <class F>
 void for_each_index(F f, uint64_t n, LaunchShape, cudaStream_t stream) {
-  enqueue(stream, [f, n] { thrust::for_each(thrust::cpp::par, index(0), index(n), f); });
+  enqueue(stream, [f, n] {
+    thrust::for_each(thrust::cpp::par, index(0), index(n), CountedThread<F>{f});
+  });
 }
 
 template <class F>
 void sum_into(F f, uint64_t n, unsigned long long* total, LaunchShape, cudaStream_t stream) {
   enqueue(stream, [f, n, total] {
-    *total += thrust::transform_reduce(thrust::cpp::par, index(0), index(n), f, uint64_t{0},
-                                       thrust::plus<uint64_t>());
+    *total += thrust::transform_reduce(thrust::cpp::par, index(0), index(n), CountedThread<F>{f},
+                                       uint64_t{0}, thrust::plus<uint64_t>());
   });
 }
 
 #endif
 
-// Sorts (bucket, position) pairs stably by the low `bits` bits of the
-// bucket; returns where the sorted pairs are.
+template <uint32_t BW, uint32_t BPW>
+using MaskIterator =
+    thrust::transform_iterator<SortedMask<BW, BPW>, thrust::counting_iterator<uint64_t>>;
+
+// Where test_and_set's sort left the pairs.
 struct SortedPairs {
-  const uint32_t* buckets;
+  const uint64_t* blocks;
   const uint32_t* positions;
 };
 
-SortedPairs sort_pairs(const SortWorkspace& workspace, uint64_t count, uint32_t bits,
+#if defined(__CUDACC__)
+// Runs a CUB algorithm on the workspace's scratch: sized once for the
+// largest batch (test_and_set_scratch_bytes), checked here.
+template <class Algorithm>
+void run_cub(const TestAndSetWorkspace& ws, Algorithm algorithm) {
+  size_t needed = 0;
+  GDEDUP_CUDA_CHECK(algorithm(nullptr, needed));
+  if (needed > ws.scratch_bytes) {
+    throw Error("test_and_set needs " + std::to_string(needed) + " bytes of scratch space but " +
+                std::to_string(ws.scratch_bytes) + " were set aside.");
+  }
+  size_t bytes = ws.scratch_bytes;
+  GDEDUP_CUDA_CHECK(algorithm(ws.scratch, bytes));
+}
+#endif
+
+// Step 2: sorts (block, position) pairs stably by the block's `bits` bits.
+SortedPairs sort_pairs(const TestAndSetWorkspace& ws, uint64_t count, uint32_t bits,
                        cudaStream_t stream) {
 #if defined(__CUDACC__)
-  cub::DoubleBuffer<uint32_t> buckets(workspace.buckets[0], workspace.buckets[1]);
-  cub::DoubleBuffer<uint32_t> positions(workspace.positions[0], workspace.positions[1]);
-  size_t needed = 0;
-  GDEDUP_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, needed, buckets, positions,
-                                                    static_cast<int>(count), 0,
-                                                    static_cast<int>(bits), stream));
-  if (needed > workspace.scratch_bytes) {
-    throw Error("the sort needs " + std::to_string(needed) + " bytes of scratch space but " +
-                std::to_string(workspace.scratch_bytes) + " were set aside.");
-  }
-  size_t scratch_bytes = workspace.scratch_bytes;
-  GDEDUP_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(workspace.scratch, scratch_bytes, buckets,
-                                                    positions, static_cast<int>(count), 0,
-                                                    static_cast<int>(bits), stream));
-  return SortedPairs{buckets.Current(), positions.Current()};
-#else
-  // Buckets are below 2^bits, so sorting whole words gives the same order.
-  (void)bits;
-  uint32_t* buckets = workspace.buckets[0];
-  uint32_t* positions = workspace.positions[0];
-  enqueue(stream, [buckets, positions, count] {
-    thrust::stable_sort_by_key(thrust::cpp::par, buckets, buckets + count, positions);
+  cub::DoubleBuffer<uint64_t> blocks(ws.blocks[0], ws.blocks[1]);
+  cub::DoubleBuffer<uint32_t> positions(ws.positions[0], ws.positions[1]);
+  run_cub(ws, [&](void* scratch, size_t& bytes) {
+    return cub::DeviceRadixSort::SortPairs(scratch, bytes, blocks, positions,
+                                           static_cast<int>(count), 0, static_cast<int>(bits),
+                                           stream);
   });
-  return SortedPairs{buckets, positions};
+  return SortedPairs{blocks.Current(), positions.Current()};
+#else
+  // Block indices are below 2^bits, so sorting whole words gives the same order.
+  (void)bits;
+  uint64_t* blocks = ws.blocks[0];
+  uint32_t* positions = ws.positions[0];
+  enqueue(stream, [blocks, positions, count] {
+    thrust::stable_sort_by_key(thrust::cpp::par, blocks, blocks + count, positions);
+  });
+  return SortedPairs{blocks, positions};
+#endif
+}
+
+// Step 3: before[t] = OR of the masks of the sorted keys before t in its
+// block's segment.
+template <uint32_t BW, uint32_t BPW>
+void scan_masks(const TestAndSetWorkspace& ws, const SortedPairs& sorted,
+                const uint64_t* fingerprints, uint64_t count, kernels::BlockMask<BW>* before,
+                cudaStream_t stream) {
+  const MaskIterator<BW, BPW> masks(thrust::counting_iterator<uint64_t>(0),
+                                    SortedMask<BW, BPW>{fingerprints, sorted.positions});
+#if defined(__CUDACC__)
+  run_cub(ws, [&](void* scratch, size_t& bytes) {
+    return cub::DeviceScan::ExclusiveScanByKey(
+        scratch, bytes, sorted.blocks, masks, before, kernels::OrMasks<BW>{},
+        kernels::BlockMask<BW>{}, static_cast<uint32_t>(count), ::cuda::std::equal_to<>{}, stream);
+  });
+#else
+  (void)ws;
+  const uint64_t* blocks = sorted.blocks;
+  enqueue(stream, [blocks, masks, before, count] {
+    thrust::exclusive_scan_by_key(thrust::cpp::par, blocks, blocks + count, masks, before,
+                                  kernels::BlockMask<BW>{}, thrust::equal_to<uint64_t>(),
+                                  kernels::OrMasks<BW>{});
+  });
 #endif
 }
 
 }  // namespace
+
+#if defined(GDEDUP_CPU_DEVICE)
+uint64_t take_longest_thread_keys() { return longest_thread_keys.exchange(0); }
+#endif
 
 LaunchShape launch_shape(int device) {
   int sms = 0;
@@ -311,18 +427,35 @@ cudaError_t probe_kernels() {
 #endif
 }
 
-size_t sort_scratch_bytes(uint64_t keys) {
+size_t test_and_set_scratch_bytes(uint64_t keys) {
   if (keys > kMaxBatchKeys) {
     throw Error("a test_and_set batch holds at most " + std::to_string(kMaxBatchKeys) +
                 " keys; got " + std::to_string(keys) + ".");
   }
 #if defined(__CUDACC__)
-  cub::DoubleBuffer<uint32_t> buckets(nullptr, nullptr);
+  size_t most = 0;
+  const auto note = [&](size_t bytes) { most = std::max(most, bytes); };
+  cub::DoubleBuffer<uint64_t> blocks(nullptr, nullptr);
   cub::DoubleBuffer<uint32_t> positions(nullptr, nullptr);
   size_t bytes = 0;
-  GDEDUP_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, buckets, positions,
-                                                    static_cast<int>(keys), 0, 32));
-  return bytes;
+  GDEDUP_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, blocks, positions,
+                                                    static_cast<int>(keys), 0, 64));
+  note(bytes);
+  // The scan's scratch depends on the mask's size, not on bits per word.
+  const auto scan_bytes = [&](auto bw) {
+    constexpr uint32_t BW = decltype(bw)::value;
+    const MaskIterator<BW, 1> masks(thrust::counting_iterator<uint64_t>(0),
+                                    SortedMask<BW, 1>{nullptr, nullptr});
+    size_t b = 0;
+    GDEDUP_CUDA_CHECK(cub::DeviceScan::ExclusiveScanByKey(
+        nullptr, b, static_cast<const uint64_t*>(nullptr), masks,
+        static_cast<kernels::BlockMask<BW>*>(nullptr), kernels::OrMasks<BW>{},
+        kernels::BlockMask<BW>{}, static_cast<uint32_t>(keys), ::cuda::std::equal_to<>{}));
+    note(b);
+  };
+  scan_bytes(std::integral_constant<uint32_t, 8>{});
+  scan_bytes(std::integral_constant<uint32_t, 16>{});
+  return most;
 #else
   return 0;
 #endif
@@ -348,26 +481,30 @@ void launch_contains(const FilterRef& filter, const uint64_t* fingerprints, uint
 
 void launch_test_and_set(const FilterRef& filter, const uint64_t* fingerprints,
                          uint64_t count, uint8_t* was_present,
-                         unsigned long long* fresh, const SortWorkspace& workspace,
+                         unsigned long long* fresh, const TestAndSetWorkspace& workspace,
                          LaunchShape shape, cudaStream_t stream, cudaEvent_t chain) {
   if (count == 0) return;
   if (count > workspace.capacity) {
     throw Error("a test_and_set batch of " + std::to_string(count) +
-                " keys exceeds the sort workspace of " + std::to_string(workspace.capacity) +
+                " keys exceeds the workspace of " + std::to_string(workspace.capacity) +
                 " keys.");
   }
-  const kernels::SortSpan span = kernels::sort_span(filter.num_blocks, count);
-  for_each_index(BucketKey{fingerprints, filter.num_blocks, span.shift, workspace.buckets[0],
-                           workspace.positions[0]},
+  for_each_index(KeyBlock{fingerprints, filter.num_blocks, workspace.blocks[0],
+                          workspace.positions[0]},
                  count, shape, stream);
-  const SortedPairs sorted = sort_pairs(workspace, count, span.bits, stream);
-  GDEDUP_CUDA_CHECK(cudaStreamWaitEvent(stream, chain, 0));
+  const uint32_t bits = std::max(kernels::bit_width(filter.num_blocks - 1), 1u);
+  const SortedPairs sorted = sort_pairs(workspace, count, bits, stream);
   dispatch_layout(filter, [&](auto bw, auto bpw) {
-    using Walk = WalkRun<decltype(bw)::value, decltype(bpw)::value>;
-    sum_into(Walk{filter, fingerprints, sorted.buckets, sorted.positions, count, was_present},
-             count, fresh, shape, stream);
+    constexpr uint32_t BW = decltype(bw)::value, BPW = decltype(bpw)::value;
+    auto* before = static_cast<kernels::BlockMask<BW>*>(workspace.before);
+    scan_masks<BW, BPW>(workspace, sorted, fingerprints, count, before, stream);
+    const SortedBatch<BW> batch{filter, fingerprints, sorted.blocks, sorted.positions, before,
+                                count};
+    GDEDUP_CUDA_CHECK(cudaStreamWaitEvent(stream, chain, 0));
+    sum_into(AnswerSorted<BW, BPW>{batch, was_present}, count, fresh, shape, stream);
+    for_each_index(StoreSegment<BW, BPW>{batch}, count, shape, stream);
+    GDEDUP_CUDA_CHECK(cudaEventRecord(chain, stream));
   });
-  GDEDUP_CUDA_CHECK(cudaEventRecord(chain, stream));
 }
 
 void launch_count_set_bits(const FilterRef& filter, unsigned long long* total,

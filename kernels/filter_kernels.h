@@ -31,22 +31,30 @@ LaunchShape launch_shape(int device);
 // items in an int.
 constexpr uint64_t kMaxBatchKeys = uint64_t{1} << 30;
 
-// Device buffers test_and_set sorts in, each for `capacity` keys, plus the
-// sort's scratch space.
-struct SortWorkspace {
-  uint32_t* buckets[2];
+// Device buffers of test_and_set, each for `capacity` keys: sort keys
+// (block indices) and values (positions) twice over, the scan's masks
+// (kernels::BlockMask, 64 bytes a key at most), and the scratch space of the
+// sort and the scan.
+struct TestAndSetWorkspace {
+  uint64_t* blocks[2];
   uint32_t* positions[2];
+  void* before;
   void* scratch;
   size_t scratch_bytes;
   uint64_t capacity;
 };
 
+// Bytes of `before` for each key (16 words), and of the whole workspace for
+// each key, beside the scratch space.
+constexpr uint64_t kMaskBytesPerKey = 16 * 4;
+constexpr uint64_t kWorkspaceBytesPerKey = 2 * 8 + 2 * 4 + kMaskBytesPerKey;
+
 // cudaSuccess when the kernels can run on the current device; otherwise the
 // error that a launch would give (no kernel image for the device, say).
 cudaError_t probe_kernels();
 
-// Scratch bytes the sort needs for a batch of `keys` keys (no device work).
-size_t sort_scratch_bytes(uint64_t keys);
+// Scratch bytes test_and_set needs for a batch of `keys` keys (no device work).
+size_t test_and_set_scratch_bytes(uint64_t keys);
 
 void launch_add(const FilterRef& filter, const uint64_t* fingerprints, uint64_t count,
                 LaunchShape shape, cudaStream_t stream);
@@ -54,19 +62,27 @@ void launch_add(const FilterRef& filter, const uint64_t* fingerprints, uint64_t 
 void launch_contains(const FilterRef& filter, const uint64_t* fingerprints, uint64_t count,
                      uint8_t* present, LaunchShape shape, cudaStream_t stream);
 
-// Sequential semantics within the batch (kernels/block_ops.h says how).
+// Sequential semantics within the batch (kernels/block_ops.h says how;
+// kernels/filter_kernels.cu, its cost).
 // Adds the number of new keys to *fresh (device memory). Batches on several
 // streams are chained through `chain`: the first kernel that touches the
 // filter waits for it and the last records it, so one batch sees the bits of
 // the previous one while grouping its keys meanwhile.
 void launch_test_and_set(const FilterRef& filter, const uint64_t* fingerprints,
                          uint64_t count, uint8_t* was_present,
-                         unsigned long long* fresh, const SortWorkspace& workspace,
+                         unsigned long long* fresh, const TestAndSetWorkspace& workspace,
                          LaunchShape shape, cudaStream_t stream, cudaEvent_t chain);
 
 // Adds the number of set bits of the whole filter to *total (device memory).
 void launch_count_set_bits(const FilterRef& filter, unsigned long long* total,
                            LaunchShape shape, cudaStream_t stream);
+
+#if defined(GDEDUP_CPU_DEVICE)
+// The most keys one device thread worked through in any launch since the
+// last call; resets it. The CPU device's measure of a kernel's critical path
+// (kernels/block_ops.h, cpu_device_steps).
+uint64_t take_longest_thread_keys();
+#endif
 
 // Fills keys[i] with splitmix64(seed + i): fresh random fingerprints on the
 // device for benchmarks, without a host round trip.

@@ -32,6 +32,9 @@
 #if defined(GDEDUP_CUDA_STANDIN)
 #include "cuda_standin.h"
 #endif
+#if defined(GDEDUP_CPU_DEVICE)
+#include "../kernels/filter_kernels.h"
+#endif
 
 namespace gdedup {
 namespace {
@@ -157,16 +160,15 @@ TEST(GpuBlockOps, AddAndContainsMatchReference) {
   }
 }
 
-// test_and_set as the device runs it -- bucket, stable sort, walk each run --
-// done on the CPU with the kernels' own functions. Runs are walked last to
-// first, since the device gives them no order. `force_shift` coarsens the
-// buckets beyond what sort_span picks, so runs span several blocks.
+// test_and_set's steps as the device runs them -- stable sort by block,
+// segmented exclusive OR-scan of the masks, answers, one write per segment
+// -- done on the CPU with the kernels' own functions, answers computed last
+// to first, since the device gives its threads no order.
 struct SimulateTestAndSet {
   uint64_t num_blocks;
   Layout layout;
   const std::vector<uint64_t>* keys;
   uint64_t batch;
-  int force_shift;  // -1: sort_span's
 
   template <uint32_t BW, uint32_t BPW>
   void operator()() const {
@@ -180,27 +182,33 @@ struct SimulateTestAndSet {
     for (uint64_t offset = 0; offset < keys->size(); offset += batch) {
       const uint64_t n = std::min<uint64_t>(batch, keys->size() - offset);
       const uint64_t* fps = keys->data() + offset;
-      const kernels::SortSpan span = kernels::sort_span(num_blocks, n);
-      ASSERT_GE(span.bits, 1u);
-      ASSERT_LE(span.bits, 32u);
-      const uint32_t shift = force_shift >= 0 ? static_cast<uint32_t>(force_shift) : span.shift;
-      std::vector<uint32_t> bucket(n);
-      for (uint64_t i = 0; i < n; ++i) {
-        bucket[i] = kernels::bucket_of(fps[i], num_blocks, shift);
-        if (force_shift < 0 && span.bits < 32) {
-          ASSERT_LT(bucket[i], 1u << span.bits);
-        }
+      std::vector<uint32_t> order(n);
+      std::iota(order.begin(), order.end(), 0u);
+      std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        return block_index(fps[a], num_blocks) < block_index(fps[b], num_blocks);
+      });
+      const auto block_of = [&](uint64_t t) { return block_index(fps[order[t]], num_blocks); };
+      std::vector<kernels::BlockMask<BW>> before(n);
+      for (uint64_t t = 1; t < n; ++t) {
+        before[t] = block_of(t) == block_of(t - 1)
+                        ? kernels::OrMasks<BW>{}(before[t - 1],
+                                                  kernels::mask_of<BW, BPW>(fps[order[t - 1]]))
+                        : kernels::BlockMask<BW>{};
       }
-      std::vector<uint32_t> positions(n);
-      std::iota(positions.begin(), positions.end(), 0u);
-      std::stable_sort(positions.begin(), positions.end(),
-                       [&](uint32_t a, uint32_t b) { return bucket[a] < bucket[b]; });
-      std::vector<uint32_t> sorted(n);
-      for (uint64_t t = 0; t < n; ++t) sorted[t] = bucket[positions[t]];
       for (uint64_t t = n; t-- > 0;) {
-        kernels::BlockCursor<BW, BPW> cursor(words.data(), num_blocks);
-        fresh += kernels::walk_run(t, n, sorted.data(), positions.data(), fps,
-                                   answers.data() + offset, cursor);
+        uint32_t w[BW];
+        kernels::load_block<BW>(words.data() + block_of(t) * BW, w);
+        const bool present = kernels::present_after<BW, BPW>(w, before[t], fps[order[t]]);
+        answers[offset + order[t]] = present ? 1 : 0;
+        fresh += present ? 0 : 1;
+      }
+      for (uint64_t t = 0; t < n; ++t) {
+        if (t + 1 < n && block_of(t + 1) == block_of(t)) continue;
+        uint32_t* block = words.data() + block_of(t) * BW;
+        uint32_t w[BW];
+        kernels::load_block<BW>(block, w);
+        kernels::add_segment<BW, BPW>(w, before[t], fps[order[t]]);
+        kernels::store_block<BW>(block, w);
       }
     }
     ASSERT_EQ(fresh, expected_fresh);
@@ -209,42 +217,29 @@ struct SimulateTestAndSet {
   }
 };
 
-TEST(GpuBlockOps, SortedWalkMatchesSequentialReference) {
+TEST(GpuBlockOps, SegmentedScanMatchesSequentialReference) {
   const std::vector<uint64_t> random = random_keys(20000, 11);
   const std::vector<uint64_t> pooled = pooled_keys(20000, 50, 12);
   for (const Layout& l : kLayouts) {
     for (uint64_t blocks : {1ull, 5ull, 300ull, 100003ull}) {
       for (const auto* keys : {&random, &pooled}) {
         for (uint64_t batch : {777ull, 20000ull, 50000ull}) {
-          for (int shift : {-1, 0, 3}) {
-            SCOPED_TRACE(layout_name(l) + ", " + std::to_string(blocks) + " blocks, " +
-                         (keys == &random ? "random" : "pooled") + " keys, batch " +
-                         std::to_string(batch) + ", shift " + std::to_string(shift));
-            with_layout(l, SimulateTestAndSet{blocks, l, keys, batch, shift});
-          }
+          SCOPED_TRACE(layout_name(l) + ", " + std::to_string(blocks) + " blocks, " +
+                       (keys == &random ? "random" : "pooled") + " keys, batch " +
+                       std::to_string(batch));
+          with_layout(l, SimulateTestAndSet{blocks, l, keys, batch});
         }
       }
     }
   }
 }
 
-TEST(GpuBlockOps, SortSpanCoversLargeFilters) {
-  // 2^40 blocks: sort on 32 bits at most, the top ones of the block index.
+TEST(GpuBlockOps, SortBitsCoverLargeFilters) {
+  // 2^40 blocks: the sort runs on all 41 bits of the block index.
   const uint64_t blocks = (uint64_t{1} << 40) + 12345;
-  const kernels::SortSpan span = kernels::sort_span(blocks, uint64_t{1} << 30);
-  EXPECT_EQ(span.bits, 32u);
-  EXPECT_EQ(span.shift, 41u - 32u);
-  for (uint64_t fp : random_keys(1000, 3)) {
-    const uint64_t b = block_index(fp, blocks);
-    ASSERT_LT(b, blocks);
-    ASSERT_EQ(kernels::bucket_of(fp, blocks, span.shift), static_cast<uint32_t>(b >> 9));
-  }
-  // Small batches need few bits: fewer radix passes.
-  EXPECT_EQ(kernels::sort_span(uint64_t{1} << 27, 1000).bits, 12u);
-  EXPECT_EQ(kernels::sort_span(uint64_t{1} << 27, 1000).shift, 15u);
-  EXPECT_EQ(kernels::sort_span(1, 1000).bits, 1u);
-  EXPECT_EQ(kernels::sort_span(2, 1000).bits, 1u);
-  EXPECT_EQ(kernels::sort_span(2, 1000).shift, 0u);
+  EXPECT_EQ(kernels::bit_width(blocks - 1), 41u);
+  for (uint64_t fp : random_keys(1000, 3)) ASSERT_LT(block_index(fp, blocks), blocks);
+  EXPECT_EQ(kernels::bit_width(0), 0u);  // one block: the kernel sorts on 1 bit
 }
 
 // ---------------------------------------------------------------------------
@@ -277,7 +272,8 @@ TEST(GpuBatchPlan, FilterLargerThanFreeMemoryGivesTheMessage) {
     FAIL() << "a usage error: " << e.what();
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(),
-                 "not enough device memory: the filter needs 5000000000 bytes, 4000000000 are "
+                 "not enough device memory: the filter needs 5000000000 bytes, its batch "
+                 "buffers at least 4918200 more and 268435456 stay reserved, but 4000000000 are "
                  "free; use --backend cpu or a smaller --capacity/--fpr");
   }
   // Fits alone but leaves no room for the smallest batches.
@@ -417,7 +413,7 @@ TEST(GpuBackend, LaterCallsSeeEarlierBitsAndTheInitialFilter) {
 
 TEST(GpuBackend, AddAndContainsMatchReference) {
   GDEDUP_REQUIRE_GPU();
-  for_each_schedule(4, [] {
+  for_each_schedule(2, [] {
     for (const Layout& l : kLayouts) {
       for (uint64_t batch : {1000ull, 0ull}) {
         SCOPED_TRACE(layout_name(l) + ", batch " + std::to_string(batch));
@@ -493,6 +489,27 @@ TEST(GpuBackend, DeviceAndPinnedBuffersGiveTheSameAnswers) {
       EXPECT_EQ(filter_words(filter), ref.words);
     }
   });
+}
+#endif
+
+#if defined(GDEDUP_CPU_DEVICE)
+// A kernel lasts as long as its longest thread. Duplicate-heavy batches (one
+// key repeated, as every record that lacks the --key field is, or a few
+// keys in one block) must not leave their keys to one thread in turn.
+TEST(GpuBackend, NoThreadWorksThroughADuplicateHeavyBatchAlone) {
+  const uint64_t n = uint64_t{1} << 16;
+  for (const auto& keys : {std::vector<uint64_t>(n, 0x0123456789abcdefull), pooled_keys(n, 3, 71)}) {
+    Reference ref(4099, kLayouts[2]);
+    std::vector<uint8_t> expected;
+    const uint64_t fresh = ref.test_and_set(keys, &expected);
+    Filter filter(FilterParams{4099, kLayouts[2], 5});
+    auto backend = make_gpu_backend(filter, GpuOptions{0, n});
+    cuda::take_longest_thread_keys();
+    std::vector<uint8_t> answers(n);
+    ASSERT_EQ(backend->test_and_set(keys.data(), n, answers.data()), fresh);
+    EXPECT_EQ(answers, expected);
+    EXPECT_LE(cuda::take_longest_thread_keys(), 1u);
+  }
 }
 #endif
 

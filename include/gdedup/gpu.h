@@ -15,8 +15,10 @@ namespace gdedup {
 struct GpuOptions {
   int device = 0;
   // Keys per batch sent to the device; 0 picks one from the free device
-  // memory (at most 2^24, about 0.4 GiB of buffers). test_and_set batches are
-  // at most 2^30 keys.
+  // memory: at most 2^24, for which the three slots take about 4.9 GB of
+  // device memory (97 bytes a key each, plus CUB's scratch) and, for
+  // pageable callers, 0.45 GB of pinned host memory (9 bytes a key each).
+  // test_and_set batches are at most 2^30 keys.
   uint64_t batch_keys = 0;
 };
 
@@ -38,9 +40,10 @@ bool gpu_available(std::string* why_not = nullptr, int device = 0);
 // Throws Error when the device cannot be used.
 GpuDeviceInfo gpu_device_info(int device = 0);
 
-// Throws Error ("not enough device memory: the filter needs X bytes, Y are
-// free; ...") unless a filter of `filter_bytes` and the batch buffers fit in
-// the device's free memory. Lets a caller refuse before building a filter.
+// Throws Error ("not enough device memory: the filter needs X bytes, its
+// batch buffers at least Y more and Z stay reserved, but W are free; ...")
+// unless a filter of `filter_bytes` and the batch buffers fit in the
+// device's free memory. Lets a caller refuse before building a filter.
 void check_gpu_fits(uint64_t filter_bytes, const GpuOptions& options = {});
 
 // The backend make_gpu_backend returns; reach it with dynamic_cast for what
@@ -51,6 +54,9 @@ class GpuBackend : public Backend {
   virtual uint64_t device_set_bits() = 0;
   // Keys per batch in use.
   virtual uint64_t batch_keys() const = 0;
+  // The filter's words in device memory, for callers that copy filters on
+  // the device (benchmarks restoring a state); valid while the backend lives.
+  virtual uint32_t* device_words() = 0;
 };
 
 // Copies the filter to the device. Until sync_to_host() the device holds the

@@ -15,13 +15,14 @@ constexpr uint64_t kDeviceReserveBytes = uint64_t{256} << 20;
 constexpr uint64_t kAutoBatchKeys = uint64_t{1} << 24;
 // Below this, launch and copy latency dominate.
 constexpr uint64_t kMinBatchKeys = uint64_t{1} << 16;
-// Device bytes per key and slot: fingerprints 8, answers 1, buckets and
-// positions 2 x 4 each (the sort ping-pongs).
-constexpr uint64_t kDeviceBytesPerKey = 8 + 1 + 16;
-
-inline std::string not_enough_memory(uint64_t filter_bytes, uint64_t free_bytes) {
+// The whole need, so that the numbers add up: the filter, the smallest
+// batch buffers that would do and the reserve, against what is free.
+inline std::string not_enough_memory(uint64_t filter_bytes, uint64_t buffer_bytes,
+                                     uint64_t free_bytes) {
   return "not enough device memory: the filter needs " + std::to_string(filter_bytes) +
-         " bytes, " + std::to_string(free_bytes) +
+         " bytes, its batch buffers at least " + std::to_string(buffer_bytes) + " more and " +
+         std::to_string(kDeviceReserveBytes) + " stay reserved, but " +
+         std::to_string(free_bytes) +
          " are free; use --backend cpu or a smaller --capacity/--fpr";
 }
 
@@ -38,13 +39,16 @@ uint64_t plan_batch_keys(uint64_t filter_bytes, uint64_t free_bytes, uint64_t re
                      "); choose a smaller batch size.");
   }
   const uint64_t floor = requested != 0 && requested < kMinBatchKeys ? requested : kMinBatchKeys;
+  const auto refuse = [&] {
+    return Error(not_enough_memory(filter_bytes, slots * slot_bytes(floor), free_bytes));
+  };
   if (filter_bytes >= free_bytes || free_bytes - filter_bytes < kDeviceReserveBytes) {
-    throw Error(not_enough_memory(filter_bytes, free_bytes));
+    throw refuse();
   }
   const uint64_t room = free_bytes - filter_bytes - kDeviceReserveBytes;
   uint64_t keys = requested != 0 ? requested : kAutoBatchKeys;
   while (slots * slot_bytes(keys) > room) {
-    if (keys <= floor) throw Error(not_enough_memory(filter_bytes, free_bytes));
+    if (keys <= floor) throw refuse();
     keys = keys / 2 > floor ? keys / 2 : floor;
   }
   return keys;

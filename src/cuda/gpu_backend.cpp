@@ -115,9 +115,11 @@ class Event {
   cudaEvent_t e_ = nullptr;
 };
 
-// Device bytes one slot takes for a batch of `keys`.
+// Device bytes one slot takes for a batch of `keys`: fingerprints 8 and
+// answers 1 a key, test_and_set's workspace, and small change.
 uint64_t slot_device_bytes(uint64_t keys) {
-  return keys * cuda::kDeviceBytesPerKey + cuda::sort_scratch_bytes(keys) + 4096;
+  return keys * (8 + 1 + cuda::kWorkspaceBytesPerKey) + cuda::test_and_set_scratch_bytes(keys) +
+         4096;
 }
 
 std::string version_text(int v) {
@@ -186,7 +188,8 @@ class CudaBackend final : public GpuBackend {
       words_ = DeviceArray<uint32_t>(params.words());
       for (size_t i = 0; i < kSlots; ++i) slots_.push_back(std::make_unique<Slot>(batch_));
     } catch (const OutOfDeviceMemory&) {
-      throw Error(cuda::not_enough_memory(filter_bytes, free_bytes));
+      throw Error(cuda::not_enough_memory(filter_bytes, kSlots * slot_device_bytes(batch_),
+                                          free_bytes));
     }
     // From pageable memory (the filter is mmap'd) cudaMemcpy may return
     // before the copy reaches the device, and the slots' non-blocking streams
@@ -248,6 +251,8 @@ class CudaBackend final : public GpuBackend {
 
   uint64_t batch_keys() const override { return batch_; }
 
+  uint32_t* device_words() override { return words_.get(); }
+
  private:
   enum class Op { kAdd, kContains, kTestAndSet };
 
@@ -259,19 +264,21 @@ class CudaBackend final : public GpuBackend {
           fresh(1),
           fresh_host(1) {
       for (int i = 0; i < 2; ++i) {
-        buckets[i] = DeviceArray<uint32_t>(capacity);
+        blocks[i] = DeviceArray<uint64_t>(capacity);
         positions[i] = DeviceArray<uint32_t>(capacity);
       }
-      scratch_bytes = cuda::sort_scratch_bytes(capacity);
+      before = DeviceArray<unsigned char>(capacity * cuda::kMaskBytesPerKey);
+      scratch_bytes = cuda::test_and_set_scratch_bytes(capacity);
       scratch = DeviceArray<unsigned char>(scratch_bytes);
     }
 
-    cuda::SortWorkspace workspace() const {
-      return cuda::SortWorkspace{{buckets[0].get(), buckets[1].get()},
-                                 {positions[0].get(), positions[1].get()},
-                                 scratch.get(),
-                                 scratch_bytes,
-                                 keys_capacity};
+    cuda::TestAndSetWorkspace workspace() const {
+      return cuda::TestAndSetWorkspace{{blocks[0].get(), blocks[1].get()},
+                                       {positions[0].get(), positions[1].get()},
+                                       before.get(),
+                                       scratch.get(),
+                                       scratch_bytes,
+                                       keys_capacity};
     }
 
     // Pinned staging for pageable callers' buffers, made on first use.
@@ -287,8 +294,9 @@ class CudaBackend final : public GpuBackend {
     Event done;
     DeviceArray<uint64_t> keys;
     DeviceArray<uint8_t> answers;
-    DeviceArray<uint32_t> buckets[2];
+    DeviceArray<uint64_t> blocks[2];
     DeviceArray<uint32_t> positions[2];
+    DeviceArray<unsigned char> before;
     DeviceArray<unsigned char> scratch;
     size_t scratch_bytes = 0;
     DeviceArray<unsigned long long> fresh;

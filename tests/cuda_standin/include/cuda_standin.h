@@ -18,7 +18,7 @@ struct Settings {
   uint32_t max_delay_us = 50;
   // What cudaMemGetInfo reports as total; cudaMalloc fails with
   // cudaErrorMemoryAllocation beyond it. GDEDUP_STANDIN_DEVICE_BYTES.
-  uint64_t device_bytes = uint64_t{1} << 30;
+  uint64_t device_bytes = uint64_t{512} << 20;
 };
 
 // The settings in force (the environment's, until set() is called).

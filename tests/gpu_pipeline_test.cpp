@@ -1,0 +1,194 @@
+// The pipeline on the GPU backend against the same on the CPU backend:
+// dedup, build, query and a stopped-and-resumed dedup leave byte-identical
+// output and filter bytes, on random, duplicate-heavy (most keys identical)
+// and block-colliding (a filter of three blocks) input, for GPU batches of
+// one key, an odd number, the input's size and more. Without a GPU this runs
+// on the CUDA stand-in (tests/cuda_standin), two schedules each.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gdedup/backend.h"
+#include "gdedup/checkpoint.h"
+#include "gdedup/filter.h"
+#include "gdedup/gpu.h"
+#include "gdedup/pipeline.h"
+#include "file_util.h"
+#include "test_util.h"
+
+#if defined(GDEDUP_CUDA_STANDIN)
+#include "cuda_standin.h"
+#endif
+
+namespace gdedup {
+namespace {
+
+constexpr uint64_t kRecords = 601;
+constexpr uint64_t kPipelineBatch = 250;
+
+struct Input {
+  const char* name;
+  std::string text;
+  KeyOptions keys;
+  uint64_t blocks;
+};
+
+std::vector<Input> inputs() {
+  test::Rng rng(7);
+  Input random{"random", "", {}, 4099};
+  Input heavy{"duplicate-heavy", "", {"field:3", "tab", ""}, 4099};
+  Input colliding{"block-colliding", "", {}, 3};
+  for (uint64_t i = 0; i < kRecords; ++i) {
+    const std::string url =
+        "https://h" + std::to_string(rng.below(40)) + ".example/" + std::to_string(rng.below(450));
+    random.text += url + "\n";
+    colliding.text += url + "\n";
+    // Nine records in ten lack field 3: they all have the empty key.
+    heavy.text += url + "\tx" + (rng.below(10) == 0 ? "\t" + std::to_string(rng.below(50)) : "") +
+                  "\n";
+  }
+  return {random, heavy, colliding};
+}
+
+struct Outcome {
+  test::Bytes output;
+  std::vector<uint32_t> words;
+  uint64_t insertions = 0;
+  uint64_t kept = 0;
+};
+
+class GpuPipelineTest : public test::TempDirTest {
+ protected:
+  GpuPipelineTest() : TempDirTest("gdedup_gpu_pipeline") {}
+
+  PipelineOptions options(const Input& in, Mode mode, const std::string& out) {
+    std::ofstream(path("in.txt"), std::ios::binary) << in.text;
+    PipelineOptions o;
+    o.inputs = {path("in.txt")};
+    o.output = path(out);
+    o.mode = mode;
+    o.keys = in.keys;
+    o.batch_records = kPipelineBatch;
+    return o;
+  }
+
+  // Runs `o` on `filter` with the GPU backend (gpu_batch > 0) or the CPU's.
+  static Outcome run(const PipelineOptions& o, Filter& filter, uint64_t gpu_batch) {
+    std::unique_ptr<Backend> backend = gpu_batch > 0
+                                           ? make_gpu_backend(filter, GpuOptions{0, gpu_batch})
+                                           : make_cpu_backend(filter);
+    Outcome r;
+    r.kept = run_pipeline(o, filter, *backend).kept;
+    backend->sync_to_host();
+    if (o.mode != Mode::kBuild) r.output = test::read_bytes(o.output);
+    r.words.assign(filter.words(), filter.words() + filter.params().words());
+    r.insertions = filter.counters().insertions;
+    return r;
+  }
+
+  // A dedup stopped after its first batch with a checkpoint, then resumed;
+  // both halves on the GPU.
+  Outcome stopped_and_resumed(PipelineOptions o, const FilterParams& params, uint64_t gpu_batch) {
+    o.checkpoint = path("ck");
+    o.checkpoint_every_seconds = 0;
+    std::atomic<bool> stop{false};
+    o.stop = &stop;
+    o.on_progress = [&](const Progress&) { stop = true; };
+    {
+      Filter filter(params);
+      auto backend = make_gpu_backend(filter, GpuOptions{0, gpu_batch});
+      EXPECT_TRUE(run_pipeline(o, filter, *backend).interrupted);
+    }
+    o.stop = nullptr;
+    o.on_progress = nullptr;
+    Checkpoint ck = load_checkpoint(o.checkpoint);
+    o.resume = &ck.state;
+    return run(o, ck.filter, gpu_batch);
+  }
+};
+
+// Runs `body` under two stand-in schedules; once on a real GPU.
+template <class Body>
+void for_each_schedule(Body&& body) {
+#if defined(GDEDUP_CUDA_STANDIN)
+  const cuda_standin::Settings saved = cuda_standin::current();
+  for (uint64_t seed : {11, 12}) {
+    cuda_standin::Settings settings = saved;
+    settings.seed = seed;
+    cuda_standin::set(settings);
+    SCOPED_TRACE("stand-in schedule " + std::to_string(seed));
+    body();
+  }
+  cuda_standin::set(saved);
+#else
+  body();
+#endif
+}
+
+const uint64_t kGpuBatches[] = {1, 777, kRecords, 4 * kRecords};
+
+TEST_F(GpuPipelineTest, EveryModeMatchesTheCpu) {
+  std::string why;
+  ASSERT_TRUE(gpu_available(&why)) << why;
+  for (const Input& in : inputs()) {
+    const FilterParams params{in.blocks, {512, 16}, kDefaultSeed};
+    // The query runs against a filter built from the first third.
+    Filter seen(params);
+    {
+      Input first = in;
+      first.text = in.text.substr(0, in.text.size() / 3);
+      run(options(first, Mode::kBuild, "unused"), seen, 0);
+    }
+    struct Case {
+      Mode mode;
+      const char* name;
+    };
+    for (const Case c : {Case{Mode::kDedup, "dedup"}, Case{Mode::kBuild, "build"},
+                         Case{Mode::kQueryPresent, "query"}}) {
+      const PipelineOptions o = options(in, c.mode, "out.txt");
+      Filter cpu_filter(params);
+      if (c.mode == Mode::kQueryPresent) cpu_filter.merge(seen);
+      const Outcome expected = run(o, cpu_filter, 0);
+      for (uint64_t batch : kGpuBatches) {
+        SCOPED_TRACE(std::string(in.name) + " input, " + c.name + ", GPU batch " +
+                     std::to_string(batch));
+        for_each_schedule([&] {
+          Filter filter(params);
+          if (c.mode == Mode::kQueryPresent) filter.merge(seen);
+          const Outcome got = run(o, filter, batch);
+          EXPECT_EQ(got.kept, expected.kept);
+          EXPECT_EQ(got.output, expected.output);
+          EXPECT_EQ(got.words, expected.words);
+          EXPECT_EQ(got.insertions, expected.insertions);
+        });
+      }
+    }
+  }
+}
+
+TEST_F(GpuPipelineTest, StoppedAndResumedDedupMatchesAnUninterruptedCpuRun) {
+  std::string why;
+  ASSERT_TRUE(gpu_available(&why)) << why;
+  for (const Input& in : inputs()) {
+    const FilterParams params{in.blocks, {512, 16}, kDefaultSeed};
+    const PipelineOptions o = options(in, Mode::kDedup, "out.txt");
+    Filter cpu_filter(params);
+    const Outcome expected = run(o, cpu_filter, 0);
+    for (uint64_t batch : kGpuBatches) {
+      SCOPED_TRACE(std::string(in.name) + " input, GPU batch " + std::to_string(batch));
+      for_each_schedule([&] {
+        const Outcome got = stopped_and_resumed(o, params, batch);
+        EXPECT_EQ(got.output, expected.output);
+        EXPECT_EQ(got.words, expected.words);
+        EXPECT_EQ(got.insertions, expected.insertions);
+      });
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gdedup
