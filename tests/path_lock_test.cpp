@@ -1,0 +1,133 @@
+// fs::PathLock between real processes: a held lock is refused at once with
+// the holder's pid, waited for when asked, removed when released, and a
+// link planted at the lock file's name is refused, not followed.
+#include "fs/path_lock.h"
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "file_util.h"
+
+namespace gdedup::fs {
+namespace {
+
+class PathLockTest : public test::TempDirTest {
+ protected:
+  PathLockTest() : TempDirTest("gdedup_path_lock") {}
+};
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+// A child process that holds the lock on `path` until told to go; it then
+// releases it, or, when `killed`, just exits as a killed job would.
+class Holder {
+ public:
+  explicit Holder(const std::string& path, bool killed = false) {
+    int ready[2];
+    if (::pipe(ready) != 0 || ::pipe(go_) != 0) throw std::runtime_error("pipe");
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      PathLock lock;
+      const char ok = lock.acquire(path, false) == 0 ? 'y' : 'n';
+      (void)!::write(ready[1], &ok, 1);
+      char c;
+      (void)!::read(go_[0], &c, 1);
+      if (!killed) lock.release();
+      ::_exit(0);
+    }
+    char ok = 'n';
+    (void)!::read(ready[0], &ok, 1);
+    locked_ = ok == 'y';
+    ::close(ready[0]);
+    ::close(ready[1]);
+  }
+  ~Holder() { release(); }
+  void release() {
+    if (pid_ <= 0) return;
+    (void)!::write(go_[1], "x", 1);
+    ::waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+  pid_t pid() const { return pid_; }
+  bool locked() const { return locked_; }
+
+ private:
+  pid_t pid_ = -1;
+  int go_[2];
+  bool locked_ = false;
+};
+
+TEST_F(PathLockTest, AHeldLockIsRefusedNamingItsHolderThenFreed) {
+  const std::string target = path("out.txt");
+  Holder holder(target);
+  ASSERT_TRUE(holder.locked());
+  EXPECT_TRUE(exists(target + ".lock"));
+  PathLock lock;
+  pid_t who = 0;
+  EXPECT_EQ(lock.acquire(target, false, &who), EWOULDBLOCK);
+  EXPECT_EQ(who, holder.pid());
+  EXPECT_FALSE(lock.held());
+  holder.release();
+  EXPECT_FALSE(exists(target + ".lock")) << "a released lock leaves its file behind";
+  EXPECT_EQ(lock.acquire(target, false), 0);
+  EXPECT_TRUE(lock.held());
+  lock.release();
+  EXPECT_FALSE(exists(target + ".lock"));
+}
+
+TEST_F(PathLockTest, AWaitingJobGetsTheLockWhenTheHolderEnds) {
+  const std::string target = path("f.gdf");
+  Holder holder(target);
+  ASSERT_TRUE(holder.locked());
+  std::atomic<bool> got{false};
+  PathLock lock;
+  std::thread waiter([&] { got = lock.acquire(target, true) == 0; });
+  // No timing assertion: only that the waiter ends up with the lock after
+  // the holder let go, and not before (the holder still runs here).
+  EXPECT_FALSE(got.load());
+  holder.release();
+  waiter.join();
+  EXPECT_TRUE(got.load());
+  EXPECT_TRUE(lock.held());
+}
+
+TEST_F(PathLockTest, ALockFileLeftByAKilledJobIsFreeForTheNext) {
+  const std::string target = path("out.txt");
+  Holder holder(target, true);
+  ASSERT_TRUE(holder.locked());
+  holder.release();
+  EXPECT_TRUE(exists(target + ".lock"));
+  PathLock lock;
+  EXPECT_EQ(lock.acquire(target, false), 0);
+}
+
+TEST_F(PathLockTest, ALinkAtTheLockFileNameIsNotFollowed) {
+  const std::string target = path("ck");
+  const std::string victim = path("victim");
+  std::ofstream(victim) << "precious\n";
+  ASSERT_EQ(::symlink(victim.c_str(), (target + ".lock").c_str()), 0);
+  PathLock lock;
+  EXPECT_EQ(lock.acquire(target, false), ELOOP);
+  std::ifstream in(victim);
+  std::string text;
+  std::getline(in, text);
+  EXPECT_EQ(text, "precious");
+  struct stat st {};
+  ASSERT_EQ(::lstat((target + ".lock").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+}
+
+}  // namespace
+}  // namespace gdedup::fs
