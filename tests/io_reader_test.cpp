@@ -285,6 +285,41 @@ TEST_F(IoReader, CorruptZstdFrameAfterAGoodOne) {
   }
 }
 
+// Batches say how many records have passed their member's or frame's check:
+// with a damaged second member, exactly the first member's records, never
+// more, however the batches fall.
+TEST_F(IoReader, BatchesCountTheRecordsWhoseChecksPassed) {
+  const std::string good = sample(31, 20000), bad = sample(32, 20000);
+  const size_t good_records = lines_of(good).size();
+  for (const bool zstd_frames : {false, true}) {
+    std::string second = zstd_frames ? zstd(bad, true) : gzip(bad);
+    second[second.size() / 2] ^= 0x55;
+    const std::string path =
+        write("two", (zstd_frames ? zstd(good, true) : gzip(good)) + second);
+    for (size_t batch_records : {size_t{1}, size_t{999}, size_t{1} << 20}) {
+      ReaderOptions opt;
+      opt.batch_bytes = 1 << 14;
+      opt.batch_records = batch_records;
+      RecordReader reader(MultiSource({path}), opt);
+      RecordBatch batch;
+      uint64_t verified = 0;
+      try {
+        while (reader.next(batch)) {
+          EXPECT_LE(batch.verified_records(), batch.end().records);
+          verified = std::max(verified, batch.verified_records());
+        }
+        ADD_FAILURE() << "no error";
+      } catch (const DamagedData&) {
+      }
+      EXPECT_EQ(verified, good_records) << zstd_frames << " batches of " << batch_records;
+    }
+  }
+  // Plain input has no checks: every batch is verified to its end.
+  RecordReader plain(MultiSource({write("plain", good)}));
+  RecordBatch batch;
+  while (plain.next(batch)) EXPECT_EQ(batch.verified_records(), batch.end().records);
+}
+
 TEST_F(IoReader, TrailingGarbageAfterGzipIsDamage) {
   std::string path = write("junk.gz", gzip("a\nb\n") + "junk");
   std::string error;

@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include "gdedup/error.h"
+
 namespace gdedup::io {
 
 class ByteSource {
@@ -32,6 +34,20 @@ class ByteSource {
   // True for a decoder: the bytes handed out are not the file's own, and a
   // file offset cannot be turned into an offset of the data.
   virtual bool compressed() const { return false; }
+
+  // How many of the bytes handed out have passed an integrity check: a
+  // decoder checks a member's or frame's checksum only at its end, so the
+  // bytes of the one in progress may still prove damaged. kAllVerified for
+  // data that has no check (plain files).
+  static constexpr uint64_t kAllVerified = UINT64_MAX;
+  virtual uint64_t verified_bytes() const { return kAllVerified; }
+};
+
+// Thrown by decoders for damaged or truncated compressed data: the bytes
+// after verified_bytes() may be wrong.
+class DamagedData : public Error {
+ public:
+  using Error::Error;
 };
 
 enum class Compression {

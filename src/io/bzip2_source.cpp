@@ -69,6 +69,7 @@ void Bzip2Source::decode(char* buf, size_t capacity, size_t& produced) {
     produced += made;
     if (ret == BZ_STREAM_END) {
       in_stream_ = false;
+      verified(produced);
       end_stream();
       continue;
     }

@@ -22,8 +22,11 @@ size_t DecoderSource::read(char* buf, size_t capacity) {
     decode(buf, capacity, produced);
   } catch (...) {
     deferred_ = std::current_exception();
+    handed_out_ += produced;
     if (produced == 0) throw;
+    return produced;
   }
+  handed_out_ += produced;
   if (produced == 0) finished_ = true;
   return produced;
 }
@@ -42,13 +45,13 @@ bool DecoderSource::refill() {
 }
 
 void DecoderSource::throw_damaged(const char* format, const std::string& why) const {
-  throw Error(name() + ": " + format + " stream is damaged at compressed byte offset " +
+  throw DamagedData(name() + ": " + format + " stream is damaged at compressed byte offset " +
               std::to_string(offset()) + " (" + why + ").");
 }
 
 void DecoderSource::throw_truncated(const char* format) const {
-  throw Error(name() + ": " + format +
-              " stream ends early (truncated) at compressed byte offset " +
+  throw DamagedData(name() + ": " + format +
+                    " stream ends early (truncated) at compressed byte offset " +
               std::to_string(offset()) + ".");
 }
 

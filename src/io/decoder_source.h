@@ -18,6 +18,7 @@ class DecoderSource : public ByteSource {
   uint64_t raw_bytes_read() const final { return raw_->raw_bytes_read(); }
   std::optional<uint64_t> raw_size() const final { return raw_->raw_size(); }
   bool compressed() const final { return true; }
+  uint64_t verified_bytes() const final { return verified_; }
 
  protected:
   explicit DecoderSource(std::unique_ptr<ByteSource> raw);
@@ -33,9 +34,15 @@ class DecoderSource : public ByteSource {
   // Compressed bytes consumed by the decoder so far: where damage was seen.
   uint64_t offset() const { return fed_ - (in_end_ - in_pos_); }
 
-  // "NAME: FORMAT stream is damaged at compressed byte offset N (WHY)."
+  // Called when a member or frame passed its check: the bytes decoded so far,
+  // `produced` of them in this call, are verified.
+  void verified(size_t produced) { verified_ = handed_out_ + produced; }
+
+  // DamagedData: "NAME: FORMAT stream is damaged at compressed byte offset
+  // N (WHY)."
   [[noreturn]] void throw_damaged(const char* format, const std::string& why) const;
-  // "NAME: FORMAT stream ends early (truncated) at compressed byte offset N."
+  // DamagedData: "NAME: FORMAT stream ends early (truncated) at compressed
+  // byte offset N."
   [[noreturn]] void throw_truncated(const char* format) const;
 
   std::vector<char> in_;
@@ -46,6 +53,8 @@ class DecoderSource : public ByteSource {
  private:
   std::unique_ptr<ByteSource> raw_;
   uint64_t fed_ = 0;  // compressed bytes placed in in_ so far
+  uint64_t handed_out_ = 0;  // decoded bytes returned by read()
+  uint64_t verified_ = 0;    // of those, the ones a check has passed
   std::exception_ptr deferred_;
   bool finished_ = false;
 };

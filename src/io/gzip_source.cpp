@@ -104,6 +104,7 @@ void GzipSource::decode(char* buf, size_t capacity, size_t& produced) {
       // The trailer matched. ISA-L hands back the bytes it read ahead, so
       // in_pos_ is exactly where the next member (or garbage) starts.
       in_member_ = false;
+      verified(produced);
       continue;
     }
     if (consumed == 0 && made == 0) {
@@ -158,6 +159,7 @@ void GzipSource::decode(char* buf, size_t capacity, size_t& produced) {
     switch (ret) {
       case Z_STREAM_END:
         in_member_ = false;
+        verified(produced);
         break;
       case Z_OK:
         break;

@@ -31,6 +31,7 @@ void Lz4Source::decode(char* buf, size_t capacity, size_t& produced) {
     if (LZ4F_isError(ret)) throw_damaged("lz4", LZ4F_getErrorName(ret));
     // 0: a frame is complete and flushed; otherwise a hint of the bytes due.
     in_frame_ = ret != 0;
+    if (!in_frame_) verified(produced);
     if (in_frame_ && in_size == 0 && out_size == 0 && in_pos_ == in_end_ && raw_at_end_) {
       throw_truncated("lz4");
     }

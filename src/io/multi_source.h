@@ -40,6 +40,11 @@ class MultiSource {
   // input's size is known (none of them standard input or a pipe).
   uint64_t raw_bytes_read() const;
   std::optional<uint64_t> raw_size() const;
+  // ByteSource::verified_bytes() of the current input; the inputs before it
+  // ended, so every check of theirs passed.
+  uint64_t verified_bytes() const {
+    return current_ ? current_->verified_bytes() : ByteSource::kAllVerified;
+  }
 
  private:
   void open_current();

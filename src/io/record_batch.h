@@ -42,6 +42,11 @@ class RecordBatch {
   // the index of the first record here in the whole stream.
   const StreamPosition& begin() const { return begin_; }
   const StreamPosition& end() const { return end_; }
+  // Records of the stream known intact after this batch: every record
+  // before this index has passed its input's integrity check (a gzip
+  // member's CRC, a zstd frame's checksum), or its input has none. 0 when
+  // this batch says nothing new (the check in progress began earlier).
+  uint64_t verified_records() const { return verified_records_; }
 
  private:
   friend class RecordReader;
@@ -51,6 +56,7 @@ class RecordBatch {
   std::vector<RecordSpan> spans_;
   StreamPosition begin_;
   StreamPosition end_;
+  uint64_t verified_records_ = 0;
 };
 
 }  // namespace gdedup::io

@@ -157,6 +157,29 @@ void RecordReader::grow(RecordBatch& batch, size_t fill) {
   batch.capacity_ = grown;
 }
 
+void RecordReader::mark_verified(RecordBatch& batch, size_t boundary) const {
+  batch.verified_records_ = 0;
+  const uint64_t verified = source_.verified_bytes();
+  if (verified == ByteSource::kAllVerified) {
+    batch.verified_records_ = batch.end_.records;
+    return;
+  }
+  // The current input's records start at batch offset `base`, which is its
+  // byte `base_offset`; earlier inputs' records here all passed their checks.
+  const size_t base = boundary == kNoBoundary ? 0 : boundary;
+  const uint64_t base_offset = boundary == kNoBoundary ? batch.begin_.input_offset : 0;
+  if (verified < base_offset) return;  // the check in progress began in an earlier batch
+  const uint64_t limit = base + (verified - base_offset);
+  const auto& spans = batch.spans_;
+  for (size_t i = 0; i < spans.size(); ++i) {
+    if (spans[i].offset >= base && spans[i].offset + spans[i].size + 1 > limit) {
+      batch.verified_records_ = batch.begin_.records + i;
+      return;
+    }
+  }
+  batch.verified_records_ = batch.end_.records;
+}
+
 void RecordReader::finish(RecordBatch& batch, size_t fill, size_t boundary) {
   const size_t consumed = record_start_;
   carry_.assign(batch.data_.get() + consumed, batch.data_.get() + fill);
@@ -166,6 +189,7 @@ void RecordReader::finish(RecordBatch& batch, size_t fill, size_t boundary) {
   position_.input_offset =
       boundary == kNoBoundary ? position_.input_offset + consumed : consumed - boundary;
   batch.end_ = position_;
+  mark_verified(batch, boundary);
 }
 
 

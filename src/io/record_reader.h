@@ -76,6 +76,8 @@ class RecordReader {
   Error record_too_long(const RecordBatch& batch, size_t boundary) const;
   // Grows the batch buffer for the one record that fills it.
   void grow(RecordBatch& batch, size_t fill);
+  // Sets batch.verified_records_ from the source's verified bytes.
+  void mark_verified(RecordBatch& batch, size_t boundary) const;
   // Moves the unfinished record to carry_ and advances the position;
   // `boundary` is where the current input began in the batch, if it did.
   void finish(RecordBatch& batch, size_t fill, size_t boundary);

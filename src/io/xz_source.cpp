@@ -56,6 +56,7 @@ void XzSource::decode(char* buf, size_t capacity, size_t& produced) {
     produced += made;
     if (ret == LZMA_STREAM_END) {
       ended_ = true;
+      verified(produced);
     } else if (ret == LZMA_MEM_ERROR) {
       throw Error(name() + ": the xz decoder ran out of memory.");
     } else if (ret != LZMA_OK && ret != LZMA_BUF_ERROR) {

@@ -41,6 +41,7 @@ void ZstdSource::decode(char* buf, size_t capacity, size_t& produced) {
     // 0: a frame is complete and flushed. Otherwise more is due, from input
     // or from output the decoder still holds.
     in_frame_ = ret != 0;
+    if (!in_frame_) verified(produced);
     if (in_frame_ && !progress && in_pos_ == in_end_ && raw_at_end_) {
       throw_truncated("zstd");
     }

@@ -40,6 +40,7 @@ class TextSource final : public BatchSource {
     batch.input_bytes = batch.records.end().offset;
     batch.raw_bytes_read = reader_.source().raw_bytes_read();
     batch.end = batch.records.end();
+    batch.verified_records = batch.records.verified_records();
     return true;
   }
 
@@ -88,6 +89,10 @@ class U64Source final : public BatchSource {
     batch.input_bytes = position_.offset;
     batch.raw_bytes_read = source_.raw_bytes_read();
     batch.end = position_;
+    // Fingerprints are 8 bytes: those of the earlier inputs, and of the
+    // current one those within its verified bytes.
+    const uint64_t verified = std::min(source_.verified_bytes(), position_.input_offset);
+    batch.verified_records = (position_.offset - position_.input_offset + verified) / 8;
     return have > 0;
   }
 

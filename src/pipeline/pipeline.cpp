@@ -16,6 +16,7 @@
 
 #include "gdedup/checkpoint.h"
 #include "gdedup/error.h"
+#include "io/byte_source.h"
 #include "io/input_file.h"
 #include "io/output_writer.h"
 #include "pipeline/batch_queue.h"
@@ -87,14 +88,20 @@ std::string output_holdings(const io::OutputWriter& writer) {
          std::to_string(stored.bytes) + " bytes).";
 }
 
+// `unverified` is added when the failure is damaged compressed input: which
+// part of the output came from data that failed its check.
 [[noreturn]] void rethrow_saying_what_output_holds(std::exception_ptr failure,
-                                                  const io::OutputWriter* writer) {
+                                                  const io::OutputWriter* writer,
+                                                  const std::string& unverified) {
   try {
     std::rethrow_exception(failure);
   } catch (const io::BrokenPipe&) {
     throw;  // nobody is reading: nothing to tell about the output
   } catch (const UsageError&) {
     throw;
+  } catch (const io::DamagedData& e) {
+    if (writer == nullptr) throw;
+    throw Error(e.what() + output_holdings(*writer) + unverified);
   } catch (const Error& e) {
     if (writer == nullptr) throw;
     throw Error(e.what() + output_holdings(*writer));
@@ -201,7 +208,9 @@ class Driver {
       stats_.checkpoints = checkpoints->written();
     }
     stats_.seconds = seconds();
-    if (failure) rethrow_saying_what_output_holds(failure, writer ? &*writer : nullptr);
+    if (failure) {
+      rethrow_saying_what_output_holds(failure, writer ? &*writer : nullptr, unverified_output());
+    }
     report_progress();
     if (writer) stats_.output_bytes = writer->bytes_written();
     return stats_;
@@ -258,7 +267,11 @@ class Driver {
         for (uint64_t i = 0; i < n; ++i) kept += keeps(options_.mode, answers[i]);
         break;
     }
-    if (writer != nullptr) write_kept(batch, *writer);
+    if (writer != nullptr) {
+      const uint64_t bytes_before = writer->bytes_written();
+      write_kept(batch, *writer);
+      note_verified(batch, bytes_before);
+    }
     stats_.records += n;
     stats_.kept += kept;
     stats_.dropped += n - kept;
@@ -266,6 +279,36 @@ class Driver {
     progress_.input_bytes = batch.raw_bytes_read;
     check_capacity();
     report_progress();
+  }
+
+  // Moves the verified mark to the batch's verified record, with the output
+  // written before that record; called before stats_ count the batch.
+  void note_verified(const WorkBatch& batch, uint64_t bytes_before) {
+    if (batch.verified_records <= verified_.records) return;
+    const uint64_t first = stats_.records;  // the batch's first record in the stream
+    const uint64_t upto = std::min<uint64_t>(batch.verified_records - first,
+                                             batch.fingerprints.size());
+    uint64_t bytes = bytes_before, kept = stats_.kept;
+    for (uint64_t i = 0; i < upto; ++i) {
+      if (!keeps(options_.mode, batch.answers[i])) continue;
+      ++kept;
+      bytes += options_.format == InputFormat::kU64 ? 8 : batch.records.spans()[i].size + 1;
+    }
+    verified_ = Verified{first + upto, kept, bytes};
+  }
+
+  // What a failure on damaged compressed input adds: the output written
+  // since the last verified record came from data that failed its check or
+  // was never checked.
+  std::string unverified_output() const {
+    std::string text =
+        " Records are written before the check that ends each compressed member, frame or "
+        "stream, so from output record " + std::to_string(verified_.kept + 1) +
+        " (byte offset " + std::to_string(verified_.output_bytes) +
+        ") on the output may hold damaged data";
+    if (verified_.kept == 0) return text + ".";
+    return text + "; the " + std::to_string(verified_.kept) +
+           (verified_.kept == 1 ? " record" : " records") + " before it passed their checks.";
   }
 
   void write_kept(const WorkBatch& batch, io::OutputWriter& writer) {
@@ -391,6 +434,13 @@ class Driver {
   PipelineStats stats_;
   Progress progress_;
   bool warned_ = false;
+  // The records known intact so far (a prefix of the stream), how many of
+  // them were written and the output bytes they take.
+  struct Verified {
+    uint64_t records = 0;
+    uint64_t kept = 0;
+    uint64_t output_bytes = 0;
+  } verified_;
   ResumeState base_state_;
   io::StreamPosition position_;  // after the last batch processed
   uint64_t last_checkpoint_records_ = 0;

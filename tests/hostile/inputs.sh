@@ -159,4 +159,25 @@ case_input_truncated_while_read_fails() {
   expect_message "input in.txt changed size while it was being read"
 }
 
+# Damage inside a gzip member is found only by the CRC at the member's end,
+# after its records were written: the message must say from which output
+# record and byte on the output may be damaged (the members before passed
+# their checks), and the job must fail.
+case_damage_inside_a_gzip_member_names_the_suspect_output() {
+  distinct_urls 100000 https://g.example/ >good.txt
+  distinct_urls 100000 https://h.example/ >more.txt
+  gzip -c good.txt >good.gz
+  gzip -c more.txt >more.gz
+  # Flip one byte of compressed data in the middle of the second member.
+  local size
+  size=$(stat -c %s more.gz)
+  printf '\x55' | dd of=more.gz bs=1 seek=$((size / 2)) conv=notrunc status=none
+  cat good.gz more.gz >in.gz
+  run_gdedup dedup --capacity 1M in.gz -o out.txt
+  expect_failure
+  expect_message "so from output record 100001 (byte offset $(stat -c %s good.txt)) on the output may hold damaged data; the 100000 records before it passed their checks."
+  cmp -s <(head -c "$(stat -c %s good.txt)" out.txt) good.txt ||
+    fail "the checked part of the output is not the first member's records"
+}
+
 run_cases
