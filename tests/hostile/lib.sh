@@ -43,6 +43,29 @@ expect_message() {
   grep -qF -- "$1" <<<"$ERR" || fail "stderr lacks \"$1\": $ERR"
 }
 
+# start_gdedup ARGS...: starts the command in the background, stdout to
+# $SCRATCH/bg.stdout, stderr to $SCRATCH/bg.stderr; returns once $BG_PID is
+# the gdedup process itself (a signal sent to the shell forked to start it
+# would never reach gdedup). finish_gdedup waits for it and sets $STATUS
+# (128 + N for death by signal N) and $ERR as run_gdedup does.
+start_gdedup() {
+  "$GDEDUP" "$@" >"$SCRATCH/bg.stdout" 2>"$SCRATCH/bg.stderr" &
+  BG_PID=$!
+  local binary state i
+  binary=$(readlink -f "$GDEDUP")
+  for ((i = 0; i < 5000; i++)); do
+    [ "$(readlink "/proc/$BG_PID/exe" 2>/dev/null)" = "$binary" ] && return 0
+    # Gone or a zombie already: nothing left to wait for.
+    read -r _ _ state _ 2>/dev/null <"/proc/$BG_PID/stat" || return 0
+    [ "$state" != Z ] || return 0
+  done
+}
+finish_gdedup() {
+  wait "$BG_PID"
+  STATUS=$?
+  ERR=$(cat "$SCRATCH/bg.stderr")
+}
+
 # exact_dedup IN OUT: the oracle, first occurrence of each line, in order.
 exact_dedup() { awk '!seen[$0]++' "$1" >"$2"; }
 
