@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <random>
 #include <string>
@@ -110,6 +111,20 @@ class Child {
 
   void signal(int sig) {
     if (!ended()) kill(pid_, sig);
+  }
+
+  // True once the process has a handler for `sig` (SigCgt in /proc).
+  bool catches(int sig) const {
+    std::ifstream status("/proc/" + std::to_string(pid_) + "/status");
+    std::string key;
+    while (status >> key) {
+      if (key == "SigCgt:") {
+        std::string hex;
+        status >> hex;
+        return (std::stoull(hex, nullptr, 16) >> (sig - 1) & 1) != 0;
+      }
+    }
+    return false;
   }
 
   // Exit status, or 128 + signal.
@@ -246,6 +261,10 @@ void CliCheckpointKillLoop::loop(int sig, uint64_t seed, Counts& c) {
         // started from; some come at once: for a fresh run (always the
         // first), before its first checkpoint.
         const bool early = attempts == 1 || jitter(rng) < (resume ? 0.15 : 0.5);
+        // A handler can only run once installed, which the command does
+        // first thing: wait for that alone (not for any later sign of life),
+        // so that early signals land while the inputs are still checked.
+        if (sig != SIGKILL) wait_until(child, [&] { return child.catches(sig); }, 10);
         if (early) {
           ++c.early;
           sleep_ms(attempts == 1 ? 2 : 20 * jitter(rng));
@@ -255,12 +274,8 @@ void CliCheckpointKillLoop::loop(int sig, uint64_t seed, Counts& c) {
                      10);
           sleep_ms(80 * jitter(rng));
         }
-        // SIGTERM is only handled once the handler is in place: wait for
-        // the backend line, printed after it.
-        if (sig == SIGTERM) {
-          wait_until(child, [&] { return contains(cli_test::read_file(err_path), "backend"); }, 10);
-        }
-        child.signal(sig);
+        // Every third stop is a hangup (a dropped ssh session), handled the same.
+        child.signal(sig == SIGTERM && c.signals % 3 == 2 ? SIGHUP : sig);
       }
       const int status = child.wait();
       const std::string err = cli_test::read_file(err_path);

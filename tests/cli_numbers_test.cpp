@@ -56,7 +56,23 @@ TEST(CliNumbers, BytesTakeBinarySuffixes) {
   EXPECT_EQ(parse_bytes("2T", "--m"), uint64_t{2} << 40);
   EXPECT_EQ(parse_bytes("1e3", "--m"), 1000u);
   EXPECT_EQ(parse_bytes("0.5K", "--m"), 512u);
-  EXPECT_EQ(parse_bytes("0.3K", "--m"), 307u);  // fractions of a byte dropped
+  EXPECT_EQ(parse_bytes("0.3K", "--m"), 307u);  // with a unit, fractions of a byte dropped
+}
+
+TEST(CliNumbers, BytesWithoutAUnitMustBeWhole) {
+  // "1.5" was read as 1 byte: a forgotten unit, refused with the fix named.
+  for (const char* bad : {"1.5", "0.5", "1.5B", "1e-3"}) {
+    try {
+      parse_bytes(bad, "--memory");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("not a whole number of bytes; add a unit"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_EQ(parse_bytes("1.5G", "--memory"), uint64_t{3} << 29);
+  EXPECT_EQ(parse_bytes("2.0", "--memory"), 2u);
 }
 
 TEST(CliNumbers, BytesRefuseAmbiguousAndUnknownSuffixes) {
@@ -95,8 +111,12 @@ TEST(CliNumbers, Formatting) {
   EXPECT_EQ(format_duration(12), "0:12");
   EXPECT_EQ(format_duration(3723), "1:02:03");
   EXPECT_EQ(format_percent(0.1234), "12.34%");
-  EXPECT_EQ(format_keys(1e300 * 1e300), "unknown (every bit is set)");
-  EXPECT_EQ(format_keys(1234.4), "1,234");
+  EXPECT_EQ(approx_keys(1e300 * 1e300, "distinct keys"),
+            "an unknown number of distinct keys (every bit is set)");
+  EXPECT_EQ(approx_keys(1234.4, "keys"), "~1,234 keys");
+  EXPECT_EQ(counted(1, "block"), "1 block");
+  EXPECT_EQ(counted(0, "block"), "0 blocks");
+  EXPECT_EQ(counted(1234, "record"), "1,234 records");
 }
 
 TEST(CliJson, StringsAreEscaped) {

@@ -75,6 +75,10 @@ struct Checkpoint {
 // damaged file.
 Checkpoint load_checkpoint(const std::string& path);
 
+// True when `path` starts with the checkpoint magic, whatever else it holds
+// (false when it cannot be read): for tools that take either kind of file.
+bool is_checkpoint_file(const std::string& path);
+
 // The state alone, verified the same way except for the bit array, which is
 // not read: for reports about a checkpoint.
 ResumeState read_checkpoint_state(const std::string& path);

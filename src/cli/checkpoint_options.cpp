@@ -1,5 +1,6 @@
 #include "cli/checkpoint_options.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -77,8 +78,8 @@ void require_checkpoint(const CheckpointOptions& o, bool given, const char* opti
 
 void add_checkpoint_options(CLI::App& app, CheckpointOptions& options) {
   app.add_option("--checkpoint", options.path,
-                 "Save the filter and the run's position to FILE now and then, and on SIGINT "
-                 "or SIGTERM, so that an interrupted run can be resumed; removed when the run "
+                 "Save the filter and the run's position to FILE now and then, and on SIGINT, "
+                 "SIGTERM or SIGHUP, so that an interrupted run can be resumed; removed when the run "
                  "completes")
       ->type_name("FILE")
       ->group(kGroupCheckpoints);
@@ -119,6 +120,11 @@ void check_checkpoint_options(const CheckpointOptions& options,
   if (output == "-") {
     throw UsageError("--checkpoint needs the output in a file (-o FILE): standard output "
                      "cannot be cut back to the checkpoint's offset when the run is resumed");
+  }
+  const bool reads_stdin = std::find(inputs.begin(), inputs.end(), "-") != inputs.end();
+  if (options.replayable_stdin && !reads_stdin) {
+    throw UsageError("--replayable-stdin has no effect: no input is standard input ('-' or "
+                     "no input named); drop --replayable-stdin");
   }
   for (const std::string& input : inputs) {
     if (input == "-" && !options.replayable_stdin) {

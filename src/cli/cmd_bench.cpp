@@ -162,6 +162,10 @@ void check_same(const Result& cpu, const Result& gpu) {
 int run_bench(const BenchOptions& options) {
   const uint64_t key_count = parse_count(options.keys, "--keys");
   const uint64_t url_count = parse_count(options.urls, "--urls");
+  if (key_count == 0 && url_count == 0) {
+    throw UsageError("--keys 0 and --urls 0 skip both workloads, leaving nothing to measure; "
+                     "give one of them a count");
+  }
   const double fpr = parse_fpr(options.fpr, "--fpr");
   std::string why_not;
   const bool gpu = gpu_available(&why_not);

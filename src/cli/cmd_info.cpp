@@ -1,12 +1,16 @@
-// gdedup info: what a filter file holds.
+// gdedup info: what a filter file or a checkpoint holds.
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "cli/checkpoint_info.h"
 #include "cli/commands.h"
+#include "cli/console.h"
 #include "cli/options.h"
 #include "cli/report.h"
+#include "gdedup/checkpoint.h"
+#include "gdedup/error.h"
 #include "gdedup/filter_file.h"
 
 namespace gdedup::cli {
@@ -17,26 +21,46 @@ struct InfoOptions {
   bool json = false;
 };
 
-int run_info(const InfoOptions& options) {
-  std::string out;
-  for (size_t i = 0; i < options.files.size(); ++i) {
-    const std::string& path = options.files[i];
-    // The header alone has no fill; the bit array is read (and its checksum
-    // verified) to count set bits.
-    const Filter filter = load_filter(path);
-    const FilterFileInfo info = read_filter_info(path);
-    const FilterState state = filter_state(filter);
-    if (options.json) {
-      if (options.files.size() > 1) out += i == 0 ? "[\n" : ",\n";
-      out += info_json(path, info, state).str();
-    } else {
-      if (i > 0) out += "\n";
-      out += info_text(path, info, state);
-    }
+// The description of one file, as text or JSON. The bit array is read (and
+// its checksum verified) to count set bits: the header alone has no fill.
+std::string describe(const std::string& path, bool json) {
+  if (is_checkpoint_file(path)) {
+    const Checkpoint checkpoint = load_checkpoint(path);
+    const FilterState state = filter_state(checkpoint.filter);
+    return json ? checkpoint_info_json(path, checkpoint, state).str()
+                : checkpoint_info_text(path, checkpoint, state);
   }
-  if (options.json) out += options.files.size() > 1 ? "\n]\n" : "\n";
-  std::cout << out << std::flush;
-  return 0;
+  const Filter filter = load_filter(path);
+  const FilterFileInfo info = read_filter_info(path);
+  const FilterState state = filter_state(filter);
+  return json ? info_json(path, info, state).str() : info_text(path, info, state);
+}
+
+// Each file is printed as soon as it is read, and a file that cannot be
+// read is reported in its turn without hiding the others; any failure makes
+// the exit status 1.
+int run_info(const InfoOptions& options) {
+  const bool array = options.json && options.files.size() > 1;
+  int status = 0;
+  bool first = true;
+  if (array) std::cout << "[\n";
+  for (const std::string& path : options.files) {
+    std::string text;
+    try {
+      text = describe(path, options.json);
+    } catch (const Error& e) {
+      std::cout << std::flush;
+      Console::get().error(e.what());
+      status = 1;
+      continue;
+    }
+    if (!first) std::cout << (options.json ? ",\n" : "\n");
+    std::cout << text << (options.json && !array ? "\n" : "") << std::flush;
+    first = false;
+  }
+  if (array) std::cout << "\n]\n";
+  std::cout << std::flush;
+  return status;
 }
 
 }  // namespace
@@ -44,8 +68,9 @@ int run_info(const InfoOptions& options) {
 Action add_info_command(CLI::App& app) {
   auto options = std::make_shared<InfoOptions>();
   CLI::App* sub = app.add_subcommand(
-      "info", "Show a filter file's parameters, fill, estimated keys and current FPR");
-  sub->add_option("files", options->files, "Filter files")
+      "info", "Show what a filter file (parameters, fill, estimated keys, current FPR) or a "
+              "checkpoint (its job, how far it got, its filter) holds");
+  sub->add_option("files", options->files, "Filter files or checkpoints")
       ->type_name("FILE...")
       ->required()
       ->group(kGroupInput);

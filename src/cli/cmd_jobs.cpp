@@ -29,7 +29,10 @@ Action add_dedup_command(CLI::App& app) {
   sub->footer(
       "Without --capacity or --memory the filter is sized for every input record being "
       "distinct, estimated from the input sizes; standard input needs --capacity or --memory.");
-  return [o] { return run_job(*o, JobKind::kDedup); };
+  return [o, sub] {
+    refuse_ignored_options(*sub, *o);
+    return run_job(*o, JobKind::kDedup);
+  };
 }
 
 Action add_build_command(CLI::App& app) {
@@ -47,7 +50,10 @@ Action add_build_command(CLI::App& app) {
   add_key_options(*sub, o->keys);
   add_backend_options(*sub, *o);
   add_checkpoint_options(*sub, o->checkpoint);
-  return [o] { return run_job(*o, JobKind::kBuild); };
+  return [o, sub] {
+    refuse_ignored_options(*sub, *o);
+    return run_job(*o, JobKind::kBuild);
+  };
 }
 
 Action add_query_command(CLI::App& app) {
@@ -65,7 +71,10 @@ Action add_query_command(CLI::App& app) {
       ->group(kGroupFilter);
   add_key_options(*sub, o->keys);
   add_backend_options(*sub, *o);
-  return [o] { return run_job(*o, JobKind::kQuery); };
+  return [o, sub] {
+    refuse_ignored_options(*sub, *o);
+    return run_job(*o, JobKind::kQuery);
+  };
 }
 
 }  // namespace gdedup::cli

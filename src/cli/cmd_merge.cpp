@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/console.h"
+#include "cli/interrupt.h"
 #include "cli/numbers.h"
 #include "cli/options.h"
 #include "cli/report.h"
@@ -44,6 +45,7 @@ std::string difference(const FilterParams& a, const std::string& name_a, const F
 
 int run_merge(const MergeOptions& options) {
   Console::get().set_quiet(options.quiet);
+  end_on_signals("the merge did not finish and " + options.output + " was not written");
   // Headers first: a mismatch is refused before gigabytes are read.
   std::vector<FilterFileInfo> infos;
   for (const std::string& path : options.files) infos.push_back(read_filter_info(path));
@@ -62,8 +64,8 @@ int run_merge(const MergeOptions& options) {
   save_filter(merged, options.output);
   const FilterState state = filter_state(merged);
   Console::get().info("merged " + std::to_string(options.files.size()) + " filters into " +
-                      options.output + ": " + format_percent(state.fill) + " of bits set, ~" +
-                      format_keys(state.estimated_keys) + " distinct keys, FPR now " +
+                      options.output + ": " + format_percent(state.fill) + " of bits set, " +
+                      approx_keys(state.estimated_keys, "distinct keys") + ", FPR now " +
                       format_rate(state.current_fpr));
   return 0;
 }

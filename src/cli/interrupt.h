@@ -1,15 +1,31 @@
-// SIGINT and SIGTERM for checkpointed runs: instead of dying, the run
-// finishes its batch, writes a checkpoint and exits with kExitInterrupted.
+// SIGINT, SIGTERM and SIGHUP (a dropped ssh session): a run never dies of
+// them in silence. main() catches them before anything else, noting a
+// signal until the command says how it stops:
+//   - a checkpointed run takes stop_flag() for PipelineOptions::stop: it
+//     finishes its batch, writes a checkpoint and exits with
+//     kExitInterrupted (job.h); a second signal ends it at once;
+//   - every other command calls end_on_signals(): a signal then ends the
+//     process at once with one line on stderr saying what it leaves, and the
+//     status of death by that signal (128 + its number in a shell).
+// A signal ignored when the process started (nohup, a background job of a
+// non-interactive shell) stays ignored.
 #pragma once
 
 #include <atomic>
+#include <string>
 
 namespace gdedup::cli {
 
-// Installs the handlers and returns the flag they set, for
-// PipelineOptions::stop. A second signal ends the process at once (the
-// handler resets itself): the last checkpoint on disk stays valid, since
-// checkpoints are replaced by rename. Throws Error if sigaction fails.
-const std::atomic<bool>* stop_on_signals();
+// Installs the handlers; call first thing in main(). Throws Error if
+// sigaction fails.
+void catch_stop_signals();
+
+// The flag the handlers set (already set if a signal came before this call).
+const std::atomic<bool>* stop_flag();
+
+// From now on a signal ends the process after writing "gdedup: interrupted
+// by SIGTERM; " + `aftermath` to stderr; a signal that came before this call
+// does so now.
+void end_on_signals(const std::string& aftermath);
 
 }  // namespace gdedup::cli

@@ -162,6 +162,21 @@ std::string closed_pipe_text(const JobOptions& o, bool saves_filter) {
          "only the first records are wanted.";
 }
 
+// What a signal that ends a run without checkpoints leaves behind.
+std::string unfinished_run(const JobOptions& o, JobKind kind, Mode mode) {
+  std::string text = "the job did not finish";
+  if (mode != Mode::kBuild) {
+    text += "; " + (o.output == "-" ? std::string("standard output") : o.output) +
+            " holds only part of the result, perhaps ending inside a record";
+  }
+  if (!o.filter_path.empty() && kind != JobKind::kQuery) {
+    text += "; the filter " + o.filter_path + " was not updated";
+  }
+  if (!o.stats_path.empty()) text += "; " + o.stats_path + " was not written";
+  if (kind != JobKind::kQuery) text += "; --checkpoint FILE makes a long job resumable";
+  return text;
+}
+
 std::string interrupted_line(const PipelineStats& stats, const std::string& checkpoint) {
   return "interrupted at record " + group_digits(stats.records) + "; checkpoint saved to " +
          checkpoint + "; resume with the same command plus --resume";
@@ -192,6 +207,14 @@ int run_job(const JobOptions& options, JobKind kind) {
   console.set_quiet(o.quiet);
   if (o.inputs.empty()) o.inputs.push_back("-");
   const Mode mode = mode_for(o, kind);
+  // A checkpointed run stops at a batch boundary with a checkpoint, even for
+  // a signal that came during the checks below; any other ends at once.
+  const std::atomic<bool>* stop = nullptr;
+  if (o.checkpoint.enabled()) {
+    stop = stop_flag();
+  } else {
+    end_on_signals(unfinished_run(o, kind, mode));
+  }
   const InputFormat format = parse_input_format(o.input_format);
 
   // Everything the user typed is checked before anything is read or created.
@@ -211,9 +234,6 @@ int run_job(const JobOptions& options, JobKind kind) {
       lock_job_files(mode != Mode::kBuild && o.output != "-" ? o.output : "",
                      o.checkpoint.enabled() ? o.checkpoint.path : "",
                      saves_filter ? o.filter_path : "");
-  // From here on a signal stops the run at a batch boundary with a
-  // checkpoint; without checkpoints it ends the process as usual.
-  const std::atomic<bool>* stop = o.checkpoint.enabled() ? stop_on_signals() : nullptr;
 
   const bool filter_existed = !o.filter_path.empty() && file_exists(o.filter_path);
   Checkpoint start = starting_point(o, kind, request, format);

@@ -102,6 +102,15 @@ JsonObject& JsonObject::add(std::string_view key, bool value) {
   return *this;
 }
 
+JsonObject& JsonObject::add(std::string_view key, const std::vector<std::string>& values) {
+  std::string rendered = "[";
+  for (size_t i = 0; i < values.size(); ++i) {
+    rendered += (i > 0 ? ", " : "") + json_string(values[i]);
+  }
+  members_.push_back({std::string(key), rendered + "]", nullptr});
+  return *this;
+}
+
 JsonObject& JsonObject::add(std::string_view key, JsonObject value) {
   members_.push_back({std::string(key), "", std::make_shared<JsonObject>(std::move(value))});
   return *this;

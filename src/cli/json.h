@@ -34,6 +34,8 @@ class JsonObject {
   JsonObject& add(std::string_view key, double value);
   JsonObject& add(std::string_view key, bool value);
   JsonObject& add(std::string_view key, JsonObject value);
+  // An array of strings, on one line.
+  JsonObject& add(std::string_view key, const std::vector<std::string>& values);
 
   // Two-space indented, without a trailing newline.
   std::string str(int indent = 0) const;

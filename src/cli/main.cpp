@@ -3,17 +3,22 @@
 //   0  success (also when the reader of our output goes away: `| head`)
 //   1  runtime error: I/O, a damaged file, no device
 //   2  usage error: the command line or its values can never work as given
-//   3  interrupted (SIGINT, SIGTERM) with a checkpoint to resume from (job.h)
+//   3  interrupted (SIGINT, SIGTERM, SIGHUP) with a checkpoint to resume
+//      from (job.h); without checkpoints such a signal ends the process
+//      with a message, by the signal itself (interrupt.h)
 //   4  the filter ended far past its plan: records probably lost (overfull.h)
 #include <exception>
 #include <map>
 #include <new>
 #include <string>
+#include <system_error>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
 #include "cli/console.h"
+#include "cli/interrupt.h"
+#include "cli/parse_errors.h"
 #include "cli/version.h"
 #include "gdedup/error.h"
 #include "io/output_writer.h"
@@ -28,8 +33,12 @@ constexpr int kExitUsage = 2;
 // are one lowercase-led line with where to look next.
 int report_parse_error(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
   std::string where = "gdedup";
-  for (const CLI::App* sub : app.get_subcommands()) where += " " + sub->get_name();
-  std::string message = e.what();
+  std::string command;
+  for (const CLI::App* sub : app.get_subcommands()) {
+    where += " " + sub->get_name();
+    command = sub->get_name();
+  }
+  std::string message = parse_error_text(e.what(), command);
   if (app.get_subcommands().empty() && argc > 1 && argv[1][0] != '-') {
     message = std::string("unknown command '") + argv[1] +
               "': expected dedup, build, query, merge, info, plan or bench";
@@ -73,7 +82,12 @@ int run(int argc, char** argv) {
     }
     return report_parse_error(app, e, argc, argv);
   }
-  return actions.at(app.get_subcommands().front()->get_name())();
+  const std::string command = app.get_subcommands().front()->get_name();
+  // dedup, build, query and merge say what an interrupted run leaves.
+  if (command == "info" || command == "plan" || command == "bench") {
+    end_on_signals("gdedup " + command + " changes no file");
+  }
+  return actions.at(command)();
 }
 
 }  // namespace
@@ -81,8 +95,10 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   using gdedup::cli::Console;
-  gdedup::io::ignore_sigpipe();
   try {
+    // First of all: until the handlers are in, a signal kills in silence.
+    gdedup::cli::catch_stop_signals();
+    gdedup::io::ignore_sigpipe();
     return gdedup::cli::run(argc, argv);
   } catch (const gdedup::io::BrokenPipe&) {
     return 0;
@@ -95,6 +111,19 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     Console::get().error("out of memory; a smaller --memory or --capacity, or a smaller --batch, "
                          "needs less");
+    return gdedup::cli::kExitRuntime;
+  } catch (const std::system_error& e) {
+    // std::thread throws this when the system has no memory for a new
+    // thread's stack (EAGAIN, as under a small ulimit -v).
+    if (e.code() == std::errc::resource_unavailable_try_again ||
+        e.code() == std::errc::not_enough_memory) {
+      Console::get().error("out of memory: the system refused a new thread (" +
+                           e.code().message() + "); a memory limit such as ulimit -v leaves "
+                           "too little, or a smaller --memory, --capacity, --batch or "
+                           "--threads needs less");
+    } else {
+      Console::get().error(std::string("unexpected error: ") + e.what());
+    }
     return gdedup::cli::kExitRuntime;
   } catch (const std::exception& e) {
     Console::get().error(std::string("unexpected error: ") + e.what());

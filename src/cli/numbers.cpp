@@ -188,6 +188,11 @@ uint64_t parse_bytes(std::string_view text, std::string_view option) {
     return static_cast<uint64_t>(value);
   }
   if (!fractional) refuse(option, text, "is too large (at most 2^64 - 1 bytes)");
+  // "1.5" alone is a byte and a half: almost surely a unit was forgotten.
+  if (scale == 0) {
+    refuse(option, text, "is not a whole number of bytes; add a unit, as in " +
+                             std::string(text) + "G or " + std::string(text) + "M");
+  }
   long double value = static_cast<long double>(d.digits) * std::pow(10.0L, d.exp10) *
                       std::pow(1024.0L, scale);
   if (!(value < 18446744073709551616.0L)) {
@@ -269,9 +274,17 @@ std::string format_percent(double fraction) {
   return buf;
 }
 
-std::string format_keys(double keys) {
-  if (!std::isfinite(keys) || keys >= 1.8e19) return "unknown (every bit is set)";
-  return group_digits(static_cast<uint64_t>(std::llround(keys)));
+bool keys_estimable(double keys) { return std::isfinite(keys) && keys < 1.8e19; }
+
+std::string approx_keys(double keys, const std::string& noun) {
+  if (!keys_estimable(keys)) {
+    return "an unknown number of " + noun + " (every bit is set)";
+  }
+  return "~" + group_digits(static_cast<uint64_t>(std::llround(keys))) + " " + noun;
+}
+
+std::string counted(uint64_t count, const std::string& noun) {
+  return group_digits(count) + " " + noun + (count == 1 ? "" : "s");
 }
 
 std::string format_duration(double seconds) {

@@ -16,7 +16,9 @@ namespace gdedup::cli {
 // else, with a UsageError naming `option` and the value.
 uint64_t parse_count(std::string_view text, std::string_view option);
 
-// "4G", "512MiB", "1.5GiB", "4096", "4096B". Fractions of a byte are dropped.
+// "4G", "512MiB", "1.5GiB", "4096", "4096B". A fraction without a unit
+// ("1.5") is refused; with one, fractions of a byte are dropped ("0.3K" is
+// 307).
 // "GB"-style suffixes are refused as ambiguous (1000^3 or 1024^3?).
 uint64_t parse_bytes(std::string_view text, std::string_view option);
 
@@ -33,8 +35,13 @@ std::string human_count(double value);
 std::string format_rate(double rate);
 // 0.1234 -> "12.34%"; small fractions keep four decimals.
 std::string format_percent(double fraction);
-// An estimated key count, rounded and grouped; "unknown" when infinite.
-std::string format_keys(double keys);
+// False when a filter's fill gives no key estimate (every bit is set).
+bool keys_estimable(double keys);
+// An estimated key count with its noun: "~1,234 distinct keys", or "an
+// unknown number of distinct keys (every bit is set)" when infinite.
+std::string approx_keys(double keys, const std::string& noun);
+// A count with its noun, singular for one: "1 block", "2,000 blocks".
+std::string counted(uint64_t count, const std::string& noun);
 // Seconds as "0:12", "1:02:03".
 std::string format_duration(double seconds);
 

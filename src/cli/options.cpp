@@ -119,4 +119,31 @@ InputFormat parse_input_format(const std::string& text) {
   throw UsageError("--input-format " + text + ": expected text or u64");
 }
 
+namespace {
+
+bool given(const CLI::App& command, const char* option) { return command.count(option) > 0; }
+
+}  // namespace
+
+void refuse_ignored_options(const CLI::App& command, const JobOptions& o) {
+  if (parse_input_format(o.input_format) == InputFormat::kU64) {
+    for (const char* option : {"--key", "--delimiter", "--normalize"}) {
+      if (given(command, option)) {
+        throw UsageError(std::string(option) + " has no effect with --input-format u64, whose "
+                         "records are fingerprints used as they are; drop " + option);
+      }
+    }
+  }
+  if (given(command, "--delimiter") &&
+      keys::parse_key_spec(o.keys.key).kind != keys::KeySpec::Kind::kField) {
+    throw UsageError("--delimiter " + o.keys.delimiter + " has no effect with --key " +
+                     o.keys.key + ": it separates fields for --key field:N; drop --delimiter "
+                     "or add --key field:N");
+  }
+  if (given(command, "--threads") && o.backend == "gpu") {
+    throw UsageError("--threads " + std::to_string(o.threads) + " has no effect with --backend "
+                     "gpu: it sets the CPU backend's threads; drop --threads");
+  }
+}
+
 }  // namespace gdedup::cli

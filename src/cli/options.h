@@ -78,4 +78,10 @@ void check_key_options(const KeyOptions& options);
 
 InputFormat parse_input_format(const std::string& text);
 
+// Refuses, with a UsageError, options given on `command` that the other
+// options would make it ignore: --key, --delimiter or --normalize with
+// --input-format u64, --delimiter without --key field:N, --threads with
+// --backend gpu. An option accepted and ignored hides a mistake.
+void refuse_ignored_options(const CLI::App& command, const JobOptions& options);
+
 }  // namespace gdedup::cli

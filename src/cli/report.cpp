@@ -8,13 +8,6 @@
 namespace gdedup::cli {
 namespace {
 
-// Two columns, the names padded to one width.
-std::string row(const std::string& name, const std::string& value) {
-  std::string line = name;
-  line.resize(14, ' ');
-  return line + value + "\n";
-}
-
 std::string fixed(double value, int digits) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.*f", digits, value);
@@ -23,6 +16,12 @@ std::string fixed(double value, int digits) {
 
 
 }  // namespace
+
+std::string row(const std::string& name, const std::string& value) {
+  std::string line = name;
+  line.resize(14, ' ');
+  return line + value + "\n";
+}
 
 std::string layout_text(const Layout& layout) {
   return std::to_string(layout.block_bits) + "-bit blocks, k = " + std::to_string(layout.k);
@@ -36,14 +35,14 @@ std::string hex64(uint64_t value) {
 
 std::string plan_text(const Plan& plan, double target_fpr) {
   std::string out;
-  out += row("capacity", group_digits(plan.capacity) + " distinct keys");
+  out += row("capacity", counted(plan.capacity, "distinct key"));
   if (target_fpr >= 0) out += row("target FPR", format_rate(target_fpr));
   out += row("layout", layout_text(plan.layout));
   out += row("blocks", group_digits(plan.num_blocks));
   out += row("memory", human_bytes(plan.bytes()) + " (" + group_digits(plan.bytes()) +
                            " bytes, " + fixed(plan.bits_per_key(), 2) + " bits per key)");
   out += row("expected FPR", format_rate(plan.expected_fpr) + " at " +
-                                 group_digits(plan.capacity) + " keys");
+                                 counted(plan.capacity, "key"));
   return out;
 }
 
@@ -62,21 +61,26 @@ JsonObject plan_json(const Plan& plan, double target_fpr) {
 
 std::string plan_summary(const Plan& plan) {
   return "new filter of " + human_bytes(plan.bytes()) + " (" + layout_text(plan.layout) + ", " +
-         group_digits(plan.num_blocks) + " blocks, " + fixed(plan.bits_per_key(), 1) +
+         counted(plan.num_blocks, "block") + ", " + fixed(plan.bits_per_key(), 1) +
          " bits per key): expected FPR " + format_rate(plan.expected_fpr) + " at " +
-         group_digits(plan.capacity) + " distinct keys";
+         counted(plan.capacity, "distinct key");
 }
 
 std::string filter_summary(const Filter& filter, const std::string& path) {
   const FilterParams& p = filter.params();
   const FilterCounters& c = filter.counters();
   std::string text = "filter " + path + ": " + human_bytes(p.bytes()) + " (" +
-                     layout_text(p.layout) + ", " + group_digits(p.num_blocks) + " blocks)";
+                     layout_text(p.layout) + ", " + counted(p.num_blocks, "block") + ")";
   if (c.planned_capacity > 0) {
-    text += ", planned for " + group_digits(c.planned_capacity) + " keys at FPR " +
+    text += ", planned for " + counted(c.planned_capacity, "key") + " at FPR " +
             format_rate(c.planned_fpr);
   }
-  text += ", holds ~" + format_keys(filter.estimated_keys()) + " keys (FPR now " +
+  const double keys = filter.estimated_keys();
+  // Not "(every bit is set) (FPR now 1)": one parenthesis at a time.
+  text += ", holds " +
+          (keys_estimable(keys) ? approx_keys(keys, "keys")
+                                : "an unknown number of keys, every bit being set") +
+          " (FPR now " +
           format_rate(filter.current_fpr()) + ")";
   return text;
 }
@@ -91,24 +95,24 @@ FilterState filter_state(const Filter& filter) {
   return s;
 }
 
-std::string info_text(const std::string& path, const FilterFileInfo& info,
-                      const FilterState& state) {
-  const FilterParams& p = info.params;
-  const FilterCounters& c = info.counters;
+std::string filter_rows(const FilterParams& p, const FilterCounters& c,
+                        const FilterState& state) {
   std::string out;
-  out += row("file", path);
-  out += row("version", std::to_string(info.version));
   out += row("layout", layout_text(p.layout));
   out += row("blocks", group_digits(p.num_blocks));
   out += row("seed", hex64(p.seed));
   out += row("memory", human_bytes(p.bytes()) + " (" + group_digits(p.bytes()) + " bytes)");
   out += row("fill", format_percent(state.fill) + " (" + group_digits(state.set_bits) + " of " +
                          group_digits(state.total_bits) + " bits set)");
-  out += row("keys", "~" + format_keys(state.estimated_keys) + " distinct (estimated from the fill)");
+  const std::string keys = keys_estimable(state.estimated_keys)
+                               ? approx_keys(state.estimated_keys, "distinct") +
+                                     " (estimated from the fill)"
+                               : "unknown: every bit is set";
+  out += row("keys", keys);
   out += row("insertions", group_digits(c.insertions) + " (keys added or found new)");
   out += row("FPR now", format_rate(state.current_fpr));
   if (c.planned_capacity > 0) {
-    out += row("planned", group_digits(c.planned_capacity) + " keys at FPR " +
+    out += row("planned", counted(c.planned_capacity, "key") + " at FPR " +
                               format_rate(c.planned_fpr));
   } else {
     out += row("planned", "unknown");
@@ -116,14 +120,9 @@ std::string info_text(const std::string& path, const FilterFileInfo& info,
   return out;
 }
 
-JsonObject info_json(const std::string& path, const FilterFileInfo& info,
-                     const FilterState& state) {
-  const FilterParams& p = info.params;
-  const FilterCounters& c = info.counters;
-  JsonObject o;
-  o.add("file", path)
-      .add("version", uint64_t{info.version})
-      .add("block_bits", uint64_t{p.layout.block_bits})
+JsonObject& add_filter_fields(JsonObject& o, const FilterParams& p, const FilterCounters& c,
+                              const FilterState& state) {
+  return o.add("block_bits", uint64_t{p.layout.block_bits})
       .add("k", uint64_t{p.layout.k})
       .add("blocks", p.num_blocks)
       .add("seed", hex64(p.seed))
@@ -136,7 +135,19 @@ JsonObject info_json(const std::string& path, const FilterFileInfo& info,
       .add("insertions", c.insertions)
       .add("planned_capacity", c.planned_capacity)
       .add("planned_fpr", c.planned_fpr);
-  return o;
+}
+
+std::string info_text(const std::string& path, const FilterFileInfo& info,
+                      const FilterState& state) {
+  return row("file", path) + row("version", std::to_string(info.version)) +
+         filter_rows(info.params, info.counters, state);
+}
+
+JsonObject info_json(const std::string& path, const FilterFileInfo& info,
+                     const FilterState& state) {
+  JsonObject o;
+  o.add("file", path).add("kind", "filter").add("version", uint64_t{info.version});
+  return add_filter_fields(o, info.params, info.counters, state);
 }
 
 }  // namespace gdedup::cli

@@ -30,11 +30,20 @@ struct FilterState {
 };
 FilterState filter_state(const Filter& filter);
 
+// The rows and JSON members that describe a filter (layout to planned), for
+// filter files and checkpoints alike.
+std::string filter_rows(const FilterParams& params, const FilterCounters& counters,
+                        const FilterState& state);
+JsonObject& add_filter_fields(JsonObject& o, const FilterParams& params,
+                              const FilterCounters& counters, const FilterState& state);
+
 std::string info_text(const std::string& path, const FilterFileInfo& info,
                       const FilterState& state);
 JsonObject info_json(const std::string& path, const FilterFileInfo& info,
                      const FilterState& state);
 
+// One row of `info` and `plan` text: the name padded to a column, the value.
+std::string row(const std::string& name, const std::string& value);
 // "512-bit blocks, k = 16"
 std::string layout_text(const Layout& layout);
 // "0x6764656475700001"

@@ -59,7 +59,7 @@ std::string summary_line(const JobReport& r) {
   const Words words = words_for(r.mode);
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.2f s", s.seconds);
-  std::string line = group_digits(s.records) + " records: " + group_digits(s.kept) + " " +
+  std::string line = counted(s.records, "record") + ": " + group_digits(s.kept) + " " +
                      words.written + ", " + group_digits(s.dropped) + " " + words.dropped +
                      " in " + seconds;
   if (s.seconds > 0) {
@@ -68,8 +68,8 @@ std::string summary_line(const JobReport& r) {
             human_bytes(static_cast<uint64_t>(per_second(s.input_bytes - r.resumed_bytes, s.seconds))) +
             "/s)";
   }
-  line += "; filter " + format_percent(r.filter.fill) + " full, ~" +
-          format_keys(r.filter.estimated_keys) + " distinct keys, FPR now " +
+  line += "; filter " + format_percent(r.filter.fill) + " full, " +
+          approx_keys(r.filter.estimated_keys, "distinct keys") + ", FPR now " +
           format_rate(r.filter.current_fpr);
   if (r.checkpointing) {
     line += "; " + group_digits(s.checkpoints) +

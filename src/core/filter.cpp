@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -105,9 +106,15 @@ uint64_t Filter::count_set_bits() const {
   if (parts == 1) return popcount_words(p, n);
   std::vector<uint64_t> counts(parts);
   std::vector<std::thread> workers;
-  for (unsigned t = 0; t < parts; ++t) {
-    const uint64_t lo = n * t / parts, hi = n * (t + 1) / parts;
-    workers.emplace_back([&counts, p, t, lo, hi] { counts[t] = popcount_words(p + lo, hi - lo); });
+  try {
+    for (unsigned t = 0; t < parts; ++t) {
+      const uint64_t lo = n * t / parts, hi = n * (t + 1) / parts;
+      workers.emplace_back([&counts, p, t, lo, hi] { counts[t] = popcount_words(p + lo, hi - lo); });
+    }
+  } catch (const std::system_error&) {
+    // No memory for another thread's stack: count on this one.
+    for (auto& w : workers) w.join();
+    return popcount_words(p, n);
   }
   for (auto& w : workers) w.join();
   uint64_t total = 0;

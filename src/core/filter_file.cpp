@@ -69,6 +69,12 @@ void check_identity(const std::string& path, const unsigned char* header,
   if (have == 0) refuse(path, "is empty; it is not a gdedup filter file");
   const size_t magic_have = static_cast<size_t>(std::min<uint64_t>(have, sizeof kMagic));
   if (std::memcmp(header + kOffMagic, kMagic, magic_have) != 0) {
+    if (have >= sizeof kMagic &&
+        std::memcmp(header + kOffMagic, kCheckpointMagic, sizeof kMagic) == 0) {
+      refuse(path, "is a gdedup checkpoint, not a filter file: 'gdedup info " + path +
+                       "' describes it, and the job that wrote it continues with its command "
+                       "plus --resume");
+    }
     refuse(path, "is not a gdedup filter file (bad magic)");
   }
   if (have < kOffVersion + 4) refuse_short_header(path, have);

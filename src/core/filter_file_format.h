@@ -17,6 +17,9 @@
 namespace gdedup::filter_file {
 
 constexpr char kMagic[8] = {'G', 'D', 'E', 'D', 'U', 'P', 'B', 'F'};
+// The checkpoint file's (pipeline/checkpoint_format.h): a checkpoint given
+// where a filter belongs is named as one, not as "bad magic".
+constexpr char kCheckpointMagic[8] = {'G', 'D', 'E', 'D', 'U', 'P', 'C', 'K'};
 constexpr uint32_t kVersion = 1;
 // One page, so the bit array that follows can be mapped page-aligned.
 constexpr uint64_t kHeaderBytes = 4096;

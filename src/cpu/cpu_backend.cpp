@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -43,11 +44,41 @@ cpu::Arith choose_arith(CpuKernel kernel) {
 }
 
 // Runs fn(t) for t in [0, parts) on parts threads (the caller being one).
+// No fn starts before every thread exists: the parts wait for each other at
+// barriers, so a thread the system refuses (a memory limit such as ulimit -v
+// leaves no room for its stack) must not leave the others waiting for it.
 template <class Fn>
 void run_parallel(unsigned parts, Fn fn) {
+  std::mutex mutex;
+  std::condition_variable opened;
+  bool open = false;
+  bool cancelled = false;
+  auto gated = [&](unsigned t) {
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      opened.wait(lock, [&] { return open; });
+    }
+    if (!cancelled) fn(t);
+  };
+  auto open_gate = [&](bool cancel) {
+    std::lock_guard<std::mutex> lock(mutex);
+    open = true;
+    cancelled = cancel;
+    opened.notify_all();
+  };
   std::vector<std::thread> workers;
   workers.reserve(parts - 1);
-  for (unsigned t = 1; t < parts; ++t) workers.emplace_back(fn, t);
+  try {
+    for (unsigned t = 1; t < parts; ++t) workers.emplace_back(gated, t);
+  } catch (const std::system_error& e) {
+    open_gate(true);
+    for (auto& w : workers) w.join();
+    throw Error("cannot start the CPU backend's " + std::to_string(parts) +
+                " threads: the system refused a thread (" + e.code().message() +
+                "), for lack of memory (a limit such as ulimit -v) or over the process "
+                "limit; give a smaller --threads or allow more memory.");
+  }
+  open_gate(false);
   fn(0u);
   for (auto& w : workers) w.join();
 }

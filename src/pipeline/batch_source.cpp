@@ -148,7 +148,7 @@ class U64Source final : public BatchSource {
           throw Error(source_.name() + " is not a whole number of 64-bit fingerprints: it has " +
                       std::to_string(position_.input_offset) + " bytes, " +
                       std::to_string(position_.input_offset % 8) +
-                      " more than a multiple of 8");
+                      " more than a multiple of 8.");
         }
         done_ = !source_.next_input();
         position_.input_offset = 0;

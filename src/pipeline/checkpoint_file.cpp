@@ -210,6 +210,15 @@ void save_checkpoint(const Filter& filter, const ResumeState& state, const std::
                                   path);
 }
 
+bool is_checkpoint_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char magic[sizeof kMagic];
+  const ssize_t got = ::pread(fd, magic, sizeof magic, kOffMagic);
+  ::close(fd);
+  return got == static_cast<ssize_t>(sizeof magic) && std::memcmp(magic, kMagic, sizeof magic) == 0;
+}
+
 ResumeState read_checkpoint_state(const std::string& path) {
   const Opened f = open_verified(path);
   return read_state(f, path);

@@ -10,7 +10,7 @@
 
 namespace gdedup::checkpoint_file {
 
-constexpr char kMagic[8] = {'G', 'D', 'E', 'D', 'U', 'P', 'C', 'K'};
+inline constexpr const char (&kMagic)[8] = filter_file::kCheckpointMagic;
 constexpr uint32_t kVersion = 2;
 constexpr uint64_t kHeaderBytes = filter_file::kHeaderBytes;
 

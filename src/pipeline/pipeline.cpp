@@ -150,7 +150,17 @@ class Driver {
     for (int i = 0; i < kBatchesInFlight; ++i) free_batches.push(std::make_unique<WorkBatch>());
 
     std::thread reader([&] { read_all(*source, free_batches, read_batches); });
-    std::thread hasher([&] { hash_all(*source, read_batches, full_batches); });
+    std::thread hasher;
+    try {
+      hasher = std::thread([&] { hash_all(*source, read_batches, full_batches); });
+    } catch (...) {
+      // Refused by the system (no memory for its stack): the reader must be
+      // stopped and joined, or its destructor ends the process.
+      free_batches.close();
+      read_batches.close();
+      reader.join();
+      throw;
+    }
     std::exception_ptr failure;
     try {
       while (std::optional<Outcome> out = full_batches.pop()) {
