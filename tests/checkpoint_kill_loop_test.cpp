@@ -47,6 +47,9 @@ constexpr int kExitInterrupted = 3;
 // 2 MiB: small enough that a checkpoint costs little, big enough that a
 // kill often lands inside a write.
 const FilterParams kParams{1 << 15, {512, 16}, kDefaultSeed};
+// The children split each batch of 16,384 keys over 4 threads; the reference
+// runs on one, so the sequential answer is the oracle for the threaded one.
+const CpuOptions kChildThreads{4, CpuKernel::kAuto, 1024};
 
 std::atomic<bool> g_stop{false};
 extern "C" void on_sigterm(int) { g_stop.store(true); }
@@ -122,12 +125,12 @@ class CheckpointKillLoop : public ::testing::Test {
       if (fs::exists(o.checkpoint)) {
         Checkpoint ck = load_checkpoint(o.checkpoint);
         filter = std::move(ck.filter);
-        auto backend = make_cpu_backend(filter);
+        auto backend = make_cpu_backend(filter, kChildThreads);
         o.resume = &ck.state;
         stats = run_pipeline(o, filter, *backend);
       } else {
         filter = Filter(kParams);
-        auto backend = make_cpu_backend(filter);
+        auto backend = make_cpu_backend(filter, kChildThreads);
         stats = run_pipeline(o, filter, *backend);
       }
       if (stats.interrupted) ::_exit(kExitInterrupted);

@@ -82,7 +82,9 @@ TEST_F(PipelineTest, DedupEqualsExactDedupForAnyBatchSizeAndThreadCount) {
   for (uint64_t batch : {1ull, 7ull, 1000ull, 1000000ull}) {
     for (unsigned threads : {1u, 2u, 4u}) {
       Filter filter = big_filter();
-      auto backend = make_cpu_backend(filter, {threads});
+      // Threads from 100 keys each, so that batches of 1,000 and more
+      // really are split (the default waits for 16,384 keys per thread).
+      auto backend = make_cpu_backend(filter, {threads, CpuKernel::kAuto, 100});
       PipelineOptions o;
       o.inputs = {input};
       o.output = dir_ + "/out.txt";

@@ -28,8 +28,6 @@
 namespace gdedup {
 namespace {
 
-// Below this many keys a batch is not worth a thread start (~20 us).
-constexpr uint64_t kMinKeysPerThread = 1 << 14;
 constexpr unsigned kMaxThreads = 256;
 
 cpu::Arith choose_arith(CpuKernel kernel) {
@@ -114,7 +112,9 @@ uint64_t share_boundary(uint64_t total, unsigned part, unsigned parts) {
 class CpuBackend final : public Backend {
  public:
   CpuBackend(Filter& filter, const CpuOptions& options)
-      : filter_(filter), arith_(choose_arith(options.kernel)) {
+      : filter_(filter),
+        arith_(choose_arith(options.kernel)),
+        min_keys_per_thread_(std::max<uint64_t>(1, options.min_keys_per_thread)) {
     cpu::apply_simd_target_override();
     threads_ = options.threads != 0 ? options.threads
                                     : std::max(1u, std::thread::hardware_concurrency());
@@ -160,7 +160,7 @@ class CpuBackend final : public Backend {
   };
 
   unsigned parts_for(uint64_t count) const {
-    const uint64_t useful = std::max<uint64_t>(1, count / kMinKeysPerThread);
+    const uint64_t useful = std::max<uint64_t>(1, count / min_keys_per_thread_);
     return static_cast<unsigned>(std::min<uint64_t>(threads_, useful));
   }
 
@@ -224,6 +224,7 @@ class CpuBackend final : public Backend {
   Filter& filter_;
   cpu::Arith arith_;
   unsigned threads_;
+  uint64_t min_keys_per_thread_;
   // buckets_[slice][owner], reused across batches.
   std::vector<std::vector<Bucket>> buckets_;
   std::vector<uint8_t> owners_;  // owner of each key of the batch
