@@ -115,7 +115,13 @@ void check_writable(const WrittenFile& file) {
   const bool exists = ::stat(path.c_str(), &st) == 0;
   if (exists && S_ISDIR(st.st_mode)) cannot_write(file, "it is a folder");
   struct stat link {};
-  if (!file.in_place && ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+  const bool is_link = ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
+  if (is_link && !fs::trusted_link(path)) {
+    cannot_write(file, "it is a symbolic link that belongs to another user, and gdedup "
+                       "follows no link someone else may have planted; remove it, or name "
+                       "the file it points to");
+  }
+  if (is_link && !file.in_place) {
     cannot_write(file, "it is a symbolic link, and it is saved by writing a new file and "
                        "renaming it over the name, which would replace the link; name the "
                        "file the link points to");

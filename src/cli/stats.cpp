@@ -80,7 +80,7 @@ std::string summary_line(const JobReport& r) {
 
 void write_stats_file(const std::string& path, const std::string& text) {
   if (writes_in_place(path)) {
-    io::OutputWriter out = io::OutputWriter::create(path, text.size() + 1);
+    io::OutputWriter out = io::OutputWriter::create(path, text.size() + 1, "statistics file");
     out.write(text.data(), text.size());
     out.close();
     return;

@@ -44,15 +44,16 @@ bool is_regular(int fd) {
 
 void ignore_sigpipe() { std::signal(SIGPIPE, SIG_IGN); }
 
-OutputWriter OutputWriter::create(const std::string& path, size_t buffer) {
+OutputWriter OutputWriter::create(const std::string& path, size_t buffer,
+                                  const std::string& what) {
   if (path == "-") return OutputWriter(STDOUT_FILENO, "standard output", false, 0, buffer);
   fs::File file;
   if (const int err = fs::open_for_writing(path, file)) {
-    cannot_open("cannot create output", path, err);
+    cannot_open("cannot create " + what, path, err);
   }
   // Pipes and devices cannot be cut (and need not be).
   if (is_regular(file.fd())) {
-    if (const int err = file.truncate(0)) cannot_open("cannot create output", path, err);
+    if (const int err = file.truncate(0)) cannot_open("cannot create " + what, path, err);
   }
   return OutputWriter(file.release(), path, true, 0, buffer);
 }

@@ -47,7 +47,9 @@ class OutputWriter {
   // Creates `path` or cuts an existing regular file to 0 bytes; "-" is
   // standard output. A symbolic link at `path` is followed only when it is
   // trusted (fs::trusted_link: the user's own, or the folder owner's).
-  static OutputWriter create(const std::string& path, size_t buffer = kDefaultBuffer);
+  // `what` names the file in messages.
+  static OutputWriter create(const std::string& path, size_t buffer = kDefaultBuffer,
+                             const std::string& what = "output");
   // Opens an existing `path` to continue a run: checks that it starts with
   // `prefix` (length and checksum), cuts it to prefix.bytes and writes from
   // there. Throws gdedup::Error, leaving the file alone, when it does not:

@@ -94,6 +94,14 @@ case_another_users_output_link_is_refused() {
   expect_failure
   expect_message "symbolic link that belongs to another user"
   check_unchanged
+  ln -s victim.txt s.json
+  chown -h 65534:65534 s.json
+  snapshot victim.txt s.json
+  run_gdedup dedup --capacity 1000 in.txt -o kept.txt --stats s.json
+  expect_failure
+  expect_message "cannot write statistics file s.json: it is a symbolic link that belongs to another user"
+  [ ! -e kept.txt ] || fail "the job ran although its statistics file was refused"
+  check_unchanged
 }
 
 # A full disk mid-record: the output is cut back to its last whole record,
