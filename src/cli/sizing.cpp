@@ -67,9 +67,25 @@ Sample sample_stream(io::ByteSource& source, uint64_t size, InputFormat format) 
   uint64_t chunk_start = source.raw_bytes_read();
   uint64_t counted_raw = 0;
   bool last_was_newline = true;
+  // Ends the chunk in progress at file offset `end`: one more place.
+  auto close_chunk = [&](uint64_t end) {
+    s.densest = std::max(s.densest, chunk_records / static_cast<double>(end - chunk_start));
+    ++s.places;
+    counted += chunk_records;
+    chunk_records = 0;
+    chunk_start = counted_raw = end;
+  };
   for (;;) {
     const uint64_t raw_before = source.raw_bytes_read();
-    const size_t n = source.read(buf.data(), buf.size());
+    size_t n = 0;
+    try {
+      n = source.read(buf.data(), buf.size());
+    } catch (const io::DamagedData&) {
+      // The job itself will meet the damage, after writing the records
+      // before it, and say so: size it from what came before.
+      if (raw_before > chunk_start) close_chunk(raw_before);
+      break;
+    }
     if (n == 0) {
       // Exact: a last line without '\n' is a record; a u64 tail rounds up.
       double total = counted + chunk_records;
@@ -86,18 +102,12 @@ Sample sample_stream(io::ByteSource& source, uint64_t size, InputFormat format) 
     // ends here, and this read's records count for the new one (a read is
     // 64 KiB of output, a chunk several MiB). Plain streams are read whole.
     if (source.compressed() && source.raw_bytes_read() > raw_before && raw_before > chunk_start) {
-      const double chunk_raw = static_cast<double>(raw_before - chunk_start);
-      s.densest = std::max(s.densest, chunk_records / chunk_raw);
-      ++s.places;
-      counted += chunk_records;
+      close_chunk(raw_before);
       chunk_records = read_records;
-      chunk_start = counted_raw = raw_before;
       const bool enough = counted >= kMinRecords;
       const bool far_enough =
           static_cast<size_t>(s.places) >= kCompressedPlaces || s.decoded >= kMaxDecoded;
-      if ((enough && far_enough) || s.decoded >= kHardMaxDecoded) {
-        break;
-      }
+      if ((enough && far_enough) || s.decoded >= kHardMaxDecoded) break;
     } else {
       chunk_records += read_records;
     }

@@ -178,6 +178,14 @@ case_damage_inside_a_gzip_member_names_the_suspect_output() {
   expect_message "so from output record 100001 (byte offset $(stat -c %s good.txt)) on the output may hold damaged data; the 100000 records before it passed their checks."
   cmp -s <(head -c "$(stat -c %s good.txt)" out.txt) good.txt ||
     fail "the checked part of the output is not the first member's records"
+  # Without --capacity the size estimate decodes the start of the file and
+  # may meet the damage first: the job must still run up to it and say the
+  # same, not stop before writing anything.
+  run_gdedup dedup in.gz -o auto.txt
+  expect_failure
+  expect_message "so from output record 100001 (byte offset $(stat -c %s good.txt)) on the output may hold damaged data"
+  cmp -s <(head -c "$(stat -c %s good.txt)" auto.txt) good.txt ||
+    fail "without --capacity, the checked records were not written"
 }
 
 run_cases
