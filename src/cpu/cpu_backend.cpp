@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstdlib>
+#include <exception>
 #include <mutex>
 #include <string>
 #include <system_error>
@@ -41,22 +42,72 @@ cpu::Arith choose_arith(CpuKernel kernel) {
   return kernel == CpuKernel::kScalar ? cpu::Arith::kScalar : cpu::Arith::kSimd;
 }
 
+// Lets threads wait for each other between phases (std::barrier is C++20).
+// abort() releases every waiter, now and later, with BarrierAborted: a part
+// that failed must not leave the others waiting for it.
+struct BarrierAborted {};
+
+class Barrier {
+ public:
+  explicit Barrier(unsigned parties) : parties_(parties) {}
+  void arrive_and_wait() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (aborted_) throw BarrierAborted{};
+    const uint64_t generation = generation_;
+    if (++arrived_ == parties_) {
+      arrived_ = 0;
+      ++generation_;
+      all_here_.notify_all();
+    } else {
+      all_here_.wait(lock, [&] { return generation_ != generation || aborted_; });
+      if (generation_ == generation) throw BarrierAborted{};
+    }
+  }
+  void abort() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    aborted_ = true;
+    all_here_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable all_here_;
+  unsigned parties_;
+  unsigned arrived_ = 0;
+  uint64_t generation_ = 0;
+  bool aborted_ = false;
+};
+
 // Runs fn(t) for t in [0, parts) on parts threads (the caller being one).
-// No fn starts before every thread exists: the parts wait for each other at
-// barriers, so a thread the system refuses (a memory limit such as ulimit -v
-// leaves no room for its stack) must not leave the others waiting for it.
+// No fn starts before every thread exists, and an exception in one part
+// (std::bad_alloc under a memory limit) aborts `barrier` and is rethrown
+// here once all have ended: the parts wait for each other at the barrier,
+// so a thread the system refuses or a part that fails must not leave the
+// others waiting, nor end the process from a worker thread.
 template <class Fn>
-void run_parallel(unsigned parts, Fn fn) {
+void run_parallel(unsigned parts, Barrier* barrier, Fn fn) {
   std::mutex mutex;
   std::condition_variable opened;
   bool open = false;
   bool cancelled = false;
+  std::exception_ptr failure;
+  auto guarded = [&](unsigned t) {
+    try {
+      fn(t);
+    } catch (...) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!failure) failure = std::current_exception();
+      }
+      if (barrier != nullptr) barrier->abort();
+    }
+  };
   auto gated = [&](unsigned t) {
     {
       std::unique_lock<std::mutex> lock(mutex);
       opened.wait(lock, [&] { return open; });
     }
-    if (!cancelled) fn(t);
+    if (!cancelled) guarded(t);
   };
   auto open_gate = [&](bool cancel) {
     std::lock_guard<std::mutex> lock(mutex);
@@ -77,33 +128,10 @@ void run_parallel(unsigned parts, Fn fn) {
                 "limit; give a smaller --threads or allow more memory.");
   }
   open_gate(false);
-  fn(0u);
+  guarded(0u);
   for (auto& w : workers) w.join();
+  if (failure) std::rethrow_exception(failure);
 }
-
-// Lets threads wait for each other between phases (std::barrier is C++20).
-class Barrier {
- public:
-  explicit Barrier(unsigned parties) : parties_(parties) {}
-  void arrive_and_wait() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    const uint64_t generation = generation_;
-    if (++arrived_ == parties_) {
-      arrived_ = 0;
-      ++generation_;
-      all_here_.notify_all();
-    } else {
-      all_here_.wait(lock, [&] { return generation_ != generation; });
-    }
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable all_here_;
-  unsigned parties_;
-  unsigned arrived_ = 0;
-  uint64_t generation_ = 0;
-};
 
 uint64_t share_boundary(uint64_t total, unsigned part, unsigned parts) {
   return static_cast<uint64_t>(static_cast<unsigned __int128>(total) * part / parts);
@@ -141,7 +169,7 @@ class CpuBackend final : public Backend {
 
   void contains(const uint64_t* fingerprints, uint64_t count, uint8_t* present) override {
     const unsigned parts = parts_for(count);
-    run_parallel(parts, [&](unsigned t) {
+    run_parallel(parts, nullptr, [&](unsigned t) {
       const uint64_t lo = share_boundary(count, t, parts);
       const uint64_t hi = share_boundary(count, t + 1, parts);
       cpu::contains_run({filter_.words(), filter_.params().geometry(), fingerprints + lo,
@@ -175,7 +203,7 @@ class CpuBackend final : public Backend {
     owners_.resize(was_present != nullptr ? count : 0);
     std::vector<uint64_t> fresh(parts, 0);
     Barrier barrier(parts);
-    run_parallel(parts, [&](unsigned t) {
+    run_parallel(parts, &barrier, [&](unsigned t) {
       const uint64_t lo = share_boundary(count, t, parts);
       const uint64_t hi = share_boundary(count, t + 1, parts);
       partition(g, fingerprints, lo, hi, parts, buckets_[t], was_present != nullptr);
