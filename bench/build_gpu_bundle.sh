@@ -7,7 +7,11 @@
 #                 libraries static; libstdc++ and libgcc static)
 #   BUNDLE/lib/   every other shared library they load, except the C library
 #                 and the NVIDIA driver, which must come from that machine
-#   BUNDLE/MANIFEST  commit, compiler, files and their checksums
+#   BUNDLE/compute-sanitizer/  the toolkit's compute-sanitizer, when this
+#                 machine has one (gpu_check.sh runs the small GPU tests
+#                 under it)
+#   BUNDLE/MANIFEST  commit, compiler, the glibc the binaries need (checked
+#                 first by gpu_check.sh), files and their checksums
 #
 # usage: bench/build_gpu_bundle.sh [BUNDLE]     (default: build-gpu)
 # env:   JOBS (default 2), GDEDUP_GPU_BUILD (object folder, default build-gpu-work)
@@ -68,6 +72,13 @@ for exe in "$bundle"/bin/*; do
   done
 done
 
+for tool in /usr/local/cuda/compute-sanitizer "$(dirname "$(command -v compute-sanitizer 2>/dev/null || echo /none/x)")"; do
+  if [ -x "$tool/compute-sanitizer" ]; then
+    cp -rL "$tool" "$bundle/compute-sanitizer"
+    break
+  fi
+done
+
 {
   echo "gdedup GPU bundle"
   echo "commit: $(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
@@ -76,6 +87,7 @@ done
   echo "glibc needed: $(objdump -T "$bundle"/bin/* 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sort -Vu | tail -n 1)"
   echo "files:"
   (cd "$bundle" && find bin lib -type f | sort | xargs sha256sum)
+  [ -d "$bundle/compute-sanitizer" ] && echo "compute-sanitizer: carried" || echo "compute-sanitizer: none on this machine"
 } > "$bundle/MANIFEST"
 
 cat "$bundle/MANIFEST"

@@ -1,29 +1,41 @@
 // Keys per second of the CUDA backend's operations.
 //
-// gpu_device/OP/SIZE: 2^26 fingerprints already in device memory, one batch
-//   per call, answers to device memory: the kernels' rate. Targets on an H200
-//   with a 4 GiB filter: test_and_set 15, add 20, contains 30 G keys/s.
-// gpu_streamed/OP/SIZE: the same keys in pinned host memory, answers copied
-//   back to pinned host memory, automatic batches over three streams: what a
-//   host pipeline gets, bounded by PCIe (9 bytes a key).
+// gpu_device/OP/KEYS/SIZE: 2^26 fingerprints already in device memory, one
+//   batch per call, answers to device memory: the kernels' rate. Targets on
+//   an H200 with a 4 GiB filter: test_and_set 15, add 20, contains 30 G keys/s.
+// gpu_streamed/OP/KEYS/SIZE: the same keys in pinned host memory, answers
+//   copied back to pinned host memory, automatic batches over three streams:
+//   what a host pipeline gets, bounded by PCIe (9 bytes a key); 4 GiB only.
+// KEYS: random (fresh keys every iteration, made on the device) or
+//   duplicate-heavy (15 keys in 16 one fingerprint, as records lacking their
+//   --key field, the rest random).
+// SIZE: 1, 4 and 16 GiB filters (the 64 MiB one this replaced fit in the
+//   H200's 50 MB L2 nearly whole).
 //
-// Each iteration uses fresh random keys (made on the device, outside the
-// timed region), so test_and_set and add meet mostly new keys, into a filter
-// pre-filled to about 25% set bits, the fill of a split-block filter at its
-// planned capacity. Time is measured with CUDA events around each call (the
-// backend's calls return with their work done), reported as manual time.
+// Every iteration starts from the same filter, about 25% of bits set (a
+// split-block filter at its planned capacity): it is restored by an untimed
+// device-to-device copy, so test_and_set and add never fill it further. The
+// fill each benchmark starts from is reported as fill_percent. Time is
+// measured with CUDA events around each call (the backend's calls return
+// with their work done), reported as manual time.
 //
 // Run: build/bench/gpu_ops_bench --benchmark_min_time=0.2
-// Without a usable GPU every benchmark is skipped with the reason.
+// Env: GDEDUP_GPU_BENCH_SIZES (log2 filter bytes, comma-separated; default
+// 30,32,34), GDEDUP_GPU_BENCH_KEYS (log2 keys a call; default 26), to fit a
+// smaller device or the CUDA stand-in. Without a usable GPU every benchmark
+// is skipped with the reason.
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "gdedup/backend.h"
+#include "gdedup/error.h"
 #include "gdedup/filter.h"
 #include "gdedup/gpu.h"
 
@@ -37,14 +49,25 @@ namespace gdedup {
 namespace {
 
 constexpr Layout kLayout{512, 16};  // the planner's choice at 1e-4, as cpu_ops_bench
-constexpr uint64_t kKeys = uint64_t{1} << 26;
-constexpr int kSizes[] = {26, 30, 33};  // log2 of filter bytes: 64 MiB, 1 GiB, 8 GiB
-constexpr int kStreamedSize = 30;
+constexpr int kStreamedSize = 32;
+
+std::vector<int> env_list(const char* name, const char* fallback) {
+  const char* text = std::getenv(name);
+  std::stringstream in(text != nullptr && *text != '\0' ? text : fallback);
+  std::vector<int> out;
+  for (std::string item; std::getline(in, item, ',');) out.push_back(std::stoi(item));
+  return out;
+}
+
+uint64_t key_count() { return uint64_t{1} << env_list("GDEDUP_GPU_BENCH_KEYS", "26").front(); }
 
 enum class Op { kAdd, kContains, kTestAndSet };
 const char* op_name(Op op) {
   return op == Op::kAdd ? "add" : op == Op::kContains ? "contains" : "test_and_set";
 }
+
+enum class Keys { kRandom, kDuplicateHeavy };
+const char* keys_name(Keys k) { return k == Keys::kRandom ? "random" : "duplicate-heavy"; }
 
 std::string size_name(int log2_bytes) {
   return log2_bytes >= 30 ? std::to_string(1 << (log2_bytes - 30)) + "GiB"
@@ -59,8 +82,8 @@ bool cuda_ok(benchmark::State& state, cudaError_t status, const char* what) {
   return false;
 }
 
-// About 25% of bits set: two random words AND-ed. Threads, because an
-// 8 GiB filter takes seconds on one core.
+// About 25% of bits set: two random words AND-ed. Threads, because a
+// 16 GiB filter takes seconds on one core.
 void prefill(Filter& filter) {
   uint32_t* words = filter.words();
   const uint64_t total = filter.params().words();
@@ -82,50 +105,81 @@ void prefill(Filter& filter) {
   for (auto& th : threads) th.join();
 }
 
-// One filter and backend at a time, kept while consecutive benchmarks use the
-// same size and batch: building an 8 GiB one takes seconds.
+// One filter, its backend and a device copy of its prefilled words at a
+// time, kept while consecutive benchmarks use the same size and batch:
+// building a 16 GiB one takes seconds.
 struct Setup {
   int log2_bytes = -1;
   uint64_t batch = 0;
   std::unique_ptr<Filter> filter;
   std::unique_ptr<Backend> backend;
+  GpuBackend* gpu = nullptr;
+  uint32_t* prefilled = nullptr;  // device memory
+
+  void release() {
+    if (prefilled != nullptr) cudaFree(prefilled);
+    prefilled = nullptr;
+    gpu = nullptr;
+    backend.reset();
+    filter.reset();
+  }
 };
 
 Setup& setup_for(int log2_bytes, uint64_t batch) {
   static Setup s;
   if (s.log2_bytes != log2_bytes || s.batch != batch || !s.backend) {
-    s.backend.reset();
-    s.filter.reset();
+    s.release();
     s.log2_bytes = log2_bytes;
     s.batch = batch;
     const uint64_t blocks = (uint64_t{1} << log2_bytes) / (kLayout.block_bits / 8);
     s.filter = std::make_unique<Filter>(FilterParams{blocks, kLayout, 1});
     prefill(*s.filter);
     s.backend = make_gpu_backend(*s.filter, GpuOptions{0, batch});
+    s.gpu = dynamic_cast<GpuBackend*>(s.backend.get());
+    const uint64_t bytes = s.filter->params().bytes();
+    if (cudaMalloc(reinterpret_cast<void**>(&s.prefilled), bytes) != cudaSuccess ||
+        cudaMemcpy(s.prefilled, s.gpu->device_words(), bytes, cudaMemcpyDeviceToDevice) !=
+            cudaSuccess ||
+        cudaDeviceSynchronize() != cudaSuccess) {
+      cudaGetLastError();
+      s.release();
+      throw Error("no device memory for a second copy of the " + size_name(log2_bytes) +
+                  " filter, which restores it before every iteration");
+    }
   }
   return s;
 }
 
-// Device buffers for keys and answers, made once.
+// Device buffers for keys and answers, made once; the duplicate-heavy keys
+// are made on the host once.
 struct DeviceKeys {
   uint64_t* keys = nullptr;
   uint8_t* answers = nullptr;
   uint64_t* pinned_keys = nullptr;
   uint8_t* pinned_answers = nullptr;
+  std::vector<uint64_t> heavy;
   cuda::LaunchShape shape{};
 };
 
-DeviceKeys* device_keys(benchmark::State& state) {
+DeviceKeys* device_keys(benchmark::State& state, uint64_t n) {
   static DeviceKeys d;
   static bool made = false;
   if (!made) {
-    if (!cuda_ok(state, cudaMalloc(reinterpret_cast<void**>(&d.keys), kKeys * 8), "cudaMalloc") ||
-        !cuda_ok(state, cudaMalloc(reinterpret_cast<void**>(&d.answers), kKeys), "cudaMalloc") ||
-        !cuda_ok(state, cudaMallocHost(reinterpret_cast<void**>(&d.pinned_keys), kKeys * 8),
+    if (!cuda_ok(state, cudaMalloc(reinterpret_cast<void**>(&d.keys), n * 8), "cudaMalloc") ||
+        !cuda_ok(state, cudaMalloc(reinterpret_cast<void**>(&d.answers), n), "cudaMalloc") ||
+        !cuda_ok(state, cudaMallocHost(reinterpret_cast<void**>(&d.pinned_keys), n * 8),
                  "cudaMallocHost") ||
-        !cuda_ok(state, cudaMallocHost(reinterpret_cast<void**>(&d.pinned_answers), kKeys),
+        !cuda_ok(state, cudaMallocHost(reinterpret_cast<void**>(&d.pinned_answers), n),
                  "cudaMallocHost")) {
       return nullptr;
+    }
+    d.heavy.resize(n);
+    uint64_t s = 0x4ea7ull;
+    for (uint64_t i = 0; i < n; ++i) {
+      uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      d.heavy[i] = (i & 15) != 0 ? 0x0123456789abcdefull : z ^ (z >> 31);
     }
     d.shape = cuda::launch_shape(0);
     made = true;
@@ -133,16 +187,18 @@ DeviceKeys* device_keys(benchmark::State& state) {
   return &d;
 }
 
-void BM_Op(benchmark::State& state, int log2_bytes, Op op, bool streamed) {
+void BM_Op(benchmark::State& state, int log2_bytes, Op op, Keys kind, bool streamed) {
   std::string why;
   if (!gpu_available(&why)) {
     state.SkipWithError(why.c_str());
     return;
   }
   try {
-    DeviceKeys* d = device_keys(state);
+    const uint64_t n = key_count();
+    DeviceKeys* d = device_keys(state, n);
     if (d == nullptr) return;
-    Setup& s = setup_for(log2_bytes, streamed ? 0 : kKeys);
+    Setup& s = setup_for(log2_bytes, streamed ? 0 : n);
+    const uint64_t filter_bytes = s.filter->params().bytes();
     cudaEvent_t start, stop;
     if (!cuda_ok(state, cudaEventCreate(&start), "cudaEventCreate") ||
         !cuda_ok(state, cudaEventCreate(&stop), "cudaEventCreate")) {
@@ -152,20 +208,36 @@ void BM_Op(benchmark::State& state, int log2_bytes, Op op, bool streamed) {
                     static_cast<uint64_t>(op) * 100 + (streamed ? 10 : 0);
     const uint64_t* keys = streamed ? d->pinned_keys : d->keys;
     uint8_t* answers = streamed ? d->pinned_answers : d->answers;
+    double fill = 0;
     for (auto _ : state) {
-      cuda::launch_random_keys(d->keys, kKeys, seed++ * kKeys, d->shape, nullptr);
-      if (streamed) {
-        if (!cuda_ok(state, cudaMemcpy(d->pinned_keys, d->keys, kKeys * 8, cudaMemcpyDeviceToHost),
-                     "cudaMemcpy")) {
-          break;
-        }
+      // Untimed: the prefilled filter back, and this iteration's keys.
+      if (!cuda_ok(state, cudaMemcpy(s.gpu->device_words(), s.prefilled, filter_bytes,
+                                     cudaMemcpyDeviceToDevice),
+                   "cudaMemcpy")) {
+        break;
+      }
+      if (kind == Keys::kRandom) {
+        cuda::launch_random_keys(d->keys, n, seed++ * n, d->shape, nullptr);
+      } else if (!cuda_ok(state, cudaMemcpy(d->keys, d->heavy.data(), n * 8,
+                                            cudaMemcpyHostToDevice),
+                          "cudaMemcpy")) {
+        break;
+      }
+      if (streamed &&
+          !cuda_ok(state, cudaMemcpy(d->pinned_keys, d->keys, n * 8, cudaMemcpyDeviceToHost),
+                   "cudaMemcpy")) {
+        break;
       }
       if (!cuda_ok(state, cudaDeviceSynchronize(), "cudaDeviceSynchronize")) break;
+      if (fill == 0) {
+        fill = 100.0 * static_cast<double>(s.gpu->device_set_bits()) /
+               static_cast<double>(filter_bytes * 8);
+      }
       cudaEventRecord(start, nullptr);
       switch (op) {
-        case Op::kAdd: s.backend->add(keys, kKeys); break;
-        case Op::kContains: s.backend->contains(keys, kKeys, answers); break;
-        case Op::kTestAndSet: s.backend->test_and_set(keys, kKeys, answers); break;
+        case Op::kAdd: s.backend->add(keys, n); break;
+        case Op::kContains: s.backend->contains(keys, n, answers); break;
+        case Op::kTestAndSet: s.backend->test_and_set(keys, n, answers); break;
       }
       cudaEventRecord(stop, nullptr);
       if (!cuda_ok(state, cudaEventSynchronize(stop), "cudaEventSynchronize")) break;
@@ -175,8 +247,8 @@ void BM_Op(benchmark::State& state, int log2_bytes, Op op, bool streamed) {
     }
     cudaEventDestroy(start);
     cudaEventDestroy(stop);
-    state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) *
-                            static_cast<int64_t>(kKeys));
+    state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
+    state.counters["fill_percent"] = fill;
     state.SetLabel(s.backend->name());
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
@@ -185,7 +257,7 @@ void BM_Op(benchmark::State& state, int log2_bytes, Op op, bool streamed) {
 
 #else
 
-void BM_Op(benchmark::State& state, int, Op, bool) {
+void BM_Op(benchmark::State& state, int, Op, Keys, bool) {
   std::string why;
   gpu_available(&why);
   state.SkipWithError(why.c_str());
@@ -193,25 +265,28 @@ void BM_Op(benchmark::State& state, int, Op, bool) {
 
 #endif
 
+void register_one(const char* path, int size, Op op, Keys keys, bool streamed) {
+  benchmark::RegisterBenchmark((std::string(path) + "/" + op_name(op) + "/" + keys_name(keys) +
+                                "/" + size_name(size))
+                                   .c_str(),
+                               [=](benchmark::State& st) { BM_Op(st, size, op, keys, streamed); })
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond);
+}
+
 void register_all() {
   const Op ops[] = {Op::kAdd, Op::kContains, Op::kTestAndSet};
+  const Keys kinds[] = {Keys::kRandom, Keys::kDuplicateHeavy};
   // Size-major, so each filter is built once.
-  for (int size : kSizes) {
+  const std::vector<int> sizes = env_list("GDEDUP_GPU_BENCH_SIZES", "30,32,34");
+  for (int size : sizes) {
     for (Op op : ops) {
-      benchmark::RegisterBenchmark(
-          (std::string("gpu_device/") + op_name(op) + "/" + size_name(size)).c_str(),
-          [=](benchmark::State& st) { BM_Op(st, size, op, false); })
-          ->UseManualTime()
-          ->Unit(benchmark::kMillisecond);
+      for (Keys keys : kinds) register_one("gpu_device", size, op, keys, false);
     }
   }
-  for (Op op : ops) {
-    benchmark::RegisterBenchmark(
-        (std::string("gpu_streamed/") + op_name(op) + "/" + size_name(kStreamedSize)).c_str(),
-        [=](benchmark::State& st) { BM_Op(st, kStreamedSize, op, true); })
-        ->UseManualTime()
-        ->Unit(benchmark::kMillisecond);
-  }
+  const int streamed_size =
+      std::getenv("GDEDUP_GPU_BENCH_SIZES") != nullptr ? sizes.front() : kStreamedSize;
+  for (Op op : ops) register_one("gpu_streamed", streamed_size, op, Keys::kRandom, true);
 }
 
 }  // namespace
