@@ -14,8 +14,9 @@
 // Properties (compressed here or plain): the records are the reference split
 // of each part (bytes between '\n's; an unterminated last line of a part is
 // a record), so joined with '\n' they give back the data; batches respect
-// their limits and positions add up. Raw decoder input: reading ends or
-// throws gdedup::Error, and keeps throwing once it has; nothing else.
+// their limits and positions add up; no batch counts more records verified
+// than handed out. Raw decoder input: reading ends or throws gdedup::Error,
+// and keeps throwing once it has; nothing else.
 #include <zlib.h>
 #include <zstd.h>
 
@@ -180,6 +181,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       offset = batch.end().offset;
       FUZZ_CHECK(batch.end().records == got.size(), "batch ends at the wrong record");
       FUZZ_CHECK(reader.position().records == batch.end().records, "position() lags");
+      FUZZ_CHECK(batch.verified_records() <= batch.end().records,
+                 "more records verified than handed out");
     }
   } catch (const gdedup::Error& e) {
     FUZZ_CHECK(framing != kPlain && !compressed_here(framing),
