@@ -155,6 +155,12 @@ case_input_truncated_while_read_fails() {
   wait "$pid"
   STATUS=$?
   ERR=$(cat stderr)
+  # A job that finished reading before the truncation (a stalled machine)
+  # has nothing to detect: its output must then be complete.
+  if [ "$STATUS" -eq 0 ] && [ "$(wc -l <out.txt)" -eq 8000000 ]; then
+    echo "  note [$CASE]: the job ended before the truncation; nothing to check"
+    return
+  fi
   expect_failure
   expect_message "input in.txt changed size while it was being read"
 }
