@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 
+#include "fs/live_temporaries.h"
 #include "gdedup/error.h"
 #include "io/sys.h"
 
@@ -60,6 +61,9 @@ void append(char* buf, size_t size, size_t* used, const char* text) {
   line[used++] = '\n';
   // Nothing more can be done about a stderr that is gone (SIGHUP).
   [[maybe_unused]] const ssize_t ignored = ::write(STDERR_FILENO, line, used);
+  // A save in progress leaves no temporary file; the file it would have
+  // replaced is untouched.
+  fs::remove_live_temporaries();
   ::signal(sig, SIG_DFL);
   sigset_t set;
   sigemptyset(&set);

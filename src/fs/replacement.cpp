@@ -1,5 +1,6 @@
 #include "fs/replacement.h"
 
+#include "fs/live_temporaries.h"
 #include "gdedup/error.h"
 
 namespace gdedup::fs {
@@ -10,6 +11,7 @@ Replacement::Replacement(std::string target, std::string failure)
     throw Error(failure_ + ": creating a temporary file beside it in folder " +
                 containing_folder(target_) + " failed: " + error_text(err));
   }
+  live_slot_ = register_temporary(temp_.name());
 }
 
 Replacement::~Replacement() {
@@ -17,6 +19,7 @@ Replacement::~Replacement() {
   const std::string name = temp_.name();
   temp_ = File();
   unlink_file(name);
+  forget_temporary(live_slot_);
 }
 
 void Replacement::fail(const std::string& doing, int err) const {
@@ -36,6 +39,7 @@ void Replacement::commit() {
   if (const int err = temp_.sync()) fail("syncing " + name + " to disk", err);
   if (const int err = temp_.close_now()) fail("closing " + name, err);
   if (const int err = rename_file(name, target_)) fail("renaming " + name + " over it", err);
+  forget_temporary(live_slot_);
   committed_ = true;
   if (const int err = sync_folder(target_)) {
     throw Error(failure_ + ": the file was written, but syncing its folder " +

@@ -38,6 +38,7 @@ class Replacement {
   std::string target_;
   std::string failure_;
   File temp_;
+  int live_slot_ = -1;  // in the registry of live temporaries (live_temporaries.h)
   bool committed_ = false;
 };
 

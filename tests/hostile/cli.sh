@@ -84,6 +84,27 @@ case_signal_without_checkpoint_says_what_is_left() {
   done
 }
 
+# A signal that lands while the filter is being saved leaves no temporary
+# file beside it (and no filter: the run did not finish).
+case_signal_during_a_save_leaves_no_temporary_file() {
+  distinct_urls 1000 https://t.example/ >in.txt
+  start_gdedup build --memory 256M -q in.txt -f F.gdf
+  local i
+  for ((i = 0; i < 200000; i++)); do
+    compgen -G 'F.gdf.tmp.*' >/dev/null && break
+    [ -e "/proc/$BG_PID" ] || break
+  done
+  kill -s TERM "$BG_PID" 2>/dev/null
+  finish_gdedup
+  if [ "$STATUS" -eq 0 ]; then
+    [ -f F.gdf ] || fail "exit 0 without a filter"
+  else
+    expect_status 143
+    [ ! -e F.gdf ] || fail "an interrupted build left a filter"
+  fi
+  compgen -G 'F.gdf.tmp.*' >/dev/null && fail "a temporary file was left: $(ls)"
+}
+
 # nohup's promise: a hangup ignored when the run started stays ignored.
 case_ignored_hangup_stays_ignored() {
   distinct_urls 300000 https://h.example/ >in.txt
@@ -197,6 +218,9 @@ case_u64_length_error_is_a_sentence() {
 # does not abort (a std::bad_alloc in a backend thread, or a thread refused
 # while others run, used to end in std::terminate).
 case_memory_limit_is_named() {
+  # AddressSanitizer reserves terabytes of address space for its shadow: no
+  # run can start under a ulimit -v, so there is nothing to check.
+  if ldd "$GDEDUP" 2>/dev/null | grep -q libasan; then return 0; fi
   distinct_urls 300000 https://m.example/ >in.txt
   local limit
   for limit in 40000 50000 60000 80000 100000 120000 150000 200000; do
