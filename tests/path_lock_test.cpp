@@ -129,5 +129,25 @@ TEST_F(PathLockTest, ALinkAtTheLockFileNameIsNotFollowed) {
   EXPECT_TRUE(S_ISLNK(st.st_mode));
 }
 
+// A file that merely has the lock file's name (an input called out.txt.lock,
+// a pipe) is not taken for a lock: released, it would be deleted.
+TEST_F(PathLockTest, AFileThatIsNotALockFileIsLeftAlone) {
+  const std::string target = path("out.txt");
+  std::ofstream(target + ".lock") << "an input\n";
+  PathLock lock;
+  EXPECT_EQ(lock.acquire(target, false), EEXIST);
+  lock.release();
+  std::ifstream in(target + ".lock");
+  std::string text;
+  std::getline(in, text);
+  EXPECT_EQ(text, "an input");
+  const std::string piped = path("p");
+  ASSERT_EQ(::mkfifo((piped + ".lock").c_str(), 0644), 0);
+  EXPECT_EQ(lock.acquire(piped, false), EEXIST);
+  struct stat st {};
+  ASSERT_EQ(::lstat((piped + ".lock").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+}
+
 }  // namespace
 }  // namespace gdedup::fs

@@ -5,9 +5,11 @@
 
 #include "cli/commands.h"
 #include "cli/console.h"
+#include "cli/file_locks.h"
 #include "cli/interrupt.h"
 #include "cli/numbers.h"
 #include "cli/options.h"
+#include "cli/preflight.h"
 #include "cli/report.h"
 #include "gdedup/error.h"
 #include "gdedup/filter_file.h"
@@ -43,9 +45,36 @@ std::string difference(const FilterParams& a, const std::string& name_a, const F
   return "";
 }
 
+// The output replaces a file only if that file is one of the inputs or
+// another filter: a typo (-o urls.txt) must not destroy a file of another
+// kind. Throws UsageError naming it.
+void check_replaced_file(const MergeOptions& options) {
+  if (!file_exists(options.output)) return;
+  const WrittenFile output{options.output, "output", false};
+  try {
+    check_written_files({output}, options.files);
+  } catch (const UsageError&) {
+    return;  // one of the inputs: replaced once the merge is complete
+  }
+  try {
+    read_filter_info(options.output);
+  } catch (const Error&) {
+    throw UsageError("output " + options.output + " exists and is not a readable gdedup filter file, and "
+                     "merge would replace it with the merged filter; name a new file, a filter "
+                     "or one of the inputs (nothing was done)");
+  }
+}
+
 int run_merge(const MergeOptions& options) {
   Console::get().set_quiet(options.quiet);
   end_on_signals("the merge did not finish and " + options.output + " was not written");
+  check_writable({options.output, "output", false});
+  // Held until the merge ends, taken before any input is read: a job that
+  // saves this filter meanwhile is waited for, and its keys are in the
+  // inputs read here when the output is one of them, never lost by the
+  // rename below.
+  const FileLocks locks = lock_job_files("", "", options.output);
+  check_replaced_file(options);
   // Headers first: a mismatch is refused before gigabytes are read.
   std::vector<FilterFileInfo> infos;
   for (const std::string& path : options.files) infos.push_back(read_filter_info(path));

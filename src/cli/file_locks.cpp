@@ -1,8 +1,11 @@
 #include "cli/file_locks.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <climits>
+#include <cstdlib>
 
 #include "cli/console.h"
 #include "fs/file_ops.h"
@@ -23,6 +26,12 @@ std::string holder_text(pid_t holder) {
                 " is a symbolic link, which gdedup never follows; remove it if no gdedup "
                 "job is running.");
   }
+  if (err == EEXIST) {
+    throw Error("cannot lock " + what + " " + path + ": the name of its lock file " + lock +
+                " is taken by a file that is not a gdedup lock file (those are empty), and "
+                "the job would delete it when it ends; rename that file, or choose another "
+                "name for the " + what + ".");
+  }
   throw Error("cannot lock " + what + " " + path + " through the lock file " + lock + ": " +
               fs::error_text(err) + ".");
 }
@@ -35,18 +44,38 @@ bool lockable(const std::string& path) {
   return ::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode);
 }
 
+// The name whose lock guards `path`: an output written in place through a
+// symbolic link is the file the link leads to, so that a second job naming
+// that file, or another link to it, finds the same lock file. A link to a
+// file not created yet leads to the name the job will create.
+std::string locked_name(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
+  char real[PATH_MAX];
+  if (::realpath(path.c_str(), real) != nullptr) return real;
+  const ssize_t n = ::readlink(path.c_str(), real, sizeof real - 1);
+  if (n <= 0) return path;
+  const std::string target(real, static_cast<size_t>(n));
+  const std::string full =
+      target[0] == '/' ? target : fs::containing_folder(path) + "/" + target;
+  const size_t slash = full.find_last_of('/');
+  if (::realpath(fs::containing_folder(full).c_str(), real) == nullptr) return path;
+  return std::string(real) + full.substr(slash);
+}
+
 fs::PathLock refuse_if_held(const std::string& what, const std::string& path) {
   fs::PathLock lock;
   if (path.empty() || !lockable(path)) return lock;
+  const std::string name = locked_name(path);
   pid_t holder = 0;
-  const int err = lock.acquire(path, false, &holder);
+  const int err = lock.acquire(name, false, &holder);
   if (err == EWOULDBLOCK) {
     throw Error(what + " " + path + " is in use by " + holder_text(holder) +
-                ", which holds its lock file " + fs::lock_file_for(path) + "; two jobs writing one " + what +
+                ", which holds its lock file " + fs::lock_file_for(name) + "; two jobs writing one " + what +
                 " would interleave, so this one stopped before doing anything. Wait for "
                 "that job to finish, or choose another " + what + ".");
   }
-  if (err != 0) cannot_lock(what, path, err);
+  if (err != 0) cannot_lock(what, name, err);
   return lock;
 }
 

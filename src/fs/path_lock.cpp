@@ -48,6 +48,14 @@ bool still_linked(int fd, const std::string& name) {
          by_fd.st_dev == by_name.st_dev && by_fd.st_ino == by_name.st_ino;
 }
 
+// Lock files are never written, so one with contents, or a pipe or device
+// at that name, is another file that happens to be called PATH.lock (an
+// input, say); release() would delete it.
+bool empty_regular_file(int fd) {
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0;
+}
+
 }  // namespace
 
 std::string lock_file_for(const std::string& path) { return path + ".lock"; }
@@ -80,6 +88,10 @@ int PathLock::acquire(const std::string& path, bool wait, pid_t* holder) {
   for (;;) {
     const int fd = ::open(name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) return errno;
+    if (!empty_regular_file(fd)) {
+      ::close(fd);
+      return EEXIST;
+    }
     int rc;
     do {
       rc = ::flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB));

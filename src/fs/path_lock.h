@@ -23,7 +23,8 @@ class PathLock {
   ~PathLock();
 
   // Locks `path` through PATH.lock, opened with O_NOFOLLOW (a link planted
-  // at that name gives ELOOP). With `wait`, blocks until the holder is done;
+  // at that name gives ELOOP; a file there that is not an empty regular file,
+  // so not a lock file, gives EEXIST and is left alone). With `wait`, blocks until the holder is done;
   // without, returns EWOULDBLOCK at once if another process holds it, with
   // its pid in *holder (0 when it cannot be found). 0 or an errno.
   int acquire(const std::string& path, bool wait, pid_t* holder = nullptr);

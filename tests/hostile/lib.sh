@@ -91,6 +91,20 @@ check_dedup_output() {
   [ "$lost" -le "$allowed" ] || fail "lost $lost of $distinct unique records (FPR $fpr allows $allowed)"
 }
 
+# expect_keys_in FILTER WHEN KEYS...: every line of each KEYS file is in
+# FILTER, which is alone (no temporary or lock file left beside it); WHEN
+# ("round 3") starts each failure.
+expect_keys_in() {
+  local filter=$1 when=$2 keys
+  shift 2
+  for keys in "$@"; do
+    run_gdedup query "$keys" -f "$filter" --absent -o absent.txt
+    expect_status 0
+    [ ! -s absent.txt ] || fail "$when: $(wc -l <absent.txt) keys of $keys missing"
+  done
+  ls "$filter".tmp.* "$filter".lock >/dev/null 2>&1 && fail "$when: a temporary or lock file is left"
+}
+
 # snapshot FILE...: remembers the checksums of FILEs; check_unchanged then
 # fails for any of them that changed, vanished or became a link.
 snapshot() {
