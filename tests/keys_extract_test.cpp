@@ -57,18 +57,18 @@ TEST(KeysSpecTest, BadSpecsNameTheValueAndTheForms) {
       "use \"whole\" (or \"line\") for the whole record, or \"field:N\" with N from 1 "
       "to 4294967295 for the N-th field.";
   EXPECT_EQ(message_of_key_spec("field:0"),
-            "The key \"field:0\" is not valid: field numbers start at 1; " + forms);
+            "the key \"field:0\" is not valid: field numbers start at 1; " + forms);
   EXPECT_EQ(message_of_key_spec("field:x"),
-            "The key \"field:x\" is not valid: the field number is not a whole number; " + forms);
+            "the key \"field:x\" is not valid: the field number is not a whole number; " + forms);
   EXPECT_EQ(message_of_key_spec("field:-1"),
-            "The key \"field:-1\" is not valid: the field number is not a whole number; " + forms);
+            "the key \"field:-1\" is not valid: the field number is not a whole number; " + forms);
   EXPECT_EQ(message_of_key_spec("foo"),
-            "The key \"foo\" is not valid: it is not a known form; " + forms);
+            "the key \"foo\" is not valid: it is not a known form; " + forms);
   EXPECT_EQ(message_of_key_spec("field:"),
-            "The key \"field:\" is not valid: the field number is missing; " + forms);
+            "the key \"field:\" is not valid: the field number is missing; " + forms);
   EXPECT_EQ(message_of_key_spec("field:4294967296"),
-            "The key \"field:4294967296\" is not valid: the field number is too large; " + forms);
-  EXPECT_EQ(message_of_key_spec(""), "The key \"\" is not valid: it is not a known form; " + forms);
+            "the key \"field:4294967296\" is not valid: the field number is too large; " + forms);
+  EXPECT_EQ(message_of_key_spec(""), "the key \"\" is not valid: it is not a known form; " + forms);
   EXPECT_NE(message_of_key_spec("field: 2").find("not a whole number"), std::string::npos);
   EXPECT_NE(message_of_key_spec("field:+2").find("not a whole number"), std::string::npos);
   EXPECT_NE(message_of_key_spec("Whole").find("not a known form"), std::string::npos);
@@ -98,15 +98,15 @@ TEST(KeysDelimiterTest, BadDelimitersNameTheValue) {
       "give one byte literally (for example \",\"), by name (tab, comma, space, pipe, "
       "semicolon, colon) or as an escape (\\t, \\\\, \\xHH).";
   EXPECT_EQ(message_of_delimiter("ab"),
-            "The delimiter \"ab\" is not valid: it is 2 bytes long and a delimiter is a "
+            "the delimiter \"ab\" is not valid: it is 2 bytes long and a delimiter is a "
             "single byte; " + forms);
-  EXPECT_EQ(message_of_delimiter(""), "The delimiter \"\" is not valid: it is empty; " + forms);
+  EXPECT_EQ(message_of_delimiter(""), "the delimiter \"\" is not valid: it is empty; " + forms);
   EXPECT_EQ(message_of_delimiter("\\n"),
-            "The delimiter \"\\n\" is not valid: it is not a known escape; " + forms);
+            "the delimiter \"\\n\" is not valid: it is not a known escape; " + forms);
   EXPECT_EQ(message_of_delimiter("\\x0a"),
-            "The delimiter \"\\x0a\" is not valid: a record never contains a newline; " + forms);
+            "the delimiter \"\\x0a\" is not valid: a record never contains a newline; " + forms);
   EXPECT_EQ(message_of_delimiter("\\xZZ"),
-            "The delimiter \"\\xZZ\" is not valid: it is not a known escape; " + forms);
+            "the delimiter \"\\xZZ\" is not valid: it is not a known escape; " + forms);
   // A two-byte UTF-8 character is not one byte.
   EXPECT_NE(message_of_delimiter("\xc2\xa7").find("2 bytes long"), std::string::npos);
   EXPECT_NE(message_of_delimiter("\n").find("never contains a newline"), std::string::npos);
@@ -227,7 +227,7 @@ TEST(KeysExtractorTest, FieldZeroIsRefused) {
     KeyExtractor(KeySpec::nth_field(0), '\t', NormalizeRules{});
     FAIL() << "field 0 was accepted";
   } catch (const UsageError& e) {
-    EXPECT_STREQ(e.what(), "The key field number 0 is not valid: field numbers start at 1.");
+    EXPECT_STREQ(e.what(), "the key field number 0 is not valid: field numbers start at 1.");
   }
 }
 

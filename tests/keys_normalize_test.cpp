@@ -64,7 +64,7 @@ TEST(KeysNormalizeRulesTest, Presets) {
 
 TEST(KeysNormalizeRulesTest, UnknownRuleListsTheKnownOnes) {
   EXPECT_EQ(message_of_rules("lowercase-path"),
-            "The normalization rule \"lowercase-path\" is not known; the known rules are the "
+            "the normalization rule \"lowercase-path\" is not known; the known rules are the "
             "presets url and url-aggressive, none, trim, lowercase, lowercase-scheme, "
             "lowercase-host, drop-default-port, drop-fragment, drop-host-dot, "
             "uppercase-percent, decode-unreserved, add-root-slash, sort-query, drop-www, "
@@ -77,23 +77,23 @@ TEST(KeysNormalizeRulesTest, UnknownRuleListsTheKnownOnes) {
 
 TEST(KeysNormalizeRulesTest, MalformedListsAreRefused) {
   EXPECT_EQ(message_of_rules(""),
-            "The normalization rule list is empty; give \"none\" or some of the presets url "
+            "the normalization rule list is empty; give \"none\" or some of the presets url "
             "and url-aggressive, none, trim, lowercase, lowercase-scheme, lowercase-host, "
             "drop-default-port, drop-fragment, drop-host-dot, uppercase-percent, "
             "decode-unreserved, add-root-slash, sort-query, drop-www, drop-trailing-slash, "
             "drop-tracking and drop-params:NAME|NAME.");
   EXPECT_EQ(message_of_rules("url,,sort-query"),
-            "The normalization rule list has an empty item; separate rules with a single "
+            "the normalization rule list has an empty item; separate rules with a single "
             "comma (for example url,sort-query).");
   EXPECT_EQ(message_of_rules("url,"), message_of_rules("url,,sort-query"));
   EXPECT_EQ(message_of_rules("drop-params:"),
-            "The rule \"drop-params:\" names no parameters; write drop-params:NAME|NAME, "
+            "the rule \"drop-params:\" names no parameters; write drop-params:NAME|NAME, "
             "where a NAME may end in or contain * (for example drop-params:utm_*|ref).");
   EXPECT_EQ(message_of_rules("drop-params:a||b"),
-            "The rule \"drop-params:a||b\" has an empty parameter name; separate names with a "
+            "the rule \"drop-params:a||b\" has an empty parameter name; separate names with a "
             "single | (for example drop-params:utm_*|ref).");
   EXPECT_EQ(message_of_rules("drop-params:a=1"),
-            "The parameter name \"a=1\" in \"drop-params:a=1\" contains '='; drop-params "
+            "the parameter name \"a=1\" in \"drop-params:a=1\" contains '='; drop-params "
             "matches parameter names only, never values.");
 }
 

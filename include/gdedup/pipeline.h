@@ -1,9 +1,10 @@
 // The streaming driver: reads records from files or standard input, selects
 // and fingerprints their keys, runs them through a backend in batches and
-// writes the records the mode asks for, in input order. Reading, splitting
-// and hashing run on one thread while the filter and the writer run on
-// another, with a bounded number of batches in between: memory is the filter
-// plus a few batches, whatever the input size.
+// writes the records the mode asks for, in input order. Three threads run a
+// job: one reads and splits records, one extracts and fingerprints keys, and
+// the caller's runs the filter and the writer, with a bounded number of
+// batches in between (a fourth writes checkpoints while work goes on): memory
+// is the filter plus a few batches, whatever the input size.
 #pragma once
 
 #include <atomic>

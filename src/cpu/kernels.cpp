@@ -20,7 +20,10 @@ HWY_BEFORE_NAMESPACE();
 namespace gdedup::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-constexpr size_t kInFlight = 16;  // power of two; see the benchmark sweep
+// Keys whose block is prefetched ahead of its probe. A power of two: ring
+// slots are picked by masking. 16 is not tuned by a measured sweep;
+// cpu_ops_bench's memory floor prefetches as deep, so the two compare.
+constexpr size_t kInFlight = 16;
 
 // Salts laid out for vector loads: salt r * words + j at index r * words + j.
 struct SaltTable {

@@ -17,12 +17,12 @@ const char kDelimiterForms[] =
     "pipe, semicolon, colon) or as an escape (\\t, \\\\, \\xHH)";
 
 [[noreturn]] void bad_key(std::string_view text, const char* why) {
-  throw UsageError("The key \"" + std::string(text) + "\" is not valid: " +
+  throw UsageError("the key \"" + std::string(text) + "\" is not valid: " +
                    why + "; " + kKeyForms + ".");
 }
 
 [[noreturn]] void bad_delimiter(std::string_view text, const std::string& why) {
-  throw UsageError("The delimiter \"" + std::string(text) + "\" is not valid: " +
+  throw UsageError("the delimiter \"" + std::string(text) + "\" is not valid: " +
                    why + "; " + kDelimiterForms + ".");
 }
 

@@ -71,7 +71,7 @@ void add_param(NormalizeRules& rules, std::string_view pattern) {
 void add_param_list(NormalizeRules& rules, std::string_view item) {
   std::string_view list = item.substr(kDropParams.size());
   if (list.empty()) {
-    throw UsageError("The rule \"" + std::string(item) +
+    throw UsageError("the rule \"" + std::string(item) +
                      "\" names no parameters; write drop-params:NAME|NAME, "
                      "where a NAME may end in or contain * (for example "
                      "drop-params:utm_*|ref).");
@@ -80,12 +80,12 @@ void add_param_list(NormalizeRules& rules, std::string_view item) {
     const size_t bar = list.find('|');
     const std::string_view pattern = list.substr(0, bar);
     if (pattern.empty()) {
-      throw UsageError("The rule \"" + std::string(item) +
+      throw UsageError("the rule \"" + std::string(item) +
                        "\" has an empty parameter name; separate names with "
                        "a single | (for example drop-params:utm_*|ref).");
     }
     if (pattern.find('=') != std::string_view::npos) {
-      throw UsageError("The parameter name \"" + std::string(pattern) + "\" in \"" +
+      throw UsageError("the parameter name \"" + std::string(pattern) + "\" in \"" +
                        std::string(item) +
                        "\" contains '='; drop-params matches parameter names "
                        "only, never values.");
@@ -124,7 +124,7 @@ void add_item(NormalizeRules& rules, std::string_view item) {
     }
     return;
   }
-  throw UsageError("The normalization rule \"" + std::string(item) +
+  throw UsageError("the normalization rule \"" + std::string(item) +
                    "\" is not known; the known rules are " + normalize_rule_names() +
                    ".");
 }
@@ -161,14 +161,14 @@ std::string NormalizeRules::to_string() const {
 NormalizeRules parse_normalize_rules(std::string_view text) {
   NormalizeRules rules;
   if (text.empty()) {
-    throw UsageError("The normalization rule list is empty; give \"none\" or some of " +
+    throw UsageError("the normalization rule list is empty; give \"none\" or some of " +
                      normalize_rule_names() + ".");
   }
   while (true) {
     const size_t comma = text.find(',');
     const std::string_view item = text.substr(0, comma);
     if (item.empty()) {
-      throw UsageError("The normalization rule list has an empty item; separate "
+      throw UsageError("the normalization rule list has an empty item; separate "
                        "rules with a single comma (for example url,sort-query).");
     }
     add_item(rules, item);

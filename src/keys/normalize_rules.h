@@ -33,7 +33,8 @@ struct NormalizeRules {
   bool empty() const;
   bool touches_urls() const;
   // The rules as a --normalize value with presets expanded, in a fixed order:
-  // for logs and for the header of saved filters.
+  // a canonical form that parses back to the same rules. Only the tests use
+  // it so far; checkpoints record the --normalize text as the user gave it.
   std::string to_string() const;
 };
 

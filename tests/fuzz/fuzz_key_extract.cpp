@@ -95,7 +95,7 @@ void check_parsers(std::string_view text) {
   } catch (const gdedup::UsageError& e) {
     // The message quotes the text, so a NUL in it (impossible on a command
     // line) ends the C string early; the sentence starts the same anyway.
-    FUZZ_CHECK(std::string(e.what()).rfind("The key \"", 0) == 0, e.what());
+    FUZZ_CHECK(std::string(e.what()).rfind("the key \"", 0) == 0, e.what());
   }
   try {
     const char d = parse_delimiter(text);
