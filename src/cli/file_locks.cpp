@@ -101,6 +101,15 @@ FileLocks lock_job_files(const std::string& output, const std::string& checkpoin
   // for the filter, holding nothing useful.
   FileLocks locks;
   locks.output = refuse_if_held("output", output);
+  if (locks.output.held()) {
+    pid_t holder = 0;
+    if (fs::lock_file_itself(output, locks.output_itself, &holder) == EWOULDBLOCK) {
+      throw Error("output " + output + " is in use by " + holder_text(holder) +
+                  ", which writes it under another name (a hard link); two jobs writing one "
+                  "output would interleave, so this one stopped before doing anything. Wait "
+                  "for that job to finish, or choose another output.");
+    }
+  }
   locks.checkpoint = refuse_if_held("checkpoint", checkpoint);
   locks.filter = wait_for("filter", filter);
   return locks;

@@ -14,6 +14,7 @@ namespace gdedup::cli {
 
 struct FileLocks {
   fs::PathLock output;
+  fs::File output_itself;  // an existing output, whatever name (hard link) it is given by
   fs::PathLock checkpoint;
   fs::PathLock filter;
 };

@@ -58,6 +58,28 @@ bool empty_regular_file(int fd) {
 
 }  // namespace
 
+int lock_file_itself(const std::string& path, File& out, pid_t* holder) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return 0;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return 0;
+  }
+  int rc;
+  do {
+    rc = ::flock(fd, LOCK_EX | LOCK_NB);
+  } while (rc != 0 && errno == EINTR);
+  if (rc != 0) {
+    const int err = errno;
+    if (holder != nullptr) *holder = err == EWOULDBLOCK ? flock_holder(fd) : 0;
+    ::close(fd);
+    return err;
+  }
+  out = File(fd, path);
+  return 0;
+}
+
 std::string lock_file_for(const std::string& path) { return path + ".lock"; }
 
 PathLock::PathLock(PathLock&& other) noexcept

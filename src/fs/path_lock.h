@@ -10,6 +10,8 @@
 
 #include <string>
 
+#include "fs/file_ops.h"
+
 namespace gdedup::fs {
 
 class PathLock {
@@ -37,6 +39,13 @@ class PathLock {
   int fd_ = -1;
   std::string name_;
 };
+
+// Locks an existing regular file itself with flock(2), in `out`: the lock
+// file of one name does not guard another hard link to the same file, but
+// every name leads to this inode. 0 (and `out` left closed) when `path`
+// does not exist, is not a regular file or cannot be opened for reading;
+// EWOULDBLOCK with the holder's pid in *holder when another process holds it.
+int lock_file_itself(const std::string& path, File& out, pid_t* holder);
 
 // The lock file for `path`.
 std::string lock_file_for(const std::string& path);

@@ -63,29 +63,33 @@ case_merge_output_of_another_kind_is_refused() {
   expect_keys_in B.gdf "merged into an input" in.txt
 }
 
-# Two jobs on one output, one naming it through a symbolic link: the second
-# is refused while the first runs (both once exited 0 with the two outputs
-# interleaved in the file). The first job holds its lock while it waits for
-# input from a pipe this script keeps open.
-case_output_through_a_link_shares_its_lock() {
+# Two jobs on one output, the second naming it through a symbolic link or a
+# hard link: the second is refused while the first runs (both once exited 0
+# with the two outputs interleaved in the file). The first job holds its
+# locks while it waits for input from a pipe this script keeps open.
+case_output_under_another_name_shares_its_lock() {
   distinct_urls 2000 https://m5.example/ >in.txt
   distinct_urls 2000 https://m6.example/ >other.txt
-  ln -s out.txt link.txt
-  mkfifo feed
-  exec 3<>feed
-  start_gdedup dedup --capacity 4000 feed -o out.txt -q 3>&-
-  local i
-  for ((i = 0; i < 1000; i++)); do [ -e out.txt.lock ] && break; sleep 0.01; done
-  run_gdedup dedup --capacity 4000 other.txt -o link.txt -q
-  expect_status 1
-  expect_message "output link.txt is in use by another gdedup job (pid $BG_PID)"
-  cat in.txt >&3
-  exec 3>&-
-  finish_gdedup
-  expect_status 0
   exact_dedup in.txt want.txt
-  cmp -s out.txt want.txt || fail "out.txt is not the first job's output"
-  [ -L link.txt ] || fail "link.txt is no longer a link"
+  mkfifo feed
+  local name i
+  for name in link.txt hard.txt; do
+    rm -f out.txt link.txt hard.txt
+    : >out.txt
+    if [ "$name" = link.txt ]; then ln -s out.txt link.txt; else ln out.txt hard.txt; fi
+    exec 3<>feed
+    start_gdedup dedup --capacity 4000 feed -o out.txt -q 3>&-
+    for ((i = 0; i < 1000; i++)); do [ -e out.txt.lock ] && break; sleep 0.01; done
+    run_gdedup dedup --capacity 4000 other.txt -o "$name" -q
+    expect_status 1
+    expect_message "output $name is in use by another gdedup job (pid $BG_PID)"
+    cat in.txt >&3
+    exec 3>&-
+    finish_gdedup
+    expect_status 0
+    cmp -s out.txt want.txt || fail "out.txt is not the first job's output ($name)"
+  done
+  [ -L link.txt ] || [ -e hard.txt ] || fail "the second name is gone"
 }
 
 # A file that happens to be called like a lock file (OUTPUT.lock, here the
