@@ -4,8 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -332,46 +330,6 @@ TEST(IoSplitter, ZeroLimitsAreRefused) {
   ReaderOptions opt;
   opt.batch_records = 0;
   EXPECT_THROW(RecordReader(std::make_unique<ChunkedSource>("", 1, 1), opt), UsageError);
-}
-
-// Not a benchmark but a floor, loose enough for an unoptimised build on a
-// busy machine: a Release build splits 60-byte lines at about 80M records/s
-// (5 GB/s) from memory, far above the 20M records/s the pipeline needs.
-TEST(IoSplitter, ThroughputOnShortLines) {
-  std::string data;
-  std::mt19937_64 rng(3);
-  while (data.size() < (size_t{128} << 20)) {
-    data += "https://example.com/";
-    for (int i = 0; i < 39; ++i) data.push_back(static_cast<char>('a' + rng() % 26));
-    data.push_back('\n');
-  }
-  class Memory final : public ByteSource {
-   public:
-    explicit Memory(const std::string& d) : d_(d) {}
-    size_t read(char* buf, size_t cap) override {
-      size_t n = std::min(cap, d_.size() - pos_);
-      std::memcpy(buf, d_.data() + pos_, n);
-      pos_ += n;
-      return n;
-    }
-    const std::string& name() const override { return name_; }
-    uint64_t raw_bytes_read() const override { return pos_; }
-    std::optional<uint64_t> raw_size() const override { return d_.size(); }
-
-   private:
-    const std::string& d_;
-    size_t pos_ = 0;
-    std::string name_ = "memory";
-  };
-  RecordReader reader(std::make_unique<Memory>(data));
-  RecordBatch batch;
-  uint64_t records = 0;
-  auto t0 = std::chrono::steady_clock::now();
-  while (reader.next(batch)) records += batch.size();
-  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_EQ(records, data.size() / 60);
-  std::printf("split %.0f MB/s, %.1f M records/s\n", data.size() / s / 1e6, records / s / 1e6);
-  EXPECT_GT(records / s, 5e6);
 }
 
 }  // namespace
