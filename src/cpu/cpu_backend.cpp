@@ -11,18 +11,16 @@
 //      owner's array, writing the answers in input order.
 // Every thread reads and writes only what its phase gives it, so no cache
 // line bounces between cores on every key. contains needs no ownership: the
-// keys are split in slices.
+// keys are split in slices. The threads are the backend's own for its life
+// (thread_pool.h): a call hands them work instead of starting them.
 #include <algorithm>
-#include <condition_variable>
 #include <cstdlib>
-#include <exception>
-#include <mutex>
 #include <string>
-#include <system_error>
 #include <thread>
 #include <vector>
 
 #include "cpu/kernels.h"
+#include "cpu/thread_pool.h"
 #include "gdedup/backend.h"
 #include "gdedup/error.h"
 
@@ -40,97 +38,6 @@ cpu::Arith choose_arith(CpuKernel kernel) {
     throw UsageError("GDEDUP_CPU_KERNEL=" + forced + " is not a CPU kernel; use scalar or simd");
   }
   return kernel == CpuKernel::kScalar ? cpu::Arith::kScalar : cpu::Arith::kSimd;
-}
-
-// Lets threads wait for each other between phases (std::barrier is C++20).
-// abort() releases every waiter, now and later, with BarrierAborted: a part
-// that failed must not leave the others waiting for it.
-struct BarrierAborted {};
-
-class Barrier {
- public:
-  explicit Barrier(unsigned parties) : parties_(parties) {}
-  void arrive_and_wait() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (aborted_) throw BarrierAborted{};
-    const uint64_t generation = generation_;
-    if (++arrived_ == parties_) {
-      arrived_ = 0;
-      ++generation_;
-      all_here_.notify_all();
-    } else {
-      all_here_.wait(lock, [&] { return generation_ != generation || aborted_; });
-      if (generation_ == generation) throw BarrierAborted{};
-    }
-  }
-  void abort() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    aborted_ = true;
-    all_here_.notify_all();
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable all_here_;
-  unsigned parties_;
-  unsigned arrived_ = 0;
-  uint64_t generation_ = 0;
-  bool aborted_ = false;
-};
-
-// Runs fn(t) for t in [0, parts) on parts threads (the caller being one).
-// No fn starts before every thread exists, and an exception in one part
-// (std::bad_alloc under a memory limit) aborts `barrier` and is rethrown
-// here once all have ended: the parts wait for each other at the barrier,
-// so a thread the system refuses or a part that fails must not leave the
-// others waiting, nor end the process from a worker thread.
-template <class Fn>
-void run_parallel(unsigned parts, Barrier* barrier, Fn fn) {
-  std::mutex mutex;
-  std::condition_variable opened;
-  bool open = false;
-  bool cancelled = false;
-  std::exception_ptr failure;
-  auto guarded = [&](unsigned t) {
-    try {
-      fn(t);
-    } catch (...) {
-      {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (!failure) failure = std::current_exception();
-      }
-      if (barrier != nullptr) barrier->abort();
-    }
-  };
-  auto gated = [&](unsigned t) {
-    {
-      std::unique_lock<std::mutex> lock(mutex);
-      opened.wait(lock, [&] { return open; });
-    }
-    if (!cancelled) guarded(t);
-  };
-  auto open_gate = [&](bool cancel) {
-    std::lock_guard<std::mutex> lock(mutex);
-    open = true;
-    cancelled = cancel;
-    opened.notify_all();
-  };
-  std::vector<std::thread> workers;
-  workers.reserve(parts - 1);
-  try {
-    for (unsigned t = 1; t < parts; ++t) workers.emplace_back(gated, t);
-  } catch (const std::system_error& e) {
-    open_gate(true);
-    for (auto& w : workers) w.join();
-    throw Error("cannot start the CPU backend's " + std::to_string(parts) +
-                " threads: the system refused a thread (" + e.code().message() +
-                "), for lack of memory (a limit such as ulimit -v) or over the process "
-                "limit; give a smaller --threads or allow more memory.");
-  }
-  open_gate(false);
-  guarded(0u);
-  for (auto& w : workers) w.join();
-  if (failure) std::rethrow_exception(failure);
 }
 
 uint64_t share_boundary(uint64_t total, unsigned part, unsigned parts) {
@@ -169,13 +76,13 @@ class CpuBackend final : public Backend {
 
   void contains(const uint64_t* fingerprints, uint64_t count, uint8_t* present) override {
     const unsigned parts = parts_for(count);
-    run_parallel(parts, nullptr, [&](unsigned t) {
+    pool_.run(parts, [&](unsigned t) {
       const uint64_t lo = share_boundary(count, t, parts);
       const uint64_t hi = share_boundary(count, t + 1, parts);
       cpu::contains_run({filter_.words(), filter_.params().geometry(), fingerprints + lo,
                          hi - lo, present + lo},
                         arith_);
-    });
+    }, nullptr);
   }
 
   void sync_to_host() override {}
@@ -202,8 +109,8 @@ class CpuBackend final : public Backend {
     for (auto& row : buckets_) row.resize(parts);
     owners_.resize(was_present != nullptr ? count : 0);
     std::vector<uint64_t> fresh(parts, 0);
-    Barrier barrier(parts);
-    run_parallel(parts, &barrier, [&](unsigned t) {
+    cpu::Barrier barrier(parts);
+    pool_.run(parts, [&](unsigned t) {
       const uint64_t lo = share_boundary(count, t, parts);
       const uint64_t hi = share_boundary(count, t + 1, parts);
       partition(g, fingerprints, lo, hi, parts, buckets_[t], was_present != nullptr);
@@ -219,7 +126,7 @@ class CpuBackend final : public Backend {
       if (was_present == nullptr) return;
       barrier.arrive_and_wait();
       scatter(lo, hi, parts, buckets_[t], was_present);
-    });
+    }, &barrier);
     uint64_t total = 0;
     for (uint64_t f : fresh) total += f;
     return total;
@@ -256,6 +163,7 @@ class CpuBackend final : public Backend {
   // buckets_[slice][owner], reused across batches.
   std::vector<std::vector<Bucket>> buckets_;
   std::vector<uint8_t> owners_;  // owner of each key of the batch
+  cpu::ThreadPool pool_;  // the threads of every call, started once
 };
 
 }  // namespace

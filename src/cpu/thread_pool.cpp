@@ -1,0 +1,107 @@
+#include "cpu/thread_pool.h"
+
+#include <string>
+#include <system_error>
+
+#include "gdedup/error.h"
+
+namespace gdedup::cpu {
+
+void Barrier::arrive_and_wait() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (aborted_) throw BarrierAborted{};
+  const uint64_t generation = generation_;
+  if (++arrived_ == parties_) {
+    arrived_ = 0;
+    ++generation_;
+    all_here_.notify_all();
+  } else {
+    all_here_.wait(lock, [&] { return generation_ != generation || aborted_; });
+    if (generation_ == generation) throw BarrierAborted{};
+  }
+}
+
+void Barrier::abort() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  aborted_ = true;
+  all_here_.notify_all();
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ending_ = true;
+  }
+  call_posted_.notify_all();
+  for (std::thread& helper : helpers_) helper.join();
+}
+
+void ThreadPool::start_helpers(unsigned count) {
+  while (helpers_.size() < count) {
+    const auto part = static_cast<unsigned>(helpers_.size()) + 1;
+    try {
+      helpers_.emplace_back([this, part] { serve(part); });
+    } catch (const std::system_error& e) {
+      throw Error("cannot start the CPU backend's " + std::to_string(count + 1) +
+                  " threads: the system refused a thread (" + e.code().message() +
+                  "), for lack of memory (a limit such as ulimit -v) or over the process "
+                  "limit; give a smaller --threads or allow more memory.");
+    }
+  }
+}
+
+void ThreadPool::run(unsigned parts, const std::function<void(unsigned)>& fn, Barrier* barrier) {
+  start_helpers(parts - 1);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    fn_ = &fn;
+    barrier_ = barrier;
+    parts_ = parts;
+    running_ = parts - 1;
+    failure_ = nullptr;
+    ++call_;
+  }
+  if (parts > 1) call_posted_.notify_all();
+  run_part(0);
+  std::exception_ptr failure;
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    parts_ended_.wait(lock, [&] { return running_ == 0; });
+    fn_ = nullptr;
+    barrier_ = nullptr;
+    failure = std::move(failure_);
+  }
+  if (failure) std::rethrow_exception(failure);
+}
+
+void ThreadPool::serve(unsigned part) {
+  uint64_t seen = 0;
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    call_posted_.wait(lock, [&] { return ending_ || call_ != seen; });
+    if (ending_) return;
+    seen = call_;
+    // A call with fewer parts leaves this helper parked.
+    if (part >= parts_) continue;
+    lock.unlock();
+    run_part(part);
+    lock.lock();
+    if (--running_ == 0) parts_ended_.notify_one();
+  }
+}
+
+void ThreadPool::run_part(unsigned part) {
+  try {
+    (*fn_)(part);
+  } catch (...) {
+    Barrier* barrier = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!failure_) failure_ = std::current_exception();
+      barrier = barrier_;
+    }
+    if (barrier != nullptr) barrier->abort();
+  }
+}
+
+}  // namespace gdedup::cpu
