@@ -190,7 +190,7 @@ void check_files(const JobOptions& o, Mode mode, bool saves_filter) {
   if (saves_filter) written.push_back({o.filter_path, "filter", false});
   if (o.checkpoint.enabled()) written.push_back({o.checkpoint.path, "checkpoint", false});
   if (!o.stats_path.empty()) {
-    written.push_back({o.stats_path, "statistics file", writes_in_place(o.stats_path)});
+    written.push_back({o.stats_path, "statistics file", writes_in_place(o.stats_path), false});
   }
   std::vector<std::string> read = o.inputs;
   if (!o.filter_path.empty() && !saves_filter) read.push_back(o.filter_path);

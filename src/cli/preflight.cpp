@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "fs/file_ops.h"
+#include "fs/path_lock.h"
 #include "gdedup/error.h"
 #include "io/input_file.h"
 #include "io/sys.h"
@@ -94,6 +95,15 @@ void check_written_files(const std::vector<WrittenFile>& written,
                        " is the same file as input " + spelled(read[j], "standard input") +
                        "; writing it would destroy the input before it is read (nothing was "
                        "done)");
+    }
+    for (const WrittenFile& owner : written) {
+      if (!owner.locked || owner.path == "-" ||
+          !same(id, identify(fs::lock_file_for(owner.path), STDOUT_FILENO))) {
+        continue;
+      }
+      throw UsageError(std::string(w.what) + " " + w.path + " is the lock file of the " +
+                       owner.what + " " + owner.path + ", which the job holds and deletes "
+                       "when it ends; give it another name (nothing was done)");
     }
     for (size_t j = 0; j < i; ++j) {
       if (!same(id, identify(written[j].path, STDOUT_FILENO))) continue;

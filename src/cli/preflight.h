@@ -20,13 +20,15 @@ struct WrittenFile {
   std::string path;
   const char* what;
   bool in_place;
+  bool locked = true;  // held through PATH.lock for the job (not --stats)
 };
 
 // Every written file differs from every input (`read`: the inputs, and a
 // filter that is only read) and from every other written file, whatever
 // the spelling: ./a, symbolic links and hard links are seen through, and
 // two names of files that do not exist yet are compared in their real
-// folders. Throws UsageError naming both files.
+// folders. No written file may be another's lock file (PATH.lock), which
+// the job deletes when it ends. Throws UsageError naming both files.
 void check_written_files(const std::vector<WrittenFile>& written,
                          const std::vector<std::string>& read);
 

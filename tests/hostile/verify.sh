@@ -108,4 +108,22 @@ case_a_file_named_like_a_lock_is_kept() {
   check_unchanged
 }
 
+# A file the job writes named after another one's lock file: the lock file
+# is deleted when the job ends, and the statistics (or checkpoint) with it.
+case_a_written_file_named_like_a_lock_is_refused() {
+  distinct_urls 500 https://m8.example/ >in.txt
+  run_gdedup dedup --capacity 1000 in.txt -o out.txt --stats out.txt.lock
+  expect_status 2
+  expect_message "statistics file out.txt.lock is the lock file of the output out.txt"
+  run_gdedup build --capacity 1000 in.txt -f F.gdf --stats ./F.gdf.lock
+  expect_status 2
+  expect_message "is the lock file of the filter F.gdf"
+  run_gdedup dedup --capacity 1000 in.txt -o out.txt --checkpoint out.txt.lock
+  expect_status 2
+  expect_message "checkpoint out.txt.lock is the lock file of the output out.txt"
+  [ ! -e out.txt ] && [ ! -e F.gdf ] || fail "a refused job created a file"
+  run_gdedup dedup --capacity 1000 in.txt -o s.json.lock --stats s.json -q
+  expect_status 0
+}
+
 run_cases
