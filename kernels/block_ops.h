@@ -11,7 +11,8 @@
 // of their masks is a segmented exclusive scan: key i is present iff its
 // mask lies within block | scan[i]. The last key of each segment then writes
 // block | scan | its mask, once. Every step is one thread per key, however
-// many keys share a block.
+// many keys share a block. A key that no other key of its chunk shares a
+// block with needs none of this: block_test_and_set answers it alone.
 #pragma once
 
 #include <cstdint>
@@ -167,6 +168,33 @@ GDEDUP_HD void block_missing(const uint32_t (&w)[BW], uint64_t fingerprint,
     const uint32_t hi = m[2 * q + 1] & ~w[2 * q + 1];
     missing[q] = (static_cast<uint64_t>(hi) << 32) | lo;
   }
+}
+
+// test_and_set of a key alone in its block in the batch: answers from `w`
+// and ORs the key in. One call of block_masks, so the CPU device counts one
+// key for the thread.
+template <uint32_t BW, uint32_t BPW>
+GDEDUP_HD bool block_test_and_set(uint32_t (&w)[BW], uint64_t fingerprint) {
+  uint32_t m[BW];
+  block_masks<BW, BPW>(fingerprint, m);
+  bool all = true;
+  GDEDUP_UNROLL
+  for (uint32_t j = 0; j < BW; ++j) {
+    all &= (w[j] & m[j]) == m[j];
+    w[j] |= m[j];
+  }
+  return all;
+}
+
+// test_and_set's table of the blocks a chunk touches: open addressing over
+// 2^log2_entries 64-bit entries, each 0 (empty) or block index + 1, with
+// kSharedBlock set once a second key of the chunk named the block.
+constexpr uint64_t kSharedBlock = uint64_t{1} << 63;
+
+// Where the probe for `entry` (block index + 1) starts: Fibonacci hashing,
+// the top bits of a multiply, so neighbouring blocks spread over the table.
+GDEDUP_HD uint64_t table_home(uint64_t entry, uint32_t log2_entries) {
+  return log2_entries == 0 ? 0 : (entry * 0x9e3779b97f4a7c15ull) >> (64 - log2_entries);
 }
 
 // A key's masks as one value, for the segmented scan of test_and_set.

@@ -14,33 +14,51 @@
 //           lanes that still miss bits (atomically), so a saturated filter
 //           is only read.
 // contains: one thread per key; 16-byte loads through the read-only cache.
-// test_and_set: kernels/block_ops.h says why this is sequential. Per batch:
-//   1. block index and position of each key        read 8, write 12
-//   2. stable radix sort of (block, position) on the block index's bits:
-//      4 passes for 2^25..2^32 blocks              ~24 a pass, ~100
-//   3. segmented exclusive OR-scan of the sorted keys' masks (CUB's
-//      ScanByKey): gathers each fingerprint         ~12 + 32 + 64 written
-//   4. each sorted key answers from its block, the scan and its mask, one
-//      thread per key                               ~12 + 32 + 64 + 64 + 32
-//   5. the last key of each block's segment writes the block once
-//                                                   ~16 + 32 + 64 + 128
-//   About 690 bytes a key against ~300 for the walk it replaced, so about
-//   2.5x slower on random keys (by this count about 4-5 G keys/s on an H200,
-//   not measured); but duplicate-heavy input costs the same as random: no
-//   thread handles more than one key, where the walk gave all the keys of a
-//   block to one thread (262k dependent steps for a 2^18 batch of records
-//   lacking their --key field). Only steps 4 and 5 touch the filter, so only
-//   they wait for the previous batch.
+// test_and_set: kernels/block_ops.h says why this is sequential. A batch is
+// worked through in chunks of at most min(kChunkKeys = 2^21, max(blocks / 32,
+// 2^16)) keys, so that about 1 key in 32 shares its block with another key
+// of the chunk. Bytes a key below are for 512-bit blocks (256-bit: 64 less
+// on the fast path); "L2" is traffic that stays in the H200's 50 MB L2.
+// Per chunk:
+//   0. clear the table of blocks: 2^22 entries (32 MiB, kept in L2) at most,
+//      two a key                                    16 L2
+//   1. enter each key's block index in the table (an atomic exchange, or a
+//      shared mark when the block is there)         read 8, 8 L2
+//   2. a key alone in its block answers from the block and writes it back
+//      when it set a bit, in input order, no atomics; every key writes its
+//      shared flag                                  8 (L2) + 64 + 64 + 1 + 1
+//   3. stable compaction of the positions of the flagged keys; then the host
+//      waits for their count (the sort takes its length from the host)
+//                                                   1 + 4 per flagged key
+//   4-7. the flagged keys only: gather their block, stable radix sort of
+//      (block, position), segmented exclusive OR-scan of their masks (CUB's
+//      ScanByKey), answers, and the last key of each block's segment writes
+//      the block once                               ~700 per flagged key
+//   A key alone: about 150 bytes (fingerprint twice, the block read and
+//   written, flag and answer; only the block is a random access, with no
+//   key gathers or answer scatters), so about 15-20 G keys/s on an H200 if
+//   random 32-byte sectors move at about half its 4.8 TB/s; with 1 key in 32
+//   flagged, about 170 bytes a key on average; less the idle time of the
+//   host wait of step 3, a few microseconds a chunk of 2^21 keys (~140 us at
+//   15 G keys/s). Not measured on a GPU. A duplicate-heavy chunk flags nearly
+//   every key: ~700 bytes a key, about 4-5 G keys/s, no faster than the sort
+//   of the whole batch it replaces; but no thread handles more than one key,
+//   where the walk before the sort gave all the keys of a block to one
+//   thread (262k dependent steps for a 2^18 batch of records lacking their
+//   --key field). Steps 0 and 1 of the first chunk run before the wait for
+//   the previous batch; the rest touches the filter.
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
 #if defined(__CUDACC__)
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
 #else
 // The CPU device: Thrust's CPP system, sequential inside a launch. The
 // stand-in's streams give the concurrency between launches. (The OMP system
 // compiles too, but its threads are invisible to the sanitizers.)
+#include <thrust/copy.h>
 #include <thrust/execution_policy.h>
 #include <thrust/for_each.h>
 #include <thrust/functional.h>
@@ -125,14 +143,71 @@ struct ContainsKey {
   }
 };
 
-struct KeyBlock {
-  const uint64_t* fingerprints;
+// Step 1 of a chunk: enters key i's block in the table, marking it shared
+// when it is there already. Touches no filter word.
+struct MarkBlock {
+  const uint64_t* fingerprints;  // the chunk's
   uint64_t num_blocks;
-  uint64_t* blocks;
-  uint32_t* positions;
+  uint64_t* table;
+  uint32_t log2_entries;
   GDEDUP_HD void operator()(uint64_t i) const {
-    blocks[i] = block_index(kernels::load_readonly(fingerprints + i), num_blocks);
-    positions[i] = static_cast<uint32_t>(i);
+    const uint64_t entry = block_index(kernels::load_readonly(fingerprints + i), num_blocks) + 1;
+    const uint64_t mask = (uint64_t{1} << log2_entries) - 1;
+    for (uint64_t s = kernels::table_home(entry, log2_entries);; s = (s + 1) & mask) {
+      ::cuda::atomic_ref<uint64_t, ::cuda::thread_scope_device> slot(table[s]);
+      uint64_t seen = slot.load(::cuda::memory_order_relaxed);
+      // A failed exchange loads the entry that won the slot into `seen`.
+      if (seen == 0 && slot.compare_exchange_strong(seen, entry, ::cuda::memory_order_relaxed)) {
+        return;
+      }
+      if ((seen & ~kernels::kSharedBlock) == entry) {
+        if ((seen & kernels::kSharedBlock) == 0) {
+          slot.fetch_or(kernels::kSharedBlock, ::cuda::memory_order_relaxed);
+        }
+        return;
+      }
+    }
+  }
+};
+
+// Step 2 of a chunk: a key alone in its block answers and writes the block
+// directly (no other key of the chunk touches it); a key of a shared block
+// is flagged for the sorted path. Returns 1 when the key was new.
+template <uint32_t BW, uint32_t BPW>
+struct AnswerAlone {
+  FilterRef f;
+  const uint64_t* fingerprints;  // the chunk's
+  const uint64_t* table;
+  uint32_t log2_entries;
+  uint8_t* shared;
+  uint8_t* was_present;  // the chunk's
+  GDEDUP_HD uint64_t operator()(uint64_t i) const {
+    const uint64_t fp = kernels::load_readonly(fingerprints + i);
+    const uint64_t block = block_index(fp, f.num_blocks);
+    const uint64_t mask = (uint64_t{1} << log2_entries) - 1;
+    uint64_t s = kernels::table_home(block + 1, log2_entries);
+    while ((table[s] & ~kernels::kSharedBlock) != block + 1) s = (s + 1) & mask;
+    const bool is_shared = (table[s] & kernels::kSharedBlock) != 0;
+    shared[i] = is_shared ? 1 : 0;
+    if (is_shared) return 0;
+    uint32_t* words = f.words + block * BW;
+    uint32_t w[BW];
+    kernels::load_block<BW>(words, w);
+    const bool present = kernels::block_test_and_set<BW, BPW>(w, fp);
+    if (!present) kernels::store_block<BW>(words, w);
+    was_present[i] = present ? 1 : 0;
+    return present ? 0 : 1;
+  }
+};
+
+// Step 4 of a chunk: the block of each compacted key, the sort's keys.
+struct CompactedBlock {
+  const uint64_t* fingerprints;  // the batch's
+  uint64_t num_blocks;
+  const uint32_t* positions;
+  uint64_t* blocks;
+  GDEDUP_HD void operator()(uint64_t t) const {
+    blocks[t] = block_index(fingerprints[positions[t]], num_blocks);
   }
 };
 
@@ -293,11 +368,17 @@ thrust::counting_iterator<uint64_t> index(uint64_t i) { return thrust::counting_
 
 std::atomic<uint64_t> longest_thread_keys{0};
 
-// Thread i of a launch: f(i), noting how many keys it worked through.
+// Thread i of a launch: f(n - 1 - i), noting how many keys it worked
+// through. The threads run from the last index down, so that a kernel
+// relying on a lower thread's writes being done (no GPU promises that; the
+// keys of a block that test_and_set answers directly, say) gives wrong
+// answers here instead of sequential ones.
 template <class F>
 struct CountedThread {
   F f;
-  auto operator()(uint64_t i) const {
+  uint64_t n;
+  auto operator()(uint64_t t) const {
+    const uint64_t i = n - 1 - t;
     kernels::cpu_device_steps = 0;
     struct Note {
       ~Note() {
@@ -314,14 +395,14 @@ struct CountedThread {
 template <class F>
 void for_each_index(F f, uint64_t n, LaunchShape, cudaStream_t stream) {
   enqueue(stream, [f, n] {
-    thrust::for_each(thrust::cpp::par, index(0), index(n), CountedThread<F>{f});
+    thrust::for_each(thrust::cpp::par, index(0), index(n), CountedThread<F>{f, n});
   });
 }
 
 template <class F>
 void sum_into(F f, uint64_t n, unsigned long long* total, LaunchShape, cudaStream_t stream) {
   enqueue(stream, [f, n, total] {
-    *total += thrust::transform_reduce(thrust::cpp::par, index(0), index(n), CountedThread<F>{f},
+    *total += thrust::transform_reduce(thrust::cpp::par, index(0), index(n), CountedThread<F>{f, n},
                                        uint64_t{0}, thrust::plus<uint64_t>());
   });
 }
@@ -403,6 +484,45 @@ void scan_masks(const TestAndSetWorkspace& ws, const SortedPairs& sorted,
 #endif
 }
 
+// Step 3 of a chunk: the batch positions begin + i of the flagged keys, in
+// order, to ws.positions[0], and their count to *ws.shared_count.
+void compact_shared(const TestAndSetWorkspace& ws, uint64_t begin, uint64_t n,
+                    cudaStream_t stream) {
+  const thrust::counting_iterator<uint32_t> first(static_cast<uint32_t>(begin));
+#if defined(__CUDACC__)
+  run_cub(ws, [&](void* scratch, size_t& bytes) {
+    return cub::DeviceSelect::Flagged(scratch, bytes, first, ws.shared, ws.positions[0],
+                                      ws.shared_count, static_cast<int>(n), stream);
+  });
+#else
+  const uint8_t* flags = ws.shared;
+  uint32_t* out = ws.positions[0];
+  uint32_t* count = ws.shared_count;
+  enqueue(stream, [first, n, flags, out, count] {
+    uint32_t* end = thrust::copy_if(thrust::cpp::par, first, first + n, flags, out,
+                                    [](uint8_t flag) { return flag != 0; });
+    *count = static_cast<uint32_t>(end - out);
+  });
+#endif
+}
+
+// The keys the chunk's step 3 kept, on the host: the sort and the scan take
+// their length from there.
+uint64_t shared_keys(const TestAndSetWorkspace& ws, cudaStream_t stream) {
+  uint32_t count = 0;
+  GDEDUP_CUDA_CHECK(cudaMemcpyAsync(&count, ws.shared_count, sizeof(count),
+                                    cudaMemcpyDeviceToHost, stream));
+  GDEDUP_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return count;
+}
+
+// Keys a chunk takes: few enough that about 1 in 32 shares its block with
+// another, within the table.
+uint64_t chunk_keys(const TestAndSetWorkspace& ws, uint64_t num_blocks) {
+  const uint64_t table_keys = uint64_t{1} << (ws.table_log2 - 1);
+  return std::min(table_keys, std::max(num_blocks / 32, kMinChunkKeys));
+}
+
 }  // namespace
 
 #if defined(GDEDUP_CPU_DEVICE)
@@ -455,6 +575,11 @@ size_t test_and_set_scratch_bytes(uint64_t keys) {
   };
   scan_bytes(std::integral_constant<uint32_t, 8>{});
   scan_bytes(std::integral_constant<uint32_t, 16>{});
+  GDEDUP_CUDA_CHECK(cub::DeviceSelect::Flagged(
+      nullptr, bytes, thrust::counting_iterator<uint32_t>(0), static_cast<const uint8_t*>(nullptr),
+      static_cast<uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr),
+      static_cast<int>(std::min(keys, kChunkKeys))));
+  note(bytes);
   return most;
 #else
   return 0;
@@ -489,20 +614,33 @@ void launch_test_and_set(const FilterRef& filter, const uint64_t* fingerprints,
                 " keys exceeds the workspace of " + std::to_string(workspace.capacity) +
                 " keys.");
   }
-  for_each_index(KeyBlock{fingerprints, filter.num_blocks, workspace.blocks[0],
-                          workspace.positions[0]},
-                 count, shape, stream);
   const uint32_t bits = std::max(kernels::bit_width(filter.num_blocks - 1), 1u);
-  const SortedPairs sorted = sort_pairs(workspace, count, bits, stream);
+  const uint64_t chunk = chunk_keys(workspace, filter.num_blocks);
   dispatch_layout(filter, [&](auto bw, auto bpw) {
     constexpr uint32_t BW = decltype(bw)::value, BPW = decltype(bpw)::value;
     auto* before = static_cast<kernels::BlockMask<BW>*>(workspace.before);
-    scan_masks<BW, BPW>(workspace, sorted, fingerprints, count, before, stream);
-    const SortedBatch<BW> batch{filter, fingerprints, sorted.blocks, sorted.positions, before,
-                                count};
-    GDEDUP_CUDA_CHECK(cudaStreamWaitEvent(stream, chain, 0));
-    sum_into(AnswerSorted<BW, BPW>{batch, was_present}, count, fresh, shape, stream);
-    for_each_index(StoreSegment<BW, BPW>{batch}, count, shape, stream);
+    for (uint64_t begin = 0; begin < count; begin += chunk) {
+      const uint64_t n = std::min(chunk, count - begin);
+      const uint32_t log2 = test_and_set_table_log2(n);
+      GDEDUP_CUDA_CHECK(cudaMemsetAsync(workspace.table, 0, sizeof(uint64_t) << log2, stream));
+      for_each_index(MarkBlock{fingerprints + begin, filter.num_blocks, workspace.table, log2}, n,
+                     shape, stream);
+      if (begin == 0) GDEDUP_CUDA_CHECK(cudaStreamWaitEvent(stream, chain, 0));
+      sum_into(AnswerAlone<BW, BPW>{filter, fingerprints + begin, workspace.table, log2,
+                                    workspace.shared, was_present + begin},
+               n, fresh, shape, stream);
+      compact_shared(workspace, begin, n, stream);
+      const uint64_t m = shared_keys(workspace, stream);
+      if (m == 0) continue;
+      for_each_index(CompactedBlock{fingerprints, filter.num_blocks, workspace.positions[0],
+                                    workspace.blocks[0]},
+                     m, shape, stream);
+      const SortedPairs sorted = sort_pairs(workspace, m, bits, stream);
+      scan_masks<BW, BPW>(workspace, sorted, fingerprints, m, before, stream);
+      const SortedBatch<BW> batch{filter, fingerprints, sorted.blocks, sorted.positions, before, m};
+      sum_into(AnswerSorted<BW, BPW>{batch, was_present}, m, fresh, shape, stream);
+      for_each_index(StoreSegment<BW, BPW>{batch}, m, shape, stream);
+    }
     GDEDUP_CUDA_CHECK(cudaEventRecord(chain, stream));
   });
 }

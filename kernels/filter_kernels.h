@@ -31,10 +31,29 @@ LaunchShape launch_shape(int device);
 // items in an int.
 constexpr uint64_t kMaxBatchKeys = uint64_t{1} << 30;
 
+// test_and_set works through a batch in chunks of at most kChunkKeys keys,
+// each with a table of the blocks it touches at most half full: 2^22
+// entries of 8 bytes, 32 MiB, which stays in the H200's 50 MB L2 beside the
+// blocks in flight.
+constexpr uint64_t kChunkKeys = uint64_t{1} << 21;
+// Smaller chunks than this cost more in launches and waits than the keys
+// that share a block cost in the sort.
+constexpr uint64_t kMinChunkKeys = uint64_t{1} << 16;
+
+// log2 of the table entries for a workspace of `capacity` keys: room for
+// two entries a key of the largest chunk.
+inline uint32_t test_and_set_table_log2(uint64_t capacity) {
+  const uint64_t chunk = capacity < kChunkKeys ? capacity : kChunkKeys;
+  uint32_t log2 = 1;
+  while ((uint64_t{1} << log2) < 2 * chunk) ++log2;
+  return log2;
+}
+
 // Device buffers of test_and_set, each for `capacity` keys: sort keys
 // (block indices) and values (positions) twice over, the scan's masks
 // (kernels::BlockMask, 64 bytes a key at most), and the scratch space of the
-// sort and the scan.
+// sort, the scan and the compaction; for a chunk, the table of blocks, a
+// flag a key (shares its block) and the count of flagged keys.
 struct TestAndSetWorkspace {
   uint64_t* blocks[2];
   uint32_t* positions[2];
@@ -42,12 +61,17 @@ struct TestAndSetWorkspace {
   void* scratch;
   size_t scratch_bytes;
   uint64_t capacity;
+  uint64_t* table;  // 2^table_log2 entries
+  uint32_t table_log2;
+  uint8_t* shared;  // 2^(table_log2 - 1) flags
+  uint32_t* shared_count;
 };
 
 // Bytes of `before` for each key (16 words), and of the whole workspace for
-// each key, beside the scratch space.
+// each key, beside the scratch space and the table (test_and_set_table_log2;
+// its flags are counted here).
 constexpr uint64_t kMaskBytesPerKey = 16 * 4;
-constexpr uint64_t kWorkspaceBytesPerKey = 2 * 8 + 2 * 4 + kMaskBytesPerKey;
+constexpr uint64_t kWorkspaceBytesPerKey = 2 * 8 + 2 * 4 + kMaskBytesPerKey + 1;
 
 // cudaSuccess when the kernels can run on the current device; otherwise the
 // error that a launch would give (no kernel image for the device, say).
@@ -67,7 +91,10 @@ void launch_contains(const FilterRef& filter, const uint64_t* fingerprints, uint
 // Adds the number of new keys to *fresh (device memory). Batches on several
 // streams are chained through `chain`: the first kernel that touches the
 // filter waits for it and the last records it, so one batch sees the bits of
-// the previous one while grouping its keys meanwhile.
+// the previous one while grouping its keys meanwhile. Not fully
+// asynchronous: for each chunk the caller's thread waits on `stream` until
+// the chunk's keys in shared blocks are counted (the sort takes its length
+// from the host), and so also for the previous batch to finish.
 void launch_test_and_set(const FilterRef& filter, const uint64_t* fingerprints,
                          uint64_t count, uint8_t* was_present,
                          unsigned long long* fresh, const TestAndSetWorkspace& workspace,

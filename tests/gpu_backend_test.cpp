@@ -32,7 +32,7 @@
 #if defined(GDEDUP_CUDA_STANDIN)
 #include "cuda_standin.h"
 #endif
-#if defined(GDEDUP_CPU_DEVICE)
+#if defined(GDEDUP_HAVE_CUDA)
 #include "../kernels/filter_kernels.h"
 #endif
 
@@ -440,7 +440,108 @@ TEST(GpuBackend, AddAndContainsMatchReference) {
   });
 }
 
+// A fingerprint of block `block` of `num_blocks`, the rest of it from `r`.
+uint64_t key_in_block(uint64_t block, uint64_t num_blocks, uint64_t r) {
+  const unsigned __int128 first =
+      ((static_cast<unsigned __int128>(block) << 64) + num_blocks - 1) / num_blocks;
+  return static_cast<uint64_t>(first) + r % ((~uint64_t{0} / num_blocks) - 1);
+}
+
+// test_and_set's keys alone in their block take a path of their own, and
+// the others the sort (kernels/filter_kernels.cu): batches of each kind and
+// of both, one call after another, against the scalar reference.
+void expect_batches_match_reference(const Layout& l, uint64_t blocks, uint64_t batch,
+                                    const std::vector<std::vector<uint64_t>>& calls) {
+  Reference ref(blocks, l);
+  Filter filter(FilterParams{blocks, l, 5});
+  auto backend = make_gpu_backend(filter, GpuOptions{0, batch});
+  for (size_t c = 0; c < calls.size(); ++c) {
+    std::vector<uint8_t> expected, answers(calls[c].size(), 0xee);
+    const uint64_t fresh = ref.test_and_set(calls[c], &expected);
+    ASSERT_EQ(backend->test_and_set(calls[c].data(), calls[c].size(), answers.data()), fresh)
+        << "call " << c;
+    ASSERT_EQ(answers, expected) << "call " << c;
+  }
+  backend->sync_to_host();
+  ASSERT_EQ(filter_words(filter), ref.words);
+}
+
+TEST(GpuBackend, TestAndSetKeysAloneSharedAndMixed) {
+  GDEDUP_REQUIRE_GPU();
+  const uint64_t blocks = uint64_t{1} << 16, n = 8000;
+  test::Rng rng(81);
+  // Every key in a block of its own: blocks in a random order.
+  std::vector<uint64_t> order(blocks);
+  std::iota(order.begin(), order.end(), uint64_t{0});
+  for (uint64_t i = blocks - 1; i > 0; --i) std::swap(order[i], order[rng.below(i + 1)]);
+  std::vector<uint64_t> alone(n), one_block(n), mixed(n);
+  for (uint64_t i = 0; i < n; ++i) alone[i] = key_in_block(order[i], blocks, rng.next());
+  for (uint64_t i = 0; i < n; ++i) {
+    // Every key in one block, a tenth of them repeats.
+    one_block[i] = i % 10 == 9 ? one_block[rng.below(i)] : key_in_block(12345, blocks, rng.next());
+    // Keys alone, keys of 50 shared blocks and repeats, interleaved.
+    const uint64_t kind = rng.below(3);
+    mixed[i] = kind == 0   ? key_in_block(order[n + i], blocks, rng.next())
+               : kind == 1 ? key_in_block(order[2 * n + rng.below(50)], blocks, rng.next())
+                           : (i == 0 ? rng.next() : mixed[rng.below(i)]);
+  }
+  for_each_schedule(2, [&] {
+    for (const Layout& l : kLayouts) {
+      for (uint64_t batch : {uint64_t{1}, uint64_t{4093}, n, 4 * n}) {
+        SCOPED_TRACE(layout_name(l) + ", batch " + std::to_string(batch));
+        // Batches of one key take a launch sequence each: fewer keys.
+        const auto some = [&](const std::vector<uint64_t>& keys) {
+          return batch == 1 ? std::vector<uint64_t>(keys.begin(), keys.begin() + 100) : keys;
+        };
+        // The repeat of a call finds every key present.
+        expect_batches_match_reference(l, blocks, batch, {some(alone), some(alone)});
+        expect_batches_match_reference(l, blocks, batch, {some(one_block), some(one_block)});
+        expect_batches_match_reference(l, blocks, batch,
+                                       {some(mixed), some(alone), some(one_block), some(mixed)});
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+    // A batch of several chunks (kMinChunkKeys = 2^16 keys each here): the
+    // table starts empty for each, and later chunks see earlier ones' bits.
+    std::vector<uint64_t> long_batch = random_keys(3 * (uint64_t{1} << 16) + 5, 82);
+    for (uint64_t i = 0; i < long_batch.size(); i += 3) long_batch[i] = mixed[i % n];
+    expect_batches_match_reference(kLayouts[2], blocks, long_batch.size(),
+                                   {long_batch, long_batch});
+  });
+}
+
 #if defined(GDEDUP_HAVE_CUDA)
+// The table of blocks at its fullest (half its entries, kernels/filter_kernels.h)
+// with every block starting its probe at one entry: the longest probe
+// sequences, wrapping around the table's end.
+TEST(GpuBackend, TestAndSetTableHalfFullInOneCluster) {
+  GDEDUP_REQUIRE_GPU();
+  const uint64_t blocks = uint64_t{1} << 16, batch = 64;
+  const uint32_t log2 = cuda::test_and_set_table_log2(batch);
+  ASSERT_EQ(uint64_t{1} << log2, 2 * batch);
+  for (uint64_t home : {uint64_t{0}, (uint64_t{1} << log2) - 1}) {
+    std::vector<uint64_t> colliding;
+    for (uint64_t b = 0; b < blocks && colliding.size() < batch; ++b) {
+      if (kernels::table_home(b + 1, log2) == home) colliding.push_back(b);
+    }
+    ASSERT_EQ(colliding.size(), batch);
+    test::Rng rng(90 + home);
+    std::vector<uint64_t> distinct, repeated;
+    for (uint64_t b : colliding) distinct.push_back(key_in_block(b, blocks, rng.next()));
+    // Half the blocks twice (second key in the same block), in one chunk.
+    for (uint64_t i = 0; i < batch; ++i) {
+      repeated.push_back(key_in_block(colliding[i % (batch / 2)], blocks, rng.next()));
+    }
+    for_each_schedule(2, [&] {
+      for (const Layout& l : kLayouts) {
+        SCOPED_TRACE(layout_name(l) + ", home " + std::to_string(home));
+        expect_batches_match_reference(l, blocks, batch, {distinct, repeated, distinct});
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    });
+  }
+}
+
 TEST(GpuBackend, DeviceAndPinnedBuffersGiveTheSameAnswers) {
   GDEDUP_REQUIRE_GPU();
   for_each_schedule(8, [] {

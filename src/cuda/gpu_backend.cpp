@@ -116,10 +116,10 @@ class Event {
 };
 
 // Device bytes one slot takes for a batch of `keys`: fingerprints 8 and
-// answers 1 a key, test_and_set's workspace, and small change.
+// answers 1 a key, test_and_set's workspace and table, and small change.
 uint64_t slot_device_bytes(uint64_t keys) {
   return keys * (8 + 1 + cuda::kWorkspaceBytesPerKey) + cuda::test_and_set_scratch_bytes(keys) +
-         4096;
+         (uint64_t{8} << cuda::test_and_set_table_log2(keys)) + 4096;
 }
 
 std::string version_text(int v) {
@@ -270,6 +270,10 @@ class CudaBackend final : public GpuBackend {
       before = DeviceArray<unsigned char>(capacity * cuda::kMaskBytesPerKey);
       scratch_bytes = cuda::test_and_set_scratch_bytes(capacity);
       scratch = DeviceArray<unsigned char>(scratch_bytes);
+      table_log2 = cuda::test_and_set_table_log2(capacity);
+      table = DeviceArray<uint64_t>(uint64_t{1} << table_log2);
+      shared = DeviceArray<uint8_t>(uint64_t{1} << (table_log2 - 1));
+      shared_count = DeviceArray<uint32_t>(1);
     }
 
     cuda::TestAndSetWorkspace workspace() const {
@@ -278,7 +282,11 @@ class CudaBackend final : public GpuBackend {
                                        before.get(),
                                        scratch.get(),
                                        scratch_bytes,
-                                       keys_capacity};
+                                       keys_capacity,
+                                       table.get(),
+                                       table_log2,
+                                       shared.get(),
+                                       shared_count.get()};
     }
 
     // Pinned staging for pageable callers' buffers, made on first use.
@@ -298,6 +306,10 @@ class CudaBackend final : public GpuBackend {
     DeviceArray<uint32_t> positions[2];
     DeviceArray<unsigned char> before;
     DeviceArray<unsigned char> scratch;
+    uint32_t table_log2 = 0;
+    DeviceArray<uint64_t> table;
+    DeviceArray<uint8_t> shared;
+    DeviceArray<uint32_t> shared_count;
     size_t scratch_bytes = 0;
     DeviceArray<unsigned long long> fresh;
     PinnedArray<unsigned long long> fresh_host;
