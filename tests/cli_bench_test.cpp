@@ -28,6 +28,19 @@ TEST(CliBench, ReportsBothWorkloadsOnTheCpu) {
       << r.out;
 }
 
+// bench takes --threads within the same bounds as the jobs: 0 or 100000
+// threads is a mistake to name, not to run.
+TEST(CliBench, ThreadCountsOutsideTheJobsBoundsAreRefused) {
+  REQUIRE_GDEDUP_BIN();
+  for (const char* threads : {"0", "100000"}) {
+    const cli_test::Result r =
+        cli_test::run({"bench", "--keys", "1000", "--urls", "0", "--threads", threads});
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_TRUE(has(r.err, std::string("--threads ") + threads + ": expected a whole number from 1 to 4096"))
+        << r.err;
+  }
+}
+
 // The command with a GPU backend (the CUDA stand-in where no GPU is) must
 // measure both workloads there and find them identical to the CPU's.
 TEST(CliBench, MeasuresTheGpuWhereTheBuildHasOne) {

@@ -229,8 +229,7 @@ Action add_bench_command(CLI::App& app) {
       ->group(kGroupInput);
   sub->add_option("--fpr", options->fpr, "False-positive rate the filters are planned for (default 1e-4)")
       ->group(kGroupSizing);
-  sub->add_option("--threads", options->threads, "CPU backend threads (default: as for dedup)")
-      ->group(kGroupBackend);
+  add_threads_option(*sub, options->threads, "CPU backend threads (default: as for dedup)");
   sub->add_flag("--json", options->json, "Print the measurements as a JSON object")->group(kGroupOutput);
   sub->footer(
       "Each workload runs on the CPU and, when a GPU is usable, on the GPU; the two must leave "

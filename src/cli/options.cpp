@@ -87,6 +87,13 @@ void add_key_options(CLI::App& app, KeyOptions& options) {
       ->group(kGroupKeys);
 }
 
+CLI::Option* add_threads_option(CLI::App& app, unsigned& threads, const std::string& help) {
+  return app.add_option("--threads", threads, help)
+      ->type_name("N")
+      ->check(CLI::Range(1u, 4096u).description(""))
+      ->group(kGroupBackend);
+}
+
 void add_backend_options(CLI::App& app, JobOptions& options) {
   app.add_option("--backend", options.backend,
                  "Where the filter runs: auto (the GPU when one is usable and the filter fits, "
@@ -94,11 +101,8 @@ void add_backend_options(CLI::App& app, JobOptions& options) {
       ->type_name("auto|cpu|gpu")
       ->check(CLI::IsMember({"auto", "cpu", "gpu"}).description(""))
       ->group(kGroupBackend);
-  app.add_option("--threads", options.threads,
-                 "CPU backend threads (default: the hardware threads less the two the pipeline uses for reading and hashing, at least 1)")
-      ->type_name("N")
-      ->check(CLI::Range(1u, 4096u).description(""))
-      ->group(kGroupBackend);
+  add_threads_option(app, options.threads,
+                     "CPU backend threads (default: the hardware threads less the two the pipeline uses for reading and hashing, at least 1)");
   app.add_option("--batch", options.batch,
                  "Advanced: records per batch (default " +
                      std::to_string(PipelineOptions{}.batch_records) +

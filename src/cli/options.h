@@ -71,6 +71,8 @@ void add_output_options(CLI::App& app, JobOptions& options, bool with_output);
 void add_sizing_options(CLI::App& app, SizingOptions& options);
 void add_key_options(CLI::App& app, KeyOptions& options);
 void add_backend_options(CLI::App& app, JobOptions& options);
+// --threads N for the CPU backend, 1 to 4096, on any command that runs one.
+CLI::Option* add_threads_option(CLI::App& app, unsigned& threads, const std::string& help);
 
 // Fails with a UsageError naming the value unless --key, --delimiter and
 // --normalize parse: checked before any file is created.
