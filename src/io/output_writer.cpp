@@ -31,6 +31,12 @@ bool is_regular(int fd) {
   return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+// A regular file that already holds bytes; an empty one needs no truncate.
+bool holds_bytes(int fd) {
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
 [[noreturn]] void cannot_open(const std::string& doing, const std::string& path, int err) {
   if (err == ELOOP) {
     throw Error(doing + " " + path + ": it is a symbolic link that belongs to another user, "
@@ -51,8 +57,11 @@ OutputWriter OutputWriter::create(const std::string& path, size_t buffer,
   if (const int err = fs::open_for_writing(path, file)) {
     cannot_open("cannot create " + what, path, err);
   }
-  // Pipes and devices cannot be cut (and need not be).
-  if (is_regular(file.fd())) {
+  // Pipes and devices cannot be cut (and need not be). A file just created
+  // is not cut either: on ext4 a truncate to 0 marks the file as "replaced
+  // via truncate", and its close then starts writeback of the whole output
+  // (auto_da_alloc), which cost 1.2x on a 400 MB output.
+  if (holds_bytes(file.fd())) {
     if (const int err = file.truncate(0)) cannot_open("cannot create " + what, path, err);
   }
   return OutputWriter(file.release(), path, true, 0, buffer);
