@@ -24,6 +24,7 @@
 #include "io/input_file.h"
 #include "io/multi_source.h"
 #include "io/record_reader.h"
+#include "piece_source.h"
 
 namespace gdedup::io {
 namespace {
@@ -328,33 +329,11 @@ TEST_F(IoReader, TrailingGarbageAfterGzipIsDamage) {
   EXPECT_NE(error.find("gzip stream is damaged"), std::string::npos) << error;
 }
 
-// Bytes from memory in reads of at most `piece` bytes, so that gzip headers,
-// block boundaries and trailers fall across reads.
-class PieceSource final : public ByteSource {
- public:
-  PieceSource(std::string bytes, size_t piece) : bytes_(std::move(bytes)), piece_(piece) {}
-  size_t read(char* buf, size_t capacity) override {
-    size_t n = std::min({capacity, piece_, bytes_.size() - pos_});
-    std::memcpy(buf, bytes_.data() + pos_, n);
-    pos_ += n;
-    return n;
-  }
-  const std::string& name() const override { return name_; }
-  uint64_t raw_bytes_read() const override { return pos_; }
-  std::optional<uint64_t> raw_size() const override { return bytes_.size(); }
-
- private:
-  std::string bytes_;
-  size_t piece_;
-  size_t pos_ = 0;
-  std::string name_ = "pieces";
-};
-
 // Reads a decoder over `bytes` in `piece`-byte raw reads and `chunk`-byte
 // decoded reads; returns what came out, and the error, if any, in *error.
 std::string decode_in_pieces(const std::string& bytes, size_t piece, size_t chunk,
                              std::string* error) {
-  auto src = wrap_decoder(std::make_unique<PieceSource>(bytes, piece));
+  auto src = wrap_decoder(std::make_unique<test::PieceSource>(bytes, piece));
   std::string out;
   std::vector<char> buf(chunk);
   try {
