@@ -280,7 +280,7 @@ class Driver {
     if (writer != nullptr) {
       const uint64_t bytes_before = writer->bytes_written();
       write_kept(batch, *writer);
-      note_verified(batch, bytes_before);
+      note_verified(batch, bytes_before, kept, writer->bytes_written());
     }
     stats_.records += n;
     stats_.kept += kept;
@@ -292,12 +292,20 @@ class Driver {
   }
 
   // Moves the verified mark to the batch's verified record, with the output
-  // written before that record; called before stats_ count the batch.
-  void note_verified(const WorkBatch& batch, uint64_t bytes_before) {
+  // written before that record; called before stats_ count the batch, with
+  // the batch's kept records and the output's length before and after it.
+  void note_verified(const WorkBatch& batch, uint64_t bytes_before, uint64_t batch_kept,
+                     uint64_t bytes_after) {
     if (batch.verified_records <= verified_.records) return;
     const uint64_t first = stats_.records;  // the batch's first record in the stream
-    const uint64_t upto = std::min<uint64_t>(batch.verified_records - first,
-                                             batch.fingerprints.size());
+    const uint64_t n = batch.fingerprints.size();
+    const uint64_t upto = std::min<uint64_t>(batch.verified_records - first, n);
+    // A batch verified whole (every plain input) needs no second pass over
+    // its records: the mark is the batch's end.
+    if (upto == n) {
+      verified_ = Verified{first + n, stats_.kept + batch_kept, bytes_after};
+      return;
+    }
     uint64_t bytes = bytes_before, kept = stats_.kept;
     for (uint64_t i = 0; i < upto; ++i) {
       if (!keeps(options_.mode, batch.answers[i])) continue;
