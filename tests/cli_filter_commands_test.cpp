@@ -11,6 +11,7 @@
 #include "gdedup/filter.h"
 #include "gdedup/filter_file.h"
 #include "gdedup/fingerprint.h"
+#include "gdedup/growth.h"
 #include "gdedup/planner.h"
 
 namespace {
@@ -76,10 +77,38 @@ TEST(CliPlan, MemoryBudgetUsesBinaryUnits) {
   EXPECT_FALSE(contains(r.out, "target_fpr")) << r.out;
 }
 
+TEST(CliPlan, ShowsTheGrowthOfAFilterStartingAtTheCapacity) {
+  REQUIRE_GDEDUP_BIN();
+  gdedup::GrowthRule rule;
+  rule.first_capacity = 10000 > rule.check_every ? 10000 : rule.check_every;
+  rule.target_fpr = 1e-3;
+  const std::vector<gdedup::GrowthPoint> points = gdedup::growth_at(rule, {1000000, 10000000});
+  const Result r = run({"plan", "--capacity", "1e4", "--fpr", "1e-3", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "\"capacity\": 10000,")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\"first_capacity\": 10000,")) << r.out;
+  for (const gdedup::GrowthPoint& p : points) {
+    EXPECT_TRUE(contains(r.out, "\"" + std::to_string(p.keys) + "\": {\n        \"layers\": " +
+                                    std::to_string(p.layers) + ",\n        \"bytes\": " +
+                                    std::to_string(p.bytes) + ","))
+        << r.out;
+  }
+  EXPECT_TRUE(contains(r.out, "\"1000000000000\": {")) << r.out;
+}
+
+TEST(CliPlan, WithoutCapacityShowsOnlyTheGrowth) {
+  REQUIRE_GDEDUP_BIN();
+  const Result r = run({"plan"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "growing: layers of 2x the keys")) << r.out;
+  EXPECT_TRUE(contains(r.out, "1,000,000,000,000")) << r.out;
+  EXPECT_FALSE(contains(r.out, "expected FPR")) << r.out;
+}
+
 TEST(CliPlan, BadValuesAreUsageErrors) {
   REQUIRE_GDEDUP_BIN();
   const std::vector<std::vector<std::string>> cases = {
-      {"plan"},                                          // no capacity
+      {"plan", "--memory", "1GiB"},                      // a budget without capacity
       {"plan", "--capacity", "0"},                       // zero keys
       {"plan", "--capacity", "12Q"},                     // unknown suffix
       {"plan", "--capacity", "1.5"},                     // not whole

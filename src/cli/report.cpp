@@ -59,6 +59,58 @@ JsonObject plan_json(const Plan& plan, double target_fpr) {
   return o;
 }
 
+namespace {
+
+// The memory of one filter planned for exactly `p.keys` at the target: what
+// growing costs against knowing the count in advance.
+uint64_t right_sized_bytes(const GrowthRule& rule, const GrowthPoint& p) {
+  return plan_for_capacity(p.keys, rule.target_fpr, rule.block_bits).bytes();
+}
+
+}  // namespace
+
+std::string growth_text(const GrowthRule& rule, const std::vector<GrowthPoint>& points) {
+  const Plan first = plan_layer(rule, 0);
+  std::string out = "growing: layers of " + std::to_string(rule.growth) + "x the keys at " +
+                    fixed(rule.tightening, 2) + "x the rate of the one before; the first for " +
+                    counted(first.capacity, "key") + " at " + format_rate(first.expected_fpr) +
+                    ", target " + format_rate(rule.target_fpr) + "\n";
+  out += "  keys                  layers  memory      FPR       one right-sized filter\n";
+  for (const GrowthPoint& p : points) {
+    std::string line = "  " + group_digits(p.keys);
+    line.resize(24, ' ');
+    line += std::to_string(p.layers);
+    line.resize(32, ' ');
+    line += human_bytes(p.bytes);
+    line.resize(44, ' ');
+    line += format_rate(p.fpr);
+    line.resize(54, ' ');
+    const uint64_t single = right_sized_bytes(rule, p);
+    out += line + human_bytes(single) + " (growing takes " +
+           fixed(static_cast<double>(p.bytes) / static_cast<double>(single), 2) + "x)\n";
+  }
+  return out;
+}
+
+JsonObject growth_json(const GrowthRule& rule, const std::vector<GrowthPoint>& points) {
+  JsonObject o;
+  o.add("first_capacity", rule.first_capacity)
+      .add("growth", uint64_t{rule.growth})
+      .add("tightening", rule.tightening)
+      .add("check_every", rule.check_every);
+  JsonObject at;
+  for (const GrowthPoint& p : points) {
+    JsonObject point;
+    point.add("layers", uint64_t{p.layers})
+        .add("bytes", p.bytes)
+        .add("fpr", p.fpr)
+        .add("right_sized_bytes", right_sized_bytes(rule, p));
+    at.add(std::to_string(p.keys), std::move(point));
+  }
+  o.add("at_keys", std::move(at));
+  return o;
+}
+
 std::string plan_summary(const Plan& plan) {
   return "new filter of " + human_bytes(plan.bytes()) + " (" + layout_text(plan.layout) + ", " +
          counted(plan.num_blocks, "block") + ", " + fixed(plan.bits_per_key(), 1) +

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "cli/json.h"
 #include "gdedup/filter.h"
 #include "gdedup/filter_file.h"
+#include "gdedup/growth.h"
 #include "gdedup/planner.h"
 
 namespace gdedup::cli {
@@ -14,6 +16,11 @@ namespace gdedup::cli {
 // `target_fpr` < 0 when the plan came from a memory budget.
 std::string plan_text(const Plan& plan, double target_fpr);
 JsonObject plan_json(const Plan& plan, double target_fpr);
+
+// The schedule of a growing filter: layers, memory and compound FPR at
+// each point.
+std::string growth_text(const GrowthRule& rule, const std::vector<GrowthPoint>& points);
+JsonObject growth_json(const GrowthRule& rule, const std::vector<GrowthPoint>& points);
 
 // One line: "filter 2.62 GiB (512-bit blocks, k = 16, ...): expected FPR ..."
 std::string plan_summary(const Plan& plan);

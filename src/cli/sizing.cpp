@@ -269,6 +269,16 @@ Plan plan_job(const SizingRequest& request, const std::vector<std::string>& inpu
                         : plan_for_capacity(capacity, request.fpr, request.block_bits);
 }
 
+GrowthRule growth_rule(const SizingRequest& request) {
+  GrowthRule rule;
+  // A first layer below the growth check interval could fill before the
+  // first check.
+  if (request.capacity) rule.first_capacity = std::max(*request.capacity, rule.check_every);
+  rule.target_fpr = request.fpr;
+  rule.block_bits = request.block_bits;
+  return rule;
+}
+
 Plan plan_standalone(const SizingRequest& request) {
   if (!request.capacity) {
     throw UsageError("plan needs --capacity N (the distinct keys expected), with --fpr P or "

@@ -9,6 +9,7 @@
 
 #include "cli/options.h"
 #include "gdedup/pipeline.h"
+#include "gdedup/growth.h"
 #include "gdedup/planner.h"
 
 namespace gdedup::cli {
@@ -47,6 +48,10 @@ std::optional<RecordEstimate> estimate_records(const std::vector<std::string>& i
 // it cannot (standard input without --capacity or --memory).
 Plan plan_job(const SizingRequest& request, const std::vector<std::string>& inputs,
               InputFormat format);
+
+// The growth of a filter that starts from --capacity (or a small first
+// layer when none is given) at --fpr and --block-bits.
+GrowthRule growth_rule(const SizingRequest& request);
 
 // For `gdedup plan`: needs --capacity.
 Plan plan_standalone(const SizingRequest& request);
