@@ -1,0 +1,148 @@
+#include "gdedup/layered_filter.h"
+
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "gdedup/error.h"
+
+namespace gdedup {
+
+LayeredFilter::LayeredFilter(const GrowthRule& rule, uint64_t seed, BackendMaker make_backend)
+    : rule_(rule), make_backend_(std::move(make_backend)) {
+  rule_.validate();
+  add_layer(Filter::from_plan(plan_layer(rule_, 0), seed));
+}
+
+LayeredFilter::LayeredFilter(const GrowthRule& rule, std::vector<Filter> layers,
+                             uint64_t keys_offered, BackendMaker make_backend)
+    : rule_(rule), make_backend_(std::move(make_backend)), keys_offered_(keys_offered) {
+  rule_.validate();
+  if (layers.empty()) throw UsageError("a growing filter needs at least one layer; got none");
+  for (size_t i = 0; i < layers.size(); ++i) {
+    if (layers[i].params().seed != layers[0].params().seed) {
+      throw UsageError("layer " + std::to_string(i + 1) + " of the filter has hash seed " +
+                       std::to_string(layers[i].params().seed) + ", layer 1 has " +
+                       std::to_string(layers[0].params().seed) +
+                       "; all layers of a filter must share one seed");
+    }
+    add_layer(std::move(layers[i]));
+  }
+}
+
+LayeredFilter::~LayeredFilter() = default;
+
+void LayeredFilter::add_layer(Filter layer) {
+  layers_.push_back(std::make_unique<Filter>(std::move(layer)));
+  backends_.push_back(make_backend_(*layers_.back()));
+}
+
+uint64_t LayeredFilter::bytes() const {
+  uint64_t total = 0;
+  for (const auto& layer : layers_) total += layer->params().bytes();
+  return total;
+}
+
+uint64_t LayeredFilter::insertions() const {
+  uint64_t total = 0;
+  for (const auto& layer : layers_) total += layer->counters().insertions;
+  return total;
+}
+
+double LayeredFilter::expected_fpr() const {
+  std::vector<double> rates;
+  for (const auto& layer : layers_) {
+    const FilterParams& p = layer->params();
+    rates.push_back(gdedup::expected_fpr(p.layout, p.num_blocks, layer->counters().insertions));
+  }
+  return compound_fpr(rates.data(), rates.size());
+}
+
+void LayeredFilter::sync_to_host() {
+  for (auto& backend : backends_) backend->sync_to_host();
+}
+
+void LayeredFilter::grow_if_due() {
+  const FilterCounters& newest = layers_.back()->counters();
+  if (growth_refused_ || newest.insertions + rule_.check_every <= newest.planned_capacity) return;
+  const Plan next = plan_layer(rule_, static_cast<uint32_t>(layers_.size()));
+  if (max_bytes_ != 0 && bytes() + next.bytes() > max_bytes_) {
+    growth_refused_ = true;
+    return;
+  }
+  add_layer(Filter::from_plan(next, seed()));
+}
+
+uint64_t LayeredFilter::keys_before_possible_growth() const {
+  if (growth_refused_) return std::numeric_limits<uint64_t>::max();
+  const uint64_t every = rule_.check_every;
+  const uint64_t next_check = (keys_offered_ / every + 1) * every;
+  const FilterCounters& newest = layers_.back()->counters();
+  const uint64_t capacity = newest.planned_capacity;
+  if (newest.insertions + every > capacity) return next_check - keys_offered_;
+  // Insertions grow by at most one a key, so no check before the newest
+  // layer could hold capacity - every + 1 keys can add a layer.
+  const uint64_t first_possible = keys_offered_ + (capacity - every - newest.insertions) + 1;
+  const uint64_t check = (first_possible + every - 1) / every * every;
+  return std::max(next_check, check) - keys_offered_;
+}
+
+uint64_t LayeredFilter::test_and_set(const uint64_t* fingerprints, uint64_t count,
+                                     uint8_t* was_present) {
+  uint64_t fresh = 0;
+  while (count > 0) {
+    if (keys_offered_ % rule_.check_every == 0) grow_if_due();
+    const uint64_t span = std::min(count, keys_before_possible_growth());
+    fresh += test_and_set_span(fingerprints, span, was_present);
+    fingerprints += span;
+    was_present += span;
+    count -= span;
+    keys_offered_ += span;
+  }
+  return fresh;
+}
+
+void LayeredFilter::look_up(size_t layers, const uint64_t* fingerprints, uint64_t count,
+                            uint8_t* present) {
+  pending_.assign(fingerprints, fingerprints + count);
+  pending_at_.resize(count);
+  for (uint64_t i = 0; i < count; ++i) pending_at_[i] = i;
+  // Newest first: the larger layers hold more keys, and a key found in one
+  // is not looked up in the rest.
+  for (size_t j = layers; j-- > 0 && !pending_.empty();) {
+    const uint64_t m = pending_.size();
+    answers_.resize(m);
+    backends_[j]->contains(pending_.data(), m, answers_.data());
+    uint64_t left = 0;
+    for (uint64_t i = 0; i < m; ++i) {
+      if (answers_[i]) {
+        present[pending_at_[i]] = 1;
+      } else {
+        pending_[left] = pending_[i];
+        pending_at_[left++] = pending_at_[i];
+      }
+    }
+    pending_.resize(left);
+    pending_at_.resize(left);
+  }
+}
+
+uint64_t LayeredFilter::test_and_set_span(const uint64_t* fingerprints, uint64_t count,
+                                          uint8_t* was_present) {
+  Backend& newest = *backends_.back();
+  if (layers_.size() == 1) return newest.test_and_set(fingerprints, count, was_present);
+  look_up(layers_.size() - 1, fingerprints, count, was_present);
+  const uint64_t m = pending_.size();
+  answers_.resize(m);
+  const uint64_t fresh = newest.test_and_set(pending_.data(), m, answers_.data());
+  for (uint64_t i = 0; i < m; ++i) was_present[pending_at_[i]] = answers_[i];
+  return fresh;
+}
+
+void LayeredFilter::contains(const uint64_t* fingerprints, uint64_t count, uint8_t* present) {
+  if (layers_.size() == 1) return backends_[0]->contains(fingerprints, count, present);
+  look_up(layers_.size(), fingerprints, count, present);
+  for (const uint64_t at : pending_at_) present[at] = 0;
+}
+
+}  // namespace gdedup

@@ -1,0 +1,72 @@
+// The growing filter with its layers on the GPU backend (the CUDA stand-in
+// where there is no GPU) against the same filter on the CPU backend: answers
+// and every layer's bytes identical, for several batch sizes.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "gdedup/error.h"
+#include "gdedup/gpu.h"
+#include "gdedup/layered_filter.h"
+#include "test_util.h"
+
+namespace gdedup {
+namespace {
+
+struct Result {
+  std::vector<uint8_t> answers;
+  std::vector<std::vector<uint32_t>> layers;
+};
+
+Result run(LayeredFilter& filter, const std::vector<uint64_t>& keys, uint64_t batch) {
+  Result r;
+  r.answers.resize(keys.size());
+  for (uint64_t at = 0; at < keys.size(); at += batch) {
+    const uint64_t n = std::min<uint64_t>(batch, keys.size() - at);
+    filter.test_and_set(keys.data() + at, n, r.answers.data() + at);
+  }
+  filter.sync_to_host();
+  for (size_t i = 0; i < filter.layer_count(); ++i) {
+    const Filter& layer = filter.layer(i);
+    r.layers.emplace_back(layer.words(), layer.words() + layer.params().words());
+  }
+  return r;
+}
+
+TEST(GpuLayeredFilter, LayersOnTheDeviceGiveTheCpuBytes) {
+  std::string why_not;
+  if (!gpu_available(&why_not)) {
+    if (std::getenv("GDEDUP_REQUIRE_GPU") != nullptr) FAIL() << why_not;
+    GTEST_SKIP() << why_not;
+  }
+  GrowthRule rule;
+  rule.first_capacity = 1024;
+  rule.target_fpr = 1e-2;
+  // Repeats of earlier keys mixed in, so older layers answer too.
+  const std::vector<uint64_t> fresh = test::random_keys(30000, 31);
+  std::vector<uint64_t> keys;
+  test::Rng rng(32);
+  for (uint64_t k : fresh) {
+    keys.push_back(k);
+    if (rng.below(3) == 0) keys.push_back(keys[rng.below(keys.size())]);
+  }
+  LayeredFilter cpu(rule, kDefaultSeed, [](Filter& layer) { return make_cpu_backend(layer); });
+  const Result want = run(cpu, keys, 4096);
+  ASSERT_GE(want.layers.size(), 5u);
+  for (uint64_t batch : {uint64_t{777}, uint64_t{1000000}}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    LayeredFilter gpu(rule, kDefaultSeed,
+                      [](Filter& layer) { return make_gpu_backend(layer, GpuOptions{0, 5000}); });
+    const Result got = run(gpu, keys, batch);
+    EXPECT_TRUE(got.answers == want.answers);
+    ASSERT_EQ(got.layers.size(), want.layers.size());
+    for (size_t i = 0; i < want.layers.size(); ++i) {
+      EXPECT_TRUE(got.layers[i] == want.layers[i]) << "layer " << i + 1;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gdedup
