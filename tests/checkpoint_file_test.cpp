@@ -13,12 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "failing_replacement.h"
 #include "file_util.h"
 #include "gdedup/error.h"
 #include "gdedup/filter_file.h"
 #include "gdedup/layout.h"
-#include "pipeline/checkpoint_file.h"
-#include "pipeline/checkpoint_format.h"
+#include "format/checkpoint_file.h"
+#include "format/checkpoint_format.h"
 
 namespace gdedup {
 namespace {
@@ -196,7 +197,7 @@ TEST_F(CheckpointFileTest, FilterFilesAndForeignFilesAreNotCheckpoints) {
   EXPECT_NE(load_error(path("f.gdf")).find("is a gdedup filter file, not a checkpoint"),
             std::string::npos);
   write_bytes(path("text"), Bytes{'h', 't', 't', 'p', '\n'});
-  EXPECT_NE(load_error(path("text")).find("not a gdedup checkpoint file"), std::string::npos);
+  EXPECT_NE(load_error(path("text")).find("is not a gdedup checkpoint (bad magic)"), std::string::npos);
   write_bytes(path("empty"), {});
   EXPECT_NE(load_error(path("empty")).find("is empty"), std::string::npos);
   EXPECT_NE(load_error(path("missing")).find("cannot open checkpoint"), std::string::npos);
@@ -212,8 +213,8 @@ TEST_F(CheckpointFileTest, FailedWriteLeavesThePreviousCheckpointIntact) {
   ResumeState new_state = old_state;
   new_state.records = 2000;
   try {
-    pipeline::write_checkpoint_file(new_filter.words(), new_filter.params(),
-                                    new_filter.counters(), new_state, path("ck"), true);
+    const test::FailingReplacement failing_disk(path("ck"), 1);
+    save_checkpoint(new_filter, new_state, path("ck"));
     FAIL() << "the injected failure did not fail the write";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("cannot write checkpoint " + path("ck")),

@@ -22,6 +22,7 @@
 #include "gdedup/error.h"
 #include "gdedup/filter.h"
 #include "gdedup/pipeline.h"
+#include "failing_replacement.h"
 #include "test_util.h"
 
 namespace gdedup {
@@ -37,10 +38,8 @@ class CheckpointResumeTest : public ::testing::Test {
     std::string pattern = ::testing::TempDir() + "gdedup_resume_XXXXXX";
     ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
-    ::unsetenv("GDEDUP_TEST_FAIL_CHECKPOINT_WRITE");
   }
   void TearDown() override {
-    ::unsetenv("GDEDUP_TEST_FAIL_CHECKPOINT_WRITE");
     std::error_code ignored;
     fs::remove_all(dir_, ignored);
   }
@@ -396,8 +395,8 @@ TEST_F(CheckpointResumeTest, FailingCheckpointWriteStopsTheRunAndTheLastOneResum
   o.checkpoint_every_seconds = 0;
   o.checkpoint_every_records = 1;  // one after every batch
 
-  ::setenv("GDEDUP_TEST_FAIL_CHECKPOINT_WRITE", "3", 1);
   try {
+    const test::FailingReplacement third_write(o.checkpoint, 3);
     run_once(o, 0);
     FAIL() << "the run went on after a failed checkpoint";
   } catch (const Error& e) {
@@ -409,7 +408,6 @@ TEST_F(CheckpointResumeTest, FailingCheckpointWriteStopsTheRunAndTheLastOneResum
     EXPECT_NE(message.find("the previous checkpoint, at record "), std::string::npos) << message;
     EXPECT_NE(message.find("is intact"), std::string::npos) << message;
   }
-  ::unsetenv("GDEDUP_TEST_FAIL_CHECKPOINT_WRITE");
   const ResumeState state = read_checkpoint_state(o.checkpoint);
   EXPECT_GT(state.records, 0u);
   EXPECT_LT(state.records, 40000u);
@@ -428,8 +426,8 @@ TEST_F(CheckpointResumeTest, FailingFirstCheckpointSaysNoneExists) {
   o.batch_records = 1000;
   o.checkpoint = path("ck");
   o.checkpoint_every_records = 1;
-  ::setenv("GDEDUP_TEST_FAIL_CHECKPOINT_WRITE", "1", 1);
   try {
+    const test::FailingReplacement first_write(o.checkpoint, 1);
     run_once(o, 0);
     FAIL() << "the run went on after a failed checkpoint";
   } catch (const Error& e) {

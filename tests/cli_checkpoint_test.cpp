@@ -71,6 +71,18 @@ class ScopedEnv {
   const char* name_;
 };
 
+// Runs the test-only build of the command (tests/tools/gdedup_faults.cpp),
+// in which the nth write of `checkpoint` fails.
+Result run_failing_write(const std::string& checkpoint, int nth,
+                         const std::vector<std::string>& args, const std::string& input = "") {
+  ScopedEnv fail("GDEDUP_FAIL_REPLACEMENT", std::to_string(nth) + ":" + checkpoint);
+  cli_test::RunSpec spec;
+  spec.args = args;
+  spec.input = input;
+  spec.bin = GDEDUP_FAULTS_CLI;
+  return run(spec);
+}
+
 ino_t inode_of(const std::string& path) {
   struct stat st {};
   return stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
@@ -355,8 +367,7 @@ class StoppedJob {
     cli_test::write_file(input(), make_records(kSmallRecords, kSmallRecords / 2, 99));
     const Result ref = run(with(args(dir_ / "ref.txt", dir_ / "ref.bf"), {"-q"}));
     if (ref.status != 0) throw std::runtime_error("reference run failed: " + ref.err);
-    ScopedEnv fail("GDEDUP_TEST_FAIL_CHECKPOINT_WRITE", "2");
-    stop_result_ = run(checkpointed());
+    stop_result_ = run_failing_write(checkpoint(), 2, checkpointed());
   }
 
   std::string input() const { return dir_ / "in.txt"; }
@@ -518,8 +529,7 @@ TEST(CliCheckpoint, RefusesAnOutputChangedBeforeTheCheckpoint) {
 TEST(CliCheckpoint, AFailedWriteAfterAResumeNamesTheCheckpointItResumedFrom) {
   REQUIRE_GDEDUP_BIN();
   StoppedJob job;
-  ScopedEnv fail("GDEDUP_TEST_FAIL_CHECKPOINT_WRITE", "1");
-  const Result r = run(with(job.resumed(), {"-q"}));
+  const Result r = run_failing_write(job.checkpoint(), 1, with(job.resumed(), {"-q"}));
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_TRUE(contains(r.err, "the previous checkpoint, at record 100000, is intact")) << r.err;
   EXPECT_FALSE(contains(r.err, "no earlier checkpoint")) << r.err;
@@ -564,11 +574,8 @@ TEST(CliCheckpoint, StandardInputNeedsReplayableStdin) {
   // Promised replayable, it checkpoints and resumes from the same bytes.
   const Result ref = run({"dedup", "-", "-o", dir / "ref.txt", "--capacity", "1M", "-q"}, input);
   ASSERT_EQ(ref.status, 0) << ref.err;
-  {
-    ScopedEnv fail("GDEDUP_TEST_FAIL_CHECKPOINT_WRITE", "3");
-    r = run(with(args, {"--replayable-stdin"}), input);
-    EXPECT_EQ(r.status, 1) << r.err;
-  }
+  r = run_failing_write(dir / "ck", 3, with(args, {"--replayable-stdin"}), input);
+  EXPECT_EQ(r.status, 1) << r.err;
   r = run(with(args, {"--replayable-stdin", "--resume"}), input);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(dir / "out.txt"),
@@ -585,12 +592,9 @@ TEST(CliCheckpoint, BuildStopsAndResumes) {
   ASSERT_EQ(r.status, 0) << r.err;
   const std::vector<std::string> ck_args =
       with(args, {"-f", dir / "out.bf", "--checkpoint", dir / "ck", "--checkpoint-every", "60K"});
-  {
-    ScopedEnv fail("GDEDUP_TEST_FAIL_CHECKPOINT_WRITE", "4");
-    r = run(ck_args);
-    EXPECT_EQ(r.status, 1) << r.err;
-    EXPECT_TRUE(contains(r.err, "at record 180000, is intact")) << r.err;
-  }
+  r = run_failing_write(dir / "ck", 4, ck_args);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "at record 180000, is intact")) << r.err;
   r = run(with(ck_args, {"--resume"}));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(dir / "out.bf"),
@@ -617,11 +621,8 @@ TEST(CliCheckpoint, ResumeWithAnExistingFilterFile) {
   const std::vector<std::string> ck_day2 =
       with(day2, {"-o", dir / "out2.txt", "-f", dir / "seen.bf", "--checkpoint", dir / "ck2",
                   "--checkpoint-every", kEvery});
-  {
-    ScopedEnv fail("GDEDUP_TEST_FAIL_CHECKPOINT_WRITE", "3");
-    r = run(ck_day2);
-    EXPECT_EQ(r.status, 1) << r.err;
-  }
+  r = run_failing_write(dir / "ck2", 3, ck_day2);
+  EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_EQ(cli_test::read_file(dir / "seen.bf"), seen_before);
   r = run(with(ck_day2, {"--resume"}));
   ASSERT_EQ(r.status, 0) << r.err;

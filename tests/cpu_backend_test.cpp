@@ -143,16 +143,20 @@ TEST(CpuBackend, EverySimdTargetAgreesWithScalar) {
   const Reference ref = reference_test_and_set(params, keys);
   const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
   ASSERT_FALSE(targets.empty());
+  EXPECT_EQ(cpu_simd_target(), hwy::TargetName(targets.front()));
   for (int64_t target : targets) {
-    hwy::SetSupportedTargetsForTest(target);
-    SCOPED_TRACE(hwy::TargetName(target));
-    std::cout << "[ target   ] " << hwy::TargetName(target) << "\n";
-    EXPECT_EQ(cpu_simd_target(), hwy::TargetName(target));
-    const Outcome run = run_test_and_set(params, keys, {1, CpuKernel::kSimd});
+    const std::string name = hwy::TargetName(target);
+    SCOPED_TRACE(name);
+    std::cout << "[ target   ] " << name << "\n";
+    CpuOptions options{1, CpuKernel::kSimd};
+    options.simd_target = name;
+    // The name comes from the running code's own HWY_TARGET.
+    Filter filter(params);
+    EXPECT_EQ(make_cpu_backend(filter, options)->name(), "cpu (" + name + ")");
+    const Outcome run = run_test_and_set(params, keys, options);
     EXPECT_EQ(run.answers, ref.answers);
     EXPECT_EQ(run.words, ref.words);
   }
-  hwy::SetSupportedTargetsForTest(0);
 }
 
 TEST(CpuBackend, KeysInTheLastBlocksOfAFilterBeyond2To32BitsAreFound) {
@@ -189,16 +193,18 @@ TEST(CpuBackend, BlockIndexUsesAll64Bits) {
   EXPECT_EQ(g.first_word(~uint64_t{0}), (blocks - 1) * 16);
 }
 
-TEST(CpuBackend, UnknownKernelInEnvironmentIsRefused) {
-  setenv("GDEDUP_CPU_KERNEL", "fastest", 1);
+TEST(CpuBackend, UnknownSimdTargetIsRefusedWithTheChoices) {
   Filter filter(FilterParams{8, {256, 8}, 1});
+  CpuOptions options;
+  options.simd_target = "fastest";
   try {
-    make_cpu_backend(filter, {1, CpuKernel::kAuto});
+    make_cpu_backend(filter, options);
     FAIL() << "expected UsageError";
   } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("GDEDUP_CPU_KERNEL=fastest"), std::string::npos);
+    const std::string message = e.what();
+    EXPECT_NE(message.find("SIMD target fastest"), std::string::npos) << message;
+    EXPECT_NE(message.find(cpu_simd_target()), std::string::npos) << message;
   }
-  unsetenv("GDEDUP_CPU_KERNEL");
 }
 
 }  // namespace

@@ -21,7 +21,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "core/filter_file_format.h"
+#include "format/filter_file_format.h"
 #include "fs/file_ops.h"
 #include "file_util.h"
 #include "gdedup/error.h"

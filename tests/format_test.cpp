@@ -14,6 +14,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "gdedup/checkpoint.h"
 #include "gdedup/filter.h"
 #include "gdedup/filter_file.h"
 #include "gdedup/fingerprint.h"
@@ -165,24 +166,60 @@ TEST(Format, BitArrays) {
   }
 }
 
-// A whole file: key-0 .. key-9 in 4 blocks of (256, 8), fixed counters.
-TEST(Format, FilterFileBytes) {
+// key-0 .. key-9 in 4 blocks of (256, 8), fixed counters.
+Filter ten_key_filter() {
   Filter filter(FilterParams{4, {256, 8}, kDefaultSeed});
   for (int i = 0; i < 10; ++i) {
     key_test_and_set(filter.words(), filter.params().geometry(),
                      fp("key-" + std::to_string(i), kDefaultSeed));
   }
   filter.counters() = FilterCounters{10, 10, 1e-4};
+  return filter;
+}
+
+// The bytes `save` writes to a scratch file.
+template <class Save>
+std::vector<char> saved_bytes(Save save) {
   const auto dir = std::filesystem::path(::testing::TempDir());
   const std::string path = (dir / ("gdedup_format_test_" + std::to_string(::getpid()))).string();
-  save_filter(filter, path);
+  save(path);
   std::ifstream in(path, std::ios::binary);
-  const std::vector<char> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<char> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::filesystem::remove(path);
+  return file;
+}
+
+TEST(Format, FilterFileBytes) {
+  const Filter filter = ten_key_filter();
+  const std::vector<char> file = saved_bytes([&](const std::string& path) {
+    save_filter(filter, path);
+  });
   ASSERT_EQ(file.size(), 4096u + 128u);
   EXPECT_EQ(XXH3_64bits(file.data() + 4096, 128), 0x40ce02f05c7d0370ull);  // payload checksum
   EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0x3c5cd53babc303c3ull);        // whole header
   EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0xdddc6d62e8245005ull);
+}
+
+// The filter above with a fixed resume state: one input, ten records kept.
+TEST(Format, CheckpointFileBytes) {
+  const Filter filter = ten_key_filter();
+  ResumeState state;
+  state.inputs = {InputIdentity{"in.txt", true, 70, 1700000000123456789, 0x0123456789abcdef}};
+  state.output = "out.txt";
+  state.position = StreamPoint{10, 70, 0, 70};
+  state.output_offset = 70;
+  state.output_checksum = 0xfedcba9876543210;
+  state.records = 10;
+  state.kept = 10;
+  state.input_bytes = 70;
+  const std::vector<char> file = saved_bytes([&](const std::string& path) {
+    save_checkpoint(filter, state, path);
+  });
+  ASSERT_EQ(file.size(), 4096u + 128u + 182u);
+  EXPECT_EQ(XXH3_64bits(file.data() + 4096, 128), 0x40ce02f05c7d0370ull);  // payload checksum
+  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128, 182), 0x82d6e2e5d9e3942aull);  // state
+  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0xf6e7bc02f292b177ull);  // whole header
+  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x85b236a4fc11076cull);
 }
 
 }  // namespace

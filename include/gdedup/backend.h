@@ -31,9 +31,8 @@ class Backend {
   virtual void sync_to_host() = 0;
 };
 
-// Which CPU code runs the operations. kAuto is the best SIMD target the
-// processor supports; the environment variable GDEDUP_CPU_KERNEL=scalar|simd
-// overrides kAuto.
+// Which CPU code runs the operations: the vector code (kAuto, kSimd) or the
+// portable scalar code of layout.h (kScalar). Both give the same bits.
 enum class CpuKernel { kAuto, kScalar, kSimd };
 
 struct CpuOptions {
@@ -43,13 +42,18 @@ struct CpuOptions {
   // keys: below 16,384 a thread start (~20 us) costs more than it saves.
   // Tests lower it so that small batches run on several threads too.
   uint64_t min_keys_per_thread = uint64_t{1} << 14;
+  // The SIMD instruction set the vector code runs on, by Highway's name
+  // ("AVX3", "AVX2", "SSE4", "EMU128", ...); "" for the best the processor
+  // supports. make_cpu_backend throws UsageError for one it does not offer.
+  // (Initialized so that {threads, kernel} stays a complete initializer.)
+  std::string simd_target = "";
 };
 
 // The CPU backend works on filter.words() in place; `filter` must outlive it.
 std::unique_ptr<Backend> make_cpu_backend(Filter& filter,
                                           const CpuOptions& options = {});
 
-// The name of the SIMD target that kAuto runs on this processor (e.g. "AVX2").
+// The name of the best SIMD target this processor supports (e.g. "AVX2").
 std::string cpu_simd_target();
 
 }  // namespace gdedup

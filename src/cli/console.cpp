@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include "io/sys.h"
+#include "fs/file_ops.h"
 
 namespace gdedup::cli {
 namespace {
@@ -10,7 +10,7 @@ namespace {
 // Straight to fd 2: stderr is unbuffered anyway, and one write(2) per line
 // keeps lines whole when several processes share the terminal.
 void write_stderr(const std::string& text) {
-  io::sys::write_all(STDERR_FILENO, text.data(), text.size());
+  fs::write_all(STDERR_FILENO, "", text.data(), text.size());
 }
 
 }  // namespace

@@ -10,9 +10,9 @@
 #include <mutex>
 #include <string>
 
+#include "fs/file_ops.h"
 #include "fs/live_temporaries.h"
 #include "gdedup/error.h"
-#include "io/sys.h"
 
 namespace gdedup::cli {
 namespace {
@@ -101,7 +101,7 @@ void catch_stop_signals() {
     action.sa_flags = SA_RESTART;
     if (::sigaction(sig, &action, nullptr) != 0) {
       throw Error(std::string("cannot install the ") + signal_name(sig) +
-                  " handler: " + io::sys::error_text(errno));
+                  " handler: " + fs::error_text(errno));
     }
   }
 }

@@ -10,7 +10,6 @@
 #include "fs/path_lock.h"
 #include "gdedup/error.h"
 #include "io/input_file.h"
-#include "io/sys.h"
 
 namespace gdedup::cli {
 
@@ -141,17 +140,17 @@ void check_writable(const WrittenFile& file) {
                        "renaming it over the old one");
   }
   if (exists && file.in_place) {
-    if (::access(path.c_str(), W_OK) != 0) cannot_write(file, io::sys::error_text(errno));
+    if (::access(path.c_str(), W_OK) != 0) cannot_write(file, fs::error_text(errno));
     return;
   }
   const std::string folder = fs::containing_folder(path);
   struct stat dir {};
   if (::stat(folder.c_str(), &dir) != 0) {
-    cannot_write(file, "folder " + folder + ": " + io::sys::error_text(errno));
+    cannot_write(file, "folder " + folder + ": " + fs::error_text(errno));
   }
   if (!S_ISDIR(dir.st_mode)) cannot_write(file, folder + " is not a folder");
   if (::access(folder.c_str(), W_OK) != 0) {
-    cannot_write(file, "folder " + folder + ": " + io::sys::error_text(errno));
+    cannot_write(file, "folder " + folder + ": " + fs::error_text(errno));
   }
 }
 

@@ -14,7 +14,6 @@
 // keys are split in slices. The threads are the backend's own for its life
 // (thread_pool.h): a call hands them work instead of starting them.
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -29,17 +28,6 @@ namespace {
 
 constexpr unsigned kMaxThreads = 256;
 
-cpu::Arith choose_arith(CpuKernel kernel) {
-  if (kernel == CpuKernel::kAuto) {
-    const char* env = std::getenv("GDEDUP_CPU_KERNEL");
-    const std::string forced = env == nullptr ? "" : env;
-    if (forced == "scalar") return cpu::Arith::kScalar;
-    if (forced.empty() || forced == "simd") return cpu::Arith::kSimd;
-    throw UsageError("GDEDUP_CPU_KERNEL=" + forced + " is not a CPU kernel; use scalar or simd");
-  }
-  return kernel == CpuKernel::kScalar ? cpu::Arith::kScalar : cpu::Arith::kSimd;
-}
-
 uint64_t share_boundary(uint64_t total, unsigned part, unsigned parts) {
   return static_cast<uint64_t>(static_cast<unsigned __int128>(total) * part / parts);
 }
@@ -48,9 +36,9 @@ class CpuBackend final : public Backend {
  public:
   CpuBackend(Filter& filter, const CpuOptions& options)
       : filter_(filter),
-        arith_(choose_arith(options.kernel)),
+        kernels_(options.kernel == CpuKernel::kScalar ? cpu::Arith::kScalar : cpu::Arith::kSimd,
+                 options.simd_target),
         min_keys_per_thread_(std::max<uint64_t>(1, options.min_keys_per_thread)) {
-    cpu::apply_simd_target_override();
     threads_ = options.threads != 0 ? options.threads
                                     : std::max(1u, std::thread::hardware_concurrency());
     // Owners are noted in a byte per key; past a few dozen threads memory
@@ -59,7 +47,8 @@ class CpuBackend final : public Backend {
   }
 
   std::string name() const override {
-    return arith_ == cpu::Arith::kSimd ? "cpu (" + cpu::simd_target_name() + ")" : "cpu (scalar)";
+    return kernels_.arith() == cpu::Arith::kSimd ? "cpu (" + kernels_.target_name() + ")"
+                                                 : "cpu (scalar)";
   }
 
   void add(const uint64_t* fingerprints, uint64_t count) override {
@@ -79,9 +68,8 @@ class CpuBackend final : public Backend {
     pool_.run(parts, [&](unsigned t) {
       const uint64_t lo = share_boundary(count, t, parts);
       const uint64_t hi = share_boundary(count, t + 1, parts);
-      cpu::contains_run({filter_.words(), filter_.params().geometry(), fingerprints + lo,
-                         hi - lo, present + lo},
-                        arith_);
+      kernels_.contains_run({filter_.words(), filter_.params().geometry(), fingerprints + lo,
+                             hi - lo, present + lo});
     }, nullptr);
   }
 
@@ -103,7 +91,7 @@ class CpuBackend final : public Backend {
     const BlockGeometry g = filter_.params().geometry();
     const unsigned parts = parts_for(count);
     if (parts == 1) {
-      return cpu::test_and_set_run({filter_.words(), g, fingerprints, count, was_present}, arith_);
+      return kernels_.test_and_set_run({filter_.words(), g, fingerprints, count, was_present});
     }
     buckets_.resize(parts);
     for (auto& row : buckets_) row.resize(parts);
@@ -118,10 +106,9 @@ class CpuBackend final : public Backend {
       for (unsigned s = 0; s < parts; ++s) {
         Bucket& b = buckets_[s][t];
         b.answers.resize(was_present != nullptr ? b.fingerprints.size() : 0);
-        fresh[t] += cpu::test_and_set_run(
+        fresh[t] += kernels_.test_and_set_run(
             {filter_.words(), g, b.fingerprints.data(), b.fingerprints.size(),
-             was_present != nullptr ? b.answers.data() : nullptr},
-            arith_);
+             was_present != nullptr ? b.answers.data() : nullptr});
       }
       if (was_present == nullptr) return;
       barrier.arrive_and_wait();
@@ -157,7 +144,7 @@ class CpuBackend final : public Backend {
   }
 
   Filter& filter_;
-  cpu::Arith arith_;
+  cpu::Kernels kernels_;
   unsigned threads_;
   uint64_t min_keys_per_thread_;
   // buckets_[slice][owner], reused across batches.
@@ -173,8 +160,7 @@ std::unique_ptr<Backend> make_cpu_backend(Filter& filter, const CpuOptions& opti
 }
 
 std::string cpu_simd_target() {
-  cpu::apply_simd_target_override();
-  return cpu::simd_target_name();
+  return cpu::best_simd_target_name();
 }
 
 }  // namespace gdedup

@@ -153,8 +153,8 @@ int64_t Target() { return HWY_TARGET; }
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-#include <cstdlib>
-#include <mutex>
+#include <string>
+#include <vector>
 
 #include "gdedup/error.h"
 
@@ -164,35 +164,59 @@ HWY_EXPORT(TestAndSetRun);
 HWY_EXPORT(ContainsRun);
 HWY_EXPORT(Target);
 
-uint64_t test_and_set_run(const KeyRun& run, Arith arith) {
-  return HWY_DYNAMIC_DISPATCH(TestAndSetRun)(run, arith == Arith::kSimd);
+namespace {
+
+// The entry of the HWY_EXPORT tables that HWY_DYNAMIC_DISPATCH would call if
+// `target` were the only one supported: ChosenTarget::GetIndex
+// (hwy/targets.h) applied to that target alone. A build of one target has
+// one entry.
+size_t dispatch_index(int64_t target) {
+  constexpr size_t kEntries =
+      sizeof HWY_DISPATCH_TABLE(Target) / sizeof HWY_DISPATCH_TABLE(Target)[0];
+  if (kEntries == 1) return 0;
+  const int64_t mask = (HWY_CHOSEN_TARGET_SHIFT(target) | HWY_CHOSEN_TARGET_MASK_SCALAR) &
+                       HWY_CHOSEN_TARGET_MASK_TARGETS;
+  return hwy::Num0BitsBelowLS1Bit_Nonzero64(static_cast<uint64_t>(mask));
 }
 
-void contains_run(const KeyRun& run, Arith arith) {
-  HWY_DYNAMIC_DISPATCH(ContainsRun)(run, arith == Arith::kSimd);
-}
-
-std::string simd_target_name() {
-  return hwy::TargetName(HWY_DYNAMIC_DISPATCH(Target)());
-}
-
-void apply_simd_target_override() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    const char* wanted = std::getenv("GDEDUP_SIMD_TARGET");
-    if (wanted == nullptr || *wanted == '\0') return;
-    std::string offered;
-    for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-      if (std::string(hwy::TargetName(target)) == wanted) {
-        hwy::SetSupportedTargetsForTest(target);
-        return;
+size_t chosen_index(const std::string& wanted) {
+  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  std::string offered;
+  for (int64_t target : targets) {  // best first
+    if (wanted.empty() || wanted == hwy::TargetName(target)) {
+      const size_t index = dispatch_index(target);
+      // A Highway whose tables were laid out otherwise fails here, not by
+      // running another target's code.
+      if (HWY_DISPATCH_TABLE(Target)[index]() != target) {
+        throw Error(std::string("the SIMD kernels for ") + hwy::TargetName(target) +
+                    " are not where this build of Highway was expected to put them");
       }
-      offered += std::string(offered.empty() ? "" : ", ") + hwy::TargetName(target);
+      return index;
     }
-    throw UsageError(std::string("GDEDUP_SIMD_TARGET=") + wanted +
-                     " is not a SIMD target this build offers on this processor; choose one of: " + offered);
-  });
+    offered += std::string(offered.empty() ? "" : ", ") + hwy::TargetName(target);
+  }
+  throw UsageError("SIMD target " + wanted +
+                   " is not one this build offers on this processor; choose one of: " + offered);
 }
+
+}  // namespace
+
+Kernels::Kernels(Arith arith, const std::string& simd_target)
+    : arith_(arith), index_(chosen_index(simd_target)) {}
+
+uint64_t Kernels::test_and_set_run(const KeyRun& run) const {
+  return HWY_DISPATCH_TABLE(TestAndSetRun)[index_](run, arith_ == Arith::kSimd);
+}
+
+void Kernels::contains_run(const KeyRun& run) const {
+  HWY_DISPATCH_TABLE(ContainsRun)[index_](run, arith_ == Arith::kSimd);
+}
+
+std::string Kernels::target_name() const {
+  return hwy::TargetName(HWY_DISPATCH_TABLE(Target)[index_]());
+}
+
+std::string best_simd_target_name() { return Kernels(Arith::kSimd, "").target_name(); }
 
 }  // namespace gdedup::cpu
 #endif  // HWY_ONCE

@@ -3,6 +3,7 @@
 // time. The threading above them lives in cpu_backend.cpp.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -27,16 +28,32 @@ struct KeyRun {
   uint8_t* answers;  // test_and_set: was present; null for add. contains: present
 };
 
-// Returns the number of keys that were new.
-uint64_t test_and_set_run(const KeyRun& run, Arith arith);
-void contains_run(const KeyRun& run, Arith arith);
+// The kernels a backend runs for its life: Arith::kScalar, or the vector
+// code of one SIMD target, picked from Highway's per-target tables by the
+// target's bit. The choice is the backend's own, not process-wide state, so
+// two backends in one process may run on different targets.
+class Kernels {
+ public:
+  // `simd_target` names a Highway target ("AVX3", "AVX2", "SSE4", "EMU128"),
+  // or is "" for the best this processor supports. Throws UsageError for a
+  // name this build or processor does not offer, listing those it does.
+  Kernels(Arith arith, const std::string& simd_target);
 
-// The name of the target that kSimd runs on (e.g. "AVX2", "AVX3").
-std::string simd_target_name();
+  // Returns the number of keys that were new.
+  uint64_t test_and_set_run(const KeyRun& run) const;
+  void contains_run(const KeyRun& run) const;
 
-// Restricts dispatch to the target named by GDEDUP_SIMD_TARGET (e.g. "AVX2",
-// "SSE4", "EMU128"), if set. Called once before the first kernel runs; throws
-// UsageError for a name this build or processor does not offer.
-void apply_simd_target_override();
+  Arith arith() const { return arith_; }
+  // The name of the target whose code runs (e.g. "AVX2"), as that code
+  // reports it.
+  std::string target_name() const;
+
+ private:
+  Arith arith_;
+  size_t index_;  // in the tables of HWY_EXPORT
+};
+
+// The name of the best SIMD target this processor supports (e.g. "AVX2").
+std::string best_simd_target_name();
 
 }  // namespace gdedup::cpu

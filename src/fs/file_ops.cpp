@@ -131,9 +131,9 @@ int truncate(int fd, const std::string& name, uint64_t size) {
   return ::ftruncate(fd, static_cast<off_t>(size)) == 0 ? 0 : errno;
 }
 
-int File::close_now() {
-  const int fd = std::exchange(fd_, -1);
-  // On Linux the descriptor is gone even when close fails with EINTR.
+int File::close_now() { return close_fd(std::exchange(fd_, -1)); }
+
+int close_fd(int fd) {
   if (::close(fd) == 0 || errno == EINTR) return 0;
   return errno;
 }
@@ -152,6 +152,43 @@ int64_t read_at(int fd, void* buffer, uint64_t length, uint64_t offset) {
     done += static_cast<uint64_t>(got);
   }
   return static_cast<int64_t>(done);
+}
+
+long read_some(int fd, char* buf, size_t capacity) {
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, capacity);
+    if (n >= 0 || errno != EINTR) return static_cast<long>(n);
+  }
+}
+
+long pread_some(int fd, char* buf, size_t capacity, uint64_t offset) {
+  for (;;) {
+    const ssize_t n = ::pread(fd, buf, capacity, static_cast<off_t>(offset));
+    if (n >= 0 || errno != EINTR) return static_cast<long>(n);
+  }
+}
+
+int64_t position(int fd) { return static_cast<int64_t>(::lseek(fd, 0, SEEK_CUR)); }
+
+int seek(int fd, uint64_t offset) {
+  return ::lseek(fd, static_cast<off_t>(offset), SEEK_SET) < 0 ? errno : 0;
+}
+
+void advise_sequential(int fd) { ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL); }
+
+int open_for_reading(const std::string& path, File& out) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  out = File(fd, path);
+  return 0;
+}
+
+int open_for_reading_trusted(const std::string& path, File& out) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 && errno == ELOOP && trusted_link(path)) fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  out = File(fd, path);
+  return 0;
 }
 
 int create_temp_beside(const std::string& target, File& out) {

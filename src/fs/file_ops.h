@@ -1,13 +1,15 @@
-// Every OS call that creates, writes, syncs, renames, removes or locks a file
-// the engine writes goes through here, for two reasons:
+// The OS layer: every OS call the engine makes on files goes through here or
+// the other files of src/fs (file_status.h, path_lock.h, memory.h). They
+// return an errno and leave the words to their callers, and depend on libc
+// only, so core, format (filter files, checkpoints), io and pipeline all
+// stand on them. Calls that create, write, sync, rename, remove or lock a
+// file the engine writes are wrapped here for two more reasons:
 //  - no path a job creates follows a link planted by someone else: temporary
 //    files get unique names opened with O_EXCL | O_NOFOLLOW, lock files are
 //    opened with O_NOFOLLOW, and an output follows a link only when the link
 //    is trusted (trusted_link());
 //  - tests can watch and break durability: an Observer sees each write,
 //    fsync, rename and folder fsync in order, and can make any of them fail.
-// It depends on libc only, so core (filter files), io (the output writer)
-// and pipeline (checkpoints) all use it: it is the layer below them.
 #pragma once
 
 #include <sys/types.h>
@@ -88,6 +90,29 @@ class File {
 // Bytes read at `offset`: fewer than `length` only at end of file; -1 with
 // errno set on failure.
 int64_t read_at(int fd, void* buffer, uint64_t length, uint64_t offset);
+// One read(2) of at most `capacity` bytes, retried on EINTR. Returns 0 at end
+// of file; on failure returns -1 with errno set.
+long read_some(int fd, char* buf, size_t capacity);
+// The same with pread(2), at `offset`; the file position does not move.
+long pread_some(int fd, char* buf, size_t capacity, uint64_t offset);
+
+// The file position (lseek(fd, 0, SEEK_CUR)), or -1 with errno set (pipes).
+int64_t position(int fd);
+// Moves the file position to `offset`: 0 or an errno.
+int seek(int fd, uint64_t offset);
+// Tells the kernel the file is read strictly forward (a larger read-ahead).
+void advise_sequential(int fd);
+
+// close(2) that reports an error but is never retried: on Linux the
+// descriptor is gone even when close fails with EINTR.
+int close_fd(int fd);
+
+// Opens `path` read-only, following links: reading through a link changes
+// nothing. 0 or an errno.
+int open_for_reading(const std::string& path, File& out);
+// The same, but a symbolic link at `path` is followed only when
+// trusted_link() says so; otherwise ELOOP. For a file the job will write.
+int open_for_reading_trusted(const std::string& path, File& out);
 
 // A new, empty file beside `target`, named target.tmp.XXXXXX with a random
 // suffix, created with O_EXCL | O_NOFOLLOW (so never through a link, never

@@ -30,11 +30,10 @@ class Replacement {
   // a damaged file after a crash.
   void commit();
 
+ private:
   // Throws the error for a failed step, `doing` being e.g. "writing X".
   [[noreturn]] void fail(const std::string& doing, int err) const;
-  const std::string& temp_name() const { return temp_.name(); }
 
- private:
   std::string target_;
   std::string failure_;
   File temp_;

@@ -1,28 +1,25 @@
 #include "io/fd_source.h"
 
 #include <cerrno>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "fs/file_ops.h"
+#include "fs/file_status.h"
 #include "gdedup/error.h"
-#include "io/sys.h"
 
 namespace gdedup::io {
 
 std::unique_ptr<FdSource> FdSource::open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    throw Error("cannot open input " + path + ": " + sys::error_text(errno) + ".");
+  fs::File file;
+  if (const int err = fs::open_for_reading(path, file)) {
+    throw Error("cannot open input " + path + ": " + fs::error_text(err) + ".");
   }
   // Opening a directory succeeds on Linux; say so now rather than at the
   // first read, with the same wording as a failed open.
-  struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    sys::close_fd(fd);
-    throw Error("cannot open input " + path + ": " + sys::error_text(EISDIR) + ".");
+  fs::FileStatus status;
+  if (fs::status_of(file.fd(), status) == 0 && status.type == fs::FileStatus::Type::kDirectory) {
+    throw Error("cannot open input " + path + ": " + fs::error_text(EISDIR) + ".");
   }
-  return std::make_unique<FdSource>(fd, path, true);
+  return std::make_unique<FdSource>(file.release(), path, true);
 }
 
 std::unique_ptr<FdSource> FdSource::standard_input() {
@@ -31,28 +28,24 @@ std::unique_ptr<FdSource> FdSource::standard_input() {
 
 FdSource::FdSource(int fd, std::string name, bool owned)
     : fd_(fd), owned_(owned), name_(std::move(name)) {
-  struct stat st {};
-  if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) {
+  fs::FileStatus status;
+  if (fs::status_of(fd_, status) == 0 && status.regular()) {
     // Standard input redirected from a file is read from where it stands.
-    const off_t at = ::lseek(fd_, 0, SEEK_CUR);
+    const int64_t at = fs::position(fd_);
     start_ = at > 0 ? static_cast<uint64_t>(at) : 0;
-    const auto size = static_cast<uint64_t>(st.st_size);
-    size_ = size > start_ ? size - start_ : 0;
-    mtime_ = st.st_mtim;
+    size_ = status.size > start_ ? status.size - start_ : 0;
+    mtime_ns_ = status.mtime_ns;
     // Doubles the kernel's read-ahead window: our reads are strictly forward.
-    ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+    fs::advise_sequential(fd_);
   }
 }
 
 void FdSource::check_unchanged() const {
-  struct stat st {};
-  if (!size_ || ::fstat(fd_, &st) != 0) return;
-  const auto now = static_cast<uint64_t>(st.st_size);
+  fs::FileStatus status;
+  if (!size_ || fs::status_of(fd_, status) != 0) return;
+  const uint64_t now = status.size;
   const uint64_t was = start_ + *size_;
-  if (now == was && start_ + bytes_read_ == now && st.st_mtim.tv_sec == mtime_.tv_sec &&
-      st.st_mtim.tv_nsec == mtime_.tv_nsec) {
-    return;
-  }
+  if (now == was && start_ + bytes_read_ == now && status.mtime_ns == mtime_ns_) return;
   const std::string what = now == was ? "was modified while it was being read (same size, " +
                                             std::to_string(now) + " bytes, but written to)"
                                       : "changed size while it was being read: " +
@@ -64,15 +57,15 @@ void FdSource::check_unchanged() const {
 }
 
 FdSource::~FdSource() {
-  if (owned_) sys::close_fd(fd_);
+  if (owned_) fs::close_fd(fd_);
 }
 
 size_t FdSource::read(char* buf, size_t capacity) {
   if (at_end_) return 0;
-  long n = sys::read_some(fd_, buf, capacity);
+  long n = fs::read_some(fd_, buf, capacity);
   if (n < 0) {
     throw Error("cannot read input " + name_ + " at byte offset " +
-                std::to_string(bytes_read_) + ": " + sys::error_text(errno) + ".");
+                std::to_string(bytes_read_) + ": " + fs::error_text(errno) + ".");
   }
   // A terminal gives 0 at Ctrl-D and data again afterwards: the first 0 ends
   // the input, so the "stays 0" promise holds. A regular file must end as

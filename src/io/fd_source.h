@@ -1,7 +1,6 @@
 // Plain bytes from a file descriptor: a file opened by path, or standard input.
 #pragma once
 
-#include <ctime>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,7 +44,7 @@ class FdSource final : public ByteSource {
   // modification time, both as opened.
   std::optional<uint64_t> size_;
   uint64_t start_ = 0;
-  struct timespec mtime_ {};
+  int64_t mtime_ns_ = 0;
 };
 
 }  // namespace gdedup::io

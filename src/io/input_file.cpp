@@ -1,22 +1,20 @@
 #include "io/input_file.h"
 
-#include <cerrno>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include "gdedup/error.h"
 #include "io/fd_source.h"
 #include "io/random_access.h"
-#include "io/sys.h"
+#include "fs/file_status.h"
 
 namespace gdedup::io {
 
 namespace {
 
-bool stat_of(const std::string& path, int std_fd, struct stat& st) {
-  if (path == "-") return ::fstat(std_fd, &st) == 0;
-  return ::stat(path.c_str(), &st) == 0;
+bool status_of(const std::string& path, int std_fd, fs::FileStatus& status) {
+  return (path == "-" ? fs::status_of(std_fd, status) : fs::status_of_path(path, status)) == 0;
 }
 
 }  // namespace
@@ -33,12 +31,11 @@ void check_readable(const std::string& path) {
 }
 
 bool same_file(const std::string& input, const std::string& output) {
-  struct stat in {}, out {};
-  if (!stat_of(input, STDIN_FILENO, in) || !stat_of(output, STDOUT_FILENO, out)) {
+  fs::FileStatus in, out;
+  if (!status_of(input, STDIN_FILENO, in) || !status_of(output, STDOUT_FILENO, out)) {
     return false;
   }
-  return S_ISREG(in.st_mode) && S_ISREG(out.st_mode) && in.st_dev == out.st_dev &&
-         in.st_ino == out.st_ino;
+  return in.regular() && out.regular() && in.same_file(out);
 }
 
 }  // namespace gdedup::io

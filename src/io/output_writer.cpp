@@ -1,10 +1,8 @@
 #include "io/output_writer.h"
 
-#include <cerrno>
-#include <csignal>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <utility>
 #include <vector>
@@ -13,7 +11,8 @@
 #include <xxhash.h>
 
 #include "fs/file_ops.h"
-#include "io/sys.h"
+#include "fs/file_status.h"
+#include "fs/signals.h"
 
 namespace gdedup::io {
 
@@ -27,14 +26,14 @@ namespace {
 constexpr size_t kVerifyChunk = size_t{1} << 20;
 
 bool is_regular(int fd) {
-  struct stat st {};
-  return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  fs::FileStatus status;
+  return fs::status_of(fd, status) == 0 && status.regular();
 }
 
 // A regular file that already holds bytes; an empty one needs no truncate.
 bool holds_bytes(int fd) {
-  struct stat st {};
-  return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+  fs::FileStatus status;
+  return fs::status_of(fd, status) == 0 && status.regular() && status.size > 0;
 }
 
 [[noreturn]] void cannot_open(const std::string& doing, const std::string& path, int err) {
@@ -43,12 +42,12 @@ bool holds_bytes(int fd) {
                 "and gdedup follows no link someone else may have planted; remove it, or "
                 "name the file it points to.");
   }
-  throw Error(doing + " " + path + ": " + sys::error_text(err) + ".");
+  throw Error(doing + " " + path + ": " + fs::error_text(err) + ".");
 }
 
 }  // namespace
 
-void ignore_sigpipe() { std::signal(SIGPIPE, SIG_IGN); }
+void ignore_sigpipe() { fs::ignore_broken_pipe_signal(); }
 
 OutputWriter OutputWriter::create(const std::string& path, size_t buffer,
                                   const std::string& what) {
@@ -69,15 +68,16 @@ OutputWriter OutputWriter::create(const std::string& path, size_t buffer,
 
 OutputWriter OutputWriter::open_at(const std::string& path, const OutputPrefix& prefix,
                                    size_t buffer) {
-  fs::File file(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC), path);
-  if (!file.is_open() && errno == ELOOP && fs::trusted_link(path)) {
-    file = fs::File(::open(path.c_str(), O_RDONLY | O_CLOEXEC), path);
+  fs::File file;
+  if (const int err = fs::open_for_reading_trusted(path, file)) {
+    cannot_open("cannot open output", path + " to resume", err);
   }
-  if (!file.is_open()) cannot_open("cannot open output", path + " to resume", errno);
-  struct stat st {};
-  if (::fstat(file.fd(), &st) != 0) cannot_open("cannot read output", path, errno);
-  if (static_cast<uint64_t>(st.st_size) < prefix.bytes) {
-    throw Error("cannot resume output " + path + ": it holds " + std::to_string(st.st_size) +
+  fs::FileStatus status;
+  if (const int err = fs::status_of(file.fd(), status)) {
+    cannot_open("cannot read output", path, err);
+  }
+  if (status.size < prefix.bytes) {
+    throw Error("cannot resume output " + path + ": it holds " + std::to_string(status.size) +
                 " bytes, fewer than the " + std::to_string(prefix.bytes) +
                 " the checkpoint recorded; it is not the output of that run.");
   }
@@ -110,7 +110,7 @@ OutputWriter OutputWriter::open_at(const std::string& path, const OutputPrefix& 
   w.records_ = prefix.records;
   w.stored_ = prefix;
   if (const int err = fs::truncate(w.fd_, path, prefix.bytes)) w.fail(err);
-  if (::lseek(w.fd_, static_cast<off_t>(prefix.bytes), SEEK_SET) < 0) w.fail(errno);
+  if (const int err = fs::seek(w.fd_, prefix.bytes)) w.fail(err);
   return w;
 }
 
@@ -179,7 +179,7 @@ OutputPrefix OutputWriter::stored() const {
 }
 
 void OutputWriter::fail(int err) {
-  std::string msg = "cannot write to " + name_ + ": " + sys::error_text(err);
+  std::string msg = "cannot write to " + name_ + ": " + fs::error_text(err);
   if (err == EPIPE) throw BrokenPipe(msg + ".");
   // A write cut short by a full disk leaves part of a record at the end of
   // the file; cut it off, so that the output ends with a whole record.
@@ -247,13 +247,13 @@ void OutputWriter::close() {
   try {
     flush();
   } catch (...) {
-    if (owned_) sys::close_fd(fd_);
+    if (owned_) fs::close_fd(fd_);
     fd_ = -1;
     throw;
   }
   int fd = std::exchange(fd_, -1);
   if (owned_) {
-    if (int err = sys::close_fd(fd)) fail(err);
+    if (int err = fs::close_fd(fd)) fail(err);
   }
 }
 

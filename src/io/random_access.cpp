@@ -1,12 +1,12 @@
 #include "io/random_access.h"
 
-#include <cerrno>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+
+#include "fs/file_ops.h"
+#include "fs/file_status.h"
 #include "gdedup/error.h"
-#include "io/sys.h"
 
 namespace gdedup::io {
 
@@ -37,30 +37,28 @@ class PositionalSource final : public ByteSource {
 
 std::unique_ptr<RandomAccessInput> RandomAccessInput::open(const std::string& path) {
   auto refuse = [&path](int err) {
-    return Error("cannot open input " + path + ": " + sys::error_text(err) + ".");
+    return Error("cannot open input " + path + ": " + fs::error_text(err) + ".");
   };
+  fs::FileStatus status;
   if (path == "-") {
-    struct stat st {};
-    const off_t start = ::lseek(STDIN_FILENO, 0, SEEK_CUR);
-    if (::fstat(STDIN_FILENO, &st) != 0 || !S_ISREG(st.st_mode) || start < 0) return nullptr;
-    const auto size = static_cast<uint64_t>(st.st_size), first = static_cast<uint64_t>(start);
+    const int64_t start = fs::position(STDIN_FILENO);
+    if (fs::status_of(STDIN_FILENO, status) != 0 || !status.regular() || start < 0) {
+      return nullptr;
+    }
+    const auto first = static_cast<uint64_t>(start);
     return std::unique_ptr<RandomAccessInput>(new RandomAccessInput(
-        STDIN_FILENO, false, "standard input", first, size > first ? size - first : 0));
+        STDIN_FILENO, false, "standard input", first,
+        status.size > first ? status.size - first : 0));
   }
-  // stat first: opening a named pipe would wait for a writer.
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) throw refuse(errno);
-  if (S_ISDIR(st.st_mode)) throw refuse(EISDIR);
-  if (!S_ISREG(st.st_mode)) return nullptr;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw refuse(errno);
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    sys::close_fd(fd);
-    throw refuse(err);
-  }
+  // Status first: opening a named pipe would wait for a writer.
+  if (const int err = fs::status_of_path(path, status)) throw refuse(err);
+  if (status.type == fs::FileStatus::Type::kDirectory) throw refuse(EISDIR);
+  if (!status.regular()) return nullptr;
+  fs::File file;
+  if (const int err = fs::open_for_reading(path, file)) throw refuse(err);
+  if (const int err = fs::status_of(file.fd(), status)) throw refuse(err);
   return std::unique_ptr<RandomAccessInput>(
-      new RandomAccessInput(fd, true, path, 0, static_cast<uint64_t>(st.st_size)));
+      new RandomAccessInput(file.release(), true, path, 0, status.size));
 }
 
 RandomAccessInput::RandomAccessInput(int fd, bool owned, std::string name, uint64_t start,
@@ -68,16 +66,16 @@ RandomAccessInput::RandomAccessInput(int fd, bool owned, std::string name, uint6
     : fd_(fd), owned_(owned), name_(std::move(name)), start_(start), size_(size) {}
 
 RandomAccessInput::~RandomAccessInput() {
-  if (owned_) sys::close_fd(fd_);
+  if (owned_) fs::close_fd(fd_);
 }
 
 size_t RandomAccessInput::read_at(uint64_t offset, char* buf, size_t capacity) const {
   size_t done = 0;
   while (done < capacity) {
-    const long n = sys::pread_some(fd_, buf + done, capacity - done, start_ + offset + done);
+    const long n = fs::pread_some(fd_, buf + done, capacity - done, start_ + offset + done);
     if (n < 0) {
       throw Error("cannot read input " + name_ + " at byte offset " +
-                  std::to_string(offset + done) + ": " + sys::error_text(errno) + ".");
+                  std::to_string(offset + done) + ": " + fs::error_text(errno) + ".");
     }
     if (n == 0) break;
     done += static_cast<size_t>(n);

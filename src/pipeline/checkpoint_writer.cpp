@@ -1,30 +1,17 @@
 #include "pipeline/checkpoint_writer.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <new>
 
 #include "gdedup/error.h"
 #include "fs/file_ops.h"
-#include "pipeline/checkpoint_file.h"
+#include "format/checkpoint_file.h"
 
 namespace gdedup::pipeline {
-namespace {
-
-uint64_t injected_failure() {
-  const char* v = std::getenv("GDEDUP_TEST_FAIL_CHECKPOINT_WRITE");
-  return v == nullptr ? 0 : std::strtoull(v, nullptr, 10);
-}
-
-}  // namespace
-
 CheckpointWriter::CheckpointWriter(std::string path, std::string output,
                                    const ResumeState* resumed)
-    : path_(std::move(path)), output_(std::move(output)), fail_at_(injected_failure()) {
+    : path_(std::move(path)), output_(std::move(output)) {
   // A resumed run starts from a checkpoint that is on disk and still good.
   if (resumed != nullptr) {
     have_good_ = true;
@@ -55,23 +42,20 @@ void CheckpointWriter::wait() {
 
 void CheckpointWriter::write(const uint32_t* words, const FilterParams& params,
                              const FilterCounters& counters, const ResumeState& state) {
-  ++attempts_;
   if (!output_.empty()) {
     // The state counts output bytes the pipeline thread flushed to the
     // kernel; an fsync through any descriptor of the file makes them
     // durable before the checkpoint that relies on them exists.
     if (!output_file_.is_open()) {
-      output_file_ = fs::File(::open(output_.c_str(), O_RDONLY | O_CLOEXEC), output_);
-      if (!output_file_.is_open()) {
-        throw Error("cannot open output " + output_ + " to sync it: " +
-                    fs::error_text(errno));
+      if (const int err = fs::open_for_reading(output_, output_file_)) {
+        throw Error("cannot open output " + output_ + " to sync it: " + fs::error_text(err));
       }
     }
     if (const int err = output_file_.sync()) {
       throw Error("syncing output " + output_ + " failed: " + fs::error_text(err));
     }
   }
-  write_checkpoint_file(words, params, counters, state, path_, attempts_ == fail_at_);
+  format::write_checkpoint_file(words, params, counters, state, path_);
   ++written_;
   have_good_ = true;
   last_good_records_ = state.position.records;

@@ -21,8 +21,8 @@ class CheckpointWriter {
   // `output` is the file whose bytes the states count ("" for none); it is
   // fsynced before each checkpoint is written. `resumed` is the state a
   // resumed run started from (null for a new run): its checkpoint is the
-  // one a failure falls back to. The environment variable
-  // GDEDUP_TEST_FAIL_CHECKPOINT_WRITE=N makes the Nth write fail (tests).
+  // one a failure falls back to. Tests make a write fail through the
+  // fs::Observer (tests/failing_replacement.h).
   CheckpointWriter(std::string path, std::string output, const ResumeState* resumed);
   CheckpointWriter(const CheckpointWriter&) = delete;
   CheckpointWriter& operator=(const CheckpointWriter&) = delete;
@@ -55,8 +55,6 @@ class CheckpointWriter {
   std::string path_;
   std::string output_;
   fs::File output_file_;
-  uint64_t fail_at_ = 0;  // 1-based write number to fail; 0 for none
-  uint64_t attempts_ = 0;
   uint64_t written_ = 0;
   uint64_t last_good_records_ = 0;
   bool have_good_ = false;

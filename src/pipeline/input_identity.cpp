@@ -4,9 +4,6 @@
 // modification time; the cost is a few dozen reads, whatever the size.
 #include "pipeline/input_identity.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-
 #include <cerrno>
 #include <vector>
 
@@ -14,13 +11,11 @@
 #include <xxhash.h>
 
 #include "fs/file_ops.h"
+#include "fs/file_status.h"
 #include "gdedup/error.h"
-#include "io/sys.h"
 
 namespace gdedup::pipeline {
 namespace {
-
-namespace fo = fs;
 
 constexpr uint64_t kEdge = 64 << 10;
 constexpr uint64_t kBlock = 4 << 10;
@@ -29,7 +24,7 @@ constexpr uint64_t kWholeBelow = 256 << 10;
 
 [[noreturn]] void cannot_read(const std::string& path, int err) {
   throw Error("cannot read input " + path + " to identify it for the checkpoint: " +
-              io::sys::error_text(err));
+              fs::error_text(err));
 }
 
 uint64_t sample_hash(int fd, const std::string& path, uint64_t size) {
@@ -38,7 +33,7 @@ uint64_t sample_hash(int fd, const std::string& path, uint64_t size) {
   XXH3_64bits_reset(&state);
   std::vector<char> buffer(kEdge);
   auto add = [&](uint64_t offset, uint64_t length) {
-    const int64_t got = fo::read_at(fd, buffer.data(), length, offset);
+    const int64_t got = fs::read_at(fd, buffer.data(), length, offset);
     if (got < 0) cannot_read(path, errno);
     XXH3_64bits_update(&state, buffer.data(), static_cast<size_t>(got));
   };
@@ -61,19 +56,19 @@ InputIdentity identify_input(const std::string& path) {
     id.regular = false;
     return id;
   }
-  fo::File fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC), path);
-  if (fd.fd() < 0) {
-    throw Error("cannot open input " + path + ": " + io::sys::error_text(errno));
+  fs::File file;
+  if (const int err = fs::open_for_reading(path, file)) {
+    throw Error("cannot open input " + path + ": " + fs::error_text(err));
   }
-  struct stat st {};
-  if (::fstat(fd.fd(), &st) != 0) cannot_read(path, errno);
-  if (!S_ISREG(st.st_mode)) {
+  fs::FileStatus status;
+  if (const int err = fs::status_of(file.fd(), status)) cannot_read(path, err);
+  if (!status.regular()) {
     id.regular = false;
     return id;
   }
-  id.size = static_cast<uint64_t>(st.st_size);
-  id.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-  id.sample_hash = sample_hash(fd.fd(), path, id.size);
+  id.size = status.size;
+  id.mtime_ns = status.mtime_ns;
+  id.sample_hash = sample_hash(file.fd(), path, id.size);
   return id;
 }
 

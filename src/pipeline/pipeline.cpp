@@ -6,8 +6,6 @@
 // spread them evenly over two cores, and scale further where there are more.
 #include "gdedup/pipeline.h"
 
-#include <sys/stat.h>
-
 #include <atomic>
 #include <chrono>
 #include <exception>
@@ -15,6 +13,7 @@
 #include <thread>
 
 #include "gdedup/checkpoint.h"
+#include "fs/file_status.h"
 #include "gdedup/error.h"
 #include "io/byte_source.h"
 #include "io/input_file.h"
@@ -363,8 +362,8 @@ class Driver {
         throw UsageError("checkpoints need the output in a file: standard output cannot be "
                          "cut back to a checkpoint's offset when the run is resumed");
       }
-      struct stat st;
-      if (::stat(options_.output.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+      fs::FileStatus status;
+      if (fs::status_of_path(options_.output, status) == 0 && !status.regular()) {
         throw UsageError("checkpoints need the output in a regular file: " + options_.output +
                          " is not a regular file, so a resumed run could not cut it back to "
                          "the checkpoint's offset");

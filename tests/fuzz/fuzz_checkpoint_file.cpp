@@ -22,7 +22,7 @@
 #include "fuzz_util.h"
 #include "gdedup/checkpoint.h"
 #include "gdedup/error.h"
-#include "pipeline/checkpoint_format.h"
+#include "format/checkpoint_format.h"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "core/filter_file_format.h"
+#include "format/filter_file_format.h"
 #include "fuzz_util.h"
 #include "gdedup/error.h"
 #include "gdedup/filter_file.h"

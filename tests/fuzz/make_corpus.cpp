@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "../codec_util.h"
-#include "core/filter_file_format.h"
+#include "format/filter_file_format.h"
 #include "gdedup/checkpoint.h"
 #include "gdedup/filter.h"
 #include "gdedup/filter_file.h"

@@ -32,7 +32,7 @@ case_concurrent_resumes_never_share_a_checkpoint() {
   local job=(dedup --capacity 20000 in.txt -o out.txt --batch 1000 --checkpoint ck
              --checkpoint-every 3000 -q)
   run_gdedup dedup --capacity 20000 in.txt -o ref.txt -q
-  GDEDUP_TEST_FAIL_CHECKPOINT_WRITE=3 run_gdedup "${job[@]}"
+  run_gdedup_failing_write 3 ck "${job[@]}"
   expect_status 1
   [ -f ck ] || { fail "no checkpoint to resume from"; return; }
   cp ck ck.saved; cp out.txt out.saved
@@ -125,7 +125,7 @@ case_resume_refuses_an_edited_output() {
   distinct_urls 20000 https://g.example/ >in.txt
   local job=(dedup --capacity 20000 in.txt -o out.txt --batch 1000 --checkpoint ck
              --checkpoint-every 4000 -q)
-  GDEDUP_TEST_FAIL_CHECKPOINT_WRITE=2 run_gdedup "${job[@]}"
+  run_gdedup_failing_write 2 ck "${job[@]}"
   expect_status 1
   printf 'X' | dd of=out.txt bs=1 seek=100 conv=notrunc status=none
   snapshot out.txt ck

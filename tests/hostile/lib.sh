@@ -27,6 +27,19 @@ run_gdedup() {
   ERR=$(cat "$SCRATCH/stderr")
 }
 
+# run_gdedup_failing_write N FILE ARGS...: run_gdedup through gdedup-faults,
+# the test-only build of the command (tests/tools/gdedup_faults.cpp), in
+# which the Nth write of FILE fails as on a failing disk.
+run_gdedup_failing_write() {
+  local nth=$1 file=$2
+  shift 2
+  GDEDUP_FAIL_REPLACEMENT="$nth:$file" \
+    "${GDEDUP_FAULTS_BIN:?GDEDUP_FAULTS_BIN must name the gdedup-faults binary}" "$@" \
+    >"$SCRATCH/stdout" 2>"$SCRATCH/stderr"
+  STATUS=$?
+  ERR=$(cat "$SCRATCH/stderr")
+}
+
 # expect_status N: the last run_gdedup exited with N.
 expect_status() {
   [ "$STATUS" -eq "$1" ] || fail "exit status $STATUS, expected $1; stderr: $ERR"

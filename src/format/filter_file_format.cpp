@@ -1,6 +1,6 @@
 // The header fields that filter files and checkpoint files share
 // (docs/FORMAT.md, "Filter file" and "Checkpoint file").
-#include "core/filter_file_format.h"
+#include "format/filter_file_format.h"
 
 #include <algorithm>
 
@@ -15,11 +15,11 @@ uint64_t header_checksum(const unsigned char* header) {
   return XXH3_64bits(header, kOffHeaderChecksum);
 }
 
-void encode_header(unsigned char* header, const char (&magic)[8], uint32_t version,
+void encode_header(unsigned char* header, const char* magic, uint32_t version,
                    const FilterParams& params, const FilterCounters& counters,
                    uint64_t payload_checksum) {
   std::memset(header, 0, kHeaderBytes);
-  std::memcpy(header + kOffMagic, magic, sizeof magic);
+  std::memcpy(header + kOffMagic, magic, sizeof kMagic);
   put_u32(header + kOffVersion, version);
   put_u32(header + kOffHeaderBytes, static_cast<uint32_t>(kHeaderBytes));
   put_u64(header + kOffNumBlocks, params.num_blocks);

@@ -1,14 +1,14 @@
 // Fields in a fixed order, little-endian; strings and lists carry a 64-bit
 // length. Decoding checks every length against what is left, so a forged
 // length cannot make it allocate or read past the section.
-#include "pipeline/resume_state_codec.h"
+#include "format/resume_state_codec.h"
 
 #include <cstdint>
 
-#include "core/filter_file_format.h"
+#include "format/filter_file_format.h"
 #include "gdedup/error.h"
 
-namespace gdedup::pipeline {
+namespace gdedup::format {
 namespace {
 
 class Encoder {
@@ -146,4 +146,4 @@ ResumeState decode_resume_state(const std::string& path, const std::string& byte
   return s;
 }
 
-}  // namespace gdedup::pipeline
+}  // namespace gdedup::format

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/filter_file_format.h"
+#include "format/filter_file_format.h"
 
 namespace gdedup::checkpoint_file {
 

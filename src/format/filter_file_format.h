@@ -1,6 +1,6 @@
 // The filter file header (docs/FORMAT.md, "Filter file"): byte offsets and
 // little-endian field access, shared by the reader, the writer and the tests
-// that forge headers. The checkpoint header (pipeline/checkpoint_format.h)
+// that forge headers. The checkpoint header (format/checkpoint_format.h)
 // keeps the filter fields at these offsets, so the encoding and decoding of
 // those fields below serve both files.
 #pragma once
@@ -17,7 +17,7 @@
 namespace gdedup::filter_file {
 
 constexpr char kMagic[8] = {'G', 'D', 'E', 'D', 'U', 'P', 'B', 'F'};
-// The checkpoint file's (pipeline/checkpoint_format.h): a checkpoint given
+// The checkpoint file's (format/checkpoint_format.h): a checkpoint given
 // where a filter belongs is named as one, not as "bad magic".
 constexpr char kCheckpointMagic[8] = {'G', 'D', 'E', 'D', 'U', 'P', 'C', 'K'};
 constexpr uint32_t kVersion = 1;
@@ -81,10 +81,11 @@ struct FilterFields {
   uint64_t payload_checksum = 0;
 };
 
-// Zeroes the kHeaderBytes of `header`, then writes `magic`, `version`, the
-// header size and the filter fields (the bit array size from `params`).
+// Zeroes the kHeaderBytes of `header`, then writes the 8 bytes of `magic`,
+// `version`, the header size and the filter fields (the bit array size from
+// `params`).
 // The caller adds the fields of its own kind, then calls seal_header.
-void encode_header(unsigned char* header, const char (&magic)[8], uint32_t version,
+void encode_header(unsigned char* header, const char* magic, uint32_t version,
                    const FilterParams& params, const FilterCounters& counters,
                    uint64_t payload_checksum);
 // Writes the header checksum over everything before it.

@@ -7,13 +7,11 @@
 
 #include "gdedup/checkpoint.h"
 
-namespace gdedup::pipeline {
+namespace gdedup::format {
 
-// save_checkpoint() with the bit array given separately. `inject_failure`
-// makes the write fail with EIO after the bit array, as a full disk would:
-// the error path, exercised by tests.
+// save_checkpoint() with the bit array given separately.
 void write_checkpoint_file(const uint32_t* words, const FilterParams& params,
                            const FilterCounters& counters, const ResumeState& state,
-                           const std::string& path, bool inject_failure = false);
+                           const std::string& path);
 
-}  // namespace gdedup::pipeline
+}  // namespace gdedup::format

@@ -7,7 +7,7 @@
 
 #include "gdedup/checkpoint.h"
 
-namespace gdedup::pipeline {
+namespace gdedup::format {
 
 std::string encode_resume_state(const ResumeState& state);
 
@@ -15,4 +15,4 @@ std::string encode_resume_state(const ResumeState& state);
 // state (only possible for a file whose checksums were forged).
 ResumeState decode_resume_state(const std::string& path, const std::string& bytes);
 
-}  // namespace gdedup::pipeline
+}  // namespace gdedup::format

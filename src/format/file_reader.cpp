@@ -1,0 +1,164 @@
+#include "format/file_reader.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "fs/file_status.h"
+#include "gdedup/error.h"
+
+namespace gdedup::format {
+namespace {
+
+using namespace filter_file;
+
+// Large enough to amortize system calls, small enough to stay in cache-sized
+// pieces while hashing.
+constexpr uint64_t kReadChunk = uint64_t{8} << 20;
+
+[[noreturn]] void cannot(const FileKind& kind, const std::string& doing,
+                         const std::string& path, int err) {
+  throw Error("cannot " + doing + " " + kind.name + " " + path + ": " + fs::error_text(err));
+}
+
+[[noreturn]] void refuse_short_header(const FileKind& kind, const std::string& path,
+                                      uint64_t have) {
+  refuse(kind, path, "is truncated: it is " + std::to_string(have) +
+                         " bytes long, shorter than the " + std::to_string(kHeaderBytes) +
+                         "-byte header of a gdedup " + kind.name);
+}
+
+// Magic and version come before the checksum: a file of another kind or
+// another version has a header this program cannot checksum, and saying so
+// helps more than "checksum mismatch".
+void check_identity(const FileKind& kind, const std::string& path, const unsigned char* h,
+                    uint64_t have) {
+  if (have == 0) refuse(kind, path, "is empty; it is not a gdedup " + kind.name);
+  const size_t magic_have = static_cast<size_t>(std::min<uint64_t>(have, sizeof kMagic));
+  if (std::memcmp(h + kOffMagic, kind.magic, magic_have) != 0) {
+    if (have >= sizeof kMagic && std::memcmp(h + kOffMagic, kind.other_magic, sizeof kMagic) == 0) {
+      refuse(kind, path, "is a gdedup " + kind.other_name + ", not a " + kind.name +
+                             kind.other_hint);
+    }
+    refuse(kind, path, "is not a gdedup " + kind.name + " (bad magic)");
+  }
+  if (have < kOffVersion + 4) refuse_short_header(kind, path, have);
+  const uint32_t version = get_u32(h + kOffVersion);
+  if (version != kind.version) {
+    refuse(kind, path, "was written in " + kind.name + " format version " +
+                           std::to_string(version) + ", but this program reads only version " +
+                           std::to_string(kind.version) + "; " + kind.version_advice);
+  }
+  if (have < kHeaderBytes) refuse_short_header(kind, path, have);
+}
+
+// The fields are trusted only after the checksum matched.
+void check_integrity(const FileKind& kind, const std::string& path, const unsigned char* h) {
+  if (get_u64(h + kOffHeaderChecksum) != header_checksum(h)) {
+    refuse(kind, path, "is damaged: its header does not match the header checksum" +
+                           kind.damage_advice);
+  }
+  const uint32_t header_bytes = get_u32(h + kOffHeaderBytes);
+  if (header_bytes != kHeaderBytes) {
+    refuse(kind, path, "declares a " + std::to_string(header_bytes) +
+                           "-byte header, but format version " + std::to_string(kind.version) +
+                           " has " + std::to_string(kHeaderBytes) +
+                           "-byte headers; the program that wrote it does not follow the format");
+  }
+  if (const size_t i = first_nonzero_byte(h, kind.reserved_from); i != kOffHeaderChecksum) {
+    refuse(kind, path, "has a nonzero reserved header byte at offset " + std::to_string(i) +
+                           "; it was written by a program that does not follow " + kind.name +
+                           " format version " + std::to_string(kind.version));
+  }
+}
+
+void check_fields(const FileKind& kind, const std::string& path, const FilterFields& f) {
+  if (const auto problem = unusable_params(f.params)) refuse(kind, path, *problem);
+  // validate() bounds the size, so bytes() cannot overflow here.
+  if (f.payload_bytes != f.params.bytes()) {
+    refuse(kind, path, "is inconsistent: its header declares a " +
+                           std::to_string(f.payload_bytes) + "-byte bit array, but " +
+                           std::to_string(f.params.num_blocks) + " blocks of " +
+                           std::to_string(f.params.layout.block_bits) + " bits take " +
+                           std::to_string(f.params.bytes()) + " bytes");
+  }
+}
+
+}  // namespace
+
+void refuse(const FileKind& kind, const std::string& path, const std::string& problem) {
+  throw Error(kind.prefix + path + " " + problem + kind.suffix);
+}
+
+void open_verified(const FileKind& kind, const std::string& path, VerifiedFile& out) {
+  if (const int err = fs::open_for_reading(path, out.file)) cannot(kind, "open", path, err);
+  fs::FileStatus status;
+  if (const int err = fs::status_of(out.file.fd(), status)) cannot(kind, "read", path, err);
+  if (status.type == fs::FileStatus::Type::kDirectory) {
+    refuse(kind, path, "is a directory, not a gdedup " + kind.name);
+  }
+  if (status.type != fs::FileStatus::Type::kRegular) {
+    refuse(kind, path, "is not a regular file; a gdedup " + kind.name +
+                           " is read from a regular file, whose length can be checked");
+  }
+  out.size = status.size;
+  const int64_t have = fs::read_at(out.file.fd(), out.header, kHeaderBytes, 0);
+  if (have < 0) cannot(kind, "read", path, errno);
+  check_identity(kind, path, out.header, static_cast<uint64_t>(have));
+  check_integrity(kind, path, out.header);
+  out.fields = decode_fields(out.header);
+  check_fields(kind, path, out.fields);
+}
+
+void check_length(const FileKind& kind, const VerifiedFile& f, uint64_t trailer_bytes,
+                  const std::string& trailer_name) {
+  const uint64_t payload = f.fields.payload_bytes;
+  // validate() keeps the bit array under 2^47 bytes, so only a trailer
+  // length can overflow the sum.
+  if (trailer_bytes > UINT64_MAX / 2) {
+    refuse(kind, f.file.name(), "is inconsistent: its header declares an impossible " +
+                                    trailer_name + " size");
+  }
+  const uint64_t expected = kHeaderBytes + payload + trailer_bytes;
+  if (f.size == expected) return;
+  std::string parts = "a " + std::to_string(kHeaderBytes) + "-byte header" +
+                      (trailer_name.empty() ? " and a " : ", a ") + std::to_string(payload) +
+                      "-byte bit array";
+  if (!trailer_name.empty()) {
+    parts += " and a " + std::to_string(trailer_bytes) + "-byte " + trailer_name;
+  }
+  const std::string sizes = ": it is " + std::to_string(f.size) + " bytes, but " + parts +
+                            " make " + std::to_string(expected) + " bytes";
+  if (f.size < expected) {
+    refuse(kind, f.file.name(), "is truncated" + sizes +
+                                    "; it was cut short, e.g. by an interrupted copy or a full "
+                                    "disk");
+  }
+  refuse(kind, f.file.name(), "has extra bytes" + sizes + "; something was appended to it or "
+                              "it is not a gdedup " + kind.name);
+}
+
+void read_exactly(const FileKind& kind, const VerifiedFile& f, void* buffer, uint64_t length,
+                  uint64_t offset) {
+  const int64_t got = fs::read_at(f.file.fd(), buffer, length, offset);
+  if (got < 0) cannot(kind, "read", f.file.name(), errno);
+  if (static_cast<uint64_t>(got) < length) {
+    refuse(kind, f.file.name(), "became shorter while it was read (it ended at byte " +
+                                    std::to_string(offset + static_cast<uint64_t>(got)) +
+                                    "); load it again when no other program is writing it");
+  }
+}
+
+void read_payload(const FileKind& kind, const VerifiedFile& f, uint32_t* words) {
+  auto* bytes = reinterpret_cast<unsigned char*>(words);
+  const uint64_t checksum = checksum_pieces(
+      bytes, f.fields.payload_bytes, kReadChunk, [&](uint64_t done, uint64_t want) {
+        read_exactly(kind, f, bytes + done, want, kHeaderBytes + done);
+      });
+  if (checksum != f.fields.payload_checksum) {
+    refuse(kind, f.file.name(), "is damaged: its bit array does not match the bit array "
+                                "checksum" + kind.damage_advice);
+  }
+}
+
+}  // namespace gdedup::format

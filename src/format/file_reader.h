@@ -1,0 +1,64 @@
+// Reading either kind of gdedup file. A filter file and a checkpoint are both
+// a 4096-byte header with the filter fields at the same offsets, the bit
+// array, and for a checkpoint a trailer (the resume state) (docs/FORMAT.md).
+// One verifier checks what they share -- magic, version, header size,
+// reserved bytes, header checksum, filter parameters, bit array size, exact
+// length, bit array checksum -- before anything the header's numbers decide
+// is allocated or trusted, so both kinds refuse the same damage in the same
+// words and the first problem found is the one reported.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "format/filter_file_format.h"
+#include "fs/file_ops.h"
+
+namespace gdedup::format {
+
+// What tells the kinds apart, and the words their refusals use.
+struct FileKind {
+  std::string name;             // "filter file", "checkpoint"
+  const char* magic;            // kMagic or kCheckpointMagic (8 bytes)
+  uint32_t version;
+  size_t reserved_from;         // offset of the first reserved header byte
+  std::string other_name;       // the kind a file of this kind is mistaken for
+  const char* other_magic;
+  std::string other_hint;       // follows "is a gdedup OTHER, not a NAME"
+  std::string version_advice;   // follows "... but this program reads only version N; "
+  std::string damage_advice;    // follows "is damaged: ..."; "" for none
+  // A refusal reads: prefix + path + " " + problem + suffix.
+  std::string prefix;
+  std::string suffix;
+};
+
+[[noreturn]] void refuse(const FileKind& kind, const std::string& path,
+                         const std::string& problem);
+
+struct VerifiedFile {
+  fs::File file;
+  unsigned char header[filter_file::kHeaderBytes];
+  filter_file::FilterFields fields;
+  uint64_t size = 0;  // bytes when it was opened
+};
+
+// Opens `path` and verifies its header. Throws Error (refuse()) naming the
+// file and its first problem.
+void open_verified(const FileKind& kind, const std::string& path, VerifiedFile& out);
+
+// Refuses a file that is not exactly its header, its bit array and
+// `trailer_bytes` more, the trailer being called `trailer_name` ("" when the
+// kind has none).
+void check_length(const FileKind& kind, const VerifiedFile& f, uint64_t trailer_bytes,
+                  const std::string& trailer_name);
+
+// Reads `length` bytes at `offset` into `buffer`; refuses a file that
+// became shorter since it was verified.
+void read_exactly(const FileKind& kind, const VerifiedFile& f, void* buffer, uint64_t length,
+                  uint64_t offset);
+
+// Reads the bit array into `words` (fields.payload_bytes of them), checking
+// its checksum.
+void read_payload(const FileKind& kind, const VerifiedFile& f, uint32_t* words);
+
+}  // namespace gdedup::format

@@ -1,0 +1,31 @@
+// What the OS says of a file (stat(2), fstat(2)), in the terms the engine
+// asks about: its type, its size, its identity and when it last changed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace gdedup::fs {
+
+struct FileStatus {
+  enum class Type { kRegular, kDirectory, kOther };
+  Type type = Type::kOther;
+  uint64_t size = 0;
+  uint64_t device = 0;  // device and inode: the file's identity
+  uint64_t inode = 0;
+  uint32_t owner = 0;   // user id
+  int64_t mtime_ns = 0;  // last modification, nanoseconds since 1970
+
+  bool regular() const { return type == Type::kRegular; }
+  bool same_file(const FileStatus& other) const {
+    return device == other.device && inode == other.inode;
+  }
+};
+
+// fstat(2) of `fd`: 0 or an errno.
+int status_of(int fd, FileStatus& out);
+// stat(2) of `path`, following links: 0 or an errno. Unlike opening, it
+// never waits (a named pipe opened for reading waits for a writer).
+int status_of_path(const std::string& path, FileStatus& out);
+
+}  // namespace gdedup::fs
