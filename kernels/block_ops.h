@@ -11,8 +11,11 @@
 // of their masks is a segmented exclusive scan: key i is present iff its
 // mask lies within block | scan[i]. The last key of each segment then writes
 // block | scan | its mask, once. Every step is one thread per key, however
-// many keys share a block. A key that no other key of its chunk shares a
-// block with needs none of this: block_test_and_set answers it alone.
+// many keys share a block. Only the first occurrence of a fingerprint in the
+// batch can be new: a later equal key finds the bits the first one set, and
+// sets none, so it is present and takes no part. A first occurrence that no
+// other fingerprint of its chunk shares a block with needs none of the sort:
+// block_test_and_set answers it alone.
 #pragma once
 
 #include <cstdint>
@@ -170,9 +173,9 @@ GDEDUP_HD void block_missing(const uint32_t (&w)[BW], uint64_t fingerprint,
   }
 }
 
-// test_and_set of a key alone in its block in the batch: answers from `w`
-// and ORs the key in. One call of block_masks, so the CPU device counts one
-// key for the thread.
+// test_and_set of a key whose fingerprint is the only one of its block in
+// the batch: answers from `w` and ORs the key in. One call of block_masks,
+// so the CPU device counts one key for the thread.
 template <uint32_t BW, uint32_t BPW>
 GDEDUP_HD bool block_test_and_set(uint32_t (&w)[BW], uint64_t fingerprint) {
   uint32_t m[BW];
@@ -186,15 +189,39 @@ GDEDUP_HD bool block_test_and_set(uint32_t (&w)[BW], uint64_t fingerprint) {
   return all;
 }
 
-// test_and_set's table of the blocks a chunk touches: open addressing over
-// 2^log2_entries 64-bit entries, each 0 (empty) or block index + 1, with
-// kSharedBlock set once a second key of the chunk named the block.
-constexpr uint64_t kSharedBlock = uint64_t{1} << 63;
+// test_and_set's table of the fingerprints a chunk holds: open addressing
+// over 2^log2_entries 64-bit entries, each 0 (empty) or
+//   bit 63      kOtherFingerprint: another fingerprint of the chunk falls in
+//               the same block;
+//   bits 62-22  the block index + 1 (the entry's tag);
+//   bits 21-0   the lowest position in the chunk of the fingerprint (at most
+//               kChunkKeys = 2^21 keys a chunk).
+// The fingerprint itself is the one at that position. Every fingerprint of a
+// block starts its probe at the block's home entry, so of two fingerprints of
+// one block the later one to arrive passes the other's entry and marks both.
+constexpr uint64_t kOtherFingerprint = uint64_t{1} << 63;
+constexpr uint32_t kEntryPositionBits = 22;
+constexpr uint64_t kEntryPositions = uint64_t{1} << kEntryPositionBits;
+// Filters of more blocks than this do not fit the tag (2^41 blocks of 32
+// bytes are 64 TiB).
+constexpr uint64_t kMaxTableBlocks = (uint64_t{1} << (63 - kEntryPositionBits)) - 2;
 
-// Where the probe for `entry` (block index + 1) starts: Fibonacci hashing,
-// the top bits of a multiply, so neighbouring blocks spread over the table.
-GDEDUP_HD uint64_t table_home(uint64_t entry, uint32_t log2_entries) {
-  return log2_entries == 0 ? 0 : (entry * 0x9e3779b97f4a7c15ull) >> (64 - log2_entries);
+GDEDUP_HD uint64_t table_entry(uint64_t block, uint64_t position) {
+  return ((block + 1) << kEntryPositionBits) | position;
+}
+
+// The block index + 1 of an entry; 0 for an empty one.
+GDEDUP_HD uint64_t entry_tag(uint64_t entry) {
+  return (entry & ~kOtherFingerprint) >> kEntryPositionBits;
+}
+
+GDEDUP_HD uint64_t entry_position(uint64_t entry) { return entry & (kEntryPositions - 1); }
+
+// Where the probe for a block's tag (block index + 1) starts: Fibonacci
+// hashing, the top bits of a multiply, so neighbouring blocks spread over
+// the table.
+GDEDUP_HD uint64_t table_home(uint64_t tag, uint32_t log2_entries) {
+  return log2_entries == 0 ? 0 : (tag * 0x9e3779b97f4a7c15ull) >> (64 - log2_entries);
 }
 
 // A key's masks as one value, for the segmented scan of test_and_set.

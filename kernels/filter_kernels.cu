@@ -20,33 +20,53 @@
 // of the chunk. Bytes a key below are for 512-bit blocks (256-bit: 64 less
 // on the fast path); "L2" is traffic that stays in the H200's 50 MB L2.
 // Per chunk:
-//   0. clear the table of blocks: 2^22 entries (32 MiB, kept in L2) at most,
-//      two a key                                    16 L2
-//   1. enter each key's block index in the table (an atomic exchange, or a
-//      shared mark when the block is there)         read 8, 8 L2
-//   2. a key alone in its block answers from the block and writes it back
-//      when it set a bit, in input order, no atomics; every key writes its
-//      shared flag                                  8 (L2) + 64 + 64 + 1 + 1
+//   0. clear the table of fingerprints: 2^22 entries (32 MiB, kept in L2) at
+//      most, two a key                              16 L2
+//   1. enter each key's fingerprint in the table under its block (an atomic
+//      exchange for a new one; a repeat reads the entry and the fingerprint
+//      at its position, both hot in cache)          read 8, 8 L2
+//   2. a repeat of a fingerprint answers present; the first occurrence of a
+//      fingerprint alone in its block answers from the block and writes it
+//      back when it set a bit, in input order, no atomics; every key writes
+//      its sort flag                                8 (L2) + 8 L2 + 1 + 1,
+//                                                   and a first one alone
+//                                                   + 64 + 64
 //   3. stable compaction of the positions of the flagged keys; then the host
 //      waits for their count (the sort takes its length from the host)
 //                                                   1 + 4 per flagged key
-//   4-7. the flagged keys only: gather their block, stable radix sort of
-//      (block, position), segmented exclusive OR-scan of their masks (CUB's
-//      ScanByKey), answers, and the last key of each block's segment writes
-//      the block once                               ~700 per flagged key
-//   A key alone: about 150 bytes (fingerprint twice, the block read and
-//   written, flag and answer; only the block is a random access, with no
-//   key gathers or answer scatters), so about 15-20 G keys/s on an H200 if
-//   random 32-byte sectors move at about half its 4.8 TB/s; with 1 key in 32
-//   flagged, about 170 bytes a key on average; less the idle time of the
-//   host wait of step 3, a few microseconds a chunk of 2^21 keys (~140 us at
-//   15 G keys/s). Not measured on a GPU. A duplicate-heavy chunk flags nearly
-//   every key: ~700 bytes a key, about 4-5 G keys/s, no faster than the sort
-//   of the whole batch it replaces; but no thread handles more than one key,
-//   where the walk before the sort gave all the keys of a block to one
-//   thread (262k dependent steps for a 2^18 batch of records lacking their
-//   --key field). Steps 0 and 1 of the first chunk run before the wait for
-//   the previous batch; the rest touches the filter.
+//   4-7. the flagged keys only (first occurrences of fingerprints whose block
+//      holds another fingerprint of the chunk): gather their block, stable
+//      radix sort of (block, position), segmented exclusive OR-scan of their
+//      masks (CUB's ScanByKey), answers, and the last key of each block's
+//      segment writes the block once               ~700 per flagged key
+//   Random keys: about 150 bytes a key alone (fingerprint twice, the block
+//   read and written, flag and answer; only the block is a random access,
+//   with no key gathers or answer scatters), about 170 on average with 1 key
+//   in 32 flagged: about 15-20 G keys/s on an H200 if random 32-byte sectors
+//   move at about half its 4.8 TB/s.
+//   Duplicate-heavy keys (most keys one fingerprint, or a few fingerprints
+//   repeated): a repeat moves about 20 bytes of DRAM (fingerprint twice, flag
+//   and answer, the compaction's flag) and 16 of L2, and only each
+//   fingerprint's first occurrence reads and writes its block, so such a
+//   chunk costs less than a random one: at least the random rate, 15-20 G
+//   keys/s, on an H200. Its bound there is the one entry every repeat reads
+//   (one L2 request a warp in step 1: about 2^16 requests a chunk of 2^21
+//   keys on one L2 slice, some 35 us against ~140 us for a random chunk).
+//   Only distinct fingerprints are ever sorted; no thread handles more than
+//   one key (the walk before the sort gave all the keys of a block to one
+//   thread: 262k dependent steps for a 2^18 batch of records lacking their
+//   --key field). None of these rates is measured on a GPU.
+//   The host wait of step 3, once a chunk: a 4-byte copy back and the launch
+//   of the next kernel, about 10-20 us of idle device, 7-15% of a 2^21-key
+//   chunk (~140 us at 15 G keys/s); chunks are that large from 2^26 blocks
+//   (4 GiB of 512-bit blocks), below which they shrink to 2^16 keys and the
+//   wait dominates. It stays: CUB's sort takes its length on the host, and
+//   sorting the whole chunk instead, with a sentinel block for the unflagged
+//   keys, would radix sort every key where 1 in 32 is sorted now (some 80-100
+//   bytes a sorted key in 3-4 passes: +50% on a random chunk's ~170 bytes a
+//   key, against 7-15% for the wait).
+//   Steps 0 and 1 of the first chunk run before the wait for the previous
+//   batch; the rest touches the filter.
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
@@ -143,38 +163,56 @@ struct ContainsKey {
   }
 };
 
-// Step 1 of a chunk: enters key i's block in the table, marking it shared
-// when it is there already. Touches no filter word.
-struct MarkBlock {
+// Step 1 of a chunk: enters key i's fingerprint in the table (block_ops.h),
+// keeping its lowest position, and marks the entries of two fingerprints of
+// one block. Touches no filter word. Repeats of a fingerprint only read its
+// entry, so a duplicate-heavy chunk makes no queue of atomics on one entry.
+struct MarkFingerprint {
   const uint64_t* fingerprints;  // the chunk's
   uint64_t num_blocks;
   uint64_t* table;
   uint32_t log2_entries;
   GDEDUP_HD void operator()(uint64_t i) const {
-    const uint64_t entry = block_index(kernels::load_readonly(fingerprints + i), num_blocks) + 1;
+    const uint64_t fp = kernels::load_readonly(fingerprints + i);
+    const uint64_t block = block_index(fp, num_blocks);
     const uint64_t mask = (uint64_t{1} << log2_entries) - 1;
-    for (uint64_t s = kernels::table_home(entry, log2_entries);; s = (s + 1) & mask) {
+    uint64_t other = 0;  // kOtherFingerprint once another fingerprint's entry of the block was passed
+    for (uint64_t s = kernels::table_home(block + 1, log2_entries);; s = (s + 1) & mask) {
       ::cuda::atomic_ref<uint64_t, ::cuda::thread_scope_device> slot(table[s]);
       uint64_t seen = slot.load(::cuda::memory_order_relaxed);
       // A failed exchange loads the entry that won the slot into `seen`.
-      if (seen == 0 && slot.compare_exchange_strong(seen, entry, ::cuda::memory_order_relaxed)) {
+      if (seen == 0 && slot.compare_exchange_strong(seen, other | kernels::table_entry(block, i),
+                                                    ::cuda::memory_order_relaxed)) {
         return;
       }
-      if ((seen & ~kernels::kSharedBlock) == entry) {
-        if ((seen & kernels::kSharedBlock) == 0) {
-          slot.fetch_or(kernels::kSharedBlock, ::cuda::memory_order_relaxed);
+      if (kernels::entry_tag(seen) != block + 1) continue;
+      // Every position an entry ever holds is one of its fingerprint's.
+      if (kernels::load_readonly(fingerprints + kernels::entry_position(seen)) != fp) {
+        if ((seen & kernels::kOtherFingerprint) == 0) {
+          slot.fetch_or(kernels::kOtherFingerprint, ::cuda::memory_order_relaxed);
         }
-        return;
+        other = kernels::kOtherFingerprint;
+        continue;
+      }
+      for (;;) {
+        const uint64_t first = kernels::entry_position(seen) < i ? kernels::entry_position(seen) : i;
+        const uint64_t want = (seen & ~(kernels::kEntryPositions - 1)) | other | first;
+        if (want == seen ||
+            slot.compare_exchange_weak(seen, want, ::cuda::memory_order_relaxed)) {
+          return;
+        }
       }
     }
   }
 };
 
-// Step 2 of a chunk: a key alone in its block answers and writes the block
-// directly (no other key of the chunk touches it); a key of a shared block
-// is flagged for the sorted path. Returns 1 when the key was new.
+// Step 2 of a chunk: a repeat of a fingerprint is present (the first one
+// set its bits); the first occurrence of a fingerprint alone in its block
+// answers and writes the block directly (no other key of the chunk changes
+// it); one of a block with other fingerprints is flagged for the sorted
+// path. Returns 1 when the key was new.
 template <uint32_t BW, uint32_t BPW>
-struct AnswerAlone {
+struct AnswerFirst {
   FilterRef f;
   const uint64_t* fingerprints;  // the chunk's
   const uint64_t* table;
@@ -185,11 +223,21 @@ struct AnswerAlone {
     const uint64_t fp = kernels::load_readonly(fingerprints + i);
     const uint64_t block = block_index(fp, f.num_blocks);
     const uint64_t mask = (uint64_t{1} << log2_entries) - 1;
-    uint64_t s = kernels::table_home(block + 1, log2_entries);
-    while ((table[s] & ~kernels::kSharedBlock) != block + 1) s = (s + 1) & mask;
-    const bool is_shared = (table[s] & kernels::kSharedBlock) != 0;
-    shared[i] = is_shared ? 1 : 0;
-    if (is_shared) return 0;
+    uint64_t entry = 0;
+    for (uint64_t s = kernels::table_home(block + 1, log2_entries);; s = (s + 1) & mask) {
+      entry = table[s];
+      if (kernels::entry_tag(entry) != block + 1) continue;
+      const uint64_t first = kernels::entry_position(entry);
+      if (first == i || kernels::load_readonly(fingerprints + first) == fp) break;
+    }
+    const bool repeat = kernels::entry_position(entry) != i;
+    const bool sorted = !repeat && (entry & kernels::kOtherFingerprint) != 0;
+    shared[i] = sorted ? 1 : 0;
+    if (repeat) {
+      was_present[i] = 1;
+      return 0;
+    }
+    if (sorted) return 0;
     uint32_t* words = f.words + block * BW;
     uint32_t w[BW];
     kernels::load_block<BW>(words, w);
@@ -367,6 +415,7 @@ void enqueue(cudaStream_t stream, Work work) {
 thrust::counting_iterator<uint64_t> index(uint64_t i) { return thrust::counting_iterator<uint64_t>(i); }
 
 std::atomic<uint64_t> longest_thread_keys{0};
+std::atomic<uint64_t> sorted_keys{0};
 
 // Thread i of a launch: f(n - 1 - i), noting how many keys it worked
 // through. The threads run from the last index down, so that a kernel
@@ -516,6 +565,9 @@ uint64_t shared_keys(const TestAndSetWorkspace& ws, cudaStream_t stream) {
   return count;
 }
 
+// A chunk's positions fit the table's entries.
+static_assert(kChunkKeys <= kernels::kEntryPositions, "chunk positions exceed the table entry");
+
 // Keys a chunk takes: few enough that about 1 in 32 shares its block with
 // another, within the table.
 uint64_t chunk_keys(const TestAndSetWorkspace& ws, uint64_t num_blocks) {
@@ -527,6 +579,7 @@ uint64_t chunk_keys(const TestAndSetWorkspace& ws, uint64_t num_blocks) {
 
 #if defined(GDEDUP_CPU_DEVICE)
 uint64_t take_longest_thread_keys() { return longest_thread_keys.exchange(0); }
+uint64_t take_sorted_keys() { return sorted_keys.exchange(0); }
 #endif
 
 LaunchShape launch_shape(int device) {
@@ -614,6 +667,11 @@ void launch_test_and_set(const FilterRef& filter, const uint64_t* fingerprints,
                 " keys exceeds the workspace of " + std::to_string(workspace.capacity) +
                 " keys.");
   }
+  if (filter.num_blocks > kernels::kMaxTableBlocks) {
+    throw Error("test_and_set on the GPU takes filters of at most " +
+                std::to_string(kernels::kMaxTableBlocks) + " blocks; this one has " +
+                std::to_string(filter.num_blocks) + ".");
+  }
   const uint32_t bits = std::max(kernels::bit_width(filter.num_blocks - 1), 1u);
   const uint64_t chunk = chunk_keys(workspace, filter.num_blocks);
   dispatch_layout(filter, [&](auto bw, auto bpw) {
@@ -623,14 +681,18 @@ void launch_test_and_set(const FilterRef& filter, const uint64_t* fingerprints,
       const uint64_t n = std::min(chunk, count - begin);
       const uint32_t log2 = test_and_set_table_log2(n);
       GDEDUP_CUDA_CHECK(cudaMemsetAsync(workspace.table, 0, sizeof(uint64_t) << log2, stream));
-      for_each_index(MarkBlock{fingerprints + begin, filter.num_blocks, workspace.table, log2}, n,
-                     shape, stream);
+      for_each_index(
+          MarkFingerprint{fingerprints + begin, filter.num_blocks, workspace.table, log2}, n,
+          shape, stream);
       if (begin == 0) GDEDUP_CUDA_CHECK(cudaStreamWaitEvent(stream, chain, 0));
-      sum_into(AnswerAlone<BW, BPW>{filter, fingerprints + begin, workspace.table, log2,
+      sum_into(AnswerFirst<BW, BPW>{filter, fingerprints + begin, workspace.table, log2,
                                     workspace.shared, was_present + begin},
                n, fresh, shape, stream);
       compact_shared(workspace, begin, n, stream);
       const uint64_t m = shared_keys(workspace, stream);
+#if defined(GDEDUP_CPU_DEVICE)
+      sorted_keys += m;
+#endif
       if (m == 0) continue;
       for_each_index(CompactedBlock{fingerprints, filter.num_blocks, workspace.positions[0],
                                     workspace.blocks[0]},

@@ -32,7 +32,7 @@ LaunchShape launch_shape(int device);
 constexpr uint64_t kMaxBatchKeys = uint64_t{1} << 30;
 
 // test_and_set works through a batch in chunks of at most kChunkKeys keys,
-// each with a table of the blocks it touches at most half full: 2^22
+// each with a table of the fingerprints it holds at most half full: 2^22
 // entries of 8 bytes, 32 MiB, which stays in the H200's 50 MB L2 beside the
 // blocks in flight.
 constexpr uint64_t kChunkKeys = uint64_t{1} << 21;
@@ -52,8 +52,9 @@ inline uint32_t test_and_set_table_log2(uint64_t capacity) {
 // Device buffers of test_and_set, each for `capacity` keys: sort keys
 // (block indices) and values (positions) twice over, the scan's masks
 // (kernels::BlockMask, 64 bytes a key at most), and the scratch space of the
-// sort, the scan and the compaction; for a chunk, the table of blocks, a
-// flag a key (shares its block) and the count of flagged keys.
+// sort, the scan and the compaction; for a chunk, the table of
+// fingerprints, a flag a key (to be sorted: the first of its fingerprint in
+// a block that holds others) and the count of flagged keys.
 struct TestAndSetWorkspace {
   uint64_t* blocks[2];
   uint32_t* positions[2];
@@ -93,7 +94,7 @@ void launch_contains(const FilterRef& filter, const uint64_t* fingerprints, uint
 // filter waits for it and the last records it, so one batch sees the bits of
 // the previous one while grouping its keys meanwhile. Not fully
 // asynchronous: for each chunk the caller's thread waits on `stream` until
-// the chunk's keys in shared blocks are counted (the sort takes its length
+// the chunk's keys to sort are counted (the sort takes its length
 // from the host), and so also for the previous batch to finish.
 void launch_test_and_set(const FilterRef& filter, const uint64_t* fingerprints,
                          uint64_t count, uint8_t* was_present,
@@ -109,6 +110,10 @@ void launch_count_set_bits(const FilterRef& filter, unsigned long long* total,
 // last call; resets it. The CPU device's measure of a kernel's critical path
 // (kernels/block_ops.h, cpu_device_steps).
 uint64_t take_longest_thread_keys();
+// The keys test_and_set sorted (first occurrences of fingerprints that share
+// their block with another fingerprint of the chunk) since the last call;
+// resets it.
+uint64_t take_sorted_keys();
 #endif
 
 // Fills keys[i] with splitmix64(seed + i): fresh random fingerprints on the

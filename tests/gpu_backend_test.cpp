@@ -15,6 +15,7 @@
 #include <memory>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../kernels/block_ops.h"
@@ -242,6 +243,19 @@ TEST(GpuBlockOps, SortBitsCoverLargeFilters) {
   EXPECT_EQ(kernels::bit_width(0), 0u);  // one block: the kernel sorts on 1 bit
 }
 
+TEST(GpuBlockOps, TableEntryKeepsTheLargestBlockAndPosition) {
+  for (uint64_t block : {uint64_t{0}, uint64_t{12345}, kernels::kMaxTableBlocks - 1}) {
+    for (uint64_t position : {uint64_t{0}, kernels::kEntryPositions - 1}) {
+      const uint64_t entry = kernels::table_entry(block, position);
+      for (uint64_t e : {entry, entry | kernels::kOtherFingerprint}) {
+        EXPECT_EQ(kernels::entry_tag(e), block + 1);
+        EXPECT_EQ(kernels::entry_position(e), position);
+      }
+    }
+  }
+  EXPECT_EQ(kernels::entry_tag(0), 0u);  // an empty entry names no block
+}
+
 // ---------------------------------------------------------------------------
 // Batch planning, on the CPU.
 
@@ -447,9 +461,10 @@ uint64_t key_in_block(uint64_t block, uint64_t num_blocks, uint64_t r) {
   return static_cast<uint64_t>(first) + r % ((~uint64_t{0} / num_blocks) - 1);
 }
 
-// test_and_set's keys alone in their block take a path of their own, and
-// the others the sort (kernels/filter_kernels.cu): batches of each kind and
-// of both, one call after another, against the scalar reference.
+// test_and_set's keys whose fingerprint is alone in its block take a path of
+// their own, repeats another, and the others the sort
+// (kernels/filter_kernels.cu): batches of each kind and of all, one call
+// after another, against the scalar reference.
 void expect_batches_match_reference(const Layout& l, uint64_t blocks, uint64_t batch,
                                     const std::vector<std::vector<uint64_t>>& calls) {
   Reference ref(blocks, l);
@@ -510,8 +525,58 @@ TEST(GpuBackend, TestAndSetKeysAloneSharedAndMixed) {
   });
 }
 
+// Only the first occurrence of a fingerprint in a chunk goes through the
+// block; its repeats answer present without it. Inputs aimed at telling
+// fingerprints from blocks: two fingerprints of one block with the same
+// masks (the second is present only through the first: answered from the
+// block alone it would be new), two of one block with different masks
+// (neither is a repeat of the other), and repeats separated by other keys
+// of the same and of other blocks.
+TEST(GpuBackend, TestAndSetRepeatsOfAFingerprint) {
+  GDEDUP_REQUIRE_GPU();
+  const uint64_t blocks = uint64_t{1} << 16;
+  test::Rng rng(84);
+  // Fingerprints differing only above their low 32 bits share the masks.
+  const uint64_t twin = key_in_block(777, blocks, rng.below(uint64_t{1} << 40));
+  const uint64_t twins[] = {twin + (uint64_t{1} << 32), twin};
+  const uint64_t mates[] = {key_in_block(778, blocks, rng.next()),
+                            key_in_block(778, blocks, rng.next())};
+  ASSERT_EQ(block_index(twins[0], blocks), block_index(twins[1], blocks));
+  ASSERT_EQ(block_index(mates[0], blocks), block_index(mates[1], blocks));
+  std::vector<uint64_t> twin_calls, mate_calls, separated;
+  for (int i = 0; i < 301; ++i) {
+    twin_calls.push_back(twins[i % 2]);
+    mate_calls.push_back(mates[(i / 3) % 2]);
+  }
+  // Each key repeats one of the last 100 or is a fresh one of the blocks
+  // 777, 778 and 10000 or elsewhere: repeats with other keys in between.
+  for (uint64_t i = 0; i < 5000; ++i) {
+    const uint64_t kind = rng.below(4);
+    separated.push_back(kind == 0 && i > 0 ? separated[i - 1 - rng.below(std::min<uint64_t>(i, 100))]
+                        : kind == 1        ? key_in_block(777 + rng.below(2), blocks, rng.next())
+                        : kind == 2        ? key_in_block(10000, blocks, rng.next())
+                                           : rng.next());
+  }
+  for_each_schedule(2, [&] {
+    for (const Layout& l : kLayouts) {
+      for (uint64_t batch : {uint64_t{1}, uint64_t{3}, uint64_t{301}, uint64_t{4093}}) {
+        SCOPED_TRACE(layout_name(l) + ", batch " + std::to_string(batch));
+        // Batches of a few keys take a launch sequence each: fewer keys.
+        const auto some = [&](const std::vector<uint64_t>& keys) {
+          return batch <= 3 ? std::vector<uint64_t>(keys.begin(), keys.begin() + 40) : keys;
+        };
+        expect_batches_match_reference(l, blocks, batch, {some(twin_calls), some(twin_calls)});
+        expect_batches_match_reference(l, blocks, batch,
+                                       {some(mate_calls), some(twin_calls), some(mate_calls)});
+        expect_batches_match_reference(l, blocks, batch, {some(separated), some(separated)});
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+  });
+}
+
 #if defined(GDEDUP_HAVE_CUDA)
-// The table of blocks at its fullest (half its entries, kernels/filter_kernels.h)
+// The table of fingerprints at its fullest (half its entries, kernels/filter_kernels.h)
 // with every block starting its probe at one entry: the longest probe
 // sequences, wrapping around the table's end.
 TEST(GpuBackend, TestAndSetTableHalfFullInOneCluster) {
@@ -532,10 +597,20 @@ TEST(GpuBackend, TestAndSetTableHalfFullInOneCluster) {
     for (uint64_t i = 0; i < batch; ++i) {
       repeated.push_back(key_in_block(colliding[i % (batch / 2)], blocks, rng.next()));
     }
+    // Half the blocks once, then repeats of those keys and new keys of any
+    // of the blocks: at most `batch` fingerprints, so the table ends half
+    // full, and a repeat probes past entries of the same and other blocks.
+    std::vector<uint64_t> repeats(distinct.begin(), distinct.begin() + batch / 2);
+    for (uint64_t i = batch / 2; i < batch; ++i) {
+      repeats.push_back(rng.below(2) == 0 ? repeats[rng.below(i)]
+                                          : key_in_block(colliding[rng.below(batch)], blocks,
+                                                         rng.next()));
+    }
     for_each_schedule(2, [&] {
       for (const Layout& l : kLayouts) {
         SCOPED_TRACE(layout_name(l) + ", home " + std::to_string(home));
         expect_batches_match_reference(l, blocks, batch, {distinct, repeated, distinct});
+        expect_batches_match_reference(l, blocks, batch, {repeats, repeated, repeats});
         if (::testing::Test::HasFatalFailure()) return;
       }
     });
@@ -610,6 +685,38 @@ TEST(GpuBackend, NoThreadWorksThroughADuplicateHeavyBatchAlone) {
     ASSERT_EQ(backend->test_and_set(keys.data(), n, answers.data()), fresh);
     EXPECT_EQ(answers, expected);
     EXPECT_LE(cuda::take_longest_thread_keys(), 1u);
+  }
+}
+
+// Repeats of a fingerprint never reach test_and_set's sort: a batch of one
+// key repeated, or of a few keys in blocks of their own, sorts none; one of
+// two fingerprints of one block, each repeated, sorts those two.
+TEST(GpuBackend, DuplicateHeavyBatchesSortOnlyDistinctFingerprints) {
+  const uint64_t n = uint64_t{1} << 16, blocks = uint64_t{1} << 16;
+  test::Rng rng(85);
+  std::vector<uint64_t> pair_in_block(n), few(n);
+  const uint64_t pair[] = {key_in_block(4242, blocks, rng.next()),
+                           key_in_block(4242, blocks, rng.next())};
+  const uint64_t spread[] = {key_in_block(1, blocks, rng.next()),
+                             key_in_block(30000, blocks, rng.next()),
+                             key_in_block(60000, blocks, rng.next())};
+  for (uint64_t i = 0; i < n; ++i) {
+    pair_in_block[i] = pair[rng.below(2)];
+    few[i] = spread[rng.below(3)];
+  }
+  std::vector<uint64_t> one_key(n, 0x0123456789abcdefull);
+  for (const auto& [keys, sorted] : {std::pair{&one_key, 0u}, std::pair{&few, 0u},
+                                     std::pair{&pair_in_block, 2u}}) {
+    Reference ref(blocks, kLayouts[2]);
+    std::vector<uint8_t> expected;
+    const uint64_t fresh = ref.test_and_set(*keys, &expected);
+    Filter filter(FilterParams{blocks, kLayouts[2], 5});
+    auto backend = make_gpu_backend(filter, GpuOptions{0, n});
+    cuda::take_sorted_keys();
+    std::vector<uint8_t> answers(n);
+    ASSERT_EQ(backend->test_and_set(keys->data(), n, answers.data()), fresh);
+    EXPECT_EQ(answers, expected);
+    EXPECT_EQ(cuda::take_sorted_keys(), sorted);
   }
 }
 #endif
