@@ -28,6 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace {
@@ -366,7 +367,8 @@ int main(int argc, char** argv) {
   if (path != nullptr) {
     out = std::fopen(path, "wb");
     if (out == nullptr) {
-      std::fprintf(stderr, "gen_urls: cannot create %s: %s\n", path, std::strerror(errno));
+      std::fprintf(stderr, "gen_urls: cannot create %s: %s\n", path,
+                   std::generic_category().message(errno).c_str());
       return 1;
     }
   }
@@ -397,7 +399,7 @@ int main(int argc, char** argv) {
   const bool ok = w.flush() && std::fflush(out) == 0 && (path == nullptr || std::fclose(out) == 0);
   if (!ok) {
     std::fprintf(stderr, "gen_urls: cannot write %s: %s\n", path ? path : "standard output",
-                 std::strerror(errno));
+                 std::generic_category().message(errno).c_str());
     return 1;
   }
   if (!quiet) {

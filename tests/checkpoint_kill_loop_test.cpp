@@ -25,6 +25,7 @@
 
 #include <gtest/gtest.h>
 
+#include "fs/file_ops.h"
 #include "gdedup/backend.h"
 #include "gdedup/checkpoint.h"
 #include "gdedup/error.h"
@@ -175,7 +176,7 @@ class CheckpointKillLoop : public ::testing::Test {
         const bool had_checkpoint = fs::exists(options_.checkpoint);
         const pid_t pid = ::fork();
         if (pid < 0) {
-          ADD_FAILURE() << "fork: " << std::strerror(errno);
+          ADD_FAILURE() << "fork: " << gdedup::fs::error_text(errno);
           return t;
         }
         if (pid == 0) child(signal_number == SIGTERM);

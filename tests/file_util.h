@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "fs/file_ops.h"
 #include "gdedup/filter.h"
 #include "gdedup/fingerprint.h"
 #include "gdedup/layout.h"
@@ -32,7 +33,7 @@ class TempDirTest : public ::testing::Test {
   explicit TempDirTest(std::string prefix) : prefix_(std::move(prefix)) {}
   void SetUp() override {
     std::string pattern = ::testing::TempDir() + prefix_ + "_XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr) << std::strerror(errno);
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr) << gdedup::fs::error_text(errno);
     dir_ = pattern;
   }
   void TearDown() override {

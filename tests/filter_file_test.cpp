@@ -346,7 +346,7 @@ TEST_F(FilterFileTest, HugeBlockCountIsRefusedBeforeAllocating) {
 TEST_F(FilterFileTest, MissingFileAndDirectoryGiveClearErrors) {
   std::string message = load_error(path("missing"));
   EXPECT_NE(message.find(path("missing")), std::string::npos) << message;
-  EXPECT_NE(message.find(std::strerror(ENOENT)), std::string::npos) << message;
+  EXPECT_NE(message.find(gdedup::fs::error_text(ENOENT)), std::string::npos) << message;
   EXPECT_NE(info_error(path("missing")), "");
 
   message = load_error(dir_.string());
@@ -362,7 +362,7 @@ TEST_F(FilterFileTest, SaveIntoMissingDirectoryFailsNamingThePath) {
   } catch (const Error& e) {
     const std::string message = e.what();
     EXPECT_NE(message.find("cannot save filter to " + target), std::string::npos) << message;
-    EXPECT_NE(message.find(std::strerror(ENOENT)), std::string::npos) << message;
+    EXPECT_NE(message.find(gdedup::fs::error_text(ENOENT)), std::string::npos) << message;
   }
 }
 

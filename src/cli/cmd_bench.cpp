@@ -22,6 +22,7 @@
 #include "cli/json.h"
 #include "cli/numbers.h"
 #include "cli/options.h"
+#include "fs/file_ops.h"
 #include "gdedup/error.h"
 #include "gdedup/gpu.h"
 #include "gdedup/pipeline.h"
@@ -94,7 +95,7 @@ std::string write_urls(uint64_t count) {
   const char* dir = std::getenv("TMPDIR");
   std::string path = std::string(dir != nullptr ? dir : "/tmp") + "/gdedup-bench-XXXXXX";
   const int fd = mkstemp(path.data());
-  if (fd < 0) throw Error("cannot create a temporary file in " + path + ": " + std::strerror(errno));
+  if (fd < 0) throw Error("cannot create a temporary file in " + path + ": " + fs::error_text(errno));
   close(fd);
   std::ofstream out(path, std::ios::binary);
   uint64_t state = 7;
