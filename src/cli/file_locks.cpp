@@ -1,14 +1,10 @@
 #include "cli/file_locks.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cerrno>
-#include <climits>
-#include <cstdlib>
 
 #include "cli/console.h"
 #include "fs/file_ops.h"
+#include "fs/path_lock.h"
 #include "gdedup/error.h"
 
 namespace gdedup::cli {
@@ -36,37 +32,10 @@ std::string holder_text(pid_t holder) {
               fs::error_text(err) + ".");
 }
 
-// Only files that a second job could interleave with are locked: not
-// devices, pipes or terminals (/dev/null, a FIFO), which are not files
-// whose contents could be damaged.
-bool lockable(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode);
-}
-
-// The name whose lock guards `path`: an output written in place through a
-// symbolic link is the file the link leads to, so that a second job naming
-// that file, or another link to it, finds the same lock file. A link to a
-// file not created yet leads to the name the job will create.
-std::string locked_name(const std::string& path) {
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
-  char real[PATH_MAX];
-  if (::realpath(path.c_str(), real) != nullptr) return real;
-  const ssize_t n = ::readlink(path.c_str(), real, sizeof real - 1);
-  if (n <= 0) return path;
-  const std::string target(real, static_cast<size_t>(n));
-  const std::string full =
-      target[0] == '/' ? target : fs::containing_folder(path) + "/" + target;
-  const size_t slash = full.find_last_of('/');
-  if (::realpath(fs::containing_folder(full).c_str(), real) == nullptr) return path;
-  return std::string(real) + full.substr(slash);
-}
-
 fs::PathLock refuse_if_held(const std::string& what, const std::string& path) {
   fs::PathLock lock;
-  if (path.empty() || !lockable(path)) return lock;
-  const std::string name = locked_name(path);
+  if (path.empty() || !fs::lockable(path)) return lock;
+  const std::string name = fs::locked_name(path);
   pid_t holder = 0;
   const int err = lock.acquire(name, false, &holder);
   if (err == EWOULDBLOCK) {

@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <utility>
 
 #include "fs/file_ops.h"
@@ -131,6 +133,26 @@ int PathLock::acquire(const std::string& path, bool wait, pid_t* holder) {
     }
     ::close(fd);
   }
+}
+
+bool lockable(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode);
+}
+
+std::string locked_name(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
+  char real[PATH_MAX];
+  if (::realpath(path.c_str(), real) != nullptr) return real;
+  const ssize_t n = ::readlink(path.c_str(), real, sizeof real - 1);
+  if (n <= 0) return path;
+  const std::string target(real, static_cast<size_t>(n));
+  const std::string full =
+      target[0] == '/' ? target : containing_folder(path) + "/" + target;
+  const size_t slash = full.find_last_of('/');
+  if (::realpath(containing_folder(full).c_str(), real) == nullptr) return path;
+  return std::string(real) + full.substr(slash);
 }
 
 }  // namespace gdedup::fs

@@ -50,4 +50,15 @@ int lock_file_itself(const std::string& path, File& out, pid_t* holder);
 // The lock file for `path`.
 std::string lock_file_for(const std::string& path);
 
+// Whether a job locks `path`: a regular file or a name not created yet.
+// Devices, pipes and terminals (/dev/null, a FIFO) are not: two jobs cannot
+// damage their contents.
+bool lockable(const std::string& path);
+
+// The name whose lock guards `path`: an output written in place through a
+// symbolic link is the file the link leads to, so that a second job naming
+// that file, or another link to it, finds the same lock file. A link to a
+// file not created yet leads to the name the job will create.
+std::string locked_name(const std::string& path);
+
 }  // namespace gdedup::fs
