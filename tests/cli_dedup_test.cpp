@@ -83,9 +83,10 @@ TEST(CliDedup, StandardInputAndOutput) {
   EXPECT_EQ(r.out, cli_test::join_records(first_occurrences(urls)));
 }
 
-TEST(CliDedup, StandardInputWithoutSizeNeedsCapacity) {
+// A filter that grows needs no size (cli_growth_test.cpp); a fixed one does.
+TEST(CliDedup, StandardInputWithoutSizeNeedsCapacityWhenNotGrowing) {
   REQUIRE_GDEDUP_BIN();
-  const Result r = run({"dedup"}, "a\nb\n");
+  const Result r = run({"dedup", "--no-grow"}, "a\nb\n");
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
   EXPECT_NE(r.err.find("--capacity"), std::string::npos) << r.err;
@@ -445,7 +446,7 @@ TEST(CliDedup, StatsFileAndSummary) {
 TEST(CliDedup, OverCapacityWarnsOnceAndFarPastThePlanExitsFour) {
   REQUIRE_GDEDUP_BIN();
   const auto urls = make_urls(20000, 20000);
-  const Result r = run({"dedup", "-q", "--capacity", "100", "--batch", "500"},
+  const Result r = run({"dedup", "-q", "--no-grow", "--capacity", "100", "--batch", "500"},
                        cli_test::join_records(urls));
   ASSERT_EQ(r.status, 4) << r.err;
   EXPECT_TRUE(cli_test::all_lines_prefixed(r.err)) << r.err;

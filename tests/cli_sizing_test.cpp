@@ -33,16 +33,7 @@ class CliSizing : public test::TempDirTest {
   }
 };
 
-// `count` lines of `len` random letters (hard to compress).
-std::string lines(std::mt19937_64& rng, size_t count, size_t len) {
-  std::string s;
-  s.reserve(count * (len + 1));
-  for (size_t i = 0; i < count; ++i) {
-    for (size_t j = 0; j < len; ++j) s.push_back(static_cast<char>('a' + rng() % 26));
-    s.push_back('\n');
-  }
-  return s;
-}
+const auto& lines = test::letter_lines;
 
 uint64_t exact(const std::string& text) { return test::reference_split(text).size(); }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,17 @@ inline std::vector<uint64_t> keys_with_duplicates(uint64_t count, uint64_t disti
   std::vector<uint64_t> keys(count);
   for (auto& k : keys) k = pool[rng.below(distinct)];
   return keys;
+}
+
+// `count` lines of `len` random letters (hard to compress), each ending '\n'.
+inline std::string letter_lines(std::mt19937_64& rng, size_t count, size_t len) {
+  std::string s;
+  s.reserve(count * (len + 1));
+  for (size_t i = 0; i < count; ++i) {
+    for (size_t j = 0; j < len; ++j) s.push_back(static_cast<char>('a' + rng() % 26));
+    s.push_back('\n');
+  }
+  return s;
 }
 
 // The record split, written the obvious way: bytes between '\n's, and a final

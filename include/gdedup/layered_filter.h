@@ -58,12 +58,18 @@ class LayeredFilter {
   // True once a layer was due but past max_bytes.
   bool growth_refused() const { return growth_refused_; }
 
+  // The filter seen as one Backend, for callers written for one (the
+  // pipeline): add goes through test_and_set, as growth counts insertions.
+  // The view must not outlive the filter.
+  std::unique_ptr<Backend> as_backend();
+
   const GrowthRule& rule() const { return rule_; }
   uint64_t seed() const { return layers_.front()->params().seed; }
   size_t layer_count() const { return layers_.size(); }
   const Filter& layer(size_t i) const { return *layers_[i]; }
   Filter& layer(size_t i) { return *layers_[i]; }
   Backend& backend(size_t i) { return *backends_[i]; }
+  const Backend& backend(size_t i) const { return *backends_[i]; }
   // Keys offered to test_and_set so far, over the filter's life.
   uint64_t keys_offered() const { return keys_offered_; }
   uint64_t bytes() const;

@@ -18,7 +18,8 @@
 
 namespace gdedup {
 
-struct ResumeState;  // gdedup/checkpoint.h
+struct ResumeState;    // gdedup/checkpoint.h
+class LayeredFilter;   // gdedup/layered_filter.h
 
 enum class Mode {
   kDedup,        // write records whose key is new (test_and_set)
@@ -116,5 +117,10 @@ struct PipelineStats {
 // a checkpoint write that failed (the previous checkpoint is then intact)
 // and for a resume that does not match its inputs, options or output.
 PipelineStats run_pipeline(const PipelineOptions& options, Filter& filter, Backend& backend);
+
+// The same on a filter that grows. Checkpoints and resume are refused with
+// a UsageError: checkpoints do not hold layers yet. on_over_capacity is not
+// called (the filter grows instead).
+PipelineStats run_pipeline(const PipelineOptions& options, LayeredFilter& filter);
 
 }  // namespace gdedup

@@ -23,12 +23,15 @@ Action add_dedup_command(CLI::App& app) {
       ->type_name("FILE")
       ->group(kGroupFilter);
   add_sizing_options(*sub, o->sizing);
+  add_growth_options(*sub, *o);
   add_key_options(*sub, o->keys);
   add_backend_options(*sub, *o);
   add_checkpoint_options(*sub, o->checkpoint);
   sub->footer(
-      "Without --capacity or --memory the filter is sized for every input record being "
-      "distinct, estimated from the input sizes; standard input needs --capacity or --memory.");
+      "The filter grows: it starts at --capacity, or the record count estimated from the input "
+      "sizes, or 65,536 keys for standard input, and adds layers as keys arrive, keeping the "
+      "rate. With -f, --checkpoint, --memory or --no-grow it has a fixed size instead, sized "
+      "the same way (standard input then needs --capacity or --memory).");
   return [o, sub] {
     refuse_ignored_options(*sub, *o);
     return run_job(*o, JobKind::kDedup);

@@ -10,6 +10,7 @@
 #include "cli/console.h"
 #include "cli/file_locks.h"
 #include "cli/interrupt.h"
+#include "cli/job_filter.h"
 #include "cli/numbers.h"
 #include "cli/overfull.h"
 #include "cli/preflight.h"
@@ -117,6 +118,46 @@ Checkpoint starting_point(const JobOptions& o, JobKind kind, const SizingRequest
   return Checkpoint{prepare_filter(o, kind, request, format), ResumeState{}};
 }
 
+// Whether the job's filter grows: a new dedup filter kept in memory only.
+// Filter files and checkpoints hold one layer, so a filter saved to either
+// has a fixed size. Throws UsageError for --max-memory on a fixed one.
+bool growth_chosen(const JobOptions& o, JobKind kind, const SizingRequest& request) {
+  std::string fixed_by;
+  if (o.no_grow) fixed_by = "--no-grow";
+  else if (request.memory) fixed_by = "--memory";
+  else if (!o.filter_path.empty()) fixed_by = "-f (filter files hold one layer)";
+  else if (o.checkpoint.enabled()) fixed_by = "--checkpoint (checkpoints hold one layer)";
+  if (kind != JobKind::kDedup) return false;
+  if (!fixed_by.empty() && !o.max_memory.empty()) {
+    throw UsageError("--max-memory " + o.max_memory + " caps a filter that grows, but " +
+                     fixed_by + " gives this job a fixed filter; leave out --max-memory, or "
+                     "give --memory to fix the filter's size");
+  }
+  return fixed_by.empty();
+}
+
+JobFilter fixed_filter(const JobOptions& o, JobKind kind, const SizingRequest& request,
+                       InputFormat format) {
+  return JobFilter(starting_point(o, kind, request, format), o.backend, o.threads);
+}
+
+JobFilter growing_filter(const JobOptions& o, const SizingRequest& request, InputFormat format,
+                         uint64_t max_memory) {
+  const GrowthRule rule = plan_growth(request, o.inputs, format);
+  JobFilter job(rule, o.backend, o.threads);
+  LayeredFilter& filter = *job.growing();
+  if (max_memory != 0) {
+    if (filter.bytes() > max_memory) {
+      throw UsageError("--max-memory " + o.max_memory + " is less than the first layer of the "
+                       "filter (" + human_bytes(filter.bytes()) + "); raise it or give a "
+                       "smaller --capacity");
+    }
+    filter.set_max_bytes(max_memory);
+  }
+  Console::get().info(growth_summary(filter));
+  return job;
+}
+
 // --max-record-length, parsed; records of the u64 format are 8 bytes.
 uint64_t max_record_bytes(const std::string& text, InputFormat format) {
   if (text.empty()) return PipelineOptions{}.max_record_bytes;
@@ -219,6 +260,9 @@ int run_job(const JobOptions& options, JobKind kind) {
 
   // Everything the user typed is checked before anything is read or created.
   const SizingRequest request = parse_sizing(o.sizing);
+  const bool grows = growth_chosen(o, kind, request);
+  const uint64_t max_memory =
+      o.max_memory.empty() ? 0 : parse_bytes(o.max_memory, "--max-memory");
   const ProgressMode progress_mode = o.progress_mode();
   const uint64_t batch = o.batch.empty() ? PipelineOptions{}.batch_records
                                          : parse_count(o.batch, "--batch");
@@ -236,10 +280,9 @@ int run_job(const JobOptions& options, JobKind kind) {
                      saves_filter ? o.filter_path : "");
 
   const bool filter_existed = !o.filter_path.empty() && file_exists(o.filter_path);
-  Checkpoint start = starting_point(o, kind, request, format);
-  Filter& filter = start.filter;
-  ChosenBackend chosen = choose_backend(o.backend, o.threads, filter);
-  console.info("backend " + chosen.description);
+  JobFilter job = grows ? growing_filter(o, request, format, max_memory)
+                        : fixed_filter(o, kind, request, format);
+  console.info("backend " + job.description());
 
   ProgressLine progress(progress_wanted(progress_mode));
   PipelineOptions run;
@@ -251,15 +294,16 @@ int run_job(const JobOptions& options, JobKind kind) {
   run.batch_records = batch;
   run.max_record_bytes = max_record;
   apply_checkpoint_options(o.checkpoint, run);
-  run.resume = o.checkpoint.resume ? &start.state : nullptr;
+  run.resume = o.checkpoint.resume ? &job.resume_state() : nullptr;
   run.stop = stop;
   run.keep_checkpoint = saves_filter;
   bool began = false;  // a batch went through: the files may have changed
-  run.on_progress = [&progress, &began](const Progress& p) {
+  LayeredFilter* growing = job.growing();
+  run.on_progress = [&progress, &began, growing](const Progress& p) {
     began = true;
-    progress.update(p);
+    progress.update(p, growing ? growing->layer_count() : 0);
   };
-  const double planned_fpr = filter.counters().planned_fpr;
+  const double planned_fpr = growing ? 0 : job.fixed()->counters().planned_fpr;
   run.on_over_capacity = [planned_fpr](uint64_t planned, double fpr_now) {
     Console::get().warn("more distinct keys than the " + group_digits(planned) +
                         " the filter was planned for; the false-positive rate is now about " +
@@ -275,7 +319,7 @@ int run_job(const JobOptions& options, JobKind kind) {
     report.resumed_bytes = run.resume->input_bytes;
   }
   try {
-    report.stats = run_pipeline(run, filter, *chosen.backend);
+    report.stats = job.run(run);
   } catch (const io::BrokenPipe&) {
     // The reader of our output has gone (`gdedup dedup big | head`): done,
     // unless the job was to record what it saw.
@@ -297,20 +341,27 @@ int run_job(const JobOptions& options, JobKind kind) {
     return kExitInterrupted;
   }
 
-  chosen.backend->sync_to_host();
+  job.sync_to_host();
   if (saves_filter) {
-    save_filter(filter, o.filter_path);
+    save_filter(*job.fixed(), o.filter_path);
     // Only now is the checkpoint no longer needed: see keep_checkpoint.
     if (o.checkpoint.enabled()) std::remove(o.checkpoint.path.c_str());
   }
-  report.filter = filter_state(filter);
-  report.backend = chosen.backend->name();
+  report.filter = job.state();
+  report.backend = job.backend_name();
   if (!o.stats_path.empty()) write_stats_file(o.stats_path, stats_json(report).str() + "\n");
   console.info(summary_line(report));
   // Everything is written and saved; the exit status says it is not what
   // was promised. A query adds no keys: its filter's state is not its doing.
-  if (kind != JobKind::kQuery) {
-    if (const std::optional<Overfull> over = check_overfull(filter)) {
+  if (growing) {
+    // Only a layer refused by --max-memory can fill past its plan.
+    const Filter& newest = growing->layer(growing->layer_count() - 1);
+    if (const std::optional<Overfull> over = check_overfull(newest)) {
+      console.error(growth_limit_message(*over, mode, o.max_memory, growing->layer_count()));
+      return kExitOverfull;
+    }
+  } else if (kind != JobKind::kQuery) {
+    if (const std::optional<Overfull> over = check_overfull(*job.fixed())) {
       console.error(overfull_message(*over, mode, filter_existed));
       return kExitOverfull;
     }

@@ -69,6 +69,17 @@ void add_sizing_options(CLI::App& app, SizingOptions& options) {
       ->group(kGroupSizing);
 }
 
+void add_growth_options(CLI::App& app, JobOptions& options) {
+  app.add_flag("--no-grow", options.no_grow,
+               "Keep the filter at its planned size instead of adding layers as keys arrive")
+      ->group(kGroupSizing);
+  app.add_option("--max-memory", options.max_memory,
+                 "Add no layer past this many bytes of filter: 4G, 512MiB (powers of 1024); "
+                 "past it the job ends with exit status 4 if keys were probably lost")
+      ->type_name("BYTES")
+      ->group(kGroupSizing);
+}
+
 void add_key_options(CLI::App& app, KeyOptions& options) {
   app.add_option("--key", options.key,
                  "What is deduplicated: whole (the record) or field:N (the N-th field, from 1); "

@@ -52,6 +52,8 @@ struct JobOptions {
   bool no_progress = false;
   bool duplicates = false;  // dedup --duplicates
   bool absent = false;      // query --absent
+  bool no_grow = false;     // dedup --no-grow
+  std::string max_memory;   // dedup --max-memory; "" for no cap
   CheckpointOptions checkpoint;  // dedup and build
 
   // Throws UsageError for --progress with --no-progress.
@@ -69,6 +71,8 @@ void add_input_options(CLI::App& app, JobOptions& options);
 void add_output_options(CLI::App& app, JobOptions& options, bool with_output);
 // --capacity, --fpr, --memory, --block-bits.
 void add_sizing_options(CLI::App& app, SizingOptions& options);
+// --no-grow and --max-memory (dedup).
+void add_growth_options(CLI::App& app, JobOptions& options);
 void add_key_options(CLI::App& app, KeyOptions& options);
 void add_backend_options(CLI::App& app, JobOptions& options);
 // --threads N for the CPU backend, 1 to 4096, on any command that runs one.

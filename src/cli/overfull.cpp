@@ -42,6 +42,15 @@ uint64_t round_up_2_digits(double value) {
   return static_cast<uint64_t>(std::ceil(value / unit) * unit);
 }
 
+// The end of the sentence on the keys lost, by what the mode writes.
+const char* lost_keys(Mode mode) {
+  switch (mode) {
+    case Mode::kDedup: return " unique records were probably dropped as duplicates.";
+    case Mode::kDuplicates: return " unique records were probably written as duplicates.";
+    default: return " new keys were probably counted as present already.";
+  }
+}
+
 }  // namespace
 
 std::optional<Overfull> check_overfull(const Filter& filter) {
@@ -75,13 +84,19 @@ std::string overfull_message(const Overfull& over, Mode mode, bool existing_filt
                   "already present. Start a new filter file with --capacity " +
            std::to_string(over.capacity) + " (or more).";
   }
-  switch (mode) {
-    case Mode::kDedup: text += " unique records were probably dropped as duplicates."; break;
-    case Mode::kDuplicates: text += " unique records were probably written as duplicates."; break;
-    default: text += " new keys were probably counted as present already."; break;
-  }
-  return text + " Run the job again with --capacity " + std::to_string(over.capacity) +
-         " (or more).";
+  return text + lost_keys(mode) + " Run the job again with --capacity " +
+         std::to_string(over.capacity) + " (or more).";
+}
+
+std::string growth_limit_message(const Overfull& over, Mode mode, const std::string& max_memory,
+                                 size_t layers) {
+  return "the filter reached --max-memory " + max_memory + " at " + std::to_string(layers) +
+         " layers and could not grow further: its newest layer, planned for " +
+         group_digits(over.planned) + " distinct keys, took in about " +
+         group_digits(over.keys + over.probably_lost) + ", so its false-positive rate is now " +
+         format_rate(over.fpr_now) + " (planned " + format_rate(over.planned_fpr) +
+         ") and about " + group_digits(over.probably_lost) + lost_keys(mode) +
+         " Run the job again with a larger --max-memory, or without it.";
 }
 
 }  // namespace gdedup::cli

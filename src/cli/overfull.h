@@ -39,4 +39,9 @@ std::optional<Overfull> check_overfull(const Filter& filter);
 // whose size the sizing options cannot change.
 std::string overfull_message(const Overfull& over, Mode mode, bool existing_filter);
 
+// The error line of a growing filter whose newest layer ended far past its
+// plan because --max-memory (as the user gave it) refused the next layer.
+std::string growth_limit_message(const Overfull& over, Mode mode, const std::string& max_memory,
+                                 size_t layers);
+
 }  // namespace gdedup::cli

@@ -19,9 +19,10 @@ bool progress_wanted(ProgressMode mode) {
   return ::isatty(STDERR_FILENO) == 1;
 }
 
-std::string progress_text(const Progress& p) {
+std::string progress_text(const Progress& p, size_t layers) {
   std::string text = human_count(static_cast<double>(p.records)) + " records, " +
                      human_bytes(p.input_bytes) + " read";
+  if (layers > 0) text += ", filter of " + counted(layers, "layer");
   if (p.seconds > 0) {
     text += ", " + human_count(static_cast<double>(p.records) / p.seconds) + " records/s";
   }
@@ -37,12 +38,12 @@ std::string progress_text(const Progress& p) {
   return text;
 }
 
-void ProgressLine::update(const Progress& progress) {
+void ProgressLine::update(const Progress& progress, size_t layers) {
   if (!enabled_) return;
   const auto now = std::chrono::steady_clock::now();
   if (now - last_ < kRedrawInterval) return;
   last_ = now;
-  Console::get().status(progress_text(progress));
+  Console::get().status(progress_text(progress, layers));
 }
 
 void ProgressLine::finish() {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <string>
 
 #include "cli/options.h"
@@ -14,14 +15,17 @@ namespace gdedup::cli {
 // kAuto: when stderr is a terminal.
 bool progress_wanted(ProgressMode mode);
 
-// "12.3M records, 1.20 GiB read, 3.40M records/s, 45.0%, ETA 0:12"
-std::string progress_text(const Progress& progress);
+// "12.3M records, 1.20 GiB read, 3.40M records/s, 45.0%, ETA 0:12", with
+// ", filter of 9 layers" after "read" when `layers` > 0 (a growing filter).
+std::string progress_text(const Progress& progress, size_t layers = 0);
 
 class ProgressLine {
  public:
   explicit ProgressLine(bool enabled) : enabled_(enabled) {}
   // From the pipeline's on_progress callback.
-  void update(const Progress& progress);
+  // From the pipeline's on_progress callback; `layers` > 0 for a growing
+  // filter.
+  void update(const Progress& progress, size_t layers = 0);
   // Erases the line: the summary or an error takes its place.
   void finish();
 

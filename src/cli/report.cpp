@@ -118,6 +118,16 @@ std::string plan_summary(const Plan& plan) {
          counted(plan.capacity, "distinct key");
 }
 
+std::string growth_summary(const LayeredFilter& filter) {
+  const GrowthRule& rule = filter.rule();
+  const Filter& first = filter.layer(0);
+  return "new growing filter: a first layer of " + human_bytes(first.params().bytes()) + " (" +
+         layout_text(first.params().layout) + ") for " +
+         counted(first.counters().planned_capacity, "distinct key") + ", then layers of " +
+         std::to_string(rule.growth) + "x the keys as more arrive; expected FPR at most " +
+         format_rate(rule.target_fpr) + " however many";
+}
+
 std::string filter_summary(const Filter& filter, const std::string& path) {
   const FilterParams& p = filter.params();
   const FilterCounters& c = filter.counters();
@@ -144,6 +154,22 @@ FilterState filter_state(const Filter& filter) {
   s.fill = s.total_bits > 0 ? static_cast<double>(s.set_bits) / static_cast<double>(s.total_bits) : 0;
   s.estimated_keys = filter.estimated_keys();
   s.current_fpr = filter.current_fpr();
+  return s;
+}
+
+FilterState filter_state(const LayeredFilter& filter) {
+  FilterState s;
+  std::vector<double> rates;
+  for (size_t i = 0; i < filter.layer_count(); ++i) {
+    const FilterState layer = filter_state(filter.layer(i));
+    s.set_bits += layer.set_bits;
+    s.total_bits += layer.total_bits;
+    s.estimated_keys += layer.estimated_keys;
+    rates.push_back(layer.current_fpr);
+  }
+  s.layers = filter.layer_count();
+  s.fill = s.total_bits > 0 ? static_cast<double>(s.set_bits) / static_cast<double>(s.total_bits) : 0;
+  s.current_fpr = compound_fpr(rates.data(), rates.size());
   return s;
 }
 

@@ -9,6 +9,7 @@
 #include "gdedup/filter.h"
 #include "gdedup/filter_file.h"
 #include "gdedup/growth.h"
+#include "gdedup/layered_filter.h"
 #include "gdedup/planner.h"
 
 namespace gdedup::cli {
@@ -24,6 +25,8 @@ JsonObject growth_json(const GrowthRule& rule, const std::vector<GrowthPoint>& p
 
 // One line: "filter 2.62 GiB (512-bit blocks, k = 16, ...): expected FPR ..."
 std::string plan_summary(const Plan& plan);
+// The same for a new growing filter: its first layer and how it grows.
+std::string growth_summary(const LayeredFilter& filter);
 // The same for a filter loaded from `path`.
 std::string filter_summary(const Filter& filter, const std::string& path);
 
@@ -34,8 +37,10 @@ struct FilterState {
   double fill = 0;
   double estimated_keys = 0;  // infinite when every bit is set
   double current_fpr = 0;
+  uint64_t layers = 1;        // a growing filter's layers; the rest is over all of them
 };
 FilterState filter_state(const Filter& filter);
+FilterState filter_state(const LayeredFilter& filter);
 
 // The rows and JSON members that describe a filter (layout to planned), for
 // filter files and checkpoints alike.

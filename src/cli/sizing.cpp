@@ -279,6 +279,24 @@ GrowthRule growth_rule(const SizingRequest& request) {
   return rule;
 }
 
+GrowthRule plan_growth(const SizingRequest& request, const std::vector<std::string>& inputs,
+                       InputFormat format) {
+  GrowthRule rule = growth_rule(request);
+  if (request.capacity) return rule;
+  std::string why_not;
+  const std::optional<RecordEstimate> estimate = estimate_records(inputs, format, &why_not);
+  if (!estimate) {
+    Console::get().info("the size of " + why_not + " is unknown; the filter starts at " +
+                        group_digits(rule.first_capacity) + " keys and grows as keys arrive");
+    return rule;
+  }
+  rule.first_capacity = std::max(estimate->records, rule.check_every);
+  Console::get().info("no --capacity given; estimated " + group_digits(estimate->records) +
+                      " records " + estimate->how + "; the filter starts there and grows if "
+                      "more distinct keys arrive");
+  return rule;
+}
+
 Plan plan_standalone(const SizingRequest& request) {
   if (!request.capacity) {
     throw UsageError("plan needs --capacity N (the distinct keys expected), with --fpr P or "

@@ -53,6 +53,12 @@ Plan plan_job(const SizingRequest& request, const std::vector<std::string>& inpu
 // layer when none is given) at --fpr and --block-bits.
 GrowthRule growth_rule(const SizingRequest& request);
 
+// The growth of a job's filter: from --capacity, else from the records
+// estimated in the inputs, else (standard input) from the smallest first
+// layer, saying on the console which.
+GrowthRule plan_growth(const SizingRequest& request, const std::vector<std::string>& inputs,
+                       InputFormat format);
+
 // For `gdedup plan`: needs --capacity.
 Plan plan_standalone(const SizingRequest& request);
 

@@ -46,6 +46,7 @@ JsonObject stats_json(const JobReport& r) {
       .add("records_per_second", per_second(s.records - r.resumed_records, s.seconds))
       .add("filter_set_bits", r.filter.set_bits)
       .add("filter_total_bits", r.filter.total_bits)
+      .add("filter_layers", r.filter.layers)
       .add("filter_fill", r.filter.fill)
       .add("estimated_distinct_keys", r.filter.estimated_keys)
       .add("current_fpr", r.filter.current_fpr)
@@ -68,7 +69,9 @@ std::string summary_line(const JobReport& r) {
             human_bytes(static_cast<uint64_t>(per_second(s.input_bytes - r.resumed_bytes, s.seconds))) +
             "/s)";
   }
-  line += "; filter " + format_percent(r.filter.fill) + " full, " +
+  line += "; filter " +
+          (r.filter.layers > 1 ? "of " + std::to_string(r.filter.layers) + " layers " : "") +
+          format_percent(r.filter.fill) + " full, " +
           approx_keys(r.filter.estimated_keys, "distinct keys") + ", FPR now " +
           format_rate(r.filter.current_fpr);
   if (r.checkpointing) {

@@ -32,6 +32,38 @@ LayeredFilter::LayeredFilter(const GrowthRule& rule, std::vector<Filter> layers,
 
 LayeredFilter::~LayeredFilter() = default;
 
+namespace {
+
+class LayeredBackend final : public Backend {
+ public:
+  explicit LayeredBackend(LayeredFilter& filter) : filter_(filter) {}
+  std::string name() const override {
+    return filter_.backend(0).name();
+  }
+  void add(const uint64_t* fingerprints, uint64_t count) override {
+    scratch_.resize(count);
+    filter_.test_and_set(fingerprints, count, scratch_.data());
+  }
+  void contains(const uint64_t* fingerprints, uint64_t count, uint8_t* present) override {
+    filter_.contains(fingerprints, count, present);
+  }
+  uint64_t test_and_set(const uint64_t* fingerprints, uint64_t count,
+                        uint8_t* was_present) override {
+    return filter_.test_and_set(fingerprints, count, was_present);
+  }
+  void sync_to_host() override { filter_.sync_to_host(); }
+
+ private:
+  LayeredFilter& filter_;
+  std::vector<uint8_t> scratch_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> LayeredFilter::as_backend() {
+  return std::make_unique<LayeredBackend>(*this);
+}
+
 void LayeredFilter::add_layer(Filter layer) {
   layers_.push_back(std::make_unique<Filter>(std::move(layer)));
   backends_.push_back(make_backend_(*layers_.back()));

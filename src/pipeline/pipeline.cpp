@@ -15,6 +15,7 @@
 #include "gdedup/checkpoint.h"
 #include "fs/file_status.h"
 #include "gdedup/error.h"
+#include "gdedup/layered_filter.h"
 #include "io/byte_source.h"
 #include "io/input_file.h"
 #include "io/output_writer.h"
@@ -479,6 +480,19 @@ const char* mode_name(Mode mode) {
 
 PipelineStats run_pipeline(const PipelineOptions& options, Filter& filter, Backend& backend) {
   return Driver(options, filter, backend).run();
+}
+
+PipelineStats run_pipeline(const PipelineOptions& options, LayeredFilter& filter) {
+  if (!options.checkpoint.empty() || options.resume != nullptr) {
+    throw UsageError("checkpoints cannot hold a filter that grows yet; give a fixed filter "
+                     "(--no-grow, with --capacity or --memory) to checkpoint this run");
+  }
+  PipelineOptions growing = options;
+  growing.on_over_capacity = nullptr;
+  const std::unique_ptr<Backend> backend = filter.as_backend();
+  // The first layer stands for the filter where one is needed: its seed is
+  // every layer's, and its counters are not checked without the callback.
+  return Driver(growing, filter.layer(0), *backend).run();
 }
 
 }  // namespace gdedup

@@ -121,7 +121,7 @@ case_stdin_from_a_file_is_sized_like_the_file() {
 # writing what it could (still no record twice, still in order).
 case_filter_far_past_its_plan_exits_4() {
   distinct_urls 200000 https://o.example/ >in.txt
-  run_gdedup dedup --capacity 20000 in.txt -o out.txt
+  run_gdedup dedup --no-grow --capacity 20000 in.txt -o out.txt
   expect_status 4
   expect_message "the filter ended far past its plan: planned for 20,000 distinct keys"
   expect_message "unique records were probably dropped as duplicates. Run the job again with --capacity"

@@ -1,0 +1,49 @@
+#include "cli/job_filter.h"
+
+#include <utility>
+
+namespace gdedup::cli {
+
+JobFilter::JobFilter(Checkpoint start, const std::string& which, unsigned threads)
+    : start_(std::move(start)) {
+  // Chosen for the filter where it now lives: a backend works on it in place.
+  ChosenBackend chosen = choose_backend(which, threads, start_->filter);
+  backend_ = std::move(chosen.backend);
+  description_ = std::move(chosen.description);
+}
+
+JobFilter::JobFilter(const GrowthRule& rule, const std::string& which, unsigned threads) {
+  // The first layer's choice describes the job; `auto` takes the GPU for a
+  // layer only while it fits, and every backend gives the same bytes.
+  auto first = std::make_shared<std::string>();
+  growing_ = std::make_unique<LayeredFilter>(
+      rule, kDefaultSeed, [which, threads, first](Filter& layer) {
+        ChosenBackend chosen = choose_backend(which, threads, layer);
+        if (first->empty()) *first = chosen.description;
+        return std::move(chosen.backend);
+      });
+  description_ = *first;
+}
+
+PipelineStats JobFilter::run(const PipelineOptions& options) {
+  if (growing_) return run_pipeline(options, *growing_);
+  return run_pipeline(options, start_->filter, *backend_);
+}
+
+void JobFilter::sync_to_host() {
+  if (growing_) {
+    growing_->sync_to_host();
+  } else {
+    backend_->sync_to_host();
+  }
+}
+
+std::string JobFilter::backend_name() const {
+  return growing_ ? growing_->backend(0).name() : backend_->name();
+}
+
+FilterState JobFilter::state() const {
+  return growing_ ? filter_state(*growing_) : filter_state(start_->filter);
+}
+
+}  // namespace gdedup::cli

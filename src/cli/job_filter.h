@@ -1,0 +1,46 @@
+// The filter a job runs on: fixed (one Filter and its backend, new, from a
+// filter file or from a checkpoint) or growing (layers, each with its own
+// backend). Everything after the choice treats both alike.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/backend_choice.h"
+#include "cli/report.h"
+#include "gdedup/checkpoint.h"
+#include "gdedup/layered_filter.h"
+#include "gdedup/pipeline.h"
+
+namespace gdedup::cli {
+
+class JobFilter {
+ public:
+  // Backends come from choose_backend(which, threads, ...): for the filter
+  // of `start`, or for each layer of a filter growing by `rule`.
+  JobFilter(Checkpoint start, const std::string& which, unsigned threads);
+  JobFilter(const GrowthRule& rule, const std::string& which, unsigned threads);
+
+  // "cpu (AVX2, 2 threads)" and why, for the console.
+  const std::string& description() const { return description_; }
+  // The fixed filter (null when growing) and the state it resumes from.
+  Filter* fixed() { return start_ ? &start_->filter : nullptr; }
+  const ResumeState& resume_state() const { return start_->state; }
+  // The growing filter (null when fixed).
+  LayeredFilter* growing() { return growing_.get(); }
+
+  PipelineStats run(const PipelineOptions& options);
+  // Makes the filter's bytes current on the host.
+  void sync_to_host();
+  std::string backend_name() const;
+  FilterState state() const;
+
+ private:
+  std::optional<Checkpoint> start_;
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<LayeredFilter> growing_;
+  std::string description_;
+};
+
+}  // namespace gdedup::cli

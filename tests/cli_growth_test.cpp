@@ -1,0 +1,169 @@
+// dedup with a filter that grows: standard input with no sizing option, the
+// reliability issue's sizing reproductions with none, the same output for
+// any batch size, thread count and backend, --no-grow and --max-memory.
+// Every output is checked against exact dedup: records only go missing,
+// first occurrences stay in order, and no more go missing than the target
+// rate allows.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "cli_util.h"
+#include "test_util.h"
+
+namespace {
+
+using cli_test::Result;
+using cli_test::run;
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// `distinct` URLs of random path letters, each repeated once at a random
+// later place (a second copy appended in shuffled order).
+std::string urls_with_repeats(size_t distinct, size_t path_len, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::string> lines;
+  for (size_t i = 0; i < distinct; ++i) {
+    std::string url = "https://example.org/";
+    for (size_t j = 0; j < path_len; ++j) url.push_back(static_cast<char>('a' + rng() % 26));
+    lines.push_back(url);
+  }
+  std::vector<std::string> repeats = lines;
+  std::shuffle(repeats.begin(), repeats.end(), rng);
+  std::string text;
+  for (size_t i = 0; i < lines.size(); ++i) text += lines[i] + "\n" + repeats[i] + "\n";
+  return text;
+}
+
+// Lines of `len` random letters: distinct at these lengths.
+std::string distinct_lines(size_t count, size_t len, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  return gdedup::test::letter_lines(rng, count, len);
+}
+
+// `out` is exact dedup of `in` less at most the false positives the target
+// rate allows (4 standard deviations over the mean).
+void expect_dedup_within_rate(const std::string& in, const std::string& out, double fpr) {
+  std::unordered_set<std::string> seen;
+  std::vector<std::string> exact;
+  for (const std::string& r : cli_test::split_records(in)) {
+    if (seen.insert(r).second) exact.push_back(r);
+  }
+  const std::vector<std::string> got = cli_test::split_records(out);
+  size_t j = 0;  // got is a subsequence of exact
+  for (const std::string& r : exact) {
+    if (j < got.size() && got[j] == r) ++j;
+  }
+  ASSERT_EQ(j, got.size()) << "the output is not exact dedup with records left out";
+  const double lost = static_cast<double>(exact.size() - got.size());
+  const double allowed = static_cast<double>(exact.size()) * fpr;
+  EXPECT_LE(lost, allowed + 4 * std::sqrt(allowed) + 1)
+      << lost << " of " << exact.size() << " unique records lost";
+}
+
+TEST(CliGrowth, StandardInputNeedsNoSizingOption) {
+  REQUIRE_GDEDUP_BIN();
+  const std::string in = urls_with_repeats(300000, 24, 1);
+  cli_test::TempDir dir;
+  const Result r = run({"dedup", "--stats", dir / "stats.json"}, in);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "the size of standard input is unknown; the filter starts at "
+                              "65,536 keys and grows"))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "filter of 3 layers")) << r.err;
+  EXPECT_TRUE(contains(cli_test::read_file(dir / "stats.json"), "\"filter_layers\": 3,"));
+  expect_dedup_within_rate(in, r.out, 1e-4);
+}
+
+TEST(CliGrowth, SameOutputForAnyBatchThreadsAndBackend) {
+  REQUIRE_GDEDUP_BIN();
+  // Three layers at 1e-2, so false positives happen and must agree too.
+  const std::string in = urls_with_repeats(200000, 6, 2);
+  const Result want = run({"dedup", "--fpr", "1e-2", "-q"}, in);
+  ASSERT_EQ(want.status, 0) << want.err;
+  expect_dedup_within_rate(in, want.out, 1e-2);
+  std::vector<cli_test::RunSpec> runs;
+  for (const char* batch : {"7", "4096", "1000000"}) {
+    for (const char* threads : {"1", "2"}) {
+      runs.push_back({{"dedup", "--fpr", "1e-2", "-q", "--batch", batch, "--threads", threads},
+                      in, "", "", ""});
+    }
+  }
+  if (!cli_test::gpu_binary().empty()) {
+    runs.push_back({{"dedup", "--fpr", "1e-2", "-q", "--backend", "gpu", "--batch", "4096"},
+                    in, "", "", cli_test::gpu_binary()});
+  }
+  for (const cli_test::RunSpec& spec : runs) {
+    std::string joined;
+    for (const std::string& a : spec.args) joined += a + " ";
+    const Result r = run(spec);
+    ASSERT_EQ(r.status, 0) << joined << r.err;
+    EXPECT_TRUE(r.out == want.out) << joined;
+  }
+}
+
+TEST(CliGrowth, SizingReproductionsNeedNoSizingOption) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  // 6,000 long URLs, then 2M short distinct ones; a 2 MiB first line, then
+  // 1M distinct URLs. Read from files (estimated) and from standard input.
+  const std::string long_first = distinct_lines(6000, 2000, 3) + distinct_lines(2000000, 12, 4);
+  const std::string huge_first = distinct_lines(1, size_t{2} << 20, 5) + distinct_lines(1000000, 30, 6);
+  for (const std::string* in : {&long_first, &huge_first}) {
+    cli_test::write_file(dir / "in.txt", *in);
+    const Result from_file = run({"dedup", "-q", dir / "in.txt"});
+    ASSERT_EQ(from_file.status, 0) << from_file.err;
+    expect_dedup_within_rate(*in, from_file.out, 1e-4);
+    cli_test::RunSpec piped;
+    piped.args = {"dedup", "-q"};
+    piped.stdin_path = dir / "in.txt";
+    const Result from_stdin = run(piped);
+    ASSERT_EQ(from_stdin.status, 0) << from_stdin.err;
+    expect_dedup_within_rate(*in, from_stdin.out, 1e-4);
+  }
+}
+
+TEST(CliGrowth, NoGrowKeepsTheFixedFilter) {
+  REQUIRE_GDEDUP_BIN();
+  const std::string in = distinct_lines(60000, 20, 7);
+  const Result refused = run({"dedup", "--no-grow"}, in);
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_TRUE(contains(refused.err, "cannot size the filter")) << refused.err;
+  const Result overfull = run({"dedup", "--no-grow", "--capacity", "1000", "-q"}, in);
+  EXPECT_EQ(overfull.status, 4) << overfull.err;
+  EXPECT_TRUE(contains(overfull.err, "--capacity")) << overfull.err;
+  // Growing, the same capacity is only the first layer's.
+  const Result grown = run({"dedup", "--capacity", "1000", "-q"}, in);
+  ASSERT_EQ(grown.status, 0) << grown.err;
+  expect_dedup_within_rate(in, grown.out, 1e-4);
+}
+
+TEST(CliGrowth, MaxMemoryStopsGrowthWithTheOverfullStatus) {
+  REQUIRE_GDEDUP_BIN();
+  const std::string in = distinct_lines(300000, 20, 8);
+  // The first layer (65,536 keys) takes 230 KiB, the second 500 KiB more.
+  const Result r = run({"dedup", "--max-memory", "400KiB", "-q"}, in);
+  EXPECT_EQ(r.status, 4) << r.err;
+  EXPECT_TRUE(contains(r.err, "the filter reached --max-memory 400KiB at 1 layers")) << r.err;
+  EXPECT_TRUE(contains(r.err, "unique records were probably dropped")) << r.err;
+  EXPECT_FALSE(r.out.empty());
+  const Result roomy = run({"dedup", "--max-memory", "64MiB", "-q"}, in);
+  EXPECT_EQ(roomy.status, 0) << roomy.err;
+  expect_dedup_within_rate(in, roomy.out, 1e-4);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"dedup", "--max-memory", "1KiB"},
+        std::vector<std::string>{"dedup", "--max-memory", "1GiB", "--no-grow", "--capacity", "10"},
+        std::vector<std::string>{"dedup", "--max-memory", "1GiB", "--memory", "1MiB"}}) {
+    const Result bad = run(args, "a\n");
+    EXPECT_EQ(bad.status, 2) << args[2] << " " << bad.err;
+    EXPECT_TRUE(contains(bad.err, "--max-memory")) << bad.err;
+  }
+}
+
+}  // namespace
