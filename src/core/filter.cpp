@@ -15,7 +15,10 @@
 namespace gdedup {
 namespace {
 
-#if defined(__x86_64__)
+// Not under ThreadSanitizer: GCC instruments the clones' ifunc resolver,
+// which the dynamic loader runs before the sanitizer's runtime is set up,
+// and every program then crashes at startup.
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
 __attribute__((target_clones("popcnt", "default")))
 #endif
 uint64_t popcount_words(const uint64_t* p, uint64_t n) {
