@@ -120,7 +120,7 @@ TEST_F(CheckpointFileTest, HeaderFieldsSitWhereTheFormatSays) {
   save_checkpoint(filter, sample_state(), path("ck"));
   const Bytes file = read_bytes(path("ck"));
   EXPECT_EQ(std::memcmp(file.data(), "GDEDUPCK", 8), 0);
-  EXPECT_EQ(cf::get_u32(&file[cf::kOffVersion]), 2u);
+  EXPECT_EQ(cf::get_u32(&file[cf::kOffVersion]), 3u);
   EXPECT_EQ(cf::get_u64(&file[cf::kOffNumBlocks]), 4u);
   EXPECT_EQ(cf::get_u64(&file[cf::kOffPayloadBytes]), 128u);
   const uint64_t state_bytes = cf::get_u64(&file[cf::kOffStateBytes]);
@@ -180,7 +180,7 @@ TEST_F(CheckpointFileTest, EveryTruncationAndAppendedByteIsRefused) {
 
 TEST_F(CheckpointFileTest, OtherVersionIsRefusedNamingBothVersions) {
   save_checkpoint(small_filter(), sample_state(), path("good"));
-  for (uint32_t version : {0u, 1u, 77u}) {
+  for (uint32_t version : {0u, 1u, 2u, 77u}) {
     Bytes file = read_bytes(path("good"));
     cf::put_u32(&file[cf::kOffVersion], version);
     cf::put_u64(&file[cf::kOffHeaderChecksum], cf::header_checksum(file.data()));
@@ -188,7 +188,7 @@ TEST_F(CheckpointFileTest, OtherVersionIsRefusedNamingBothVersions) {
     const std::string message = load_error(path("other"));
     EXPECT_NE(message.find("format version " + std::to_string(version)), std::string::npos)
         << message;
-    EXPECT_NE(message.find("reads only version 2"), std::string::npos) << message;
+    EXPECT_NE(message.find("reads only version 3"), std::string::npos) << message;
   }
 }
 

@@ -301,11 +301,13 @@ TEST_F(CheckpointRefusalTest, ChangedInputIsRefusedNamingIt) {
 }
 
 TEST_F(CheckpointRefusalTest, OutputShorterThanTheSavedOffsetIsRefused) {
-  const uint64_t saved = read_checkpoint_state(o_.checkpoint).output_offset;
+  const ResumeState state = read_checkpoint_state(o_.checkpoint);
+  const uint64_t saved = state.output_offset;
   ASSERT_GT(saved, 10u);
-  ASSERT_EQ(::truncate(o_.output.c_str(), static_cast<off_t>(saved - 10)), 0);
+  ASSERT_EQ(::truncate(state.output_temporary.c_str(), static_cast<off_t>(saved - 10)), 0);
   const std::string message = resume_error(o_);
-  EXPECT_NE(message.find("cannot resume output " + o_.output), std::string::npos) << message;
+  EXPECT_NE(message.find("cannot resume output " + state.output_temporary), std::string::npos)
+      << message;
   EXPECT_NE(message.find("fewer than the " + std::to_string(saved)), std::string::npos)
       << message;
 }

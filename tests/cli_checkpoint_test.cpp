@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <random>
@@ -374,6 +375,14 @@ class StoppedJob {
   std::string output() const { return dir_ / "out.txt"; }
   std::string filter() const { return dir_ / "out.bf"; }
   std::string checkpoint() const { return dir_ / "ck"; }
+  // The output's temporary file, out.txt.tmp.XXXXXX, which the stopped run
+  // left for the resume ("" when there is none).
+  std::string temporary() const {
+    for (const auto& e : std::filesystem::directory_iterator(dir_.path())) {
+      if (e.path().filename().string().rfind("out.txt.tmp.", 0) == 0) return e.path().string();
+    }
+    return "";
+  }
   const Result& stop_result() const { return stop_result_; }
   const cli_test::TempDir& dir() const { return dir_; }
 
@@ -403,17 +412,19 @@ class StoppedJob {
 };
 
 // A refused resume: exit 1, one line naming the problem, and nothing
-// changed: the checkpoint and the output are as they were.
+// changed: the checkpoint and the output's temporary file are as they were,
+// and there is still no output.
 void expect_refused(const StoppedJob& job, const std::vector<std::string>& args,
                     const std::string& message) {
   const std::string ck_before = cli_test::read_file(job.checkpoint());
-  const std::string out_before = cli_test::read_file(job.output());
+  const std::string out_before = cli_test::read_file(job.temporary());
   const Result r = run(with(args, {"-q"}));
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_TRUE(cli_test::one_error_line(r.err));
   EXPECT_TRUE(contains(r.err, message)) << "expected \"" << message << "\" in: " << r.err;
   EXPECT_EQ(cli_test::read_file(job.checkpoint()), ck_before);
-  EXPECT_EQ(cli_test::read_file(job.output()), out_before);
+  EXPECT_EQ(cli_test::read_file(job.temporary()), out_before);
+  EXPECT_FALSE(cli_test::exists(job.output()));
   EXPECT_FALSE(cli_test::exists(job.filter()));
 }
 
@@ -462,9 +473,9 @@ TEST(CliCheckpoint, RefusesAnotherFormatVersion) {
   REQUIRE_GDEDUP_BIN();
   StoppedJob job;
   std::string bytes = cli_test::read_file(job.checkpoint());
-  bytes[8] = 3;  // version, little-endian u32 at offset 8 (docs/FORMAT.md)
+  bytes[8] = 2;  // version, little-endian u32 at offset 8 (docs/FORMAT.md): the previous one
   cli_test::write_file(job.checkpoint(), bytes);
-  expect_refused(job, job.resumed(), "was written in checkpoint format version 3");
+  expect_refused(job, job.resumed(), "was written in checkpoint format version 2");
 }
 
 TEST(CliCheckpoint, RefusesOtherOptionsNamingThem) {
@@ -499,9 +510,9 @@ TEST(CliCheckpoint, RefusesAChangedInput) {
 TEST(CliCheckpoint, RefusesAnOutputShorterThanTheCheckpoint) {
   REQUIRE_GDEDUP_BIN();
   StoppedJob job;
-  truncate_to(job.output(), 10);
+  truncate_to(job.temporary(), 10);
   expect_refused(job, job.resumed(),
-                 "cannot resume output " + job.output() + ": it holds 10 bytes, fewer than");
+                 "cannot resume output " + job.temporary() + ": it holds 10 bytes, fewer than");
 }
 
 TEST(CliCheckpoint, ResumeCutsOffBytesPastTheCheckpoint) {
@@ -509,8 +520,8 @@ TEST(CliCheckpoint, ResumeCutsOffBytesPastTheCheckpoint) {
   // there. The resumed output must still be the uninterrupted one.
   REQUIRE_GDEDUP_BIN();
   StoppedJob job;
-  cli_test::write_file(job.output(), cli_test::read_file(job.output()) +
-                                         "bytes past the checkpoint\nand a partial rec");
+  cli_test::write_file(job.temporary(), cli_test::read_file(job.temporary()) +
+                                            "bytes past the checkpoint\nand a partial rec");
   const Result r = run(with(job.resumed(), {"-q"}));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(job.matches_reference());
@@ -519,11 +530,11 @@ TEST(CliCheckpoint, ResumeCutsOffBytesPastTheCheckpoint) {
 TEST(CliCheckpoint, RefusesAnOutputChangedBeforeTheCheckpoint) {
   REQUIRE_GDEDUP_BIN();
   StoppedJob job;
-  std::string bytes = cli_test::read_file(job.output());
+  std::string bytes = cli_test::read_file(job.temporary());
   bytes[10] ^= 1;  // well inside the 100,000 records the checkpoint counts
-  cli_test::write_file(job.output(), bytes);
+  cli_test::write_file(job.temporary(), bytes);
   expect_refused(job, job.resumed(),
-                 "cannot resume output " + job.output() + ": its first ");
+                 "cannot resume output " + job.temporary() + ": its first ");
 }
 
 TEST(CliCheckpoint, AFailedWriteAfterAResumeNamesTheCheckpointItResumedFrom) {

@@ -208,20 +208,35 @@ TEST_F(DurabilityOrder, TheOutputIsSyncedUpToTheOffsetBeforeEachCheckpoint) {
   const std::vector<Event> events = recorder.events();
   fs::set_observer(nullptr);
 
+  // The output is written to its temporary file until the run completes.
+  const auto is_output_temp = [&](const std::string& name) {
+    return name.rfind(output + ".tmp.", 0) == 0;
+  };
   uint64_t written = 0;        // output bytes handed to the kernel so far
   uint64_t synced = 0;         // of which fsynced
   uint64_t synced_at_last = 0; // synced when the last checkpoint was renamed
   int renames = 0;
   bool temp_synced = false;
+  uint64_t synced_at_output_rename = 0;
+  int output_renames = 0;
+  bool folder_synced_after = false;
   for (const Event& e : events) {
-    if (e.name == output && e.op == Op::kWrite) written += e.bytes;
-    if (e.name == output && e.op == Op::kSync) synced = written;
+    if (is_output_temp(e.name) && e.op == Op::kWrite) written += e.bytes;
+    if (is_output_temp(e.name) && e.op == Op::kSync) synced = written;
     if (e.name.rfind(checkpoint + ".tmp.", 0) == 0 && e.op == Op::kSync) temp_synced = true;
     if (e.name == checkpoint && e.op == Op::kRename) {
       EXPECT_TRUE(temp_synced) << "checkpoint " << renames + 1 << " renamed before its fsync";
+      EXPECT_EQ(output_renames, 0) << "a checkpoint was written after the output was renamed";
       temp_synced = false;
       synced_at_last = synced;
       ++renames;
+    }
+    if (e.name == output && e.op == Op::kRename) {
+      synced_at_output_rename = synced;
+      ++output_renames;
+    }
+    if (output_renames > 0 && e.name == dir_ && e.op == Op::kSyncFolder) {
+      folder_synced_after = true;
     }
   }
   EXPECT_GE(renames, 5);
@@ -229,6 +244,10 @@ TEST_F(DurabilityOrder, TheOutputIsSyncedUpToTheOffsetBeforeEachCheckpoint) {
   EXPECT_GT(state.output_offset, 0u);
   EXPECT_GE(synced_at_last, state.output_offset)
       << "the last checkpoint counts output bytes that were not fsynced before it";
+  EXPECT_EQ(state.output_temporary.rfind(output + ".tmp.", 0), 0u) << state.output_temporary;
+  EXPECT_EQ(output_renames, 1);
+  EXPECT_EQ(synced_at_output_rename, written) << "the output was renamed before its fsync";
+  EXPECT_TRUE(folder_synced_after) << "the folder was not fsynced after the output's rename";
 }
 
 }  // namespace

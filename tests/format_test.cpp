@@ -206,6 +206,7 @@ TEST(Format, CheckpointFileBytes) {
   ResumeState state;
   state.inputs = {InputIdentity{"in.txt", true, 70, 1700000000123456789, 0x0123456789abcdef}};
   state.output = "out.txt";
+  state.output_temporary = "out.txt.tmp.x7k2qa";
   state.position = StreamPoint{10, 70, 0, 70};
   state.output_offset = 70;
   state.output_checksum = 0xfedcba9876543210;
@@ -215,11 +216,11 @@ TEST(Format, CheckpointFileBytes) {
   const std::vector<char> file = saved_bytes([&](const std::string& path) {
     save_checkpoint(filter, state, path);
   });
-  ASSERT_EQ(file.size(), 4096u + 128u + 182u);
+  ASSERT_EQ(file.size(), 4096u + 128u + 208u);
   EXPECT_EQ(XXH3_64bits(file.data() + 4096, 128), 0x40ce02f05c7d0370ull);  // payload checksum
-  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128, 182), 0x82d6e2e5d9e3942aull);  // state
-  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0xf6e7bc02f292b177ull);  // whole header
-  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x85b236a4fc11076cull);
+  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128, 208), 0xb2fef543a6290933ull);  // state
+  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0xd33b54dede207f95ull);  // whole header
+  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x6165fe3679ce4a05ull);
 }
 
 }  // namespace

@@ -44,6 +44,11 @@ std::string slurp(const std::string& path) {
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
+// `path` opened for reading and writing, as a resume opens it.
+gdedup::fs::File open_rw(const std::string& path) {
+  return gdedup::fs::File(::open(path.c_str(), O_RDWR | O_CLOEXEC), path);
+}
+
 // The prefix a checkpoint would record for `text`, `records` records long.
 OutputPrefix prefix_of(const std::string& text, uint64_t records) {
   return OutputPrefix{text.size(), records, XXH3_64bits(text.data(), text.size())};
@@ -101,10 +106,10 @@ TEST_F(IoWriter, CreateTruncatesAnExistingFile) {
   EXPECT_EQ(slurp(out), "new\n");
 }
 
-TEST_F(IoWriter, OpenAtCutsTheFileAndContinues) {
+TEST_F(IoWriter, ContinueFileCutsTheFileAndContinues) {
   std::string out = path("out");
   std::ofstream(out) << "kept\ndropped\n";
-  OutputWriter w = OutputWriter::open_at(out, prefix_of("kept\n", 1));
+  OutputWriter w = OutputWriter::continue_file(open_rw(out), prefix_of("kept\n", 1));
   EXPECT_EQ(w.bytes_written(), 5u);
   w.write_record("more", 4);
   w.sync();
@@ -113,21 +118,20 @@ TEST_F(IoWriter, OpenAtCutsTheFileAndContinues) {
   w.close();
 }
 
-TEST_F(IoWriter, OpenAtRefusesAFileShorterThanTheOffset) {
+TEST_F(IoWriter, ContinueFileRefusesAFileShorterThanTheOffset) {
   std::string out = path("out");
   std::ofstream(out) << "short\n";
   try {
-    OutputWriter::open_at(out, OutputPrefix{100, 1, 0});
+    OutputWriter::continue_file(open_rw(out), OutputPrefix{100, 1, 0});
     FAIL();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("holds 6 bytes, fewer than the 100"), std::string::npos)
         << e.what();
   }
   EXPECT_EQ(slurp(out), "short\n");  // left alone
-  EXPECT_THROW(OutputWriter::open_at(path("missing"), OutputPrefix{}), Error);
 }
 
-TEST_F(IoWriter, OpenAtRefusesAPrefixChangedSinceTheCheckpoint) {
+TEST_F(IoWriter, ContinueFileRefusesAPrefixChangedSinceTheCheckpoint) {
   std::string out = path("out");
   const std::string written = "first\nsecond\n";
   for (size_t at = 0; at < written.size(); ++at) {
@@ -135,7 +139,7 @@ TEST_F(IoWriter, OpenAtRefusesAPrefixChangedSinceTheCheckpoint) {
     changed[at] ^= 0x20;
     std::ofstream(out, std::ios::binary | std::ios::trunc) << changed << "after\n";
     try {
-      OutputWriter::open_at(out, prefix_of(written, 2));
+      OutputWriter::continue_file(open_rw(out), prefix_of(written, 2));
       FAIL() << "byte " << at << " changed, yet the output was accepted";
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("its first 13 bytes are not those the interrupted "
@@ -161,7 +165,7 @@ TEST_F(IoWriter, TheChecksumCoversEverythingWrittenAcrossAResume) {
   EXPECT_EQ(first.bytes, 8u);
   EXPECT_EQ(first.records, 2u);
   EXPECT_EQ(first.checksum, XXH3_64bits("alpha\nb\n", 8));
-  OutputWriter w = OutputWriter::open_at(out, first);
+  OutputWriter w = OutputWriter::continue_file(open_rw(out), first);
   w.write_record("gamma", 5);
   w.flush();
   const OutputPrefix now = w.stored();

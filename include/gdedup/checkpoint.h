@@ -47,6 +47,9 @@ struct ResumeState {
   KeyOptions keys;
   std::vector<InputIdentity> inputs;
   std::string output;          // "" when the mode writes no output
+  // The file the output is written to until the run completes and renames
+  // it over `output` (io/output_file.h): what a resumed run continues.
+  std::string output_temporary;
 
   StreamPoint position;        // input consumed up to here
   uint64_t output_offset = 0;  // output bytes written for those records

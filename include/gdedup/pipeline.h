@@ -56,7 +56,11 @@ struct Progress {
 
 struct PipelineOptions {
   std::vector<std::string> inputs{"-"};  // paths; "-" is standard input
-  std::string output = "-";              // path, "-" for standard output; unused by kBuild
+  // Path, "-" for standard output; unused by kBuild. A regular file (or a
+  // new name) is written to a temporary file beside it, OUTPUT.tmp.XXXXXX,
+  // renamed over it when the run completes: a run that fails or is stopped
+  // leaves it as it was. Standard output, devices and pipes are streamed.
+  std::string output = "-";
   Mode mode = Mode::kDedup;
   InputFormat format = InputFormat::kText;
   KeyOptions keys;
@@ -96,7 +100,8 @@ struct PipelineOptions {
   bool keep_checkpoint = false;
   // Set (e.g. by a SIGINT/SIGTERM handler) to stop: the batch in hand is
   // finished, a checkpoint is written if checkpoints are on, and run_pipeline
-  // returns with PipelineStats::interrupted set.
+  // returns with PipelineStats::interrupted set; the output is not renamed
+  // into place, and its temporary file stays only if a checkpoint names it.
   const std::atomic<bool>* stop = nullptr;
 };
 
@@ -113,7 +118,8 @@ struct PipelineStats {
 
 // Runs the job. The backend must work on `filter`; the filter's counters are
 // updated. Throws UsageError for bad key or checkpoint options, Error for
-// I/O failures (after writing every record that precedes the failure), for
+// I/O failures (the output left as it was; one streamed in place holds
+// every record that precedes the failure), for
 // a checkpoint write that failed (the previous checkpoint is then intact)
 // and for a resume that does not match its inputs, options or output.
 PipelineStats run_pipeline(const PipelineOptions& options, Filter& filter, Backend& backend);

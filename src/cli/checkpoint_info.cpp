@@ -51,7 +51,8 @@ std::string checkpoint_info_text(const std::string& path, const Checkpoint& chec
   }
   out += row("key", key_text(s));
   if (!s.output.empty()) {
-    out += row("output", s.output + " (" + group_digits(s.output_offset) + " bytes written)");
+    out += row("output", s.output + " (" + group_digits(s.output_offset) + " bytes written to " +
+                             s.output_temporary + " so far)");
   }
   std::string position = counted(s.records, "record") + " done";
   if (s.position.input_index < s.inputs.size()) {
@@ -73,6 +74,7 @@ JsonObject checkpoint_info_json(const std::string& path, const Checkpoint& check
       .add("mode", mode_name(s.mode))
       .add("inputs", input_paths(s))
       .add("output", s.output)
+      .add("output_temporary", s.output_temporary)
       .add("output_bytes", s.output_offset)
       .add("records", s.records)
       .add("kept", s.kept)

@@ -23,6 +23,7 @@
 #include "gdedup/filter_file.h"
 #include "gdedup/pipeline.h"
 #include "io/input_file.h"
+#include "io/output_file.h"
 #include "io/output_writer.h"
 
 namespace gdedup::cli {
@@ -206,7 +207,9 @@ std::string closed_pipe_text(const JobOptions& o, bool saves_filter) {
 // What a signal that ends a run without checkpoints leaves behind.
 std::string unfinished_run(const JobOptions& o, JobKind kind, Mode mode) {
   std::string text = "the job did not finish";
-  if (mode != Mode::kBuild) {
+  if (mode != Mode::kBuild && !io::replaced_file(o.output).empty()) {
+    text += "; the output " + o.output + " was left as it was before the job";
+  } else if (mode != Mode::kBuild) {
     text += "; " + (o.output == "-" ? std::string("standard output") : o.output) +
             " holds only part of the result, perhaps ending inside a record";
   }

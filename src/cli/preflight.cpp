@@ -141,7 +141,9 @@ void check_writable(const WrittenFile& file) {
   }
   if (exists && file.in_place) {
     if (::access(path.c_str(), W_OK) != 0) cannot_write(file, fs::error_text(errno));
-    return;
+    // A regular output is still replaced, through a temporary file beside it
+    // (io/output_file.h): its folder must take one.
+    if (is_link || !S_ISREG(st.st_mode)) return;
   }
   const std::string folder = fs::containing_folder(path);
   struct stat dir {};

@@ -13,9 +13,10 @@ namespace gdedup::cli {
 void check_inputs(const std::vector<std::string>& inputs);
 
 // A file the job writes: `what` names it in messages ("output", "filter",
-// "checkpoint", "statistics file"). `in_place` files are written where they
-// are (the output: a device or a pipe will do); the others are replaced by
-// rename (fs::Replacement), so they must be regular files or new.
+// "checkpoint", "statistics file"). `in_place` files may be written where
+// they are (the output: a device or a pipe will do), though an existing one
+// must then be writable itself; the others are replaced by rename
+// (fs::Replacement), so they must be regular files or new.
 struct WrittenFile {
   std::string path;
   const char* what;

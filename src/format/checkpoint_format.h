@@ -11,7 +11,8 @@
 namespace gdedup::checkpoint_file {
 
 inline constexpr const char (&kMagic)[8] = filter_file::kCheckpointMagic;
-constexpr uint32_t kVersion = 2;
+// 3: the resume state names the output's temporary file.
+constexpr uint32_t kVersion = 3;
 constexpr uint64_t kHeaderBytes = filter_file::kHeaderBytes;
 
 // Offsets 0 .. 80 are those of the filter file header.

@@ -84,6 +84,7 @@ std::string encode_resume_state(const ResumeState& s) {
   e.str(s.keys.delimiter);
   e.str(s.keys.normalize);
   e.str(s.output);
+  e.str(s.output_temporary);
   e.u64(s.output_offset);
   e.u64(s.output_checksum);
   e.u64(s.position.records);
@@ -120,6 +121,7 @@ ResumeState decode_resume_state(const std::string& path, const std::string& byte
   s.keys.delimiter = d.str();
   s.keys.normalize = d.str();
   s.output = d.str();
+  s.output_temporary = d.str();
   s.output_offset = d.u64();
   s.output_checksum = d.u64();
   s.position.records = d.u64();

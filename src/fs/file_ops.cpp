@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <utility>
@@ -191,13 +192,13 @@ int open_for_reading_trusted(const std::string& path, File& out) {
   return 0;
 }
 
-int create_temp_beside(const std::string& target, File& out) {
+int create_temp_beside(const std::string& target, File& out, mode_t mode) {
   int err = EEXIST;
   for (int i = 0; i < kTempTries && err == EEXIST; ++i) {
     const std::string name = target + ".tmp." + random_suffix();
     if ((err = observe(Op::kCreate, name)) != 0) return err;
     const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                          0644);
+                          mode);
     if (fd >= 0) {
       out = File(fd, name);
       return 0;
@@ -212,6 +213,32 @@ bool trusted_link(const std::string& path) {
   if (::lstat(path.c_str(), &link) != 0 || !S_ISLNK(link.st_mode)) return false;
   if (link.st_uid == ::geteuid()) return true;
   return ::stat(containing_folder(path).c_str(), &folder) == 0 && folder.st_uid == link.st_uid;
+}
+
+int open_own_file(const std::string& path, File& out) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return errno;
+  out = File(fd, path);
+  return 0;
+}
+
+int set_permissions(int fd, uint32_t permissions) {
+  return ::fchmod(fd, static_cast<mode_t>(permissions & 07777)) == 0 ? 0 : errno;
+}
+
+uint32_t current_user() { return static_cast<uint32_t>(::geteuid()); }
+
+bool is_symbolic_link(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+std::string real_path(const std::string& path) {
+  char* real = ::realpath(path.c_str(), nullptr);
+  if (real == nullptr) return "";
+  std::string out(real);
+  std::free(real);
+  return out;
 }
 
 int open_for_writing(const std::string& path, File& out) {

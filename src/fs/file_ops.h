@@ -116,8 +116,22 @@ int open_for_reading_trusted(const std::string& path, File& out);
 
 // A new, empty file beside `target`, named target.tmp.XXXXXX with a random
 // suffix, created with O_EXCL | O_NOFOLLOW (so never through a link, never
-// shared with another writer). 0 or an errno.
-int create_temp_beside(const std::string& target, File& out);
+// shared with another writer) and `mode` less the umask. 0 or an errno.
+int create_temp_beside(const std::string& target, File& out, mode_t mode = 0644);
+
+// Opens a file the job created, or the run it continues created (an output's
+// temporary file), for reading and writing, never through a symbolic link
+// (ELOOP). 0 or an errno.
+int open_own_file(const std::string& path, File& out);
+// fchmod(2): sets the permission bits (07777) of an open file. 0 or an errno.
+int set_permissions(int fd, uint32_t permissions);
+// The user running the process (geteuid(2)).
+uint32_t current_user();
+// True when `path` itself is a symbolic link (lstat(2)).
+bool is_symbolic_link(const std::string& path);
+// realpath(3): the name `path` leads to through every link; "" when it cannot
+// be resolved (a missing file, a loop).
+std::string real_path(const std::string& path);
 
 // Opens `path` for writing without truncating it, creating it if missing.
 // A symbolic link at `path` is followed only when trusted_link() says so;

@@ -16,6 +16,7 @@ FileStatus from_stat(const struct stat& st) {
   s.device = static_cast<uint64_t>(st.st_dev);
   s.inode = static_cast<uint64_t>(st.st_ino);
   s.owner = static_cast<uint32_t>(st.st_uid);
+  s.permissions = static_cast<uint32_t>(st.st_mode & 07777);
   s.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   return s;
 }

@@ -14,6 +14,7 @@ struct FileStatus {
   uint64_t device = 0;  // device and inode: the file's identity
   uint64_t inode = 0;
   uint32_t owner = 0;   // user id
+  uint32_t permissions = 0;  // the mode's permission bits (07777)
   int64_t mtime_ns = 0;  // last modification, nanoseconds since 1970
 
   bool regular() const { return type == Type::kRegular; }

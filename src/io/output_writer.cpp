@@ -66,12 +66,9 @@ OutputWriter OutputWriter::create(const std::string& path, size_t buffer,
   return OutputWriter(file.release(), path, true, 0, buffer);
 }
 
-OutputWriter OutputWriter::open_at(const std::string& path, const OutputPrefix& prefix,
-                                   size_t buffer) {
-  fs::File file;
-  if (const int err = fs::open_for_reading_trusted(path, file)) {
-    cannot_open("cannot open output", path + " to resume", err);
-  }
+OutputWriter OutputWriter::continue_file(fs::File file, const OutputPrefix& prefix,
+                                         size_t buffer) {
+  const std::string path = file.name();
   fs::FileStatus status;
   if (const int err = fs::status_of(file.fd(), status)) {
     cannot_open("cannot read output", path, err);
@@ -101,11 +98,7 @@ OutputWriter OutputWriter::open_at(const std::string& path, const OutputPrefix& 
                 "uninterrupted run; restore the output, or delete the checkpoint and start "
                 "over.");
   }
-  fs::File out;
-  if (const int err = fs::open_for_writing(path, out)) {
-    cannot_open("cannot open output", path + " to resume", err);
-  }
-  OutputWriter w(out.release(), path, true, prefix.bytes, buffer);
+  OutputWriter w(file.release(), path, true, prefix.bytes, buffer);
   w.hasher_ = std::move(hasher);
   w.records_ = prefix.records;
   w.stored_ = prefix;

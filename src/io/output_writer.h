@@ -19,6 +19,7 @@
 #include <memory>
 #include <string>
 
+#include "fs/file_ops.h"
 #include "gdedup/error.h"
 
 namespace gdedup::io {
@@ -50,12 +51,12 @@ class OutputWriter {
   // `what` names the file in messages.
   static OutputWriter create(const std::string& path, size_t buffer = kDefaultBuffer,
                              const std::string& what = "output");
-  // Opens an existing `path` to continue a run: checks that it starts with
-  // `prefix` (length and checksum), cuts it to prefix.bytes and writes from
-  // there. Throws gdedup::Error, leaving the file alone, when it does not:
-  // it is then not the output the checkpoint counted.
-  static OutputWriter open_at(const std::string& path, const OutputPrefix& prefix,
-                              size_t buffer = kDefaultBuffer);
+  // Continues a run in `file`, opened for reading and writing: checks that
+  // it starts with `prefix` (length and checksum), cuts it to prefix.bytes
+  // and writes from there. Throws gdedup::Error, leaving the file alone, when
+  // it does not: it is then not the output the checkpoint counted.
+  static OutputWriter continue_file(fs::File file, const OutputPrefix& prefix,
+                                    size_t buffer = kDefaultBuffer);
 
   // Writes to fd, named `name` in messages; closes it at close() when `owned`.
   // `offset` is what bytes_written() starts from.

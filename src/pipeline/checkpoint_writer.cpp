@@ -47,7 +47,7 @@ void CheckpointWriter::write(const uint32_t* words, const FilterParams& params,
     // kernel; an fsync through any descriptor of the file makes them
     // durable before the checkpoint that relies on them exists.
     if (!output_file_.is_open()) {
-      if (const int err = fs::open_for_reading(output_, output_file_)) {
+      if (const int err = fs::open_own_file(output_, output_file_)) {
         throw Error("cannot open output " + output_ + " to sync it: " + fs::error_text(err));
       }
     }

@@ -18,8 +18,9 @@ namespace gdedup::pipeline {
 
 class CheckpointWriter {
  public:
-  // `output` is the file whose bytes the states count ("" for none); it is
-  // fsynced before each checkpoint is written. `resumed` is the state a
+  // `output` is the file whose bytes the states count, the output's
+  // temporary file ("" for none); it is fsynced before each checkpoint is
+  // written. `resumed` is the state a
   // resumed run started from (null for a new run): its checkpoint is the
   // one a failure falls back to. Tests make a write fail through the
   // fs::Observer (tests/failing_replacement.h).

@@ -13,11 +13,11 @@
 #include <thread>
 
 #include "gdedup/checkpoint.h"
-#include "fs/file_status.h"
 #include "gdedup/error.h"
 #include "gdedup/layered_filter.h"
 #include "io/byte_source.h"
 #include "io/input_file.h"
+#include "io/output_file.h"
 #include "io/output_writer.h"
 #include "pipeline/batch_queue.h"
 #include "pipeline/batch_source.h"
@@ -78,9 +78,17 @@ bool keeps(Mode mode, uint8_t answer) {
   return false;
 }
 
-// What the output holds after a failure, in one sentence: the records
-// before the failure, never a partial one (OutputWriter cuts it off).
-std::string output_holdings(const io::OutputWriter& writer) {
+// What the output holds after a failure, in one sentence. An output written
+// in place holds the records before the failure, never a partial one
+// (OutputWriter cuts it off); a replaced one is as it was before the job.
+std::string output_holdings(const io::OutputFile& output) {
+  if (!output.in_place()) {
+    const std::string text = " The output " + output.path() + " was left as it was before the job";
+    if (!output.kept()) return text + ": the records went to a temporary file, now removed.";
+    return text + "; the records written so far stay in its temporary file " +
+           output.temporary() + ", which the checkpoint names, for a resume.";
+  }
+  const io::OutputWriter& writer = output.writer();
   const io::OutputPrefix stored = writer.stored();
   if (stored.bytes == 0) return " Nothing was written to " + writer.name() + ".";
   return " " + writer.name() + " holds the " + std::to_string(stored.records) +
@@ -89,9 +97,10 @@ std::string output_holdings(const io::OutputWriter& writer) {
 }
 
 // `unverified` is added when the failure is damaged compressed input: which
-// part of the output came from data that failed its check.
+// part of the output came from data that failed its check (none of it is
+// left when the temporary file is removed).
 [[noreturn]] void rethrow_saying_what_output_holds(std::exception_ptr failure,
-                                                  const io::OutputWriter* writer,
+                                                  const io::OutputFile* output,
                                                   const std::string& unverified) {
   try {
     std::rethrow_exception(failure);
@@ -100,11 +109,12 @@ std::string output_holdings(const io::OutputWriter& writer) {
   } catch (const UsageError&) {
     throw;
   } catch (const io::DamagedData& e) {
-    if (writer == nullptr) throw;
-    throw Error(e.what() + output_holdings(*writer) + unverified);
+    if (output == nullptr) throw;
+    const bool left = output->in_place() || output->kept();
+    throw Error(e.what() + output_holdings(*output) + (left ? unverified : ""));
   } catch (const Error& e) {
-    if (writer == nullptr) throw;
-    throw Error(e.what() + output_holdings(*writer));
+    if (output == nullptr) throw;
+    throw Error(e.what() + output_holdings(*output));
   }
 }
 
@@ -133,13 +143,18 @@ class Driver {
       stats_.dropped = resume->dropped;
       stats_.input_bytes = resume->input_bytes;
     }
-    std::optional<io::OutputWriter> writer;
+    std::optional<io::OutputFile> output;
     if (writes_output(options_.mode)) {
-      writer.emplace(resume ? io::OutputWriter::open_at(options_.output, resumed_output(*resume))
-                            : io::OutputWriter::create(options_.output));
+      output.emplace(resume ? io::OutputFile::resume(options_.output, resume->output_temporary,
+                                                     resumed_output(*resume))
+                            : io::OutputFile::create(options_.output));
+      base_state_.output_temporary = output->temporary();
     }
+    io::OutputWriter* writer = output ? &output->writer() : nullptr;
     std::optional<CheckpointWriter> checkpoints;
-    if (checkpointing) checkpoints.emplace(options_.checkpoint, base_state_.output, resume);
+    if (checkpointing) {
+      checkpoints.emplace(options_.checkpoint, base_state_.output_temporary, resume);
+    }
     last_checkpoint_records_ = stats_.records;
     last_checkpoint_time_ = Clock::now();
     progress_.input_size = total_input_size(options_.inputs);
@@ -169,13 +184,13 @@ class Driver {
           break;
         }
         if (!out->batch) break;
-        process(*out->batch, writer ? &*writer : nullptr);
+        process(*out->batch, writer);
         position_ = out->batch->end;
         free_batches.push(std::move(out->batch));
         if (stop_requested()) {
           stats_.interrupted = true;
           if (checkpoints) {
-            checkpoint(*checkpoints, writer ? &*writer : nullptr);
+            checkpoint(*checkpoints, output ? &*output : nullptr);
             checkpoints->wait();
           }
           break;
@@ -186,7 +201,7 @@ class Driver {
           // A record interval is kept even if that means waiting for the
           // previous write; a time interval just comes due again later.
           if (records_due() || (time_due() && !checkpoints->busy())) {
-            checkpoint(*checkpoints, writer ? &*writer : nullptr);
+            checkpoint(*checkpoints, output ? &*output : nullptr);
           }
         }
       }
@@ -199,27 +214,29 @@ class Driver {
     reader.join();
     hasher.join();
 
-    if (writer) {
+    if (output) {
       // Whatever was decided before a failure is written out, then the
       // failure is reported; a failing write is itself the failure.
       try {
-        writer->close();
+        output->close();
       } catch (...) {
         if (!failure) failure = std::current_exception();
       }
     }
-    if (!failure && checkpoints) {
-      try {
-        checkpoints->wait();
-        if (!stats_.interrupted && !options_.keep_checkpoint) checkpoints->remove();
-      } catch (...) {
-        failure = std::current_exception();
-      }
-      stats_.checkpoints = checkpoints->written();
+    // The output takes its name only once complete, and before the
+    // checkpoint goes: a crash between the two leaves the finished output.
+    const bool completed = !failure && !stats_.interrupted;
+    try {
+      if (!failure && checkpoints) checkpoints->wait();
+      if (completed && output) output->commit();
+      if (completed && checkpoints && !options_.keep_checkpoint) checkpoints->remove();
+    } catch (...) {
+      failure = std::current_exception();
     }
+    if (!failure && checkpoints) stats_.checkpoints = checkpoints->written();
     stats_.seconds = seconds();
     if (failure) {
-      rethrow_saying_what_output_holds(failure, writer ? &*writer : nullptr, unverified_output());
+      rethrow_saying_what_output_holds(failure, output ? &*output : nullptr, unverified_output());
     }
     report_progress();
     if (writer) stats_.output_bytes = writer->bytes_written();
@@ -363,8 +380,7 @@ class Driver {
         throw UsageError("checkpoints need the output in a file: standard output cannot be "
                          "cut back to a checkpoint's offset when the run is resumed");
       }
-      fs::FileStatus status;
-      if (fs::status_of_path(options_.output, status) == 0 && !status.regular()) {
+      if (io::replaced_file(options_.output).empty()) {
         throw UsageError("checkpoints need the output in a regular file: " + options_.output +
                          " is not a regular file, so a resumed run could not cut it back to "
                          "the checkpoint's offset");
@@ -403,8 +419,14 @@ class Driver {
 
   // Output first: the bytes the state counts reach the kernel here and the
   // disk (fsync) in the writer thread, before the checkpoint is written.
-  void checkpoint(CheckpointWriter& checkpoints, io::OutputWriter* writer) {
-    if (writer) writer->flush();
+  void checkpoint(CheckpointWriter& checkpoints, io::OutputFile* output) {
+    io::OutputWriter* writer = output ? &output->writer() : nullptr;
+    if (output) {
+      writer->flush();
+      // The checkpoint names the temporary file: from now on it outlives
+      // a failure and a second signal, for the resume.
+      output->keep_for_resume();
+    }
     backend_.sync_to_host();
     ResumeState state = base_state_;
     state.position = from_io(position_);

@@ -68,7 +68,8 @@ bool same_state(const gdedup::ResumeState& a, const gdedup::ResumeState& b) {
   }
   return a.mode == b.mode && a.format == b.format && a.keys.key == b.keys.key &&
          a.keys.delimiter == b.keys.delimiter && a.keys.normalize == b.keys.normalize &&
-         a.output == b.output && a.position.records == b.position.records &&
+         a.output == b.output && a.output_temporary == b.output_temporary &&
+         a.position.records == b.position.records &&
          a.position.offset == b.position.offset &&
          a.position.input_index == b.position.input_index &&
          a.position.input_offset == b.position.input_offset &&

@@ -242,6 +242,7 @@ void checkpoint_seeds() {
   state.keys.delimiter = "comma";
   state.keys.normalize = "url";
   state.output = "out.txt";
+  state.output_temporary = "out.txt.tmp.x7k2qa";
   state.inputs.push_back({"a.txt.gz", true, 1234, 1700000000123456789, 0x1122334455667788});
   state.inputs.push_back({"-", false, 0, 0, 0});
   state.position = {10, 300, 1, 20};

@@ -35,10 +35,13 @@ case_concurrent_resumes_never_share_a_checkpoint() {
   run_gdedup_failing_write 3 ck "${job[@]}"
   expect_status 1
   [ -f ck ] || { fail "no checkpoint to resume from"; return; }
-  cp ck ck.saved; cp out.txt out.saved
+  # The output so far is in its temporary file until a resume completes.
+  local temporary
+  temporary=$(compgen -G 'out.txt.tmp.*') || { fail "no temporary output: $(ls)"; return; }
+  cp ck ck.saved; cp "$temporary" out.saved
   local round ok refused=0 sa sb
   for round in $(seq 1 50); do
-    cp ck.saved ck; cp out.saved out.txt
+    cp ck.saved ck; cp out.saved "$temporary"; rm -f out.txt
     "$GDEDUP" "${job[@]}" --resume 2>err.a & local pa=$!
     "$GDEDUP" "${job[@]}" --resume 2>err.b & local pb=$!
     wait $pa; sa=$?
@@ -98,8 +101,8 @@ case_another_users_output_link_is_refused() {
   check_unchanged
 }
 
-# A full disk mid-record: the output is cut back to its last whole record,
-# the message says so and says what the output holds.
+# A full disk mid-record: the temporary file is cut back to its last whole
+# record and removed, the message says so, and no output is left.
 case_full_disk_leaves_whole_records() {
   mkdir small
   # Room for the first 2 MiB flush of the output, not for the second.
@@ -112,27 +115,9 @@ case_full_disk_leaves_whole_records() {
   expect_failure
   expect_message "No space left on device"
   expect_message "the incomplete record at its end was cut off"
-  [ -s small/out.txt ] || fail "the output is empty: the first flush should have fitted"
-  [ "$(tail -c 1 small/out.txt | od -An -c | tr -d ' ')" = '\n' ] || fail "the output ends inside a record"
-  head -n "$(wc -l <small/out.txt)" in.txt | cmp -s - small/out.txt ||
-    fail "the output is not the first records of the input"
+  expect_message "The output small/out.txt was left as it was before the job"
+  [ -z "$(ls small)" ] || fail "a failed job left files: $(ls small)"
   umount small
-}
-
-# Bytes changed inside what the checkpoint counted: the resume is refused
-# and the output left alone.
-case_resume_refuses_an_edited_output() {
-  distinct_urls 20000 https://g.example/ >in.txt
-  local job=(dedup --capacity 20000 in.txt -o out.txt --batch 1000 --checkpoint ck
-             --checkpoint-every 4000 -q)
-  run_gdedup_failing_write 2 ck "${job[@]}"
-  expect_status 1
-  printf 'X' | dd of=out.txt bs=1 seek=100 conv=notrunc status=none
-  snapshot out.txt ck
-  run_gdedup "${job[@]}" --resume
-  expect_failure
-  expect_message "are not those the interrupted run wrote"
-  check_unchanged
 }
 
 # --stats, -o, -f and --checkpoint named after an input or after each

@@ -63,12 +63,13 @@ case_endless_record_is_refused_at_the_limit() {
   expect_failure
   expect_message "standard input: record 1 (at byte offset 0) is longer than the record length limit of 67108864 bytes"
   [ ! -s z.txt ] || fail "part of the endless record was written"
-  # A smaller limit refuses sooner; records before the long one are kept.
+  # A smaller limit refuses sooner; records before the long one are
+  # streamed to standard output.
   { echo first; head -c 5000 /dev/zero; echo; echo last; } >in.txt
-  run_gdedup dedup --capacity 10 --max-record-length 4KiB in.txt -o out.txt
+  run_gdedup dedup --capacity 10 --max-record-length 4KiB in.txt
   expect_failure
   expect_message "in.txt: record 2 (at byte offset 6) is longer than the record length limit of 4096 bytes"
-  [ "$(cat out.txt)" = first ] || fail "the record before the long one was not written"
+  [ "$(cat "$SCRATCH/stdout")" = first ] || fail "the record before the long one was not written"
 }
 
 # The size estimate once read only the start of the input. Each shape below
@@ -144,13 +145,17 @@ case_filter_far_past_its_plan_exits_4() {
 
 # An input truncated while the job reads it: the job must fail loudly, not
 # end as if the file had been that short. The truncation comes once the
-# output shows the job is reading, with most of the input still ahead.
+# output's temporary file shows the job is reading, with most of the input
+# still ahead.
 case_input_truncated_while_read_fails() {
   seq 1 8000000 >in.txt
   "$GDEDUP" dedup -q --capacity 10M --batch 1000 in.txt -o out.txt >stdout 2>stderr &
   local pid=$!
   local tries=0
-  while [ ! -s out.txt ] && [ $tries -lt 500 ]; do sleep 0.01; tries=$((tries + 1)); done
+  while [ ! -s "$(compgen -G 'out.txt.tmp.*' | head -1)" ] && [ $tries -lt 500 ]; do
+    sleep 0.01
+    tries=$((tries + 1))
+  done
   truncate -s 1000000 in.txt
   wait "$pid"
   STATUS=$?
@@ -168,7 +173,8 @@ case_input_truncated_while_read_fails() {
 # Damage inside a gzip member is found only by the CRC at the member's end,
 # after its records were written: the message must say from which output
 # record and byte on the output may be damaged (the members before passed
-# their checks), and the job must fail.
+# their checks), and the job must fail. The output is standard output,
+# streamed as the job runs (an output file would be left as it was).
 case_damage_inside_a_gzip_member_names_the_suspect_output() {
   distinct_urls 100000 https://g.example/ >good.txt
   distinct_urls 100000 https://h.example/ >more.txt
@@ -179,18 +185,18 @@ case_damage_inside_a_gzip_member_names_the_suspect_output() {
   size=$(stat -c %s more.gz)
   printf '\x55' | dd of=more.gz bs=1 seek=$((size / 2)) conv=notrunc status=none
   cat good.gz more.gz >in.gz
-  run_gdedup dedup --capacity 1M in.gz -o out.txt
+  run_gdedup dedup --capacity 1M in.gz
   expect_failure
   expect_message "so from output record 100001 (byte offset $(stat -c %s good.txt)) on the output may hold damaged data; the 100000 records before it passed their checks."
-  cmp -s <(head -c "$(stat -c %s good.txt)" out.txt) good.txt ||
+  cmp -s <(head -c "$(stat -c %s good.txt)" "$SCRATCH/stdout") good.txt ||
     fail "the checked part of the output is not the first member's records"
   # Without --capacity the size estimate decodes the start of the file and
   # may meet the damage first: the job must still run up to it and say the
   # same, not stop before writing anything.
-  run_gdedup dedup in.gz -o auto.txt
+  run_gdedup dedup in.gz
   expect_failure
   expect_message "so from output record 100001 (byte offset $(stat -c %s good.txt)) on the output may hold damaged data"
-  cmp -s <(head -c "$(stat -c %s good.txt)" auto.txt) good.txt ||
+  cmp -s <(head -c "$(stat -c %s good.txt)" "$SCRATCH/stdout") good.txt ||
     fail "without --capacity, the checked records were not written"
 }
 

@@ -1,0 +1,148 @@
+#include "io/output_file.h"
+
+#include <utility>
+
+#include "fs/file_status.h"
+#include "fs/live_temporaries.h"
+#include "gdedup/error.h"
+
+namespace gdedup::io {
+namespace {
+
+// Mode 0666 less the umask, as open(2) gives a created file.
+constexpr uint32_t kNewFileMode = 0666;
+
+[[noreturn]] void cannot_create(const std::string& path, const std::string& reason) {
+  throw Error("cannot create output " + path + ": " + reason + ".");
+}
+
+[[noreturn]] void cannot_resume(const std::string& temporary, const std::string& path,
+                                const std::string& reason) {
+  throw Error("cannot resume output " + path + ": its temporary file " + temporary +
+              ", named by the checkpoint, " + reason);
+}
+
+}  // namespace
+
+std::string replaced_file(const std::string& path) {
+  if (path == "-") return "";
+  fs::FileStatus status;
+  if (fs::is_symbolic_link(path)) {
+    if (!fs::trusted_link(path)) return "";
+    const std::string real = fs::real_path(path);
+    if (real.empty() || fs::status_of_path(real, status) != 0) return "";
+    return status.regular() ? real : "";
+  }
+  if (fs::status_of_path(path, status) != 0) return path;  // a new file
+  return status.regular() ? path : "";
+}
+
+OutputFile::OutputFile(std::string path, std::string target, std::string temporary,
+                       OutputWriter writer)
+    : path_(std::move(path)),
+      target_(std::move(target)),
+      temporary_(std::move(temporary)),
+      writer_(std::move(writer)) {}
+
+OutputFile::OutputFile(OutputFile&& other) noexcept
+    : path_(std::move(other.path_)),
+      target_(std::move(other.target_)),
+      temporary_(std::exchange(other.temporary_, "")),
+      writer_(std::move(other.writer_)),
+      live_slot_(std::exchange(other.live_slot_, -1)),
+      kept_(other.kept_),
+      committed_(other.committed_) {}
+
+OutputFile OutputFile::create(const std::string& path, size_t buffer) {
+  const std::string target = replaced_file(path);
+  if (target.empty()) return OutputFile(path, "", "", OutputWriter::create(path, buffer));
+  fs::File temp;
+  if (const int err = fs::create_temp_beside(target, temp, kNewFileMode)) {
+    cannot_create(path, "creating a temporary file beside it in folder " +
+                            fs::containing_folder(target) + " failed: " + fs::error_text(err));
+  }
+  const std::string name = temp.name();
+  // The replaced file's permission bits, so that replacing it changes its
+  // contents only, as writing it in place did.
+  fs::FileStatus replaced;
+  int err = 0;
+  if (fs::status_of_path(target, replaced) == 0 &&
+      (err = fs::set_permissions(temp.fd(), replaced.permissions)) != 0) {
+    fs::unlink_file(name);
+    cannot_create(path, "setting the permissions of " + name + " failed: " +
+                            fs::error_text(err));
+  }
+  OutputFile out(path, target, name, OutputWriter(temp.release(), name, true, 0, buffer));
+  out.live_slot_ = fs::register_temporary(name);
+  return out;
+}
+
+OutputFile OutputFile::resume(const std::string& path, const std::string& temporary,
+                              const OutputPrefix& prefix, size_t buffer) {
+  fs::File file;
+  if (const int err = fs::open_own_file(temporary, file)) {
+    if (err == ENOENT) {
+      cannot_resume(temporary, path, "is missing: it was removed, or renamed over " + path +
+                                         " by a run that completed; delete the checkpoint "
+                                         "and run the job again without --resume.");
+    }
+    if (err == ELOOP) {
+      cannot_resume(temporary, path, "is a symbolic link, which gdedup never follows; it is "
+                                     "not the file the interrupted run wrote.");
+    }
+    cannot_resume(temporary, path, "cannot be opened: " + fs::error_text(err) + ".");
+  }
+  fs::FileStatus status;
+  if (const int err = fs::status_of(file.fd(), status)) {
+    cannot_resume(temporary, path, "cannot be read: " + fs::error_text(err) + ".");
+  }
+  if (!status.regular()) {
+    cannot_resume(temporary, path, "is not a regular file, so not the file the interrupted "
+                                   "run wrote.");
+  }
+  if (status.owner != fs::current_user()) {
+    cannot_resume(temporary, path, "belongs to user " + std::to_string(status.owner) +
+                                       ", not to the user running the job (" +
+                                       std::to_string(fs::current_user()) + "), so it is not "
+                                       "the file the interrupted run wrote.");
+  }
+  OutputWriter writer = OutputWriter::continue_file(std::move(file), prefix, buffer);
+  std::string target = replaced_file(path);
+  if (target.empty()) target = path;  // replaced meanwhile by a device: the rename says so
+  OutputFile out(path, target, temporary, std::move(writer));
+  out.kept_ = true;
+  return out;
+}
+
+OutputFile::~OutputFile() {
+  if (temporary_.empty() || committed_ || kept_) return;
+  fs::unlink_file(temporary_);
+  fs::forget_temporary(live_slot_);
+}
+
+void OutputFile::keep_for_resume() {
+  kept_ = true;
+  fs::forget_temporary(std::exchange(live_slot_, -1));
+}
+
+void OutputFile::close() {
+  if (!in_place()) writer_.sync();
+  writer_.close();
+}
+
+void OutputFile::commit() {
+  if (in_place()) return;
+  if (const int err = fs::rename_file(temporary_, target_)) {
+    throw Error("cannot complete output " + path_ + ": renaming " + temporary_ +
+                " over it failed: " + fs::error_text(err) + ".");
+  }
+  committed_ = true;
+  fs::forget_temporary(std::exchange(live_slot_, -1));
+  if (const int err = fs::sync_folder(target_)) {
+    throw Error("output " + path_ + " was written, but syncing its folder " +
+                fs::containing_folder(target_) + " failed, so it may not survive a crash: " +
+                fs::error_text(err) + ".");
+  }
+}
+
+}  // namespace gdedup::io

@@ -1,0 +1,81 @@
+// Where a job's output goes (DESIGN rule 5). A regular file, or a name not
+// taken yet, is written to a unique temporary file beside it, PATH.tmp.XXXXXX
+// (fs::create_temp_beside: O_EXCL | O_NOFOLLOW, so never through a link and
+// never shared), and renamed over PATH only when the job completes: a job
+// that fails, at its first record or its last, leaves the previous PATH as
+// it was. A trusted symbolic link (fs::trusted_link) to a regular file leads
+// to that file, which is replaced and the link kept. Standard output,
+// devices and pipes are written where they are, as a stream.
+//
+// The temporary file lives as long as a checkpoint may name it: it is removed
+// when the job fails (also by a signal that ends the process at once, through
+// the registry of live temporaries) unless keep_for_resume() handed it to a
+// checkpoint, and a resumed run reopens it with resume().
+#pragma once
+
+#include <string>
+
+#include "fs/file_ops.h"
+#include "io/output_writer.h"
+
+namespace gdedup::io {
+
+class OutputFile {
+ public:
+  // Starts the output at `path` ("-" is standard output). A new file gets
+  // mode 0666 less the umask, as any created file; a replaced one keeps the
+  // permission bits of the file it replaces.
+  static OutputFile create(const std::string& path,
+                           size_t buffer = OutputWriter::kDefaultBuffer);
+  // Continues the output of an interrupted run in `temporary`, its temporary
+  // file: opened without following a link, it must be a regular file of the
+  // user running the job that starts with `prefix`; it is cut to
+  // prefix.bytes. Throws gdedup::Error naming it otherwise, leaving it alone.
+  static OutputFile resume(const std::string& path, const std::string& temporary,
+                           const OutputPrefix& prefix,
+                           size_t buffer = OutputWriter::kDefaultBuffer);
+
+  OutputFile(OutputFile&& other) noexcept;
+  OutputFile& operator=(OutputFile&&) = delete;
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  // Removes the temporary file unless it was renamed or kept.
+  ~OutputFile();
+
+  OutputWriter& writer() { return writer_; }
+  const OutputWriter& writer() const { return writer_; }
+  // The name the output will have, and the file written meanwhile ("" when
+  // written in place).
+  const std::string& path() const { return path_; }
+  const std::string& temporary() const { return temporary_; }
+  bool in_place() const { return temporary_.empty(); }
+  // True once keep_for_resume() was called or the run was resumed.
+  bool kept() const { return kept_; }
+
+  // A checkpoint names the temporary file from now on: it outlives a failure
+  // and a signal, for --resume.
+  void keep_for_resume();
+  // Flushes and closes; a temporary file is fsynced first.
+  void close();
+  // After close(): renames the temporary file over the output and fsyncs the
+  // folder. Nothing to do for an output written in place.
+  void commit();
+
+ private:
+  OutputFile(std::string path, std::string target, std::string temporary, OutputWriter writer);
+
+  std::string path_;       // as the user gave it
+  std::string target_;     // what the rename replaces: path_, or a link's file
+  std::string temporary_;  // "" when written in place
+  OutputWriter writer_;
+  int live_slot_ = -1;  // in the registry of live temporaries (fs/live_temporaries.h)
+  bool kept_ = false;
+  bool committed_ = false;
+};
+
+// The file an output at `path` replaces: `path` itself, or the regular file
+// a trusted link at `path` leads to; "" when the output is written in place
+// (standard output, devices, pipes, a link to anything else).
+std::string replaced_file(const std::string& path);
+
+}  // namespace gdedup::io
