@@ -4,30 +4,14 @@
 #include <cmath>
 #include <limits>
 #include <string>
-#include <system_error>
 #include <thread>
 #include <utility>
-#include <vector>
 
+#include "core/bit_count.h"
 #include "core/host_memory.h"
 #include "gdedup/error.h"
 
 namespace gdedup {
-namespace {
-
-// Not under ThreadSanitizer: GCC instruments the clones' ifunc resolver,
-// which the dynamic loader runs before the sanitizer's runtime is set up,
-// and every program then crashes at startup.
-#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
-__attribute__((target_clones("popcnt", "default")))
-#endif
-uint64_t popcount_words(const uint64_t* p, uint64_t n) {
-  uint64_t total = 0;
-  for (uint64_t i = 0; i < n; ++i) total += static_cast<uint64_t>(__builtin_popcountll(p[i]));
-  return total;
-}
-
-}  // namespace
 
 void FilterParams::validate() const {
   if (!is_supported_layout(layout)) {
@@ -106,23 +90,7 @@ uint64_t Filter::count_set_bits() const {
   constexpr uint64_t kPerThread = uint64_t{8} << 20;  // 64 MiB of words
   const unsigned parts = static_cast<unsigned>(std::min<uint64_t>(
       std::max(1u, std::thread::hardware_concurrency()), n / kPerThread + 1));
-  if (parts == 1) return popcount_words(p, n);
-  std::vector<uint64_t> counts(parts);
-  std::vector<std::thread> workers;
-  try {
-    for (unsigned t = 0; t < parts; ++t) {
-      const uint64_t lo = n * t / parts, hi = n * (t + 1) / parts;
-      workers.emplace_back([&counts, p, t, lo, hi] { counts[t] = popcount_words(p + lo, hi - lo); });
-    }
-  } catch (const std::system_error&) {
-    // No memory for another thread's stack: count on this one.
-    for (auto& w : workers) w.join();
-    return popcount_words(p, n);
-  }
-  for (auto& w : workers) w.join();
-  uint64_t total = 0;
-  for (uint64_t c : counts) total += c;
-  return total;
+  return detail::count_set_bits(p, n, parts);
 }
 
 double Filter::estimated_keys() const {

@@ -1,8 +1,8 @@
 // The CPU backend. With T threads, thread o owns the blocks b with
-// floor(b * T / num_blocks) = o: every block has one owner, which probes the
-// block's keys in input order, so test_and_set is sequential for any T with
-// no locks and no atomics. A batch goes through three phases, all threads
-// working in each:
+// floor(b * T / num_blocks) = o (owner_partition.h): every block has one
+// owner, which probes the block's keys in input order, so test_and_set is
+// sequential for any T with no locks and no atomics. A batch goes through
+// three phases, all threads working in each:
 //   1. partition: thread t splits its slice of the batch by owner, keeping
 //      input order, and notes each key's owner;
 //   2. probe: owner o runs the keys for its blocks, slice 0's first, then
@@ -12,14 +12,15 @@
 // Every thread reads and writes only what its phase gives it, so no cache
 // line bounces between cores on every key. contains needs no ownership: the
 // keys are split in slices. The threads are the backend's own for its life
-// (thread_pool.h): a call hands them work instead of starting them.
+// (core/thread_pool.h): a call hands them work instead of starting them.
 #include <algorithm>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "cpu/kernels.h"
-#include "cpu/thread_pool.h"
+#include "core/owner_partition.h"
+#include "core/thread_pool.h"
 #include "gdedup/backend.h"
 #include "gdedup/error.h"
 
@@ -76,12 +77,6 @@ class CpuBackend final : public Backend {
   void sync_to_host() override {}
 
  private:
-  // The keys of one slice bound for one owner, in input order.
-  struct Bucket {
-    std::vector<uint64_t> fingerprints;
-    std::vector<uint8_t> answers;
-  };
-
   unsigned parts_for(uint64_t count) const {
     const uint64_t useful = std::max<uint64_t>(1, count / min_keys_per_thread_);
     return static_cast<unsigned>(std::min<uint64_t>(threads_, useful));
@@ -93,18 +88,19 @@ class CpuBackend final : public Backend {
     if (parts == 1) {
       return kernels_.test_and_set_run({filter_.words(), g, fingerprints, count, was_present});
     }
+    const detail::BlockOwners owners(g.num_blocks, parts);
     buckets_.resize(parts);
-    for (auto& row : buckets_) row.resize(parts);
-    owners_.resize(was_present != nullptr ? count : 0);
+    owner_of_key_.resize(was_present != nullptr ? count : 0);
     std::vector<uint64_t> fresh(parts, 0);
-    cpu::Barrier barrier(parts);
+    detail::Barrier barrier(parts);
     pool_.run(parts, [&](unsigned t) {
       const uint64_t lo = share_boundary(count, t, parts);
       const uint64_t hi = share_boundary(count, t + 1, parts);
-      partition(g, fingerprints, lo, hi, parts, buckets_[t], was_present != nullptr);
+      detail::partition_by_owner(owners, fingerprints, lo, hi, buckets_[t],
+                                 was_present != nullptr ? owner_of_key_.data() : nullptr);
       barrier.arrive_and_wait();
       for (unsigned s = 0; s < parts; ++s) {
-        Bucket& b = buckets_[s][t];
+        detail::OwnerBucket& b = buckets_[s][t];
         b.answers.resize(was_present != nullptr ? b.fingerprints.size() : 0);
         fresh[t] += kernels_.test_and_set_run(
             {filter_.words(), g, b.fingerprints.data(), b.fingerprints.size(),
@@ -112,35 +108,11 @@ class CpuBackend final : public Backend {
       }
       if (was_present == nullptr) return;
       barrier.arrive_and_wait();
-      scatter(lo, hi, parts, buckets_[t], was_present);
+      detail::scatter_answers(buckets_[t], owner_of_key_.data(), lo, hi, was_present);
     }, &barrier);
     uint64_t total = 0;
     for (uint64_t f : fresh) total += f;
     return total;
-  }
-
-  // Phase 1 for keys [lo, hi): each to its owner's bucket, in order.
-  void partition(const BlockGeometry& g, const uint64_t* fingerprints, uint64_t lo, uint64_t hi,
-                 unsigned parts, std::vector<Bucket>& row, bool note_owners) {
-    for (Bucket& b : row) {
-      b.fingerprints.clear();
-      b.fingerprints.reserve((hi - lo) / parts + (hi - lo) / 16 + 16);
-    }
-    for (uint64_t i = lo; i < hi; ++i) {
-      const uint64_t fp = fingerprints[i];
-      const auto owner = static_cast<unsigned>(
-          static_cast<unsigned __int128>(block_index(fp, g.num_blocks)) * parts / g.num_blocks);
-      row[owner].fingerprints.push_back(fp);
-      if (note_owners) owners_[i] = static_cast<uint8_t>(owner);
-    }
-  }
-
-  // Phase 3 for keys [lo, hi): answers back into input order.
-  void scatter(uint64_t lo, uint64_t hi, unsigned parts, const std::vector<Bucket>& row,
-               uint8_t* was_present) const {
-    std::vector<const uint8_t*> next(parts);
-    for (unsigned o = 0; o < parts; ++o) next[o] = row[o].answers.data();
-    for (uint64_t i = lo; i < hi; ++i) was_present[i] = *next[owners_[i]]++;
   }
 
   Filter& filter_;
@@ -148,9 +120,9 @@ class CpuBackend final : public Backend {
   unsigned threads_;
   uint64_t min_keys_per_thread_;
   // buckets_[slice][owner], reused across batches.
-  std::vector<std::vector<Bucket>> buckets_;
-  std::vector<uint8_t> owners_;  // owner of each key of the batch
-  cpu::ThreadPool pool_;  // the threads of every call, started once
+  std::vector<std::vector<detail::OwnerBucket>> buckets_;
+  std::vector<uint8_t> owner_of_key_;  // for the batch in progress
+  detail::ThreadPool pool_{"the CPU backend"};  // the threads of every call, started once
 };
 
 }  // namespace

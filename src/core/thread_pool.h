@@ -1,7 +1,8 @@
-// Threads that stay for the life of a CPU backend. Starting a thread costs
-// about 20 us; a backend that started its helpers on every call paid that
-// on every batch. The pool starts a helper the first time a call needs it
-// and keeps it, parked on a condition variable, until the pool ends.
+// Threads that stay for the life of their owner (a CPU backend, the bit
+// counter of filter.cpp). Starting a thread costs about 20 us; a backend
+// that started its helpers on every call paid that on every batch. The pool
+// starts a helper the first time a call needs it and keeps it, parked on a
+// condition variable, until the pool ends.
 #pragma once
 
 #include <condition_variable>
@@ -9,10 +10,12 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
-namespace gdedup::cpu {
+namespace gdedup::detail {
 
 // Lets the parts of one call wait for each other between phases
 // (std::barrier is C++20). abort() releases every waiter, now and later,
@@ -36,7 +39,9 @@ class Barrier {
 
 class ThreadPool {
  public:
-  ThreadPool() = default;
+  // `owner` names who runs the threads in the error of a refused thread
+  // ("the CPU backend").
+  explicit ThreadPool(std::string owner) : owner_(std::move(owner)) {}
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
   // Ends and joins the helpers.
@@ -55,6 +60,7 @@ class ThreadPool {
   void serve(unsigned part);
   void run_part(unsigned part);
 
+  const std::string owner_;
   std::mutex mutex_;
   std::condition_variable call_posted_;
   std::condition_variable parts_ended_;
@@ -69,4 +75,4 @@ class ThreadPool {
   std::exception_ptr failure_;
 };
 
-}  // namespace gdedup::cpu
+}  // namespace gdedup::detail

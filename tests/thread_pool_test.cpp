@@ -1,4 +1,4 @@
-// The CPU backend's thread pool: every part of every call runs once, on the
+// The thread pool of the CPU backend and the bit count: every part of every call runs once, on the
 // same helper thread from call to call, and a failing part is rethrown by
 // the caller with the other parts released from the barrier.
 #include <gtest/gtest.h>
@@ -8,13 +8,13 @@
 #include <thread>
 #include <vector>
 
-#include "cpu/thread_pool.h"
+#include "core/thread_pool.h"
 
-namespace gdedup::cpu {
+namespace gdedup::detail {
 namespace {
 
 TEST(ThreadPool, EveryPartRunsOnceOnTheSameThreadInEveryCall) {
-  ThreadPool pool;
+  ThreadPool pool("the test");
   std::vector<std::thread::id> first(8);
   pool.run(8, [&](unsigned t) { first[t] = std::this_thread::get_id(); }, nullptr);
   EXPECT_EQ(first[0], std::this_thread::get_id());
@@ -34,7 +34,7 @@ TEST(ThreadPool, EveryPartRunsOnceOnTheSameThreadInEveryCall) {
 }
 
 TEST(ThreadPool, AFailingPartIsRethrownAndReleasesTheOthersAtTheBarrier) {
-  ThreadPool pool;
+  ThreadPool pool("the test");
   for (unsigned failing = 0; failing < 4; ++failing) {
     Barrier barrier(4);
     std::atomic<int> released{0};
@@ -56,4 +56,4 @@ TEST(ThreadPool, AFailingPartIsRethrownAndReleasesTheOthersAtTheBarrier) {
 }
 
 }  // namespace
-}  // namespace gdedup::cpu
+}  // namespace gdedup::detail

@@ -1,11 +1,11 @@
-#include "cpu/thread_pool.h"
+#include "core/thread_pool.h"
 
 #include <string>
 #include <system_error>
 
 #include "gdedup/error.h"
 
-namespace gdedup::cpu {
+namespace gdedup::detail {
 
 void Barrier::arrive_and_wait() {
   std::unique_lock<std::mutex> lock(mutex_);
@@ -42,7 +42,7 @@ void ThreadPool::start_helpers(unsigned count) {
     try {
       helpers_.emplace_back([this, part] { serve(part); });
     } catch (const std::system_error& e) {
-      throw Error("cannot start the CPU backend's " + std::to_string(count + 1) +
+      throw Error("cannot start " + owner_ + "'s " + std::to_string(count + 1) +
                   " threads: the system refused a thread (" + e.code().message() +
                   "), for lack of memory (a limit such as ulimit -v) or over the process "
                   "limit; give a smaller --threads or allow more memory.");
@@ -104,4 +104,4 @@ void ThreadPool::run_part(unsigned part) {
   }
 }
 
-}  // namespace gdedup::cpu
+}  // namespace gdedup::detail

@@ -1,0 +1,48 @@
+#include "core/owner_partition.h"
+
+#include <string>
+
+#include "gdedup/error.h"
+
+namespace gdedup::detail {
+
+BlockOwners::BlockOwners(uint64_t num_blocks, unsigned owners)
+    : num_blocks_(num_blocks), owners_(owners) {
+  if (num_blocks == 0 || owners == 0 || owners > kMaxOwners) {
+    throw Error("cannot split " + std::to_string(num_blocks) + " blocks among " +
+                std::to_string(owners) + " owners; 1 to " + std::to_string(kMaxOwners) +
+                " owners of at least one block are possible");
+  }
+}
+
+uint64_t BlockOwners::first_block(unsigned owner) const {
+  // The least b with b * owners >= owner * num_blocks.
+  const unsigned __int128 scaled = static_cast<unsigned __int128>(owner) * num_blocks_;
+  return static_cast<uint64_t>((scaled + owners_ - 1) / owners_);
+}
+
+void partition_by_owner(const BlockOwners& owners, const uint64_t* fingerprints, uint64_t lo,
+                        uint64_t hi, std::vector<OwnerBucket>& row, uint8_t* owner_of_key) {
+  const unsigned parts = owners.owners();
+  row.resize(parts);
+  for (OwnerBucket& b : row) {
+    b.fingerprints.clear();
+    // A fair share and a little more keeps most buckets from growing again.
+    b.fingerprints.reserve((hi - lo) / parts + (hi - lo) / 16 + 16);
+  }
+  for (uint64_t i = lo; i < hi; ++i) {
+    const uint64_t fp = fingerprints[i];
+    const unsigned owner = owners.owner_of(fp);
+    row[owner].fingerprints.push_back(fp);
+    if (owner_of_key != nullptr) owner_of_key[i] = static_cast<uint8_t>(owner);
+  }
+}
+
+void scatter_answers(const std::vector<OwnerBucket>& row, const uint8_t* owner_of_key,
+                     uint64_t lo, uint64_t hi, uint8_t* answers) {
+  std::vector<const uint8_t*> next(row.size());
+  for (size_t o = 0; o < row.size(); ++o) next[o] = row[o].answers.data();
+  for (uint64_t i = lo; i < hi; ++i) answers[i] = *next[owner_of_key[i]]++;
+}
+
+}  // namespace gdedup::detail

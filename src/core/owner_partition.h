@@ -1,0 +1,63 @@
+// Keys split by the owner of their block, and answers put back in input
+// order. Owners hold contiguous ranges of blocks, so two owners never touch
+// the same bits: the CPU backend's threads are owners, and so are the shards
+// of a backend that spreads a filter over devices or machines. An owner that
+// runs its keys in input order gives each key the answer a single sequential
+// test_and_set would (docs/FORMAT.md, "Sequential semantics").
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "gdedup/layout.h"
+
+namespace gdedup::detail {
+
+// `owners` owners of `num_blocks` blocks: owner o holds the blocks b with
+// floor(b * owners / num_blocks) = o, which are the range
+// [first_block(o), first_block(o + 1)), num_blocks / owners blocks rounded up
+// or down.
+class BlockOwners {
+ public:
+  // An owner is noted in one byte per key (partition_by_owner).
+  static constexpr unsigned kMaxOwners = 256;
+
+  // Needs 1 <= owners <= kMaxOwners and num_blocks >= 1.
+  BlockOwners(uint64_t num_blocks, unsigned owners);
+
+  unsigned owners() const { return owners_; }
+  unsigned owner_of_block(uint64_t block) const {
+    return static_cast<unsigned>(static_cast<unsigned __int128>(block) * owners_ / num_blocks_);
+  }
+  unsigned owner_of(uint64_t fingerprint) const {
+    return owner_of_block(block_index(fingerprint, num_blocks_));
+  }
+  // The first block of `owner`; first_block(owners()) is num_blocks.
+  uint64_t first_block(unsigned owner) const;
+
+ private:
+  uint64_t num_blocks_;
+  unsigned owners_;
+};
+
+// The keys of one slice of a batch bound for one owner, in input order, and
+// the owner's answers for them. Reused from batch to batch.
+struct OwnerBucket {
+  std::vector<uint64_t> fingerprints;
+  std::vector<uint8_t> answers;
+};
+
+// Puts keys [lo, hi) of `fingerprints` into row[owner], in input order, after
+// clearing every bucket's keys; `row` gets owners.owners() buckets. When
+// `owner_of_key` is not null, owner_of_key[i] = the owner of key i, which
+// scatter_answers needs.
+void partition_by_owner(const BlockOwners& owners, const uint64_t* fingerprints, uint64_t lo,
+                        uint64_t hi, std::vector<OwnerBucket>& row, uint8_t* owner_of_key);
+
+// The inverse for answers: answers[i] for i in [lo, hi) = the next unread
+// answer of row[owner_of_key[i]], so each owner's answers return to their
+// keys' places.
+void scatter_answers(const std::vector<OwnerBucket>& row, const uint8_t* owner_of_key,
+                     uint64_t lo, uint64_t hi, uint8_t* answers);
+
+}  // namespace gdedup::detail
