@@ -65,6 +65,44 @@ TEST(CliBench, MeasuresTheGpuWhereTheBuildHasOne) {
       << r.out;
 }
 
+// Every registered backend is listed with whether it runs here; --backend
+// refuses other names and lists the registered ones.
+TEST(CliBench, ListsTheRegisteredBackends) {
+  REQUIRE_GDEDUP_BIN();
+  const cli_test::Result r = cli_test::run({"bench", "--list-backends"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "gpu    ")) << r.out;
+  ASSERT_TRUE(has(r.out, "cpu    ")) << r.out;
+  EXPECT_TRUE(has(r.out.substr(r.out.find("cpu    ")), "\n       available\n")) << r.out;
+  EXPECT_FALSE(has(r.out, "fingerprints")) << "measured with --list-backends: " << r.out;
+  const cli_test::Result bad = cli_test::run({"dedup", "--backend", "tpu"});
+  EXPECT_EQ(bad.status, 2) << bad.err;
+  EXPECT_TRUE(has(bad.err, "--backend tpu: expected auto, gpu or cpu")) << bad.err;
+  const cli_test::Result help = cli_test::run({"dedup", "--help"});
+  EXPECT_TRUE(has(help.out, "auto|gpu|cpu")) << help.out;
+}
+
+// --device picks the GPU backend's device; one past the last is refused
+// with its number and the number of devices (the stand-in has 1).
+TEST(CliBench, ADeviceThatIsNotThereIsRefused) {
+  if (cli_test::gpu_binary().empty()) GTEST_SKIP() << "this build has no GPU backend";
+  cli_test::RunSpec spec;
+  spec.bin = cli_test::gpu_binary();
+  spec.args = {"bench", "--keys", "20K", "--urls", "0", "--device", "0"};
+  cli_test::Result r = cli_test::run(spec);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "device 0")) << r.out;
+  spec.args = {"dedup", "--backend", "gpu", "--device", "7", "--capacity", "1000"};
+  spec.input = "a\nb\n";
+  r = cli_test::run(spec);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(has(r.err, "there is no CUDA device 7; this machine has 1 (0 to 0)")) << r.err;
+  const cli_test::Result cpu =
+      cli_test::run({"dedup", "--backend", "cpu", "--device", "1", "--capacity", "1000"});
+  EXPECT_EQ(cpu.status, 2) << cpu.err;
+  EXPECT_TRUE(has(cpu.err, "--device 1 has no effect with --backend cpu")) << cpu.err;
+}
+
 TEST(CliBench, JsonAndSkippedWorkloads) {
   REQUIRE_GDEDUP_BIN();
   const cli_test::Result r = cli_test::run({"bench", "--keys", "0", "--urls", "5K", "--json"});

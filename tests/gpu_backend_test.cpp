@@ -331,6 +331,38 @@ TEST(GpuAvailability, DescribesTheDeviceOrGivesAReason) {
   }
 }
 
+#if defined(GDEDUP_HAVE_CUDA)
+// A device number past the last one is refused, naming it and how many
+// devices there are (the stand-in has one: cudaGetDeviceCount reports 1 and
+// cudaSetDevice refuses any other number).
+TEST(GpuAvailability, ADeviceNumberPastTheLastIsRefusedWithTheCount) {
+  std::string why;
+  if (!gpu_available(&why)) GTEST_SKIP() << why;
+  int count = 0;
+  ASSERT_EQ(cudaGetDeviceCount(&count), cudaSuccess);
+  ASSERT_GE(count, 1);
+  const std::string expected = "there is no CUDA device " + std::to_string(count) +
+                               "; this machine has " + std::to_string(count) + " (0 to " +
+                               std::to_string(count - 1) + ").";
+  EXPECT_FALSE(gpu_available(&why, count));
+  EXPECT_EQ(why, expected);
+  EXPECT_FALSE(gpu_available(&why, -1));
+  Filter filter(FilterParams{64, {256, 8}, 1});
+  GpuOptions options;
+  options.device = count;
+  try {
+    make_gpu_backend(filter, options);
+    FAIL() << "make_gpu_backend ran on device " << count << " of " << count;
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), expected);
+  }
+  options.device = count - 1;
+  auto backend = make_gpu_backend(filter, options);
+  EXPECT_NE(backend->name().find("device " + std::to_string(count - 1)), std::string::npos)
+      << backend->name();
+}
+#endif
+
 // Skips without a usable GPU; fails instead where GDEDUP_REQUIRE_GPU is set
 // (bench/gpu_check.sh sets it), so a GPU run cannot pass by skipping.
 #define GDEDUP_REQUIRE_GPU()                                              \

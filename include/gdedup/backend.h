@@ -17,18 +17,42 @@ class Backend {
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
 
-  // Sets the bits of every key. Order-free.
-  virtual void add(const uint64_t* fingerprints, uint64_t count) = 0;
+  // Sets the bits of every key. Order-free. Counts `count` insertions.
+  void add(const uint64_t* fingerprints, uint64_t count) {
+    add_keys(fingerprints, count);
+    if (counters_ != nullptr) counters_->insertions += count;
+  }
   // present[i] = 1 when all bits of key i are set, else 0. Read-only.
   virtual void contains(const uint64_t* fingerprints, uint64_t count,
                         uint8_t* present) = 0;
   // Sequential semantics: for i = 0, 1, ... was_present[i] = whether all bits
   // of key i were set before it (including by keys j < i of this call), then
-  // sets them. Returns the number of keys that were new.
-  virtual uint64_t test_and_set(const uint64_t* fingerprints, uint64_t count,
-                                uint8_t* was_present) = 0;
+  // sets them. Returns the number of keys that were new, and counts them as
+  // insertions.
+  uint64_t test_and_set(const uint64_t* fingerprints, uint64_t count, uint8_t* was_present) {
+    const uint64_t fresh = test_and_set_keys(fingerprints, count, was_present);
+    if (counters_ != nullptr) counters_->insertions += fresh;
+    return fresh;
+  }
   // Makes filter.words() current (a device backend copies its bits back).
   virtual void sync_to_host() = 0;
+
+ protected:
+  // Insertions are counted here, by add and test_and_set, and nowhere else;
+  // implementations count nothing. A backend that holds the bits of a
+  // filter passes that filter's counters. A backend made of other backends
+  // counts each key once: in its own filter when it has one (shards, each
+  // with a filter of its own, count theirs too), or, without one (the layers
+  // of a growing filter), only through its parts (the default constructor).
+  explicit Backend(FilterCounters& counters) : counters_(&counters) {}
+  Backend() = default;
+
+  virtual void add_keys(const uint64_t* fingerprints, uint64_t count) = 0;
+  virtual uint64_t test_and_set_keys(const uint64_t* fingerprints, uint64_t count,
+                                     uint8_t* was_present) = 0;
+
+ private:
+  FilterCounters* counters_ = nullptr;
 };
 
 // Which CPU code runs the operations: the vector code (kAuto, kSimd) or the

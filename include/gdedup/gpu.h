@@ -50,6 +50,7 @@ void check_gpu_fits(uint64_t filter_bytes, const GpuOptions& options = {});
 // only a device backend offers.
 class GpuBackend : public Backend {
  public:
+  using Backend::Backend;
   // Set bits counted on the device, without copying the filter back.
   virtual uint64_t device_set_bits() = 0;
   // Keys per batch in use.

@@ -1,10 +1,10 @@
 #include "cli/backend_choice.h"
 
+#include <algorithm>
 #include <thread>
+#include <vector>
 
-#include "cli/numbers.h"
 #include "gdedup/error.h"
-#include "gdedup/gpu.h"
 
 namespace gdedup::cli {
 namespace {
@@ -18,35 +18,8 @@ unsigned default_threads() {
   return hardware > 2 ? hardware - 2 : 1;
 }
 
-ChosenBackend make_cpu(unsigned threads, Filter& filter, const std::string& why_not_gpu) {
-  const unsigned actual = threads != 0 ? threads : default_threads();
-  CpuOptions options;
-  options.threads = actual;
-  ChosenBackend chosen;
-  chosen.backend = make_cpu_backend(filter, options);
-  std::string name = chosen.backend->name();  // "cpu (AVX3)"
-  const std::string count = std::to_string(actual) + (actual == 1 ? " thread" : " threads");
-  if (!name.empty() && name.back() == ')') {
-    name.insert(name.size() - 1, ", " + count);
-  } else {
-    name += " (" + count + ")";
-  }
-  chosen.description = name;
-  if (!why_not_gpu.empty()) chosen.description += ": no GPU (" + why_not_gpu + ")";
-  return chosen;
-}
-
-ChosenBackend make_gpu(Filter& filter) {
-  const GpuDeviceInfo device = gpu_device_info();
-  ChosenBackend chosen;
-  chosen.backend = make_gpu_backend(filter);
-  chosen.description = "gpu (" + device.name + ", " + human_bytes(device.free_bytes) +
-                       " free before the filter)";
-  return chosen;
-}
-
-// The reason auto fell back to the CPU, without the advice to choose the CPU
-// that the GPU backend's messages end with: auto has just done that.
+// The reason auto passed a backend over, without the advice to choose the
+// CPU that the GPU backend's messages end with: auto has just done that.
 std::string fallback_reason(std::string text) {
   for (const char* advice : {"; use --backend cpu", "; update the driver or use --backend cpu",
                              " or use --backend cpu"}) {
@@ -59,20 +32,28 @@ std::string fallback_reason(std::string text) {
 
 }  // namespace
 
-ChosenBackend choose_backend(const std::string& which, unsigned threads, Filter& filter) {
-  if (which == "cpu") return make_cpu(threads, filter, "");
-  if (which == "gpu") return make_gpu(filter);
-  if (which != "auto") throw UsageError("--backend " + which + ": expected auto, cpu or gpu");
-  std::string why;
-  if (gpu_available(&why)) {
-    try {
-      check_gpu_fits(filter.params().bytes());
-      return make_gpu(filter);
-    } catch (const Error& e) {
-      why = e.what();
+MadeBackend choose_backend(const std::string& which, BackendOptions options, Filter& filter) {
+  if (options.threads == 0) options.threads = default_threads();
+  if (which != "auto") {
+    const BackendEntry* entry = find_backend(which);
+    if (entry == nullptr) {
+      throw UsageError("--backend " + which + ": expected auto or one of " + backend_names());
     }
+    return entry->make(filter, options);
   }
-  return make_cpu(threads, filter, fallback_reason(why));
+  std::vector<SkippedBackend> skipped;
+  const BackendEntry& entry = first_usable_backend(filter.params().bytes(), options, &skipped);
+  MadeBackend made = entry.make(filter, options);
+  for (const SkippedBackend& s : skipped) {
+    made.description += ": no " + s.name + " (" + fallback_reason(s.why) + ")";
+  }
+  return made;
+}
+
+std::string backend_choices_help() {
+  std::string help = "auto (the first usable of " + backend_names() + ")";
+  for (const BackendEntry& e : backend_registry()) help += "; " + e.name + ": " + e.summary;
+  return help;
 }
 
 }  // namespace gdedup::cli

@@ -1,23 +1,23 @@
-// --backend auto|cpu|gpu and --threads: which backend runs the filter.
+// --backend, --threads and --device: which registered backend runs the
+// filter (gdedup/backend_registry.h).
 #pragma once
 
-#include <memory>
 #include <string>
 
-#include "gdedup/backend.h"
+#include "gdedup/backend_registry.h"
 #include "gdedup/filter.h"
 
 namespace gdedup::cli {
 
-struct ChosenBackend {
-  std::unique_ptr<Backend> backend;
-  // For the console: "cpu (AVX3, 2 threads): no GPU (why)" or "gpu (NVIDIA ...)".
-  std::string description;
-};
+// auto takes the first registered backend that is available and fits the
+// filter (the GPU, else the CPU) and says in the description why it passed
+// over the others; a name insists: Error when that backend cannot run.
+// options.threads 0 means the hardware threads less the pipeline's two (at
+// least 1).
+MadeBackend choose_backend(const std::string& which, BackendOptions options, Filter& filter);
 
-// auto takes the GPU when gpu_available() and the filter fits in its free
-// memory, else the CPU, and says why. gpu insists: Error when it cannot run.
-// `threads` 0 means the hardware threads less the pipeline's two (at least 1).
-ChosenBackend choose_backend(const std::string& which, unsigned threads, Filter& filter);
+// "auto (the first usable of gpu, cpu), gpu: a CUDA device ..., cpu: ...",
+// for --backend's help.
+std::string backend_choices_help();
 
 }  // namespace gdedup::cli

@@ -23,6 +23,7 @@
 #include "cli/numbers.h"
 #include "cli/options.h"
 #include "fs/file_ops.h"
+#include "gdedup/backend_registry.h"
 #include "gdedup/error.h"
 #include "gdedup/gpu.h"
 #include "gdedup/pipeline.h"
@@ -38,7 +39,9 @@ struct BenchOptions {
   std::string urls = "2M";
   std::string fpr = "1e-4";
   unsigned threads = 0;
+  int device = 0;
   bool json = false;
+  bool list_backends = false;
 };
 
 uint64_t splitmix(uint64_t& state) {
@@ -73,10 +76,10 @@ std::vector<uint32_t> words_of(const Filter& filter) {
 }
 
 // test_and_set over all keys in batches, as the pipeline feeds a backend.
-Result run_fingerprints(const std::string& which, unsigned threads, const Plan& plan,
+Result run_fingerprints(const std::string& which, const BackendOptions& on, const Plan& plan,
                         const std::vector<uint64_t>& keys) {
   Filter filter = Filter::from_plan(plan);
-  ChosenBackend chosen = choose_backend(which, threads, filter);
+  MadeBackend chosen = choose_backend(which, on, filter);
   Result r;
   r.answers.resize(keys.size());
   const auto start = std::chrono::steady_clock::now();
@@ -109,10 +112,10 @@ std::string write_urls(uint64_t count) {
   return path;
 }
 
-Result run_urls(const std::string& which, unsigned threads, const Plan& plan,
+Result run_urls(const std::string& which, const BackendOptions& on, const Plan& plan,
                 const std::string& path, uint64_t count) {
   Filter filter = Filter::from_plan(plan);
-  ChosenBackend chosen = choose_backend(which, threads, filter);
+  MadeBackend chosen = choose_backend(which, on, filter);
   PipelineOptions options;
   options.inputs = {path};
   options.output = "/dev/null";
@@ -160,7 +163,22 @@ void check_same(const Result& cpu, const Result& gpu) {
   }
 }
 
+// Two lines a backend: its name and what it runs on, then whether it can
+// run here, or why not.
+int list_backends(const BenchOptions& options) {
+  BackendOptions on;
+  on.device = options.device;
+  for (const BackendEntry& e : backend_registry()) {
+    std::string why_not;
+    const bool available = e.available(on, &why_not);
+    std::printf("%-6s %s\n       %s\n", e.name.c_str(), e.summary.c_str(),
+                available ? "available" : ("unavailable: " + why_not).c_str());
+  }
+  return 0;
+}
+
 int run_bench(const BenchOptions& options) {
+  if (options.list_backends) return list_backends(options);
   const uint64_t key_count = parse_count(options.keys, "--keys");
   const uint64_t url_count = parse_count(options.urls, "--urls");
   if (key_count == 0 && url_count == 0) {
@@ -168,8 +186,11 @@ int run_bench(const BenchOptions& options) {
                      "give one of them a count");
   }
   const double fpr = parse_fpr(options.fpr, "--fpr");
+  BackendOptions on;
+  on.threads = options.threads;
+  on.device = options.device;
   std::string why_not;
-  const bool gpu = gpu_available(&why_not);
+  const bool gpu = gpu_available(&why_not, options.device);
 
   std::vector<Measurement> rows;
   std::vector<std::string> ratios;
@@ -193,18 +214,18 @@ int run_bench(const BenchOptions& options) {
       const uint64_t r = splitmix(state);
       keys[i] = (i > 0 && (r & 3) == 0) ? keys[(r >> 2) % i] : r;
     }
-    const Result cpu = run_fingerprints("cpu", options.threads, plan, keys);
+    const Result cpu = run_fingerprints("cpu", on, plan, keys);
     std::unique_ptr<Result> on_gpu;
-    if (gpu) on_gpu = std::make_unique<Result>(run_fingerprints("gpu", options.threads, plan, keys));
+    if (gpu) on_gpu = std::make_unique<Result>(run_fingerprints("gpu", on, plan, keys));
     compare(cpu, on_gpu.get());
   }
   if (url_count > 0) {
     const std::string path = write_urls(url_count);
     try {
       const Plan plan = plan_for_capacity(url_count, fpr);
-      const Result cpu = run_urls("cpu", options.threads, plan, path, url_count);
+      const Result cpu = run_urls("cpu", on, plan, path, url_count);
       std::unique_ptr<Result> on_gpu;
-      if (gpu) on_gpu = std::make_unique<Result>(run_urls("gpu", options.threads, plan, path, url_count));
+      if (gpu) on_gpu = std::make_unique<Result>(run_urls("gpu", on, plan, path, url_count));
       compare(cpu, on_gpu.get());
     } catch (...) {
       std::remove(path.c_str());
@@ -231,6 +252,14 @@ Action add_bench_command(CLI::App& app) {
   sub->add_option("--fpr", options->fpr, "False-positive rate the filters are planned for (default 1e-4)")
       ->group(kGroupSizing);
   add_threads_option(*sub, options->threads, "CPU backend threads (default: as for dedup)");
+  sub->add_option("--device", options->device, "The GPU backend's CUDA device (default 0)")
+      ->type_name("N")
+      ->check(CLI::Range(0, 4095).description(""))
+      ->group(kGroupBackend);
+  sub->add_flag("--list-backends", options->list_backends,
+                "List the registered backends, whether each can run here and why not, and "
+                "measure nothing")
+      ->group(kGroupOutput);
   sub->add_flag("--json", options->json, "Print the measurements as a JSON object")->group(kGroupOutput);
   sub->footer(
       "Each workload runs on the CPU and, when a GPU is usable, on the GPU; the two must leave "

@@ -137,15 +137,22 @@ bool growth_chosen(const JobOptions& o, JobKind kind, const SizingRequest& reque
   return fixed_by.empty();
 }
 
+BackendOptions backend_options(const JobOptions& o) {
+  BackendOptions options;
+  options.threads = o.threads;
+  options.device = o.device;
+  return options;
+}
+
 JobFilter fixed_filter(const JobOptions& o, JobKind kind, const SizingRequest& request,
                        InputFormat format) {
-  return JobFilter(starting_point(o, kind, request, format), o.backend, o.threads);
+  return JobFilter(starting_point(o, kind, request, format), o.backend, backend_options(o));
 }
 
 JobFilter growing_filter(const JobOptions& o, const SizingRequest& request, InputFormat format,
                          uint64_t max_memory) {
   const GrowthRule rule = plan_growth(request, o.inputs, format);
-  JobFilter job(rule, o.backend, o.threads);
+  JobFilter job(rule, o.backend, backend_options(o));
   LayeredFilter& filter = *job.growing();
   if (max_memory != 0) {
     if (filter.bytes() > max_memory) {

@@ -4,21 +4,22 @@
 
 namespace gdedup::cli {
 
-JobFilter::JobFilter(Checkpoint start, const std::string& which, unsigned threads)
+JobFilter::JobFilter(Checkpoint start, const std::string& which, const BackendOptions& options)
     : start_(std::move(start)) {
   // Chosen for the filter where it now lives: a backend works on it in place.
-  ChosenBackend chosen = choose_backend(which, threads, start_->filter);
+  MadeBackend chosen = choose_backend(which, options, start_->filter);
   backend_ = std::move(chosen.backend);
   description_ = std::move(chosen.description);
 }
 
-JobFilter::JobFilter(const GrowthRule& rule, const std::string& which, unsigned threads) {
+JobFilter::JobFilter(const GrowthRule& rule, const std::string& which,
+                     const BackendOptions& options) {
   // The first layer's choice describes the job; `auto` takes the GPU for a
   // layer only while it fits, and every backend gives the same bytes.
   auto first = std::make_shared<std::string>();
   growing_ = std::make_unique<LayeredFilter>(
-      rule, kDefaultSeed, [which, threads, first](Filter& layer) {
-        ChosenBackend chosen = choose_backend(which, threads, layer);
+      rule, kDefaultSeed, [which, options, first](Filter& layer) {
+        MadeBackend chosen = choose_backend(which, options, layer);
         if (first->empty()) *first = chosen.description;
         return std::move(chosen.backend);
       });

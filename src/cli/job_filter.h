@@ -17,10 +17,10 @@ namespace gdedup::cli {
 
 class JobFilter {
  public:
-  // Backends come from choose_backend(which, threads, ...): for the filter
+  // Backends come from choose_backend(which, options, ...): for the filter
   // of `start`, or for each layer of a filter growing by `rule`.
-  JobFilter(Checkpoint start, const std::string& which, unsigned threads);
-  JobFilter(const GrowthRule& rule, const std::string& which, unsigned threads);
+  JobFilter(Checkpoint start, const std::string& which, const BackendOptions& options);
+  JobFilter(const GrowthRule& rule, const std::string& which, const BackendOptions& options);
 
   // "cpu (AVX2, 2 threads)" and why, for the console.
   const std::string& description() const { return description_; }

@@ -1,5 +1,7 @@
 #include "cli/options.h"
 
+#include "cli/backend_choice.h"
+#include "gdedup/backend_registry.h"
 #include "gdedup/error.h"
 #include "keys/key_spec.h"
 #include "keys/normalize_rules.h"
@@ -106,11 +108,22 @@ CLI::Option* add_threads_option(CLI::App& app, unsigned& threads, const std::str
 }
 
 void add_backend_options(CLI::App& app, JobOptions& options) {
+  std::vector<std::string> choices{"auto"};
+  std::string names = "auto";
+  for (const BackendEntry& e : backend_registry()) {
+    choices.push_back(e.name);
+    names += "|" + e.name;
+  }
   app.add_option("--backend", options.backend,
-                 "Where the filter runs: auto (the GPU when one is usable and the filter fits, "
-                 "else the CPU), cpu or gpu")
-      ->type_name("auto|cpu|gpu")
-      ->check(CLI::IsMember({"auto", "cpu", "gpu"}).description(""))
+                 "Where the filter runs: " + backend_choices_help() + ". auto says which it "
+                 "took and why")
+      ->type_name(names)
+      ->check(CLI::IsMember(choices).description(""))
+      ->group(kGroupBackend);
+  app.add_option("--device", options.device,
+                 "GPU backend: the CUDA device to run on, from 0 (default 0)")
+      ->type_name("N")
+      ->check(CLI::Range(0, 4095).description(""))
       ->group(kGroupBackend);
   add_threads_option(app, options.threads,
                      "CPU backend threads (default: the hardware threads less the two the pipeline uses for reading and hashing, at least 1)");
@@ -158,6 +171,10 @@ void refuse_ignored_options(const CLI::App& command, const JobOptions& o) {
   if (given(command, "--threads") && o.backend == "gpu") {
     throw UsageError("--threads " + std::to_string(o.threads) + " has no effect with --backend "
                      "gpu: it sets the CPU backend's threads; drop --threads");
+  }
+  if (given(command, "--device") && o.backend == "cpu") {
+    throw UsageError("--device " + std::to_string(o.device) + " has no effect with --backend "
+                     "cpu: it chooses the GPU backend's device; drop --device");
   }
 }
 

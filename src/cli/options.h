@@ -45,6 +45,7 @@ struct JobOptions {
   std::string max_record_length;  // "" for the default
   std::string backend = "auto";
   unsigned threads = 0;  // 0: the hardware threads less the pipeline's two, at least 1
+  int device = 0;        // --device: the GPU backend's CUDA device
   std::string batch;
   std::string stats_path;
   bool quiet = false;

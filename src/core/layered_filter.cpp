@@ -36,22 +36,25 @@ namespace {
 
 class LayeredBackend final : public Backend {
  public:
+  // Counts nothing itself: each layer's backend counts in its layer.
   explicit LayeredBackend(LayeredFilter& filter) : filter_(filter) {}
   std::string name() const override {
     return filter_.backend(0).name();
   }
-  void add(const uint64_t* fingerprints, uint64_t count) override {
-    scratch_.resize(count);
-    filter_.test_and_set(fingerprints, count, scratch_.data());
-  }
   void contains(const uint64_t* fingerprints, uint64_t count, uint8_t* present) override {
     filter_.contains(fingerprints, count, present);
   }
-  uint64_t test_and_set(const uint64_t* fingerprints, uint64_t count,
-                        uint8_t* was_present) override {
+  void sync_to_host() override { filter_.sync_to_host(); }
+
+ protected:
+  void add_keys(const uint64_t* fingerprints, uint64_t count) override {
+    scratch_.resize(count);
+    filter_.test_and_set(fingerprints, count, scratch_.data());
+  }
+  uint64_t test_and_set_keys(const uint64_t* fingerprints, uint64_t count,
+                             uint8_t* was_present) override {
     return filter_.test_and_set(fingerprints, count, was_present);
   }
-  void sync_to_host() override { filter_.sync_to_host(); }
 
  private:
   LayeredFilter& filter_;

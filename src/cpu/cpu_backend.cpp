@@ -36,7 +36,8 @@ uint64_t share_boundary(uint64_t total, unsigned part, unsigned parts) {
 class CpuBackend final : public Backend {
  public:
   CpuBackend(Filter& filter, const CpuOptions& options)
-      : filter_(filter),
+      : Backend(filter.counters()),
+        filter_(filter),
         kernels_(options.kernel == CpuKernel::kScalar ? cpu::Arith::kScalar : cpu::Arith::kSimd,
                  options.simd_target),
         min_keys_per_thread_(std::max<uint64_t>(1, options.min_keys_per_thread)) {
@@ -52,18 +53,6 @@ class CpuBackend final : public Backend {
                                                  : "cpu (scalar)";
   }
 
-  void add(const uint64_t* fingerprints, uint64_t count) override {
-    run_owned(fingerprints, count, nullptr);
-    filter_.counters().insertions += count;
-  }
-
-  uint64_t test_and_set(const uint64_t* fingerprints, uint64_t count,
-                        uint8_t* was_present) override {
-    const uint64_t fresh = run_owned(fingerprints, count, was_present);
-    filter_.counters().insertions += fresh;
-    return fresh;
-  }
-
   void contains(const uint64_t* fingerprints, uint64_t count, uint8_t* present) override {
     const unsigned parts = parts_for(count);
     pool_.run(parts, [&](unsigned t) {
@@ -75,6 +64,16 @@ class CpuBackend final : public Backend {
   }
 
   void sync_to_host() override {}
+
+ protected:
+  void add_keys(const uint64_t* fingerprints, uint64_t count) override {
+    run_owned(fingerprints, count, nullptr);
+  }
+
+  uint64_t test_and_set_keys(const uint64_t* fingerprints, uint64_t count,
+                             uint8_t* was_present) override {
+    return run_owned(fingerprints, count, was_present);
+  }
 
  private:
   unsigned parts_for(uint64_t count) const {

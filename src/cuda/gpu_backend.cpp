@@ -173,7 +173,7 @@ class CudaBackend final : public GpuBackend {
  public:
   CudaBackend(Filter& filter, const GpuOptions& options)
       // use_device runs first, before any member touches the runtime.
-      : filter_(filter), device_(use_device(options.device)) {
+      : GpuBackend(filter.counters()), filter_(filter), device_(use_device(options.device)) {
     const FilterParams& params = filter.params();
     const uint64_t filter_bytes = params.bytes();
     const uint64_t free_bytes = free_device_bytes();
@@ -214,20 +214,8 @@ class CudaBackend final : public GpuBackend {
     return "cuda (" + device_name_ + ", device " + std::to_string(device_) + ")";
   }
 
-  void add(const uint64_t* fingerprints, uint64_t count) override {
-    run(Op::kAdd, fingerprints, count, nullptr);
-    filter_.counters().insertions += count;
-  }
-
   void contains(const uint64_t* fingerprints, uint64_t count, uint8_t* present) override {
     run(Op::kContains, fingerprints, count, present);
-  }
-
-  uint64_t test_and_set(const uint64_t* fingerprints, uint64_t count,
-                        uint8_t* was_present) override {
-    const uint64_t fresh = run(Op::kTestAndSet, fingerprints, count, was_present);
-    filter_.counters().insertions += fresh;
-    return fresh;
   }
 
   void sync_to_host() override {
@@ -252,6 +240,16 @@ class CudaBackend final : public GpuBackend {
   uint64_t batch_keys() const override { return batch_; }
 
   uint32_t* device_words() override { return words_.get(); }
+
+ protected:
+  void add_keys(const uint64_t* fingerprints, uint64_t count) override {
+    run(Op::kAdd, fingerprints, count, nullptr);
+  }
+
+  uint64_t test_and_set_keys(const uint64_t* fingerprints, uint64_t count,
+                             uint8_t* was_present) override {
+    return run(Op::kTestAndSet, fingerprints, count, was_present);
+  }
 
  private:
   enum class Op { kAdd, kContains, kTestAndSet };
