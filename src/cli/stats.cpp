@@ -3,9 +3,7 @@
 #include <cstdio>
 
 #include "cli/numbers.h"
-#include "cli/preflight.h"
-#include "fs/replacement.h"
-#include "io/output_writer.h"
+#include "io/output_file.h"
 
 namespace gdedup::cli {
 namespace {
@@ -81,16 +79,14 @@ std::string summary_line(const JobReport& r) {
   return line;
 }
 
+// As the output: a new or regular file through a temporary file and a
+// rename, the file a trusted link leads to likewise (the link kept), a
+// device or pipe (/dev/stdout) in place.
 void write_stats_file(const std::string& path, const std::string& text) {
-  if (writes_in_place(path)) {
-    io::OutputWriter out = io::OutputWriter::create(path, text.size() + 1, "statistics file");
-    out.write(text.data(), text.size());
-    out.close();
-    return;
-  }
-  fs::Replacement file(path, "cannot write statistics file " + path);
-  file.write(text.data(), text.size());
-  file.commit();
+  io::OutputFile out = io::OutputFile::create(path, text.size() + 1, "statistics file");
+  out.writer().write(text.data(), text.size());
+  out.close();
+  out.commit();
 }
 
 }  // namespace gdedup::cli

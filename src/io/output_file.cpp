@@ -12,8 +12,9 @@ namespace {
 // Mode 0666 less the umask, as open(2) gives a created file.
 constexpr uint32_t kNewFileMode = 0666;
 
-[[noreturn]] void cannot_create(const std::string& path, const std::string& reason) {
-  throw Error("cannot create output " + path + ": " + reason + ".");
+[[noreturn]] void cannot_create(const std::string& what, const std::string& path,
+                                const std::string& reason) {
+  throw Error("cannot create " + what + " " + path + ": " + reason + ".");
 }
 
 [[noreturn]] void cannot_resume(const std::string& temporary, const std::string& path,
@@ -37,15 +38,17 @@ std::string replaced_file(const std::string& path) {
   return status.regular() ? path : "";
 }
 
-OutputFile::OutputFile(std::string path, std::string target, std::string temporary,
-                       OutputWriter writer)
-    : path_(std::move(path)),
+OutputFile::OutputFile(std::string what, std::string path, std::string target,
+                       std::string temporary, OutputWriter writer)
+    : what_(std::move(what)),
+      path_(std::move(path)),
       target_(std::move(target)),
       temporary_(std::move(temporary)),
       writer_(std::move(writer)) {}
 
 OutputFile::OutputFile(OutputFile&& other) noexcept
-    : path_(std::move(other.path_)),
+    : what_(std::move(other.what_)),
+      path_(std::move(other.path_)),
       target_(std::move(other.target_)),
       temporary_(std::exchange(other.temporary_, "")),
       writer_(std::move(other.writer_)),
@@ -53,12 +56,14 @@ OutputFile::OutputFile(OutputFile&& other) noexcept
       kept_(other.kept_),
       committed_(other.committed_) {}
 
-OutputFile OutputFile::create(const std::string& path, size_t buffer) {
+OutputFile OutputFile::create(const std::string& path, size_t buffer, const std::string& what) {
   const std::string target = replaced_file(path);
-  if (target.empty()) return OutputFile(path, "", "", OutputWriter::create(path, buffer));
+  if (target.empty()) {
+    return OutputFile(what, path, "", "", OutputWriter::create(path, buffer, what));
+  }
   fs::File temp;
   if (const int err = fs::create_temp_beside(target, temp, kNewFileMode)) {
-    cannot_create(path, "creating a temporary file beside it in folder " +
+    cannot_create(what, path, "creating a temporary file beside it in folder " +
                             fs::containing_folder(target) + " failed: " + fs::error_text(err));
   }
   const std::string name = temp.name();
@@ -69,10 +74,10 @@ OutputFile OutputFile::create(const std::string& path, size_t buffer) {
   if (fs::status_of_path(target, replaced) == 0 &&
       (err = fs::set_permissions(temp.fd(), replaced.permissions)) != 0) {
     fs::unlink_file(name);
-    cannot_create(path, "setting the permissions of " + name + " failed: " +
+    cannot_create(what, path, "setting the permissions of " + name + " failed: " +
                             fs::error_text(err));
   }
-  OutputFile out(path, target, name, OutputWriter(temp.release(), name, true, 0, buffer));
+  OutputFile out(what, path, target, name, OutputWriter(temp.release(), name, true, 0, buffer));
   out.live_slot_ = fs::register_temporary(name);
   return out;
 }
@@ -109,7 +114,7 @@ OutputFile OutputFile::resume(const std::string& path, const std::string& tempor
   OutputWriter writer = OutputWriter::continue_file(std::move(file), prefix, buffer);
   std::string target = replaced_file(path);
   if (target.empty()) target = path;  // replaced meanwhile by a device: the rename says so
-  OutputFile out(path, target, temporary, std::move(writer));
+  OutputFile out("output", path, target, temporary, std::move(writer));
   out.kept_ = true;
   return out;
 }
@@ -133,13 +138,13 @@ void OutputFile::close() {
 void OutputFile::commit() {
   if (in_place()) return;
   if (const int err = fs::rename_file(temporary_, target_)) {
-    throw Error("cannot complete output " + path_ + ": renaming " + temporary_ +
+    throw Error("cannot complete " + what_ + " " + path_ + ": renaming " + temporary_ +
                 " over it failed: " + fs::error_text(err) + ".");
   }
   committed_ = true;
   fs::forget_temporary(std::exchange(live_slot_, -1));
   if (const int err = fs::sync_folder(target_)) {
-    throw Error("output " + path_ + " was written, but syncing its folder " +
+    throw Error(what_ + " " + path_ + " was written, but syncing its folder " +
                 fs::containing_folder(target_) + " failed, so it may not survive a crash: " +
                 fs::error_text(err) + ".");
   }

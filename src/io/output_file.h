@@ -24,9 +24,10 @@ class OutputFile {
  public:
   // Starts the output at `path` ("-" is standard output). A new file gets
   // mode 0666 less the umask, as any created file; a replaced one keeps the
-  // permission bits of the file it replaces.
+  // permission bits of the file it replaces. `what` names it in messages.
   static OutputFile create(const std::string& path,
-                           size_t buffer = OutputWriter::kDefaultBuffer);
+                           size_t buffer = OutputWriter::kDefaultBuffer,
+                           const std::string& what = "output");
   // Continues the output of an interrupted run in `temporary`, its temporary
   // file: opened without following a link, it must be a regular file of the
   // user running the job that starts with `prefix`; it is cut to
@@ -62,8 +63,10 @@ class OutputFile {
   void commit();
 
  private:
-  OutputFile(std::string path, std::string target, std::string temporary, OutputWriter writer);
+  OutputFile(std::string what, std::string path, std::string target, std::string temporary,
+             OutputWriter writer);
 
+  std::string what_;       // "output", "statistics file": for messages
   std::string path_;       // as the user gave it
   std::string target_;     // what the rename replaces: path_, or a link's file
   std::string temporary_;  // "" when written in place

@@ -161,11 +161,34 @@ case_output_permissions_and_links() {
   mkdir real
   echo old >real/target.txt
   ln -s real/target.txt link.txt
+  local inode
+  inode=$(stat -c %i real/target.txt)
   run_gdedup dedup -q in.txt -o link.txt
   expect_status 0
   [ -L link.txt ] || fail "link.txt is no longer a link"
   cmp -s in.txt real/target.txt || fail "the file link.txt leads to does not hold the output"
+  [ "$(stat -c %i real/target.txt)" != "$inode" ] || fail "real/target.txt was written in place"
   compgen -G 'real/target.txt.tmp.*' >/dev/null && fail "a temporary file was left: $(ls real)"
+}
+
+# --stats follows the same rule: through a link to a regular file, that file
+# is replaced by a new one (a new inode; written in place, it would keep
+# its inode and be cut first), the link stays, and so does its mode.
+case_stats_through_a_link_replace_the_file() {
+  distinct_urls 100 https://s.example/ >in.txt
+  mkdir real
+  echo '{"old": true}' >real/s.json
+  chmod 640 real/s.json
+  ln -s real/s.json s.json
+  local inode
+  inode=$(stat -c %i real/s.json)
+  run_gdedup dedup -q in.txt -o out.txt --stats s.json
+  expect_status 0
+  [ -L s.json ] || fail "s.json is no longer a link"
+  grep -q '"records": *100' real/s.json || fail "real/s.json does not hold the statistics"
+  [ "$(stat -c %i real/s.json)" != "$inode" ] || fail "real/s.json was written in place"
+  [ "$(stat -c %a real/s.json)" = 640 ] || fail "real/s.json changed mode"
+  compgen -G 'real/s.json.tmp.*' >/dev/null && fail "a temporary file was left: $(ls real)"
 }
 
 # Exit 4 (a filter far past its plan) has written everything it promised to
