@@ -325,17 +325,11 @@ struct RandomKey {
 // layout gets its own unrolled code.
 template <class Fn>
 void dispatch_layout(const FilterRef& f, Fn&& fn) {
-  using W8 = std::integral_constant<uint32_t, 8>;
-  using W16 = std::integral_constant<uint32_t, 16>;
-  using P1 = std::integral_constant<uint32_t, 1>;
-  using P2 = std::integral_constant<uint32_t, 2>;
-  if (f.block_words == 8 && f.bits_per_word == 1) return fn(W8{}, P1{});
-  if (f.block_words == 8 && f.bits_per_word == 2) return fn(W8{}, P2{});
-  if (f.block_words == 16 && f.bits_per_word == 1) return fn(W16{}, P1{});
-  if (f.block_words == 16 && f.bits_per_word == 2) return fn(W16{}, P2{});
-  throw Error("the CUDA kernels have no layout with " + std::to_string(f.block_words) +
-              " words per block and " + std::to_string(f.bits_per_word) +
-              " bits per word; supported are 8 or 16 words with 1 or 2 bits.");
+  dispatch_geometry(BlockGeometry{f.num_blocks, f.block_words, f.bits_per_word}, fn, [&] {
+    throw Error("the CUDA kernels have no layout with " + std::to_string(f.block_words) +
+                " words per block and " + std::to_string(f.bits_per_word) +
+                " bits per word; supported are 8 or 16 words with 1 or 2 bits.");
+  });
 }
 
 #if defined(__CUDACC__)

@@ -109,6 +109,29 @@ TEST(Format, WordMasks) {
 }
 
 // The key "https://example.com/" in a 1000-block filter of each layout.
+// The layouts of docs/FORMAT.md as words a block and bits a word, and the
+// one dispatch every backend goes through.
+static_assert(geometry_of(Layout{512, 32}, 7).bits_per_word == 2);
+
+TEST(Format, GeometryAndDispatchOfEachLayout) {
+  const struct {
+    Layout layout;
+    uint32_t words, bits;
+  } cases[] = {{{256, 8}, 8, 1}, {{256, 16}, 8, 2}, {{512, 16}, 16, 1}, {{512, 32}, 16, 2}};
+  for (const auto& c : cases) {
+    const BlockGeometry g = geometry_of(c.layout, 1000);
+    EXPECT_EQ(g.num_blocks, 1000u);
+    EXPECT_EQ(g.block_words, c.words);
+    EXPECT_EQ(g.bits_per_word, c.bits);
+    const uint32_t seen = dispatch_geometry(
+        g, [](auto words, auto bits) { return decltype(words)::value * 10 + decltype(bits)::value; },
+        [] { return 0u; });
+    EXPECT_EQ(seen, c.words * 10 + c.bits);
+  }
+  const BlockGeometry unknown{1000, 12, 1};
+  EXPECT_EQ(dispatch_geometry(unknown, [](auto, auto) { return 1; }, [] { return -1; }), -1);
+}
+
 TEST(Format, WorkedExample) {
   const uint64_t f = fp("https://example.com/", kDefaultSeed);
   EXPECT_EQ(block_index(f, 1000), 302u);

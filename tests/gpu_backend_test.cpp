@@ -50,18 +50,13 @@ std::string layout_name(const Layout& l) {
   return std::to_string(l.block_bits) + "-bit k=" + std::to_string(l.k);
 }
 
-BlockGeometry geometry_of(uint64_t num_blocks, const Layout& l) {
-  const uint32_t words = l.block_bits / kWordBits;
-  return BlockGeometry{num_blocks, words, l.k / words};
-}
-
 // The scalar reference: one key at a time, in order.
 struct Reference {
   BlockGeometry g;
   std::vector<uint32_t> words;
 
   Reference(uint64_t num_blocks, const Layout& l)
-      : g(geometry_of(num_blocks, l)), words(num_blocks * g.block_words, 0) {}
+      : g(geometry_of(l, num_blocks)), words(num_blocks * g.block_words, 0) {}
 
   uint64_t test_and_set(const std::vector<uint64_t>& keys, std::vector<uint8_t>* answers) {
     uint64_t fresh = 0;
@@ -84,12 +79,12 @@ struct Reference {
 // Calls fn.template operator()<BW, BPW>() for the layout's geometry.
 template <class Fn>
 void with_layout(const Layout& l, Fn&& fn) {
-  const BlockGeometry g = geometry_of(1, l);
-  if (g.block_words == 8 && g.bits_per_word == 1) return fn.template operator()<8, 1>();
-  if (g.block_words == 8 && g.bits_per_word == 2) return fn.template operator()<8, 2>();
-  if (g.block_words == 16 && g.bits_per_word == 1) return fn.template operator()<16, 1>();
-  if (g.block_words == 16 && g.bits_per_word == 2) return fn.template operator()<16, 2>();
-  FAIL() << "no such layout";
+  dispatch_geometry(
+      geometry_of(l, 1),
+      [&](auto words, auto bits) {
+        fn.template operator()<decltype(words)::value, decltype(bits)::value>();
+      },
+      [] { FAIL() << "no such layout"; });
 }
 
 // ---------------------------------------------------------------------------

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #if defined(__CUDACC__)
 #define GDEDUP_HD __host__ __device__ __forceinline__
@@ -22,6 +23,17 @@ constexpr uint32_t kWordBits = 32;
 constexpr uint32_t kMaxBlockWords = 16;  // 512-bit blocks
 constexpr uint32_t kMaxBitsPerWord = 2;
 constexpr uint32_t kSaltCount = kMaxBlockWords * kMaxBitsPerWord;
+
+// Block sizes and bits per key the format supports. k = block_bits / 32 *
+// bits_per_word, so the layouts are (256, 8), (256, 16), (512, 16), (512, 32).
+struct Layout {
+  uint32_t block_bits;  // 256 or 512
+  uint32_t k;           // bits set per key
+
+  constexpr bool operator==(const Layout& o) const {
+    return block_bits == o.block_bits && k == o.k;
+  }
+};
 
 // Odd multipliers for the multiply-shift that picks a bit inside a word.
 // Salt r * words + j serves word j, round r. The first eight are Parquet's.
@@ -82,6 +94,30 @@ struct BlockGeometry {
     return block_index(fingerprint, num_blocks) * block_words;
   }
 };
+
+// The geometry of `num_blocks` blocks of `layout`: the one place that turns
+// block bits and k into words a block and bits a word.
+GDEDUP_HD constexpr BlockGeometry geometry_of(const Layout& layout, uint64_t num_blocks) {
+  return BlockGeometry{num_blocks, layout.block_bits / kWordBits,
+                       layout.k / (layout.block_bits / kWordBits)};
+}
+
+// Calls fn(words, bits) with the block's words and bits per word as
+// std::integral_constant<uint32_t, ...>, so that each geometry the format
+// defines gets its own unrolled code; otherwise() for any other geometry.
+// Every backend dispatches through here, on the host.
+template <class Fn, class Otherwise>
+decltype(auto) dispatch_geometry(const BlockGeometry& g, Fn&& fn, Otherwise&& otherwise) {
+  using W8 = std::integral_constant<uint32_t, 8>;
+  using W16 = std::integral_constant<uint32_t, 16>;
+  using P1 = std::integral_constant<uint32_t, 1>;
+  using P2 = std::integral_constant<uint32_t, 2>;
+  if (g.block_words == 8 && g.bits_per_word == 1) return fn(W8{}, P1{});
+  if (g.block_words == 8 && g.bits_per_word == 2) return fn(W8{}, P2{});
+  if (g.block_words == 16 && g.bits_per_word == 1) return fn(W16{}, P1{});
+  if (g.block_words == 16 && g.bits_per_word == 2) return fn(W16{}, P2{});
+  return otherwise();
+}
 
 // Scalar reference operations on one key, shared by every backend's tests and
 // by the CUDA kernels' sequential paths. `words` is the whole bit array.

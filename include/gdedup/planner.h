@@ -5,18 +5,9 @@
 
 #include <cstdint>
 
+#include "gdedup/layout.h"
+
 namespace gdedup {
-
-// Block sizes and bits per key the format supports. k = block_bits / 32 *
-// bits_per_word, so the layouts are (256, 8), (256, 16), (512, 16), (512, 32).
-struct Layout {
-  uint32_t block_bits;  // 256 or 512
-  uint32_t k;           // bits set per key
-
-  bool operator==(const Layout& o) const {
-    return block_bits == o.block_bits && k == o.k;
-  }
-};
 
 // What the planner decided, and what it promises.
 struct Plan {

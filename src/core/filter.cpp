@@ -27,10 +27,7 @@ void FilterParams::validate() const {
   }
 }
 
-BlockGeometry FilterParams::geometry() const {
-  const uint32_t words = layout.block_bits / kWordBits;
-  return BlockGeometry{num_blocks, words, layout.k / words};
-}
+BlockGeometry FilterParams::geometry() const { return geometry_of(layout, num_blocks); }
 
 Filter::Filter(const FilterParams& params) : params_(params) {
   params_.validate();

@@ -125,12 +125,16 @@ void ContainsWith(const KeyRun& run, const Probe& probe) {
 }
 
 // Calls fn with the probe for the geometry and arithmetic asked for.
+// FilterParams::validate admits only the geometries the format defines.
 template <template <uint32_t, uint32_t> class Probe, class Fn>
 HWY_INLINE auto WithGeometry(const BlockGeometry& g, Fn fn) {
-  if (g.block_words == 8) {
-    return g.bits_per_word == 1 ? fn(Probe<8, 1>{}) : fn(Probe<8, 2>{});
-  }
-  return g.bits_per_word == 1 ? fn(Probe<16, 1>{}) : fn(Probe<16, 2>{});
+  using Result = decltype(fn(Probe<8, 1>{}));
+  return dispatch_geometry(
+      g, [&](auto words, auto bits) { return fn(Probe<decltype(words)::value, decltype(bits)::value>{}); },
+      [&]() -> Result {
+        HWY_ABORT("the CPU kernels have no layout with %u words per block and %u bits per word",
+                  g.block_words, g.bits_per_word);
+      });
 }
 
 // Calls fn with the probe for the geometry and arithmetic asked for.

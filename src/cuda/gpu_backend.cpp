@@ -20,6 +20,7 @@
 #include "filter_kernels.h"
 #include "gdedup/error.h"
 #include "gdedup/gpu.h"
+#include "gdedup/layout.h"
 
 namespace gdedup {
 namespace {
@@ -197,9 +198,8 @@ class CudaBackend final : public GpuBackend {
     GDEDUP_CUDA_CHECK(cudaMemcpy(words_.get(), filter.words(), filter_bytes,
                                  cudaMemcpyHostToDevice));
     GDEDUP_CUDA_CHECK(cudaStreamSynchronize(nullptr));
-    // FilterParams::geometry() spelled out: this library links below gdedup.
-    const uint32_t block_words = params.layout.block_bits / kWordBits;
-    ref_ = FilterRef{words_.get(), params.num_blocks, block_words, params.layout.k / block_words};
+    const BlockGeometry g = geometry_of(params.layout, params.num_blocks);
+    ref_ = FilterRef{words_.get(), g.num_blocks, g.block_words, g.bits_per_word};
   }
 
   CudaBackend(const CudaBackend&) = delete;
