@@ -13,6 +13,8 @@
 #include <ctime>
 #include <utility>
 
+#include "fs/live_temporaries.h"
+
 namespace gdedup::fs {
 namespace {
 
@@ -192,18 +194,23 @@ int open_for_reading_trusted(const std::string& path, File& out) {
   return 0;
 }
 
-int create_temp_beside(const std::string& target, File& out, mode_t mode) {
+int create_temp_beside(const std::string& target, File& out, int& live_slot, mode_t mode) {
   int err = EEXIST;
   for (int i = 0; i < kTempTries && err == EEXIST; ++i) {
     const std::string name = target + ".tmp." + random_suffix();
     if ((err = observe(Op::kCreate, name)) != 0) return err;
+    // Registered before it exists: a signal between the open and a later
+    // registration would leave the file behind.
+    const int slot = register_temporary(name);
     const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                           mode);
     if (fd >= 0) {
       out = File(fd, name);
+      live_slot = slot;
       return 0;
     }
     err = errno;
+    forget_temporary(slot);
   }
   return err;
 }

@@ -7,11 +7,10 @@ namespace gdedup::fs {
 
 Replacement::Replacement(std::string target, std::string failure)
     : target_(std::move(target)), failure_(std::move(failure)) {
-  if (const int err = create_temp_beside(target_, temp_)) {
+  if (const int err = create_temp_beside(target_, temp_, live_slot_)) {
     throw Error(failure_ + ": creating a temporary file beside it in folder " +
                 containing_folder(target_) + " failed: " + error_text(err));
   }
-  live_slot_ = register_temporary(temp_.name());
 }
 
 Replacement::~Replacement() {

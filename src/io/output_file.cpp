@@ -62,7 +62,8 @@ OutputFile OutputFile::create(const std::string& path, size_t buffer, const std:
     return OutputFile(what, path, "", "", OutputWriter::create(path, buffer, what));
   }
   fs::File temp;
-  if (const int err = fs::create_temp_beside(target, temp, kNewFileMode)) {
+  int live_slot = -1;
+  if (const int err = fs::create_temp_beside(target, temp, live_slot, kNewFileMode)) {
     cannot_create(what, path, "creating a temporary file beside it in folder " +
                             fs::containing_folder(target) + " failed: " + fs::error_text(err));
   }
@@ -74,11 +75,12 @@ OutputFile OutputFile::create(const std::string& path, size_t buffer, const std:
   if (fs::status_of_path(target, replaced) == 0 &&
       (err = fs::set_permissions(temp.fd(), replaced.permissions)) != 0) {
     fs::unlink_file(name);
+    fs::forget_temporary(live_slot);
     cannot_create(what, path, "setting the permissions of " + name + " failed: " +
                             fs::error_text(err));
   }
   OutputFile out(what, path, target, name, OutputWriter(temp.release(), name, true, 0, buffer));
-  out.live_slot_ = fs::register_temporary(name);
+  out.live_slot_ = live_slot;
   return out;
 }
 
