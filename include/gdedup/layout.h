@@ -119,11 +119,11 @@ decltype(auto) dispatch_geometry(const BlockGeometry& g, Fn&& fn, Otherwise&& ot
   return otherwise();
 }
 
-// Scalar reference operations on one key, shared by every backend's tests and
-// by the CUDA kernels' sequential paths. `words` is the whole bit array.
-GDEDUP_HD bool key_contains(const uint32_t* words, const BlockGeometry& g,
-                            uint64_t fingerprint) {
-  const uint32_t* block = words + g.first_word(fingerprint);
+// A key's probe of its block, once the block is located (first_word): split
+// from the locating, as RocksDB's bloom_impl.h splits its probe, so that a
+// caller can locate and prefetch blocks ahead of probing them. Only the
+// geometry's block_words and bits_per_word are read.
+GDEDUP_HD bool block_has_key(const uint32_t* block, const BlockGeometry& g, uint64_t fingerprint) {
   bool all = true;
   for (uint32_t j = 0; j < g.block_words; ++j) {
     const uint32_t m = word_mask(fingerprint, j, g.block_words, g.bits_per_word);
@@ -132,10 +132,9 @@ GDEDUP_HD bool key_contains(const uint32_t* words, const BlockGeometry& g,
   return all;
 }
 
-// Sets the key's bits; returns whether all of them were set before.
-GDEDUP_HD bool key_test_and_set(uint32_t* words, const BlockGeometry& g,
-                                uint64_t fingerprint) {
-  uint32_t* block = words + g.first_word(fingerprint);
+// Sets the key's bits in its block; returns whether all of them were set
+// before.
+GDEDUP_HD bool block_add_key(uint32_t* block, const BlockGeometry& g, uint64_t fingerprint) {
   bool all = true;
   for (uint32_t j = 0; j < g.block_words; ++j) {
     const uint32_t m = word_mask(fingerprint, j, g.block_words, g.bits_per_word);
@@ -143,6 +142,19 @@ GDEDUP_HD bool key_test_and_set(uint32_t* words, const BlockGeometry& g,
     block[j] |= m;
   }
   return all;
+}
+
+// Scalar reference operations on one key, shared by every backend's tests and
+// by the CUDA kernels' sequential paths. `words` is the whole bit array.
+GDEDUP_HD bool key_contains(const uint32_t* words, const BlockGeometry& g,
+                            uint64_t fingerprint) {
+  return block_has_key(words + g.first_word(fingerprint), g, fingerprint);
+}
+
+// Sets the key's bits; returns whether all of them were set before.
+GDEDUP_HD bool key_test_and_set(uint32_t* words, const BlockGeometry& g,
+                                uint64_t fingerprint) {
+  return block_add_key(words + g.first_word(fingerprint), g, fingerprint);
 }
 
 }  // namespace gdedup

@@ -70,10 +70,9 @@ template <uint32_t kWords, uint32_t kPerWord>
 struct ScalarProbe {
   template <bool kSet>
   HWY_INLINE bool operator()(uint32_t* block, uint64_t fingerprint) const {
-    // key_* take the whole array; hand them the block as a one-block array.
-    constexpr BlockGeometry kOne{1, kWords, kPerWord};
-    return kSet ? key_test_and_set(block, kOne, fingerprint)
-                : key_contains(block, kOne, fingerprint);
+    constexpr BlockGeometry kBlock{1, kWords, kPerWord};  // a block probe reads no num_blocks
+    return kSet ? block_add_key(block, kBlock, fingerprint)
+                : block_has_key(block, kBlock, fingerprint);
   }
 };
 
