@@ -103,10 +103,11 @@ TEST(CliBadInput, HundredMegabyteRecord) {
   EXPECT_EQ(d.status, 1);
   EXPECT_TRUE(cli_test::one_error_line(d.err)) << d.err;
   EXPECT_TRUE(contains(d.err, "big.txt: record 2 (at byte offset 2) is longer than the record "
-                              "length limit of 67108864 bytes (--max-record-length)"))
+                              "length limit of 67108864 bytes without a newline"))
       << d.err;
   EXPECT_TRUE(contains(d.err, "The output " + dir / "out.txt" + " was left as it was"))
       << d.err;
+  EXPECT_TRUE(contains(d.err, "; --max-record-length sets the record length limit")) << d.err;
   EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(dir / "out.txt"),
                                    "a\n" + big + "\nb\n"));
 }
@@ -276,6 +277,25 @@ TEST(CliBadInput, FilterProblemsAreReportedWithTheFileName) {
   EXPECT_EQ(r.status, 1);
   EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
   EXPECT_TRUE(contains(r.err, "no/such")) << r.err;
+}
+
+// The library's errors name no flag; the command line adds the flag to
+// change from the error's kind (cli/error_advice.h).
+TEST(CliBadInput, LibraryErrorsGetTheFlagToChange) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  Result r = run({"plan", "--capacity", "4611686018427387904", "--fpr", "1e-9"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
+  EXPECT_TRUE(contains(r.err, "would need more than 128 TiB; a higher false-positive rate or "
+                              "a smaller capacity needs less; raise --fpr or lower --capacity"))
+      << r.err;
+  cli_test::write_file(dir / "in.txt", "a\n");
+  r = run(args({dir / "in.txt", "-o", dir / "out.txt", "--backend", "gpu"}));
+  if (r.status == 0) return;  // this build runs on a GPU here
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
+  EXPECT_TRUE(contains(r.err, "; use --backend cpu to run without a GPU")) << r.err;
 }
 
 }  // namespace

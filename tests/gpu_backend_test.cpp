@@ -283,7 +283,11 @@ TEST(GpuBatchPlan, FilterLargerThanFreeMemoryGivesTheMessage) {
     EXPECT_STREQ(e.what(),
                  "not enough device memory: the filter needs 5000000000 bytes, its batch "
                  "buffers at least 4918200 more and 268435456 stay reserved, but 4000000000 are "
-                 "free; use --backend cpu or a smaller --capacity/--fpr");
+                 "free");
+    // The command line's advice comes from the kind (cli/error_advice.h).
+    EXPECT_EQ(e.kind(), ErrorKind::device_memory);
+    EXPECT_EQ(e.needed(), 5000000000ull + 4918200 + cuda::kDeviceReserveBytes);
+    EXPECT_EQ(e.available(), 4000000000ull);
   }
   // Fits alone but leaves no room for the smallest batches.
   EXPECT_THROW(cuda::plan_batch_keys(1000, 1000 + cuda::kDeviceReserveBytes + 10, 0, 3,
@@ -323,6 +327,7 @@ TEST(GpuAvailability, DescribesTheDeviceOrGivesAReason) {
     FAIL() << "make_gpu_backend succeeded without a usable GPU";
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()), why);
+    EXPECT_EQ(e.kind(), ErrorKind::no_device);
   }
 }
 
@@ -760,9 +765,9 @@ TEST(GpuBackend, FilterLargerThanDeviceMemoryGivesTheMessage) {
                                          std::to_string(too_big) + " bytes, "),
               std::string::npos)
         << e.what();
-    EXPECT_NE(std::string(e.what()).find("use --backend cpu or a smaller --capacity/--fpr"),
-              std::string::npos)
-        << e.what();
+    EXPECT_EQ(e.kind(), ErrorKind::device_memory) << e.what();
+    EXPECT_GE(e.needed(), too_big + cuda::kDeviceReserveBytes) << e.what();
+    EXPECT_LE(e.available(), info.total_bytes) << e.what();
   }
   // The same through the backend, when the host can map such a filter
   // (its pages are never touched before the device refuses it).

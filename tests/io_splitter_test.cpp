@@ -235,7 +235,7 @@ TEST(IoSplitter, ARecordLongerThanTheLimitStopsTheReadingThere) {
     EXPECT_EQ(error, "test input: record " + std::to_string(first_long + 1) + " (at byte offset " +
                          std::to_string(offset) + ") is longer than the record length limit of " +
                          std::to_string(opt.max_record_bytes) +
-                         " bytes (--max-record-length) without a newline; raise the limit if "
+                         " bytes without a newline; raise the limit if "
                          "such records are real, or check that the input is text with one "
                          "record per line.")
         << "round " << round;

@@ -99,5 +99,25 @@ TEST(Planner, NonsenseIsRefusedNamingTheValue) {
   EXPECT_TRUE(contains(usage_error_of([] { plan_for_memory(1 << 20, 0); }), "capacity 0"));
 }
 
+// The remedy is the caller's to name (the command line's flags, a binding's
+// parameters): the error gives its kind and the numbers, and no flag.
+TEST(Planner, AnInfeasiblePlanSaysSoByKindAndNamesNoFlag) {
+  try {
+    plan_for_capacity(uint64_t{1} << 62, 1e-9);
+    FAIL() << "no exception";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::plan_infeasible);
+    EXPECT_EQ(e.available(), uint64_t{128} << 40);
+    EXPECT_GT(e.needed(), e.available());
+    EXPECT_EQ(std::string(e.what()).find("--"), std::string::npos) << e.what();
+  }
+  try {
+    plan_for_capacity(10, 0);
+    FAIL() << "no exception";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::invalid_argument);
+  }
+}
+
 }  // namespace
 }  // namespace gdedup

@@ -1,23 +1,87 @@
 // Exceptions thrown by the library. Messages are whole sentences meant for the
-// user: they name the value or file that was wrong and what to do about it.
+// user: they name the value or file that was wrong and what was wrong with it,
+// in the library's own terms (parameters, not command-line flags). What to do
+// next depends on the caller, so each error also has a kind and the numbers
+// involved: the command line adds the flag to change from the kind, and a
+// language binding maps the kind to an exception class.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
 namespace gdedup {
 
+// What went wrong, one kind per remedy. needed() and available() hold the
+// numbers where the kind says so (0 where unknown).
+enum class ErrorKind {
+  // A failure with no remedy of its own: a failed device call, a bug.
+  failure,
+  // A value that can never work as given (UsageError's default).
+  invalid_argument,
+  // The system refused a read, write, open or other file operation.
+  io,
+  // A file or stream is not what it claims: bad magic, checksum, truncation,
+  // damaged compressed data.
+  damaged,
+  // A checkpoint was given where a filter file belongs.
+  is_checkpoint,
+  // Host memory ran out. needed: the bytes asked for.
+  out_of_memory,
+  // The system refused a thread. needed: the threads asked for.
+  thread_limit,
+  // No filter for the capacity reaches the false-positive rate within the
+  // 128 TiB size limit. needed: more than available; available: the limit in
+  // bytes.
+  plan_infeasible,
+  // The filter and the device's batch buffers do not fit in the device's free
+  // memory. needed: bytes of filter, smallest buffers and the reserve
+  // together; available: free bytes.
+  device_memory,
+  // The device backend cannot run here: not built, no driver, an older
+  // driver, no device, kernels not loadable on it.
+  no_device,
+  // A record is longer than the record length limit, or than memory allows
+  // below it. needed: the bytes the record needs at least; available: the
+  // limit.
+  record_too_long,
+  // The reader of the output went away (EPIPE): not a failure of ours; a
+  // command line ends quietly (`gdedup ... | head`).
+  broken_pipe,
+};
+
 // A failure while doing the work: I/O, a damaged file, no device.
 class Error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit Error(const std::string& what, ErrorKind kind = ErrorKind::failure,
+                 uint64_t needed = 0, uint64_t available = 0)
+      : std::runtime_error(what), kind_(kind), needed_(needed), available_(available) {}
+  // The same failure told with more context (`what` replaces the message):
+  // kind and numbers are kept.
+  Error(const std::string& what, const Error& cause)
+      : std::runtime_error(what),
+        kind_(cause.kind_),
+        needed_(cause.needed_),
+        available_(cause.available_) {}
+
+  ErrorKind kind() const noexcept { return kind_; }
+  uint64_t needed() const noexcept { return needed_; }
+  uint64_t available() const noexcept { return available_; }
+
+ private:
+  ErrorKind kind_;
+  uint64_t needed_;
+  uint64_t available_;
 };
 
 // A request that can never succeed as stated: a parameter out of range,
 // filters with different layouts. The command line exits with status 2.
 class UsageError : public Error {
  public:
-  using Error::Error;
+  explicit UsageError(const std::string& what, ErrorKind kind = ErrorKind::invalid_argument,
+                      uint64_t needed = 0, uint64_t available = 0)
+      : Error(what, kind, needed, available) {}
+  UsageError(const std::string& what, const UsageError& cause) : Error(what, cause) {}
 };
 
 }  // namespace gdedup

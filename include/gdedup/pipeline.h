@@ -121,7 +121,8 @@ struct PipelineStats {
 // I/O failures (the output left as it was; one streamed in place holds
 // every record that precedes the failure), for
 // a checkpoint write that failed (the previous checkpoint is then intact)
-// and for a resume that does not match its inputs, options or output.
+// and for a resume that does not match its inputs, options or output; Error
+// of kind broken_pipe when the reader of the output went away.
 PipelineStats run_pipeline(const PipelineOptions& options, Filter& filter, Backend& backend);
 
 // The same on a filter that grows. Checkpoints and resume are refused with

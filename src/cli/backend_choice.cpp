@@ -18,16 +18,6 @@ unsigned default_threads() {
   return hardware > 2 ? hardware - 2 : 1;
 }
 
-// The reason auto passed a backend over, without the advice to choose the
-// CPU that the GPU backend's messages end with: auto has just done that.
-std::string fallback_reason(std::string text) {
-  for (const char* advice : {"; use --backend cpu", "; update the driver or use --backend cpu",
-                             " or use --backend cpu"}) {
-    const size_t at = text.rfind(advice);
-    if (at != std::string::npos) text.erase(at);
-  }
-  while (!text.empty() && (text.back() == '.' || text.back() == ' ')) text.pop_back();
-  return text;
 }
 
 }  // namespace
@@ -44,8 +34,10 @@ MadeBackend choose_backend(const std::string& which, BackendOptions options, Fil
   std::vector<SkippedBackend> skipped;
   const BackendEntry& entry = first_usable_backend(filter.params().bytes(), options, &skipped);
   MadeBackend made = entry.make(filter, options);
+  // The library's reasons name no flag (error_advice.h), so none advises
+  // the backend auto has just chosen.
   for (const SkippedBackend& s : skipped) {
-    made.description += ": no " + s.name + " (" + fallback_reason(s.why) + ")";
+    made.description += ": no " + s.name + " (" + s.why + ")";
   }
   return made;
 }

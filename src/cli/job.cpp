@@ -82,7 +82,7 @@ void check_resume_sizing(const JobOptions& o, const SizingRequest& request, Inpu
       check_checkpoint_params(saved, read_filter_info(o.filter_path).params);
     } catch (const Error& e) {
       throw Error("cannot resume from checkpoint " + o.checkpoint.path + " with filter file " +
-                  o.filter_path + ": " + e.what());
+                  o.filter_path + ": " + e.what(), e);
     }
     return;
   }
@@ -330,20 +330,20 @@ int run_job(const JobOptions& options, JobKind kind) {
   }
   try {
     report.stats = job.run(run);
-  } catch (const io::BrokenPipe&) {
-    // The reader of our output has gone (`gdedup dedup big | head`): done,
-    // unless the job was to record what it saw.
-    progress.finish();
-    if (saves_filter || !o.stats_path.empty()) throw Error(closed_pipe_text(o, saves_filter));
-    return 0;
   } catch (const UsageError&) {
     progress.finish();
     throw;
   } catch (const Error& e) {
     progress.finish();
+    if (e.kind() == ErrorKind::broken_pipe) {
+      // The reader of our output has gone (`gdedup dedup big | head`): done,
+      // unless the job was to record what it saw.
+      if (saves_filter || !o.stats_path.empty()) throw Error(closed_pipe_text(o, saves_filter));
+      return 0;
+    }
     // A resume refused before its first batch has changed nothing.
     if (run.resume != nullptr && !began) throw;
-    throw Error(std::string(e.what()) + aftermath(o, kind));
+    throw Error(std::string(e.what()) + aftermath(o, kind), e);
   }
   progress.finish();
   if (report.stats.interrupted) {

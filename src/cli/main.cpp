@@ -17,6 +17,7 @@
 
 #include "cli/commands.h"
 #include "cli/console.h"
+#include "cli/error_advice.h"
 #include "cli/interrupt.h"
 #include "cli/parse_errors.h"
 #include "cli/version.h"
@@ -100,13 +101,12 @@ int main(int argc, char** argv) {
     gdedup::cli::catch_stop_signals();
     gdedup::io::ignore_sigpipe();
     return gdedup::cli::run(argc, argv);
-  } catch (const gdedup::io::BrokenPipe&) {
-    return 0;
   } catch (const gdedup::UsageError& e) {
-    Console::get().error(e.what());
+    Console::get().error(gdedup::cli::with_advice(e));
     return gdedup::cli::kExitUsage;
   } catch (const gdedup::Error& e) {
-    Console::get().error(e.what());
+    if (e.kind() == gdedup::ErrorKind::broken_pipe) return 0;
+    Console::get().error(gdedup::cli::with_advice(e));
     return gdedup::cli::kExitRuntime;
   } catch (const std::bad_alloc&) {
     Console::get().error("out of memory; a smaller --memory or --capacity, or a smaller --batch, "

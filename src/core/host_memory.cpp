@@ -25,8 +25,9 @@ void* allocate_zeroed(size_t bytes) {
   void* base = fs::map_zeroed(total);
   if (base == nullptr) {
     throw Error("cannot allocate " + std::to_string(bytes) +
-                " bytes of memory for the filter: " + fs::error_text(errno) +
-                "; plan a smaller filter (--fpr, --capacity or --memory)");
+                    " bytes of memory for the filter: " + fs::error_text(errno) +
+                    "; a smaller filter needs less",
+                ErrorKind::out_of_memory, bytes);
   }
   if (total == bytes) return base;
   // Trim the mapping to a 2 MiB-aligned start; the slack at both ends goes.

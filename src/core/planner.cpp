@@ -139,8 +139,10 @@ Plan plan_for_capacity(uint64_t capacity, double target_fpr, uint32_t block_bits
   }
   if (!found) {
     throw UsageError("a filter for " + std::to_string(capacity) +
-                     " keys at false-positive rate " + format_value(target_fpr) +
-                     " would need more than 128 TiB; raise --fpr or lower --capacity");
+                         " keys at false-positive rate " + format_value(target_fpr) +
+                         " would need more than 128 TiB; a higher false-positive rate or a "
+                         "smaller capacity needs less",
+                     ErrorKind::plan_infeasible, kMaxFilterBytes + 1, kMaxFilterBytes);
   }
   return best;
 }

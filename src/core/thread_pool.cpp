@@ -43,9 +43,10 @@ void ThreadPool::start_helpers(unsigned count) {
       helpers_.emplace_back([this, part] { serve(part); });
     } catch (const std::system_error& e) {
       throw Error("cannot start " + owner_ + "'s " + std::to_string(count + 1) +
-                  " threads: the system refused a thread (" + e.code().message() +
-                  "), for lack of memory (a limit such as ulimit -v) or over the process "
-                  "limit; give a smaller --threads or allow more memory.");
+                      " threads: the system refused a thread (" + e.code().message() +
+                      "), for lack of memory (a limit such as ulimit -v) or over the process "
+                      "limit; fewer threads or more memory would do.",
+                  ErrorKind::thread_limit, count + 1);
     }
   }
 }

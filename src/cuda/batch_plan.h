@@ -17,13 +17,14 @@ constexpr uint64_t kAutoBatchKeys = uint64_t{1} << 24;
 constexpr uint64_t kMinBatchKeys = uint64_t{1} << 16;
 // The whole need, so that the numbers add up: the filter, the smallest
 // batch buffers that would do and the reserve, against what is free.
-inline std::string not_enough_memory(uint64_t filter_bytes, uint64_t buffer_bytes,
-                                     uint64_t free_bytes) {
-  return "not enough device memory: the filter needs " + std::to_string(filter_bytes) +
-         " bytes, its batch buffers at least " + std::to_string(buffer_bytes) + " more and " +
-         std::to_string(kDeviceReserveBytes) + " stay reserved, but " +
-         std::to_string(free_bytes) +
-         " are free; use --backend cpu or a smaller --capacity/--fpr";
+inline Error not_enough_memory(uint64_t filter_bytes, uint64_t buffer_bytes,
+                               uint64_t free_bytes) {
+  return Error("not enough device memory: the filter needs " + std::to_string(filter_bytes) +
+                   " bytes, its batch buffers at least " + std::to_string(buffer_bytes) +
+                   " more and " + std::to_string(kDeviceReserveBytes) +
+                   " stay reserved, but " + std::to_string(free_bytes) + " are free",
+               ErrorKind::device_memory, filter_bytes + buffer_bytes + kDeviceReserveBytes,
+               free_bytes);
 }
 
 // Picks the batch: `requested` (0 = automatic) keys, halved until `slots`
@@ -40,7 +41,7 @@ uint64_t plan_batch_keys(uint64_t filter_bytes, uint64_t free_bytes, uint64_t re
   }
   const uint64_t floor = requested != 0 && requested < kMinBatchKeys ? requested : kMinBatchKeys;
   const auto refuse = [&] {
-    return Error(not_enough_memory(filter_bytes, slots * slot_bytes(floor), free_bytes));
+    return not_enough_memory(filter_bytes, slots * slot_bytes(floor), free_bytes);
   };
   if (filter_bytes >= free_bytes || free_bytes - filter_bytes < kDeviceReserveBytes) {
     throw refuse();

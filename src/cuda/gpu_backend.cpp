@@ -159,7 +159,7 @@ Space space_of(const void* p, int device) {
 // gpu_available's reason otherwise. Returns `device`.
 int use_device(int device) {
   std::string why;
-  if (!gpu_available(&why, device)) throw Error(why);
+  if (!gpu_available(&why, device)) throw Error(why, ErrorKind::no_device);
   GDEDUP_CUDA_CHECK(cudaSetDevice(device));
   return device;
 }
@@ -189,8 +189,7 @@ class CudaBackend final : public GpuBackend {
       words_ = DeviceArray<uint32_t>(params.words());
       for (size_t i = 0; i < kSlots; ++i) slots_.push_back(std::make_unique<Slot>(batch_));
     } catch (const OutOfDeviceMemory&) {
-      throw Error(cuda::not_enough_memory(filter_bytes, kSlots * slot_device_bytes(batch_),
-                                          free_bytes));
+      throw cuda::not_enough_memory(filter_bytes, kSlots * slot_device_bytes(batch_), free_bytes);
     }
     // From pageable memory (the filter is mmap'd) cudaMemcpy may return
     // before the copy reaches the device, and the slots' non-blocking streams
@@ -450,31 +449,31 @@ bool gpu_available(std::string* why_not, int device) {
   cudaDriverGetVersion(&driver);
   cudaRuntimeGetVersion(&runtime);
   if (driver == 0) {
-    return refuse("no NVIDIA driver was found (libcuda.so.1 could not be loaded), so the CUDA backend cannot run; use --backend cpu.");
+    return refuse("no NVIDIA driver was found (libcuda.so.1 could not be loaded), so the CUDA "
+                  "backend cannot run");
   }
   const std::string older_driver =
       "the NVIDIA driver supports CUDA " + version_text(driver) +
       " but gdedup was built with the CUDA " + version_text(runtime) +
-      " runtime; update the driver or use --backend cpu.";
+      " runtime; update the driver";
   if (driver / 1000 < runtime / 1000) return refuse(older_driver);
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status == cudaErrorNoDevice || (status == cudaSuccess && count == 0)) {
-    return refuse("no CUDA device is present; use --backend cpu.");
+    return refuse("no CUDA device is present");
   }
   if (status == cudaErrorInsufficientDriver) return refuse(older_driver);
   if (status != cudaSuccess) {
-    return refuse(std::string("the CUDA runtime could not start: ") + cudaGetErrorString(status) +
-                  "; use --backend cpu.");
+    return refuse(std::string("the CUDA runtime could not start: ") + cudaGetErrorString(status));
   }
   if (device < 0 || device >= count) {
     return refuse("there is no CUDA device " + std::to_string(device) + "; this machine has " +
-                  std::to_string(count) + " (0 to " + std::to_string(count - 1) + ").");
+                  std::to_string(count) + " (0 to " + std::to_string(count - 1) + ")");
   }
   const cudaError_t selected = cudaSetDevice(device);
   if (selected != cudaSuccess) {
     return refuse("CUDA device " + std::to_string(device) + " cannot be used: " +
-                  cudaGetErrorString(selected) + ".");
+                  cudaGetErrorString(selected));
   }
   const cudaError_t probe = cuda::probe_kernels();
   if (probe != cudaSuccess) {
@@ -484,8 +483,7 @@ bool gpu_available(std::string* why_not, int device) {
                   props.name + ", compute capability " + std::to_string(props.major) + "." +
                   std::to_string(props.minor) + "): " + cudaGetErrorString(probe) +
                   "; rebuild with CMAKE_CUDA_ARCHITECTURES including " +
-                  std::to_string(props.major) + std::to_string(props.minor) +
-                  " or use --backend cpu.");
+                  std::to_string(props.major) + std::to_string(props.minor));
   }
   return true;
 }

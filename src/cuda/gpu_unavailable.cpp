@@ -18,14 +18,14 @@ bool gpu_available(std::string* why_not, int /*device*/) {
   return false;
 }
 
-GpuDeviceInfo gpu_device_info(int /*device*/) { throw Error(kNotBuilt); }
+GpuDeviceInfo gpu_device_info(int /*device*/) { throw Error(kNotBuilt, ErrorKind::no_device); }
 
 void check_gpu_fits(uint64_t /*filter_bytes*/, const GpuOptions& /*options*/) {
-  throw Error(kNotBuilt);
+  throw Error(kNotBuilt, ErrorKind::no_device);
 }
 
 std::unique_ptr<Backend> make_gpu_backend(Filter& /*filter*/, const GpuOptions& /*options*/) {
-  throw Error(kNotBuilt);
+  throw Error(kNotBuilt, ErrorKind::no_device);
 }
 
 }  // namespace gdedup

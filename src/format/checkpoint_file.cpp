@@ -116,7 +116,7 @@ Checkpoint load_checkpoint(const std::string& path) {
     try {
       return Filter(f.file.fields.params);
     } catch (const Error& e) {  // out of memory: say which file needed it
-      throw Error("cannot load checkpoint " + path + ": " + e.what());
+      throw Error("cannot load checkpoint " + path + ": " + e.what(), e);
     }
   }();
   format::read_payload(checkpoint_kind(), f.file, filter.words());

@@ -18,7 +18,8 @@ constexpr uint64_t kReadChunk = uint64_t{8} << 20;
 
 [[noreturn]] void cannot(const FileKind& kind, const std::string& doing,
                          const std::string& path, int err) {
-  throw Error("cannot " + doing + " " + kind.name + " " + path + ": " + fs::error_text(err));
+  throw Error("cannot " + doing + " " + kind.name + " " + path + ": " + fs::error_text(err),
+              ErrorKind::io);
 }
 
 [[noreturn]] void refuse_short_header(const FileKind& kind, const std::string& path,
@@ -37,8 +38,8 @@ void check_identity(const FileKind& kind, const std::string& path, const unsigne
   const size_t magic_have = static_cast<size_t>(std::min<uint64_t>(have, sizeof kMagic));
   if (std::memcmp(h + kOffMagic, kind.magic, magic_have) != 0) {
     if (have >= sizeof kMagic && std::memcmp(h + kOffMagic, kind.other_magic, sizeof kMagic) == 0) {
-      refuse(kind, path, "is a gdedup " + kind.other_name + ", not a " + kind.name +
-                             kind.other_hint);
+      refuse(kind, path, "is a gdedup " + kind.other_name + ", not a " + kind.name,
+             kind.other_error);
     }
     refuse(kind, path, "is not a gdedup " + kind.name + " (bad magic)");
   }
@@ -86,8 +87,9 @@ void check_fields(const FileKind& kind, const std::string& path, const FilterFie
 
 }  // namespace
 
-void refuse(const FileKind& kind, const std::string& path, const std::string& problem) {
-  throw Error(kind.prefix + path + " " + problem + kind.suffix);
+void refuse(const FileKind& kind, const std::string& path, const std::string& problem,
+            ErrorKind error) {
+  throw Error(kind.prefix + path + " " + problem + kind.suffix, error);
 }
 
 void open_verified(const FileKind& kind, const std::string& path, VerifiedFile& out) {
@@ -95,11 +97,13 @@ void open_verified(const FileKind& kind, const std::string& path, VerifiedFile& 
   fs::FileStatus status;
   if (const int err = fs::status_of(out.file.fd(), status)) cannot(kind, "read", path, err);
   if (status.type == fs::FileStatus::Type::kDirectory) {
-    refuse(kind, path, "is a directory, not a gdedup " + kind.name);
+    refuse(kind, path, "is a directory, not a gdedup " + kind.name, ErrorKind::io);
   }
   if (status.type != fs::FileStatus::Type::kRegular) {
-    refuse(kind, path, "is not a regular file; a gdedup " + kind.name +
-                           " is read from a regular file, whose length can be checked");
+    refuse(kind, path,
+           "is not a regular file; a gdedup " + kind.name +
+               " is read from a regular file, whose length can be checked",
+           ErrorKind::io);
   }
   out.size = status.size;
   const int64_t have = fs::read_at(out.file.fd(), out.header, kHeaderBytes, 0);

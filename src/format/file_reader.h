@@ -13,6 +13,7 @@
 
 #include "format/filter_file_format.h"
 #include "fs/file_ops.h"
+#include "gdedup/error.h"
 
 namespace gdedup::format {
 
@@ -24,7 +25,8 @@ struct FileKind {
   size_t reserved_from;         // offset of the first reserved header byte
   std::string other_name;       // the kind a file of this kind is mistaken for
   const char* other_magic;
-  std::string other_hint;       // follows "is a gdedup OTHER, not a NAME"
+  // The kind of the refusal "is a gdedup OTHER, not a NAME".
+  ErrorKind other_error = ErrorKind::damaged;
   std::string version_advice;   // follows "... but this program reads only version N; "
   std::string damage_advice;    // follows "is damaged: ..."; "" for none
   // A refusal reads: prefix + path + " " + problem + suffix.
@@ -32,8 +34,9 @@ struct FileKind {
   std::string suffix;
 };
 
+// Throws Error of `error` kind: damage unless said otherwise.
 [[noreturn]] void refuse(const FileKind& kind, const std::string& path,
-                         const std::string& problem);
+                         const std::string& problem, ErrorKind error = ErrorKind::damaged);
 
 struct VerifiedFile {
   fs::File file;

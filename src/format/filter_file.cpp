@@ -23,7 +23,7 @@ namespace {
 
 using namespace filter_file;
 
-format::FileKind filter_kind(const std::string& path) {
+format::FileKind filter_kind() {
   format::FileKind k;
   k.name = "filter file";
   k.magic = kMagic;
@@ -31,8 +31,7 @@ format::FileKind filter_kind(const std::string& path) {
   k.reserved_from = kOffReserved;
   k.other_name = "checkpoint";
   k.other_magic = kCheckpointMagic;
-  k.other_hint = ": 'gdedup info " + path + "' describes it, and the job that wrote it "
-                 "continues with its command plus --resume";
+  k.other_error = ErrorKind::is_checkpoint;
   k.version_advice = "use the gdedup release that wrote it (or restore the file if its header "
                      "is damaged)";
   k.damage_advice = "; rebuild the filter or restore the file from a copy";
@@ -57,19 +56,19 @@ void save_filter(const Filter& filter, const std::string& path) {
 
 FilterFileInfo read_filter_info(const std::string& path) {
   format::VerifiedFile file;
-  open_whole(filter_kind(path), path, file);
+  open_whole(filter_kind(), path, file);
   return {file.fields.params, file.fields.counters, kVersion};
 }
 
 Filter load_filter(const std::string& path) {
-  const format::FileKind kind = filter_kind(path);
+  const format::FileKind kind = filter_kind();
   format::VerifiedFile file;
   open_whole(kind, path, file);
   Filter filter = [&] {
     try {
       return Filter(file.fields.params);
     } catch (const Error& e) {  // out of memory: say which file needed it
-      throw Error("cannot load filter file " + path + ": " + e.what());
+      throw Error("cannot load filter file " + path + ": " + e.what(), e);
     }
   }();
   format::read_payload(kind, file, filter.words());

@@ -47,7 +47,7 @@ class ByteSource {
 // after verified_bytes() may be wrong.
 class DamagedData : public Error {
  public:
-  using Error::Error;
+  explicit DamagedData(const std::string& what) : Error(what, ErrorKind::damaged) {}
 };
 
 enum class Compression {

@@ -173,7 +173,7 @@ OutputPrefix OutputWriter::stored() const {
 
 void OutputWriter::fail(int err) {
   std::string msg = "cannot write to " + name_ + ": " + fs::error_text(err);
-  if (err == EPIPE) throw BrokenPipe(msg + ".");
+  if (err == EPIPE) throw Error(msg + ".", ErrorKind::broken_pipe);
   // A write cut short by a full disk leaves part of a record at the end of
   // the file; cut it off, so that the output ends with a whole record.
   if (offset_ > stored_.bytes && is_regular(fd_)) {
@@ -184,7 +184,7 @@ void OutputWriter::fail(int err) {
       msg += "; it may end with an incomplete record";
     }
   }
-  throw Error(msg + ".");
+  throw Error(msg + ".", ErrorKind::io);
 }
 
 void OutputWriter::write_out(const char* data, size_t size) {

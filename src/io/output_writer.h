@@ -3,8 +3,9 @@
 //
 // Broken pipes: the writer needs SIGPIPE ignored (ignore_sigpipe(), once at
 // start), or the first write to a closed pipe kills the process before any
-// error can be seen. With it ignored, such a write throws BrokenPipe, which
-// the command line treats as a quiet end (`gdedup ... | head`).
+// error can be seen. With it ignored, such a write throws an Error of kind
+// broken_pipe, which the command line treats as a quiet end
+// (`gdedup ... | head`).
 //
 // What the output holds is known at every moment: the writer counts whole
 // records and hashes (XXH3-64) the bytes it hands to the kernel, so that a
@@ -23,12 +24,6 @@
 #include "gdedup/error.h"
 
 namespace gdedup::io {
-
-// The reader of our output went away (EPIPE). Not a failure of ours.
-class BrokenPipe : public Error {
- public:
-  using Error::Error;
-};
 
 // Sets SIGPIPE to be ignored for the whole process.
 void ignore_sigpipe();

@@ -130,10 +130,12 @@ Error RecordReader::record_too_long(const RecordBatch& batch, size_t boundary) c
   const uint64_t offset = boundary == kNoBoundary ? position_.input_offset + record_start_
                                                   : record_start_ - boundary;
   return Error(source_.name() + ": record " + std::to_string(number) + " (at byte offset " +
-               std::to_string(offset) + ") is longer than the record length limit of " +
-               std::to_string(options_.max_record_bytes) +
-               " bytes (--max-record-length) without a newline; raise the limit if such "
-               "records are real, or check that the input is text with one record per line.");
+                   std::to_string(offset) + ") is longer than the record length limit of " +
+                   std::to_string(options_.max_record_bytes) +
+                   " bytes without a newline; raise the limit if such records are real, or "
+                   "check that the input is text with one record per line.",
+               ErrorKind::record_too_long, options_.max_record_bytes + 1,
+               options_.max_record_bytes);
 }
 
 void RecordReader::grow(RecordBatch& batch, size_t fill) {
@@ -147,10 +149,11 @@ void RecordReader::grow(RecordBatch& batch, size_t fill) {
   } catch (const std::bad_alloc&) {
     const uint64_t number = position_.records + batch.spans_.size() + 1;
     throw Error("out of memory holding record " + std::to_string(number) + " of " +
-                source_.name() + ", " + std::to_string(fill) +
-                " bytes long so far without a newline; a smaller --max-record-length refuses "
-                "such records before memory runs out (now " +
-                std::to_string(options_.max_record_bytes) + " bytes).");
+                    source_.name() + ", " + std::to_string(fill) +
+                    " bytes long so far without a newline; a smaller record length limit "
+                    "refuses such records before memory runs out (now " +
+                    std::to_string(options_.max_record_bytes) + " bytes).",
+                ErrorKind::record_too_long, grown, options_.max_record_bytes);
   }
   std::memcpy(bigger.get(), batch.data_.get(), fill);
   batch.data_ = std::move(bigger);

@@ -104,17 +104,16 @@ std::string output_holdings(const io::OutputFile& output) {
                                                   const std::string& unverified) {
   try {
     std::rethrow_exception(failure);
-  } catch (const io::BrokenPipe&) {
-    throw;  // nobody is reading: nothing to tell about the output
   } catch (const UsageError&) {
     throw;
   } catch (const io::DamagedData& e) {
     if (output == nullptr) throw;
     const bool left = output->in_place() || output->kept();
-    throw Error(e.what() + output_holdings(*output) + (left ? unverified : ""));
+    throw Error(e.what() + output_holdings(*output) + (left ? unverified : ""), e);
   } catch (const Error& e) {
-    if (output == nullptr) throw;
-    throw Error(e.what() + output_holdings(*output));
+    // A broken pipe: nobody is reading, nothing to tell about the output.
+    if (output == nullptr || e.kind() == ErrorKind::broken_pipe) throw;
+    throw Error(e.what() + output_holdings(*output), e);
   }
 }
 

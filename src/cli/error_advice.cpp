@@ -1,0 +1,41 @@
+#include "cli/error_advice.h"
+
+namespace gdedup::cli {
+
+std::string flag_advice(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::out_of_memory:
+      return "plan a smaller filter (--fpr, --capacity or --memory)";
+    case ErrorKind::thread_limit:
+      return "give a smaller --threads or allow more memory";
+    case ErrorKind::plan_infeasible:
+      return "raise --fpr or lower --capacity";
+    case ErrorKind::device_memory:
+      return "use --backend cpu or a smaller --capacity/--fpr";
+    case ErrorKind::no_device:
+      return "use --backend cpu to run without a GPU";
+    case ErrorKind::record_too_long:
+      return "--max-record-length sets the record length limit";
+    case ErrorKind::is_checkpoint:
+      return "'gdedup info' on that file describes it, and the job that wrote it continues "
+             "with its command plus --resume";
+    case ErrorKind::failure:
+    case ErrorKind::invalid_argument:
+    case ErrorKind::io:
+    case ErrorKind::damaged:
+    case ErrorKind::broken_pipe:
+      break;
+  }
+  return "";
+}
+
+std::string with_advice(const Error& e) {
+  std::string text = e.what();
+  const std::string advice = flag_advice(e.kind());
+  if (advice.empty()) return text;
+  // The library's sentence may end with a period; the advice continues it.
+  if (!text.empty() && text.back() == '.') text.pop_back();
+  return text + "; " + advice;
+}
+
+}  // namespace gdedup::cli
