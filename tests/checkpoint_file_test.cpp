@@ -46,7 +46,7 @@ ResumeState sample_state() {
   ResumeState s;
   s.mode = Mode::kDuplicates;
   s.format = InputFormat::kText;
-  s.keys = KeyOptions{"field:3", "comma", "lowercase-host,strip-fragment"};
+  s.keys = KeyOptions::parse("field:3", "comma", "lowercase-host,drop-fragment");
   s.inputs = {InputIdentity{"/data/a.txt.gz", true, 123456789, 1700000000123456789, 0xabcdef},
               InputIdentity{"-", false, 0, 0, 0},
               InputIdentity{"b \xff\n.txt", true, 7, -5, 1}};
@@ -72,9 +72,9 @@ std::string load_error(const std::string& path) {
 void expect_same_state(const ResumeState& a, const ResumeState& b) {
   EXPECT_EQ(a.mode, b.mode);
   EXPECT_EQ(a.format, b.format);
-  EXPECT_EQ(a.keys.key, b.keys.key);
-  EXPECT_EQ(a.keys.delimiter, b.keys.delimiter);
-  EXPECT_EQ(a.keys.normalize, b.keys.normalize);
+  EXPECT_TRUE(a.keys == b.keys) << a.keys.key_text() << " " << a.keys.delimiter_text() << " "
+                                << a.keys.normalize_text() << " vs " << b.keys.key_text() << " "
+                                << b.keys.delimiter_text() << " " << b.keys.normalize_text();
   ASSERT_EQ(a.inputs.size(), b.inputs.size());
   for (size_t i = 0; i < a.inputs.size(); ++i) {
     EXPECT_EQ(a.inputs[i].path, b.inputs[i].path);

@@ -199,7 +199,7 @@ class CheckpointRefusalTest : public CheckpointResumeTest {
     o_.output = path("out.txt");
     o_.batch_records = 1000;
     o_.checkpoint = path("ck");
-    o_.keys.normalize = "lowercase-host";
+    o_.keys = KeyOptions::parse("whole", "tab", "lowercase-host");
     ASSERT_TRUE(run_once(o_, 3).interrupted);
     ASSERT_TRUE(fs::exists(o_.checkpoint));
   }
@@ -233,13 +233,13 @@ TEST_F(CheckpointRefusalTest, EachOptionThatDiffersIsNamed) {
   o.mode = Mode::kDuplicates;
   expect_named(o, "mode");
   o = o_;
-  o.keys.key = "field:1";
+  o.keys.key = keys::KeySpec::nth_field(1);
   expect_named(o, "key");
   o = o_;
-  o.keys.delimiter = "comma";
+  o.keys.delimiter = ',';
   expect_named(o, "delimiter");
   o = o_;
-  o.keys.normalize = "";
+  o.keys.normalize = {};
   expect_named(o, "normalize");
   o = o_;
   o.format = InputFormat::kU64;

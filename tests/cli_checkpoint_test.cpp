@@ -643,6 +643,52 @@ TEST(CliCheckpoint, ResumeWithAnExistingFilterFile) {
                                    cli_test::read_file(dir / "seen_ref.bf")));
 }
 
+// Key options are compared as the values they mean, not as typed: a job
+// checkpointed with one spelling resumes with another, and the output is the
+// uninterrupted run's.
+TEST(CliCheckpoint, AnotherSpellingOfTheKeyOptionsResumes) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  std::mt19937_64 rng(23);
+  std::string text;
+  for (int i = 0; i < 200000; ++i) {
+    text += "r" + std::to_string(i) + "\tHTTP://Host" + std::to_string(rng() % 50) +
+            ".example:80/p" + std::to_string(rng() % 2000) + "\n";
+  }
+  cli_test::write_file(dir / "in.tsv", text);
+  const std::vector<std::string> job = {"dedup", dir / "in.tsv", "--capacity", "1M",
+                                        "--batch",  kBatchText, "-q", "--key", "field:2"};
+  const std::vector<std::string> spelled = {"--delimiter", "tab", "--normalize", "url"};
+  const std::vector<std::string> respelled = {
+      "--delimiter", "\\t", "--normalize",
+      "add-root-slash,trim,lowercase-scheme,lowercase-host,drop-default-port,drop-fragment,"
+      "drop-host-dot,uppercase-percent,decode-unreserved"};
+  Result r = run(with(with(job, spelled), {"-o", dir / "ref.txt"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<std::string> ck = {"-o", dir / "out.txt", "--checkpoint", dir / "ck",
+                                       "--checkpoint-every", "60K"};
+  {
+    ScopedEnv fail("GDEDUP_TEST_FAIL_CHECKPOINT_WRITE", "2");
+    r = run(with(with(job, spelled), ck));
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_TRUE(contains(r.err, "at record 60000, is intact")) << r.err;
+  }
+  r = run(with(with(with(job, respelled), ck), {"--resume"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(dir / "out.txt"),
+                                   cli_test::read_file(dir / "ref.txt")));
+  // A different value is still refused, named in canonical spelling.
+  {
+    ScopedEnv fail("GDEDUP_TEST_FAIL_CHECKPOINT_WRITE", "2");
+    r = run(with(with(job, spelled), ck));
+    EXPECT_EQ(r.status, 1) << r.err;
+  }
+  r = run(with(with(with(job, {"--delimiter", "\\x09", "--normalize", "url,drop-www"}), ck),
+               {"--resume"}));
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "the normalize option differs")) << r.err;
+}
+
 TEST(CliCheckpoint, UsageErrors) {
   REQUIRE_GDEDUP_BIN();
   cli_test::TempDir dir;

@@ -40,7 +40,7 @@ struct Input {
 std::vector<Input> inputs() {
   test::Rng rng(7);
   Input random{"random", "", {}, 4099};
-  Input heavy{"duplicate-heavy", "", {"field:3", "tab", ""}, 4099};
+  Input heavy{"duplicate-heavy", "", KeyOptions::parse("field:3"), 4099};
   Input colliding{"block-colliding", "", {}, 3};
   for (uint64_t i = 0; i < kRecords; ++i) {
     const std::string url =

@@ -4,11 +4,11 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gdedup/error.h"
-#include "keys/key_extractor.h"
-#include "keys/key_spec.h"
-#include "keys/normalize_rules.h"
+#include "gdedup/key_extractor.h"
+#include "gdedup/key_options.h"
 
 namespace gdedup::keys {
 namespace {
@@ -35,7 +35,7 @@ std::string message_of_delimiter(std::string_view text) {
 
 std::string_view field(std::string_view spec, std::string_view record, char delimiter = '\t') {
   thread_local std::string scratch;
-  const KeyExtractor extractor(parse_key_spec(spec), delimiter, NormalizeRules{});
+  const KeyExtractor extractor(KeyOptions{parse_key_spec(spec), delimiter, NormalizeRules{}});
   return extractor.key(record, scratch);
 }
 
@@ -172,7 +172,7 @@ TEST(KeysFieldTest, ArbitraryBytesPassThrough) {
 TEST(KeysFieldTest, FieldIsAViewIntoTheRecord) {
   const std::string record = "a\tbb\tccc";
   std::string scratch;
-  const KeyExtractor extractor(parse_key_spec("field:2"), '\t', NormalizeRules{});
+  const KeyExtractor extractor(KeyOptions::parse("field:2"));
   const std::string_view key = extractor.key(record, scratch);
   EXPECT_EQ(key.data(), record.data() + 2);
   EXPECT_EQ(key.size(), 2u);
@@ -180,8 +180,7 @@ TEST(KeysFieldTest, FieldIsAViewIntoTheRecord) {
 }
 
 TEST(KeysExtractorTest, NormalizesTheSelectedFieldOnly) {
-  const KeyExtractor extractor(parse_key_spec("field:2"), ',',
-                               parse_normalize_rules("url"));
+  const KeyExtractor extractor(KeyOptions::parse("field:2", "comma", "url"));
   std::string scratch;
   EXPECT_EQ(extractor.key("X,HTTP://Example.COM:80#top,Y", scratch), "http://example.com/");
   EXPECT_EQ(extractor.key("X", scratch), "");
@@ -189,7 +188,7 @@ TEST(KeysExtractorTest, NormalizesTheSelectedFieldOnly) {
 }
 
 TEST(KeysExtractorTest, UnchangedKeyIsAViewIntoTheRecord) {
-  const KeyExtractor extractor(KeySpec::whole(), '\t', parse_normalize_rules("url"));
+  const KeyExtractor extractor(KeyOptions::parse("whole", "tab", "url"));
   std::string scratch;
   const std::string record = "https://example.com/a?b=c";
   EXPECT_EQ(extractor.key(record, scratch).data(), record.data());
@@ -201,7 +200,7 @@ TEST(KeysExtractorTest, UnchangedKeyIsAViewIntoTheRecord) {
 }
 
 TEST(KeysExtractorTest, ChangedKeyIsWrittenIntoScratch) {
-  const KeyExtractor extractor(KeySpec::whole(), '\t', parse_normalize_rules("url"));
+  const KeyExtractor extractor(KeyOptions::parse("whole", "tab", "url"));
   std::string scratch;
   const std::string_view key = extractor.key("HTTP://EXAMPLE.com/", scratch);
   EXPECT_EQ(key, "http://example.com/");
@@ -209,7 +208,7 @@ TEST(KeysExtractorTest, ChangedKeyIsWrittenIntoScratch) {
 }
 
 TEST(KeysExtractorTest, ReusedScratchStopsGrowing) {
-  const KeyExtractor extractor(KeySpec::whole(), '\t', parse_normalize_rules("url-aggressive"));
+  const KeyExtractor extractor(KeyOptions::parse("whole", "tab", "url-aggressive"));
   std::string scratch;
   extractor.key("HTTP://WWW.EXAMPLE.COM/a/?utm_source=x&b=2&a=1#f", scratch);
   const size_t capacity = scratch.capacity();
@@ -224,11 +223,56 @@ TEST(KeysExtractorTest, ReusedScratchStopsGrowing) {
 
 TEST(KeysExtractorTest, FieldZeroIsRefused) {
   try {
-    KeyExtractor(KeySpec::nth_field(0), '\t', NormalizeRules{});
+    KeyExtractor(KeyOptions{KeySpec::nth_field(0), '\t', NormalizeRules{}});
     FAIL() << "field 0 was accepted";
   } catch (const UsageError& e) {
     EXPECT_STREQ(e.what(), "the key field number 0 is not valid: field numbers start at 1.");
   }
+}
+
+// Every spelling of one option is one typed value with one canonical text,
+// which parses back to it: what lets a checkpoint written with one spelling
+// be resumed with another.
+TEST(KeysOptionsTest, SpellingsOfOneOptionAreOneValueWithOneText) {
+  const std::vector<std::vector<KeyOptions>> same = {
+      {KeyOptions::parse("whole"), KeyOptions::parse("line", "\\t", "none"),
+       KeyOptions::parse("whole", "\t", "")},
+      {KeyOptions::parse("field:2", "tab"), KeyOptions::parse("field:002", "\\x09")},
+      {KeyOptions::parse("field:1", "comma"), KeyOptions::parse("field:1", ",")},
+      {KeyOptions::parse("whole", "tab", "url"),
+       KeyOptions::parse("whole", "tab",
+                         "add-root-slash,trim,lowercase-scheme,lowercase-host,drop-default-port,"
+                         "drop-fragment,drop-host-dot,uppercase-percent,decode-unreserved,url")},
+      {KeyOptions::parse("whole", "tab", "drop-params:B|a*,drop-params:b"),
+       KeyOptions::parse("whole", "tab", "drop-params:A*|b")},
+  };
+  for (size_t i = 0; i < same.size(); ++i) {
+    const KeyOptions& first = same[i].front();
+    for (const KeyOptions& other : same[i]) {
+      EXPECT_TRUE(other == first) << "group " << i << ": " << other.normalize_text();
+      EXPECT_EQ(other.key_text(), first.key_text());
+      EXPECT_EQ(other.delimiter_text(), first.delimiter_text());
+      EXPECT_EQ(other.normalize_text(), first.normalize_text());
+    }
+    const KeyOptions again =
+        KeyOptions::parse(first.key_text(), first.delimiter_text(), first.normalize_text());
+    EXPECT_TRUE(again == first) << "group " << i;
+    for (size_t j = 0; j < i; ++j) EXPECT_FALSE(same[j].front() == first) << i << " vs " << j;
+  }
+  EXPECT_EQ(KeyOptions::parse("field:2", "\\t").delimiter_text(), "tab");
+  EXPECT_EQ(KeyOptions::parse("whole", "tab", "none").normalize_text(), "");
+}
+
+TEST(KeysOptionsTest, EveryDelimiterTextParsesBackToItsByte) {
+  for (int b = 0; b < 256; ++b) {
+    const char c = static_cast<char>(b);
+    if (c == '\n') continue;
+    const std::string text = delimiter_text(c);
+    EXPECT_EQ(parse_delimiter(text), c) << "byte " << b << " as " << text;
+  }
+  EXPECT_EQ(delimiter_text('\\'), "\\\\");
+  EXPECT_EQ(delimiter_text('\x01'), "\\x01");
+  EXPECT_EQ(delimiter_text('#'), "#");
 }
 
 }  // namespace

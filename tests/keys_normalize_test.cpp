@@ -9,7 +9,7 @@
 
 #include "gdedup/error.h"
 #include "keys/glob.h"
-#include "keys/normalize_rules.h"
+#include "gdedup/key_options.h"
 #include "keys/url_normalizer.h"
 
 namespace gdedup::keys {
@@ -44,10 +44,14 @@ TEST(KeysNormalizeRulesTest, ParsesNamesAndLists) {
   EXPECT_EQ(parse_normalize_rules("none").to_string(), "none");
 }
 
+// A set: lowercase, sorted, each once, so that any order of the names gives
+// equal rules and one canonical text.
 TEST(KeysNormalizeRulesTest, DropParamsListsAreLowercasedAndMerged) {
   const NormalizeRules r = parse_normalize_rules("drop-params:UTM_*|ref,drop-params:ref|x*y");
-  EXPECT_EQ(r.drop_params, (std::vector<std::string>{"utm_*", "ref", "x*y"}));
-  EXPECT_EQ(r.to_string(), "drop-params:utm_*|ref|x*y");
+  EXPECT_EQ(r.drop_params, (std::vector<std::string>{"ref", "utm_*", "x*y"}));
+  EXPECT_EQ(r.to_string(), "drop-params:ref|utm_*|x*y");
+  EXPECT_TRUE(r == parse_normalize_rules("drop-params:x*y|REF|utm_*"));
+  EXPECT_FALSE(r == parse_normalize_rules("drop-params:x*y|utm_*"));
 }
 
 TEST(KeysNormalizeRulesTest, Presets) {
@@ -57,8 +61,8 @@ TEST(KeysNormalizeRulesTest, Presets) {
   EXPECT_EQ(parse_normalize_rules("url-aggressive").to_string(),
             "trim,lowercase-scheme,lowercase-host,drop-default-port,drop-fragment,"
             "drop-host-dot,uppercase-percent,decode-unreserved,add-root-slash,sort-query,"
-            "drop-www,drop-trailing-slash,drop-params:utm_*|fbclid|gclid|dclid|gbraid|"
-            "wbraid|msclkid|yclid|mc_cid|mc_eid|igshid|_hsenc|_hsmi");
+            "drop-www,drop-trailing-slash,drop-params:_hsenc|_hsmi|dclid|fbclid|gbraid|"
+            "gclid|igshid|mc_cid|mc_eid|msclkid|utm_*|wbraid|yclid");
   EXPECT_EQ(parse_normalize_rules("url,url").to_string(), parse_normalize_rules("url").to_string());
 }
 

@@ -144,7 +144,7 @@ TEST_F(PipelineTest, KeyFieldSelectsWhatIsCompared) {
   PipelineOptions o;
   o.inputs = {input};
   o.output = dir_ + "/out.txt";
-  o.keys.key = "field:2";
+  o.keys = KeyOptions::parse("field:2");
   run_pipeline(o, filter, *backend);
   // "d" has no second field: its key is empty, like "b\t"'s.
   EXPECT_EQ(read_file(o.output), "a\t1\nc\t2\nd\n");

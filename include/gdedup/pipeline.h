@@ -15,6 +15,7 @@
 
 #include "gdedup/backend.h"
 #include "gdedup/filter.h"
+#include "gdedup/key_options.h"
 
 namespace gdedup {
 
@@ -36,14 +37,6 @@ const char* mode_name(Mode mode);
 enum class InputFormat {
   kText,  // records are lines; keys are fingerprinted with the filter's seed
   kU64,   // records are 8-byte little-endian fingerprints, used as they are
-};
-
-// How the key is taken from a record (docs/KEYS.md). Parsed when the run
-// starts; bad values throw UsageError naming them.
-struct KeyOptions {
-  std::string key = "whole";     // "whole" or "field:N"
-  std::string delimiter = "tab"; // one byte, or a name such as "tab", "comma"
-  std::string normalize;         // comma-separated rules, "" for none
 };
 
 struct Progress {

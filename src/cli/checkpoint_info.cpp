@@ -21,9 +21,9 @@ std::string command_text(const ResumeState& s) {
 
 std::string key_text(const ResumeState& s) {
   if (s.format == InputFormat::kU64) return "the records (--input-format u64)";
-  std::string text = s.keys.key;
-  if (s.keys.key != "whole") text += ", delimiter " + s.keys.delimiter;
-  if (!s.keys.normalize.empty()) text += ", normalized: " + s.keys.normalize;
+  std::string text = s.keys.key_text();
+  if (s.keys.key != keys::KeySpec::whole()) text += ", delimiter " + s.keys.delimiter_text();
+  if (!s.keys.normalize.empty()) text += ", normalized: " + s.keys.normalize_text();
   return text;
 }
 

@@ -278,7 +278,8 @@ int run_job(const JobOptions& options, JobKind kind) {
                                          : parse_count(o.batch, "--batch");
   if (batch == 0) throw UsageError("--batch " + o.batch + ": must be at least 1 record");
   const uint64_t max_record = max_record_bytes(o.max_record_length, format);
-  if (format == InputFormat::kText) check_key_options(o.keys);
+  // u64 records have no key options (refuse_ignored_options).
+  const KeyOptions keys = format == InputFormat::kText ? parse_key_flags(o.keys) : KeyOptions{};
   check_inputs(o.inputs);
   const bool saves_filter = !o.filter_path.empty() && kind != JobKind::kQuery;
   check_files(o, mode, saves_filter);
@@ -300,7 +301,7 @@ int run_job(const JobOptions& options, JobKind kind) {
   run.output = o.output;
   run.mode = mode;
   run.format = format;
-  run.keys = o.keys;
+  run.keys = keys;
   run.batch_records = batch;
   run.max_record_bytes = max_record;
   apply_checkpoint_options(o.checkpoint, run);

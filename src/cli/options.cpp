@@ -3,8 +3,7 @@
 #include "cli/backend_choice.h"
 #include "gdedup/backend_registry.h"
 #include "gdedup/error.h"
-#include "keys/key_spec.h"
-#include "keys/normalize_rules.h"
+#include "gdedup/key_options.h"
 
 namespace gdedup::cli {
 
@@ -82,18 +81,18 @@ void add_growth_options(CLI::App& app, JobOptions& options) {
       ->group(kGroupSizing);
 }
 
-void add_key_options(CLI::App& app, KeyOptions& options) {
-  app.add_option("--key", options.key,
+void add_key_options(CLI::App& app, KeyFlags& flags) {
+  app.add_option("--key", flags.key,
                  "What is deduplicated: whole (the record) or field:N (the N-th field, from 1); "
                  "the whole record is still written")
       ->type_name("whole|field:N")
       ->group(kGroupKeys);
-  app.add_option("--delimiter", options.delimiter,
+  app.add_option("--delimiter", flags.delimiter,
                  "Field separator for --key field:N: one byte, a name (tab, comma, space, "
                  "pipe, semicolon, colon) or an escape (\\t, \\xHH); default tab")
       ->type_name("C")
       ->group(kGroupKeys);
-  app.add_option("--normalize", options.normalize,
+  app.add_option("--normalize", flags.normalize,
                  "Rewrite keys before hashing, comma-separated rules or presets (url, "
                  "url-aggressive); see docs/KEYS.md. Rules: " + keys::normalize_rule_names())
       ->type_name("RULES")
@@ -135,10 +134,8 @@ void add_backend_options(CLI::App& app, JobOptions& options) {
       ->group(kGroupBackend);
 }
 
-void check_key_options(const KeyOptions& options) {
-  keys::parse_key_spec(options.key);
-  keys::parse_delimiter(options.delimiter);
-  if (!options.normalize.empty()) keys::parse_normalize_rules(options.normalize);
+KeyOptions parse_key_flags(const KeyFlags& flags) {
+  return KeyOptions::parse(flags.key, flags.delimiter, flags.normalize);
 }
 
 InputFormat parse_input_format(const std::string& text) {

@@ -32,6 +32,14 @@ struct SizingOptions {
   bool given() const { return !capacity.empty() || !fpr.empty() || !memory.empty() || block_bits != 0; }
 };
 
+// --key, --delimiter and --normalize as given; parse_key_flags() makes them
+// the library's typed KeyOptions, once.
+struct KeyFlags {
+  std::string key = "whole";
+  std::string delimiter = "tab";
+  std::string normalize;  // "" when not given
+};
+
 enum class ProgressMode { kAuto, kOn, kOff };
 
 // dedup, build and query.
@@ -40,7 +48,7 @@ struct JobOptions {
   std::string output = "-";
   std::string filter_path;
   SizingOptions sizing;
-  KeyOptions keys;
+  KeyFlags keys;
   std::string input_format = "text";
   std::string max_record_length;  // "" for the default
   std::string backend = "auto";
@@ -74,14 +82,14 @@ void add_output_options(CLI::App& app, JobOptions& options, bool with_output);
 void add_sizing_options(CLI::App& app, SizingOptions& options);
 // --no-grow and --max-memory (dedup).
 void add_growth_options(CLI::App& app, JobOptions& options);
-void add_key_options(CLI::App& app, KeyOptions& options);
+void add_key_options(CLI::App& app, KeyFlags& flags);
 void add_backend_options(CLI::App& app, JobOptions& options);
 // --threads N for the CPU backend, 1 to 4096, on any command that runs one.
 CLI::Option* add_threads_option(CLI::App& app, unsigned& threads, const std::string& help);
 
-// Fails with a UsageError naming the value unless --key, --delimiter and
-// --normalize parse: checked before any file is created.
-void check_key_options(const KeyOptions& options);
+// The typed options; a UsageError naming the value unless --key,
+// --delimiter and --normalize parse: called before any file is created.
+KeyOptions parse_key_flags(const KeyFlags& flags);
 
 InputFormat parse_input_format(const std::string& text);
 

@@ -80,9 +80,9 @@ std::string encode_resume_state(const ResumeState& s) {
   Encoder e;
   e.u32(static_cast<uint32_t>(s.mode));
   e.u32(static_cast<uint32_t>(s.format));
-  e.str(s.keys.key);
-  e.str(s.keys.delimiter);
-  e.str(s.keys.normalize);
+  e.str(s.keys.key_text());
+  e.str(s.keys.delimiter_text());
+  e.str(s.keys.normalize_text());
   e.str(s.output);
   e.str(s.output_temporary);
   e.u64(s.output_offset);
@@ -117,9 +117,16 @@ ResumeState decode_resume_state(const std::string& path, const std::string& byte
   }
   s.mode = static_cast<Mode>(mode);
   s.format = static_cast<InputFormat>(format);
-  s.keys.key = d.str();
-  s.keys.delimiter = d.str();
-  s.keys.normalize = d.str();
+  const std::string key = d.str();
+  const std::string delimiter = d.str();
+  const std::string normalize = d.str();
+  // Checkpoints written before the texts were canonical hold them as the
+  // user gave them: any spelling parses.
+  try {
+    s.keys = KeyOptions::parse(key, delimiter, normalize);
+  } catch (const UsageError&) {
+    d.malformed();
+  }
   s.output = d.str();
   s.output_temporary = d.str();
   s.output_offset = d.u64();

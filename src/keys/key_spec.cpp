@@ -1,4 +1,4 @@
-#include "keys/key_spec.h"
+#include "gdedup/key_options.h"
 
 #include <limits>
 #include <string>
@@ -51,15 +51,26 @@ KeySpec parse_key_spec(std::string_view text) {
   return KeySpec::nth_field(static_cast<uint32_t>(n));
 }
 
+std::string KeySpec::to_string() const {
+  return kind == Kind::kWhole ? "whole" : "field:" + std::to_string(field);
+}
+
 namespace {
 
+struct DelimiterName {
+  const char* name;
+  char byte;
+};
+
+constexpr DelimiterName kDelimiterNames[] = {
+    {"tab", '\t'}, {"comma", ','},     {"space", ' '},
+    {"pipe", '|'}, {"semicolon", ';'}, {"colon", ':'},
+};
+
 char unescape_delimiter(std::string_view text) {
-  if (text == "tab") return '\t';
-  if (text == "comma") return ',';
-  if (text == "space") return ' ';
-  if (text == "pipe") return '|';
-  if (text == "semicolon") return ';';
-  if (text == "colon") return ':';
+  for (const DelimiterName& d : kDelimiterNames) {
+    if (text == d.name) return d.byte;
+  }
   if (text.empty()) bad_delimiter(text, "it is empty");
   if (text.size() == 1) return text[0];
   if (text[0] == '\\') {
@@ -83,6 +94,17 @@ char parse_delimiter(std::string_view text) {
   // Records are split at newlines, so a newline never occurs inside one.
   if (c == '\n') bad_delimiter(text, "a record never contains a newline");
   return c;
+}
+
+std::string delimiter_text(char c) {
+  for (const DelimiterName& d : kDelimiterNames) {
+    if (c == d.byte) return d.name;
+  }
+  if (c == '\\') return "\\\\";
+  const auto byte = static_cast<unsigned char>(c);
+  if (byte > 0x20 && byte < 0x7f) return std::string(1, c);
+  const char* const hex = "0123456789abcdef";
+  return std::string("\\x") + hex[byte >> 4] + hex[byte & 15];
 }
 
 }  // namespace gdedup::keys

@@ -1,4 +1,4 @@
-#include "keys/normalize_rules.h"
+#include "gdedup/key_options.h"
 
 #include <algorithm>
 
@@ -60,12 +60,11 @@ std::string lower(std::string_view s) {
   return out;
 }
 
+// Kept sorted and unique: the order the names were given in means nothing.
 void add_param(NormalizeRules& rules, std::string_view pattern) {
   std::string p = lower(pattern);
-  if (std::find(rules.drop_params.begin(), rules.drop_params.end(), p) ==
-      rules.drop_params.end()) {
-    rules.drop_params.push_back(std::move(p));
-  }
+  const auto at = std::lower_bound(rules.drop_params.begin(), rules.drop_params.end(), p);
+  if (at == rules.drop_params.end() || *at != p) rules.drop_params.insert(at, std::move(p));
 }
 
 void add_param_list(NormalizeRules& rules, std::string_view item) {
@@ -137,6 +136,13 @@ bool NormalizeRules::touches_urls() const {
   return lowercase_scheme || lowercase_host || drop_default_port || drop_fragment ||
          drop_host_dot || uppercase_percent || decode_unreserved || add_root_slash ||
          sort_query || drop_www || drop_trailing_slash || !drop_params.empty();
+}
+
+bool NormalizeRules::operator==(const NormalizeRules& o) const {
+  for (const Rule& rule : kRules) {
+    if (this->*rule.flag != o.*rule.flag) return false;
+  }
+  return drop_params == o.drop_params;
 }
 
 std::string NormalizeRules::to_string() const {

@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "keys/host_port.h"
-#include "keys/normalize_rules.h"
+#include "gdedup/key_options.h"
 #include "keys/percent.h"
 #include "keys/query.h"
 

@@ -8,25 +8,17 @@
 
 #include "gdedup/error.h"
 #include "gdedup/fingerprint.h"
+#include "gdedup/key_extractor.h"
 #include "io/multi_source.h"
 #include "io/record_reader.h"
-#include "keys/key_extractor.h"
-#include "keys/key_spec.h"
-#include "keys/normalize_rules.h"
 
 namespace gdedup::pipeline {
 namespace {
 
-keys::KeyExtractor make_extractor(const KeyOptions& k) {
-  return keys::KeyExtractor(keys::parse_key_spec(k.key), keys::parse_delimiter(k.delimiter),
-                            k.normalize.empty() ? keys::NormalizeRules{}
-                                                : keys::parse_normalize_rules(k.normalize));
-}
-
 class TextSource final : public BatchSource {
  public:
   TextSource(const PipelineOptions& options, uint64_t seed)
-      : extractor_(make_extractor(options.keys)),
+      : extractor_(options.keys),
         whole_record_(extractor_.spec().kind == keys::KeySpec::Kind::kWhole &&
                       !extractor_.normalizes()),
         seed_(seed),

@@ -42,16 +42,18 @@ void check_resume(const ResumeState& state, const PipelineOptions& options,
     option_differs(state, "input format", format_name(state.format),
                    format_name(options.format));
   }
+  // Typed comparisons: any two spellings of one option resume each other.
   if (state.keys.key != options.keys.key) {
-    option_differs(state, "key", quoted(state.keys.key), quoted(options.keys.key));
+    option_differs(state, "key", quoted(state.keys.key_text()),
+                   quoted(options.keys.key_text()));
   }
   if (state.keys.delimiter != options.keys.delimiter) {
-    option_differs(state, "delimiter", quoted(state.keys.delimiter),
-                   quoted(options.keys.delimiter));
+    option_differs(state, "delimiter", quoted(state.keys.delimiter_text()),
+                   quoted(options.keys.delimiter_text()));
   }
   if (state.keys.normalize != options.keys.normalize) {
-    option_differs(state, "normalize", quoted(state.keys.normalize),
-                   quoted(options.keys.normalize));
+    option_differs(state, "normalize", quoted(state.keys.normalize_text()),
+                   quoted(options.keys.normalize_text()));
   }
   const std::string output = options.mode == Mode::kBuild ? "" : options.output;
   if (state.output != output) {

@@ -18,9 +18,9 @@
 
 #include "fuzz_util.h"
 #include "gdedup/error.h"
-#include "keys/key_extractor.h"
-#include "keys/key_spec.h"
-#include "keys/normalize_rules.h"
+#include "gdedup/key_extractor.h"
+#include "gdedup/key_options.h"
+#include "keys/url_normalizer.h"
 
 namespace {
 
@@ -48,7 +48,7 @@ std::vector<std::string_view> naive_split(std::string_view s, char d) {
 void check_field(std::string_view record, char delimiter, uint32_t n, const char* rules_text) {
   const KeySpec spec = n == 0 ? KeySpec::whole() : KeySpec::nth_field(n);
   const NormalizeRules rules = parse_normalize_rules(rules_text);
-  const KeyExtractor extractor(spec, delimiter, rules);
+  const KeyExtractor extractor(gdedup::KeyOptions{spec, delimiter, rules});
 
   const std::string_view field = extractor.field(record);
   std::string_view expected = record;
@@ -101,13 +101,15 @@ void check_parsers(std::string_view text) {
     const char d = parse_delimiter(text);
     FUZZ_CHECK(d != '\n', "newline accepted as a delimiter from " + show(text));
     if (text.size() == 1) FUZZ_CHECK(d == text[0], "one-byte delimiter changed: " + show(text));
+    FUZZ_CHECK(parse_delimiter(delimiter_text(d)) == d,
+               "delimiter does not read back: " + show(text) + " -> " + show(delimiter_text(d)));
   } catch (const gdedup::UsageError&) {
   }
   try {
     const NormalizeRules rules = parse_normalize_rules(text);
     const std::string canonical = rules.to_string();
     const NormalizeRules again = parse_normalize_rules(canonical.empty() ? "none" : canonical);
-    FUZZ_CHECK(again.to_string() == canonical,
+    FUZZ_CHECK(again == rules && again.to_string() == canonical,
                "rules do not read back: " + show(text) + " -> " + show(canonical) + " -> " +
                    show(again.to_string()));
   } catch (const gdedup::UsageError&) {

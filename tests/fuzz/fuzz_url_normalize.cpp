@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "fuzz_util.h"
-#include "keys/normalize_rules.h"
+#include "gdedup/key_options.h"
 #include "keys/url_normalizer.h"
 
 namespace {

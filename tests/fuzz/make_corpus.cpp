@@ -238,9 +238,7 @@ void checkpoint_seeds() {
   f.counters().planned_capacity = 100;
   f.counters().planned_fpr = 1e-3;
   gdedup::ResumeState state;
-  state.keys.key = "field:2";
-  state.keys.delimiter = "comma";
-  state.keys.normalize = "url";
+  state.keys = gdedup::KeyOptions::parse("field:2", "comma", "url");
   state.output = "out.txt";
   state.output_temporary = "out.txt.tmp.x7k2qa";
   state.inputs.push_back({"a.txt.gz", true, 1234, 1700000000123456789, 0x1122334455667788});

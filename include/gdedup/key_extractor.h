@@ -1,22 +1,29 @@
 // Turns a record into the bytes that are hashed: the selected field, then
-// normalized. The record itself is never changed.
+// normalized (docs/KEYS.md). The record itself is never changed.
+//
+//   KeyExtractor extractor(KeyOptions::parse("field:2", "tab", "url"));
+//   std::string scratch;                        // one per thread, reused
+//   std::string_view key = extractor.key(record, scratch);
 #pragma once
 
+#include <cstdint>
 #include <cstring>
-#include <optional>
+#include <memory>
 #include <string>
 #include <string_view>
 
-#include "keys/key_spec.h"
-#include "keys/normalize_rules.h"
-#include "keys/url_normalizer.h"
+#include "gdedup/key_options.h"
 
 namespace gdedup::keys {
 
+class UrlNormalizer;
+
+// Immutable: one extractor may be shared by threads, each with its own
+// scratch.
 class KeyExtractor {
  public:
-  // `delimiter` matters only for KeySpec::Kind::kField.
-  KeyExtractor(KeySpec spec, char delimiter, const NormalizeRules& rules);
+  // Throws UsageError for a field key with field number 0.
+  explicit KeyExtractor(const KeyOptions& options);
 
   // The key of `record`. Without normalization, or when it changes nothing
   // but the field's ends, a view into `record`; otherwise a view into
@@ -25,7 +32,7 @@ class KeyExtractor {
   // per thread and reuse it: then no call allocates once it has grown.
   std::string_view key(std::string_view record, std::string& scratch) const {
     const std::string_view f = field(record);
-    return normalizer_ ? normalizer_->normalize(f, scratch) : f;
+    return normalizer_ ? normalized(f, scratch) : f;
   }
 
   // The selected field, with no normalization. A record with fewer fields
@@ -49,12 +56,14 @@ class KeyExtractor {
 
   const KeySpec& spec() const { return spec_; }
   char delimiter() const { return delimiter_; }
-  bool normalizes() const { return normalizer_.has_value(); }
+  bool normalizes() const { return normalizer_ != nullptr; }
 
  private:
+  std::string_view normalized(std::string_view field, std::string& scratch) const;
+
   KeySpec spec_;
   char delimiter_;
-  std::optional<UrlNormalizer> normalizer_;
+  std::shared_ptr<const UrlNormalizer> normalizer_;  // null without rules
 };
 
 }  // namespace gdedup::keys

@@ -1,0 +1,113 @@
+// Which part of a record is its key, and how the key is normalized before it
+// is hashed (docs/KEYS.md). Options are parsed once into typed values; every
+// spelling of one option (tab and \t, url and its rules spelled out) gives the
+// same value and the same canonical text, which is what a checkpoint records.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gdedup::keys {
+
+// The whole record or one delimited field.
+struct KeySpec {
+  enum class Kind { kWhole, kField };
+  Kind kind = Kind::kWhole;
+  // 1-based, as the user writes it; meaningful only for kField.
+  uint32_t field = 0;
+
+  static KeySpec whole() { return {Kind::kWhole, 0}; }
+  static KeySpec nth_field(uint32_t n) { return {Kind::kField, n}; }
+
+  bool operator==(const KeySpec& o) const { return kind == o.kind && field == o.field; }
+  bool operator!=(const KeySpec& o) const { return !(*this == o); }
+  // "whole" or "field:N": parses back to this spec.
+  std::string to_string() const;
+};
+
+// "whole" or "line" for the whole record, "field:N" (N >= 1) for the N-th
+// field. Throws gdedup::UsageError naming the value and the accepted forms.
+KeySpec parse_key_spec(std::string_view text);
+
+// One byte: given literally (",", "|"), by name (tab, comma, space, pipe,
+// semicolon, colon) or as an escape (\t, \\, \xHH). Throws gdedup::UsageError
+// for anything that is not exactly one byte after unescaping.
+char parse_delimiter(std::string_view text);
+
+// The delimiter's canonical text: its name where it has one, the byte itself
+// when printable, \\ for a backslash, \xHH otherwise. Parses back to `c`.
+std::string delimiter_text(char c);
+
+// Which rewrites turn a key into its canonical form. Rules change only the
+// key that is hashed; the record written out is never changed. docs/KEYS.md
+// lists every rule with an example.
+struct NormalizeRules {
+  // Any key.
+  bool trim = false;       // strip bytes 0x00-0x20 at both ends
+  bool lowercase = false;  // ASCII-lowercase everything but percent-escape digits
+
+  // URLs only ("scheme://..."): other keys are left as they are.
+  bool lowercase_scheme = false;
+  bool lowercase_host = false;
+  bool drop_default_port = false;
+  bool drop_fragment = false;
+  bool drop_host_dot = false;
+  bool uppercase_percent = false;
+  bool decode_unreserved = false;
+  bool add_root_slash = false;
+  bool sort_query = false;
+  bool drop_www = false;
+  bool drop_trailing_slash = false;
+  // Query parameters whose name matches one of these globs ('*' matches any
+  // run of bytes, ASCII case ignored) are removed. Stored lowercase, sorted,
+  // each once: a set, so that equal rules compare equal.
+  std::vector<std::string> drop_params;
+
+  bool empty() const;
+  bool touches_urls() const;
+  bool operator==(const NormalizeRules& o) const;
+  bool operator!=(const NormalizeRules& o) const { return !(*this == o); }
+  // The rules with presets expanded, in a fixed order ("none" when there are
+  // none): the canonical text, which parses back to the same rules.
+  std::string to_string() const;
+};
+
+// A comma-separated list of rule names and presets, e.g.
+// "url,sort-query,drop-params:utm_*|ref". Throws gdedup::UsageError for an
+// unknown name, listing the known ones.
+NormalizeRules parse_normalize_rules(std::string_view text);
+
+// The rule names and presets, comma-separated, for help texts.
+std::string normalize_rule_names();
+
+}  // namespace gdedup::keys
+
+namespace gdedup {
+
+// How the key is taken from a text record: the three key options, typed.
+struct KeyOptions {
+  keys::KeySpec key = keys::KeySpec::whole();
+  char delimiter = '\t';  // separates fields; matters only for field keys
+  keys::NormalizeRules normalize;
+
+  // The options from their texts as a user writes them (docs/KEYS.md); ""
+  // for `normalize` means no rules. Throws UsageError naming a bad value.
+  static KeyOptions parse(std::string_view key, std::string_view delimiter = "tab",
+                          std::string_view normalize = "");
+
+  // Canonical texts: parse(key_text(), delimiter_text(), normalize_text())
+  // gives these options back, and equal options give equal texts. No rules
+  // are "", as a checkpoint has always recorded them.
+  std::string key_text() const { return key.to_string(); }
+  std::string delimiter_text() const { return keys::delimiter_text(delimiter); }
+  std::string normalize_text() const { return normalize.empty() ? "" : normalize.to_string(); }
+
+  bool operator==(const KeyOptions& o) const {
+    return key == o.key && delimiter == o.delimiter && normalize == o.normalize;
+  }
+  bool operator!=(const KeyOptions& o) const { return !(*this == o); }
+};
+
+}  // namespace gdedup
