@@ -667,22 +667,16 @@ TEST(CliCheckpoint, AnotherSpellingOfTheKeyOptionsResumes) {
   ASSERT_EQ(r.status, 0) << r.err;
   const std::vector<std::string> ck = {"-o", dir / "out.txt", "--checkpoint", dir / "ck",
                                        "--checkpoint-every", "60K"};
-  {
-    ScopedEnv fail("GDEDUP_TEST_FAIL_CHECKPOINT_WRITE", "2");
-    r = run(with(with(job, spelled), ck));
-    EXPECT_EQ(r.status, 1) << r.err;
-    EXPECT_TRUE(contains(r.err, "at record 60000, is intact")) << r.err;
-  }
+  r = run_failing_write(dir / "ck", 2, with(with(job, spelled), ck));
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "at record 60000, is intact")) << r.err;
   r = run(with(with(with(job, respelled), ck), {"--resume"}));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(dir / "out.txt"),
                                    cli_test::read_file(dir / "ref.txt")));
   // A different value is still refused, named in canonical spelling.
-  {
-    ScopedEnv fail("GDEDUP_TEST_FAIL_CHECKPOINT_WRITE", "2");
-    r = run(with(with(job, spelled), ck));
-    EXPECT_EQ(r.status, 1) << r.err;
-  }
+  r = run_failing_write(dir / "ck", 2, with(with(job, spelled), ck));
+  EXPECT_EQ(r.status, 1) << r.err;
   r = run(with(with(with(job, {"--delimiter", "\\x09", "--normalize", "url,drop-www"}), ck),
                {"--resume"}));
   EXPECT_EQ(r.status, 1) << r.err;

@@ -3,29 +3,27 @@
 // lines first, one huge first line, blocks of long and short lines, blank
 // lines, and compressed inputs whose record density changes after their
 // first chunk. It must never fall short of the true count by more than noise,
-// and not over-size by more than a small factor. The CLI sources are not a
-// library, so the files under test are compiled in.
+// and not over-size by more than a small factor.
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "cli/console.cpp"
-#include "cli/numbers.cpp"
-#include "cli/sizing.cpp"
 #include "codec_util.h"
 #include "file_util.h"
+#include "gdedup/input_estimate.h"
 #include "test_util.h"
 
-namespace gdedup::cli {
+namespace gdedup {
 namespace {
 
-class CliSizing : public test::TempDirTest {
+class InputEstimate : public test::TempDirTest {
  protected:
-  CliSizing() : TempDirTest("cli_sizing") {}
+  InputEstimate() : TempDirTest("input_estimate") {}
   std::string write(const std::string& name, const std::string& bytes) {
     const std::string p = path(name);
     std::ofstream(p, std::ios::binary) << bytes;
@@ -38,7 +36,6 @@ const auto& lines = test::letter_lines;
 uint64_t exact(const std::string& text) { return test::reference_split(text).size(); }
 
 uint64_t estimate(const std::string& path) {
-  Console::get().set_quiet(true);
   std::string why_not;
   const std::optional<RecordEstimate> e = estimate_records({path}, InputFormat::kText, &why_not);
   EXPECT_TRUE(e.has_value()) << why_not;
@@ -88,7 +85,7 @@ const std::vector<Shape>& shapes() {
   return all;
 }
 
-TEST_F(CliSizing, PlainFilesOfEveryShape) {
+TEST_F(InputEstimate, PlainFilesOfEveryShape) {
   std::mt19937_64 rng(11);
   for (const Shape& shape : shapes()) {
     const std::string text = shape.make(rng);
@@ -96,7 +93,7 @@ TEST_F(CliSizing, PlainFilesOfEveryShape) {
   }
 }
 
-TEST_F(CliSizing, SmallFilesAreCountedExactly) {
+TEST_F(InputEstimate, SmallFilesAreCountedExactly) {
   std::mt19937_64 rng(12);
   const std::string text = lines(rng, 1000, 40) + "no newline";
   EXPECT_EQ(estimate(write("small.txt", text)), exact(text));
@@ -106,7 +103,7 @@ TEST_F(CliSizing, SmallFilesAreCountedExactly) {
 
 // Large enough that the estimate decodes only the start: past 8 compressed
 // chunks of 1 MiB.
-TEST_F(CliSizing, CompressedInputsWhoseDensityChangesAfterTheStart) {
+TEST_F(InputEstimate, CompressedInputsWhoseDensityChangesAfterTheStart) {
   std::mt19937_64 rng(13);
   const std::string long_first = lines(rng, 60000, 40) + lines(rng, 1500000, 8);
   const std::string text = long_first;
@@ -116,4 +113,4 @@ TEST_F(CliSizing, CompressedInputsWhoseDensityChangesAfterTheStart) {
 }
 
 }  // namespace
-}  // namespace gdedup::cli
+}  // namespace gdedup
