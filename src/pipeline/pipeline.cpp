@@ -505,8 +505,9 @@ PipelineStats run_pipeline(const PipelineOptions& options, Filter& filter, Backe
 
 PipelineStats run_pipeline(const PipelineOptions& options, LayeredFilter& filter) {
   if (!options.checkpoint.empty() || options.resume != nullptr) {
-    throw UsageError("checkpoints cannot hold a filter that grows yet; give a fixed filter "
-                     "(--no-grow, with --capacity or --memory) to checkpoint this run");
+    // The command line never gets here: with --checkpoint its filter is fixed.
+    throw UsageError("checkpoints cannot hold a filter that grows yet; run a fixed Filter "
+                     "with a backend to checkpoint this run");
   }
   PipelineOptions growing = options;
   growing.on_over_capacity = nullptr;
