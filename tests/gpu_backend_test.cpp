@@ -343,7 +343,7 @@ TEST(GpuAvailability, ADeviceNumberPastTheLastIsRefusedWithTheCount) {
   ASSERT_GE(count, 1);
   const std::string expected = "there is no CUDA device " + std::to_string(count) +
                                "; this machine has " + std::to_string(count) + " (0 to " +
-                               std::to_string(count - 1) + ").";
+                               std::to_string(count - 1) + ")";
   EXPECT_FALSE(gpu_available(&why, count));
   EXPECT_EQ(why, expected);
   EXPECT_FALSE(gpu_available(&why, -1));
@@ -355,6 +355,7 @@ TEST(GpuAvailability, ADeviceNumberPastTheLastIsRefusedWithTheCount) {
     FAIL() << "make_gpu_backend ran on device " << count << " of " << count;
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()), expected);
+    EXPECT_EQ(e.kind(), ErrorKind::no_device);
   }
   options.device = count - 1;
   auto backend = make_gpu_backend(filter, options);

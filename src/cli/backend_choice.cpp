@@ -18,8 +18,6 @@ unsigned default_threads() {
   return hardware > 2 ? hardware - 2 : 1;
 }
 
-}
-
 }  // namespace
 
 MadeBackend choose_backend(const std::string& which, BackendOptions options, Filter& filter) {

@@ -91,7 +91,7 @@ OutputFile OutputFile::resume(const std::string& path, const std::string& tempor
     if (err == ENOENT) {
       cannot_resume(temporary, path, "is missing: it was removed, or renamed over " + path +
                                          " by a run that completed; delete the checkpoint "
-                                         "and run the job again without --resume.");
+                                         "and run the job again from its start.");
     }
     if (err == ELOOP) {
       cannot_resume(temporary, path, "is a symbolic link, which gdedup never follows; it is "
