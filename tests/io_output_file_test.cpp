@@ -183,6 +183,48 @@ TEST_F(IoOutputFile, ResumeRefusesAMissingTemporaryNamingIt) {
   EXPECT_NE(message.find("is missing"), std::string::npos) << message;
 }
 
+// A run stopped after renaming its temporary over the output, before it
+// removed the checkpoint: the resume continues from a copy of the output and
+// leaves it whole until its own rename.
+TEST_F(IoOutputFile, ATemporaryRenamedOverTheOutputIsContinuedFromACopy) {
+  const std::string out = path("out");
+  std::string temporary;
+  std::string first;
+  std::string all;
+  OutputPrefix prefix;
+  {
+    OutputFile file = OutputFile::create(out);
+    first = write_records(file.writer(), 4, 3000);
+    file.writer().flush();
+    prefix = file.writer().stored();
+    file.keep_for_resume();
+    all = first + write_records(file.writer(), 5, 700);
+    temporary = file.temporary();
+    file.close();
+    file.commit();
+  }
+  ASSERT_EQ(slurp(out), all);
+  OutputFile file = OutputFile::resume(out, temporary, prefix);
+  EXPECT_NE(file.temporary(), temporary);
+  EXPECT_EQ(slurp(out), all) << "the output must stay whole until the resumed run renames";
+  const std::string rest = write_records(file.writer(), 6, 2000);
+  file.close();
+  file.commit();
+  EXPECT_EQ(slurp(out), first + rest);
+  EXPECT_EQ(names(), std::vector<std::string>{"out"});
+}
+
+TEST_F(IoOutputFile, AMissingTemporaryWithAnOutputThatDoesNotContinueItIsRefused) {
+  const std::string out = path("out");
+  std::ofstream(out) << "some other file, longer than the recorded prefix\n";
+  const std::string message =
+      resume_error(out, path("out.tmp.abcdef"), OutputPrefix{10, 1, 12345});
+  EXPECT_NE(message.find("is missing"), std::string::npos) << message;
+  EXPECT_NE(message.find("does not continue from it"), std::string::npos) << message;
+  EXPECT_EQ(names(), std::vector<std::string>{"out"}) << "the copy was left behind";
+  EXPECT_EQ(slurp(out), "some other file, longer than the recorded prefix\n");
+}
+
 TEST_F(IoOutputFile, ResumeFollowsNoLinkPlantedAtTheTemporaryName) {
   const std::string victim = path("victim");
   std::ofstream(victim) << "someone else's file\n";

@@ -1,6 +1,9 @@
 #include "io/output_file.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <utility>
+#include <vector>
 
 #include "fs/file_status.h"
 #include "fs/live_temporaries.h"
@@ -21,6 +24,43 @@ constexpr uint32_t kNewFileMode = 0666;
                                 const std::string& reason) {
   throw Error("cannot resume output " + path + ": its temporary file " + temporary +
               ", named by the checkpoint, " + reason);
+}
+
+// A new temporary file beside `target`, in the registry of live temporaries
+// (`live_slot`), with the permission bits of the file it will replace, so
+// that replacing it changes its contents only, as writing it in place did.
+fs::File new_temporary(const std::string& target, const std::string& what,
+                       const std::string& path, int& live_slot) {
+  fs::File temp;
+  if (const int err = fs::create_temp_beside(target, temp, live_slot, kNewFileMode)) {
+    cannot_create(what, path, "creating a temporary file beside it in folder " +
+                            fs::containing_folder(target) + " failed: " + fs::error_text(err));
+  }
+  fs::FileStatus replaced;
+  int err = 0;
+  if (fs::status_of_path(target, replaced) == 0 &&
+      (err = fs::set_permissions(temp.fd(), replaced.permissions)) != 0) {
+    fs::unlink_file(temp.name());
+    fs::forget_temporary(live_slot);
+    cannot_create(what, path, "setting the permissions of " + temp.name() + " failed: " +
+                            fs::error_text(err));
+  }
+  return temp;
+}
+
+// The first `bytes` of `from` (fewer if it is shorter) appended to `to`.
+// 0 or an errno.
+int copy_prefix(int from, fs::File& to, uint64_t bytes) {
+  std::vector<char> chunk(size_t{1} << 20);
+  for (uint64_t at = 0; at < bytes;) {
+    const uint64_t want = std::min<uint64_t>(chunk.size(), bytes - at);
+    const int64_t got = fs::read_at(from, chunk.data(), want, at);
+    if (got < 0) return errno;
+    if (got == 0) break;
+    if (const int err = to.write_all(chunk.data(), static_cast<size_t>(got))) return err;
+    at += static_cast<uint64_t>(got);
+  }
+  return 0;
 }
 
 }  // namespace
@@ -61,38 +101,56 @@ OutputFile OutputFile::create(const std::string& path, size_t buffer, const std:
   if (target.empty()) {
     return OutputFile(what, path, "", "", OutputWriter::create(path, buffer, what));
   }
-  fs::File temp;
   int live_slot = -1;
-  if (const int err = fs::create_temp_beside(target, temp, live_slot, kNewFileMode)) {
-    cannot_create(what, path, "creating a temporary file beside it in folder " +
-                            fs::containing_folder(target) + " failed: " + fs::error_text(err));
-  }
+  fs::File temp = new_temporary(target, what, path, live_slot);
   const std::string name = temp.name();
-  // The replaced file's permission bits, so that replacing it changes its
-  // contents only, as writing it in place did.
-  fs::FileStatus replaced;
-  int err = 0;
-  if (fs::status_of_path(target, replaced) == 0 &&
-      (err = fs::set_permissions(temp.fd(), replaced.permissions)) != 0) {
-    fs::unlink_file(name);
-    fs::forget_temporary(live_slot);
-    cannot_create(what, path, "setting the permissions of " + name + " failed: " +
-                            fs::error_text(err));
-  }
   OutputFile out(what, path, target, name, OutputWriter(temp.release(), name, true, 0, buffer));
   out.live_slot_ = live_slot;
   return out;
+}
+
+OutputFile OutputFile::resume_renamed(const std::string& path, const std::string& temporary,
+                                      const OutputPrefix& prefix, size_t buffer) {
+  const std::string missing =
+      "is missing: it was removed, or renamed over " + path + " by a run that was stopped "
+      "before it removed the checkpoint";
+  const std::string target = replaced_file(path);
+  fs::File renamed;
+  if (target.empty() || fs::open_for_reading(target, renamed) != 0) {
+    cannot_resume(temporary, path, missing + "; delete the checkpoint and run the job again "
+                                             "from its start.");
+  }
+  int live_slot = -1;
+  fs::File copy = new_temporary(target, "output", path, live_slot);
+  const std::string name = copy.name();
+  try {
+    if (const int err = copy_prefix(renamed.fd(), copy, prefix.bytes)) {
+      throw Error("copying " + target + " into " + name + " failed: " + fs::error_text(err));
+    }
+    // Opened again to be read too: continue_file checks the copy's prefix.
+    fs::File reopened;
+    if (const int err = fs::open_own_file(name, reopened)) {
+      throw Error("opening " + name + " failed: " + fs::error_text(err));
+    }
+    copy = fs::File();
+    OutputFile out("output", path, target, name,
+                   OutputWriter::continue_file(std::move(reopened), prefix, buffer));
+    out.live_slot_ = live_slot;
+    return out;
+  } catch (const Error& e) {
+    fs::unlink_file(name);
+    fs::forget_temporary(live_slot);
+    cannot_resume(temporary, path, missing + ", and " + path + " does not continue from it (" +
+                                       e.what() + "); delete the checkpoint and run the job "
+                                       "again from its start.");
+  }
 }
 
 OutputFile OutputFile::resume(const std::string& path, const std::string& temporary,
                               const OutputPrefix& prefix, size_t buffer) {
   fs::File file;
   if (const int err = fs::open_own_file(temporary, file)) {
-    if (err == ENOENT) {
-      cannot_resume(temporary, path, "is missing: it was removed, or renamed over " + path +
-                                         " by a run that completed; delete the checkpoint "
-                                         "and run the job again from its start.");
-    }
+    if (err == ENOENT) return resume_renamed(path, temporary, prefix, buffer);
     if (err == ELOOP) {
       cannot_resume(temporary, path, "is a symbolic link, which gdedup never follows; it is "
                                      "not the file the interrupted run wrote.");
