@@ -168,6 +168,7 @@ uint64_t LayeredFilter::test_and_set_span(const uint64_t* fingerprints, uint64_t
   if (layers_.size() == 1) return newest.test_and_set(fingerprints, count, was_present);
   look_up(layers_.size() - 1, fingerprints, count, was_present);
   const uint64_t m = pending_.size();
+  if (m == 0) return 0;  // every key was in an older layer
   answers_.resize(m);
   const uint64_t fresh = newest.test_and_set(pending_.data(), m, answers_.data());
   for (uint64_t i = 0; i < m; ++i) was_present[pending_at_[i]] = answers_[i];
