@@ -1,12 +1,11 @@
 #include "cli/preflight.h"
 
-#include <cerrno>
-#include <climits>
-#include <cstdlib>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+
 #include "fs/file_ops.h"
+#include "fs/file_status.h"
 #include "fs/path_lock.h"
 #include "gdedup/error.h"
 #include "io/input_file.h"
@@ -27,13 +26,13 @@ void check_inputs(const std::vector<std::string>& inputs) {
 }
 
 bool file_exists(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0;
+  fs::FileStatus status;
+  return fs::status_of_path(path, status) == 0;
 }
 
 bool writes_in_place(const std::string& path) {
-  struct stat st {};
-  return path == "-" || (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode));
+  fs::FileStatus status;
+  return path == "-" || (fs::status_of_name(path, status) == 0 && !status.regular());
 }
 
 namespace {
@@ -43,31 +42,31 @@ namespace {
 // folder and its last component.
 struct Identity {
   bool exists = false;
-  dev_t dev = 0;
-  ino_t ino = 0;
+  fs::FileStatus status;  // device and inode when it exists
   std::string name;
 };
 
 Identity identify(const std::string& path, int standard_fd) {
   Identity id;
-  struct stat st {};
-  const bool found = path == "-" ? ::fstat(standard_fd, &st) == 0 : ::stat(path.c_str(), &st) == 0;
+  const bool found = (path == "-" ? fs::status_of(standard_fd, id.status)
+                                  : fs::status_of_path(path, id.status)) == 0;
   if (found) {
+    id.exists = true;
     // Devices and pipes (/dev/null twice) are not files two names could damage.
-    if (!S_ISREG(st.st_mode)) return Identity{true, 0, 0, "\n"};
-    return Identity{true, st.st_dev, st.st_ino, ""};
+    if (!id.status.regular()) id.name = "\n";
+    return id;
   }
   const std::string folder = fs::containing_folder(path);
-  char real[PATH_MAX];
+  const std::string real = fs::real_path(folder);
   const size_t slash = path.find_last_of('/');
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  id.name = (::realpath(folder.c_str(), real) != nullptr ? std::string(real) : folder) + "/" + base;
+  id.name = (real.empty() ? folder : real) + "/" + base;
   return id;
 }
 
 bool same(const Identity& a, const Identity& b) {
   if (a.exists != b.exists) return false;
-  if (a.exists) return a.name.empty() && b.name.empty() && a.dev == b.dev && a.ino == b.ino;
+  if (a.exists) return a.name.empty() && b.name.empty() && a.status.same_file(b.status);
   return a.name == b.name;
 }
 
@@ -120,11 +119,11 @@ void check_writable(const WrittenFile& file) {
   if (!path.empty() && path.back() == '/') {
     cannot_write(file, "the name ends with '/', so it names a folder; give a file name");
   }
-  struct stat st {};
-  const bool exists = ::stat(path.c_str(), &st) == 0;
-  if (exists && S_ISDIR(st.st_mode)) cannot_write(file, "it is a folder");
-  struct stat link {};
-  const bool is_link = ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
+  fs::FileStatus status, name_status;
+  const bool exists = fs::status_of_path(path, status) == 0;
+  if (exists && status.directory()) cannot_write(file, "it is a folder");
+  const bool is_link = fs::status_of_name(path, name_status) == 0 &&
+                       name_status.type == fs::FileStatus::Type::kLink;
   if (is_link && !fs::trusted_link(path)) {
     cannot_write(file, "it is a symbolic link that belongs to another user, and gdedup "
                        "follows no link someone else may have planted; remove it, or name "
@@ -135,24 +134,24 @@ void check_writable(const WrittenFile& file) {
                        "renaming it over the name, which would replace the link; name the "
                        "file the link points to");
   }
-  if (exists && !S_ISREG(st.st_mode) && !file.in_place) {
+  if (exists && !status.regular() && !file.in_place) {
     cannot_write(file, "it is not a regular file, and it is saved by writing a new file and "
                        "renaming it over the old one");
   }
   if (exists && file.in_place) {
-    if (::access(path.c_str(), W_OK) != 0) cannot_write(file, fs::error_text(errno));
+    if (const int err = fs::may_write(path)) cannot_write(file, fs::error_text(err));
     // A regular output is still replaced, through a temporary file beside it
     // (io/output_file.h): its folder must take one.
-    if (is_link || !S_ISREG(st.st_mode)) return;
+    if (is_link || !status.regular()) return;
   }
   const std::string folder = fs::containing_folder(path);
-  struct stat dir {};
-  if (::stat(folder.c_str(), &dir) != 0) {
-    cannot_write(file, "folder " + folder + ": " + fs::error_text(errno));
+  fs::FileStatus dir;
+  if (const int err = fs::status_of_path(folder, dir)) {
+    cannot_write(file, "folder " + folder + ": " + fs::error_text(err));
   }
-  if (!S_ISDIR(dir.st_mode)) cannot_write(file, folder + " is not a folder");
-  if (::access(folder.c_str(), W_OK) != 0) {
-    cannot_write(file, "folder " + folder + ": " + fs::error_text(errno));
+  if (!dir.directory()) cannot_write(file, folder + " is not a folder");
+  if (const int err = fs::may_write(folder)) {
+    cannot_write(file, "folder " + folder + ": " + fs::error_text(err));
   }
 }
 

@@ -1,6 +1,7 @@
 #include "fs/file_status.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 
@@ -11,6 +12,7 @@ FileStatus from_stat(const struct stat& st) {
   FileStatus s;
   s.type = S_ISREG(st.st_mode)   ? FileStatus::Type::kRegular
            : S_ISDIR(st.st_mode) ? FileStatus::Type::kDirectory
+           : S_ISLNK(st.st_mode) ? FileStatus::Type::kLink
                                  : FileStatus::Type::kOther;
   s.size = static_cast<uint64_t>(st.st_size);
   s.device = static_cast<uint64_t>(st.st_dev);
@@ -36,5 +38,14 @@ int status_of_path(const std::string& path, FileStatus& out) {
   out = from_stat(st);
   return 0;
 }
+
+int status_of_name(const std::string& path, FileStatus& out) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return errno;
+  out = from_stat(st);
+  return 0;
+}
+
+int may_write(const std::string& path) { return ::access(path.c_str(), W_OK) == 0 ? 0 : errno; }
 
 }  // namespace gdedup::fs

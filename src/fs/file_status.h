@@ -8,7 +8,7 @@
 namespace gdedup::fs {
 
 struct FileStatus {
-  enum class Type { kRegular, kDirectory, kOther };
+  enum class Type { kRegular, kDirectory, kLink, kOther };
   Type type = Type::kOther;
   uint64_t size = 0;
   uint64_t device = 0;  // device and inode: the file's identity
@@ -18,6 +18,7 @@ struct FileStatus {
   int64_t mtime_ns = 0;  // last modification, nanoseconds since 1970
 
   bool regular() const { return type == Type::kRegular; }
+  bool directory() const { return type == Type::kDirectory; }
   bool same_file(const FileStatus& other) const {
     return device == other.device && inode == other.inode;
   }
@@ -28,5 +29,10 @@ int status_of(int fd, FileStatus& out);
 // stat(2) of `path`, following links: 0 or an errno. Unlike opening, it
 // never waits (a named pipe opened for reading waits for a writer).
 int status_of_path(const std::string& path, FileStatus& out);
+// lstat(2): a symbolic link at `path` is described itself (Type::kLink).
+int status_of_name(const std::string& path, FileStatus& out);
+
+// Whether this process may write `path` (access(2) with W_OK): 0 or an errno.
+int may_write(const std::string& path);
 
 }  // namespace gdedup::fs
