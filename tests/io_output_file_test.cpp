@@ -140,25 +140,41 @@ TEST_F(IoOutputFile, DevicesAreWrittenInPlace) {
   EXPECT_TRUE(replaced_file("-").empty());
 }
 
+// A run that wrote records, took a checkpoint of them (`first`, `prefix`),
+// wrote more past it (cut on resume) and stopped; when `renamed`, it stopped
+// only after renaming its temporary over the output.
+struct StoppedRun {
+  std::string temporary;
+  std::string first;
+  std::string all;
+  OutputPrefix prefix;
+};
+
+StoppedRun stopped_run(const std::string& out, bool renamed) {
+  StoppedRun run;
+  OutputFile file = OutputFile::create(out);
+  run.first = write_records(file.writer(), 4, 3000);
+  file.writer().flush();
+  run.prefix = file.writer().stored();
+  file.keep_for_resume();
+  run.all = run.first + write_records(file.writer(), 5, 700);
+  run.temporary = file.temporary();
+  if (renamed) {
+    file.close();
+    file.commit();
+  }
+  return run;
+}
+
 TEST_F(IoOutputFile, AKeptTemporaryIsResumedAndCommitted) {
   const std::string out = path("out");
   std::ofstream(out) << "the previous output\n";
-  std::string temporary;
-  std::string first;
-  OutputPrefix prefix;
-  {
-    OutputFile file = OutputFile::create(out);
-    first = write_records(file.writer(), 4, 3000);
-    file.writer().flush();
-    prefix = file.writer().stored();
-    file.keep_for_resume();
-    write_records(file.writer(), 5, 700);  // past the checkpoint: cut on resume
-    temporary = file.temporary();
-  }
-  ASSERT_EQ(prefix.checksum, XXH3_64bits(first.data(), first.size()));
+  const StoppedRun run = stopped_run(out, false);
+  const std::string& first = run.first;
+  ASSERT_EQ(run.prefix.checksum, XXH3_64bits(first.data(), first.size()));
   EXPECT_EQ(slurp(out), "the previous output\n");
-  OutputFile file = OutputFile::resume(out, temporary, prefix);
-  EXPECT_EQ(file.temporary(), temporary);
+  OutputFile file = OutputFile::resume(out, run.temporary, run.prefix);
+  EXPECT_EQ(file.temporary(), run.temporary);
   const std::string rest = write_records(file.writer(), 6, 2000);
   file.close();
   file.commit();
@@ -188,29 +204,15 @@ TEST_F(IoOutputFile, ResumeRefusesAMissingTemporaryNamingIt) {
 // leaves it whole until its own rename.
 TEST_F(IoOutputFile, ATemporaryRenamedOverTheOutputIsContinuedFromACopy) {
   const std::string out = path("out");
-  std::string temporary;
-  std::string first;
-  std::string all;
-  OutputPrefix prefix;
-  {
-    OutputFile file = OutputFile::create(out);
-    first = write_records(file.writer(), 4, 3000);
-    file.writer().flush();
-    prefix = file.writer().stored();
-    file.keep_for_resume();
-    all = first + write_records(file.writer(), 5, 700);
-    temporary = file.temporary();
-    file.close();
-    file.commit();
-  }
-  ASSERT_EQ(slurp(out), all);
-  OutputFile file = OutputFile::resume(out, temporary, prefix);
-  EXPECT_NE(file.temporary(), temporary);
-  EXPECT_EQ(slurp(out), all) << "the output must stay whole until the resumed run renames";
+  const StoppedRun run = stopped_run(out, true);
+  ASSERT_EQ(slurp(out), run.all);
+  OutputFile file = OutputFile::resume(out, run.temporary, run.prefix);
+  EXPECT_NE(file.temporary(), run.temporary);
+  EXPECT_EQ(slurp(out), run.all) << "the output must stay whole until the resumed run renames";
   const std::string rest = write_records(file.writer(), 6, 2000);
   file.close();
   file.commit();
-  EXPECT_EQ(slurp(out), first + rest);
+  EXPECT_EQ(slurp(out), run.first + rest);
   EXPECT_EQ(names(), std::vector<std::string>{"out"});
 }
 
