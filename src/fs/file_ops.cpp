@@ -202,7 +202,7 @@ int create_temp_beside(const std::string& target, File& out, int& live_slot, mod
     // Registered before it exists: a signal between the open and a later
     // registration would leave the file behind.
     const int slot = register_temporary(name);
-    const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+    const int fd = ::open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                           mode);
     if (fd >= 0) {
       out = File(fd, name);

@@ -116,10 +116,10 @@ int open_for_reading_trusted(const std::string& path, File& out);
 
 // A new, empty file beside `target`, named target.tmp.XXXXXX with a random
 // suffix, created with O_EXCL | O_NOFOLLOW (so never through a link, never
-// shared with another writer) and `mode` less the umask. 0 or an errno. The
-// name is in the registry of live temporaries (live_temporaries.h) from
-// before the file exists, in `live_slot`: the owner forgets it once the file
-// is renamed or removed.
+// shared with another writer) and `mode` less the umask, open for reading
+// and writing. 0 or an errno. The name is in the registry of live
+// temporaries (live_temporaries.h) from before the file exists, in
+// `live_slot`: the owner forgets it once the file is renamed or removed.
 int create_temp_beside(const std::string& target, File& out, int& live_slot,
                        mode_t mode = 0644);
 

@@ -127,14 +127,8 @@ OutputFile OutputFile::resume_renamed(const std::string& path, const std::string
     if (const int err = copy_prefix(renamed.fd(), copy, prefix.bytes)) {
       throw Error("copying " + target + " into " + name + " failed: " + fs::error_text(err));
     }
-    // Opened again to be read too: continue_file checks the copy's prefix.
-    fs::File reopened;
-    if (const int err = fs::open_own_file(name, reopened)) {
-      throw Error("opening " + name + " failed: " + fs::error_text(err));
-    }
-    copy = fs::File();
     OutputFile out("output", path, target, name,
-                   OutputWriter::continue_file(std::move(reopened), prefix, buffer));
+                   OutputWriter::continue_file(std::move(copy), prefix, buffer));
     out.live_slot_ = live_slot;
     return out;
   } catch (const Error& e) {
