@@ -360,12 +360,12 @@ TEST(IoSplitter, SkipToAPositionResumesAtTheSameRecord) {
     RecordReader first = make();
     RecordBatch batch;
     std::vector<std::string> all;
-    std::vector<StreamPosition> ends{StreamPosition{}};
+    std::vector<StreamPoint> ends{StreamPoint{}};
     while (first.next(batch)) {
       for (size_t i = 0; i < batch.size(); ++i) all.emplace_back(batch[i]);
       ends.push_back(batch.end());
     }
-    StreamPosition stop = ends[rng() % ends.size()];
+    StreamPoint stop = ends[rng() % ends.size()];
     // A second run, with other batch sizes, skips to it and reads the rest.
     RecordReader second = make();
     second.skip_to(stop);
@@ -380,7 +380,7 @@ TEST(IoSplitter, SkipToAPositionResumesAtTheSameRecord) {
 }
 
 TEST(IoSplitter, SkipToRefusesAnotherInput) {
-  StreamPosition p;
+  StreamPoint p;
   p.records = 2;
   p.offset = 6;  // "abc\nd\n" has its second record end at 6, "ab\nd\n" at 5
   p.input_offset = 6;

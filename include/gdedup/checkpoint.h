@@ -17,17 +17,9 @@
 
 #include "gdedup/filter.h"
 #include "gdedup/pipeline.h"
+#include "gdedup/stream_point.h"
 
 namespace gdedup {
-
-// How far the input stream had been consumed: always on a record boundary.
-// The end of one input and the start of the next are the same place.
-struct StreamPoint {
-  uint64_t records = 0;       // records consumed, all inputs together
-  uint64_t offset = 0;        // uncompressed bytes they span, all inputs
-  uint64_t input_index = 0;   // input the next record comes from
-  uint64_t input_offset = 0;  // uncompressed bytes of that input consumed
-};
 
 // What tells a resumed run that an input is the file the checkpoint read.
 struct InputIdentity {

@@ -8,22 +8,14 @@
 #include <string_view>
 #include <vector>
 
+#include "gdedup/stream_point.h"
+
 namespace gdedup::io {
 
 // One record: bytes [offset, offset + size) of the batch, without its '\n'.
 struct RecordSpan {
   uint64_t offset;
   uint64_t size;
-};
-
-// How far the stream has been handed out, in the terms a checkpoint needs.
-// Always on a record boundary. The end of one input and the start of the
-// next are the same place and may be named either way.
-struct StreamPosition {
-  uint64_t records = 0;       // records handed out
-  uint64_t offset = 0;        // uncompressed bytes they span, all inputs
-  uint64_t input_index = 0;   // input the next record comes from
-  uint64_t input_offset = 0;  // uncompressed bytes of that input handed out
 };
 
 class RecordBatch {
@@ -40,8 +32,8 @@ class RecordBatch {
 
   // Where the stream stood before and after this batch: begin().records is
   // the index of the first record here in the whole stream.
-  const StreamPosition& begin() const { return begin_; }
-  const StreamPosition& end() const { return end_; }
+  const StreamPoint& begin() const { return begin_; }
+  const StreamPoint& end() const { return end_; }
   // Records of the stream known intact after this batch: every record
   // before this index has passed its input's integrity check (a gzip
   // member's CRC, a zstd frame's checksum), or its input has none. 0 when
@@ -54,8 +46,8 @@ class RecordBatch {
   std::unique_ptr<char[]> data_;
   size_t capacity_ = 0;
   std::vector<RecordSpan> spans_;
-  StreamPosition begin_;
-  StreamPosition end_;
+  StreamPoint begin_;
+  StreamPoint end_;
   uint64_t verified_records_ = 0;
 };
 

@@ -196,7 +196,7 @@ void RecordReader::finish(RecordBatch& batch, size_t fill, size_t boundary) {
 }
 
 
-void RecordReader::skip_to(const StreamPosition& target) {
+void RecordReader::skip_to(const StreamPoint& target) {
   if (target.records < position_.records) {
     throw UsageError("cannot skip back to record " + std::to_string(target.records) +
                      ": the reader is already at record " +
@@ -216,10 +216,10 @@ void RecordReader::skip_to(const StreamPosition& target) {
     throw;
   }
   options_.batch_records = limit;
-  const StreamPosition& p = position_;
+  const StreamPoint& p = position_;
   // The end of one input is also the start of the next: which of the two a
   // position names depends on whether the reader had seen that end yet.
-  auto later_form = [](const StreamPosition& a, const StreamPosition& b) {
+  auto later_form = [](const StreamPoint& a, const StreamPoint& b) {
     return a.input_index > b.input_index && a.input_offset == 0;
   };
   bool same_place = (p.input_index == target.input_index &&

@@ -56,10 +56,10 @@ class RecordReader {
   // and decoded again, so this costs a read of the skipped part. Throws
   // gdedup::Error when the stream does not reach `target` or reaches it at
   // other offsets: the inputs are not the ones the position was taken on.
-  void skip_to(const StreamPosition& target);
+  void skip_to(const StreamPoint& target);
 
   // Position after the last batch handed out.
-  const StreamPosition& position() const { return position_; }
+  const StreamPoint& position() const { return position_; }
   const MultiSource& source() const { return source_; }
 
  private:
@@ -84,7 +84,7 @@ class RecordReader {
 
   MultiSource source_;
   ReaderOptions options_;
-  StreamPosition position_;
+  StreamPoint position_;
   std::vector<char> carry_;  // bytes read but not yet in a batch
   size_t record_start_ = 0;  // first byte of the unfinished record
   size_t scan_ = 0;          // bytes checked for '\n' so far

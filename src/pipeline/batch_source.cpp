@@ -53,7 +53,7 @@ class TextSource final : public BatchSource {
     }
   }
 
-  void skip_to(const io::StreamPosition& target) override { reader_.skip_to(target); }
+  void skip_to(const StreamPoint& target) override { reader_.skip_to(target); }
 
  private:
   keys::KeyExtractor extractor_;
@@ -91,7 +91,7 @@ class U64Source final : public BatchSource {
   // The fingerprints are the records: nothing to compute.
   void fingerprint(WorkBatch&) override {}
 
-  void skip_to(const io::StreamPosition& target) override {
+  void skip_to(const StreamPoint& target) override {
     std::vector<char> scratch(std::min<uint64_t>(uint64_t{1} << 20, batch_records_ * 8));
     while (position_.records < target.records) {
       const uint64_t left = (target.records - position_.records) * 8;
@@ -99,9 +99,9 @@ class U64Source final : public BatchSource {
         break;
       }
     }
-    const io::StreamPosition& p = position_;
+    const StreamPoint& p = position_;
     // The end of one input and the start of the next are the same place.
-    auto later_form = [](const io::StreamPosition& a, const io::StreamPosition& b) {
+    auto later_form = [](const StreamPoint& a, const StreamPoint& b) {
       return a.input_index > b.input_index && a.input_offset == 0;
     };
     const bool same_place =
@@ -154,7 +154,7 @@ class U64Source final : public BatchSource {
 
   io::MultiSource source_;
   size_t batch_records_;
-  io::StreamPosition position_;
+  StreamPoint position_;
   bool done_ = false;
 };
 

@@ -23,7 +23,7 @@ class BatchSource {
   // Resuming: reads past everything before `target` (a WorkBatch::end of an
   // earlier run over the same inputs) without handing it out. Throws Error
   // when the inputs do not reach `target` at the same offsets.
-  virtual void skip_to(const io::StreamPosition& target) = 0;
+  virtual void skip_to(const StreamPoint& target) = 0;
 };
 
 // Text records keyed by options.keys, fingerprinted with `seed`; or raw

@@ -60,13 +60,6 @@ io::OutputPrefix resumed_output(const ResumeState& resume) {
   return io::OutputPrefix{resume.output_offset, resume.kept, resume.output_checksum};
 }
 
-io::StreamPosition to_io(const StreamPoint& p) {
-  return io::StreamPosition{p.records, p.offset, p.input_index, p.input_offset};
-}
-StreamPoint from_io(const io::StreamPosition& p) {
-  return StreamPoint{p.records, p.offset, p.input_index, p.input_offset};
-}
-
 bool keeps(Mode mode, uint8_t answer) {
   switch (mode) {
     case Mode::kDedup: return answer == 0;
@@ -135,8 +128,8 @@ class Driver {
     auto source = pipeline::make_batch_source(options_, filter_.params().seed);
     if (resume) {
       pipeline::check_resume(*resume, options_, filter_, base_state_.inputs);
-      source->skip_to(to_io(resume->position));
-      position_ = to_io(resume->position);
+      source->skip_to(resume->position);
+      position_ = resume->position;
       stats_.records = resume->records;
       stats_.kept = resume->kept;
       stats_.dropped = resume->dropped;
@@ -428,7 +421,7 @@ class Driver {
     }
     backend_.sync_to_host();
     ResumeState state = base_state_;
-    state.position = from_io(position_);
+    state.position = position_;
     if (writer) {
       const io::OutputPrefix stored = writer->stored();
       state.output_offset = stored.bytes;
@@ -481,7 +474,7 @@ class Driver {
     uint64_t output_bytes = 0;
   } verified_;
   ResumeState base_state_;
-  io::StreamPosition position_;  // after the last batch processed
+  StreamPoint position_;  // after the last batch processed
   uint64_t last_checkpoint_records_ = 0;
   Clock::time_point last_checkpoint_time_;
 };

@@ -15,7 +15,7 @@ struct WorkBatch {
   std::vector<uint8_t> answers;      // the backend's, one per record
   uint64_t input_bytes = 0;          // uncompressed bytes up to this batch's end
   uint64_t raw_bytes_read = 0;       // compressed bytes read so far
-  io::StreamPosition end;            // the stream position after this batch
+  StreamPoint end;            // the stream position after this batch
   // Records of the stream known intact after this batch (see
   // io::RecordBatch::verified_records()); 0 when it says nothing new.
   uint64_t verified_records = 0;
