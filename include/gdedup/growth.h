@@ -13,6 +13,10 @@
 
 namespace gdedup {
 
+// The layer capacities double (or more) per layer: 64 layers would exceed
+// any 64-bit count of keys. Files refuse more.
+inline constexpr uint32_t kMaxLayers = 64;
+
 struct GrowthRule {
   uint64_t first_capacity = uint64_t{1} << 16;  // keys the first layer is planned for
   double target_fpr = 1e-4;

@@ -9,10 +9,6 @@
 namespace gdedup {
 namespace {
 
-// The layer capacities double (or more) per layer: 64 layers would exceed
-// any 64-bit count of keys.
-constexpr uint32_t kMaxLayers = 64;
-
 uint64_t layer_capacity(const GrowthRule& rule, uint32_t index) {
   uint64_t capacity = rule.first_capacity;
   for (uint32_t i = 0; i < index; ++i) {

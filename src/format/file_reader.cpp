@@ -153,16 +153,21 @@ void read_exactly(const FileKind& kind, const VerifiedFile& f, void* buffer, uin
   }
 }
 
-void read_payload(const FileKind& kind, const VerifiedFile& f, uint32_t* words) {
-  auto* bytes = reinterpret_cast<unsigned char*>(words);
-  const uint64_t checksum = checksum_pieces(
-      bytes, f.fields.payload_bytes, kReadChunk, [&](uint64_t done, uint64_t want) {
-        read_exactly(kind, f, bytes + done, want, kHeaderBytes + done);
-      });
-  if (checksum != f.fields.payload_checksum) {
-    refuse(kind, f.file.name(), "is damaged: its bit array does not match the bit array "
-                                "checksum" + kind.damage_advice);
+void read_bit_array(const FileKind& kind, const VerifiedFile& f, uint64_t offset, uint64_t bytes,
+                    uint64_t checksum, uint32_t* words, const std::string& what) {
+  auto* to = reinterpret_cast<unsigned char*>(words);
+  const uint64_t got = checksum_pieces(to, bytes, kReadChunk, [&](uint64_t done, uint64_t want) {
+    read_exactly(kind, f, to + done, want, offset + done);
+  });
+  if (got != checksum) {
+    refuse(kind, f.file.name(), "is damaged: its " + what + " does not match the " + what +
+                                    " checksum" + kind.damage_advice);
   }
+}
+
+void read_payload(const FileKind& kind, const VerifiedFile& f, uint32_t* words) {
+  read_bit_array(kind, f, kHeaderBytes, f.fields.payload_bytes, f.fields.payload_checksum, words,
+                 "bit array");
 }
 
 }  // namespace gdedup::format

@@ -60,8 +60,14 @@ void check_length(const FileKind& kind, const VerifiedFile& f, uint64_t trailer_
 void read_exactly(const FileKind& kind, const VerifiedFile& f, void* buffer, uint64_t length,
                   uint64_t offset);
 
-// Reads the bit array into `words` (fields.payload_bytes of them), checking
-// its checksum.
+// Reads `bytes` bytes of a bit array at `offset` into `words`, refusing the
+// file unless their XXH3-64 is `checksum`; `what` names the array in the
+// refusal ("bit array", "layer 2's bit array").
+void read_bit_array(const FileKind& kind, const VerifiedFile& f, uint64_t offset, uint64_t bytes,
+                    uint64_t checksum, uint32_t* words, const std::string& what);
+
+// Reads the bit array that follows the header into `words`
+// (fields.payload_bytes of them), checking its checksum.
 void read_payload(const FileKind& kind, const VerifiedFile& f, uint32_t* words);
 
 }  // namespace gdedup::format

@@ -11,8 +11,42 @@
 
 namespace gdedup::filter_file {
 
+namespace {
+
+// Where a header field lies within the fields (kOffNumBlocks ..).
+constexpr size_t in_fields(size_t header_offset) { return header_offset - kOffNumBlocks; }
+
+}  // namespace
+
 uint64_t header_checksum(const unsigned char* header) {
   return XXH3_64bits(header, kOffHeaderChecksum);
+}
+
+void put_fields(unsigned char* at, const FilterParams& params, const FilterCounters& counters,
+                uint64_t payload_checksum) {
+  put_u64(at + in_fields(kOffNumBlocks), params.num_blocks);
+  put_u32(at + in_fields(kOffBlockBits), params.layout.block_bits);
+  put_u32(at + in_fields(kOffK), params.layout.k);
+  put_u64(at + in_fields(kOffSeed), params.seed);
+  put_u64(at + in_fields(kOffPayloadBytes), params.bytes());
+  put_u64(at + in_fields(kOffInsertions), counters.insertions);
+  put_u64(at + in_fields(kOffPlannedCapacity), counters.planned_capacity);
+  put_f64(at + in_fields(kOffPlannedFpr), counters.planned_fpr);
+  put_u64(at + in_fields(kOffPayloadChecksum), payload_checksum);
+}
+
+FilterFields get_fields(const unsigned char* at) {
+  FilterFields f;
+  f.params.num_blocks = get_u64(at + in_fields(kOffNumBlocks));
+  f.params.layout.block_bits = get_u32(at + in_fields(kOffBlockBits));
+  f.params.layout.k = get_u32(at + in_fields(kOffK));
+  f.params.seed = get_u64(at + in_fields(kOffSeed));
+  f.counters.insertions = get_u64(at + in_fields(kOffInsertions));
+  f.counters.planned_capacity = get_u64(at + in_fields(kOffPlannedCapacity));
+  f.counters.planned_fpr = get_f64(at + in_fields(kOffPlannedFpr));
+  f.payload_bytes = get_u64(at + in_fields(kOffPayloadBytes));
+  f.payload_checksum = get_u64(at + in_fields(kOffPayloadChecksum));
+  return f;
 }
 
 void encode_header(unsigned char* header, const char* magic, uint32_t version,
@@ -22,15 +56,7 @@ void encode_header(unsigned char* header, const char* magic, uint32_t version,
   std::memcpy(header + kOffMagic, magic, sizeof kMagic);
   put_u32(header + kOffVersion, version);
   put_u32(header + kOffHeaderBytes, static_cast<uint32_t>(kHeaderBytes));
-  put_u64(header + kOffNumBlocks, params.num_blocks);
-  put_u32(header + kOffBlockBits, params.layout.block_bits);
-  put_u32(header + kOffK, params.layout.k);
-  put_u64(header + kOffSeed, params.seed);
-  put_u64(header + kOffPayloadBytes, params.bytes());
-  put_u64(header + kOffInsertions, counters.insertions);
-  put_u64(header + kOffPlannedCapacity, counters.planned_capacity);
-  put_f64(header + kOffPlannedFpr, counters.planned_fpr);
-  put_u64(header + kOffPayloadChecksum, payload_checksum);
+  put_fields(header + kOffNumBlocks, params, counters, payload_checksum);
 }
 
 void seal_header(unsigned char* header) {
@@ -38,17 +64,7 @@ void seal_header(unsigned char* header) {
 }
 
 FilterFields decode_fields(const unsigned char* header) {
-  FilterFields f;
-  f.params.num_blocks = get_u64(header + kOffNumBlocks);
-  f.params.layout.block_bits = get_u32(header + kOffBlockBits);
-  f.params.layout.k = get_u32(header + kOffK);
-  f.params.seed = get_u64(header + kOffSeed);
-  f.counters.insertions = get_u64(header + kOffInsertions);
-  f.counters.planned_capacity = get_u64(header + kOffPlannedCapacity);
-  f.counters.planned_fpr = get_f64(header + kOffPlannedFpr);
-  f.payload_bytes = get_u64(header + kOffPayloadBytes);
-  f.payload_checksum = get_u64(header + kOffPayloadChecksum);
-  return f;
+  return get_fields(header + kOffNumBlocks);
 }
 
 std::optional<std::string> unusable_params(const FilterParams& params) {

@@ -80,6 +80,15 @@ struct FilterFields {
   uint64_t payload_bytes = 0;
   uint64_t payload_checksum = 0;
 };
+// They take these bytes, in the order of the header; a layer table entry of
+// version 2 (format/layers_codec.h) holds them in the same order.
+constexpr size_t kFieldsBytes = kOffReserved - kOffNumBlocks;
+
+// Writes `fields` at `at` (kFieldsBytes), the bit array size from the params.
+void put_fields(unsigned char* at, const FilterParams& params, const FilterCounters& counters,
+                uint64_t payload_checksum);
+// The fields stored at `at`; nothing is checked.
+FilterFields get_fields(const unsigned char* at);
 
 // Zeroes the kHeaderBytes of `header`, then writes the 8 bytes of `magic`,
 // `version`, the header size and the filter fields (the bit array size from

@@ -1,0 +1,149 @@
+#include "format/layers_codec.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "gdedup/error.h"
+#include "gdedup/growth.h"
+
+namespace gdedup::format {
+namespace {
+
+using namespace filter_file;
+
+// Pieces hashed and written at a time.
+constexpr uint64_t kWriteChunk = uint64_t{64} << 20;
+
+void check_writable(const std::vector<LayerView>& layers) {
+  if (layers.empty() || layers.size() > kMaxLayers) {
+    throw UsageError("a filter file holds 1 to " + std::to_string(kMaxLayers) +
+                     " layers; this filter has " + std::to_string(layers.size()));
+  }
+  for (size_t i = 1; i < layers.size(); ++i) {
+    if (layers[i].params.seed != layers[0].params.seed) {
+      throw UsageError("layer " + std::to_string(i + 1) + " of the filter has another hash seed "
+                       "than layer 1; all layers of a filter share one seed");
+    }
+  }
+}
+
+// The table of `layers`, their bit array checksums given.
+std::string encode_table(const std::vector<LayerView>& layers,
+                         const std::vector<uint64_t>& checksums) {
+  std::string table(table_bytes(layers.size()), '\0');
+  auto* at = reinterpret_cast<unsigned char*>(table.data());
+  put_u64(at, layers.size());
+  for (size_t i = 0; i < layers.size(); ++i) {
+    put_fields(at + kLayerCountBytes + i * kLayerEntryBytes, layers[i].params, layers[i].counters,
+               checksums[i]);
+  }
+  const uint64_t sealed = table.size() - kTableChecksumBytes;
+  put_u64(at + sealed, XXH3_64bits(at, sealed));
+  return table;
+}
+
+std::string layer_name(size_t i) { return "layer " + std::to_string(i + 1); }
+
+}  // namespace
+
+LayerView view_of(const Filter& layer) {
+  return {layer.words(), layer.params(), layer.counters()};
+}
+
+uint64_t layers_bytes(const std::vector<LayerView>& layers) {
+  uint64_t total = table_bytes(layers.size());
+  for (const LayerView& layer : layers) total += layer.params.bytes();
+  return total;
+}
+
+void write_layers(fs::Replacement& out, uint64_t offset, const std::vector<LayerView>& layers) {
+  check_writable(layers);
+  std::vector<uint64_t> checksums(layers.size(), 0);
+  // Zero checksums until the arrays are hashed: a file cut short here is
+  // refused by its table checksum.
+  const std::string unsealed = encode_table(layers, checksums);
+  out.write(unsealed.data(), unsealed.size());
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(layers[i].words);
+    checksums[i] = checksum_pieces(bytes, layers[i].params.bytes(), kWriteChunk,
+                                   [&](uint64_t done, uint64_t n) { out.write(bytes + done, n); });
+  }
+  const std::string table = encode_table(layers, checksums);
+  out.pwrite(table.data(), table.size(), offset);
+}
+
+LayerTable read_layer_table(const FileKind& kind, const VerifiedFile& f, uint64_t offset) {
+  const std::string& path = f.file.name();
+  auto truncated = [&](uint64_t needed, const std::string& what) {
+    refuse(kind, path, "is truncated: it is " + std::to_string(f.size) + " bytes long, but " +
+                           what + " end at byte " + std::to_string(needed) +
+                           "; it was cut short, e.g. by an interrupted copy or a full disk");
+  };
+  if (offset > f.size || f.size - offset < kLayerCountBytes) {
+    truncated(offset + kLayerCountBytes, "its layer count would");
+  }
+  unsigned char count_bytes[kLayerCountBytes];
+  read_exactly(kind, f, count_bytes, kLayerCountBytes, offset);
+  const uint64_t count = get_u64(count_bytes);
+  if (count == 0 || count > kMaxLayers) {
+    refuse(kind, path, "is damaged: it declares " + std::to_string(count) +
+                           " layers, but a filter has 1 to " + std::to_string(kMaxLayers) +
+                           kind.damage_advice);
+  }
+  const uint64_t table_size = table_bytes(count);
+  if (f.size - offset < table_size) truncated(offset + table_size, "its layer table would");
+  std::string table(table_size, '\0');
+  auto* at = reinterpret_cast<unsigned char*>(table.data());
+  read_exactly(kind, f, at, table_size, offset);
+  const uint64_t sealed = table_size - kTableChecksumBytes;
+  if (get_u64(at + sealed) != XXH3_64bits(at, sealed)) {
+    refuse(kind, path, "is damaged: its layer table does not match the layer table checksum" +
+                           kind.damage_advice);
+  }
+  LayerTable out;
+  out.bytes = table_size;
+  for (uint64_t i = 0; i < count; ++i) {
+    const FilterFields layer = get_fields(at + kLayerCountBytes + i * kLayerEntryBytes);
+    if (const auto problem = unusable_params(layer.params)) {
+      refuse(kind, path, "has a " + layer_name(i) + " that " + *problem);
+    }
+    // validate() keeps a layer under 2^47 bytes, so 64 of them cannot
+    // overflow the sum.
+    if (layer.payload_bytes != layer.params.bytes()) {
+      refuse(kind, path, "is inconsistent: its " + layer_name(i) + " declares a " +
+                             std::to_string(layer.payload_bytes) + "-byte bit array, but " +
+                             std::to_string(layer.params.num_blocks) + " blocks of " +
+                             std::to_string(layer.params.layout.block_bits) + " bits take " +
+                             std::to_string(layer.params.bytes()) + " bytes");
+    }
+    if (layer.params.seed != get_fields(at + kLayerCountBytes).params.seed) {
+      refuse(kind, path, "is inconsistent: its " + layer_name(i) + " has another hash seed than "
+                             "layer 1, but all layers of a filter share one seed");
+    }
+    out.bytes += layer.payload_bytes;
+    out.layers.push_back(layer);
+  }
+  if (f.size - offset < out.bytes) truncated(offset + out.bytes, "its layers' bit arrays would");
+  return out;
+}
+
+std::vector<Filter> read_layers(const FileKind& kind, const VerifiedFile& f, uint64_t offset,
+                                const LayerTable& table) {
+  std::vector<Filter> layers;
+  uint64_t at = offset + table_bytes(table.layers.size());
+  for (size_t i = 0; i < table.layers.size(); ++i) {
+    const FilterFields& fields = table.layers[i];
+    try {
+      layers.emplace_back(fields.params);
+    } catch (const Error& e) {  // out of memory: say which file needed it
+      throw Error("cannot load " + kind.name + " " + f.file.name() + ": " + e.what(), e);
+    }
+    read_bit_array(kind, f, at, fields.payload_bytes, fields.payload_checksum,
+                   layers.back().words(), layer_name(i) + "'s bit array");
+    layers.back().counters() = fields.counters;
+    at += fields.payload_bytes;
+  }
+  return layers;
+}
+
+}  // namespace gdedup::format
