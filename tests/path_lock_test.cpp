@@ -1,7 +1,7 @@
 // fs::PathLock between real processes: a held lock is refused at once with
 // the holder's pid, waited for when asked, removed when released, and a
 // link planted at the lock file's name is refused, not followed.
-#include "fs/path_lock.h"
+#include "gdedup/path_lock.h"
 
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -147,6 +147,40 @@ TEST_F(PathLockTest, AFileThatIsNotALockFileIsLeftAlone) {
   struct stat st {};
   ASSERT_EQ(::lstat((piped + ".lock").c_str(), &st), 0);
   EXPECT_TRUE(S_ISFIFO(st.st_mode));
+}
+
+// A lock on the file itself (an output known by a second name, a hard link)
+// refuses a second locker of any of its names, and its release removes
+// nothing: there is no lock file, and the locked file is the output. A lock
+// on a lock file taken before, by the same PathLock, is given up first.
+TEST_F(PathLockTest, ALockOnTheFileItselfGuardsEveryNameAndRemovesNothing) {
+  const std::string target = path("out.txt");
+  const std::string hard = path("hard.txt");
+  std::ofstream(target) << "kept\n";
+  ASSERT_EQ(::link(target.c_str(), hard.c_str()), 0);
+  PathLock first;
+  ASSERT_EQ(first.acquire(target, false), 0);
+  ASSERT_EQ(first.lock_itself(target), 0);
+  EXPECT_FALSE(exists(target + ".lock"));
+  EXPECT_TRUE(first.held());
+  EXPECT_EQ(first.lock_file(), "");
+  if (const pid_t child = ::fork(); child == 0) {
+    PathLock second;
+    pid_t holder = 0;
+    const bool refused = second.lock_itself(hard, &holder) == EWOULDBLOCK &&
+                         holder == ::getppid();
+    ::_exit(refused ? 0 : 1);
+  } else {
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  first.release();
+  EXPECT_TRUE(exists(target));
+  EXPECT_TRUE(exists(hard));
+  PathLock missing;
+  EXPECT_EQ(missing.lock_itself(path("none.txt")), 0);
+  EXPECT_FALSE(missing.held());
 }
 
 }  // namespace

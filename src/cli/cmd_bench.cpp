@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -22,10 +23,10 @@
 #include "cli/json.h"
 #include "cli/numbers.h"
 #include "cli/options.h"
-#include "fs/file_ops.h"
 #include "gdedup/backend_registry.h"
 #include "gdedup/error.h"
 #include "gdedup/gpu.h"
+#include "gdedup/paths.h"
 #include "gdedup/pipeline.h"
 #include "gdedup/planner.h"
 
@@ -95,8 +96,11 @@ Result run_fingerprints(const std::string& which, const BackendOptions& on, cons
 
 // URLs with about 40% repeats of earlier lines, written to a temporary file.
 std::string write_urls(uint64_t count) {
-  const char* dir = std::getenv("TMPDIR");
-  std::string path = std::string(dir != nullptr ? dir : "/tmp") + "/gdedup-bench-XXXXXX";
+  // The folder TMPDIR names, else /tmp.
+  std::error_code error;
+  const std::filesystem::path dir = std::filesystem::temp_directory_path(error);
+  if (error) throw Error("cannot find the folder for temporary files (TMPDIR): " + error.message());
+  std::string path = dir.string() + "/gdedup-bench-XXXXXX";
   const int fd = mkstemp(path.data());
   if (fd < 0) throw Error("cannot create a temporary file in " + path + ": " + fs::error_text(errno));
   close(fd);

@@ -2,15 +2,24 @@
 
 #include <unistd.h>
 
-#include "fs/file_ops.h"
+#include <cerrno>
 
 namespace gdedup::cli {
 namespace {
 
 // Straight to fd 2: stderr is unbuffered anyway, and one write(2) per line
-// keeps lines whole when several processes share the terminal.
+// keeps lines whole when several processes share the terminal. A stderr
+// that fails has no one left to tell.
 void write_stderr(const std::string& text) {
-  fs::write_all(STDERR_FILENO, "", text.data(), text.size());
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(STDERR_FILENO, text.data() + done, text.size() - done);
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+    } else if (n == 0 || errno != EINTR) {
+      return;
+    }
+  }
 }
 
 }  // namespace

@@ -3,9 +3,9 @@
 #include <cerrno>
 
 #include "cli/console.h"
-#include "fs/file_ops.h"
-#include "fs/path_lock.h"
 #include "gdedup/error.h"
+#include "gdedup/path_lock.h"
+#include "gdedup/paths.h"
 
 namespace gdedup::cli {
 namespace {
@@ -72,7 +72,7 @@ FileLocks lock_job_files(const std::string& output, const std::string& checkpoin
   locks.output = refuse_if_held("output", output);
   if (locks.output.held()) {
     pid_t holder = 0;
-    if (fs::lock_file_itself(output, locks.output_itself, &holder) == EWOULDBLOCK) {
+    if (locks.output_itself.lock_itself(output, &holder) == EWOULDBLOCK) {
       throw Error("output " + output + " is in use by " + holder_text(holder) +
                   ", which writes it under another name (a hard link); two jobs writing one "
                   "output would interleave, so this one stopped before doing anything. Wait "

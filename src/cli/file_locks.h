@@ -8,13 +8,13 @@
 
 #include <string>
 
-#include "fs/path_lock.h"
+#include "gdedup/path_lock.h"
 
 namespace gdedup::cli {
 
 struct FileLocks {
   fs::PathLock output;
-  fs::File output_itself;  // an existing output, whatever name (hard link) it is given by
+  fs::PathLock output_itself;  // an existing output, whatever name (hard link) it is given by
   fs::PathLock checkpoint;
   fs::PathLock filter;
 };

@@ -10,9 +10,9 @@
 #include <mutex>
 #include <string>
 
-#include "fs/file_ops.h"
-#include "fs/live_temporaries.h"
 #include "gdedup/error.h"
+#include "gdedup/live_temporaries.h"
+#include "gdedup/paths.h"
 
 namespace gdedup::cli {
 namespace {

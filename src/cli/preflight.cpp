@@ -4,10 +4,9 @@
 
 #include <cerrno>
 
-#include "fs/file_ops.h"
-#include "fs/file_status.h"
-#include "fs/path_lock.h"
 #include "gdedup/error.h"
+#include "gdedup/path_lock.h"
+#include "gdedup/paths.h"
 #include "io/input_file.h"
 
 namespace gdedup::cli {

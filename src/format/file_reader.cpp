@@ -4,7 +4,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "fs/file_status.h"
+#include "gdedup/paths.h"
 #include "gdedup/error.h"
 
 namespace gdedup::format {

@@ -1,5 +1,6 @@
 // The OS layer: every OS call the engine makes on files goes through here or
-// the other files of src/fs (file_status.h, path_lock.h, memory.h). They
+// the other files of src/fs (memory.h, and file_status.cpp and path_lock.cpp,
+// which a front end calls too: gdedup/paths.h, gdedup/path_lock.h). They
 // return an errno and leave the words to their callers, and depend on libc
 // only, so core, format (filter files, checkpoints), io and pipeline all
 // stand on them. Calls that create, write, sync, rename, remove or lock a
@@ -19,6 +20,8 @@
 #include <string>
 #include <utility>
 
+#include "gdedup/paths.h"
+
 namespace gdedup::fs {
 
 enum class Op { kCreate, kWrite, kSync, kTruncate, kRename, kSyncFolder, kUnlink };
@@ -35,9 +38,6 @@ class Observer {
 };
 // Installs `observer` (nullptr for none) and returns the previous one.
 Observer* set_observer(Observer* observer);
-
-// strerror(err) without the thread-safety trap of strerror().
-std::string error_text(int err);
 
 // write(2) of all `size` bytes, EINTR and partial writes handled; 0 or an
 // errno (write(2) returning 0 counts as ENOSPC). Bytes stored before a
@@ -133,25 +133,15 @@ int set_permissions(int fd, uint32_t permissions);
 uint32_t current_user();
 // True when `path` itself is a symbolic link (lstat(2)).
 bool is_symbolic_link(const std::string& path);
-// realpath(3): the name `path` leads to through every link; "" when it cannot
-// be resolved (a missing file, a loop).
-std::string real_path(const std::string& path);
 
 // Opens `path` for writing without truncating it, creating it if missing.
 // A symbolic link at `path` is followed only when trusted_link() says so;
 // otherwise ELOOP. 0 or an errno.
 int open_for_writing(const std::string& path, File& out);
 
-// A link is trusted, as with Linux's fs.protected_symlinks, when it belongs
-// to the user running the job or to the owner of the folder it lies in
-// (/dev/stdout is root's link in root's /dev). A link someone else planted
-// in a shared folder is not.
-bool trusted_link(const std::string& path);
-
 int rename_file(const std::string& from, const std::string& to);
 int unlink_file(const std::string& path);
 
-std::string containing_folder(const std::string& path);
 // fsync of the folder holding `path`, so that a rename in it is durable.
 // File systems that cannot sync a folder (EINVAL, ENOTSUP) count as done.
 int sync_folder(const std::string& path);

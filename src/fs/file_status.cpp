@@ -1,4 +1,4 @@
-#include "fs/file_status.h"
+#include "gdedup/paths.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,11 +1,10 @@
-// The temporary files this process has created and not yet renamed or
-// removed, so that a signal that ends the process at once
-// (src/cli/interrupt.cpp) removes them too: a job stopped while it saves
-// leaves no PATH.tmp.XXXXXX behind. The registry is a fixed table of slots
-// set with atomics, so that the removal is async-signal-safe.
+// The registry of live temporary files (gdedup/live_temporaries.h): a fixed
+// table of slots set with atomics, so that the removal is async-signal-safe.
 #pragma once
 
 #include <string>
+
+#include "gdedup/live_temporaries.h"
 
 namespace gdedup::fs {
 
@@ -14,7 +13,5 @@ namespace gdedup::fs {
 int register_temporary(const std::string& path);
 // The file was renamed or removed by its owner: forget it. -1 is ignored.
 void forget_temporary(int slot);
-// Removes every registered file with unlink(2). Async-signal-safe.
-void remove_live_temporaries();
 
 }  // namespace gdedup::fs

@@ -1,4 +1,4 @@
-#include "fs/path_lock.h"
+#include "gdedup/path_lock.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -60,28 +60,6 @@ bool empty_regular_file(int fd) {
 
 }  // namespace
 
-int lock_file_itself(const std::string& path, File& out, pid_t* holder) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return 0;
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return 0;
-  }
-  int rc;
-  do {
-    rc = ::flock(fd, LOCK_EX | LOCK_NB);
-  } while (rc != 0 && errno == EINTR);
-  if (rc != 0) {
-    const int err = errno;
-    if (holder != nullptr) *holder = err == EWOULDBLOCK ? flock_holder(fd) : 0;
-    ::close(fd);
-    return err;
-  }
-  out = File(fd, path);
-  return 0;
-}
-
 std::string lock_file_for(const std::string& path) { return path + ".lock"; }
 
 PathLock::PathLock(PathLock&& other) noexcept
@@ -102,8 +80,32 @@ void PathLock::release() {
   if (fd_ < 0) return;
   // Removed while still locked, so that no other job can lock this inode
   // and then lose it to the unlink (still_linked() makes them retry).
-  unlink_file(name_);
+  if (!name_.empty()) unlink_file(name_);
   ::close(std::exchange(fd_, -1));
+}
+
+int PathLock::lock_itself(const std::string& path, pid_t* holder) {
+  release();
+  name_.clear();  // no lock file of its own
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return 0;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return 0;
+  }
+  int rc;
+  do {
+    rc = ::flock(fd, LOCK_EX | LOCK_NB);
+  } while (rc != 0 && errno == EINTR);
+  if (rc != 0) {
+    const int err = errno;
+    if (holder != nullptr) *holder = err == EWOULDBLOCK ? flock_holder(fd) : 0;
+    ::close(fd);
+    return err;
+  }
+  fd_ = fd;
+  return 0;
 }
 
 int PathLock::acquire(const std::string& path, bool wait, pid_t* holder) {

@@ -7,7 +7,7 @@
 #include "gdedup/error.h"
 #include "io/fd_source.h"
 #include "io/random_access.h"
-#include "fs/file_status.h"
+#include "gdedup/paths.h"
 
 namespace gdedup::io {
 

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "fs/file_status.h"
+#include "gdedup/paths.h"
 #include "fs/live_temporaries.h"
 #include "gdedup/error.h"
 

@@ -5,7 +5,7 @@
 #include <cerrno>
 
 #include "fs/file_ops.h"
-#include "fs/file_status.h"
+#include "gdedup/paths.h"
 #include "gdedup/error.h"
 
 namespace gdedup::io {

@@ -11,7 +11,7 @@
 #include <xxhash.h>
 
 #include "fs/file_ops.h"
-#include "fs/file_status.h"
+#include "gdedup/paths.h"
 #include "gdedup/error.h"
 
 namespace gdedup::pipeline {

@@ -4,13 +4,13 @@
 // the lock file PATH.lock beside it, the same for every kind of file the
 // job writes. The kernel drops the lock when the holder exits, even by
 // SIGKILL: a lock file left behind is free for the next job, which reuses it.
+// Part of the OS layer (src/fs): calls return 0 or an errno, which
+// error_text() (gdedup/paths.h) puts into words.
 #pragma once
 
 #include <sys/types.h>
 
 #include <string>
-
-#include "fs/file_ops.h"
 
 namespace gdedup::fs {
 
@@ -21,15 +21,24 @@ class PathLock {
   PathLock& operator=(PathLock&& other) noexcept;
   PathLock(const PathLock&) = delete;
   PathLock& operator=(const PathLock&) = delete;
-  // Releases the lock and removes the lock file.
+  // Releases the lock and removes its lock file.
   ~PathLock();
 
   // Locks `path` through PATH.lock, opened with O_NOFOLLOW (a link planted
-  // at that name gives ELOOP; a file there that is not an empty regular file,
-  // so not a lock file, gives EEXIST and is left alone). With `wait`, blocks until the holder is done;
-  // without, returns EWOULDBLOCK at once if another process holds it, with
+  // at that name gives ELOOP; a file there that is not an empty regular
+  // file, so not a lock file, gives EEXIST and is left alone). With `wait`,
+  // blocks until the holder is done; without, returns EWOULDBLOCK at once if another process holds it, with
   // its pid in *holder (0 when it cannot be found). 0 or an errno.
   int acquire(const std::string& path, bool wait, pid_t* holder = nullptr);
+
+  // Locks an existing regular file itself with flock(2): the lock file of
+  // one name does not guard another hard link to the same file, but every
+  // name leads to this inode. There is no lock file then (lock_file() is
+  // ""), and release() removes nothing. 0, holding nothing, when `path`
+  // does not exist, is not a regular file or cannot be opened for reading;
+  // EWOULDBLOCK with the holder's pid in *holder when another process
+  // holds it.
+  int lock_itself(const std::string& path, pid_t* holder = nullptr);
 
   bool held() const { return fd_ >= 0; }
   const std::string& lock_file() const { return name_; }
@@ -39,13 +48,6 @@ class PathLock {
   int fd_ = -1;
   std::string name_;
 };
-
-// Locks an existing regular file itself with flock(2), in `out`: the lock
-// file of one name does not guard another hard link to the same file, but
-// every name leads to this inode. 0 (and `out` left closed) when `path`
-// does not exist, is not a regular file or cannot be opened for reading;
-// EWOULDBLOCK with the holder's pid in *holder when another process holds it.
-int lock_file_itself(const std::string& path, File& out, pid_t* holder);
 
 // The lock file for `path`.
 std::string lock_file_for(const std::string& path);
