@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "gdedup/error.h"
+#include "test_util.h"
 
 namespace gdedup {
 namespace {
@@ -41,6 +42,22 @@ TEST(Planner, PlansAreTheSmallestThatMeetTheTarget) {
         }
       }
     }
+  }
+}
+
+// The search starts near the answer instead of at one block; wherever it
+// starts, the plan must be the fewest blocks that meet the target.
+TEST(Planner, RandomPlansAreTheSmallestThatMeetTheTarget) {
+  test::Rng rng(11);
+  const auto uniform = [&rng] { return static_cast<double>(rng.next() >> 11) * 0x1p-53; };
+  for (int i = 0; i < 300; ++i) {
+    const auto n = static_cast<uint64_t>(std::exp(std::log(1e12) * uniform())) + 1;
+    const double p = std::exp(std::log(1e-9) + std::log(0.5 / 1e-9) * uniform());
+    const uint32_t bits = i % 3 == 0 ? 0 : i % 3 == 1 ? 256 : 512;
+    const Plan plan = plan_for_capacity(n, p, bits);
+    SCOPED_TRACE(std::to_string(n) + " " + std::to_string(p) + " " + std::to_string(bits));
+    EXPECT_LE(expected_fpr(plan.layout, plan.num_blocks, n), p);
+    if (plan.num_blocks > 1) EXPECT_GT(expected_fpr(plan.layout, plan.num_blocks - 1, n), p);
   }
 }
 

@@ -1,7 +1,10 @@
 #include "gdedup/growth.h"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gdedup/error.h"
@@ -61,7 +64,26 @@ Plan plan_layer(const GrowthRule& rule, uint32_t index) {
     throw UsageError("a growing filter has at most " + std::to_string(kMaxLayers) +
                      " layers; layer " + std::to_string(index + 1) + " was asked for");
   }
-  return plan_for_capacity(layer_capacity(rule, index), layer_rate(rule, index), rule.block_bits);
+  const uint64_t capacity = layer_capacity(rule, index);
+  const double rate = layer_rate(rule, index);
+  // A layer's plan depends on these three alone, and the exact-FPR search
+  // costs about a millisecond: each is planned once per process, however
+  // many filters (benchmark runs, a binding's filters) grow through it.
+  using Key = std::tuple<uint64_t, double, uint32_t>;
+  static std::mutex mutex;
+  static std::map<Key, Plan> plans;
+  const Key key{capacity, rate, rule.block_bits};
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (const auto found = plans.find(key); found != plans.end()) return found->second;
+  }
+  const Plan plan = plan_for_capacity(capacity, rate, rule.block_bits);
+  const std::lock_guard<std::mutex> lock(mutex);
+  // Rules are few in a process; the bound only keeps a pathological caller
+  // from growing the map without end.
+  if (plans.size() >= 4096) plans.clear();
+  plans.emplace(key, plan);
+  return plan;
 }
 
 double compound_fpr(const double* rates, uint64_t count) {

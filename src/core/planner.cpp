@@ -63,6 +63,41 @@ bool layout_allowed(const Layout& layout, uint32_t block_bits) {
   return block_bits == 0 || layout.block_bits == block_bits;
 }
 
+// The fewest blocks, at most max_blocks, whose FPR at `capacity` keys is at
+// most `target_fpr`; 0 when max_blocks are not enough. The FPR falls as
+// blocks grow, so the answer is bracketed by halving or doubling from the
+// classic formula's size, then bisected. Starting there rather than at one
+// block keeps every evaluation near the answer's load (tens of keys a block,
+// about a hundred Poisson terms) instead of at loads of millions (4,096
+// terms each), for the same answer.
+uint64_t smallest_blocks(const Layout& layout, uint64_t capacity, double target_fpr,
+                         uint64_t max_blocks) {
+  const auto meets = [&](uint64_t blocks) {
+    return expected_fpr(layout, blocks, capacity) <= target_fpr;
+  };
+  const double classic_bits = -std::log(target_fpr) / (std::log(2.0) * std::log(2.0));
+  const double guess = std::ceil(static_cast<double>(capacity) * classic_bits / layout.block_bits);
+  uint64_t hi = guess < static_cast<double>(max_blocks)
+                    ? std::max<uint64_t>(1, static_cast<uint64_t>(guess))
+                    : max_blocks;
+  uint64_t lo = 0;  // fails the target (0 blocks always do)
+  if (meets(hi)) {
+    while (hi > 1 && meets(hi / 2)) hi /= 2;
+    lo = hi / 2;
+  } else {
+    do {
+      if (hi >= max_blocks) return 0;
+      lo = hi;
+      hi = std::min(hi * 2, max_blocks);
+    } while (!meets(hi));
+  }
+  while (hi - lo > 1) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    (meets(mid) ? hi : lo) = mid;
+  }
+  return hi;
+}
+
 }  // namespace
 
 double Plan::bits_per_key() const {
@@ -118,18 +153,8 @@ Plan plan_for_capacity(uint64_t capacity, double target_fpr, uint32_t block_bits
     if (!layout_allowed(layout, block_bits)) continue;
     const uint64_t block_bytes = layout.block_bits / 8;
     const uint64_t max_blocks = kMaxFilterBytes / block_bytes;
-    // Grow until the target is met, then bisect: the FPR falls as blocks grow.
-    uint64_t hi = 1;
-    while (expected_fpr(layout, hi, capacity) > target_fpr) {
-      if (hi >= max_blocks) { hi = 0; break; }
-      hi = std::min(hi * 2, max_blocks);
-    }
+    const uint64_t hi = smallest_blocks(layout, capacity, target_fpr, max_blocks);
     if (hi == 0) continue;
-    uint64_t lo = hi / 2;  // fails the target (or is 0)
-    while (hi - lo > 1) {
-      const uint64_t mid = lo + (hi - lo) / 2;
-      (expected_fpr(layout, mid, capacity) > target_fpr ? lo : hi) = mid;
-    }
     Plan plan{layout, hi, capacity, expected_fpr(layout, hi, capacity)};
     if (!found || plan.bytes() < best.bytes() ||
         (plan.bytes() == best.bytes() && plan.expected_fpr < best.expected_fpr)) {
