@@ -168,6 +168,39 @@ TEST(LayeredFilter, ResumedFromCopiedLayersGivesTheSameBytes) {
   }
 }
 
+// A query is present when any layer holds it, for batches where no layer
+// holds a key, where some layers hold some, and where every key is held.
+TEST(LayeredFilter, ContainsMatchesAnyLayerKeyAtATime) {
+  const GrowthRule rule = small_rule(1e-2);
+  LayeredFilter filter(rule, kDefaultSeed, cpu_maker(2));
+  const std::vector<uint64_t> keys = stream_with_repeats(60000, 17);
+  run_in_batches(filter, keys, 5000);
+  ASSERT_GE(filter.layer_count(), 5u);
+  const std::vector<uint64_t> absent = test::random_keys(30000, 18);
+  std::vector<uint64_t> mixed;
+  for (uint64_t i = 0; i < absent.size(); ++i) mixed.push_back(i % 2 ? absent[i] : keys[i * 2]);
+  const std::vector<uint64_t> none_held(absent.begin(), absent.begin() + 20);
+  for (const std::vector<uint64_t>* queries :
+       std::vector<const std::vector<uint64_t>*>{&none_held, &mixed, &keys}) {
+    std::vector<uint8_t> want(queries->size(), 0);
+    for (uint64_t i = 0; i < queries->size(); ++i) {
+      for (size_t j = 0; j < filter.layer_count() && !want[i]; ++j) {
+        filter.backend(j).contains(&(*queries)[i], 1, &want[i]);
+      }
+    }
+    for (uint64_t batch : {uint64_t{1}, uint64_t{7}, uint64_t{1000000}}) {
+      SCOPED_TRACE(std::to_string(queries->size()) + " queries in batches of " +
+                   std::to_string(batch));
+      std::vector<uint8_t> got(queries->size(), 2);
+      for (uint64_t at = 0; at < queries->size(); at += batch) {
+        const uint64_t n = std::min<uint64_t>(batch, queries->size() - at);
+        filter.contains(queries->data() + at, n, got.data() + at);
+      }
+      EXPECT_TRUE(got == want);
+    }
+  }
+}
+
 TEST(LayeredFilter, AgreesWithExactDedupUpToFalsePositives) {
   const GrowthRule rule = small_rule(1e-3);
   const std::vector<uint64_t> keys = stream_with_repeats(200000, 13);

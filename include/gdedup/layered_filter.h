@@ -83,10 +83,17 @@ class LayeredFilter {
   void grow_if_due();
   // Keys that can be processed before the next check that could add a layer.
   uint64_t keys_before_possible_growth() const;
+  // The keys no layer held: keys[i] is the caller's key at[i], or, when at
+  // is null, keys are all the caller's keys, in place.
+  struct Left {
+    const uint64_t* keys;
+    uint64_t count;
+    const uint64_t* at;
+  };
   // Looks the keys up in the oldest `layers` layers: sets present[i] = 1
-  // for those found, and leaves the others, with their indices, in
-  // pending_ and pending_at_.
-  void look_up(size_t layers, const uint64_t* fingerprints, uint64_t count, uint8_t* present);
+  // for those found, and returns the others (present[i] of those is
+  // undefined).
+  Left look_up(size_t layers, const uint64_t* fingerprints, uint64_t count, uint8_t* present);
   uint64_t test_and_set_span(const uint64_t* fingerprints, uint64_t count, uint8_t* was_present);
 
   GrowthRule rule_;
@@ -96,7 +103,8 @@ class LayeredFilter {
   uint64_t keys_offered_ = 0;
   uint64_t max_bytes_ = 0;
   bool growth_refused_ = false;
-  // Scratch for the keys no older layer holds, reused between calls.
+  // Scratch for the keys no older layer holds once one held some, reused
+  // between calls.
   std::vector<uint64_t> pending_;
   std::vector<uint64_t> pending_at_;
   std::vector<uint8_t> answers_;

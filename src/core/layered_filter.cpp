@@ -1,5 +1,6 @@
 #include "gdedup/layered_filter.h"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <utility>
@@ -137,48 +138,59 @@ uint64_t LayeredFilter::test_and_set(const uint64_t* fingerprints, uint64_t coun
   return fresh;
 }
 
-void LayeredFilter::look_up(size_t layers, const uint64_t* fingerprints, uint64_t count,
-                            uint8_t* present) {
-  pending_.assign(fingerprints, fingerprints + count);
-  pending_at_.resize(count);
-  for (uint64_t i = 0; i < count; ++i) pending_at_[i] = i;
+LayeredFilter::Left LayeredFilter::look_up(size_t layers, const uint64_t* fingerprints,
+                                           uint64_t count, uint8_t* present) {
+  Left left{fingerprints, count, nullptr};
   // Newest first: the larger layers hold more keys, and a key found in one
   // is not looked up in the rest.
-  for (size_t j = layers; j-- > 0 && !pending_.empty();) {
-    const uint64_t m = pending_.size();
-    answers_.resize(m);
-    backends_[j]->contains(pending_.data(), m, answers_.data());
-    uint64_t left = 0;
-    for (uint64_t i = 0; i < m; ++i) {
-      if (answers_[i]) {
-        present[pending_at_[i]] = 1;
-      } else {
-        pending_[left] = pending_[i];
-        pending_at_[left++] = pending_at_[i];
-      }
+  for (size_t j = layers; j-- > 0 && left.count > 0;) {
+    answers_.resize(left.count);
+    backends_[j]->contains(left.keys, left.count, answers_.data());
+    uint64_t found = 0;
+    for (uint64_t i = 0; i < left.count; ++i) found += answers_[i];
+    // A stream of new keys finds none: it is looked up in place, uncopied.
+    if (found == 0) continue;
+    if (left.at == nullptr) {
+      pending_.resize(left.count);
+      pending_at_.resize(left.count);
     }
-    pending_.resize(left);
-    pending_at_.resize(left);
+    // Without branches, as most keys are not found. In place from the second
+    // layer on: entry i is read before entry kept <= i is written.
+    uint64_t kept = 0;
+    for (uint64_t i = 0; i < left.count; ++i) {
+      const uint64_t at = left.at == nullptr ? i : left.at[i];
+      const uint8_t hit = answers_[i];
+      present[at] = hit;
+      pending_[kept] = left.keys[i];
+      pending_at_[kept] = at;
+      kept += 1 - hit;
+    }
+    left = Left{pending_.data(), kept, pending_at_.data()};
   }
+  return left;
 }
 
 uint64_t LayeredFilter::test_and_set_span(const uint64_t* fingerprints, uint64_t count,
                                           uint8_t* was_present) {
   Backend& newest = *backends_.back();
   if (layers_.size() == 1) return newest.test_and_set(fingerprints, count, was_present);
-  look_up(layers_.size() - 1, fingerprints, count, was_present);
-  const uint64_t m = pending_.size();
-  if (m == 0) return 0;  // every key was in an older layer
-  answers_.resize(m);
-  const uint64_t fresh = newest.test_and_set(pending_.data(), m, answers_.data());
-  for (uint64_t i = 0; i < m; ++i) was_present[pending_at_[i]] = answers_[i];
+  const Left left = look_up(layers_.size() - 1, fingerprints, count, was_present);
+  if (left.at == nullptr) return newest.test_and_set(left.keys, left.count, was_present);
+  if (left.count == 0) return 0;  // every key was in an older layer
+  answers_.resize(left.count);
+  const uint64_t fresh = newest.test_and_set(left.keys, left.count, answers_.data());
+  for (uint64_t i = 0; i < left.count; ++i) was_present[left.at[i]] = answers_[i];
   return fresh;
 }
 
 void LayeredFilter::contains(const uint64_t* fingerprints, uint64_t count, uint8_t* present) {
   if (layers_.size() == 1) return backends_[0]->contains(fingerprints, count, present);
-  look_up(layers_.size(), fingerprints, count, present);
-  for (const uint64_t at : pending_at_) present[at] = 0;
+  const Left left = look_up(layers_.size(), fingerprints, count, present);
+  if (left.at == nullptr) {
+    std::fill(present, present + count, uint8_t{0});
+    return;
+  }
+  for (uint64_t i = 0; i < left.count; ++i) present[left.at[i]] = 0;
 }
 
 }  // namespace gdedup
