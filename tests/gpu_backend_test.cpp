@@ -25,6 +25,7 @@
 #include "gdedup/filter.h"
 #include "gdedup/gpu.h"
 #include "gdedup/layout.h"
+#include "require_gpu.h"
 #include "test_util.h"
 
 #if defined(GDEDUP_HAVE_CUDA)
@@ -363,17 +364,6 @@ TEST(GpuAvailability, ADeviceNumberPastTheLastIsRefusedWithTheCount) {
       << backend->name();
 }
 #endif
-
-// Skips without a usable GPU; fails instead where GDEDUP_REQUIRE_GPU is set
-// (bench/gpu_check.sh sets it), so a GPU run cannot pass by skipping.
-#define GDEDUP_REQUIRE_GPU()                                              \
-  do {                                                                    \
-    std::string why_not;                                                  \
-    if (!gpu_available(&why_not)) {                                       \
-      if (std::getenv("GDEDUP_REQUIRE_GPU") != nullptr) FAIL() << why_not; \
-      GTEST_SKIP() << why_not;                                            \
-    }                                                                     \
-  } while (0)
 
 // Runs `body` once per stand-in schedule (the seed of its streams' delays),
 // `schedules` times in all; once on a real GPU. Stops at a fatal failure.

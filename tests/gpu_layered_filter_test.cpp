@@ -1,15 +1,16 @@
 // The growing filter with its layers on the GPU backend (the CUDA stand-in
 // where there is no GPU) against the same filter on the CPU backend: answers
-// and every layer's bytes identical, for several batch sizes.
+// and every layer's bytes identical, for several batch sizes; and the device
+// memory its layers take.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "gdedup/error.h"
 #include "gdedup/gpu.h"
 #include "gdedup/layered_filter.h"
+#include "require_gpu.h"
 #include "test_util.h"
 
 namespace gdedup {
@@ -36,11 +37,7 @@ Result run(LayeredFilter& filter, const std::vector<uint64_t>& keys, uint64_t ba
 }
 
 TEST(GpuLayeredFilter, LayersOnTheDeviceGiveTheCpuBytes) {
-  std::string why_not;
-  if (!gpu_available(&why_not)) {
-    if (std::getenv("GDEDUP_REQUIRE_GPU") != nullptr) FAIL() << why_not;
-    GTEST_SKIP() << why_not;
-  }
+  GDEDUP_REQUIRE_GPU();
   GrowthRule rule;
   rule.first_capacity = 1024;
   rule.target_fpr = 1e-2;
@@ -66,6 +63,34 @@ TEST(GpuLayeredFilter, LayersOnTheDeviceGiveTheCpuBytes) {
       EXPECT_TRUE(got.layers[i] == want.layers[i]) << "layer " << i + 1;
     }
   }
+}
+
+// Each layer's backend takes the batch buffers the first one made (at 2^24
+// keys they are about 4.9 GB a set): the layers after the first add their
+// filters' bytes to the device, and no more buffers.
+TEST(GpuLayeredFilter, LayersShareOneSetOfBatchBuffers) {
+  GDEDUP_REQUIRE_GPU();
+  GrowthRule rule;
+  rule.first_capacity = 1024;
+  rule.target_fpr = 1e-2;
+  const uint64_t free_before = gpu_device_info().free_bytes;
+  LayeredFilter gpu(rule, kDefaultSeed, [](Filter& layer) {
+    return make_gpu_backend(layer, GpuOptions{0, uint64_t{1} << 18});
+  });
+  const uint64_t first_layer = free_before - gpu_device_info().free_bytes;
+  const uint64_t buffers = first_layer - gpu.layer(0).params().bytes();
+  const std::vector<uint64_t> keys = test::random_keys(30000, 33);
+  std::vector<uint8_t> answers(keys.size());
+  gpu.test_and_set(keys.data(), keys.size(), answers.data());
+  ASSERT_GE(gpu.layer_count(), 5u);
+  uint64_t later_layers = 0;
+  for (size_t i = 1; i < gpu.layer_count(); ++i) later_layers += gpu.layer(i).params().bytes();
+  // A real device rounds allocations up (to 2 MiB at most): far less than
+  // the one set of buffers a layer would add.
+  const uint64_t used = free_before - gpu_device_info().free_bytes;
+  EXPECT_GE(used, first_layer + later_layers);
+  EXPECT_LT(used, first_layer + later_layers + buffers / 2)
+      << "buffers " << buffers << ", layers after the first " << later_layers;
 }
 
 }  // namespace

@@ -18,7 +18,9 @@ struct GpuOptions {
   // memory: at most 2^24, for which the three slots take about 4.9 GB of
   // device memory (97 bytes a key each, plus CUB's scratch) and, for
   // pageable callers, 0.45 GB of pinned host memory (9 bytes a key each).
-  // test_and_set batches are at most 2^30 keys.
+  // test_and_set batches are at most 2^30 keys. Backends on one device with
+  // the same batch_keys share one set of slots (the layers of a growing
+  // filter need only one), and their calls take turns.
   uint64_t batch_keys = 0;
 };
 
@@ -43,7 +45,8 @@ GpuDeviceInfo gpu_device_info(int device = 0);
 // Throws Error ("not enough device memory: the filter needs X bytes, its
 // batch buffers at least Y more and Z stay reserved, but W are free; ...")
 // unless a filter of `filter_bytes` and the batch buffers fit in the
-// device's free memory. Lets a caller refuse before building a filter.
+// device's free memory (only the filter when a live backend's buffers would
+// be shared). Lets a caller refuse before building a filter.
 void check_gpu_fits(uint64_t filter_bytes, const GpuOptions& options = {});
 
 // The backend make_gpu_backend returns; reach it with dynamic_cast for what

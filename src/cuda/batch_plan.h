@@ -17,14 +17,29 @@ constexpr uint64_t kAutoBatchKeys = uint64_t{1} << 24;
 constexpr uint64_t kMinBatchKeys = uint64_t{1} << 16;
 // The whole need, so that the numbers add up: the filter, the smallest
 // batch buffers that would do and the reserve, against what is free.
+// buffer_bytes is 0 for a filter that uses batch buffers already on the
+// device.
 inline Error not_enough_memory(uint64_t filter_bytes, uint64_t buffer_bytes,
                                uint64_t free_bytes) {
+  const std::string buffers =
+      buffer_bytes == 0 ? " bytes (its batch buffers are already on the device)"
+                        : " bytes, its batch buffers at least " + std::to_string(buffer_bytes) +
+                              " more";
   return Error("not enough device memory: the filter needs " + std::to_string(filter_bytes) +
-                   " bytes, its batch buffers at least " + std::to_string(buffer_bytes) +
-                   " more and " + std::to_string(kDeviceReserveBytes) +
+                   buffers + " and " + std::to_string(kDeviceReserveBytes) +
                    " stay reserved, but " + std::to_string(free_bytes) + " are free",
                ErrorKind::device_memory, filter_bytes + buffer_bytes + kDeviceReserveBytes,
                free_bytes);
+}
+
+inline bool filter_fits(uint64_t filter_bytes, uint64_t free_bytes) {
+  return filter_bytes < free_bytes && free_bytes - filter_bytes >= kDeviceReserveBytes;
+}
+
+// For a filter whose batch buffers are already on the device: throws
+// not_enough_memory() unless the filter and the reserve fit.
+inline void check_filter_fits(uint64_t filter_bytes, uint64_t free_bytes) {
+  if (!filter_fits(filter_bytes, free_bytes)) throw not_enough_memory(filter_bytes, 0, free_bytes);
 }
 
 // Picks the batch: `requested` (0 = automatic) keys, halved until `slots`
@@ -43,9 +58,7 @@ uint64_t plan_batch_keys(uint64_t filter_bytes, uint64_t free_bytes, uint64_t re
   const auto refuse = [&] {
     return not_enough_memory(filter_bytes, slots * slot_bytes(floor), free_bytes);
   };
-  if (filter_bytes >= free_bytes || free_bytes - filter_bytes < kDeviceReserveBytes) {
-    throw refuse();
-  }
+  if (!filter_fits(filter_bytes, free_bytes)) throw refuse();
   const uint64_t room = free_bytes - filter_bytes - kDeviceReserveBytes;
   uint64_t keys = requested != 0 ? requested : kAutoBatchKeys;
   while (slots * slot_bytes(keys) > room) {

@@ -6,9 +6,14 @@
 // one event: the kernels of batch c+1 that touch the filter wait for those of
 // batch c, whose bits they must see, while its grouping may overlap them;
 // add and contains kernels may overlap, being order-free or read-only.
+// The slots (about 4.9 GB at 2^24 keys) are shared by the backends on a
+// device that ask for the same batch size, such as the layers of a growing
+// filter, which took a set each before; their calls take turns.
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -170,6 +175,113 @@ uint64_t free_device_bytes() {
   return free_bytes;
 }
 
+struct Slot {
+  explicit Slot(uint64_t capacity)
+      : keys_capacity(capacity),
+        keys(capacity),
+        answers(capacity),
+        fresh(1),
+        fresh_host(1) {
+    for (int i = 0; i < 2; ++i) {
+      blocks[i] = DeviceArray<uint64_t>(capacity);
+      positions[i] = DeviceArray<uint32_t>(capacity);
+    }
+    before = DeviceArray<unsigned char>(capacity * cuda::kMaskBytesPerKey);
+    scratch_bytes = cuda::test_and_set_scratch_bytes(capacity);
+    scratch = DeviceArray<unsigned char>(scratch_bytes);
+    table_log2 = cuda::test_and_set_table_log2(capacity);
+    table = DeviceArray<uint64_t>(uint64_t{1} << table_log2);
+    shared = DeviceArray<uint8_t>(uint64_t{1} << (table_log2 - 1));
+    shared_count = DeviceArray<uint32_t>(1);
+  }
+
+  cuda::TestAndSetWorkspace workspace() const {
+    return cuda::TestAndSetWorkspace{{blocks[0].get(), blocks[1].get()},
+                                     {positions[0].get(), positions[1].get()},
+                                     before.get(),
+                                     scratch.get(),
+                                     scratch_bytes,
+                                     keys_capacity,
+                                     table.get(),
+                                     table_log2,
+                                     shared.get(),
+                                     shared_count.get()};
+  }
+
+  // Pinned staging for pageable callers' buffers, made on first use.
+  void ensure_staging() {
+    if (staged_keys.get() == nullptr) {
+      staged_keys = PinnedArray<uint64_t>(keys_capacity);
+      staged_answers = PinnedArray<uint8_t>(keys_capacity);
+    }
+  }
+
+  uint64_t keys_capacity;
+  Stream stream;
+  Event done;
+  DeviceArray<uint64_t> keys;
+  DeviceArray<uint8_t> answers;
+  DeviceArray<uint64_t> blocks[2];
+  DeviceArray<uint32_t> positions[2];
+  DeviceArray<unsigned char> before;
+  DeviceArray<unsigned char> scratch;
+  uint32_t table_log2 = 0;
+  DeviceArray<uint64_t> table;
+  DeviceArray<uint8_t> shared;
+  DeviceArray<uint32_t> shared_count;
+  size_t scratch_bytes = 0;
+  DeviceArray<unsigned long long> fresh;
+  PinnedArray<unsigned long long> fresh_host;
+  PinnedArray<uint64_t> staged_keys;
+  PinnedArray<uint8_t> staged_answers;
+
+  // The batch in flight, if any.
+  bool busy = false;
+  uint64_t count = 0;
+  uint8_t* copy_answers_to = nullptr;  // pageable destination of staged_answers
+  bool counts_fresh = false;
+};
+
+// The slots of the backends on one device that share a batch size. `mutex`
+// is held for the whole of a call that uses them.
+struct BatchBuffers {
+  BatchBuffers(int device_number, uint64_t batch_keys)
+      : device(device_number), keys(batch_keys) {
+    for (size_t i = 0; i < kSlots; ++i) slots.push_back(std::make_unique<Slot>(keys));
+  }
+  const int device;
+  const uint64_t keys;
+  std::mutex mutex;
+  std::vector<std::unique_ptr<Slot>> slots;
+};
+
+// The live sets, by device and requested batch keys (0: automatic); a set
+// is freed with the last backend that uses it.
+class SharedBuffers {
+ public:
+  static SharedBuffers& get() {
+    static SharedBuffers shared;
+    return shared;
+  }
+  std::mutex& mutex() { return mutex_; }
+  // The live set for (device, requested), or null. Call with mutex() held.
+  std::shared_ptr<BatchBuffers> find(int device, uint64_t requested) {
+    const auto found = sets_.find({device, requested});
+    if (found == sets_.end()) return nullptr;
+    std::shared_ptr<BatchBuffers> set = found->second.lock();
+    if (set == nullptr) sets_.erase(found);
+    return set;
+  }
+  // Call with mutex() held.
+  void add(uint64_t requested, const std::shared_ptr<BatchBuffers>& set) {
+    sets_[{set->device, requested}] = set;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::pair<int, uint64_t>, std::weak_ptr<BatchBuffers>> sets_;
+};
+
 class CudaBackend final : public GpuBackend {
  public:
   CudaBackend(Filter& filter, const GpuOptions& options)
@@ -177,19 +289,31 @@ class CudaBackend final : public GpuBackend {
       : GpuBackend(filter.counters()), filter_(filter), device_(use_device(options.device)) {
     const FilterParams& params = filter.params();
     const uint64_t filter_bytes = params.bytes();
-    const uint64_t free_bytes = free_device_bytes();
-    batch_ = cuda::plan_batch_keys(filter_bytes, free_bytes, options.batch_keys, kSlots,
-                                   cuda::kMaxBatchKeys, slot_device_bytes);
     cudaDeviceProp props{};
     GDEDUP_CUDA_CHECK(cudaGetDeviceProperties(&props, device_));
     device_name_ = props.name;
     shape_ = cuda::launch_shape(device_);
 
+    SharedBuffers& shared = SharedBuffers::get();
+    const std::lock_guard<std::mutex> lock(shared.mutex());
+    buffers_ = shared.find(device_, options.batch_keys);
+    const uint64_t free_bytes = free_device_bytes();
+    uint64_t batch = 0;
+    if (buffers_ != nullptr) {
+      cuda::check_filter_fits(filter_bytes, free_bytes);
+    } else {
+      batch = cuda::plan_batch_keys(filter_bytes, free_bytes, options.batch_keys, kSlots,
+                                    cuda::kMaxBatchKeys, slot_device_bytes);
+    }
     try {
       words_ = DeviceArray<uint32_t>(params.words());
-      for (size_t i = 0; i < kSlots; ++i) slots_.push_back(std::make_unique<Slot>(batch_));
+      if (buffers_ == nullptr) {
+        buffers_ = std::make_shared<BatchBuffers>(device_, batch);
+        shared.add(options.batch_keys, buffers_);
+      }
     } catch (const OutOfDeviceMemory&) {
-      throw cuda::not_enough_memory(filter_bytes, kSlots * slot_device_bytes(batch_), free_bytes);
+      throw cuda::not_enough_memory(filter_bytes, batch == 0 ? 0 : kSlots * slot_device_bytes(batch),
+                                    free_bytes);
     }
     // From pageable memory (the filter is mmap'd) cudaMemcpy may return
     // before the copy reaches the device, and the slots' non-blocking streams
@@ -206,6 +330,7 @@ class CudaBackend final : public GpuBackend {
 
   ~CudaBackend() override {
     cudaSetDevice(device_);
+    const std::lock_guard<std::mutex> lock(buffers_->mutex);
     quiesce();
   }
 
@@ -225,7 +350,8 @@ class CudaBackend final : public GpuBackend {
 
   uint64_t device_set_bits() override {
     GDEDUP_CUDA_CHECK(cudaSetDevice(device_));
-    Slot& s = *slots_.front();
+    const std::lock_guard<std::mutex> lock(buffers_->mutex);
+    Slot& s = *buffers_->slots.front();
     const cudaStream_t stream = s.stream.get();
     GDEDUP_CUDA_CHECK(cudaMemsetAsync(s.fresh.get(), 0, sizeof(unsigned long long), stream));
     cuda::launch_count_set_bits(ref_, s.fresh.get(), shape_, stream);
@@ -236,7 +362,7 @@ class CudaBackend final : public GpuBackend {
     return *s.fresh_host.get();
   }
 
-  uint64_t batch_keys() const override { return batch_; }
+  uint64_t batch_keys() const override { return buffers_->keys; }
 
   uint32_t* device_words() override { return words_.get(); }
 
@@ -252,73 +378,6 @@ class CudaBackend final : public GpuBackend {
 
  private:
   enum class Op { kAdd, kContains, kTestAndSet };
-
-  struct Slot {
-    explicit Slot(uint64_t capacity)
-        : keys_capacity(capacity),
-          keys(capacity),
-          answers(capacity),
-          fresh(1),
-          fresh_host(1) {
-      for (int i = 0; i < 2; ++i) {
-        blocks[i] = DeviceArray<uint64_t>(capacity);
-        positions[i] = DeviceArray<uint32_t>(capacity);
-      }
-      before = DeviceArray<unsigned char>(capacity * cuda::kMaskBytesPerKey);
-      scratch_bytes = cuda::test_and_set_scratch_bytes(capacity);
-      scratch = DeviceArray<unsigned char>(scratch_bytes);
-      table_log2 = cuda::test_and_set_table_log2(capacity);
-      table = DeviceArray<uint64_t>(uint64_t{1} << table_log2);
-      shared = DeviceArray<uint8_t>(uint64_t{1} << (table_log2 - 1));
-      shared_count = DeviceArray<uint32_t>(1);
-    }
-
-    cuda::TestAndSetWorkspace workspace() const {
-      return cuda::TestAndSetWorkspace{{blocks[0].get(), blocks[1].get()},
-                                       {positions[0].get(), positions[1].get()},
-                                       before.get(),
-                                       scratch.get(),
-                                       scratch_bytes,
-                                       keys_capacity,
-                                       table.get(),
-                                       table_log2,
-                                       shared.get(),
-                                       shared_count.get()};
-    }
-
-    // Pinned staging for pageable callers' buffers, made on first use.
-    void ensure_staging() {
-      if (staged_keys.get() == nullptr) {
-        staged_keys = PinnedArray<uint64_t>(keys_capacity);
-        staged_answers = PinnedArray<uint8_t>(keys_capacity);
-      }
-    }
-
-    uint64_t keys_capacity;
-    Stream stream;
-    Event done;
-    DeviceArray<uint64_t> keys;
-    DeviceArray<uint8_t> answers;
-    DeviceArray<uint64_t> blocks[2];
-    DeviceArray<uint32_t> positions[2];
-    DeviceArray<unsigned char> before;
-    DeviceArray<unsigned char> scratch;
-    uint32_t table_log2 = 0;
-    DeviceArray<uint64_t> table;
-    DeviceArray<uint8_t> shared;
-    DeviceArray<uint32_t> shared_count;
-    size_t scratch_bytes = 0;
-    DeviceArray<unsigned long long> fresh;
-    PinnedArray<unsigned long long> fresh_host;
-    PinnedArray<uint64_t> staged_keys;
-    PinnedArray<uint8_t> staged_answers;
-
-    // The batch in flight, if any.
-    bool busy = false;
-    uint64_t count = 0;
-    uint8_t* copy_answers_to = nullptr;  // pageable destination of staged_answers
-    bool counts_fresh = false;
-  };
 
   // Waits for the slot's batch and hands its answers over; returns its new keys.
   uint64_t finish(Slot& s) {
@@ -337,14 +396,14 @@ class CudaBackend final : public GpuBackend {
   // non-blocking streams must be finished before the call: gpu.h.)
   void order_after_legacy_stream() {
     GDEDUP_CUDA_CHECK(cudaEventRecord(legacy_done_.get(), nullptr));
-    for (auto& s : slots_) {
+    for (auto& s : buffers_->slots) {
       GDEDUP_CUDA_CHECK(cudaStreamWaitEvent(s->stream.get(), legacy_done_.get(), 0));
     }
   }
 
   // After a failure: lets every stream run dry so no buffer is still in use.
   void quiesce() noexcept {
-    for (auto& s : slots_) {
+    for (auto& s : buffers_->slots) {
       cudaStreamSynchronize(s->stream.get());
       s->busy = false;
     }
@@ -354,16 +413,19 @@ class CudaBackend final : public GpuBackend {
   uint64_t run(Op op, const uint64_t* fingerprints, uint64_t count, uint8_t* answers) {
     if (count == 0) return 0;
     GDEDUP_CUDA_CHECK(cudaSetDevice(device_));
+    const std::lock_guard<std::mutex> lock(buffers_->mutex);
+    const std::vector<std::unique_ptr<Slot>>& slots = buffers_->slots;
+    const uint64_t batch = buffers_->keys;
     const Space in = space_of(fingerprints, device_);
     const Space out = answers != nullptr ? space_of(answers, device_) : Space::kDevice;
     uint64_t fresh = 0;
     size_t next = 0;
     try {
       if (in == Space::kDevice || out == Space::kDevice) order_after_legacy_stream();
-      for (uint64_t offset = 0; offset < count; offset += batch_) {
-        const uint64_t n = std::min(batch_, count - offset);
-        Slot& s = *slots_[next];
-        next = (next + 1) % slots_.size();
+      for (uint64_t offset = 0; offset < count; offset += batch) {
+        const uint64_t n = std::min(batch, count - offset);
+        Slot& s = *slots[next];
+        next = (next + 1) % slots.size();
         fresh += finish(s);
         const cudaStream_t stream = s.stream.get();
 
@@ -417,7 +479,7 @@ class CudaBackend final : public GpuBackend {
         s.busy = true;
       }
       // Oldest first, so pageable answers land in order of the batches.
-      for (size_t i = 0; i < slots_.size(); ++i) fresh += finish(*slots_[(next + i) % slots_.size()]);
+      for (size_t i = 0; i < slots.size(); ++i) fresh += finish(*slots[(next + i) % slots.size()]);
     } catch (...) {
       quiesce();
       throw;
@@ -428,11 +490,10 @@ class CudaBackend final : public GpuBackend {
   Filter& filter_;
   int device_;
   std::string device_name_;
-  uint64_t batch_ = 0;
   LaunchShape shape_{};
   DeviceArray<uint32_t> words_;
   FilterRef ref_{};
-  std::vector<std::unique_ptr<Slot>> slots_;
+  std::shared_ptr<BatchBuffers> buffers_;
   Event chain_;
   Event legacy_done_;
 };
@@ -506,8 +567,14 @@ GpuDeviceInfo gpu_device_info(int device) {
 
 void check_gpu_fits(uint64_t filter_bytes, const GpuOptions& options) {
   use_device(options.device);
-  cuda::plan_batch_keys(filter_bytes, free_device_bytes(), options.batch_keys, kSlots,
-                        cuda::kMaxBatchKeys, slot_device_bytes);
+  SharedBuffers& shared = SharedBuffers::get();
+  const std::lock_guard<std::mutex> lock(shared.mutex());
+  if (shared.find(options.device, options.batch_keys) != nullptr) {
+    cuda::check_filter_fits(filter_bytes, free_device_bytes());
+  } else {
+    cuda::plan_batch_keys(filter_bytes, free_device_bytes(), options.batch_keys, kSlots,
+                          cuda::kMaxBatchKeys, slot_device_bytes);
+  }
 }
 
 std::unique_ptr<Backend> make_gpu_backend(Filter& filter, const GpuOptions& options) {
