@@ -17,8 +17,8 @@
 
 #include "fs/file_ops.h"
 #include "gdedup/error.h"
-#include "io/input_file.h"
-#include "io/output_writer.h"
+#include "gdedup/input_file.h"
+#include "gdedup/output_writer.h"
 
 namespace gdedup::io {
 namespace {
@@ -45,8 +45,8 @@ std::string slurp(const std::string& path) {
 }
 
 // `path` opened for reading and writing, as a resume opens it.
-gdedup::fs::File open_rw(const std::string& path) {
-  return gdedup::fs::File(::open(path.c_str(), O_RDWR | O_CLOEXEC), path);
+int open_rw(const std::string& path) {
+  return ::open(path.c_str(), O_RDWR | O_CLOEXEC);
 }
 
 // The prefix a checkpoint would record for `text`, `records` records long.
@@ -109,7 +109,7 @@ TEST_F(IoWriter, CreateTruncatesAnExistingFile) {
 TEST_F(IoWriter, ContinueFileCutsTheFileAndContinues) {
   std::string out = path("out");
   std::ofstream(out) << "kept\ndropped\n";
-  OutputWriter w = OutputWriter::continue_file(open_rw(out), prefix_of("kept\n", 1));
+  OutputWriter w = OutputWriter::continue_file(open_rw(out), out, prefix_of("kept\n", 1));
   EXPECT_EQ(w.bytes_written(), 5u);
   w.write_record("more", 4);
   w.sync();
@@ -122,7 +122,7 @@ TEST_F(IoWriter, ContinueFileRefusesAFileShorterThanTheOffset) {
   std::string out = path("out");
   std::ofstream(out) << "short\n";
   try {
-    OutputWriter::continue_file(open_rw(out), OutputPrefix{100, 1, 0});
+    OutputWriter::continue_file(open_rw(out), out, OutputPrefix{100, 1, 0});
     FAIL();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("holds 6 bytes, fewer than the 100"), std::string::npos)
@@ -139,7 +139,7 @@ TEST_F(IoWriter, ContinueFileRefusesAPrefixChangedSinceTheCheckpoint) {
     changed[at] ^= 0x20;
     std::ofstream(out, std::ios::binary | std::ios::trunc) << changed << "after\n";
     try {
-      OutputWriter::continue_file(open_rw(out), prefix_of(written, 2));
+      OutputWriter::continue_file(open_rw(out), out, prefix_of(written, 2));
       FAIL() << "byte " << at << " changed, yet the output was accepted";
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("its first 13 bytes are not those the interrupted "
@@ -165,7 +165,7 @@ TEST_F(IoWriter, TheChecksumCoversEverythingWrittenAcrossAResume) {
   EXPECT_EQ(first.bytes, 8u);
   EXPECT_EQ(first.records, 2u);
   EXPECT_EQ(first.checksum, XXH3_64bits("alpha\nb\n", 8));
-  OutputWriter w = OutputWriter::continue_file(open_rw(out), first);
+  OutputWriter w = OutputWriter::continue_file(open_rw(out), out, first);
   w.write_record("gamma", 5);
   w.flush();
   const OutputPrefix now = w.stored();

@@ -7,7 +7,6 @@
 #include "cli/numbers.h"
 #include "cli/preflight.h"
 #include "gdedup/error.h"
-#include "io/input_file.h"
 
 namespace gdedup::cli {
 namespace {

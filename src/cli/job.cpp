@@ -21,10 +21,8 @@
 #include "gdedup/checkpoint.h"
 #include "gdedup/error.h"
 #include "gdedup/filter_file.h"
+#include "gdedup/output_file.h"
 #include "gdedup/pipeline.h"
-#include "io/input_file.h"
-#include "io/output_file.h"
-#include "io/output_writer.h"
 
 namespace gdedup::cli {
 namespace {

@@ -22,7 +22,7 @@
 #include "cli/parse_errors.h"
 #include "cli/version.h"
 #include "gdedup/error.h"
-#include "io/output_writer.h"
+#include "gdedup/output_writer.h"
 
 namespace gdedup::cli {
 namespace {

@@ -5,9 +5,9 @@
 #include <cerrno>
 
 #include "gdedup/error.h"
+#include "gdedup/input_file.h"
 #include "gdedup/path_lock.h"
 #include "gdedup/paths.h"
-#include "io/input_file.h"
 
 namespace gdedup::cli {
 
@@ -140,7 +140,7 @@ void check_writable(const WrittenFile& file) {
   if (exists && file.in_place) {
     if (const int err = fs::may_write(path)) cannot_write(file, fs::error_text(err));
     // A regular output is still replaced, through a temporary file beside it
-    // (io/output_file.h): its folder must take one.
+    // (gdedup/output_file.h): its folder must take one.
     if (is_link || !status.regular()) return;
   }
   const std::string folder = fs::containing_folder(path);

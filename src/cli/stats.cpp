@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "cli/numbers.h"
-#include "io/output_file.h"
+#include "gdedup/output_file.h"
 
 namespace gdedup::cli {
 namespace {

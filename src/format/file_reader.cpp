@@ -4,8 +4,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "gdedup/paths.h"
 #include "gdedup/error.h"
+#include "gdedup/paths.h"
 
 namespace gdedup::format {
 namespace {

@@ -3,8 +3,8 @@
 #include <cerrno>
 
 #include "fs/file_ops.h"
-#include "gdedup/paths.h"
 #include "gdedup/error.h"
+#include "gdedup/paths.h"
 
 namespace gdedup::io {
 

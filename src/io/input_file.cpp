@@ -1,13 +1,13 @@
-#include "io/input_file.h"
+#include "gdedup/input_file.h"
 
 #include <unistd.h>
 
 #include <cerrno>
 
 #include "gdedup/error.h"
+#include "gdedup/paths.h"
 #include "io/fd_source.h"
 #include "io/random_access.h"
-#include "gdedup/paths.h"
 
 namespace gdedup::io {
 

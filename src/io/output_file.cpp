@@ -1,11 +1,11 @@
-#include "io/output_file.h"
+#include "gdedup/output_file.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <utility>
 #include <vector>
 
-#include "gdedup/paths.h"
+#include "fs/file_ops.h"
 #include "fs/live_temporaries.h"
 #include "gdedup/error.h"
 
@@ -128,7 +128,7 @@ OutputFile OutputFile::resume_renamed(const std::string& path, const std::string
       throw Error("copying " + target + " into " + name + " failed: " + fs::error_text(err));
     }
     OutputFile out("output", path, target, name,
-                   OutputWriter::continue_file(std::move(copy), prefix, buffer));
+                   OutputWriter::continue_file(copy.release(), name, prefix, buffer));
     out.live_slot_ = live_slot;
     return out;
   } catch (const Error& e) {
@@ -165,7 +165,7 @@ OutputFile OutputFile::resume(const std::string& path, const std::string& tempor
                                        std::to_string(fs::current_user()) + "), so it is not "
                                        "the file the interrupted run wrote.");
   }
-  OutputWriter writer = OutputWriter::continue_file(std::move(file), prefix, buffer);
+  OutputWriter writer = OutputWriter::continue_file(file.release(), temporary, prefix, buffer);
   std::string target = replaced_file(path);
   if (target.empty()) target = path;  // replaced meanwhile by a device: the rename says so
   OutputFile out("output", path, target, temporary, std::move(writer));

@@ -1,4 +1,4 @@
-#include "io/output_writer.h"
+#include "gdedup/output_writer.h"
 
 #include <unistd.h>
 
@@ -11,8 +11,8 @@
 #include <xxhash.h>
 
 #include "fs/file_ops.h"
-#include "gdedup/paths.h"
 #include "fs/signals.h"
+#include "gdedup/paths.h"
 
 namespace gdedup::io {
 
@@ -66,8 +66,9 @@ OutputWriter OutputWriter::create(const std::string& path, size_t buffer,
   return OutputWriter(file.release(), path, true, 0, buffer);
 }
 
-OutputWriter OutputWriter::continue_file(fs::File file, const OutputPrefix& prefix,
+OutputWriter OutputWriter::continue_file(int fd, std::string name, const OutputPrefix& prefix,
                                          size_t buffer) {
+  fs::File file(fd, std::move(name));
   const std::string path = file.name();
   fs::FileStatus status;
   if (const int err = fs::status_of(file.fd(), status)) {

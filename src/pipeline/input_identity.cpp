@@ -11,8 +11,8 @@
 #include <xxhash.h>
 
 #include "fs/file_ops.h"
-#include "gdedup/paths.h"
 #include "gdedup/error.h"
+#include "gdedup/paths.h"
 
 namespace gdedup::pipeline {
 namespace {

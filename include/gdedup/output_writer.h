@@ -20,7 +20,6 @@
 #include <memory>
 #include <string>
 
-#include "fs/file_ops.h"
 #include "gdedup/error.h"
 
 namespace gdedup::io {
@@ -46,11 +45,13 @@ class OutputWriter {
   // `what` names the file in messages.
   static OutputWriter create(const std::string& path, size_t buffer = kDefaultBuffer,
                              const std::string& what = "output");
-  // Continues a run in `file`, opened for reading and writing: checks that
-  // it starts with `prefix` (length and checksum), cuts it to prefix.bytes
-  // and writes from there. Throws gdedup::Error, leaving the file alone, when
-  // it does not: it is then not the output the checkpoint counted.
-  static OutputWriter continue_file(fs::File file, const OutputPrefix& prefix,
+  // Continues a run in the file open at `fd` for reading and writing, named
+  // `name` in messages, which the writer takes over (and closes, also when
+  // it throws): checks that it starts with `prefix` (length and checksum),
+  // cuts it to prefix.bytes and writes from there. Throws gdedup::Error,
+  // leaving the file's bytes alone, when it does not: it is then not the
+  // output the checkpoint counted.
+  static OutputWriter continue_file(int fd, std::string name, const OutputPrefix& prefix,
                                     size_t buffer = kDefaultBuffer);
 
   // Writes to fd, named `name` in messages; closes it at close() when `owned`.

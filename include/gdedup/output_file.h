@@ -1,22 +1,23 @@
 // Where a job's output goes (DESIGN rule 5). A regular file, or a name not
 // taken yet, is written to a unique temporary file beside it, PATH.tmp.XXXXXX
-// (fs::create_temp_beside: O_EXCL | O_NOFOLLOW, so never through a link and
-// never shared), and renamed over PATH only when the job completes: a job
-// that fails, at its first record or its last, leaves the previous PATH as
-// it was. A trusted symbolic link (fs::trusted_link) to a regular file leads
-// to that file, which is replaced and the link kept. Standard output,
-// devices and pipes are written where they are, as a stream.
+// (created with O_EXCL | O_NOFOLLOW, so never through a link and never
+// shared), and renamed over PATH only when the job completes: a job that
+// fails, at its first record or its last, leaves the previous PATH as it
+// was. A trusted symbolic link (fs::trusted_link, gdedup/paths.h) to a
+// regular file leads to that file, which is replaced and the link kept.
+// Standard output, devices and pipes are written where they are, as a
+// stream. run_pipeline writes its output so; a caller uses this for other
+// files it writes whole (the gdedup command's --stats).
 //
 // The temporary file lives as long as a checkpoint may name it: it is removed
 // when the job fails (also by a signal that ends the process at once, through
-// the registry of live temporaries) unless keep_for_resume() handed it to a
+// gdedup/live_temporaries.h) unless keep_for_resume() handed it to a
 // checkpoint, and a resumed run reopens it with resume().
 #pragma once
 
 #include <string>
 
-#include "fs/file_ops.h"
-#include "io/output_writer.h"
+#include "gdedup/output_writer.h"
 
 namespace gdedup::io {
 
@@ -77,7 +78,7 @@ class OutputFile {
   std::string target_;     // what the rename replaces: path_, or a link's file
   std::string temporary_;  // "" when written in place
   OutputWriter writer_;
-  int live_slot_ = -1;  // in the registry of live temporaries (fs/live_temporaries.h)
+  int live_slot_ = -1;  // in the registry of live temporaries
   bool kept_ = false;
   bool committed_ = false;
 };

@@ -1,4 +1,7 @@
-// Questions about paths that the command line asks before any work starts.
+// Questions about a job's inputs that a front end asks before any work
+// starts (run_pipeline opens them itself): whether each can be read, so that
+// a typo in the last one costs nothing, how large they are, and whether one
+// is the file an output would overwrite.
 #pragma once
 
 #include <cstdint>
