@@ -93,14 +93,13 @@ void BM_Floor(benchmark::State& state) {
   Filter& filter = filter_of(state.range(0));
   const auto threads = static_cast<unsigned>(state.range(1));
   const auto& keys = batch();
-  const BlockGeometry g = filter.params().geometry();
-  const uint32_t* words = filter.words();
+  const FilterRef f = filter.ref();
   auto touch = [&](uint64_t lo, uint64_t hi, uint64_t* sink) {
     constexpr size_t kInFlight = 16;
     const uint32_t* ring[kInFlight] = {};
     uint64_t acc = 0;
     for (uint64_t i = lo; i < hi; ++i) {
-      const uint32_t* b = words + g.first_word(keys[i]);
+      const uint32_t* b = f.block(f.block_of(keys[i]));
       __builtin_prefetch(b, 0, 3);
       const size_t slot = i & (kInFlight - 1);
       if (i - lo >= kInFlight) acc += *ring[slot];

@@ -22,12 +22,6 @@
 
 #include "gdedup/layout.h"
 
-#if defined(__CUDACC__)
-#define GDEDUP_UNROLL _Pragma("unroll")
-#else
-#define GDEDUP_UNROLL _Pragma("GCC unroll 16")
-#endif
-
 namespace gdedup::kernels {
 
 // Number of bits needed to write v (0 for 0).
@@ -40,31 +34,21 @@ GDEDUP_HD uint32_t bit_width(uint64_t v) {
   return w;
 }
 
-// The key's mask for every word of its block: word_mask (layout.h) for
-// j = 0..BW-1, with every loop unrolled so that each salt is a constant.
-// Calling word_mask per word left the salt table in local memory for the
-// (256-bit, k = 16) layout (128 bytes of stack per thread, seen in ptxas -v).
-// tests/gpu_backend_test.cpp checks it against word_mask.
 #if defined(GDEDUP_CPU_DEVICE)
-// On the CPU device each thread counts its calls of block_masks (one per key
+// On the CPU device each thread counts its calls of counted_masks (one per key
 // it works through), so that tests can bound the keys one GPU thread would
 // handle in turn: a kernel lasts as long as its longest thread.
 inline thread_local uint64_t cpu_device_steps = 0;
 #endif
 
+// The key's mask for every word of its block (layout.h's block_masks),
+// counted on the CPU device: the one way the kernels prepare a key.
 template <uint32_t BW, uint32_t BPW>
-GDEDUP_HD void block_masks(uint64_t fingerprint, uint32_t (&m)[BW]) {
+GDEDUP_HD void counted_masks(uint64_t fingerprint, uint32_t (&m)[BW]) {
 #if defined(GDEDUP_CPU_DEVICE)
   ++cpu_device_steps;
 #endif
-  const uint32_t lo = static_cast<uint32_t>(fingerprint);
-  GDEDUP_UNROLL
-  for (uint32_t j = 0; j < BW; ++j) m[j] = 0;
-  GDEDUP_UNROLL
-  for (uint32_t r = 0; r < BPW; ++r) {
-    GDEDUP_UNROLL
-    for (uint32_t j = 0; j < BW; ++j) m[j] |= 1u << ((lo * salt(r * BW + j)) >> 27);
-  }
+  gdedup::block_masks<BW, BPW>(fingerprint, m);
 }
 
 // A block's words in registers. Indexed only by unrolled loops over the
@@ -149,11 +133,8 @@ GDEDUP_HD void store_block(uint32_t* p, const uint32_t (&w)[BW]) {
 template <uint32_t BW, uint32_t BPW>
 GDEDUP_HD bool block_contains(const uint32_t (&w)[BW], uint64_t fingerprint) {
   uint32_t m[BW];
-  block_masks<BW, BPW>(fingerprint, m);
-  bool all = true;
-  GDEDUP_UNROLL
-  for (uint32_t j = 0; j < BW; ++j) all &= (w[j] & m[j]) == m[j];
-  return all;
+  counted_masks<BW, BPW>(fingerprint, m);
+  return block_has_masks<BW>(w, m);
 }
 
 // The bits of the key still clear in `w`, as BW / 2 little-endian 64-bit
@@ -164,7 +145,7 @@ template <uint32_t BW, uint32_t BPW>
 GDEDUP_HD void block_missing(const uint32_t (&w)[BW], uint64_t fingerprint,
                              uint64_t (&missing)[BW / 2]) {
   uint32_t m[BW];
-  block_masks<BW, BPW>(fingerprint, m);
+  counted_masks<BW, BPW>(fingerprint, m);
   GDEDUP_UNROLL
   for (uint32_t q = 0; q < BW / 2; ++q) {
     const uint32_t lo = m[2 * q] & ~w[2 * q];
@@ -174,19 +155,13 @@ GDEDUP_HD void block_missing(const uint32_t (&w)[BW], uint64_t fingerprint,
 }
 
 // test_and_set of a key whose fingerprint is the only one of its block in
-// the batch: answers from `w` and ORs the key in. One call of block_masks,
+// the batch: answers from `w` and ORs the key in. One call of counted_masks,
 // so the CPU device counts one key for the thread.
 template <uint32_t BW, uint32_t BPW>
 GDEDUP_HD bool block_test_and_set(uint32_t (&w)[BW], uint64_t fingerprint) {
   uint32_t m[BW];
-  block_masks<BW, BPW>(fingerprint, m);
-  bool all = true;
-  GDEDUP_UNROLL
-  for (uint32_t j = 0; j < BW; ++j) {
-    all &= (w[j] & m[j]) == m[j];
-    w[j] |= m[j];
-  }
-  return all;
+  counted_masks<BW, BPW>(fingerprint, m);
+  return block_add_masks<BW>(w, m);
 }
 
 // test_and_set's table of the fingerprints a chunk holds: open addressing
@@ -243,7 +218,7 @@ struct OrMasks {
 template <uint32_t BW, uint32_t BPW>
 GDEDUP_HD BlockMask<BW> mask_of(uint64_t fingerprint) {
   BlockMask<BW> m;
-  block_masks<BW, BPW>(fingerprint, m.w);
+  counted_masks<BW, BPW>(fingerprint, m.w);
   return m;
 }
 
@@ -253,11 +228,11 @@ template <uint32_t BW, uint32_t BPW>
 GDEDUP_HD bool present_after(const uint32_t (&w)[BW], const BlockMask<BW>& before,
                              uint64_t fingerprint) {
   uint32_t m[BW];
-  block_masks<BW, BPW>(fingerprint, m);
-  bool all = true;
+  counted_masks<BW, BPW>(fingerprint, m);
+  uint32_t seen[BW];
   GDEDUP_UNROLL
-  for (uint32_t j = 0; j < BW; ++j) all &= ((w[j] | before.w[j]) & m[j]) == m[j];
-  return all;
+  for (uint32_t j = 0; j < BW; ++j) seen[j] = w[j] | before.w[j];
+  return block_has_masks<BW>(seen, m);
 }
 
 // The block after the last key of its segment: what the batch found, the
@@ -265,7 +240,7 @@ GDEDUP_HD bool present_after(const uint32_t (&w)[BW], const BlockMask<BW>& befor
 template <uint32_t BW, uint32_t BPW>
 GDEDUP_HD void add_segment(uint32_t (&w)[BW], const BlockMask<BW>& before, uint64_t fingerprint) {
   uint32_t m[BW];
-  block_masks<BW, BPW>(fingerprint, m);
+  counted_masks<BW, BPW>(fingerprint, m);
   GDEDUP_UNROLL
   for (uint32_t j = 0; j < BW; ++j) w[j] |= before.w[j] | m[j];
 }

@@ -138,7 +138,7 @@ struct AddKey {
   const uint64_t* fingerprints;
   GDEDUP_HD void operator()(uint64_t i) const {
     const uint64_t fp = fingerprints[i];
-    uint32_t* block = f.words + block_index(fp, f.num_blocks) * BW;
+    uint32_t* block = f.block(f.block_of(fp));
     uint32_t w[BW];
     load_block_shared<BW>(block, w);
     uint64_t missing[BW / 2];
@@ -158,7 +158,7 @@ struct ContainsKey {
   GDEDUP_HD void operator()(uint64_t i) const {
     const uint64_t fp = kernels::load_readonly(fingerprints + i);
     uint32_t w[BW];
-    kernels::load_block_readonly<BW>(f.words + block_index(fp, f.num_blocks) * BW, w);
+    kernels::load_block_readonly<BW>(f.block(f.block_of(fp)), w);
     present[i] = kernels::block_contains<BW, BPW>(w, fp) ? 1 : 0;
   }
 };
@@ -168,13 +168,13 @@ struct ContainsKey {
 // one block. Touches no filter word. Repeats of a fingerprint only read its
 // entry, so a duplicate-heavy chunk makes no queue of atomics on one entry.
 struct MarkFingerprint {
+  FilterRef f;
   const uint64_t* fingerprints;  // the chunk's
-  uint64_t num_blocks;
   uint64_t* table;
   uint32_t log2_entries;
   GDEDUP_HD void operator()(uint64_t i) const {
     const uint64_t fp = kernels::load_readonly(fingerprints + i);
-    const uint64_t block = block_index(fp, num_blocks);
+    const uint64_t block = f.block_of(fp);
     const uint64_t mask = (uint64_t{1} << log2_entries) - 1;
     uint64_t other = 0;  // kOtherFingerprint once another fingerprint's entry of the block was passed
     for (uint64_t s = kernels::table_home(block + 1, log2_entries);; s = (s + 1) & mask) {
@@ -221,7 +221,7 @@ struct AnswerFirst {
   uint8_t* was_present;  // the chunk's
   GDEDUP_HD uint64_t operator()(uint64_t i) const {
     const uint64_t fp = kernels::load_readonly(fingerprints + i);
-    const uint64_t block = block_index(fp, f.num_blocks);
+    const uint64_t block = f.block_of(fp);
     const uint64_t mask = (uint64_t{1} << log2_entries) - 1;
     uint64_t entry = 0;
     for (uint64_t s = kernels::table_home(block + 1, log2_entries);; s = (s + 1) & mask) {
@@ -238,7 +238,7 @@ struct AnswerFirst {
       return 0;
     }
     if (sorted) return 0;
-    uint32_t* words = f.words + block * BW;
+    uint32_t* words = f.block(block);
     uint32_t w[BW];
     kernels::load_block<BW>(words, w);
     const bool present = kernels::block_test_and_set<BW, BPW>(w, fp);
@@ -250,12 +250,12 @@ struct AnswerFirst {
 
 // Step 4 of a chunk: the block of each compacted key, the sort's keys.
 struct CompactedBlock {
+  FilterRef f;
   const uint64_t* fingerprints;  // the batch's
-  uint64_t num_blocks;
   const uint32_t* positions;
   uint64_t* blocks;
   GDEDUP_HD void operator()(uint64_t t) const {
-    blocks[t] = block_index(fingerprints[positions[t]], num_blocks);
+    blocks[t] = f.block_of(fingerprints[positions[t]]);
   }
 };
 
@@ -289,7 +289,7 @@ struct AnswerSorted {
   GDEDUP_HD uint64_t operator()(uint64_t t) const {
     const uint32_t p = b.positions[t];
     uint32_t w[BW];
-    kernels::load_block_readonly<BW>(b.f.words + b.blocks[t] * BW, w);
+    kernels::load_block_readonly<BW>(b.f.block(b.blocks[t]), w);
     const bool present = kernels::present_after<BW, BPW>(w, b.before[t], b.fingerprints[p]);
     was_present[p] = present ? 1 : 0;
     return present ? 0 : 1;
@@ -302,7 +302,7 @@ struct StoreSegment {
   SortedBatch<BW> b;
   GDEDUP_HD void operator()(uint64_t t) const {
     if (t + 1 < b.n && b.blocks[t + 1] == b.blocks[t]) return;
-    uint32_t* block = b.f.words + b.blocks[t] * BW;
+    uint32_t* block = b.f.block(b.blocks[t]);
     uint32_t w[BW];
     kernels::load_block<BW>(block, w);
     kernels::add_segment<BW, BPW>(w, b.before[t], b.fingerprints[b.positions[t]]);
@@ -321,14 +321,13 @@ struct RandomKey {
   GDEDUP_HD void operator()(uint64_t i) const { keys[i] = kernels::splitmix64(seed, i); }
 };
 
-// Calls fn(BW, BPW) with the geometry as compile-time constants, so each
-// layout gets its own unrolled code.
+// Calls fn(BW, BPW) with the layout's geometry as compile-time constants
+// (layout.h's dispatch_layout), so each layout gets its own unrolled code.
 template <class Fn>
-void dispatch_layout(const FilterRef& f, Fn&& fn) {
-  dispatch_geometry(BlockGeometry{f.num_blocks, f.block_words, f.bits_per_word}, fn, [&] {
-    throw Error("the CUDA kernels have no layout with " + std::to_string(f.block_words) +
-                " words per block and " + std::to_string(f.bits_per_word) +
-                " bits per word; supported are 8 or 16 words with 1 or 2 bits.");
+void with_layout(const FilterRef& f, Fn&& fn) {
+  dispatch_layout(f.layout, fn, [&] {
+    throw Error("the CUDA kernels have no layout with " + std::to_string(f.layout.block_bits) +
+                "-bit blocks and k = " + std::to_string(f.layout.k) + ".");
   });
 }
 
@@ -564,9 +563,9 @@ static_assert(kChunkKeys <= kernels::kEntryPositions, "chunk positions exceed th
 
 // Keys a chunk takes: few enough that about 1 in 32 shares its block with
 // another, within the table.
-uint64_t chunk_keys(const TestAndSetWorkspace& ws, uint64_t num_blocks) {
+uint64_t chunk_keys(const TestAndSetWorkspace& ws, uint64_t blocks) {
   const uint64_t table_keys = uint64_t{1} << (ws.table_log2 - 1);
-  return std::min(table_keys, std::max(num_blocks / 32, kMinChunkKeys));
+  return std::min(table_keys, std::max(blocks / 32, kMinChunkKeys));
 }
 
 }  // namespace
@@ -636,7 +635,7 @@ size_t test_and_set_scratch_bytes(uint64_t keys) {
 void launch_add(const FilterRef& filter, const uint64_t* fingerprints, uint64_t count,
                 LaunchShape shape, cudaStream_t stream) {
   if (count == 0) return;
-  dispatch_layout(filter, [&](auto bw, auto bpw) {
+  with_layout(filter, [&](auto bw, auto bpw) {
     using Add = AddKey<decltype(bw)::value, decltype(bpw)::value>;
     for_each_index(Add{filter, fingerprints}, count, shape, stream);
   });
@@ -645,7 +644,7 @@ void launch_add(const FilterRef& filter, const uint64_t* fingerprints, uint64_t 
 void launch_contains(const FilterRef& filter, const uint64_t* fingerprints, uint64_t count,
                      uint8_t* present, LaunchShape shape, cudaStream_t stream) {
   if (count == 0) return;
-  dispatch_layout(filter, [&](auto bw, auto bpw) {
+  with_layout(filter, [&](auto bw, auto bpw) {
     using Contains = ContainsKey<decltype(bw)::value, decltype(bpw)::value>;
     for_each_index(Contains{filter, fingerprints, present}, count, shape, stream);
   });
@@ -667,8 +666,8 @@ void launch_test_and_set(const FilterRef& filter, const uint64_t* fingerprints,
                 std::to_string(filter.num_blocks) + ".");
   }
   const uint32_t bits = std::max(kernels::bit_width(filter.num_blocks - 1), 1u);
-  const uint64_t chunk = chunk_keys(workspace, filter.num_blocks);
-  dispatch_layout(filter, [&](auto bw, auto bpw) {
+  const uint64_t chunk = chunk_keys(workspace, filter.held_blocks);
+  with_layout(filter, [&](auto bw, auto bpw) {
     constexpr uint32_t BW = decltype(bw)::value, BPW = decltype(bpw)::value;
     auto* before = static_cast<kernels::BlockMask<BW>*>(workspace.before);
     for (uint64_t begin = 0; begin < count; begin += chunk) {
@@ -676,7 +675,7 @@ void launch_test_and_set(const FilterRef& filter, const uint64_t* fingerprints,
       const uint32_t log2 = test_and_set_table_log2(n);
       GDEDUP_CUDA_CHECK(cudaMemsetAsync(workspace.table, 0, sizeof(uint64_t) << log2, stream));
       for_each_index(
-          MarkFingerprint{fingerprints + begin, filter.num_blocks, workspace.table, log2}, n,
+          MarkFingerprint{filter, fingerprints + begin, workspace.table, log2}, n,
           shape, stream);
       if (begin == 0) GDEDUP_CUDA_CHECK(cudaStreamWaitEvent(stream, chain, 0));
       sum_into(AnswerFirst<BW, BPW>{filter, fingerprints + begin, workspace.table, log2,
@@ -688,7 +687,7 @@ void launch_test_and_set(const FilterRef& filter, const uint64_t* fingerprints,
       sorted_keys += m;
 #endif
       if (m == 0) continue;
-      for_each_index(CompactedBlock{fingerprints, filter.num_blocks, workspace.positions[0],
+      for_each_index(CompactedBlock{filter, fingerprints, workspace.positions[0],
                                     workspace.blocks[0]},
                      m, shape, stream);
       const SortedPairs sorted = sort_pairs(workspace, m, bits, stream);
@@ -703,7 +702,7 @@ void launch_test_and_set(const FilterRef& filter, const uint64_t* fingerprints,
 
 void launch_count_set_bits(const FilterRef& filter, unsigned long long* total,
                            LaunchShape shape, cudaStream_t stream) {
-  const uint64_t words = filter.num_blocks * filter.block_words;
+  const uint64_t words = filter.held_words();
   if (words == 0) return;
   sum_into(CountBits{filter.words}, words, total, shape, stream);
 }

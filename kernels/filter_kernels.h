@@ -8,16 +8,13 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "gdedup/layout.h"
+
 namespace gdedup::cuda {
 
-// What a kernel needs of the filter: trivially copyable, passed by value.
-// `words` is device memory holding num_blocks * block_words 32-bit words.
-struct FilterRef {
-  uint32_t* words;
-  uint64_t num_blocks;
-  uint32_t block_words;    // 8 or 16
-  uint32_t bits_per_word;  // 1 or 2
-};
+// The kernels take the filter as a gdedup::FilterRef (layout.h) whose
+// `words` are device memory; it may be a shard of a larger filter.
+using gdedup::FilterRef;
 
 // What sizes a grid: kernels get as many blocks as fit on the device at once
 // (by each kernel's own occupancy) and loop over the rest.

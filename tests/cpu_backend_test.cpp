@@ -20,8 +20,6 @@ namespace {
 using test::keys_with_duplicates;
 using test::random_keys;
 
-constexpr Layout kAllLayouts[] = {{256, 8}, {256, 16}, {512, 16}, {512, 32}};
-
 struct Reference {
   std::vector<uint8_t> answers;
   std::vector<uint32_t> words;
@@ -31,8 +29,8 @@ struct Reference {
 Reference reference_test_and_set(const FilterParams& params, const std::vector<uint64_t>& keys) {
   Reference ref;
   ref.words.assign(params.words(), 0);
-  const BlockGeometry g = params.geometry();
-  for (uint64_t fp : keys) ref.answers.push_back(key_test_and_set(ref.words.data(), g, fp));
+  const FilterRef f = whole_filter(ref.words.data(), params.num_blocks, params.layout);
+  for (uint64_t fp : keys) ref.answers.push_back(key_test_and_set(f, fp));
   return ref;
 }
 
@@ -64,7 +62,7 @@ uint64_t count_zero(const std::vector<uint8_t>& v) {
 }
 
 TEST(CpuBackend, TestAndSetEqualsReferenceForEveryKernelAndThreadCount) {
-  for (const Layout& layout : kAllLayouts) {
+  for (const Layout& layout : kLayouts) {
     // Small enough that blocks collide often, large enough for 4 threads.
     const FilterParams params{4099, layout, 1};
     const auto keys = keys_with_duplicates(300000, 40000, layout.block_bits + layout.k);
@@ -104,7 +102,7 @@ TEST(CpuBackend, ExactDuplicatesAreFoundAndFirstOccurrencesAreNew) {
 TEST(CpuBackend, AddThenContainsHasNoFalseNegatives) {
   test::Rng rng(7);
   for (int round = 0; round < 24; ++round) {
-    const Layout layout = kAllLayouts[round % 4];
+    const Layout layout = kLayouts[round % 4];
     const FilterParams params{1 + rng.below(50000), layout, rng.next()};
     const auto keys = random_keys(1 + rng.below(200000), rng.next());
     Filter filter(params);
@@ -121,7 +119,7 @@ TEST(CpuBackend, AddThenContainsHasNoFalseNegatives) {
 }
 
 TEST(CpuBackend, ContainsAgreesWithReferenceOnAbsentKeys) {
-  for (const Layout& layout : kAllLayouts) {
+  for (const Layout& layout : kLayouts) {
     const FilterParams params{2000, layout, 3};
     const auto inserted = random_keys(30000, 11);
     const auto queried = random_keys(100000, 12);
@@ -130,9 +128,8 @@ TEST(CpuBackend, ContainsAgreesWithReferenceOnAbsentKeys) {
     backend->add(inserted.data(), inserted.size());
     std::vector<uint8_t> present(queried.size());
     backend->contains(queried.data(), queried.size(), present.data());
-    const BlockGeometry g = params.geometry();
     for (size_t i = 0; i < queried.size(); ++i) {
-      ASSERT_EQ(present[i], key_contains(filter.words(), g, queried[i])) << i;
+      ASSERT_EQ(present[i], key_contains(filter.ref(), queried[i])) << i;
     }
   }
 }
@@ -189,8 +186,8 @@ TEST(CpuBackend, BlockIndexUsesAll64Bits) {
   EXPECT_EQ(block_index(~uint64_t{0}, blocks), blocks - 1);
   EXPECT_EQ(block_index(0, blocks), 0u);
   EXPECT_EQ(block_index(uint64_t{1} << 63, blocks), blocks / 2);
-  const BlockGeometry g{blocks, 16, 2};
-  EXPECT_EQ(g.first_word(~uint64_t{0}), (blocks - 1) * 16);
+  const FilterRef f = whole_filter(nullptr, blocks, {512, 32});
+  EXPECT_EQ(f.block(f.block_of(~uint64_t{0})) - f.words, (blocks - 1) * 16);
 }
 
 TEST(CpuBackend, UnknownSimdTargetIsRefusedWithTheChoices) {

@@ -68,11 +68,11 @@ inline void write_bytes(const std::string& path, const Bytes& bytes) {
 // reference, counting the new ones, planned for 1000 keys at `planned_fpr`.
 inline Filter filter_with_keys(const FilterParams& params, int keys, double planned_fpr) {
   Filter filter(params);
-  const BlockGeometry g = params.geometry();
+  const FilterRef ref = filter.ref();
   uint64_t fresh = 0;
   for (int i = 0; i < keys; ++i) {
     const std::string key = "key-" + std::to_string(i);
-    if (!key_test_and_set(filter.words(), g, fingerprint(key.data(), key.size(), params.seed))) {
+    if (!key_test_and_set(ref, fingerprint(key.data(), key.size(), params.seed))) {
       ++fresh;
     }
   }

@@ -78,8 +78,8 @@ TEST(Format, BlockIndexUsesAll64Bits) {
         << std::hex << v.fingerprint << " " << std::dec << v.num_blocks;
   }
   // The first word of the last block of a filter past 2^32 blocks.
-  const BlockGeometry g{6000000000ull, 16, 2};
-  EXPECT_EQ(g.first_word(0xffffffffffffffffull), 5999999999ull * 16);
+  const FilterRef f = whole_filter(nullptr, 6000000000ull, {512, 32});
+  EXPECT_EQ(f.block(f.block_of(0xffffffffffffffffull)) - f.words, 5999999999ll * 16);
 }
 
 TEST(Format, WordMasks) {
@@ -108,30 +108,38 @@ TEST(Format, WordMasks) {
   }
 }
 
-// The key "https://example.com/" in a 1000-block filter of each layout.
-// The layouts of docs/FORMAT.md as words a block and bits a word, and the
-// one dispatch every backend goes through.
-static_assert(geometry_of(Layout{512, 32}, 7).bits_per_word == 2);
+// The layouts of docs/FORMAT.md as words a block and bits a word, the one
+// list of them, and the one dispatch every backend goes through.
+static_assert(Layout{512, 32}.bits_per_word() == 2);
+static_assert(is_supported_layout({256, 16}) && !is_supported_layout({256, 32}));
 
 TEST(Format, GeometryAndDispatchOfEachLayout) {
   const struct {
     Layout layout;
     uint32_t words, bits;
   } cases[] = {{{256, 8}, 8, 1}, {{256, 16}, 8, 2}, {{512, 16}, 16, 1}, {{512, 32}, 16, 2}};
-  for (const auto& c : cases) {
-    const BlockGeometry g = geometry_of(c.layout, 1000);
-    EXPECT_EQ(g.num_blocks, 1000u);
-    EXPECT_EQ(g.block_words, c.words);
-    EXPECT_EQ(g.bits_per_word, c.bits);
-    const uint32_t seen = dispatch_geometry(
-        g, [](auto words, auto bits) { return decltype(words)::value * 10 + decltype(bits)::value; },
+  ASSERT_EQ(kLayoutCount, std::size(cases));
+  for (size_t i = 0; i < kLayoutCount; ++i) {
+    const auto& c = cases[i];
+    EXPECT_EQ(kLayouts[i], c.layout) << "the planner's order of preference";
+    EXPECT_TRUE(is_supported_layout(c.layout));
+    EXPECT_EQ(c.layout.block_words(), c.words);
+    EXPECT_EQ(c.layout.bits_per_word(), c.bits);
+    const uint32_t seen = dispatch_layout(
+        c.layout,
+        [](auto words, auto bits) { return decltype(words)::value * 10 + decltype(bits)::value; },
         [] { return 0u; });
     EXPECT_EQ(seen, c.words * 10 + c.bits);
   }
-  const BlockGeometry unknown{1000, 12, 1};
-  EXPECT_EQ(dispatch_geometry(unknown, [](auto, auto) { return 1; }, [] { return -1; }), -1);
+  for (const Layout unknown : {Layout{384, 12}, Layout{256, 32}, Layout{512, 8}}) {
+    EXPECT_FALSE(is_supported_layout(unknown));
+    EXPECT_EQ(dispatch_layout(unknown, [](auto, auto) { return 1; }, [] { return -1; }), -1);
+  }
 }
 
+// The key "https://example.com/" in a 1000-block filter of each layout: the
+// masks of every word by the formula (word_mask) and by the block-level
+// preparation the kernels use (block_masks).
 TEST(Format, WorkedExample) {
   const uint64_t f = fp("https://example.com/", kDefaultSeed);
   EXPECT_EQ(block_index(f, 1000), 302u);
@@ -147,13 +155,22 @@ TEST(Format, WorkedExample) {
                               0x02000400, 0x40000020, 0x0c000000, 0x0c000000,
                               0x00400008, 0x20000800, 0x00000003, 0x00000810,
                               0x00000012, 0x00001200, 0xa0000000, 0x0000000c};
+  uint32_t b256_8[8], b256_16[8], b512_16[16], b512_32[16];
+  block_masks<8, 1>(f, b256_8);
+  block_masks<8, 2>(f, b256_16);
+  block_masks<16, 1>(f, b512_16);
+  block_masks<16, 2>(f, b512_32);
   for (uint32_t j = 0; j < 8; ++j) {
     EXPECT_EQ(word_mask(f, j, 8, 1), m256_8[j]) << j;
     EXPECT_EQ(word_mask(f, j, 8, 2), m256_16[j]) << j;
+    EXPECT_EQ(b256_8[j], m256_8[j]) << j;
+    EXPECT_EQ(b256_16[j], m256_16[j]) << j;
   }
   for (uint32_t j = 0; j < 16; ++j) {
     EXPECT_EQ(word_mask(f, j, 16, 1), m512_16[j]) << j;
     EXPECT_EQ(word_mask(f, j, 16, 2), m512_32[j]) << j;
+    EXPECT_EQ(b512_16[j], m512_16[j]) << j;
+    EXPECT_EQ(b512_32[j], m512_32[j]) << j;
   }
 }
 
@@ -173,10 +190,10 @@ TEST(Format, BitArrays) {
   for (const Vector& v : vectors) {
     SCOPED_TRACE(std::to_string(v.layout.block_bits) + "/" + std::to_string(v.layout.k));
     Filter filter(FilterParams{1000, v.layout, kDefaultSeed});
-    const BlockGeometry g = filter.params().geometry();
+    const FilterRef ref = filter.ref();
     uint64_t new_keys = 0;
     for (int i = 0; i < 1000; ++i) {
-      if (!key_test_and_set(filter.words(), g, fp("key-" + std::to_string(i), kDefaultSeed))) {
+      if (!key_test_and_set(ref, fp("key-" + std::to_string(i), kDefaultSeed))) {
         ++new_keys;
       }
     }
@@ -184,7 +201,7 @@ TEST(Format, BitArrays) {
     EXPECT_EQ(filter.count_set_bits(), v.set_bits);
     EXPECT_EQ(XXH3_64bits(filter.words(), filter.params().bytes()), v.array_hash);
     for (int i = 0; i < 1000; ++i) {
-      ASSERT_TRUE(key_contains(filter.words(), g, fp("key-" + std::to_string(i), kDefaultSeed)));
+      ASSERT_TRUE(key_contains(ref, fp("key-" + std::to_string(i), kDefaultSeed)));
     }
   }
 }
@@ -193,8 +210,7 @@ TEST(Format, BitArrays) {
 Filter ten_key_filter() {
   Filter filter(FilterParams{4, {256, 8}, kDefaultSeed});
   for (int i = 0; i < 10; ++i) {
-    key_test_and_set(filter.words(), filter.params().geometry(),
-                     fp("key-" + std::to_string(i), kDefaultSeed));
+    key_test_and_set(filter.ref(), fp("key-" + std::to_string(i), kDefaultSeed));
   }
   filter.counters() = FilterCounters{10, 10, 1e-4};
   return filter;

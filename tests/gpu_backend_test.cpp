@@ -41,29 +41,26 @@
 namespace gdedup {
 namespace {
 
+using test::layout_name;
 using test::random_keys;
 // `count` keys drawn from a pool of `distinct`: long runs of repeats per block.
 const auto& pooled_keys = test::keys_with_duplicates;
 
-const Layout kLayouts[] = {{256, 8}, {256, 16}, {512, 16}, {512, 32}};
-
-std::string layout_name(const Layout& l) {
-  return std::to_string(l.block_bits) + "-bit k=" + std::to_string(l.k);
-}
 
 // The scalar reference: one key at a time, in order.
 struct Reference {
-  BlockGeometry g;
   std::vector<uint32_t> words;
+  FilterRef f;
 
   Reference(uint64_t num_blocks, const Layout& l)
-      : g(geometry_of(l, num_blocks)), words(num_blocks * g.block_words, 0) {}
+      : words(num_blocks * l.block_words(), 0), f(whole_filter(words.data(), num_blocks, l)) {}
+  Reference(const Reference&) = delete;  // f points into words
 
   uint64_t test_and_set(const std::vector<uint64_t>& keys, std::vector<uint8_t>* answers) {
     uint64_t fresh = 0;
     answers->assign(keys.size(), 0);
     for (size_t i = 0; i < keys.size(); ++i) {
-      const bool present = key_test_and_set(words.data(), g, keys[i]);
+      const bool present = key_test_and_set(f, keys[i]);
       (*answers)[i] = present ? 1 : 0;
       fresh += present ? 0 : 1;
     }
@@ -72,7 +69,7 @@ struct Reference {
 
   std::vector<uint8_t> contains(const std::vector<uint64_t>& keys) const {
     std::vector<uint8_t> out(keys.size());
-    for (size_t i = 0; i < keys.size(); ++i) out[i] = key_contains(words.data(), g, keys[i]);
+    for (size_t i = 0; i < keys.size(); ++i) out[i] = key_contains(f, keys[i]);
     return out;
   }
 };
@@ -80,8 +77,8 @@ struct Reference {
 // Calls fn.template operator()<BW, BPW>() for the layout's geometry.
 template <class Fn>
 void with_layout(const Layout& l, Fn&& fn) {
-  dispatch_geometry(
-      geometry_of(l, 1),
+  dispatch_layout(
+      l,
       [&](auto words, auto bits) {
         fn.template operator()<decltype(words)::value, decltype(bits)::value>();
       },
@@ -97,7 +94,7 @@ struct CheckMasks {
   void operator()() const {
     for (uint64_t fp : random_keys(2000, seed)) {
       uint32_t m[BW];
-      kernels::block_masks<BW, BPW>(fp, m);
+      kernels::counted_masks<BW, BPW>(fp, m);
       for (uint32_t j = 0; j < BW; ++j) {
         ASSERT_EQ(m[j], word_mask(fp, j, BW, BPW)) << "word " << j;
       }
@@ -687,6 +684,137 @@ TEST(GpuBackend, DeviceAndPinnedBuffersGiveTheSameAnswers) {
       backend->sync_to_host();
       EXPECT_EQ(filter_words(filter), ref.words);
     }
+  });
+}
+
+// Device memory for the shard test, freed on scope exit.
+struct DeviceBuffer {
+  void* p = nullptr;
+  explicit DeviceBuffer(uint64_t bytes) {
+    EXPECT_EQ(cudaMalloc(&p, std::max<uint64_t>(bytes, 1)), cudaSuccess);
+    EXPECT_EQ(cudaMemsetAsync(p, 0, std::max<uint64_t>(bytes, 1), nullptr), cudaSuccess);
+    EXPECT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() { cudaFree(p); }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(p);
+  }
+};
+
+// The kernels on shards (layout.h's FilterRef with a block offset): two
+// references holding the halves of a filter, each in a device array of its
+// own, give every key they own the whole reference filter's answer, and
+// together hold its bits.
+TEST(GpuKernels, ShardsOfAFilterAnswerAsTheWholeReference) {
+  GDEDUP_REQUIRE_GPU();
+  for_each_schedule(3, [] {
+    const uint64_t blocks = 1001, split = 500;
+    const std::vector<uint64_t> keys = pooled_keys(20000, 6000, 91);
+    const std::vector<uint64_t> added = random_keys(5000, 92);
+    const std::vector<uint64_t> probes = random_keys(20000, 93);
+    const cuda::LaunchShape shape = cuda::launch_shape(0);
+    cudaStream_t stream = nullptr;
+    cudaEvent_t chain = nullptr;
+    ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+    ASSERT_EQ(cudaEventCreate(&chain), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(chain, stream), cudaSuccess);
+    for (const Layout& l : kLayouts) {
+      SCOPED_TRACE(layout_name(l));
+      Reference ref(blocks, l);
+      std::vector<uint8_t> expected;
+      const uint64_t expected_fresh = ref.test_and_set(keys, &expected);
+      std::vector<uint8_t> ignored;
+      ref.test_and_set(added, &ignored);
+      const std::vector<uint8_t> expected_present = ref.contains(probes);
+
+      std::vector<uint8_t> answers(keys.size(), 0xee), present(probes.size(), 0xee);
+      std::vector<uint32_t> joined;
+      uint64_t fresh = 0, set_bits = 0;
+      for (const auto& [first, held] : {std::pair{uint64_t{0}, split},
+                                        std::pair{split, blocks - split}}) {
+        DeviceBuffer words(held * l.block_words() * 4);
+        const FilterRef part{words.as<uint32_t>(), blocks, l, first, held};
+        // Each call gets the keys whose block this part holds, in input order.
+        auto owned = [&](const std::vector<uint64_t>& all, std::vector<size_t>* from) {
+          std::vector<uint64_t> mine;
+          for (size_t i = 0; i < all.size(); ++i) {
+            if (!part.holds(part.block_of(all[i]))) continue;
+            mine.push_back(all[i]);
+            if (from != nullptr) from->push_back(i);
+          }
+          return mine;
+        };
+        std::vector<size_t> from_keys, from_probes;
+        const std::vector<uint64_t> mine = owned(keys, &from_keys);
+        const std::vector<uint64_t> mine_added = owned(added, nullptr);
+        const std::vector<uint64_t> mine_probes = owned(probes, &from_probes);
+        const uint64_t n = std::max({mine.size(), mine_added.size(), mine_probes.size()});
+
+        DeviceBuffer d_keys(n * 8), d_answers(n), d_fresh(8), d_bits(8);
+        DeviceBuffer blocks0(n * 8), blocks1(n * 8), positions0(n * 4), positions1(n * 4);
+        DeviceBuffer before(n * cuda::kMaskBytesPerKey);
+        const size_t scratch_bytes = cuda::test_and_set_scratch_bytes(n);
+        DeviceBuffer scratch(scratch_bytes);
+        const uint32_t log2 = cuda::test_and_set_table_log2(n);
+        DeviceBuffer table(uint64_t{8} << log2), shared(uint64_t{1} << (log2 - 1)), count(4);
+        const cuda::TestAndSetWorkspace ws{{blocks0.as<uint64_t>(), blocks1.as<uint64_t>()},
+                                           {positions0.as<uint32_t>(), positions1.as<uint32_t>()},
+                                           before.p, scratch.p, scratch_bytes, n,
+                                           table.as<uint64_t>(), log2, shared.as<uint8_t>(),
+                                           count.as<uint32_t>()};
+
+        std::vector<uint8_t> mine_answers(mine.size());
+        ASSERT_EQ(cudaMemcpy(d_keys.p, mine.data(), mine.size() * 8, cudaMemcpyHostToDevice),
+                  cudaSuccess);
+        cuda::launch_test_and_set(part, d_keys.as<uint64_t>(), mine.size(),
+                                  d_answers.as<uint8_t>(), d_fresh.as<unsigned long long>(), ws,
+                                  shape, stream, chain);
+        ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(mine_answers.data(), d_answers.p, mine.size(), cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        for (size_t j = 0; j < mine.size(); ++j) answers[from_keys[j]] = mine_answers[j];
+
+        ASSERT_EQ(cudaMemcpy(d_keys.p, mine_added.data(), mine_added.size() * 8,
+                             cudaMemcpyHostToDevice),
+                  cudaSuccess);
+        cuda::launch_add(part, d_keys.as<uint64_t>(), mine_added.size(), shape, stream);
+
+        std::vector<uint8_t> mine_present(mine_probes.size());
+        ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(d_keys.p, mine_probes.data(), mine_probes.size() * 8,
+                             cudaMemcpyHostToDevice),
+                  cudaSuccess);
+        cuda::launch_contains(part, d_keys.as<uint64_t>(), mine_probes.size(),
+                              d_answers.as<uint8_t>(), shape, stream);
+        cuda::launch_count_set_bits(part, d_bits.as<unsigned long long>(), shape, stream);
+        ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(mine_present.data(), d_answers.p, mine_probes.size(),
+                             cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        for (size_t j = 0; j < mine_probes.size(); ++j) present[from_probes[j]] = mine_present[j];
+
+        unsigned long long part_fresh = 0, part_bits = 0;
+        ASSERT_EQ(cudaMemcpy(&part_fresh, d_fresh.p, 8, cudaMemcpyDeviceToHost), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(&part_bits, d_bits.p, 8, cudaMemcpyDeviceToHost), cudaSuccess);
+        fresh += part_fresh;
+        set_bits += part_bits;
+        std::vector<uint32_t> host(part.held_words());
+        ASSERT_EQ(cudaMemcpy(host.data(), words.p, host.size() * 4, cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        joined.insert(joined.end(), host.begin(), host.end());
+      }
+      EXPECT_EQ(fresh, expected_fresh);
+      ASSERT_EQ(answers, expected);
+      ASSERT_EQ(present, expected_present);
+      ASSERT_EQ(joined, ref.words);
+      uint64_t expected_bits = 0;
+      for (uint32_t w : ref.words) expected_bits += static_cast<uint64_t>(__builtin_popcount(w));
+      EXPECT_EQ(set_bits, expected_bits);
+    }
+    cudaEventDestroy(chain);
+    cudaStreamDestroy(stream);
   });
 }
 #endif

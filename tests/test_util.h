@@ -8,7 +8,14 @@
 #include <string_view>
 #include <vector>
 
+#include "gdedup/layout.h"
+
 namespace gdedup::test {
+
+// "512-bit k=16": a layout in test traces.
+inline std::string layout_name(const Layout& l) {
+  return std::to_string(l.block_bits) + "-bit k=" + std::to_string(l.k);
+}
 
 // splitmix64: fast, seedable, and good enough to stand in for a hash.
 class Rng {

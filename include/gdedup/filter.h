@@ -23,8 +23,7 @@ struct FilterParams {
   // a size beyond the 64-bit address space).
   void validate() const;
   uint64_t bytes() const { return num_blocks * (layout.block_bits / 8); }
-  uint64_t words() const { return num_blocks * (layout.block_bits / kWordBits); }
-  BlockGeometry geometry() const;
+  uint64_t words() const { return num_blocks * layout.block_words(); }
   bool operator==(const FilterParams& o) const {
     return num_blocks == o.num_blocks && layout == o.layout && seed == o.seed;
   }
@@ -55,6 +54,8 @@ class Filter {
   // The bit array: params().words() little-endian 32-bit words.
   uint32_t* words() { return words_; }
   const uint32_t* words() const { return words_; }
+  // The bit array as the kernels address it: the whole filter.
+  FilterRef ref() { return whole_filter(words_, params_.num_blocks, params_.layout); }
 
   // OR of `other` into this filter. Throws UsageError, naming the parameter
   // that differs, unless the parameters are identical.

@@ -20,9 +20,6 @@ struct Plan {
   double bits_per_key() const;
 };
 
-// True for the four layouts the format defines.
-bool is_supported_layout(const Layout& layout);
-
 // Exact false-positive rate of a query against a filter of `layout` whose
 // blocks hold Poisson(keys_per_block) keys each.
 double layout_fpr(const Layout& layout, double keys_per_block);

@@ -13,11 +13,32 @@
 
 namespace gdedup {
 
+namespace {
+
+// kLayouts in words: "256-bit blocks with k = 8 or 16 and 512-bit blocks
+// with k = 16 or 32" (the list is grouped by block size).
+std::string supported_layouts() {
+  std::string text;
+  for (size_t i = 0; i < kLayoutCount; ++i) {
+    const Layout& l = kLayouts[i];
+    const bool first_of_size = i == 0 || kLayouts[i - 1].block_bits != l.block_bits;
+    if (first_of_size) {
+      text += (i == 0 ? "" : " and ") + std::to_string(l.block_bits) + "-bit blocks with k = ";
+    } else {
+      text += " or ";
+    }
+    text += std::to_string(l.k);
+  }
+  return text;
+}
+
+}  // namespace
+
 void FilterParams::validate() const {
   if (!is_supported_layout(layout)) {
     throw UsageError("layout with " + std::to_string(layout.block_bits) +
                      "-bit blocks and k = " + std::to_string(layout.k) +
-                     " is not supported; supported are 256-bit blocks with k = 8 or 16 and 512-bit blocks with k = 16 or 32");
+                     " is not supported; supported are " + supported_layouts());
   }
   if (num_blocks == 0) throw UsageError("a filter needs at least one block; got 0 blocks");
   const uint64_t block_bytes = layout.block_bits / 8;
@@ -26,8 +47,6 @@ void FilterParams::validate() const {
                      std::to_string(layout.block_bits) + " bits exceeds the 128 TiB limit");
   }
 }
-
-BlockGeometry FilterParams::geometry() const { return geometry_of(layout, num_blocks); }
 
 Filter::Filter(const FilterParams& params) : params_(params) {
   params_.validate();
@@ -96,7 +115,7 @@ double Filter::estimated_keys() const {
   const double total = static_cast<double>(params_.words()) * kWordBits;
   const double clear = total - static_cast<double>(count_set_bits());
   if (clear <= 0) return std::numeric_limits<double>::infinity();
-  const double per_word = params_.geometry().bits_per_word;
+  const double per_word = params_.layout.bits_per_word();
   const double lambda = -std::log(clear / total) / (1.0 - std::pow(31.0 / 32.0, per_word));
   return lambda * static_cast<double>(params_.num_blocks);
 }

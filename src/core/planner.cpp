@@ -25,14 +25,12 @@
 namespace gdedup {
 namespace {
 
-constexpr Layout kLayouts[] = {{256, 8}, {256, 16}, {512, 16}, {512, 32}};
-
 // 128 TiB: more than any machine's memory, and well inside 64-bit offsets.
 constexpr uint64_t kMaxFilterBytes = uint64_t{1} << 47;
 
 double fpr_given_load(const Layout& layout, double load) {
-  const uint32_t words = layout.block_bits / 32;
-  const uint32_t per_word = layout.k / words;
+  const uint32_t words = layout.block_words();
+  const uint32_t per_word = layout.bits_per_word();
   const double q = 31.0 / 32.0;
   double word_fp;
   if (per_word == 1) {
@@ -53,7 +51,9 @@ std::string format_value(double v) {
 }
 
 void check_block_bits(uint32_t block_bits) {
-  if (block_bits != 0 && block_bits != 256 && block_bits != 512) {
+  bool known = block_bits == 0;
+  for (const Layout& l : kLayouts) known |= l.block_bits == block_bits;
+  if (!known) {
     throw UsageError("block size " + std::to_string(block_bits) +
                      " bits is not supported; use 256 or 512");
   }
@@ -102,13 +102,6 @@ uint64_t smallest_blocks(const Layout& layout, uint64_t capacity, double target_
 
 double Plan::bits_per_key() const {
   return capacity == 0 ? 0.0 : 8.0 * static_cast<double>(bytes()) / capacity;
-}
-
-bool is_supported_layout(const Layout& layout) {
-  for (const Layout& l : kLayouts) {
-    if (l == layout) return true;
-  }
-  return false;
 }
 
 double layout_fpr(const Layout& layout, double keys_per_block) {

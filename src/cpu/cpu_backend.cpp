@@ -58,8 +58,7 @@ class CpuBackend final : public Backend {
     pool_.run(parts, [&](unsigned t) {
       const uint64_t lo = share_boundary(count, t, parts);
       const uint64_t hi = share_boundary(count, t + 1, parts);
-      kernels_.contains_run({filter_.words(), filter_.params().geometry(), fingerprints + lo,
-                             hi - lo, present + lo});
+      kernels_.contains_run({filter_.ref(), fingerprints + lo, hi - lo, present + lo});
     }, nullptr);
   }
 
@@ -82,12 +81,10 @@ class CpuBackend final : public Backend {
   }
 
   uint64_t run_owned(const uint64_t* fingerprints, uint64_t count, uint8_t* was_present) {
-    const BlockGeometry g = filter_.params().geometry();
+    const FilterRef f = filter_.ref();
     const unsigned parts = parts_for(count);
-    if (parts == 1) {
-      return kernels_.test_and_set_run({filter_.words(), g, fingerprints, count, was_present});
-    }
-    const detail::BlockOwners owners(g.num_blocks, parts);
+    if (parts == 1) return kernels_.test_and_set_run({f, fingerprints, count, was_present});
+    const detail::BlockOwners owners(f.num_blocks, parts);
     buckets_.resize(parts);
     owner_of_key_.resize(was_present != nullptr ? count : 0);
     std::vector<uint64_t> fresh(parts, 0);
@@ -102,7 +99,7 @@ class CpuBackend final : public Backend {
         detail::OwnerBucket& b = buckets_[s][t];
         b.answers.resize(was_present != nullptr ? b.fingerprints.size() : 0);
         fresh[t] += kernels_.test_and_set_run(
-            {filter_.words(), g, b.fingerprints.data(), b.fingerprints.size(),
+            {f, b.fingerprints.data(), b.fingerprints.size(),
              was_present != nullptr ? b.answers.data() : nullptr});
       }
       if (was_present == nullptr) return;

@@ -64,15 +64,14 @@ struct SimdProbe {
   }
 };
 
-// The portable arithmetic of layout.h, with the geometry fixed at compile
-// time so that the word loop unrolls.
+// The portable arithmetic of layout.h: its block-level prepare and probe.
 template <uint32_t kWords, uint32_t kPerWord>
 struct ScalarProbe {
   template <bool kSet>
   HWY_INLINE bool operator()(uint32_t* block, uint64_t fingerprint) const {
-    constexpr BlockGeometry kBlock{1, kWords, kPerWord};  // a block probe reads no num_blocks
-    return kSet ? block_add_key(block, kBlock, fingerprint)
-                : block_has_key(block, kBlock, fingerprint);
+    uint32_t m[kWords];
+    block_masks<kWords, kPerWord>(fingerprint, m);
+    return kSet ? block_add_masks<kWords>(block, m) : block_has_masks<kWords>(block, m);
   }
 };
 
@@ -80,10 +79,10 @@ struct ScalarProbe {
 // kInFlight keys after its block was prefetched.
 template <int kWriteIntent, class Visit>
 HWY_INLINE void Pipelined(const KeyRun& run, Visit visit) {
-  const BlockGeometry g = run.geometry;
+  const FilterRef f = run.filter;
   const uint64_t* const fps = run.fingerprints;
   const uint64_t count = run.count;
-  auto locate = [&](uint64_t fp) { return run.words + block_index(fp, g.num_blocks) * g.block_words; };
+  auto locate = [&](uint64_t fp) { return f.block(f.block_of(fp)); };
   uint32_t* block[kInFlight];
   const uint64_t ahead = std::min<uint64_t>(kInFlight, count);
   for (uint64_t i = 0; i < ahead; ++i) {
@@ -123,31 +122,31 @@ void ContainsWith(const KeyRun& run, const Probe& probe) {
   });
 }
 
-// Calls fn with the probe for the geometry and arithmetic asked for.
-// FilterParams::validate admits only the geometries the format defines.
+// Calls fn with the probe for the layout and arithmetic asked for.
+// FilterParams::validate admits only the layouts the format defines.
 template <template <uint32_t, uint32_t> class Probe, class Fn>
-HWY_INLINE auto WithGeometry(const BlockGeometry& g, Fn fn) {
+HWY_INLINE auto WithLayout(const Layout& layout, Fn fn) {
   using Result = decltype(fn(Probe<8, 1>{}));
-  return dispatch_geometry(
-      g, [&](auto words, auto bits) { return fn(Probe<decltype(words)::value, decltype(bits)::value>{}); },
+  return dispatch_layout(
+      layout, [&](auto words, auto bits) { return fn(Probe<decltype(words)::value, decltype(bits)::value>{}); },
       [&]() -> Result {
-        HWY_ABORT("the CPU kernels have no layout with %u words per block and %u bits per word",
-                  g.block_words, g.bits_per_word);
+        HWY_ABORT("the CPU kernels have no layout with %u-bit blocks and k = %u",
+                  layout.block_bits, layout.k);
       });
 }
 
-// Calls fn with the probe for the geometry and arithmetic asked for.
+// Calls fn with the probe for the layout and arithmetic asked for.
 template <class Fn>
-HWY_INLINE auto WithProbe(const BlockGeometry& g, bool simd, Fn fn) {
-  return simd ? WithGeometry<SimdProbe>(g, fn) : WithGeometry<ScalarProbe>(g, fn);
+HWY_INLINE auto WithProbe(const Layout& layout, bool simd, Fn fn) {
+  return simd ? WithLayout<SimdProbe>(layout, fn) : WithLayout<ScalarProbe>(layout, fn);
 }
 
 uint64_t TestAndSetRun(const KeyRun& run, bool simd) {
-  return WithProbe(run.geometry, simd, [&](const auto& probe) { return TestAndSetWith(run, probe); });
+  return WithProbe(run.filter.layout, simd, [&](const auto& probe) { return TestAndSetWith(run, probe); });
 }
 
 void ContainsRun(const KeyRun& run, bool simd) {
-  WithProbe(run.geometry, simd, [&](const auto& probe) { ContainsWith(run, probe); });
+  WithProbe(run.filter.layout, simd, [&](const auto& probe) { ContainsWith(run, probe); });
 }
 
 int64_t Target() { return HWY_TARGET; }

@@ -21,8 +21,7 @@ enum class Arith { kScalar, kSimd };
 // keys go into which run (cpu_backend.cpp hands each thread the keys of its
 // own blocks).
 struct KeyRun {
-  uint32_t* words;  // contains never writes through it
-  BlockGeometry geometry;
+  FilterRef filter;  // holds the blocks of every key of the run
   const uint64_t* fingerprints;
   uint64_t count;
   uint8_t* answers;  // test_and_set: was present; null for add. contains: present

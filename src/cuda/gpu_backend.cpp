@@ -30,7 +30,6 @@
 namespace gdedup {
 namespace {
 
-using cuda::FilterRef;
 using cuda::LaunchShape;
 
 // Three slots: one copying in, one computing, one copying back.
@@ -321,8 +320,7 @@ class CudaBackend final : public GpuBackend {
     GDEDUP_CUDA_CHECK(cudaMemcpy(words_.get(), filter.words(), filter_bytes,
                                  cudaMemcpyHostToDevice));
     GDEDUP_CUDA_CHECK(cudaStreamSynchronize(nullptr));
-    const BlockGeometry g = geometry_of(params.layout, params.num_blocks);
-    ref_ = FilterRef{words_.get(), g.num_blocks, g.block_words, g.bits_per_word};
+    ref_ = whole_filter(words_.get(), params.num_blocks, params.layout);
   }
 
   CudaBackend(const CudaBackend&) = delete;
