@@ -1,8 +1,8 @@
 // The cost of growing: N random distinct fingerprints through test_and_set
-// of a growing filter (first layer 65,536 keys, the CLI's start for a pipe)
-// and of one filter planned for exactly N, at 1e-4, on the CPU backend with
-// one thread, in batches of 2^18 (the pipeline's). Each iteration starts
-// from empty filters. Counters: filter bytes and layers.
+// of a growing filter (the default rule: first layer 524,288 keys, the CLI's
+// start for a pipe) and of one filter planned for exactly N, at 1e-4, on the
+// CPU backend with one thread, in batches of 2^18 (the pipeline's). Each
+// iteration starts from empty filters. Counters: filter bytes and layers.
 //
 // Axis: log10 of N (6, 7; 8 where the machine has the time and memory).
 // Run: build/bench/growth_bench --benchmark_filter='/[67]/' --benchmark_repetitions=3

@@ -82,6 +82,7 @@ TEST(CliPlan, ShowsTheGrowthOfAFilterStartingAtTheCapacity) {
   gdedup::GrowthRule rule;
   rule.first_capacity = 10000 > rule.check_every ? 10000 : rule.check_every;
   rule.target_fpr = 1e-3;
+  rule.tightening = gdedup::kSizedTightening;  // a first layer planned for the keys expected
   const std::vector<gdedup::GrowthPoint> points = gdedup::growth_at(rule, {1000000, 10000000});
   const Result r = run({"plan", "--capacity", "1e4", "--fpr", "1e-3", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;

@@ -74,10 +74,9 @@ TEST(CliGrowth, StandardInputNeedsNoSizingOption) {
   const Result r = run({"dedup", "--stats", dir / "stats.json"}, in);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(contains(r.err, "the size of standard input is unknown; the filter starts at "
-                              "65,536 keys and grows"))
+                              "524,288 keys and grows"))
       << r.err;
-  EXPECT_TRUE(contains(r.err, "filter of 3 layers")) << r.err;
-  EXPECT_TRUE(contains(cli_test::read_file(dir / "stats.json"), "\"filter_layers\": 3,"));
+  EXPECT_TRUE(contains(cli_test::read_file(dir / "stats.json"), "\"filter_layers\": 1,"));
   expect_dedup_within_rate(in, r.out, 1e-4);
 }
 
@@ -85,18 +84,20 @@ TEST(CliGrowth, SameOutputForAnyBatchThreadsAndBackend) {
   REQUIRE_GDEDUP_BIN();
   // Three layers at 1e-2, so false positives happen and must agree too.
   const std::string in = urls_with_repeats(200000, 6, 2);
-  const Result want = run({"dedup", "--fpr", "1e-2", "-q"}, in);
+  const Result want = run({"dedup", "--fpr", "1e-2", "--capacity", "50000", "-q"}, in);
   ASSERT_EQ(want.status, 0) << want.err;
   expect_dedup_within_rate(in, want.out, 1e-2);
   std::vector<cli_test::RunSpec> runs;
   for (const char* batch : {"7", "4096", "1000000"}) {
     for (const char* threads : {"1", "2"}) {
-      runs.push_back({{"dedup", "--fpr", "1e-2", "-q", "--batch", batch, "--threads", threads},
+      runs.push_back({{"dedup", "--fpr", "1e-2", "--capacity", "50000", "-q", "--batch", batch,
+                       "--threads", threads},
                       in, "", "", ""});
     }
   }
   if (!cli_test::gpu_binary().empty()) {
-    runs.push_back({{"dedup", "--fpr", "1e-2", "-q", "--backend", "gpu", "--batch", "4096"},
+    runs.push_back({{"dedup", "--fpr", "1e-2", "--capacity", "50000", "-q", "--backend", "gpu",
+                     "--batch", "4096"},
                     in, "", "", cli_test::gpu_binary()});
   }
   for (const cli_test::RunSpec& spec : runs) {
@@ -147,8 +148,8 @@ TEST(CliGrowth, NoGrowKeepsTheFixedFilter) {
 TEST(CliGrowth, MaxMemoryStopsGrowthWithTheOverfullStatus) {
   REQUIRE_GDEDUP_BIN();
   const std::string in = distinct_lines(300000, 20, 8);
-  // The first layer (65,536 keys) takes 230 KiB, the second 500 KiB more.
-  const Result r = run({"dedup", "--max-memory", "400KiB", "-q"}, in);
+  // A first layer for 65,536 keys takes about 200 KiB, the second 430 KiB more.
+  const Result r = run({"dedup", "--capacity", "65536", "--max-memory", "400KiB", "-q"}, in);
   EXPECT_EQ(r.status, 4) << r.err;
   EXPECT_TRUE(contains(r.err, "the filter reached --max-memory 400KiB at 1 layers")) << r.err;
   EXPECT_TRUE(contains(r.err, "unique records were probably dropped")) << r.err;
@@ -164,6 +165,35 @@ TEST(CliGrowth, MaxMemoryStopsGrowthWithTheOverfullStatus) {
     EXPECT_EQ(bad.status, 2) << args[2] << " " << bad.err;
     EXPECT_TRUE(contains(bad.err, "--max-memory")) << bad.err;
   }
+}
+
+// Past --max-memory nothing goes missing in silence: for inputs from below
+// the first layer's plan to far past it, a job either ends 0 having lost no
+// more unique records than the target rate allows (against exact dedup), or
+// ends 4 saying the cap stopped growth and records were probably dropped;
+// either way the output is exact dedup with records left out, never one
+// written twice.
+TEST(CliGrowth, PastMaxMemoryNoRecordIsLostSilently) {
+  REQUIRE_GDEDUP_BIN();
+  // A first layer for 20,000 keys takes about 65 KB, the second would add
+  // about 140 KB: 150KiB holds the first alone.
+  bool stopped = false;
+  for (size_t distinct : {15000, 22000, 30000, 60000, 200000}) {
+    SCOPED_TRACE(std::to_string(distinct) + " distinct records");
+    const std::string in = distinct_lines(distinct, 20, 9 + distinct);
+    const Result r =
+        run({"dedup", "--capacity", "20000", "--max-memory", "150KiB", "-q"}, in + in);
+    ASSERT_TRUE(r.status == 0 || r.status == 4) << r.status << " " << r.err;
+    if (r.status == 0) {
+      expect_dedup_within_rate(in, r.out, 1e-4);
+    } else {
+      stopped = true;
+      EXPECT_TRUE(contains(r.err, "the filter reached --max-memory 150KiB at 1 layers")) << r.err;
+      EXPECT_TRUE(contains(r.err, "unique records were probably dropped")) << r.err;
+      expect_dedup_within_rate(in, r.out, 1.0);
+    }
+  }
+  EXPECT_TRUE(stopped) << "no input went far enough past the cap to stop growth";
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ Action add_dedup_command(CLI::App& app) {
   add_checkpoint_options(*sub, o->checkpoint);
   sub->footer(
       "The filter grows: it starts at --capacity, or the record count estimated from the input "
-      "sizes, or 65,536 keys for standard input, and adds layers as keys arrive, keeping the "
+      "sizes, or 524,288 keys for standard input, and adds layers as keys arrive, keeping the "
       "rate. With -f, --checkpoint, --memory or --no-grow it has a fixed size instead, sized "
       "the same way (standard input then needs --capacity or --memory).");
   return [o, sub] {

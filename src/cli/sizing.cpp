@@ -86,7 +86,10 @@ GrowthRule growth_rule(const SizingRequest& request) {
   GrowthRule rule;
   // A first layer below the growth check interval could fill before the
   // first check.
-  if (request.capacity) rule.first_capacity = std::max(*request.capacity, rule.check_every);
+  if (request.capacity) {
+    rule.first_capacity = std::max(*request.capacity, rule.check_every);
+    rule.tightening = kSizedTightening;
+  }
   rule.target_fpr = request.fpr;
   rule.block_bits = request.block_bits;
   return rule;
@@ -104,6 +107,7 @@ GrowthRule plan_growth(const SizingRequest& request, const std::vector<std::stri
     return rule;
   }
   rule.first_capacity = std::max(estimate->records, rule.check_every);
+  rule.tightening = kSizedTightening;
   Console::get().info("no --capacity given; estimated " + group_digits(estimate->records) +
                       " records " + estimate_text(*estimate) + "; the filter starts there and grows if "
                       "more distinct keys arrive");
