@@ -46,6 +46,7 @@ ResumeState sample_state() {
   ResumeState s;
   s.mode = Mode::kDuplicates;
   s.format = InputFormat::kText;
+  s.record_separator = '\0';
   s.keys = KeyOptions::parse("field:3", "comma", "lowercase-host,drop-fragment");
   s.inputs = {InputIdentity{"/data/a.txt.gz", true, 123456789, 1700000000123456789, 0xabcdef},
               InputIdentity{"-", false, 0, 0, 0},
@@ -72,6 +73,7 @@ std::string load_error(const std::string& path) {
 void expect_same_state(const ResumeState& a, const ResumeState& b) {
   EXPECT_EQ(a.mode, b.mode);
   EXPECT_EQ(a.format, b.format);
+  EXPECT_EQ(a.record_separator, b.record_separator);
   EXPECT_TRUE(a.keys == b.keys) << a.keys.key_text() << " " << a.keys.delimiter_text() << " "
                                 << a.keys.normalize_text() << " vs " << b.keys.key_text() << " "
                                 << b.keys.delimiter_text() << " " << b.keys.normalize_text();
@@ -120,7 +122,7 @@ TEST_F(CheckpointFileTest, HeaderFieldsSitWhereTheFormatSays) {
   save_checkpoint(filter, sample_state(), path("ck"));
   const Bytes file = read_bytes(path("ck"));
   EXPECT_EQ(std::memcmp(file.data(), "GDEDUPCK", 8), 0);
-  EXPECT_EQ(cf::get_u32(&file[cf::kOffVersion]), 3u);
+  EXPECT_EQ(cf::get_u32(&file[cf::kOffVersion]), 4u);
   EXPECT_EQ(cf::get_u64(&file[cf::kOffNumBlocks]), 4u);
   EXPECT_EQ(cf::get_u64(&file[cf::kOffPayloadBytes]), 128u);
   const uint64_t state_bytes = cf::get_u64(&file[cf::kOffStateBytes]);
@@ -180,7 +182,7 @@ TEST_F(CheckpointFileTest, EveryTruncationAndAppendedByteIsRefused) {
 
 TEST_F(CheckpointFileTest, OtherVersionIsRefusedNamingBothVersions) {
   save_checkpoint(small_filter(), sample_state(), path("good"));
-  for (uint32_t version : {0u, 1u, 2u, 77u}) {
+  for (uint32_t version : {0u, 1u, 2u, 3u, 77u}) {
     Bytes file = read_bytes(path("good"));
     cf::put_u32(&file[cf::kOffVersion], version);
     cf::put_u64(&file[cf::kOffHeaderChecksum], cf::header_checksum(file.data()));
@@ -188,7 +190,7 @@ TEST_F(CheckpointFileTest, OtherVersionIsRefusedNamingBothVersions) {
     const std::string message = load_error(path("other"));
     EXPECT_NE(message.find("format version " + std::to_string(version)), std::string::npos)
         << message;
-    EXPECT_NE(message.find("reads only version 3"), std::string::npos) << message;
+    EXPECT_NE(message.find("reads only version 4"), std::string::npos) << message;
   }
 }
 

@@ -29,6 +29,7 @@ namespace {
 
 using cli_test::Result;
 using cli_test::run;
+using cli_test::run_failing_write;
 using Clock = std::chrono::steady_clock;
 
 constexpr uint64_t kBatch = 20000;
@@ -56,32 +57,6 @@ std::string make_records(uint64_t count, uint64_t distinct, uint64_t seed) {
     text += '\n';
   }
   return text;
-}
-
-// An environment variable for the children started while this lives.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() { unsetenv(name_); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-};
-
-// Runs the test-only build of the command (tests/tools/gdedup_faults.cpp),
-// in which the nth write of `checkpoint` fails.
-Result run_failing_write(const std::string& checkpoint, int nth,
-                         const std::vector<std::string>& args, const std::string& input = "") {
-  ScopedEnv fail("GDEDUP_FAIL_REPLACEMENT", std::to_string(nth) + ":" + checkpoint);
-  cli_test::RunSpec spec;
-  spec.args = args;
-  spec.input = input;
-  spec.bin = GDEDUP_FAULTS_CLI;
-  return run(spec);
 }
 
 ino_t inode_of(const std::string& path) {

@@ -42,16 +42,7 @@ std::vector<std::string> make_urls(size_t count, size_t distinct, uint64_t seed 
   return out;
 }
 
-// The first record of each key, in order: the contract, computed exactly.
-template <typename KeyOf>
-std::vector<std::string> first_occurrences(const std::vector<std::string>& records, KeyOf key_of) {
-  std::unordered_set<std::string> seen;
-  std::vector<std::string> out;
-  for (const std::string& r : records) {
-    if (seen.insert(key_of(r)).second) out.push_back(r);
-  }
-  return out;
-}
+using cli_test::first_occurrences;
 
 std::vector<std::string> first_occurrences(const std::vector<std::string>& records) {
   return first_occurrences(records, [](const std::string& r) { return r; });

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -160,12 +161,41 @@ inline Result run(std::vector<std::string> args, std::string input = "") {
   return run(spec);
 }
 
+// An environment variable for the children started while this lives.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() { unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+};
+
+#if defined(GDEDUP_FAULTS_CLI)
+// Runs the test-only build of the command (tests/tools/gdedup_faults.cpp),
+// in which the nth write of `checkpoint` fails.
+inline Result run_failing_write(const std::string& checkpoint, int nth,
+                         const std::vector<std::string>& args, const std::string& input = "") {
+  ScopedEnv fail("GDEDUP_FAIL_REPLACEMENT", std::to_string(nth) + ":" + checkpoint);
+  cli_test::RunSpec spec;
+  spec.args = args;
+  spec.input = input;
+  spec.bin = GDEDUP_FAULTS_CLI;
+  return run(spec);
+}
+#endif
+
 // A fresh folder under $TMPDIR (or /tmp), removed with its files at the end.
 class TempDir {
  public:
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base != nullptr ? base : "/tmp") + "/gdedup_cli_XXXXXX";
+  TempDir() : TempDir(std::getenv("TMPDIR") != nullptr ? std::getenv("TMPDIR") : "/tmp") {}
+  // Under `base` instead (a tmpfs, for tests that make many files).
+  explicit TempDir(const std::string& base) {
+    std::string tmpl = base + "/gdedup_cli_XXXXXX";
     if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
     path_ = tmpl;
   }
@@ -226,6 +256,33 @@ inline std::string join_records(const std::vector<std::string>& records) {
   for (const std::string& r : records) out += r + "\n";
   return out;
 }
+
+// `args` followed by `more`: a base command line with a few options added.
+inline std::vector<std::string> with(std::vector<std::string> args,
+                                     const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// The contract computed exactly: the first record of each key (key_of(record)),
+// in input order.
+template <typename KeyOf>
+std::vector<std::string> first_occurrences(const std::vector<std::string>& records, KeyOf key_of) {
+  std::unordered_set<std::string> seen;
+  std::vector<std::string> out;
+  for (const std::string& r : records) {
+    if (seen.insert(key_of(r)).second) out.push_back(r);
+  }
+  return out;
+}
+
+// Options that size a filter far past any test's data (about 1e-9 false
+// positives per key), so that the exact answer is the expected one; -q.
+inline const std::vector<std::string> kExact = {"--capacity", "1M", "--fpr", "1e-9", "-q"};
 
 // Equal byte strings; on a mismatch, the sizes and the first differing
 // offset instead of two dumps of binary data.

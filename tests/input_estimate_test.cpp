@@ -37,7 +37,7 @@ uint64_t exact(const std::string& text) { return test::reference_split(text).siz
 
 uint64_t estimate(const std::string& path) {
   std::string why_not;
-  const std::optional<RecordEstimate> e = estimate_records({path}, InputFormat::kText, &why_not);
+  const std::optional<RecordEstimate> e = estimate_records({path}, InputFormat::kText, '\n', &why_not);
   EXPECT_TRUE(e.has_value()) << why_not;
   return e ? e->records : 0;
 }

@@ -83,8 +83,10 @@ std::vector<std::string> read_all(RecordReader& reader, const ReaderOptions& opt
   return out;
 }
 
-std::string random_input(std::mt19937_64& rng) {
-  static const char kSpecial[] = {'\r', '\0', '\t', '\x80', '\xff', '\xc3', ' '};
+// Records end at `separator`; the other of '\n' and NUL is among the bytes
+// records hold.
+std::string random_input(std::mt19937_64& rng, char separator = '\n') {
+  static const char kSpecial[] = {'\r', '\0', '\n', '\t', '\x80', '\xff', '\xc3', ' '};
   std::string s;
   size_t lines = std::uniform_int_distribution<size_t>(0, 300)(rng);
   for (size_t l = 0; l < lines; ++l) {
@@ -102,13 +104,12 @@ std::string random_input(std::mt19937_64& rng) {
         c = kSpecial[(r >> 8) % sizeof kSpecial];
       } else {
         c = static_cast<char>((r >> 8) % 256);
-        if (c == '\n') c = 'n';
       }
-      s.push_back(c);
+      s.push_back(c == separator ? 'n' : c);
     }
-    s.push_back('\n');
+    s.push_back(separator);
   }
-  // Half the inputs end without the final '\n'.
+  // Half the inputs end without the final separator.
   if (!s.empty() && rng() % 2 == 0) s.pop_back();
   return s;
 }
@@ -116,8 +117,11 @@ std::string random_input(std::mt19937_64& rng) {
 TEST(IoSplitter, RandomInputsMatchReferenceSplit) {
   std::mt19937_64 rng(20240531);
   for (int round = 0; round < 600; ++round) {
-    std::string input = random_input(rng);
+    // Two rounds of every six NUL-separated (-z), the rest lines.
+    const char separator = round % 6 < 2 ? '\0' : '\n';
+    std::string input = random_input(rng, separator);
     ReaderOptions opt;
+    opt.separator = separator;
     switch (round % 3) {
       case 0: opt.batch_bytes = 1 + rng() % 17; break;  // tiny: every record spans reads
       case 1: opt.batch_bytes = 1 + rng() % 4096; break;
@@ -127,14 +131,15 @@ TEST(IoSplitter, RandomInputsMatchReferenceSplit) {
     size_t max_chunk = 1 + rng() % (round % 2 ? 5 : 70000);
     RecordReader reader(std::make_unique<ChunkedSource>(input, max_chunk, rng()), opt);
     std::vector<std::string> got = read_all(reader, opt);
-    std::vector<std::string> want = reference_split(input);
+    std::vector<std::string> want = reference_split(input, separator);
     ASSERT_EQ(got, want) << "round " << round << " batch_bytes " << opt.batch_bytes
                          << " batch_records " << opt.batch_records;
     EXPECT_EQ(reader.position().offset, input.size());
-    // Joined with '\n' the records give back the input, modulo the last '\n'.
+    // Joined with the separator the records give back the input, modulo the
+    // last separator.
     std::string joined;
-    for (const auto& r : got) joined += r + '\n';
-    if (!input.empty() && input.back() != '\n') joined.pop_back();
+    for (const auto& r : got) joined += r + separator;
+    if (!input.empty() && input.back() != separator) joined.pop_back();
     ASSERT_EQ(joined, input) << "round " << round;
   }
 }

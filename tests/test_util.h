@@ -63,11 +63,11 @@ inline std::string letter_lines(std::mt19937_64& rng, size_t count, size_t len) 
 
 // The record split, written the obvious way: bytes between '\n's, and a final
 // unterminated line is a record.
-inline std::vector<std::string> reference_split(std::string_view s) {
+inline std::vector<std::string> reference_split(std::string_view s, char separator = '\n') {
   std::vector<std::string> out;
   size_t start = 0;
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\n') {
+    if (s[i] == separator) {
       out.emplace_back(s.substr(start, i - start));
       start = i + 1;
     }

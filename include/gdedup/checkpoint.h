@@ -36,6 +36,7 @@ struct ResumeState {
   // Options that decide the output: a resumed run must use the same ones.
   Mode mode = Mode::kDedup;
   InputFormat format = InputFormat::kText;
+  char record_separator = '\n';  // PipelineOptions::record_separator
   KeyOptions keys;
   std::vector<InputIdentity> inputs;
   std::string output;          // "" when the mode writes no output

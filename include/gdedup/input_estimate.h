@@ -23,7 +23,8 @@ struct RecordEstimate {
 };
 
 // Estimates each input's records from its record density (records per file
-// byte) measured at several places. Inputs up to 4 MiB are counted whole. A
+// byte: text records end at `separator`, '\n' or '\0') measured at several
+// places; one input is open at a time. Inputs up to 4 MiB are counted whole. A
 // larger plain file is read in 33 windows spread from its first byte to its
 // last, and each stretch between two windows is planned at the denser of
 // them. A compressed one is decoded from its start over at least 8
@@ -36,7 +37,7 @@ struct RecordEstimate {
 // compressed data ends an input's sample where the damage starts. Throws
 // Error when an input cannot be opened or read.
 std::optional<RecordEstimate> estimate_records(const std::vector<std::string>& inputs,
-                                               InputFormat format,
+                                               InputFormat format, char separator = '\n',
                                                std::string* unsized = nullptr);
 
 }  // namespace gdedup

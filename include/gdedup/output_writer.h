@@ -1,5 +1,5 @@
-// Buffered output of records, each followed by '\n', to a file or standard
-// output.
+// Buffered output of records, each followed by a separator ('\n' unless
+// set_separator() says otherwise), to a file or standard output.
 //
 // Broken pipes: the writer needs SIGPIPE ignored (ignore_sigpipe(), once at
 // start), or the first write to a closed pipe kills the process before any
@@ -66,12 +66,16 @@ class OutputWriter {
   // call close() to learn whether the output is complete.
   ~OutputWriter();
 
-  // Appends the record and a '\n'.
+  // The byte write_record() puts after each record: '\n', or '\0' for
+  // NUL-separated records.
+  void set_separator(char separator) { separator_ = separator; }
+
+  // Appends the record and the separator.
   void write_record(const char* data, size_t size) {
-    if (size < capacity_ - used_) {  // strict: the '\n' needs a byte too
+    if (size < capacity_ - used_) {  // strict: the separator needs a byte too
       std::memcpy(buffer_.get() + used_, data, size);
       used_ += size;
-      buffer_[used_++] = '\n';
+      buffer_[used_++] = separator_;
       end_record();
     } else {
       write_record_slow(data, size);
@@ -121,6 +125,7 @@ class OutputWriter {
   std::unique_ptr<char[]> buffer_;
   size_t capacity_ = 0;
   size_t used_ = 0;
+  char separator_ = '\n';
   uint64_t offset_ = 0;      // bytes handed to the kernel, plus the start offset
   uint64_t records_ = 0;     // whole records written, buffered ones included
   uint64_t record_end_ = 0;  // where the last whole record ends

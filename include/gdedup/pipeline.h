@@ -44,6 +44,8 @@ struct Progress {
   uint64_t kept = 0;            // records written
   uint64_t input_bytes = 0;     // raw (compressed) bytes read so far
   uint64_t input_size = 0;      // raw size of all inputs; 0 when unknown
+  uint64_t input = 0;           // the input being read, from 0; `inputs` at the end
+  uint64_t inputs = 0;          // inputs of the run
   double seconds = 0;
 };
 
@@ -56,9 +58,14 @@ struct PipelineOptions {
   std::string output = "-";
   Mode mode = Mode::kDedup;
   InputFormat format = InputFormat::kText;
+  // The byte that ends a text record, in the input and in the output: '\n'
+  // (lines) or '\0' (NUL-separated records, which may hold newlines, as
+  // `find -print0` and the -z of sort, uniq and grep write them). Never
+  // inside a record, so it cannot be the key's field delimiter.
+  char record_separator = '\n';
   KeyOptions keys;
   uint64_t batch_records = uint64_t{1} << 18;  // records per batch (any value >= 1)
-  // Text records longer than this (without their '\n') stop the run with an
+  // Text records longer than this (without their separator) stop the run with an
   // error naming the record, after the records before it: a file with no
   // newline must not grow memory without bound. 64 MiB, as the reader's
   // own default (io::kDefaultMaxRecordBytes).

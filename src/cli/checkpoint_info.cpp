@@ -8,15 +8,19 @@ namespace gdedup::cli {
 namespace {
 
 // The command line that wrote the checkpoint, as far as the state tells.
-std::string command_text(const ResumeState& s) {
-  switch (s.mode) {
+std::string mode_command(Mode mode) {
+  switch (mode) {
     case Mode::kDedup: return "dedup";
     case Mode::kDuplicates: return "dedup --duplicates";
     case Mode::kBuild: return "build";
     case Mode::kQueryPresent: return "query";
     case Mode::kQueryAbsent: return "query --absent";
   }
-  return mode_name(s.mode);
+  return mode_name(mode);
+}
+
+std::string command_text(const ResumeState& s) {
+  return mode_command(s.mode) + (s.record_separator == '\0' ? " -z" : "");
 }
 
 std::string key_text(const ResumeState& s) {

@@ -44,7 +44,7 @@ void warn_ignored_sizing(const JobOptions& o, const SizingRequest& request, cons
                          InputFormat format) {
   if (!o.sizing.given()) return;
   if (request.capacity) {
-    const Plan plan = plan_job(request, o.inputs, format);
+    const Plan plan = plan_job(request, o.inputs, format, o.record_separator());
     const FilterParams& p = filter.params();
     if (plan.layout == p.layout && plan.num_blocks == p.num_blocks) return;
   }
@@ -63,7 +63,7 @@ Filter prepare_filter(const JobOptions& o, JobKind kind, const SizingRequest& re
     Console::get().info(filter_summary(filter, o.filter_path));
     return filter;
   }
-  const Plan plan = plan_job(request, o.inputs, format);
+  const Plan plan = plan_job(request, o.inputs, format, o.record_separator());
   Console::get().info(plan_summary(plan) +
                       (o.filter_path.empty() ? "" : ", saved to " + o.filter_path));
   return Filter::from_plan(plan);
@@ -85,7 +85,7 @@ void check_resume_sizing(const JobOptions& o, const SizingRequest& request, Inpu
     return;
   }
   if (!o.sizing.given()) return;
-  const Plan plan = plan_job(request, o.inputs, format);
+  const Plan plan = plan_job(request, o.inputs, format, o.record_separator());
   check_checkpoint_params(saved, FilterParams{plan.num_blocks, plan.layout, kDefaultSeed});
 }
 
@@ -149,7 +149,7 @@ JobFilter fixed_filter(const JobOptions& o, JobKind kind, const SizingRequest& r
 
 JobFilter growing_filter(const JobOptions& o, const SizingRequest& request, InputFormat format,
                          uint64_t max_memory) {
-  const GrowthRule rule = plan_growth(request, o.inputs, format);
+  const GrowthRule rule = plan_growth(request, o.inputs, format, o.record_separator());
   JobFilter job(rule, o.backend, backend_options(o));
   LayeredFilter& filter = *job.growing();
   if (max_memory != 0) {
@@ -243,6 +243,8 @@ void check_files(const JobOptions& o, Mode mode, bool saves_filter) {
   }
   std::vector<std::string> read = o.inputs;
   if (!o.filter_path.empty() && !saves_filter) read.push_back(o.filter_path);
+  // Read once at the start, but a job must not destroy its own list either.
+  if (!o.input_list.files_from.empty()) read.push_back(o.input_list.files_from);
   check_written_files(written, read);
   check_checkpoint_options(o.checkpoint, o.inputs, mode == Mode::kBuild ? "" : o.output);
   for (const WrittenFile& file : written) check_writable(file);
@@ -254,7 +256,6 @@ int run_job(const JobOptions& options, JobKind kind) {
   JobOptions o = options;
   Console& console = Console::get();
   console.set_quiet(o.quiet);
-  if (o.inputs.empty()) o.inputs.push_back("-");
   const Mode mode = mode_for(o, kind);
   // A checkpointed run stops at a batch boundary with a checkpoint, even for
   // a signal that came during the checks below; any other ends at once.
@@ -278,6 +279,8 @@ int run_job(const JobOptions& options, JobKind kind) {
   const uint64_t max_record = max_record_bytes(o.max_record_length, format);
   // u64 records have no key options (refuse_ignored_options).
   const KeyOptions keys = format == InputFormat::kText ? parse_key_flags(o.keys) : KeyOptions{};
+  ResolvedInputs inputs = resolve_inputs(o.inputs, o.input_list);
+  o.inputs = std::move(inputs.paths);
   check_inputs(o.inputs);
   const bool saves_filter = !o.filter_path.empty() && kind != JobKind::kQuery;
   check_files(o, mode, saves_filter);
@@ -299,6 +302,7 @@ int run_job(const JobOptions& options, JobKind kind) {
   run.output = o.output;
   run.mode = mode;
   run.format = format;
+  run.record_separator = o.record_separator();
   run.keys = keys;
   run.batch_records = batch;
   run.max_record_bytes = max_record;
@@ -323,6 +327,8 @@ int run_job(const JobOptions& options, JobKind kind) {
   JobReport report;
   report.mode = mode;
   report.checkpointing = o.checkpoint.enabled();
+  report.inputs = o.inputs.size();
+  report.inputs_skipped = inputs.skipped.size();
   if (run.resume != nullptr) {
     report.resumed_records = run.resume->records;
     report.resumed_bytes = run.resume->input_bytes;

@@ -13,6 +13,23 @@ void add_input_options(CLI::App& app, JobOptions& options) {
                  "bytes); '-' or none reads standard input")
       ->type_name("")
       ->group(kGroupInput);
+  app.add_option("--files-from", options.input_list.files_from,
+                 "Also read the inputs listed in FILE, one path per line ('-': standard input), "
+                 "after the INPUT arguments; the list is read once, at the start")
+      ->type_name("FILE")
+      ->group(kGroupInput);
+  app.add_flag("-0,--null", options.input_list.null_list,
+               "The --files-from list separates paths with NUL bytes (find -print0), so a "
+               "path may hold a newline")
+      ->group(kGroupInput);
+  app.add_flag("-r,--recursive", options.input_list.recursive,
+               "An input that is a folder stands for the regular files under it, in byte "
+               "order of their paths; links inside it are not followed")
+      ->group(kGroupInput);
+  app.add_flag("--skip-missing", options.input_list.skip_missing,
+               "Leave out, with a warning each, inputs that do not exist instead of stopping "
+               "before the job starts")
+      ->group(kGroupInput);
   app.add_option("--input-format", options.input_format,
                  "text: one record per line; u64: records are 8-byte little-endian "
                  "fingerprints, used as they are (output in the same format)")
@@ -23,6 +40,10 @@ void add_input_options(CLI::App& app, JobOptions& options) {
                  "Longest record accepted (default 64MiB): a longer line stops the job with "
                  "an error naming it, after the records before it (K/M/G are powers of 1024)")
       ->type_name("BYTES")
+      ->group(kGroupInput);
+  app.add_flag("-z,--null-data", options.null_data,
+               "Records end with a NUL byte instead of a newline (find -print0, sort -z), so "
+               "they may hold newlines; the output separates them with NUL too")
       ->group(kGroupInput);
 }
 
@@ -158,6 +179,23 @@ void refuse_ignored_options(const CLI::App& command, const JobOptions& o) {
                          "records are fingerprints used as they are; drop " + option);
       }
     }
+  }
+  if (given(command, "--null") && o.input_list.files_from.empty()) {
+    throw UsageError("-0 has no effect without --files-from: it says the list of inputs "
+                     "separates its paths with NUL; drop -0, or add --files-from FILE (-z is "
+                     "for NUL-separated records)");
+  }
+  if (given(command, "--null-data") && parse_input_format(o.input_format) == InputFormat::kU64) {
+    throw UsageError("-z has no effect with --input-format u64, whose records are 8 bytes "
+                     "each with no separator; drop -z");
+  }
+  if (given(command, "--delimiter") &&
+      keys::parse_delimiter(o.keys.delimiter) == o.record_separator()) {
+    throw UsageError("--delimiter " + o.keys.delimiter + " is the record separator" +
+                     (o.null_data ? " (NUL, with -z)" : " (newline)") + ", which never occurs "
+                     "inside a record; give another delimiter" +
+                     (o.null_data ? "" : ", or -z for NUL-separated records that may hold "
+                                         "newlines"));
   }
   if (given(command, "--delimiter") &&
       keys::parse_key_spec(o.keys.key).kind != keys::KeySpec::Kind::kField) {

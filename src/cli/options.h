@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/checkpoint_options.h"
+#include "cli/input_list.h"
 #include "gdedup/error.h"
 #include "gdedup/pipeline.h"
 
@@ -44,12 +45,14 @@ enum class ProgressMode { kAuto, kOn, kOff };
 
 // dedup, build and query.
 struct JobOptions {
-  std::vector<std::string> inputs;
+  std::vector<std::string> inputs;  // INPUT arguments; resolve_inputs() adds the rest
+  InputListOptions input_list;      // --files-from, -0, --recursive, --skip-missing
   std::string output = "-";
   std::string filter_path;
   SizingOptions sizing;
   KeyFlags keys;
   std::string input_format = "text";
+  bool null_data = false;  // -z: records end at NUL instead of newline
   std::string max_record_length;  // "" for the default
   std::string backend = "auto";
   unsigned threads = 0;  // 0: the hardware threads less the pipeline's two, at least 1
@@ -64,6 +67,9 @@ struct JobOptions {
   bool no_grow = false;     // dedup --no-grow
   std::string max_memory;   // dedup --max-memory; "" for no cap
   CheckpointOptions checkpoint;  // dedup and build
+
+  // The byte that ends a record, in the input and the output.
+  char record_separator() const { return null_data ? '\0' : '\n'; }
 
   // Throws UsageError for --progress with --no-progress.
   ProgressMode progress_mode() const {
@@ -96,7 +102,8 @@ InputFormat parse_input_format(const std::string& text);
 // Refuses, with a UsageError, options given on `command` that the other
 // options would make it ignore: --key, --delimiter or --normalize with
 // --input-format u64, --delimiter without --key field:N, --threads with
-// --backend gpu. An option accepted and ignored hides a mistake.
+// --backend gpu, -z with --input-format u64, -0 without --files-from; and a
+// --delimiter that is the record separator. An option accepted and ignored hides a mistake.
 void refuse_ignored_options(const CLI::App& command, const JobOptions& options);
 
 }  // namespace gdedup::cli

@@ -1,5 +1,6 @@
 #include "cli/progress.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <unistd.h>
 
@@ -22,6 +23,10 @@ bool progress_wanted(ProgressMode mode) {
 std::string progress_text(const Progress& p, size_t layers) {
   std::string text = human_count(static_cast<double>(p.records)) + " records, " +
                      human_bytes(p.input_bytes) + " read";
+  if (p.inputs > 1) {
+    text += ", input " + group_digits(std::min(p.input + 1, p.inputs)) + " of " +
+            group_digits(p.inputs);
+  }
   if (layers > 0) text += ", filter of " + counted(layers, "layer");
   if (p.seconds > 0) {
     text += ", " + human_count(static_cast<double>(p.records) / p.seconds) + " records/s";

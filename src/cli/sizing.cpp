@@ -54,13 +54,13 @@ SizingRequest parse_sizing(const SizingOptions& options) {
 }
 
 Plan plan_job(const SizingRequest& request, const std::vector<std::string>& inputs,
-              InputFormat format) {
+              InputFormat format, char separator) {
   if (request.capacity) {
     return request.memory ? plan_for_memory(*request.memory, *request.capacity, request.block_bits)
                           : plan_for_capacity(*request.capacity, request.fpr, request.block_bits);
   }
   std::string why_not;
-  const std::optional<RecordEstimate> estimate = estimate_records(inputs, format, &why_not);
+  const std::optional<RecordEstimate> estimate = estimate_records(inputs, format, separator, &why_not);
   if (!estimate) {
     if (request.memory) {
       const double keys = static_cast<double>(*request.memory) * 8 / kAssumedBitsPerKey;
@@ -96,11 +96,11 @@ GrowthRule growth_rule(const SizingRequest& request) {
 }
 
 GrowthRule plan_growth(const SizingRequest& request, const std::vector<std::string>& inputs,
-                       InputFormat format) {
+                       InputFormat format, char separator) {
   GrowthRule rule = growth_rule(request);
   if (request.capacity) return rule;
   std::string why_not;
-  const std::optional<RecordEstimate> estimate = estimate_records(inputs, format, &why_not);
+  const std::optional<RecordEstimate> estimate = estimate_records(inputs, format, separator, &why_not);
   if (!estimate) {
     Console::get().info("the size of " + why_not + " is unknown; the filter starts at " +
                         group_digits(rule.first_capacity) + " keys and grows as keys arrive");

@@ -30,7 +30,7 @@ SizingRequest parse_sizing(const SizingOptions& options);
 // inputs when needed (saying so on the console), and throws UsageError when
 // it cannot (standard input without --capacity or --memory).
 Plan plan_job(const SizingRequest& request, const std::vector<std::string>& inputs,
-              InputFormat format);
+              InputFormat format, char separator);
 
 // The growth of a filter that starts from --capacity (or a small first
 // layer when none is given) at --fpr and --block-bits.
@@ -40,7 +40,7 @@ GrowthRule growth_rule(const SizingRequest& request);
 // estimated in the inputs, else (standard input) from the smallest first
 // layer, saying on the console which.
 GrowthRule plan_growth(const SizingRequest& request, const std::vector<std::string>& inputs,
-                       InputFormat format);
+                       InputFormat format, char separator);
 
 // For `gdedup plan`: needs --capacity.
 Plan plan_standalone(const SizingRequest& request);

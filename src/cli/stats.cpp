@@ -49,7 +49,9 @@ JsonObject stats_json(const JobReport& r) {
       .add("estimated_distinct_keys", r.filter.estimated_keys)
       .add("current_fpr", r.filter.current_fpr)
       .add("backend", r.backend)
-      .add("checkpoints", s.checkpoints);
+      .add("checkpoints", s.checkpoints)
+      .add("inputs", r.inputs)
+      .add("inputs_skipped", r.inputs_skipped);
   return o;
 }
 
@@ -72,6 +74,9 @@ std::string summary_line(const JobReport& r) {
           format_percent(r.filter.fill) + " full, " +
           approx_keys(r.filter.estimated_keys, "distinct keys") + ", FPR now " +
           format_rate(r.filter.current_fpr);
+  if (r.inputs_skipped > 0) {
+    line += "; " + counted(r.inputs_skipped, "missing input") + " skipped";
+  }
   if (r.checkpointing) {
     line += "; " + group_digits(s.checkpoints) +
             (s.checkpoints == 1 ? " checkpoint written" : " checkpoints written");

@@ -15,6 +15,8 @@ struct JobReport {
   FilterState filter;
   std::string backend;
   bool checkpointing = false;  // --checkpoint: the summary says how many were written
+  uint64_t inputs = 0;          // files read (standard input counts as one)
+  uint64_t inputs_skipped = 0;  // named but missing, left out by --skip-missing
   // A resumed run's stats count the records before the checkpoint too; the
   // rates count only what this run read.
   uint64_t resumed_records = 0;

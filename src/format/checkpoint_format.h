@@ -11,8 +11,9 @@
 namespace gdedup::checkpoint_file {
 
 inline constexpr const char (&kMagic)[8] = filter_file::kCheckpointMagic;
-// 3: the resume state names the output's temporary file.
-constexpr uint32_t kVersion = 3;
+// 3: the resume state names the output's temporary file; 4: and the record
+// separator.
+constexpr uint32_t kVersion = 4;
 constexpr uint64_t kHeaderBytes = filter_file::kHeaderBytes;
 
 // Offsets 0 .. 80 are those of the filter file header.

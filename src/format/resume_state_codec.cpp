@@ -80,6 +80,7 @@ std::string encode_resume_state(const ResumeState& s) {
   Encoder e;
   e.u32(static_cast<uint32_t>(s.mode));
   e.u32(static_cast<uint32_t>(s.format));
+  e.u8(static_cast<uint8_t>(s.record_separator));
   e.str(s.keys.key_text());
   e.str(s.keys.delimiter_text());
   e.str(s.keys.normalize_text());
@@ -117,6 +118,7 @@ ResumeState decode_resume_state(const std::string& path, const std::string& byte
   }
   s.mode = static_cast<Mode>(mode);
   s.format = static_cast<InputFormat>(format);
+  s.record_separator = static_cast<char>(d.u8());
   const std::string key = d.str();
   const std::string delimiter = d.str();
   const std::string normalize = d.str();

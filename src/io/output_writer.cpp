@@ -127,6 +127,7 @@ OutputWriter::OutputWriter(OutputWriter&& other) noexcept
       buffer_(std::move(other.buffer_)),
       capacity_(std::exchange(other.capacity_, 0)),
       used_(std::exchange(other.used_, 0)),
+      separator_(other.separator_),
       offset_(other.offset_),
       records_(other.records_),
       record_end_(other.record_end_),
@@ -148,6 +149,7 @@ OutputWriter& OutputWriter::operator=(OutputWriter&& other) noexcept {
     buffer_ = std::move(other.buffer_);
     capacity_ = std::exchange(other.capacity_, 0);
     used_ = std::exchange(other.used_, 0);
+    separator_ = other.separator_;
     offset_ = other.offset_;
     records_ = other.records_;
     record_end_ = other.record_end_;
@@ -226,7 +228,7 @@ void OutputWriter::write(const char* data, size_t size) {
 
 void OutputWriter::write_record_slow(const char* data, size_t size) {
   write(data, size);
-  write("\n", 1);
+  write(&separator_, 1);
   end_record();
 }
 

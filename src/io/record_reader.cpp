@@ -13,6 +13,14 @@ namespace {
 constexpr size_t kNoBoundary = static_cast<size_t>(-1);
 }  // namespace
 
+std::string separator_name(char separator) {
+  if (separator == '\n') return "newline";
+  if (separator == '\0') return "NUL";
+  const char* const hex = "0123456789abcdef";
+  const auto byte = static_cast<unsigned char>(separator);
+  return std::string("byte 0x") + hex[byte >> 4] + hex[byte & 15];
+}
+
 RecordReader::RecordReader(MultiSource source, ReaderOptions options)
     : source_(std::move(source)), options_(options) {
   if (options_.batch_bytes == 0 || options_.batch_records == 0) {
@@ -40,7 +48,7 @@ void RecordReader::split(RecordBatch& batch, size_t fill) {
   auto& spans = batch.spans_;
   const size_t limit = options_.batch_records;
   while (spans.size() < limit) {
-    const void* nl = std::memchr(data + scan_, '\n', fill - scan_);
+    const void* nl = std::memchr(data + scan_, options_.separator, fill - scan_);
     if (nl == nullptr) {
       scan_ = fill;
       return;
@@ -132,8 +140,10 @@ Error RecordReader::record_too_long(const RecordBatch& batch, size_t boundary) c
   return Error(source_.name() + ": record " + std::to_string(number) + " (at byte offset " +
                    std::to_string(offset) + ") is longer than the record length limit of " +
                    std::to_string(options_.max_record_bytes) +
-                   " bytes without a newline; raise the limit if such records are real, or "
-                   "check that the input is text with one record per line.",
+                   " bytes without a " + separator_name(options_.separator) +
+                   "; raise the limit if such records are real, or check that the input is "
+                   "text with one record per " +
+                   (options_.separator == '\n' ? "line." : "separator."),
                ErrorKind::record_too_long, options_.max_record_bytes + 1,
                options_.max_record_bytes);
 }
@@ -150,7 +160,8 @@ void RecordReader::grow(RecordBatch& batch, size_t fill) {
     const uint64_t number = position_.records + batch.spans_.size() + 1;
     throw Error("out of memory holding record " + std::to_string(number) + " of " +
                     source_.name() + ", " + std::to_string(fill) +
-                    " bytes long so far without a newline; a smaller record length limit "
+                    " bytes long so far without a " + separator_name(options_.separator) +
+                    "; a smaller record length limit "
                     "refuses such records before memory runs out (now " +
                     std::to_string(options_.max_record_bytes) + " bytes).",
                 ErrorKind::record_too_long, grown, options_.max_record_bytes);

@@ -1,9 +1,11 @@
 // Splits the byte stream of one or more inputs into records (the bytes
-// between '\n's) and hands them out in batches of bounded size.
+// between separators: '\n', or '\0' for NUL-separated data) and hands them
+// out in batches of bounded size.
 //
-// Only '\n' is special: CR, NUL and invalid UTF-8 stay inside records, an
-// empty line is an empty record, and the unterminated last line of each input
-// is a record of its own. A record longer than the batch size gets a batch
+// Only the separator is special: CR, NUL or '\n' (whichever is not the
+// separator) and invalid UTF-8 stay inside records, an empty line is an empty
+// record, and the unterminated last record of each input is a record of its
+// own. A record longer than the batch size gets a batch
 // grown to hold it; the next batch returns to the configured size. A record
 // longer than max_record_bytes is an error, found before more than that
 // many of its bytes are held.
@@ -18,6 +20,7 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "gdedup/error.h"
@@ -34,10 +37,16 @@ inline constexpr uint64_t kDefaultMaxRecordBytes = uint64_t{64} << 20;
 struct ReaderOptions {
   size_t batch_bytes = size_t{8} << 20;   // bytes per batch, records included
   size_t batch_records = size_t{1} << 20;  // records per batch
-  // A longer record (without its '\n') stops the reading: the records before
-  // it are handed out, then next() throws gdedup::Error naming it.
+  // A longer record (without its separator) stops the reading: the records
+  // before it are handed out, then next() throws gdedup::Error naming it.
   uint64_t max_record_bytes = kDefaultMaxRecordBytes;
+  // The byte that ends a record: '\n' for lines, '\0' for the output of
+  // `find -print0` and other tools' -z.
+  char separator = '\n';
 };
+
+// What messages call a separator: "newline", "NUL" or the byte in hex.
+std::string separator_name(char separator);
 
 class RecordReader {
  public:
@@ -87,7 +96,7 @@ class RecordReader {
   StreamPoint position_;
   std::vector<char> carry_;  // bytes read but not yet in a batch
   size_t record_start_ = 0;  // first byte of the unfinished record
-  size_t scan_ = 0;          // bytes checked for '\n' so far
+  size_t scan_ = 0;          // bytes checked for the separator so far
   bool done_ = false;
   std::exception_ptr failure_;
 };

@@ -25,7 +25,14 @@ class TextSource final : public BatchSource {
         reader_(io::MultiSource(options.inputs),
                 io::ReaderOptions{io::ReaderOptions{}.batch_bytes,
                                   static_cast<size_t>(options.batch_records),
-                                  options.max_record_bytes}) {}
+                                  options.max_record_bytes, options.record_separator}) {
+    if (extractor_.spec().kind == keys::KeySpec::Kind::kField &&
+        options.keys.delimiter == options.record_separator) {
+      throw UsageError("the field delimiter " + options.keys.delimiter_text() +
+                       " is also the record separator, which never occurs inside a record, "
+                       "so no record has a field past the first; give another delimiter");
+    }
+  }
 
   bool next(WorkBatch& batch) override {
     if (!reader_.next(batch.records)) return false;

@@ -43,15 +43,21 @@ struct Sample {
   uint64_t raw = 0;         // ... from this many file bytes
 };
 
-// Records among `n` bytes of data: its newlines, or its 8-byte words.
-double records_in(const char* data, size_t n, InputFormat format) {
-  if (format == InputFormat::kU64) return static_cast<double>(n) / 8;
-  return static_cast<double>(std::count(data, data + n, '\n'));
+// What ends a record: the separator of text records, or 8 bytes.
+struct Records {
+  InputFormat format;
+  char separator;
+};
+
+// Records among `n` bytes of data: its separators, or its 8-byte words.
+double records_in(const char* data, size_t n, Records kind) {
+  if (kind.format == InputFormat::kU64) return static_cast<double>(n) / 8;
+  return static_cast<double>(std::count(data, data + n, kind.separator));
 }
 
 // The whole stream counted, or its start measured chunk by chunk (see the
 // constants above) and the rest taken to be as dense as its densest chunk.
-Sample sample_stream(io::ByteSource& source, uint64_t size, InputFormat format) {
+Sample sample_stream(io::ByteSource& source, uint64_t size, Records kind) {
   std::vector<char> buf(size_t{64} << 10);
   Sample s;
   double counted = 0;          // records up to the end of the last whole chunk
@@ -60,7 +66,7 @@ Sample sample_stream(io::ByteSource& source, uint64_t size, InputFormat format) 
   // detection read) and file bytes of the whole chunks.
   uint64_t chunk_start = source.raw_bytes_read();
   uint64_t counted_raw = 0;
-  bool last_was_newline = true;
+  bool last_was_separator = true;
   // Ends the chunk in progress at file offset `end`: one more place.
   auto close_chunk = [&](uint64_t end) {
     s.densest = std::max(s.densest, chunk_records / static_cast<double>(end - chunk_start));
@@ -81,17 +87,18 @@ Sample sample_stream(io::ByteSource& source, uint64_t size, InputFormat format) 
       break;
     }
     if (n == 0) {
-      // Exact: a last line without '\n' is a record; a u64 tail rounds up.
+      // Exact: a last record without its separator is a record; a u64 tail
+      // rounds up.
       double total = counted + chunk_records;
-      if (format == InputFormat::kU64) total = std::ceil(total);
-      else if (!last_was_newline) total += 1;
+      if (kind.format == InputFormat::kU64) total = std::ceil(total);
+      else if (!last_was_separator) total += 1;
       s.records = total;
       s.whole = true;
       return s;
     }
     s.decoded += n;
-    const double read_records = records_in(buf.data(), n, format);
-    last_was_newline = buf[n - 1] == '\n';
+    const double read_records = records_in(buf.data(), n, kind);
+    last_was_separator = buf[n - 1] == kind.separator;
     // The decoder fetched its next chunk in this read: the previous chunk
     // ends here, and this read's records count for the new one (a read is
     // 64 KiB of output, a chunk several MiB). Plain streams are read whole.
@@ -115,7 +122,7 @@ Sample sample_stream(io::ByteSource& source, uint64_t size, InputFormat format) 
 // stretch between two windows is taken to be as dense as the denser of the
 // two: a change of record length between them (6,000 long URLs, then short
 // ones) is planned for at its dense side.
-Sample sample_windows(const io::RandomAccessInput& input, InputFormat format) {
+Sample sample_windows(const io::RandomAccessInput& input, Records kind) {
   const uint64_t size = input.size();
   std::vector<char> buf(kWindow);
   std::vector<uint64_t> at(kWindows);
@@ -124,7 +131,7 @@ Sample sample_windows(const io::RandomAccessInput& input, InputFormat format) {
   for (int i = 0; i < kWindows; ++i) {
     at[i] = (size - kWindow) * static_cast<uint64_t>(i) / (kWindows - 1);
     const size_t n = input.read_at(at[i], buf.data(), kWindow);
-    last_records = records_in(buf.data(), n, format);
+    last_records = records_in(buf.data(), n, kind);
     density[i] = last_records / static_cast<double>(kWindow);
   }
   Sample s;
@@ -134,55 +141,57 @@ Sample sample_windows(const io::RandomAccessInput& input, InputFormat format) {
     s.records += static_cast<double>(at[i + 1] - at[i]) * denser;
     s.densest = std::max(s.densest, denser);
   }
-  // The last window is counted, plus a last line that may lack its '\n'.
+  // The last window is counted, plus a last record that may lack its separator.
   s.records += last_records + 1;
   return s;
 }
 
-Sample sample_input(const io::RandomAccessInput& input, InputFormat format) {
+Sample sample_input(const io::RandomAccessInput& input, Records kind) {
   std::unique_ptr<io::ByteSource> stream = input.stream();
   if (stream->compressed() || input.size() <= kReadWholeBelow) {
-    Sample s = sample_stream(*stream, input.size(), format);
+    Sample s = sample_stream(*stream, input.size(), kind);
     if (!stream->compressed()) s.decoded = s.raw = 0;
     return s;
   }
-  if (format == InputFormat::kU64) {
+  if (kind.format == InputFormat::kU64) {
     Sample s;
     s.records = std::ceil(static_cast<double>(input.size()) / 8);
     s.whole = true;
     return s;
   }
-  return sample_windows(input, format);
+  return sample_windows(input, kind);
 }
 
 }  // namespace
 
 std::optional<RecordEstimate> estimate_records(const std::vector<std::string>& inputs,
-                                               InputFormat format, std::string* unsized) {
-  std::vector<std::unique_ptr<io::RandomAccessInput>> opened;
-  for (const std::string& path : inputs) {
-    opened.push_back(io::RandomAccessInput::open(path));
-    if (!opened.back()) {
-      if (unsized != nullptr) {
-        *unsized = path == "-" ? std::string("standard input") : path + " (not a regular file)";
-      }
-      return std::nullopt;
-    }
-  }
+                                               InputFormat format, char separator,
+                                               std::string* unsized) {
+  const Records kind{format, separator};
   double records = 0;
   double densest = 0;  // records per file byte, over every place measured
   uint64_t unsampled = 0, decoded = 0, compressed_raw = 0;
   RecordEstimate e;
   e.counted = true;
-  for (size_t i = 0; i < opened.size(); ++i) {
-    const uint64_t size = opened[i]->size();
+  // One input open at a time: a job of 100,000 files must not need a
+  // descriptor for each.
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::unique_ptr<io::RandomAccessInput> input = io::RandomAccessInput::open(inputs[i]);
+    if (!input) {
+      if (unsized != nullptr) {
+        *unsized = inputs[i] == "-" ? std::string("standard input")
+                                    : inputs[i] + " (not a regular file)";
+      }
+      return std::nullopt;
+    }
+    const uint64_t size = input->size();
     e.input_bytes += size;
     if (i >= kMaxSampledInputs) {
       unsampled += size;
       e.counted = false;
       continue;
     }
-    const Sample s = sample_input(*opened[i], format);
+    const Sample s = sample_input(*input, kind);
     records += s.records;
     e.counted = e.counted && s.whole;
     e.places += s.places;

@@ -143,6 +143,7 @@ class Driver {
       base_state_.output_temporary = output->temporary();
     }
     io::OutputWriter* writer = output ? &output->writer() : nullptr;
+    if (writer) writer->set_separator(options_.record_separator);
     std::optional<CheckpointWriter> checkpoints;
     if (checkpointing) {
       checkpoints.emplace(options_.checkpoint, base_state_.output_temporary, resume);
@@ -150,6 +151,7 @@ class Driver {
     last_checkpoint_records_ = stats_.records;
     last_checkpoint_time_ = Clock::now();
     progress_.input_size = total_input_size(options_.inputs);
+    progress_.inputs = options_.inputs.size();
 
     BatchQueue<std::unique_ptr<WorkBatch>> free_batches;
     BatchQueue<Outcome> read_batches;
@@ -296,6 +298,7 @@ class Driver {
     stats_.dropped += n - kept;
     stats_.input_bytes = batch.input_bytes;
     progress_.input_bytes = batch.raw_bytes_read;
+    progress_.input = batch.end.input_index;
     check_capacity();
     report_progress();
   }
@@ -366,6 +369,7 @@ class Driver {
     ResumeState state;
     state.mode = options_.mode;
     state.format = options_.format;
+    state.record_separator = options_.record_separator;
     state.keys = options_.keys;
     if (writes_output(options_.mode)) {
       if (options_.output == "-") {

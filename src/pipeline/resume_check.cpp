@@ -1,6 +1,7 @@
 #include "pipeline/resume_check.h"
 
 #include "gdedup/error.h"
+#include "io/record_reader.h"
 #include "pipeline/input_identity.h"
 
 namespace gdedup::pipeline {
@@ -41,6 +42,10 @@ void check_resume(const ResumeState& state, const PipelineOptions& options,
   if (state.format != options.format) {
     option_differs(state, "input format", format_name(state.format),
                    format_name(options.format));
+  }
+  if (state.record_separator != options.record_separator) {
+    option_differs(state, "record separator", io::separator_name(state.record_separator),
+                   io::separator_name(options.record_separator));
   }
   // Typed comparisons: any two spellings of one option resume each other.
   if (state.keys.key != options.keys.key) {

@@ -200,4 +200,41 @@ case_damage_inside_a_gzip_member_names_the_suspect_output() {
     fail "without --capacity, the checked records were not written"
 }
 
+# The --files-from list is read once, at the start: rewriting it while the
+# job runs (to name another file and a missing one) changes nothing.
+case_files_from_list_is_read_once() {
+  distinct_urls 400000 https://a.example/ >a.txt
+  distinct_urls 400000 https://b.example/ >b.txt
+  echo a.txt >list
+  start_gdedup dedup --capacity 1M --files-from list -o out.txt
+  # Its first line (the plan) comes after the list was read.
+  local i
+  for ((i = 0; i < 2000; i++)); do
+    [ -s "$SCRATCH/bg.stderr" ] && break
+    sleep 0.01
+  done
+  printf 'b.txt\nmissing.txt\n' >list
+  finish_gdedup
+  expect_status 0
+  cmp -s a.txt out.txt || fail "the output is not that of the list as it was at the start"
+}
+
+# A NUL-separated list carries paths with newlines; read one per line the
+# same list names paths that do not exist, and the job stops before work.
+case_files_from_paths_with_newlines() {
+  distinct_urls 1000 https://n.example/ >$'two\nlines.txt'
+  printf 'two\nlines.txt\0' >list0
+  run_gdedup dedup --capacity 10000 -0 --files-from list0 -o out.txt
+  expect_status 0
+  check_dedup_output $'two\nlines.txt' out.txt 1e-4
+  run_gdedup dedup --capacity 10000 --files-from list0 -o out2.txt
+  expect_status 2
+  expect_message "holds NUL bytes, so its paths are not one per line; give -0"
+  tr '\0' '\n' <list0 >list
+  run_gdedup dedup --capacity 10000 --files-from list -o out2.txt
+  expect_status 1
+  expect_message "cannot open input two: No such file or directory"
+  [ ! -e out2.txt ] || fail "a job with a missing input created its output"
+}
+
 run_cases

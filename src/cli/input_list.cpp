@@ -1,0 +1,158 @@
+#include "cli/input_list.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <system_error>
+
+#include "cli/console.h"
+#include "cli/numbers.h"
+#include "gdedup/error.h"
+
+namespace gdedup::cli {
+namespace {
+
+namespace stdfs = std::filesystem;
+
+std::string list_name(const InputListOptions& o) {
+  return o.files_from == "-" ? "--files-from - (standard input)" : "--files-from " + o.files_from;
+}
+
+std::string read_list(const InputListOptions& o) {
+  std::ostringstream text;
+  if (o.files_from == "-") {
+    // An empty standard input sets failbit on `text`, not an error.
+    text << std::cin.rdbuf();
+    if (std::cin.bad()) throw Error("cannot read the list of inputs " + list_name(o) + ".");
+    return text.str();
+  }
+  std::error_code ec;
+  const stdfs::file_status status = stdfs::status(o.files_from, ec);
+  if (ec) {
+    throw Error("cannot read the list of inputs " + list_name(o) + ": " + ec.message() + ".");
+  }
+  if (stdfs::is_directory(status)) {
+    throw UsageError(list_name(o) + " is a folder; give a file that lists one input path per "
+                     "line (or per NUL with -0), or the folder itself as an input with "
+                     "--recursive");
+  }
+  std::ifstream in(o.files_from, std::ios::binary);
+  if (in) text << in.rdbuf();
+  if (!in || in.bad()) {
+    throw Error("cannot read the list of inputs " + list_name(o) + ": " +
+                std::strerror(errno) + ".");
+  }
+  return text.str();
+}
+
+// The list's paths in order; empty entries (a final separator, blank lines)
+// name nothing.
+std::vector<std::string> listed_paths(const InputListOptions& o) {
+  const std::string text = read_list(o);
+  const char separator = o.null_list ? '\0' : '\n';
+  if (!o.null_list && text.find('\0') != std::string::npos) {
+    throw UsageError(list_name(o) + " holds NUL bytes, so its paths are not one per line; "
+                     "give -0 for a NUL-separated list (find -print0)");
+  }
+  std::vector<std::string> paths;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find(separator, start);
+    if (end == std::string::npos) end = text.size();
+    if (end > start) paths.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  if (paths.empty()) {
+    throw UsageError(list_name(o) + " names no input: it holds no path" +
+                     (o.null_list ? " (NUL-separated, -0)" : "") +
+                     "; give a list with one path per " + (o.null_list ? "NUL" : "line"));
+  }
+  return paths;
+}
+
+// The regular files under `folder`, in byte order of their paths; links
+// and special files met inside are left out.
+void add_folder(const std::string& folder, std::vector<std::string>& out) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  stdfs::recursive_directory_iterator it(folder, stdfs::directory_options::none, ec);
+  for (const stdfs::recursive_directory_iterator end; !ec && it != end; it.increment(ec)) {
+    const stdfs::file_status status = it->symlink_status(ec);
+    if (!ec && stdfs::is_regular_file(status)) found.push_back(it->path().string());
+  }
+  if (ec) {
+    const std::string where = it == stdfs::recursive_directory_iterator() ? folder
+                                                                         : it->path().string();
+    throw Error("cannot read folder " + where + " (under input " + folder + ", --recursive): " +
+                ec.message() + ".");
+  }
+  // std::string compares as unsigned bytes (char_traits<char>): byte order.
+  std::sort(found.begin(), found.end());
+  out.insert(out.end(), found.begin(), found.end());
+}
+
+bool missing(std::error_code ec) {
+  return ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory;
+}
+
+}  // namespace
+
+ResolvedInputs resolve_inputs(const std::vector<std::string>& named,
+                              const InputListOptions& options) {
+  const bool stdin_is_list = options.files_from == "-";
+  auto refuse_stdin_twice = [] {
+    throw UsageError("standard input is the list of inputs (--files-from -), so it cannot "
+                     "also be an input ('-')");
+  };
+  // Before the list is read: standard input named twice is a mistake
+  // whatever it holds.
+  if (stdin_is_list && std::find(named.begin(), named.end(), "-") != named.end()) {
+    refuse_stdin_twice();
+  }
+  std::vector<std::string> given = named;
+  if (!options.files_from.empty()) {
+    const std::vector<std::string> listed = listed_paths(options);
+    given.insert(given.end(), listed.begin(), listed.end());
+  } else if (given.empty()) {
+    given.push_back("-");
+  }
+  ResolvedInputs inputs;
+  for (const std::string& path : given) {
+    if (path == "-") {
+      if (stdin_is_list) refuse_stdin_twice();
+      inputs.paths.push_back(path);
+      continue;
+    }
+    std::error_code ec;
+    const stdfs::file_status status = stdfs::status(path, ec);
+    if (ec && missing(ec) && options.skip_missing) {
+      Console::get().warn("input " + path + " does not exist; left out (--skip-missing)");
+      inputs.skipped.push_back(path);
+      continue;
+    }
+    // Other failures are reported when the input is checked, as opening it would.
+    if (!ec && stdfs::is_directory(status)) {
+      if (!options.recursive) {
+        throw Error("input " + path + " is a folder; give --recursive to read the files under "
+                    "it, or name the files");
+      }
+      add_folder(path, inputs.paths);
+      continue;
+    }
+    inputs.paths.push_back(path);
+  }
+  if (inputs.paths.empty()) {
+    throw Error(inputs.skipped.empty()
+                    ? "no input to read: the folders named hold no regular file"
+                    : "no input to read: the " + counted(inputs.skipped.size(), "input") +
+                          " named " + (inputs.skipped.size() == 1 ? "is" : "are all") +
+                          " missing");
+  }
+  return inputs;
+}
+
+}  // namespace gdedup::cli

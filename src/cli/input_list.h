@@ -1,0 +1,41 @@
+// The inputs of a job as the command line names them: INPUT arguments, the
+// paths listed in a --files-from file, folders opened with --recursive and
+// missing files dropped with --skip-missing, resolved once, before any work,
+// into the list of files the pipeline reads in order.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gdedup::cli {
+
+struct InputListOptions {
+  std::string files_from;     // "" for none; "-" reads the list from standard input
+  bool null_list = false;     // -0: the list's paths end with NUL, not newline
+  bool recursive = false;     // a folder stands for the files under it
+  bool skip_missing = false;  // a missing file is dropped with a warning
+};
+
+struct ResolvedInputs {
+  std::vector<std::string> paths;    // in the order they are read
+  std::vector<std::string> skipped;  // named but missing (--skip-missing)
+};
+
+// The INPUT arguments first, then the list's paths, each in the order given;
+// no INPUT and no list means standard input ("-"). The list is read whole
+// here, once: a list file that changes while the job runs does not change
+// the job. Empty entries of the list are ignored. A folder is refused
+// (Error naming it, as an input that cannot be opened) unless `recursive`; then it stands for every
+// regular file under it, in byte order of their paths, links met inside it
+// not followed (neither linked files nor linked folders are read) and
+// other special files (pipes, sockets, devices) left out. Named paths,
+// links included, are taken as named. A path that does not exist is an
+// Error unless `skip_missing`, which warns once per path and leaves it out.
+// Throws UsageError for a list that is a folder or names no path, for
+// standard input named twice (also as the list), and when nothing is left
+// to read; Error for a list that cannot be read or a folder that cannot be
+// walked.
+ResolvedInputs resolve_inputs(const std::vector<std::string>& named,
+                              const InputListOptions& options);
+
+}  // namespace gdedup::cli
