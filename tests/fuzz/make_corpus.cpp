@@ -239,6 +239,7 @@ void checkpoint_seeds() {
   f.counters().planned_fpr = 1e-3;
   gdedup::ResumeState state;
   state.keys = gdedup::KeyOptions::parse("field:2", "comma", "url");
+  state.record_separator = '\0';
   state.output = "out.txt";
   state.output_temporary = "out.txt.tmp.x7k2qa";
   state.inputs.push_back({"a.txt.gz", true, 1234, 1700000000123456789, 0x1122334455667788});
