@@ -204,7 +204,8 @@ class CheckpointRefusalTest : public CheckpointResumeTest {
     ASSERT_TRUE(fs::exists(o_.checkpoint));
   }
 
-  // The message of the Error a resume with `o` throws, or "".
+  // The message of the Error a resume with `o` throws, or "". Every
+  // refusal is of kind resume_mismatch.
   std::string resume_error(const PipelineOptions& o) {
     Checkpoint ck = load_checkpoint(o_.checkpoint);
     auto backend = make_cpu_backend(ck.filter);
@@ -213,6 +214,7 @@ class CheckpointRefusalTest : public CheckpointResumeTest {
     try {
       run_pipeline(r, ck.filter, *backend);
     } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::resume_mismatch) << e.what();
       return e.what();
     }
     return "";
@@ -269,6 +271,7 @@ TEST_F(CheckpointRefusalTest, FilterParamsThatDifferAreNamed) {
     FAIL() << "resumed with another filter";
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("filter seed differs"), std::string::npos) << e.what();
+    EXPECT_EQ(e.kind(), ErrorKind::resume_mismatch);
   }
 }
 

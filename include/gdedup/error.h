@@ -48,6 +48,15 @@ enum class ErrorKind {
   // The reader of the output went away (EPIPE): not a failure of ours; a
   // command line ends quietly (`gdedup ... | head`).
   broken_pipe,
+  // An input is in a format gdedup does not decode (lz4's legacy format,
+  // Unix compress, lzip); a decompressor in front of it would do.
+  unsupported_format,
+  // An input changed while it was being read: its records may be mixed
+  // from two versions of it.
+  input_changed,
+  // A resume does not match the run its checkpoint was taken of: an input,
+  // the output, an option or the filter differs from what it recorded.
+  resume_mismatch,
 };
 
 // A failure while doing the work: I/O, a damaged file, no device.

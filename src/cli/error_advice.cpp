@@ -24,6 +24,9 @@ std::string flag_advice(ErrorKind kind) {
     case ErrorKind::io:
     case ErrorKind::damaged:
     case ErrorKind::broken_pipe:
+    case ErrorKind::unsupported_format:
+    case ErrorKind::input_changed:
+    case ErrorKind::resume_mismatch:
       break;
   }
   return "";

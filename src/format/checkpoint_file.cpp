@@ -126,9 +126,9 @@ Checkpoint load_checkpoint(const std::string& path) {
 
 void check_checkpoint_params(const FilterParams& saved, const FilterParams& requested) {
   auto differs = [](const std::string& what, const std::string& a, const std::string& b) {
-    throw Error("the filter " + what + " differs from the checkpoint's: the checkpoint " +
-                     "has " + a + ", this run asks for " + b +
-                     "; resume with the options of the interrupted run");
+    throw Error("the filter " + what + " differs from the checkpoint's: the checkpoint has " + a +
+                    ", this run asks for " + b + "; resume with the options of the interrupted run",
+                ErrorKind::resume_mismatch);
   };
   if (!(saved.layout == requested.layout)) {
     differs("layout", std::to_string(saved.layout.block_bits) + "-bit blocks with k = " +

@@ -57,8 +57,10 @@ class Decoder {
   }
 
   [[noreturn]] void malformed() const {
-    throw Error(path_ + " has a malformed resume state (its checksum matches, so it was "
-                        "written by a program that does not follow the checkpoint format)");
+    throw Error(path_ +
+                    " has a malformed resume state (its checksum matches, so it was "
+                    "written by a program that does not follow the checkpoint format)",
+                ErrorKind::damaged);
   }
 
  private:

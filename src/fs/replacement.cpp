@@ -9,7 +9,8 @@ Replacement::Replacement(std::string target, std::string failure)
     : target_(std::move(target)), failure_(std::move(failure)) {
   if (const int err = create_temp_beside(target_, temp_, live_slot_)) {
     throw Error(failure_ + ": creating a temporary file beside it in folder " +
-                containing_folder(target_) + " failed: " + error_text(err));
+                    containing_folder(target_) + " failed: " + error_text(err),
+                ErrorKind::io);
   }
 }
 
@@ -22,7 +23,7 @@ Replacement::~Replacement() {
 }
 
 void Replacement::fail(const std::string& doing, int err) const {
-  throw Error(failure_ + ": " + doing + " failed: " + error_text(err));
+  throw Error(failure_ + ": " + doing + " failed: " + error_text(err), ErrorKind::io);
 }
 
 void Replacement::write(const void* data, size_t size) {
@@ -42,8 +43,9 @@ void Replacement::commit() {
   committed_ = true;
   if (const int err = sync_folder(target_)) {
     throw Error(failure_ + ": the file was written, but syncing its folder " +
-                containing_folder(target_) + " failed, so it may not survive a crash: " +
-                error_text(err));
+                    containing_folder(target_) +
+                    " failed, so it may not survive a crash: " + error_text(err),
+                ErrorKind::io);
   }
 }
 

@@ -35,7 +35,8 @@ void Bzip2Source::start_stream() {
   end_stream();
   stream_->s = bz_stream{};
   if (BZ2_bzDecompressInit(&stream_->s, 0, 0) != BZ_OK) {
-    throw Error(name() + ": cannot start the bzip2 decoder (out of memory).");
+    throw Error(name() + ": cannot start the bzip2 decoder (out of memory).",
+                ErrorKind::out_of_memory);
   }
   stream_->live = true;
   in_stream_ = true;
@@ -73,7 +74,9 @@ void Bzip2Source::decode(char* buf, size_t capacity, size_t& produced) {
       end_stream();
       continue;
     }
-    if (ret == BZ_MEM_ERROR) throw Error(name() + ": the bzip2 decoder ran out of memory.");
+    if (ret == BZ_MEM_ERROR) {
+      throw Error(name() + ": the bzip2 decoder ran out of memory.", ErrorKind::out_of_memory);
+    }
     if (ret != BZ_OK) throw_damaged("bzip2", bz_reason(ret));
     if (consumed == 0 && made == 0) {
       if (in_pos_ == in_end_ && raw_at_end_) throw_truncated("bzip2");

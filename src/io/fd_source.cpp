@@ -11,13 +11,13 @@ namespace gdedup::io {
 std::unique_ptr<FdSource> FdSource::open(const std::string& path) {
   fs::File file;
   if (const int err = fs::open_for_reading(path, file)) {
-    throw Error("cannot open input " + path + ": " + fs::error_text(err) + ".");
+    throw Error("cannot open input " + path + ": " + fs::error_text(err) + ".", ErrorKind::io);
   }
   // Opening a directory succeeds on Linux; say so now rather than at the
   // first read, with the same wording as a failed open.
   fs::FileStatus status;
   if (fs::status_of(file.fd(), status) == 0 && status.type == fs::FileStatus::Type::kDirectory) {
-    throw Error("cannot open input " + path + ": " + fs::error_text(EISDIR) + ".");
+    throw Error("cannot open input " + path + ": " + fs::error_text(EISDIR) + ".", ErrorKind::io);
   }
   return std::make_unique<FdSource>(file.release(), path, true);
 }
@@ -52,8 +52,9 @@ void FdSource::check_unchanged() const {
                                             std::to_string(was) + " bytes when opened, " +
                                             std::to_string(now) + " at the end";
   throw Error("input " + name_ + " " + what + ", after " + std::to_string(bytes_read_) +
-              " bytes were read; the output may lack records of it or hold some of another "
-              "version of it. Run the job again once nothing writes to the file.");
+                  " bytes were read; the output may lack records of it or hold some of another "
+                  "version of it. Run the job again once nothing writes to the file.",
+              ErrorKind::input_changed);
 }
 
 FdSource::~FdSource() {
@@ -64,8 +65,9 @@ size_t FdSource::read(char* buf, size_t capacity) {
   if (at_end_) return 0;
   long n = fs::read_some(fd_, buf, capacity);
   if (n < 0) {
-    throw Error("cannot read input " + name_ + " at byte offset " +
-                std::to_string(bytes_read_) + ": " + fs::error_text(errno) + ".");
+    throw Error("cannot read input " + name_ + " at byte offset " + std::to_string(bytes_read_) +
+                    ": " + fs::error_text(errno) + ".",
+                ErrorKind::io);
   }
   // A terminal gives 0 at Ctrl-D and data again afterwards: the first 0 ends
   // the input, so the "stays 0" promise holds. A regular file must end as

@@ -127,7 +127,8 @@ GzipSource::GzipSource(std::unique_ptr<ByteSource> raw)
     : DecoderSource(std::move(raw)), stream_(std::make_unique<Stream>()) {
   // 15 + 32: the largest window, gzip or zlib header detected automatically.
   if (inflateInit2(&stream_->z, 15 + 32) != Z_OK) {
-    throw Error(name() + ": cannot start the gzip decoder (out of memory).");
+    throw Error(name() + ": cannot start the gzip decoder (out of memory).",
+                ErrorKind::out_of_memory);
   }
 }
 
@@ -169,7 +170,7 @@ void GzipSource::decode(char* buf, size_t capacity, size_t& produced) {
         if (in_pos_ == in_end_ && raw_at_end_) throw_truncated("gzip");
         break;
       case Z_MEM_ERROR:
-        throw Error(name() + ": the gzip decoder ran out of memory.");
+        throw Error(name() + ": the gzip decoder ran out of memory.", ErrorKind::out_of_memory);
       default:  // Z_DATA_ERROR, Z_NEED_DICT, Z_STREAM_ERROR
         throw_damaged("gzip", z.msg != nullptr ? z.msg : "invalid data");
     }

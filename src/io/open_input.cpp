@@ -148,7 +148,9 @@ std::unique_ptr<ByteSource> wrap_decoder(std::unique_ptr<ByteSource> raw) {
   std::string prefix;
   const Compression kind = sniff(*raw, prefix);
   const std::string why_not = refusal(kind);
-  if (!why_not.empty()) throw Error(raw->name() + " " + why_not + ".");
+  if (!why_not.empty()) {
+    throw Error(raw->name() + " " + why_not + ".", ErrorKind::unsupported_format);
+  }
   auto replay = std::make_unique<PrefixedSource>(std::move(prefix), std::move(raw));
   switch (kind) {
     case Compression::gzip:

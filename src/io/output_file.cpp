@@ -17,13 +17,14 @@ constexpr uint32_t kNewFileMode = 0666;
 
 [[noreturn]] void cannot_create(const std::string& what, const std::string& path,
                                 const std::string& reason) {
-  throw Error("cannot create " + what + " " + path + ": " + reason + ".");
+  throw Error("cannot create " + what + " " + path + ": " + reason + ".", ErrorKind::io);
 }
 
 [[noreturn]] void cannot_resume(const std::string& temporary, const std::string& path,
                                 const std::string& reason) {
   throw Error("cannot resume output " + path + ": its temporary file " + temporary +
-              ", named by the checkpoint, " + reason);
+                  ", named by the checkpoint, " + reason,
+              ErrorKind::resume_mismatch);
 }
 
 // A new temporary file beside `target`, in the registry of live temporaries
@@ -125,7 +126,8 @@ OutputFile OutputFile::resume_renamed(const std::string& path, const std::string
   const std::string name = copy.name();
   try {
     if (const int err = copy_prefix(renamed.fd(), copy, prefix.bytes)) {
-      throw Error("copying " + target + " into " + name + " failed: " + fs::error_text(err));
+      throw Error("copying " + target + " into " + name + " failed: " + fs::error_text(err),
+                  ErrorKind::io);
     }
     OutputFile out("output", path, target, name,
                    OutputWriter::continue_file(copy.release(), name, prefix, buffer));
@@ -193,14 +195,16 @@ void OutputFile::commit() {
   if (in_place()) return;
   if (const int err = fs::rename_file(temporary_, target_)) {
     throw Error("cannot complete " + what_ + " " + path_ + ": renaming " + temporary_ +
-                " over it failed: " + fs::error_text(err) + ".");
+                    " over it failed: " + fs::error_text(err) + ".",
+                ErrorKind::io);
   }
   committed_ = true;
   fs::forget_temporary(std::exchange(live_slot_, -1));
   if (const int err = fs::sync_folder(target_)) {
     throw Error(what_ + " " + path_ + " was written, but syncing its folder " +
-                fs::containing_folder(target_) + " failed, so it may not survive a crash: " +
-                fs::error_text(err) + ".");
+                    fs::containing_folder(target_) +
+                    " failed, so it may not survive a crash: " + fs::error_text(err) + ".",
+                ErrorKind::io);
   }
 }
 

@@ -38,11 +38,13 @@ bool holds_bytes(int fd) {
 
 [[noreturn]] void cannot_open(const std::string& doing, const std::string& path, int err) {
   if (err == ELOOP) {
-    throw Error(doing + " " + path + ": it is a symbolic link that belongs to another user, "
-                "and gdedup follows no link someone else may have planted; remove it, or "
-                "name the file it points to.");
+    throw Error(doing + " " + path +
+                    ": it is a symbolic link that belongs to another user, "
+                    "and gdedup follows no link someone else may have planted; remove it, or "
+                    "name the file it points to.",
+                ErrorKind::io);
   }
-  throw Error(doing + " " + path + ": " + fs::error_text(err) + ".");
+  throw Error(doing + " " + path + ": " + fs::error_text(err) + ".", ErrorKind::io);
 }
 
 }  // namespace
@@ -76,8 +78,9 @@ OutputWriter OutputWriter::continue_file(int fd, std::string name, const OutputP
   }
   if (status.size < prefix.bytes) {
     throw Error("cannot resume output " + path + ": it holds " + std::to_string(status.size) +
-                " bytes, fewer than the " + std::to_string(prefix.bytes) +
-                " the checkpoint recorded; it is not the output of that run.");
+                    " bytes, fewer than the " + std::to_string(prefix.bytes) +
+                    " the checkpoint recorded; it is not the output of that run.",
+                ErrorKind::resume_mismatch);
   }
   // One sequential read of what the interrupted run wrote: an output edited
   // since would make the resumed one differ from an uninterrupted run's.
@@ -92,12 +95,13 @@ OutputWriter OutputWriter::continue_file(int fd, std::string name, const OutputP
     at += static_cast<uint64_t>(got);
   }
   if (XXH3_64bits_digest(&hasher->state) != prefix.checksum) {
-    throw Error("cannot resume output " + path + ": its first " +
-                std::to_string(prefix.bytes) + " bytes are not those the interrupted run "
-                "wrote (their checksum differs from the checkpoint's), so it was changed "
-                "after the checkpoint and a resumed run would not give the output of one "
-                "uninterrupted run; restore the output, or delete the checkpoint and start "
-                "over.");
+    throw Error("cannot resume output " + path + ": its first " + std::to_string(prefix.bytes) +
+                    " bytes are not those the interrupted run "
+                    "wrote (their checksum differs from the checkpoint's), so it was changed "
+                    "after the checkpoint and a resumed run would not give the output of one "
+                    "uninterrupted run; restore the output, or delete the checkpoint and start "
+                    "over.",
+                ErrorKind::resume_mismatch);
   }
   OutputWriter w(file.release(), path, true, prefix.bytes, buffer);
   w.hasher_ = std::move(hasher);

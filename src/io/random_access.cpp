@@ -37,7 +37,7 @@ class PositionalSource final : public ByteSource {
 
 std::unique_ptr<RandomAccessInput> RandomAccessInput::open(const std::string& path) {
   auto refuse = [&path](int err) {
-    return Error("cannot open input " + path + ": " + fs::error_text(err) + ".");
+    return Error("cannot open input " + path + ": " + fs::error_text(err) + ".", ErrorKind::io);
   };
   fs::FileStatus status;
   if (path == "-") {
@@ -75,7 +75,8 @@ size_t RandomAccessInput::read_at(uint64_t offset, char* buf, size_t capacity) c
     const long n = fs::pread_some(fd_, buf + done, capacity - done, start_ + offset + done);
     if (n < 0) {
       throw Error("cannot read input " + name_ + " at byte offset " +
-                  std::to_string(offset + done) + ": " + fs::error_text(errno) + ".");
+                      std::to_string(offset + done) + ": " + fs::error_text(errno) + ".",
+                  ErrorKind::io);
     }
     if (n == 0) break;
     done += static_cast<size_t>(n);

@@ -238,12 +238,13 @@ void RecordReader::skip_to(const StreamPoint& target) {
                     later_form(p, target) || later_form(target, p);
   if (p.records != target.records || p.offset != target.offset || !same_place) {
     throw Error("the input is not the one the checkpoint was taken on: record " +
-                std::to_string(p.records) + " ends at byte " + std::to_string(p.offset) +
-                " of the stream (input " + std::to_string(p.input_index + 1) + ", byte " +
-                std::to_string(p.input_offset) + "), the checkpoint says record " +
-                std::to_string(target.records) + " at byte " + std::to_string(target.offset) +
-                " (input " + std::to_string(target.input_index + 1) + ", byte " +
-                std::to_string(target.input_offset) + ").");
+                    std::to_string(p.records) + " ends at byte " + std::to_string(p.offset) +
+                    " of the stream (input " + std::to_string(p.input_index + 1) + ", byte " +
+                    std::to_string(p.input_offset) + "), the checkpoint says record " +
+                    std::to_string(target.records) + " at byte " + std::to_string(target.offset) +
+                    " (input " + std::to_string(target.input_index + 1) + ", byte " +
+                    std::to_string(target.input_offset) + ").",
+                ErrorKind::resume_mismatch);
   }
 }
 

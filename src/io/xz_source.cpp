@@ -32,7 +32,8 @@ XzSource::XzSource(std::unique_ptr<ByteSource> raw)
   // No memory limit: the dictionary size is the compressor's choice (64 MiB
   // at xz -9), and refusing a valid file halfway would help nobody.
   if (lzma_stream_decoder(&stream_->s, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) {
-    throw Error(name() + ": cannot start the xz decoder (out of memory).");
+    throw Error(name() + ": cannot start the xz decoder (out of memory).",
+                ErrorKind::out_of_memory);
   }
 }
 
@@ -58,7 +59,7 @@ void XzSource::decode(char* buf, size_t capacity, size_t& produced) {
       ended_ = true;
       verified(produced);
     } else if (ret == LZMA_MEM_ERROR) {
-      throw Error(name() + ": the xz decoder ran out of memory.");
+      throw Error(name() + ": the xz decoder ran out of memory.", ErrorKind::out_of_memory);
     } else if (ret != LZMA_OK && ret != LZMA_BUF_ERROR) {
       throw_damaged("xz", lzma_reason(ret));
     } else if (made == 0 && consumed == 0) {

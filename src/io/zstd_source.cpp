@@ -16,7 +16,8 @@ ZstdSource::ZstdSource(std::unique_ptr<ByteSource> raw)
     : DecoderSource(std::move(raw)), ctx_(std::make_unique<Context>()) {
   ctx_->d = ZSTD_createDCtx();
   if (ctx_->d == nullptr) {
-    throw Error(name() + ": cannot start the zstd decoder (out of memory).");
+    throw Error(name() + ": cannot start the zstd decoder (out of memory).",
+                ErrorKind::out_of_memory);
   }
   // Accept what `zstd --long=31` writes: a 2 GiB window instead of the 128 MiB
   // default, so such files decode instead of failing midway.

@@ -116,12 +116,13 @@ class U64Source final : public BatchSource {
         later_form(p, target) || later_form(target, p);
     if (p.records != target.records || p.offset != target.offset || !same_place) {
       throw Error("the input is not the one the checkpoint was taken on: it holds " +
-                  std::to_string(p.records) + " fingerprints up to input " +
-                  std::to_string(p.input_index + 1) + ", byte " +
-                  std::to_string(p.input_offset) + ", the checkpoint says " +
-                  std::to_string(target.records) + " up to input " +
-                  std::to_string(target.input_index + 1) + ", byte " +
-                  std::to_string(target.input_offset) + ".");
+                      std::to_string(p.records) + " fingerprints up to input " +
+                      std::to_string(p.input_index + 1) + ", byte " +
+                      std::to_string(p.input_offset) + ", the checkpoint says " +
+                      std::to_string(target.records) + " up to input " +
+                      std::to_string(target.input_index + 1) + ", byte " +
+                      std::to_string(target.input_offset) + ".",
+                  ErrorKind::resume_mismatch);
     }
   }
 
@@ -145,9 +146,10 @@ class U64Source final : public BatchSource {
       if (got == 0) {
         if (position_.input_offset % 8 != 0) {
           throw Error(source_.name() + " is not a whole number of 64-bit fingerprints: it has " +
-                      std::to_string(position_.input_offset) + " bytes, " +
-                      std::to_string(position_.input_offset % 8) +
-                      " more than a multiple of 8.");
+                          std::to_string(position_.input_offset) + " bytes, " +
+                          std::to_string(position_.input_offset % 8) +
+                          " more than a multiple of 8.",
+                      ErrorKind::damaged);
         }
         done_ = !source_.next_input();
         position_.input_offset = 0;

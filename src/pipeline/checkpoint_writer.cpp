@@ -27,8 +27,15 @@ void CheckpointWriter::wait() {
   if (thread_.joinable()) thread_.join();
   if (!failure_) return;
   std::string reason;
+  ErrorKind kind = ErrorKind::failure;
   try {
     std::rethrow_exception(failure_);
+  } catch (const Error& e) {
+    reason = e.what();
+    kind = e.kind();
+  } catch (const std::bad_alloc& e) {
+    reason = e.what();
+    kind = ErrorKind::out_of_memory;
   } catch (const std::exception& e) {
     reason = e.what();
   }
@@ -37,7 +44,8 @@ void CheckpointWriter::wait() {
                        ", is intact and the job can be resumed from it"
                  : "no earlier checkpoint of this run exists";
   throw Error("checkpoint failed: " + reason + ". The job stopped rather than go on without "
-              "a checkpoint; " + previous + ".");
+              "a checkpoint; " + previous + ".",
+              kind);
 }
 
 void CheckpointWriter::write(const uint32_t* words, const FilterParams& params,
@@ -48,11 +56,12 @@ void CheckpointWriter::write(const uint32_t* words, const FilterParams& params,
     // durable before the checkpoint that relies on them exists.
     if (!output_file_.is_open()) {
       if (const int err = fs::open_own_file(output_, output_file_)) {
-        throw Error("cannot open output " + output_ + " to sync it: " + fs::error_text(err));
+        throw Error("cannot open output " + output_ + " to sync it: " + fs::error_text(err),
+                    ErrorKind::io);
       }
     }
     if (const int err = output_file_.sync()) {
-      throw Error("syncing output " + output_ + " failed: " + fs::error_text(err));
+      throw Error("syncing output " + output_ + " failed: " + fs::error_text(err), ErrorKind::io);
     }
   }
   format::write_checkpoint_file(words, params, counters, state, path_);

@@ -23,8 +23,9 @@ constexpr uint64_t kSpread = 16;
 constexpr uint64_t kWholeBelow = 256 << 10;
 
 [[noreturn]] void cannot_read(const std::string& path, int err) {
-  throw Error("cannot read input " + path + " to identify it for the checkpoint: " +
-              fs::error_text(err));
+  throw Error(
+      "cannot read input " + path + " to identify it for the checkpoint: " + fs::error_text(err),
+      ErrorKind::io);
 }
 
 uint64_t sample_hash(int fd, const std::string& path, uint64_t size) {
@@ -58,7 +59,7 @@ InputIdentity identify_input(const std::string& path) {
   }
   fs::File file;
   if (const int err = fs::open_for_reading(path, file)) {
-    throw Error("cannot open input " + path + ": " + fs::error_text(err));
+    throw Error("cannot open input " + path + ": " + fs::error_text(err), ErrorKind::io);
   }
   fs::FileStatus status;
   if (const int err = fs::status_of(file.fd(), status)) cannot_read(path, err);
@@ -76,7 +77,8 @@ void check_same_input(const InputIdentity& saved, const InputIdentity& now, size
   const std::string which = "input " + std::to_string(number) + " (" + now.path + ")";
   auto changed = [&](const std::string& what) {
     throw Error("cannot resume: " + which + " has changed since the checkpoint was written: " +
-                what + "; a resumed run must read the same inputs");
+                    what + "; a resumed run must read the same inputs",
+                ErrorKind::resume_mismatch);
   };
   if (saved.path != now.path) {
     changed("the checkpoint was taken on " + saved.path + ", this run reads " + now.path);

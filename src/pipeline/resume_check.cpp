@@ -13,9 +13,9 @@ std::string quoted(const std::string& s) { return "\"" + s + "\""; }
                                  const std::string& saved, const std::string& now) {
   const std::string from = state.loaded_from.empty() ? "" : " " + state.loaded_from;
   throw Error("cannot resume from checkpoint" + from + ": the " + option +
-                   " option differs: the checkpoint was written with " + saved +
-                   ", this run has " + now +
-                   "; resume with the options of the interrupted run");
+                  " option differs: the checkpoint was written with " + saved + ", this run has " +
+                  now + "; resume with the options of the interrupted run",
+              ErrorKind::resume_mismatch);
 }
 
 std::string output_text(const std::string& output) {
@@ -80,13 +80,17 @@ void check_resume(const ResumeState& state, const PipelineOptions& options,
   } catch (const Error& e) {
     throw UsageError(std::string("the filter given to the resumed run is not the "
                                  "checkpoint's (use the filter load_checkpoint returns): ") +
-                     e.what());
+                         e.what(),
+                     ErrorKind::resume_mismatch);
   }
   if (filter.counters().insertions != state.insertions) {
     throw UsageError("the filter given to the resumed run is not the checkpoint's: it counts " +
-                     std::to_string(filter.counters().insertions) + " insertions, the "
-                     "checkpoint " + std::to_string(state.insertions) +
-                     " (use the filter load_checkpoint returns)");
+                         std::to_string(filter.counters().insertions) +
+                         " insertions, the "
+                         "checkpoint " +
+                         std::to_string(state.insertions) +
+                         " (use the filter load_checkpoint returns)",
+                     ErrorKind::resume_mismatch);
   }
   for (size_t i = 0; i < now.size(); ++i) check_same_input(state.inputs[i], now[i], i + 1);
 }
