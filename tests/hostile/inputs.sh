@@ -237,4 +237,41 @@ case_files_from_paths_with_newlines() {
   [ ! -e out2.txt ] || fail "a job with a missing input created its output"
 }
 
+# A --files-from job killed with SIGKILL once a checkpoint exists, resumed
+# (and killed again) until it completes: the output is the uninterrupted
+# run's, byte for byte.
+case_files_from_job_killed_and_resumed() {
+  local i round
+  for ((i = 0; i < 30; i++)); do
+    seq $((i * 20000)) $((i * 20000 + 39999)) | sed 's|^|https://k.example/|' >"shard $i.txt"
+    printf '%s\0' "shard $i.txt" >>list0
+  done
+  local job=(dedup --capacity 1M --batch 20000 -q -0 --files-from list0)
+  run_gdedup "${job[@]}" -o ref.txt
+  expect_status 0
+  local resume=() finished=0
+  for ((round = 0; round < 3; round++)); do
+    start_gdedup "${job[@]}" -o out.txt --checkpoint ck --checkpoint-every 100K "${resume[@]}"
+    # Killed once this run has written a checkpoint of its own (or ended).
+    for ((i = 0; i < 3000; i++)); do
+      [ ck -nt ck.mark ] && break
+      kill -0 "$BG_PID" 2>/dev/null || break
+      sleep 0.01
+    done
+    kill -s KILL "$BG_PID" 2>/dev/null
+    finish_gdedup
+    if [ "$STATUS" -eq 0 ]; then
+      finished=1
+      break
+    fi
+    touch ck.mark
+    [ -f ck ] && resume=(--resume) || resume=()
+  done
+  if [ "$finished" -eq 0 ]; then
+    run_gdedup "${job[@]}" -o out.txt --checkpoint ck --checkpoint-every 100K "${resume[@]}"
+    expect_status 0
+  fi
+  cmp -s ref.txt out.txt || fail "the resumed output differs from the uninterrupted run's"
+}
+
 run_cases
