@@ -18,6 +18,9 @@ TEST(BackendRegistry, ListsTheGpuBeforeTheCpu) {
   for (const BackendEntry& e : backend_registry()) {
     EXPECT_EQ(find_backend(e.name), &e);
     EXPECT_FALSE(e.summary.empty()) << e.name;
+    // The library's words name no flag: a front end adds its own.
+    EXPECT_EQ(e.summary.find("--"), std::string::npos) << e.summary;
+    EXPECT_EQ(e.uses_device, e.name == "gpu") << e.name;
   }
   EXPECT_EQ(find_backend("tpu"), nullptr);
   EXPECT_EQ(find_backend("auto"), nullptr);

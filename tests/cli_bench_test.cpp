@@ -71,7 +71,8 @@ TEST(CliBench, ListsTheRegisteredBackends) {
   REQUIRE_GDEDUP_BIN();
   const cli_test::Result r = cli_test::run({"bench", "--list-backends"});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_TRUE(has(r.out, "gpu    ")) << r.out;
+  // The command adds its own flag to the library's phrase.
+  EXPECT_TRUE(has(r.out, "gpu    a CUDA device (--device N)\n")) << r.out;
   ASSERT_TRUE(has(r.out, "cpu    ")) << r.out;
   EXPECT_TRUE(has(r.out.substr(r.out.find("cpu    ")), "\n       available\n")) << r.out;
   EXPECT_FALSE(has(r.out, "fingerprints")) << "measured with --list-backends: " << r.out;
@@ -80,6 +81,7 @@ TEST(CliBench, ListsTheRegisteredBackends) {
   EXPECT_TRUE(has(bad.err, "--backend tpu: expected auto, gpu or cpu")) << bad.err;
   const cli_test::Result help = cli_test::run({"dedup", "--help"});
   EXPECT_TRUE(has(help.out, "auto|gpu|cpu")) << help.out;
+  EXPECT_TRUE(has(help.out, "gpu: a CUDA device (--device N)")) << help.out;
 }
 
 // --device picks the GPU backend's device; one past the last is refused

@@ -29,8 +29,11 @@ struct MadeBackend {
 };
 
 struct BackendEntry {
-  std::string name;     // what --backend takes: "cpu"
+  std::string name;     // how callers choose it: "cpu"
   std::string summary;  // a phrase for help and listings: "the processor's cores"
+  // It runs on the device BackendOptions::device names (a front end says
+  // how that number is chosen).
+  bool uses_device = false;
   // Whether it can run here; when not, *why_not (if given) gets a sentence
   // saying why.
   std::function<bool(const BackendOptions&, std::string* why_not)> available;

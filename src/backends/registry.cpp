@@ -43,7 +43,8 @@ BackendEntry cpu_entry() {
 BackendEntry gpu_entry() {
   BackendEntry e;
   e.name = "gpu";
-  e.summary = "a CUDA device (--device N)";
+  e.summary = "a CUDA device";
+  e.uses_device = true;
   e.available = [](const BackendOptions& options, std::string* why_not) {
     return gpu_available(why_not, options.device);
   };

@@ -20,4 +20,8 @@ MadeBackend choose_backend(const std::string& which, BackendOptions options, Fil
 // for --backend's help.
 std::string backend_choices_help();
 
+// The entry's summary, with the flag that chooses its device when it uses
+// one: "a CUDA device (--device N)".
+std::string backend_summary(const BackendEntry& entry);
+
 }  // namespace gdedup::cli

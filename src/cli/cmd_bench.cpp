@@ -175,7 +175,7 @@ int list_backends(const BenchOptions& options) {
   for (const BackendEntry& e : backend_registry()) {
     std::string why_not;
     const bool available = e.available(on, &why_not);
-    std::printf("%-6s %s\n       %s\n", e.name.c_str(), e.summary.c_str(),
+    std::printf("%-6s %s\n       %s\n", e.name.c_str(), backend_summary(e).c_str(),
                 available ? "available" : ("unavailable: " + why_not).c_str());
   }
   return 0;
