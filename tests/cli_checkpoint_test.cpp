@@ -214,7 +214,7 @@ class CliCheckpointKillLoop : public ::testing::Test {
   static std::vector<std::string> job_args(const std::string& out, const std::string& filter,
                                            const char* threads) {
     return {"dedup", *dir_ / "in.txt", "-o", out, "-f", filter, "--capacity", "2M",
-            "--fpr", "0.01", "--batch", kLoopBatchText, "--threads", threads};
+            "--fpr", "0.01", "--no-grow", "--batch", kLoopBatchText, "--threads", threads};
   }
 
   struct Counts {
@@ -363,7 +363,7 @@ class StoppedJob {
 
   std::vector<std::string> args(const std::string& out, const std::string& filter) const {
     return {"dedup", input(), "-o", out, "-f", filter, "--capacity", "1M", "--fpr", "0.01",
-            "--batch", kBatchText};
+            "--no-grow", "--batch", kBatchText};
   }
   std::vector<std::string> checkpointed() const {
     return with(args(output(), filter()),
@@ -573,7 +573,7 @@ TEST(CliCheckpoint, BuildStopsAndResumes) {
   cli_test::TempDir dir;
   cli_test::write_file(dir / "in.txt", make_records(300000, 200000, 11));
   const std::vector<std::string> args = {"build", dir / "in.txt", "--capacity", "1M",
-                                         "--batch", kBatchText, "-q"};
+                                         "--no-grow", "--batch", kBatchText, "-q"};
   Result r = run(with(args, {"-f", dir / "ref.bf"}));
   ASSERT_EQ(r.status, 0) << r.err;
   const std::vector<std::string> ck_args =
@@ -594,7 +594,7 @@ TEST(CliCheckpoint, ResumeWithAnExistingFilterFile) {
   StoppedJob job;
   const cli_test::TempDir& dir = job.dir();
   const std::vector<std::string> day1 = {"dedup", dir / "day1.txt", "-o", dir / "d1.txt",
-                                         "--capacity", "1M", "--fpr", "0.01", "-q"};
+                                         "--capacity", "1M", "--fpr", "0.01", "--no-grow", "-q"};
   cli_test::write_file(dir / "day1.txt", make_records(50000, 400000, 3));
   for (const char* f : {"seen.bf", "seen_ref.bf"}) {
     const Result r = run(with(day1, {"-f", dir / f}));

@@ -1,5 +1,6 @@
-// Filter files: exact round trips, and refusal of every damaged, truncated,
-// extended or foreign file with a message that names it.
+// Version 1 filter files, which are still read: exact round trips, and
+// refusal of every damaged, truncated, extended or foreign file with a
+// message that names it. Version 2 files: filter_file_v2_test.cpp.
 #include "gdedup/filter_file.h"
 
 #include <gtest/gtest.h>
@@ -21,6 +22,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "format/file_writer.h"
 #include "format/filter_file_format.h"
 #include "fs/file_ops.h"
 #include "file_util.h"
@@ -47,6 +49,13 @@ class FilterFileTest : public test::TempDirTest {
 // Sets the bits of "key-0".."key-(n-1)" with the scalar reference.
 Filter make_filter(const FilterParams& params, int keys) {
   return test::filter_with_keys(params, keys, 1.2345678901234567e-4);
+}
+
+// The file a release that wrote version 1 saved.
+void save_v1(const Filter& filter, const std::string& path) {
+  format::write_file(path, "cannot save filter to " + path,
+                     {ff::kMagic, ff::kVersion1, filter.words(), filter.params(),
+                      filter.counters(), "", {}});
 }
 
 Filter small_filter() { return make_filter(FilterParams{4, {256, 8}, kDefaultSeed}, 20); }
@@ -91,7 +100,7 @@ TEST_F(FilterFileTest, RoundTripIsExactForEveryLayout) {
     SCOPED_TRACE(std::to_string(layout.block_bits) + "/" + std::to_string(layout.k));
     const Filter original = make_filter(FilterParams{37, layout, 0x1234abcdull}, 300);
     const std::string first = path("first.gdf"), second = path("second.gdf");
-    save_filter(original, first);
+    save_v1(original, first);
     EXPECT_EQ(fs::file_size(first), 4096 + original.params().bytes());
 
     const Filter loaded = load_filter(first);
@@ -99,17 +108,17 @@ TEST_F(FilterFileTest, RoundTripIsExactForEveryLayout) {
 
     const FilterFileInfo info = read_filter_info(first);
     EXPECT_EQ(info.version, 1u);
-    EXPECT_EQ(info.params, original.params());
-    EXPECT_EQ(info.counters.insertions, original.counters().insertions);
+    EXPECT_EQ(info.params[0], original.params());
+    EXPECT_EQ(info.counters[0].insertions, original.counters().insertions);
 
-    save_filter(loaded, second);
+    save_v1(loaded, second);
     EXPECT_EQ(read_bytes(first), read_bytes(second));
   }
 }
 
 TEST_F(FilterFileTest, HeaderFieldsSitWhereTheFormatSays) {
   const Filter filter = make_filter(FilterParams{5, {512, 32}, 77}, 10);
-  save_filter(filter, path("f"));
+  save_v1(filter, path("f"));
   const Bytes file = read_bytes(path("f"));
   ASSERT_EQ(file.size(), 4096u + 5 * 64);
   EXPECT_EQ(std::string(file.begin(), file.begin() + 8), "GDEDUPBF");
@@ -133,12 +142,12 @@ TEST_F(FilterFileTest, HeaderFieldsSitWhereTheFormatSays) {
 TEST_F(FilterFileTest, BitArrayLargerThanOneReadChunkRoundTrips) {
   // 9.6 MB: more than one 8 MiB read.
   const Filter original = make_filter(FilterParams{300001, {256, 8}, kDefaultSeed}, 20000);
-  save_filter(original, path("big"));
+  save_v1(original, path("big"));
   expect_same_filter(original, load_filter(path("big")));
 }
 
 TEST_F(FilterFileTest, EveryChangedHeaderByteIsRefused) {
-  save_filter(small_filter(), path("good"));
+  save_v1(small_filter(), path("good"));
   const Bytes good = read_bytes(path("good"));
   const std::string bad = path("bad");
   for (size_t pos = 0; pos < ff::kHeaderBytes; ++pos) {
@@ -153,7 +162,7 @@ TEST_F(FilterFileTest, EveryChangedHeaderByteIsRefused) {
 }
 
 TEST_F(FilterFileTest, ChangedBitArrayBytesAreRefused) {
-  save_filter(make_filter(FilterParams{64, {512, 16}, kDefaultSeed}, 100), path("good"));
+  save_v1(make_filter(FilterParams{64, {512, 16}, kDefaultSeed}, 100), path("good"));
   const Bytes good = read_bytes(path("good"));
   const std::string bad = path("bad");
   std::mt19937_64 rng(20240601);
@@ -170,11 +179,11 @@ TEST_F(FilterFileTest, ChangedBitArrayBytesAreRefused) {
     ASSERT_NE(message.find("checksum"), std::string::npos) << message;
   }
   // The header alone is intact, so the quick look still works.
-  EXPECT_EQ(read_filter_info(bad).params.num_blocks, 64u);
+  EXPECT_EQ(read_filter_info(bad).params[0].num_blocks, 64u);
 }
 
 TEST_F(FilterFileTest, EveryTruncationIsRefused) {
-  save_filter(small_filter(), path("good"));
+  save_v1(small_filter(), path("good"));
   const Bytes good = read_bytes(path("good"));
   ASSERT_EQ(good.size(), 4096u + 4 * 32);
   const std::string bad = path("bad");
@@ -195,7 +204,7 @@ TEST_F(FilterFileTest, EveryTruncationIsRefused) {
 }
 
 TEST_F(FilterFileTest, AppendedByteIsRefused) {
-  save_filter(small_filter(), path("good"));
+  save_v1(small_filter(), path("good"));
   Bytes file = read_bytes(path("good"));
   file.push_back(0);
   write_bytes(path("long"), file);
@@ -207,15 +216,15 @@ TEST_F(FilterFileTest, AppendedByteIsRefused) {
 }
 
 TEST_F(FilterFileTest, OtherVersionIsRefusedNamingBothVersions) {
-  save_filter(small_filter(), path("good"));
-  for (uint32_t version : {0u, 2u, 300u}) {
+  save_v1(small_filter(), path("good"));
+  for (uint32_t version : {0u, 3u, 300u}) {
     Bytes file = read_bytes(path("good"));
     ff::put_u32(&file[ff::kOffVersion], version);
     write_resealed(path("other"), file);
     const std::string message = load_error(path("other"));
     EXPECT_NE(message.find(path("other")), std::string::npos) << message;
     EXPECT_NE(message.find("version " + std::to_string(version)), std::string::npos) << message;
-    EXPECT_NE(message.find("version 1"), std::string::npos) << message;
+    EXPECT_NE(message.find("versions 1 to 2"), std::string::npos) << message;
     EXPECT_EQ(info_error(path("other")), message);
   }
 }
@@ -234,7 +243,7 @@ TEST_F(FilterFileTest, ForeignFilesAreNotFilterFiles) {
 }
 
 TEST_F(FilterFileTest, UnsupportedLayoutIsRefusedNamingIt) {
-  save_filter(small_filter(), path("good"));
+  save_v1(small_filter(), path("good"));
   Bytes file = read_bytes(path("good"));
   ff::put_u32(&file[ff::kOffK], 32);  // 256-bit blocks hold at most k = 16
   write_resealed(path("odd"), file);
@@ -244,7 +253,7 @@ TEST_F(FilterFileTest, UnsupportedLayoutIsRefusedNamingIt) {
 }
 
 TEST_F(FilterFileTest, InconsistentHeaderWithValidChecksumIsRefused) {
-  save_filter(small_filter(), path("good"));
+  save_v1(small_filter(), path("good"));
   const Bytes good = read_bytes(path("good"));
   struct Case {
     const char* what;
@@ -317,7 +326,7 @@ std::string load_error_with_little_memory(const std::string& path) {
 }
 
 TEST_F(FilterFileTest, HugeBlockCountIsRefusedBeforeAllocating) {
-  save_filter(small_filter(), path("good"));
+  save_v1(small_filter(), path("good"));
   const Bytes good = read_bytes(path("good"));
 
   // Beyond the size limit of the format.
@@ -357,7 +366,7 @@ TEST_F(FilterFileTest, MissingFileAndDirectoryGiveClearErrors) {
 TEST_F(FilterFileTest, SaveIntoMissingDirectoryFailsNamingThePath) {
   const std::string target = path("no/such/dir/f.gdf");
   try {
-    save_filter(small_filter(), target);
+    save_v1(small_filter(), target);
     FAIL() << "saved into a missing directory";
   } catch (const Error& e) {
     const std::string message = e.what();
@@ -369,7 +378,7 @@ TEST_F(FilterFileTest, SaveIntoMissingDirectoryFailsNamingThePath) {
 TEST_F(FilterFileTest, FailedSaveLeavesTheOldFileUntouched) {
   const std::string target = path("f.gdf");
   const Filter old_filter = small_filter();
-  save_filter(old_filter, target);
+  save_v1(old_filter, target);
   const Bytes before = read_bytes(target);
 
   // The rename fails, as it does on a folder another program just made
@@ -381,7 +390,7 @@ TEST_F(FilterFileTest, FailedSaveLeavesTheOldFileUntouched) {
   } fail_rename;
   gdedup::fs::set_observer(&fail_rename);
   const Filter new_filter = make_filter(FilterParams{8, {512, 32}, 1}, 5);
-  EXPECT_THROW(save_filter(new_filter, target), Error);
+  EXPECT_THROW(save_v1(new_filter, target), Error);
   gdedup::fs::set_observer(nullptr);
 
   EXPECT_EQ(read_bytes(target), before);
@@ -390,9 +399,9 @@ TEST_F(FilterFileTest, FailedSaveLeavesTheOldFileUntouched) {
 
 TEST_F(FilterFileTest, SuccessfulSaveReplacesTheFileAndLeavesNoTemporary) {
   const std::string target = path("f.gdf");
-  save_filter(small_filter(), target);
+  save_v1(small_filter(), target);
   const Filter replacement = make_filter(FilterParams{8, {512, 32}, 1}, 5);
-  save_filter(replacement, target);
+  save_v1(replacement, target);
   expect_same_filter(replacement, load_filter(target));
   EXPECT_FALSE(fs::exists(target + ".tmp"));
   std::vector<std::string> names;
@@ -404,7 +413,7 @@ TEST_F(FilterFileTest, SaveWithoutFolderInThePathUsesTheWorkingDirectory) {
   const fs::path previous = fs::current_path();
   fs::current_path(dir_);
   const Filter filter = small_filter();
-  save_filter(filter, "plain.gdf");
+  save_v1(filter, "plain.gdf");
   fs::current_path(previous);
   expect_same_filter(filter, load_filter(path("plain.gdf")));
 }

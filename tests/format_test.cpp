@@ -14,7 +14,11 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "format/file_writer.h"
+#include "format/filter_file_format.h"
 #include "gdedup/checkpoint.h"
+#include "gdedup/backend.h"
+#include "gdedup/layered_filter.h"
 #include "gdedup/filter.h"
 #include "gdedup/filter_file.h"
 #include "gdedup/fingerprint.h"
@@ -228,15 +232,56 @@ std::vector<char> saved_bytes(Save save) {
   return file;
 }
 
-TEST(Format, FilterFileBytes) {
+// Version 1, as the releases before version 2 wrote it.
+TEST(Format, FilterFileVersion1Bytes) {
   const Filter filter = ten_key_filter();
   const std::vector<char> file = saved_bytes([&](const std::string& path) {
-    save_filter(filter, path);
+    format::write_file(path, "cannot save " + path,
+                       {filter_file::kMagic, filter_file::kVersion1, filter.words(),
+                        filter.params(), filter.counters(), "", {}});
   });
   ASSERT_EQ(file.size(), 4096u + 128u);
   EXPECT_EQ(XXH3_64bits(file.data() + 4096, 128), 0x40ce02f05c7d0370ull);  // payload checksum
   EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0x3c5cd53babc303c3ull);        // whole header
   EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0xdddc6d62e8245005ull);
+}
+
+// Version 2: the filter above, fixed, with the default key rules.
+TEST(Format, FilterFileBytes) {
+  const Filter filter = ten_key_filter();
+  const std::vector<char> file = saved_bytes([&](const std::string& path) {
+    save_filter(filter, path, KeyRules{});
+  });
+  const uint64_t rules = 2 + 4 + (8 + 5) + (8 + 3) + 8 + 8;  // flags, format, texts, seed
+  ASSERT_EQ(file.size(), 4096u + rules + 80u + 128u);
+  EXPECT_EQ(std::string(file.data() + 4096 + 5 + 8, 5), "whole");
+  EXPECT_EQ(XXH3_64bits(file.data() + file.size() - 128, 128), 0x40ce02f05c7d0370ull);
+  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0xf6cb14ac9cfe51adull);
+  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x2ece9f14b26dcc4cull);
+}
+
+// Version 2: a growing filter of three layers, keys "key-0" .. "key-5999"
+// offered by test_and_set, with the key rules of --key field:2
+// --delimiter comma --normalize url.
+TEST(Format, GrowingFilterFileBytes) {
+  GrowthRule rule;
+  rule.first_capacity = 1024;
+  rule.check_every = 1024;
+  LayeredFilter filter(rule, kDefaultSeed, [](Filter& layer) { return make_cpu_backend(layer); });
+  std::vector<uint64_t> fps;
+  for (int i = 0; i < 6000; ++i) fps.push_back(fp("key-" + std::to_string(i), kDefaultSeed));
+  std::vector<uint8_t> present(fps.size());
+  filter.test_and_set(fps.data(), fps.size(), present.data());
+  filter.sync_to_host();
+  ASSERT_EQ(filter.layer_count(), 3u);
+  KeyRules keys;
+  keys.keys = KeyOptions::parse("field:2", "comma", "url");
+  const std::vector<char> file = saved_bytes([&](const std::string& path) {
+    save_filter(filter, path, keys);
+  });
+  EXPECT_EQ(file.size(), 31159u);
+  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0x9150365f19567c03ull);
+  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0xcbe5d809679df4e4ull);
 }
 
 // The filter above with a fixed resume state: one input, ten records kept.

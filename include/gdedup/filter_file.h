@@ -1,27 +1,87 @@
-// Saving and loading filters (format: docs/FORMAT.md, "Filter file").
+// Saving and loading filters (format: docs/FORMAT.md, "Filter file"). A
+// filter file holds the filter's layers (one for a fixed filter), the rule
+// by which it grows, and the key rules its keys were made with, so that a
+// loaded filter continues as it would have and is used only with those
+// rules.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "gdedup/filter.h"
+#include "gdedup/growth.h"
+#include "gdedup/key_options.h"
+#include "gdedup/layered_filter.h"
+#include "gdedup/pipeline.h"
 
 namespace gdedup {
+
+// The version save_filter writes; load_filter reads it and version 1.
+inline constexpr uint32_t kFilterFileVersion = 2;
+
+// How a filter's keys were made: a key found by other rules is another key.
+struct KeyRules {
+  InputFormat format = InputFormat::kText;
+  KeyOptions keys;  // text input only; u64 fingerprints have no key options
+  uint64_t seed = kDefaultSeed;
+
+  // The canonical form, e.g. "input text, key whole, delimiter tab,
+  // normalize none, seed 0x6764656475700001"; equal rules give equal texts.
+  std::string to_string() const;
+  bool operator==(const KeyRules& o) const;
+  bool operator!=(const KeyRules& o) const { return !(*this == o); }
+};
+
+// What a filter file records besides the layers.
+struct FilterRules {
+  // nullopt: not recorded (version 1 files, and filters saved without them).
+  std::optional<KeyRules> keys;
+  // nullopt: a fixed filter of one layer, which never grows.
+  std::optional<GrowthRule> growth;
+  // Keys offered to the growing filter over its life (LayeredFilter).
+  uint64_t keys_offered = 0;
+};
+
+struct FilterFile {
+  std::vector<Filter> layers;  // oldest first
+  FilterRules rules;
+  uint32_t version = kFilterFileVersion;  // the version the file was written in
+};
 
 // Writes to a new `path`.tmp.XXXXXX (O_EXCL, follows no link, never shared
 // with another writer), fsyncs, renames over `path`, fsyncs the folder: a
 // crash leaves either the old file or the new one. Throws Error on I/O
 // failure, naming the file and the reason; the old file is then untouched.
-void save_filter(const Filter& filter, const std::string& path);
+// A fixed filter:
+void save_filter(const Filter& filter, const std::string& path,
+                 const std::optional<KeyRules>& keys = std::nullopt);
+// A growing one, with its rule and the keys offered so far:
+void save_filter(const LayeredFilter& filter, const std::string& path,
+                 const std::optional<KeyRules>& keys);
 
-// Reads and verifies a filter file: magic, version, every parameter, both
-// checksums and the exact length. Throws Error naming the file and what is
-// wrong with it; never returns a filter from a damaged file.
+// Any filter: its layers (one unless rules.growth is set, then those the
+// rule plans, in turn) and its rules. Throws UsageError for layers that do
+// not fit the rules.
+void save_filter_file(const FilterFile& file, const std::string& path);
+
+// Reads and verifies a filter file of either version: magic, version, every
+// parameter, every checksum and the exact length. Throws Error naming the
+// file and what is wrong with it; never returns a filter from a damaged
+// file. A version 1 file is one fixed layer with unknown key rules.
+FilterFile load_filter_file(const std::string& path);
+
+// A fixed filter's one layer; a growing filter of several layers is
+// refused (Error), since one Filter cannot hold it.
 Filter load_filter(const std::string& path);
 
-// Parameters and counters only (header verified, bit array not read).
+// Everything but the bit arrays (headers and tables verified, arrays not
+// read).
 struct FilterFileInfo {
-  FilterParams params;
-  FilterCounters counters;
+  std::vector<FilterParams> params;      // per layer, oldest first
+  std::vector<FilterCounters> counters;  // per layer
+  FilterRules rules;
   uint32_t version;
 };
 FilterFileInfo read_filter_info(const std::string& path);

@@ -50,6 +50,12 @@ struct GrowthRule {
 
   // Throws UsageError naming the bad field.
   void validate() const;
+  bool operator==(const GrowthRule& o) const {
+    return first_capacity == o.first_capacity && target_fpr == o.target_fpr &&
+           growth == o.growth && tightening == o.tightening && block_bits == o.block_bits &&
+           check_every == o.check_every;
+  }
+  bool operator!=(const GrowthRule& o) const { return !(*this == o); }
 };
 
 // The plan of layer `index` (0 is the first). Throws UsageError when the

@@ -30,10 +30,8 @@ std::string describe(const std::string& path, bool json) {
     return json ? checkpoint_info_json(path, checkpoint, state).str()
                 : checkpoint_info_text(path, checkpoint, state);
   }
-  const Filter filter = load_filter(path);
-  const FilterFileInfo info = read_filter_info(path);
-  const FilterState state = filter_state(filter);
-  return json ? info_json(path, info, state).str() : info_text(path, info, state);
+  const FilterFile file = load_filter_file(path);
+  return json ? info_json(path, file).str() : info_text(path, file);
 }
 
 // Each file is printed as soon as it is read, and a file that cannot be

@@ -30,8 +30,10 @@ Action add_dedup_command(CLI::App& app) {
   sub->footer(
       "The filter grows: it starts at --capacity, or the record count estimated from the input "
       "sizes, or 524,288 keys for standard input, and adds layers as keys arrive, keeping the "
-      "rate. With -f, --checkpoint, --memory or --no-grow it has a fixed size instead, sized "
-      "the same way (standard input then needs --capacity or --memory).");
+      "rate. With --checkpoint, --memory or --no-grow it has a fixed size instead, sized "
+      "the same way (standard input then needs --capacity or --memory). A filter file given "
+      "with -f keeps growing if it was made growing, and is refused if its keys were made by "
+      "other key rules.");
   return [o, sub] {
     refuse_ignored_options(*sub, *o);
     return run_job(*o, JobKind::kDedup);
@@ -50,6 +52,7 @@ Action add_build_command(CLI::App& app) {
       ->group(kGroupFilter);
   add_output_options(*sub, *o, false);
   add_sizing_options(*sub, o->sizing);
+  add_growth_options(*sub, *o);
   add_key_options(*sub, o->keys);
   add_backend_options(*sub, *o);
   add_checkpoint_options(*sub, o->checkpoint);

@@ -1,4 +1,6 @@
-// gdedup merge: the OR of filters with identical parameters.
+// gdedup merge: the OR of filters with identical parameters, layer by layer
+// (docs/CLI.md says what the result holds).
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +23,7 @@ struct MergeOptions {
   std::vector<std::string> files;
   std::string output;
   bool quiet = false;
+  bool ignore_key_rules = false;
 };
 
 // The first parameter in which b differs from a, worded with both names;
@@ -43,6 +46,54 @@ std::string difference(const FilterParams& a, const std::string& name_a, const F
   }
   if (a.seed != b.seed) return both("seeds", hex64(a.seed), hex64(b.seed));
   return "";
+}
+
+// The rules of the merged filter: those of the inputs, which must agree.
+// Inputs merge layer by layer, so they must grow by one rule (or all be
+// fixed) and have layers of identical parameters where both have one; key
+// rules must be equal where recorded (unless ignored), and an input that
+// records none takes the others'. Throws UsageError naming the two inputs.
+FilterRules merged_rules(const MergeOptions& options, const std::vector<FilterFileInfo>& infos) {
+  const std::vector<std::string>& files = options.files;
+  FilterRules rules = infos[0].rules;
+  for (size_t i = 1; i < infos.size(); ++i) {
+    auto refuse = [&](const std::string& why) {
+      throw UsageError("cannot merge " + files[0] + " and " + files[i] + ": " + why);
+    };
+    const FilterRules& other = infos[i].rules;
+    if (rules.growth.has_value() != other.growth.has_value()) {
+      refuse(std::string("one grows and the other is fixed (") +
+             (rules.growth ? files[0] : files[i]) +
+             " grows); only filters that grow by one rule, or fixed ones, can be merged");
+    }
+    if (rules.growth && *rules.growth != *other.growth) {
+      refuse("they grow by different rules (see gdedup info); only filters that grow by one "
+             "rule can be merged layer by layer");
+    }
+    const size_t common = std::min(infos[0].params.size(), infos[i].params.size());
+    for (size_t j = 0; j < common; ++j) {
+      const std::string diff =
+          difference(infos[0].params[j], files[0], infos[i].params[j], files[i]);
+      if (diff.empty()) continue;
+      refuse((infos[0].params.size() > 1 ? "layer " + std::to_string(j + 1) + " has " : "") +
+             diff + "; only filters with identical parameters can be merged");
+    }
+    if (rules.keys && other.keys && *rules.keys != *other.keys && !options.ignore_key_rules) {
+      refuse("their keys were made by different rules (" + rules.keys->to_string() + " in " +
+             files[0] + ", " + other.keys->to_string() + " in " + files[i] +
+             "); rebuild one with the other's rules, or add --ignore-key-rules to merge them "
+             "anyway");
+    }
+    if (!rules.keys && other.keys) rules.keys = other.keys;
+    rules.keys_offered += other.keys_offered;
+  }
+  for (size_t i = 0; i < infos.size(); ++i) {
+    if (!infos[i].rules.keys) {
+      Console::get().info("note: " + files[i] + " does not record its key rules (" +
+                          key_rules_text(infos[i].rules, infos[i].version) + ")");
+    }
+  }
+  return rules;
 }
 
 // The output replaces a file only if that file is one of the inputs or
@@ -78,20 +129,22 @@ int run_merge(const MergeOptions& options) {
   // Headers first: a mismatch is refused before gigabytes are read.
   std::vector<FilterFileInfo> infos;
   for (const std::string& path : options.files) infos.push_back(read_filter_info(path));
-  for (size_t i = 1; i < infos.size(); ++i) {
-    const std::string diff =
-        difference(infos[0].params, options.files[0], infos[i].params, options.files[i]);
-    if (!diff.empty()) {
-      throw UsageError("cannot merge " + options.files[0] + " and " + options.files[i] + ": " +
-                       diff + "; only filters with identical parameters can be merged");
-    }
-  }
+  const FilterRules rules = merged_rules(options, infos);
   // One filter in memory besides the result: the output may be an input,
   // and save_filter replaces it only once the merge is complete.
-  Filter merged = load_filter(options.files[0]);
-  for (size_t i = 1; i < options.files.size(); ++i) merged.merge(load_filter(options.files[i]));
-  save_filter(merged, options.output);
-  const FilterState state = filter_state(merged);
+  FilterFile merged = load_filter_file(options.files[0]);
+  for (size_t i = 1; i < options.files.size(); ++i) {
+    FilterFile next = load_filter_file(options.files[i]);
+    // Layer j of every input is the one their common rule plans, so the
+    // filter with more layers takes the others' into its own.
+    if (next.layers.size() > merged.layers.size()) std::swap(next.layers, merged.layers);
+    for (size_t j = 0; j < next.layers.size(); ++j) merged.layers[j].merge(next.layers[j]);
+  }
+  merged.rules = rules;
+  save_filter_file(merged, options.output);
+  std::vector<const Filter*> layers;
+  for (const Filter& layer : merged.layers) layers.push_back(&layer);
+  const FilterState state = filter_state(layers);
   Console::get().info("merged " + std::to_string(options.files.size()) + " filters into " +
                       options.output + ": " + format_percent(state.fill) + " of bits set, " +
                       approx_keys(state.estimated_keys, "distinct keys") + ", FPR now " +
@@ -104,7 +157,8 @@ int run_merge(const MergeOptions& options) {
 Action add_merge_command(CLI::App& app) {
   auto options = std::make_shared<MergeOptions>();
   CLI::App* sub = app.add_subcommand(
-      "merge", "Combine filters built with identical parameters (bitwise OR) into one file");
+      "merge", "Combine filters built with identical parameters (bitwise OR, layer by layer for "
+               "filters that grow) into one file");
   sub->add_option("filters", options->files, "Filter files to merge (at least two)")
       ->type_name("FILTER...")
       ->required()
@@ -116,6 +170,10 @@ Action add_merge_command(CLI::App& app) {
       ->required()
       ->group(kGroupOutput);
   sub->add_flag("-q,--quiet", options->quiet, "No summary line on stderr")->group(kGroupOutput);
+  sub->add_flag("--ignore-key-rules", options->ignore_key_rules,
+                "Merge filters whose keys were made by different rules (key, delimiter, "
+                "normalization); the result records the first one's")
+      ->group(kGroupInput);
   return [options] { return run_merge(*options); };
 }
 

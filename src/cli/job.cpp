@@ -40,33 +40,61 @@ Mode mode_for(const JobOptions& o, JobKind kind) {
 // ones. They are accepted (a daily job can pass the same options whether or
 // not the file exists yet) but a warning says so when they ask for another
 // filter than the file holds.
-void warn_ignored_sizing(const JobOptions& o, const SizingRequest& request, const Filter& filter,
-                         InputFormat format) {
+void warn_ignored_sizing(const JobOptions& o, const SizingRequest& request,
+                         const FilterFile& file, InputFormat format) {
   if (!o.sizing.given()) return;
   if (request.capacity) {
-    const Plan plan = plan_job(request, o.inputs, format, o.record_separator());
-    const FilterParams& p = filter.params();
-    if (plan.layout == p.layout && plan.num_blocks == p.num_blocks) return;
+    if (file.rules.growth) {
+      if (plan_growth(request, o.inputs, format, o.record_separator()) == *file.rules.growth) return;
+    } else {
+      const Plan plan = plan_job(request, o.inputs, format, o.record_separator());
+      const FilterParams& p = file.layers[0].params();
+      if (plan.layout == p.layout && plan.num_blocks == p.num_blocks) return;
+    }
   }
   Console::get().warn(o.filter_path + " exists, so its own parameters are used and the "
                       "sizing options (--capacity, --fpr, --memory, --block-bits) are ignored; "
                       "they size new filters only");
 }
 
-// The filter the job runs on, with a line saying what it is.
-Filter prepare_filter(const JobOptions& o, JobKind kind, const SizingRequest& request,
-                      InputFormat format) {
-  const bool have_file = !o.filter_path.empty() && file_exists(o.filter_path);
-  if (kind == JobKind::kQuery || have_file) {
-    Filter filter = load_filter(o.filter_path);
-    if (kind != JobKind::kQuery) warn_ignored_sizing(o, request, filter, format);
-    Console::get().info(filter_summary(filter, o.filter_path));
-    return filter;
-  }
+// A new filter of fixed size, with a line saying what it is.
+Filter new_fixed_filter(const JobOptions& o, const SizingRequest& request, InputFormat format) {
   const Plan plan = plan_job(request, o.inputs, format, o.record_separator());
   Console::get().info(plan_summary(plan) +
                       (o.filter_path.empty() ? "" : ", saved to " + o.filter_path));
   return Filter::from_plan(plan);
+}
+
+// The key rules of this command's keys, as a filter file records them.
+KeyRules command_key_rules(InputFormat format, const KeyOptions& keys) {
+  KeyRules rules;
+  rules.format = format;
+  if (format == InputFormat::kText) rules.keys = keys;
+  return rules;
+}
+
+// A filter whose keys were made by other rules holds other keys: a query
+// would find none of its own, a dedup would keep every record again. So it
+// is refused, unless --ignore-key-rules; a file that records no rules is
+// used with a note.
+void check_key_rules(const JobOptions& o, const FilterFile& file, const KeyRules& mine) {
+  if (!file.rules.keys) {
+    Console::get().info("note: " + o.filter_path + " does not record the key rules of its keys (" +
+                        key_rules_text(file.rules, file.version) +
+                        "); it is used with this command's: " + mine.to_string());
+    return;
+  }
+  if (*file.rules.keys == mine) return;
+  const std::string both = "the filter " + o.filter_path + " was built with key rules \"" +
+                           file.rules.keys->to_string() + "\" but this command uses \"" +
+                           mine.to_string() + "\"";
+  if (o.keys.ignore_key_rules) {
+    Console::get().warn(both + "; used anyway (--ignore-key-rules)");
+    return;
+  }
+  throw UsageError(both + ", so its keys would not match; give the --key, --delimiter, "
+                   "--normalize and --input-format it was built with, or add "
+                   "--ignore-key-rules to use it anyway");
 }
 
 // Sizing options on a resumed run must describe the filter the checkpoint
@@ -77,7 +105,7 @@ void check_resume_sizing(const JobOptions& o, const SizingRequest& request, Inpu
                          const FilterParams& saved) {
   if (!o.filter_path.empty() && file_exists(o.filter_path)) {
     try {
-      check_checkpoint_params(saved, read_filter_info(o.filter_path).params);
+      check_checkpoint_params(saved, read_filter_info(o.filter_path).params[0]);
     } catch (const Error& e) {
       throw Error("cannot resume from checkpoint " + o.checkpoint.path + " with filter file " +
                   o.filter_path + ": " + e.what(), e);
@@ -102,10 +130,9 @@ Checkpoint load_for_resume(const JobOptions& o, const SizingRequest& request,
   return ck;
 }
 
-// The filter the job runs on and, when resuming, the state to resume from
-// (unused otherwise).
-Checkpoint starting_point(const JobOptions& o, JobKind kind, const SizingRequest& request,
-                          InputFormat format) {
+// A new fixed filter and, when resuming, the checkpoint's filter and the
+// state to resume from (unused otherwise).
+Checkpoint starting_point(const JobOptions& o, const SizingRequest& request, InputFormat format) {
   if (o.checkpoint.resume) return load_for_resume(o, request, format);
   if (o.checkpoint.enabled()) {
     // Starting over would overwrite the checkpoint at the first interval.
@@ -114,19 +141,19 @@ Checkpoint starting_point(const JobOptions& o, JobKind kind, const SizingRequest
                   "--resume to continue that run, or delete the file to start over");
     }
   }
-  return Checkpoint{prepare_filter(o, kind, request, format), ResumeState{}};
+  return Checkpoint{new_fixed_filter(o, request, format), ResumeState{}};
 }
 
-// Whether the job's filter grows: a new dedup filter kept in memory only.
-// Filter files and checkpoints hold one layer, so a filter saved to either
-// has a fixed size. Throws UsageError for --max-memory on a fixed one.
+// Whether a new filter grows: a dedup or build filter, unless its size is
+// fixed by an option or it is checkpointed (checkpoints hold one layer). A
+// filter file that exists decides for itself. Throws UsageError for
+// --max-memory on a fixed one.
 bool growth_chosen(const JobOptions& o, JobKind kind, const SizingRequest& request) {
   std::string fixed_by;
   if (o.no_grow) fixed_by = "--no-grow";
   else if (request.memory) fixed_by = "--memory";
-  else if (!o.filter_path.empty()) fixed_by = "-f (filter files hold one layer)";
   else if (o.checkpoint.enabled()) fixed_by = "--checkpoint (checkpoints hold one layer)";
-  if (kind != JobKind::kDedup) return false;
+  if (kind == JobKind::kQuery) return false;
   if (!fixed_by.empty() && !o.max_memory.empty()) {
     throw UsageError("--max-memory " + o.max_memory + " caps a filter that grows, but " +
                      fixed_by + " gives this job a fixed filter; leave out --max-memory, or "
@@ -142,25 +169,50 @@ BackendOptions backend_options(const JobOptions& o) {
   return options;
 }
 
-JobFilter fixed_filter(const JobOptions& o, JobKind kind, const SizingRequest& request,
-                       InputFormat format) {
-  return JobFilter(starting_point(o, kind, request, format), o.backend, backend_options(o));
+JobFilter fixed_filter(const JobOptions& o, const SizingRequest& request, InputFormat format) {
+  return JobFilter(starting_point(o, request, format), o.backend, backend_options(o));
+}
+
+// Caps `filter` at --max-memory; throws UsageError when it is already past.
+void cap_growth(const JobOptions& o, LayeredFilter& filter, uint64_t max_memory) {
+  if (max_memory == 0) return;
+  if (filter.bytes() > max_memory) {
+    throw UsageError("--max-memory " + o.max_memory + " is less than the filter's " +
+                     human_bytes(filter.bytes()) + "; raise it" +
+                     (filter.layer_count() == 1 ? ", or give a smaller --capacity" : ""));
+  }
+  filter.set_max_bytes(max_memory);
 }
 
 JobFilter growing_filter(const JobOptions& o, const SizingRequest& request, InputFormat format,
                          uint64_t max_memory) {
   const GrowthRule rule = plan_growth(request, o.inputs, format, o.record_separator());
   JobFilter job(rule, o.backend, backend_options(o));
-  LayeredFilter& filter = *job.growing();
-  if (max_memory != 0) {
-    if (filter.bytes() > max_memory) {
-      throw UsageError("--max-memory " + o.max_memory + " is less than the first layer of the "
-                       "filter (" + human_bytes(filter.bytes()) + "); raise it or give a "
-                       "smaller --capacity");
-    }
-    filter.set_max_bytes(max_memory);
+  cap_growth(o, *job.growing(), max_memory);
+  Console::get().info(growth_summary(*job.growing()));
+  return job;
+}
+
+// The filter of an existing file: it grows on (--no-grow holds it at its
+// layers) or stays fixed as it was made.
+JobFilter filter_from_file(const JobOptions& o, JobKind kind, const SizingRequest& request,
+                           InputFormat format, uint64_t max_memory, FilterFile file) {
+  if (kind != JobKind::kQuery) warn_ignored_sizing(o, request, file, format);
+  if (!file.rules.growth) {
+    Console::get().info(filter_summary(file.layers[0], o.filter_path));
+    return JobFilter(Checkpoint{std::move(file.layers[0]), ResumeState{}}, o.backend,
+                     backend_options(o));
   }
-  Console::get().info(growth_summary(filter));
+  if (o.checkpoint.enabled()) {
+    throw UsageError("the filter " + o.filter_path + " grows, and checkpoints hold a fixed "
+                     "filter of one layer; run without --checkpoint and --resume");
+  }
+  JobFilter job(*file.rules.growth, std::move(file.layers), file.rules.keys_offered, o.backend,
+                backend_options(o));
+  LayeredFilter& filter = *job.growing();
+  if (o.no_grow) filter.set_max_bytes(filter.bytes());
+  cap_growth(o, filter, max_memory);
+  Console::get().info(filter_summary(filter, o.filter_path));
   return job;
 }
 
@@ -292,8 +344,20 @@ int run_job(const JobOptions& options, JobKind kind) {
                      saves_filter ? o.filter_path : "");
 
   const bool filter_existed = !o.filter_path.empty() && file_exists(o.filter_path);
-  JobFilter job = grows ? growing_filter(o, request, format, max_memory)
-                        : fixed_filter(o, kind, request, format);
+  const KeyRules key_rules = command_key_rules(format, keys);
+  // The rules the saved filter records: its own where it has them.
+  KeyRules saved_rules = key_rules;
+  // Returned, never moved: a fixed filter's backend works on it in place.
+  JobFilter job = [&]() -> JobFilter {
+    if (!o.checkpoint.resume && (kind == JobKind::kQuery || filter_existed)) {
+      FilterFile file = load_filter_file(o.filter_path);
+      check_key_rules(o, file, key_rules);
+      if (file.rules.keys) saved_rules = *file.rules.keys;
+      return filter_from_file(o, kind, request, format, max_memory, std::move(file));
+    }
+    if (grows) return growing_filter(o, request, format, max_memory);
+    return fixed_filter(o, request, format);
+  }();
   console.info("backend " + job.description());
 
   ProgressLine progress(progress_wanted(progress_mode));
@@ -358,7 +422,11 @@ int run_job(const JobOptions& options, JobKind kind) {
 
   job.sync_to_host();
   if (saves_filter) {
-    save_filter(*job.fixed(), o.filter_path);
+    if (growing) {
+      save_filter(*growing, o.filter_path, saved_rules);
+    } else {
+      save_filter(*job.fixed(), o.filter_path, saved_rules);
+    }
     // Only now is the checkpoint no longer needed: see keep_checkpoint.
     if (o.checkpoint.enabled()) std::remove(o.checkpoint.path.c_str());
   }
@@ -368,14 +436,17 @@ int run_job(const JobOptions& options, JobKind kind) {
   console.info(summary_line(report));
   // Everything is written and saved; the exit status says it is not what
   // was promised. A query adds no keys: its filter's state is not its doing.
+  if (kind == JobKind::kQuery) return 0;
   if (growing) {
-    // Only a layer refused by --max-memory can fill past its plan.
+    // Only a layer refused by --max-memory or --no-grow can fill past its
+    // plan.
     const Filter& newest = growing->layer(growing->layer_count() - 1);
     if (const std::optional<Overfull> over = check_overfull(newest)) {
-      console.error(growth_limit_message(*over, mode, o.max_memory, growing->layer_count()));
+      console.error(growth_limit_message(*over, mode, o.no_grow ? "" : o.max_memory,
+                                         growing->layer_count()));
       return kExitOverfull;
     }
-  } else if (kind != JobKind::kQuery) {
+  } else {
     if (const std::optional<Overfull> over = check_overfull(*job.fixed())) {
       console.error(overfull_message(*over, mode, filter_existed));
       return kExitOverfull;

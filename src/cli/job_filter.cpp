@@ -12,17 +12,36 @@ JobFilter::JobFilter(Checkpoint start, const std::string& which, const BackendOp
   description_ = std::move(chosen.description);
 }
 
+namespace {
+
+// The first layer's choice describes the job; `auto` takes the GPU for a
+// layer only while it fits, and every backend gives the same bytes.
+// The maker outlives this JobFilter's place (it moves): it keeps the
+// description in a string of its own.
+BackendMaker layer_backends(const std::string& which, const BackendOptions& options,
+                            const std::shared_ptr<std::string>& first) {
+  return [which, options, first](Filter& layer) {
+    MadeBackend chosen = choose_backend(which, options, layer);
+    if (first->empty()) *first = chosen.description;
+    return std::move(chosen.backend);
+  };
+}
+
+}  // namespace
+
 JobFilter::JobFilter(const GrowthRule& rule, const std::string& which,
                      const BackendOptions& options) {
-  // The first layer's choice describes the job; `auto` takes the GPU for a
-  // layer only while it fits, and every backend gives the same bytes.
   auto first = std::make_shared<std::string>();
-  growing_ = std::make_unique<LayeredFilter>(
-      rule, kDefaultSeed, [which, options, first](Filter& layer) {
-        MadeBackend chosen = choose_backend(which, options, layer);
-        if (first->empty()) *first = chosen.description;
-        return std::move(chosen.backend);
-      });
+  growing_ = std::make_unique<LayeredFilter>(rule, kDefaultSeed,
+                                             layer_backends(which, options, first));
+  description_ = *first;
+}
+
+JobFilter::JobFilter(const GrowthRule& rule, std::vector<Filter> layers, uint64_t keys_offered,
+                     const std::string& which, const BackendOptions& options) {
+  auto first = std::make_shared<std::string>();
+  growing_ = std::make_unique<LayeredFilter>(rule, std::move(layers), keys_offered,
+                                             layer_backends(which, options, first));
   description_ = *first;
 }
 

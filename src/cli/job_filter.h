@@ -21,6 +21,9 @@ class JobFilter {
   // of `start`, or for each layer of a filter growing by `rule`.
   JobFilter(Checkpoint start, const std::string& which, const BackendOptions& options);
   JobFilter(const GrowthRule& rule, const std::string& which, const BackendOptions& options);
+  // A growing filter's saved layers, continued after `keys_offered` keys.
+  JobFilter(const GrowthRule& rule, std::vector<Filter> layers, uint64_t keys_offered,
+            const std::string& which, const BackendOptions& options);
 
   // "cpu (AVX2, 2 threads)" and why, for the console.
   const std::string& description() const { return description_; }

@@ -118,6 +118,10 @@ void add_key_options(CLI::App& app, KeyFlags& flags) {
                  "url-aggressive); see docs/KEYS.md. Rules: " + keys::normalize_rule_names())
       ->type_name("RULES")
       ->group(kGroupKeys);
+  app.add_flag("--ignore-key-rules", flags.ignore_key_rules,
+               "Use a filter file whose keys were made by other key rules (--key, --delimiter, "
+               "--normalize, --input-format) than this command's; such keys do not match")
+      ->group(kGroupKeys);
 }
 
 CLI::Option* add_threads_option(CLI::App& app, unsigned& threads, const std::string& help) {

@@ -39,6 +39,8 @@ struct KeyFlags {
   std::string key = "whole";
   std::string delimiter = "tab";
   std::string normalize;  // "" when not given
+  // Use a filter file whose keys were made by other rules than these.
+  bool ignore_key_rules = false;
 };
 
 enum class ProgressMode { kAuto, kOn, kOff };
@@ -64,8 +66,8 @@ struct JobOptions {
   bool no_progress = false;
   bool duplicates = false;  // dedup --duplicates
   bool absent = false;      // query --absent
-  bool no_grow = false;     // dedup --no-grow
-  std::string max_memory;   // dedup --max-memory; "" for no cap
+  bool no_grow = false;     // dedup and build --no-grow
+  std::string max_memory;   // dedup and build --max-memory; "" for no cap
   CheckpointOptions checkpoint;  // dedup and build
 
   // The byte that ends a record, in the input and the output.

@@ -90,13 +90,18 @@ std::string overfull_message(const Overfull& over, Mode mode, bool existing_filt
 
 std::string growth_limit_message(const Overfull& over, Mode mode, const std::string& max_memory,
                                  size_t layers) {
-  return "the filter reached --max-memory " + max_memory + " at " + std::to_string(layers) +
-         " layers and could not grow further: its newest layer, planned for " +
+  const std::string held = max_memory.empty()
+                               ? "the filter was held at its " + std::to_string(layers) +
+                                     " layers by --no-grow"
+                               : "the filter reached --max-memory " + max_memory + " at " +
+                                     std::to_string(layers) + " layers and could not grow further";
+  return held + ": its newest layer, planned for " +
          group_digits(over.planned) + " distinct keys, took in about " +
          group_digits(over.keys + over.probably_lost) + ", so its false-positive rate is now " +
          format_rate(over.fpr_now) + " (planned " + format_rate(over.planned_fpr) +
          ") and about " + group_digits(over.probably_lost) + lost_keys(mode) +
-         " Run the job again with a larger --max-memory, or without it.";
+         (max_memory.empty() ? " Run the job again without --no-grow."
+                             : " Run the job again with a larger --max-memory, or without it.");
 }
 
 }  // namespace gdedup::cli

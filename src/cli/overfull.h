@@ -40,7 +40,8 @@ std::optional<Overfull> check_overfull(const Filter& filter);
 std::string overfull_message(const Overfull& over, Mode mode, bool existing_filter);
 
 // The error line of a growing filter whose newest layer ended far past its
-// plan because --max-memory (as the user gave it) refused the next layer.
+// plan because --max-memory (as the user gave it; "" for --no-grow, which
+// held a growing filter file at its layers) refused the next layer.
 std::string growth_limit_message(const Overfull& over, Mode mode, const std::string& max_memory,
                                  size_t layers);
 

@@ -147,6 +147,16 @@ std::string filter_summary(const Filter& filter, const std::string& path) {
   return text;
 }
 
+std::string filter_summary(const LayeredFilter& filter, const std::string& path) {
+  const FilterState state = filter_state(filter);
+  return "filter " + path + ": growing, " + counted(filter.layer_count(), "layer") + " of " +
+         human_bytes(filter.bytes()) + " in all, holds " +
+         (keys_estimable(state.estimated_keys) ? approx_keys(state.estimated_keys, "keys")
+                                                : "an unknown number of keys") +
+         " (FPR now " + format_rate(state.current_fpr) + "), adds layers of " +
+         std::to_string(filter.rule().growth) + "x the keys as more arrive";
+}
+
 FilterState filter_state(const Filter& filter) {
   FilterState s;
   s.set_bits = filter.count_set_bits();
@@ -157,20 +167,26 @@ FilterState filter_state(const Filter& filter) {
   return s;
 }
 
-FilterState filter_state(const LayeredFilter& filter) {
+FilterState filter_state(const std::vector<const Filter*>& layers) {
   FilterState s;
   std::vector<double> rates;
-  for (size_t i = 0; i < filter.layer_count(); ++i) {
-    const FilterState layer = filter_state(filter.layer(i));
+  for (const Filter* filter : layers) {
+    const FilterState layer = filter_state(*filter);
     s.set_bits += layer.set_bits;
     s.total_bits += layer.total_bits;
     s.estimated_keys += layer.estimated_keys;
     rates.push_back(layer.current_fpr);
   }
-  s.layers = filter.layer_count();
+  s.layers = layers.size();
   s.fill = s.total_bits > 0 ? static_cast<double>(s.set_bits) / static_cast<double>(s.total_bits) : 0;
   s.current_fpr = compound_fpr(rates.data(), rates.size());
   return s;
+}
+
+FilterState filter_state(const LayeredFilter& filter) {
+  std::vector<const Filter*> layers;
+  for (size_t i = 0; i < filter.layer_count(); ++i) layers.push_back(&filter.layer(i));
+  return filter_state(layers);
 }
 
 std::string filter_rows(const FilterParams& p, const FilterCounters& c,
@@ -215,17 +231,72 @@ JsonObject& add_filter_fields(JsonObject& o, const FilterParams& p, const Filter
       .add("planned_fpr", c.planned_fpr);
 }
 
-std::string info_text(const std::string& path, const FilterFileInfo& info,
-                      const FilterState& state) {
-  return row("file", path) + row("version", std::to_string(info.version)) +
-         filter_rows(info.params, info.counters, state);
+std::string key_rules_text(const FilterRules& rules, uint32_t version) {
+  if (rules.keys) return rules.keys->to_string();
+  return version == 1 ? "unknown (a version 1 file does not record them)"
+                      : "unknown (saved without them)";
 }
 
-JsonObject info_json(const std::string& path, const FilterFileInfo& info,
-                     const FilterState& state) {
+namespace {
+
+std::string growth_rule_text(const FilterRules& rules) {
+  if (!rules.growth) return "none: a fixed filter of one layer";
+  const GrowthRule& g = *rules.growth;
+  return "layers of " + std::to_string(g.growth) + "x the keys from " +
+         counted(g.first_capacity, "key") + ", FPR at most " + format_rate(g.target_fpr) +
+         " (tightening " + fixed(g.tightening, 2) + ", checked every " +
+         counted(g.check_every, "key") + "); " + group_digits(rules.keys_offered) +
+         " keys offered so far";
+}
+
+}  // namespace
+
+std::string info_text(const std::string& path, const FilterFile& file) {
+  std::string out = row("file", path) + row("version", std::to_string(file.version)) +
+                    row("key rules", key_rules_text(file.rules, file.version)) +
+                    row("growth", growth_rule_text(file.rules));
+  if (file.layers.size() == 1) {
+    const Filter& f = file.layers[0];
+    return out + filter_rows(f.params(), f.counters(), filter_state(f));
+  }
+  out += row("layers", std::to_string(file.layers.size()));
+  for (size_t i = 0; i < file.layers.size(); ++i) {
+    const Filter& f = file.layers[i];
+    out += "layer " + std::to_string(i + 1) + ":\n" +
+           filter_rows(f.params(), f.counters(), filter_state(f));
+  }
+  return out;
+}
+
+JsonObject info_json(const std::string& path, const FilterFile& file) {
   JsonObject o;
-  o.add("file", path).add("kind", "filter").add("version", uint64_t{info.version});
-  return add_filter_fields(o, info.params, info.counters, state);
+  o.add("file", path).add("kind", "filter").add("version", uint64_t{file.version});
+  o.add("key_rules", file.rules.keys ? file.rules.keys->to_string() : std::string());
+  if (file.rules.growth) {
+    const GrowthRule& g = *file.rules.growth;
+    JsonObject growth;
+    growth.add("first_capacity", g.first_capacity)
+        .add("target_fpr", g.target_fpr)
+        .add("growth", uint64_t{g.growth})
+        .add("tightening", g.tightening)
+        .add("block_bits", uint64_t{g.block_bits})
+        .add("check_every", g.check_every)
+        .add("keys_offered", file.rules.keys_offered);
+    o.add("growth", std::move(growth));
+  }
+  // The first layer's fields at the top, as for a fixed filter, and every
+  // layer's under "layers".
+  const Filter& first = file.layers[0];
+  add_filter_fields(o, first.params(), first.counters(), filter_state(first));
+  JsonObject layers;
+  for (size_t i = 0; i < file.layers.size(); ++i) {
+    const Filter& f = file.layers[i];
+    JsonObject layer;
+    add_filter_fields(layer, f.params(), f.counters(), filter_state(f));
+    layers.add(std::to_string(i + 1), std::move(layer));
+  }
+  o.add("layers", std::move(layers));
+  return o;
 }
 
 }  // namespace gdedup::cli

@@ -29,6 +29,7 @@ std::string plan_summary(const Plan& plan);
 std::string growth_summary(const LayeredFilter& filter);
 // The same for a filter loaded from `path`.
 std::string filter_summary(const Filter& filter, const std::string& path);
+std::string filter_summary(const LayeredFilter& filter, const std::string& path);
 
 // Fill, estimated keys and current FPR of a loaded filter.
 struct FilterState {
@@ -41,6 +42,7 @@ struct FilterState {
 };
 FilterState filter_state(const Filter& filter);
 FilterState filter_state(const LayeredFilter& filter);
+FilterState filter_state(const std::vector<const Filter*>& layers);
 
 // The rows and JSON members that describe a filter (layout to planned), for
 // filter files and checkpoints alike.
@@ -49,10 +51,13 @@ std::string filter_rows(const FilterParams& params, const FilterCounters& counte
 JsonObject& add_filter_fields(JsonObject& o, const FilterParams& params,
                               const FilterCounters& counters, const FilterState& state);
 
-std::string info_text(const std::string& path, const FilterFileInfo& info,
-                      const FilterState& state);
-JsonObject info_json(const std::string& path, const FilterFileInfo& info,
-                     const FilterState& state);
+// The key rules a filter file records, or why there are none.
+std::string key_rules_text(const FilterRules& rules, uint32_t version);
+
+// What `gdedup info` shows of a filter file: version, key rules, growth
+// rule, and each layer.
+std::string info_text(const std::string& path, const FilterFile& file);
+JsonObject info_json(const std::string& path, const FilterFile& file);
 
 // One row of `info` and `plan` text: the name padded to a column, the value.
 std::string row(const std::string& name, const std::string& value);

@@ -45,10 +45,15 @@ void check_identity(const FileKind& kind, const std::string& path, const unsigne
   }
   if (have < kOffVersion + 4) refuse_short_header(kind, path, have);
   const uint32_t version = get_u32(h + kOffVersion);
-  if (version != kind.version) {
+  const uint32_t oldest = kind.oldest_version == 0 ? kind.version : kind.oldest_version;
+  if (version < oldest || version > kind.version) {
+    const std::string read = oldest == kind.version
+                                 ? "only version " + std::to_string(kind.version)
+                                 : "versions " + std::to_string(oldest) + " to " +
+                                       std::to_string(kind.version);
     refuse(kind, path, "was written in " + kind.name + " format version " +
-                           std::to_string(version) + ", but this program reads only version " +
-                           std::to_string(kind.version) + "; " + kind.version_advice);
+                           std::to_string(version) + ", but this program reads " + read + "; " +
+                           kind.version_advice);
   }
   if (have < kHeaderBytes) refuse_short_header(kind, path, have);
 }
@@ -62,37 +67,36 @@ void check_integrity(const FileKind& kind, const std::string& path, const unsign
   const uint32_t header_bytes = get_u32(h + kOffHeaderBytes);
   if (header_bytes != kHeaderBytes) {
     refuse(kind, path, "declares a " + std::to_string(header_bytes) +
-                           "-byte header, but format version " + std::to_string(kind.version) +
-                           " has " + std::to_string(kHeaderBytes) +
+                           "-byte header, but format version " +
+                           std::to_string(get_u32(h + kOffVersion)) + " has " +
+                           std::to_string(kHeaderBytes) +
                            "-byte headers; the program that wrote it does not follow the format");
-  }
-  if (const size_t i = first_nonzero_byte(h, kind.reserved_from); i != kOffHeaderChecksum) {
-    refuse(kind, path, "has a nonzero reserved header byte at offset " + std::to_string(i) +
-                           "; it was written by a program that does not follow " + kind.name +
-                           " format version " + std::to_string(kind.version));
-  }
-}
-
-void check_fields(const FileKind& kind, const std::string& path, const FilterFields& f) {
-  if (const auto problem = unusable_params(f.params)) refuse(kind, path, *problem);
-  // validate() bounds the size, so bytes() cannot overflow here.
-  if (f.payload_bytes != f.params.bytes()) {
-    refuse(kind, path, "is inconsistent: its header declares a " +
-                           std::to_string(f.payload_bytes) + "-byte bit array, but " +
-                           std::to_string(f.params.num_blocks) + " blocks of " +
-                           std::to_string(f.params.layout.block_bits) + " bits take " +
-                           std::to_string(f.params.bytes()) + " bytes");
   }
 }
 
 }  // namespace
+
+void check_filter_fields(const FileKind& kind, const std::string& path, const FilterFields& f,
+                         const std::string& subject) {
+  if (const auto problem = unusable_params(f.params)) {
+    refuse(kind, path, subject.empty() ? *problem : "has a " + subject + " that " + *problem);
+  }
+  // validate() bounds the size, so bytes() cannot overflow here.
+  if (f.payload_bytes != f.params.bytes()) {
+    refuse(kind, path, "is inconsistent: its " + (subject.empty() ? "header" : subject) +
+                           " declares a " + std::to_string(f.payload_bytes) +
+                           "-byte bit array, but " + std::to_string(f.params.num_blocks) +
+                           " blocks of " + std::to_string(f.params.layout.block_bits) +
+                           " bits take " + std::to_string(f.params.bytes()) + " bytes");
+  }
+}
 
 void refuse(const FileKind& kind, const std::string& path, const std::string& problem,
             ErrorKind error) {
   throw Error(kind.prefix + path + " " + problem + kind.suffix, error);
 }
 
-void open_verified(const FileKind& kind, const std::string& path, VerifiedFile& out) {
+void open_header(const FileKind& kind, const std::string& path, VerifiedFile& out) {
   if (const int err = fs::open_for_reading(path, out.file)) cannot(kind, "open", path, err);
   fs::FileStatus status;
   if (const int err = fs::status_of(out.file.fd(), status)) cannot(kind, "read", path, err);
@@ -110,8 +114,23 @@ void open_verified(const FileKind& kind, const std::string& path, VerifiedFile& 
   if (have < 0) cannot(kind, "read", path, errno);
   check_identity(kind, path, out.header, static_cast<uint64_t>(have));
   check_integrity(kind, path, out.header);
+  out.version = get_u32(out.header + kOffVersion);
+}
+
+void check_reserved(const FileKind& kind, const VerifiedFile& f, size_t from) {
+  if (const size_t i = first_nonzero_byte(f.header, from); i != kOffHeaderChecksum) {
+    refuse(kind, f.file.name(), "has a nonzero reserved header byte at offset " +
+                                    std::to_string(i) + "; it was written by a program that "
+                                    "does not follow " + kind.name + " format version " +
+                                    std::to_string(f.version));
+  }
+}
+
+void open_verified(const FileKind& kind, const std::string& path, VerifiedFile& out) {
+  open_header(kind, path, out);
+  check_reserved(kind, out, kind.reserved_from);
   out.fields = decode_fields(out.header);
-  check_fields(kind, path, out.fields);
+  check_filter_fields(kind, path, out.fields, "");
 }
 
 void check_length(const FileKind& kind, const VerifiedFile& f, uint64_t trailer_bytes,

@@ -21,7 +21,8 @@ namespace gdedup::format {
 struct FileKind {
   std::string name;             // "filter file", "checkpoint"
   const char* magic;            // kMagic or kCheckpointMagic (8 bytes)
-  uint32_t version;
+  uint32_t version;             // the newest version read
+  uint32_t oldest_version = 0;  // the oldest version read; 0: `version` only
   size_t reserved_from;         // offset of the first reserved header byte
   std::string other_name;       // the kind a file of this kind is mistaken for
   const char* other_magic;
@@ -41,12 +42,28 @@ struct FileKind {
 struct VerifiedFile {
   fs::File file;
   unsigned char header[filter_file::kHeaderBytes];
-  filter_file::FilterFields fields;
+  uint32_t version = 0;
+  filter_file::FilterFields fields;  // headers that hold them (open_verified)
   uint64_t size = 0;  // bytes when it was opened
 };
 
-// Opens `path` and verifies its header. Throws Error (refuse()) naming the
-// file and its first problem.
+// Opens `path` and verifies what every version's header has: the magic, a
+// version the kind reads, the header checksum and the header size. Throws
+// Error (refuse()) naming the file and its first problem.
+void open_header(const FileKind& kind, const std::string& path, VerifiedFile& out);
+
+// Refuses a header with a nonzero byte from `from` to the header checksum.
+void check_reserved(const FileKind& kind, const VerifiedFile& f, size_t from);
+
+// Refuses filter fields whose parameters this program cannot use or whose
+// bit array size disagrees with them; `subject` names whose fields they are
+// ("layer 2"), "" for the header's.
+void check_filter_fields(const FileKind& kind, const std::string& path,
+                         const filter_file::FilterFields& f, const std::string& subject);
+
+// open_header, then the reserved bytes from kind.reserved_from and the
+// filter fields of a header that holds one filter (version 1 filter files,
+// checkpoints).
 void open_verified(const FileKind& kind, const std::string& path, VerifiedFile& out);
 
 // Refuses a file that is not exactly its header, its bit array and

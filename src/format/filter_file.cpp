@@ -1,13 +1,20 @@
-// Filter files: a 4096-byte header, then the bit array (docs/FORMAT.md,
-// "Filter file"). Reading and writing are those of every gdedup file
+// Filter files (docs/FORMAT.md, "Filter file"). Version 2: a 4096-byte
+// header, the rules section (format/filter_rules_codec.h), then the layers
+// section (format/layers_codec.h). Version 1, still read: the header, then
+// one bit array. Reading and writing are those of every gdedup file
 // (file_reader.h, file_writer.h); this file says what a filter file is.
 #include "gdedup/filter_file.h"
 
 #include <sys/types.h>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include "format/file_reader.h"
-#include "format/file_writer.h"
 #include "format/filter_file_format.h"
+#include "format/filter_rules_codec.h"
+#include "format/layers_codec.h"
+#include "fs/replacement.h"
 #include "gdedup/error.h"
 
 namespace gdedup {
@@ -28,6 +35,7 @@ format::FileKind filter_kind() {
   k.name = "filter file";
   k.magic = kMagic;
   k.version = kVersion;
+  k.oldest_version = kVersion1;
   k.reserved_from = kOffReserved;
   k.other_name = "checkpoint";
   k.other_magic = kCheckpointMagic;
@@ -38,42 +46,179 @@ format::FileKind filter_kind() {
   return k;
 }
 
-// Opens `path` and verifies everything but the bit array, allocating nothing
-// that the header's numbers decide.
-void open_whole(const format::FileKind& kind, const std::string& path,
-                   format::VerifiedFile& file) {
-  format::open_verified(kind, path, file);
-  format::check_length(kind, file, 0, "");
+void write_v2(const std::string& path, const std::vector<format::LayerView>& layers,
+              const FilterRules& rules) {
+  fs::Replacement file(path, "cannot save filter to " + path);
+  unsigned char header[kHeaderBytes] = {};
+  file.write(header, kHeaderBytes);
+  const std::string rules_bytes = format::encode_filter_rules(rules);
+  file.write(rules_bytes.data(), rules_bytes.size());
+  format::write_layers(file, kHeaderBytes + rules_bytes.size(), layers);
+  std::memcpy(header + kOffMagic, kMagic, sizeof kMagic);
+  put_u32(header + kOffVersion, kVersion);
+  put_u32(header + kOffHeaderBytes, static_cast<uint32_t>(kHeaderBytes));
+  put_u64(header + kOffRulesBytes, rules_bytes.size());
+  put_u64(header + kOffRulesChecksum, XXH3_64bits(rules_bytes.data(), rules_bytes.size()));
+  put_u64(header + kOffLayersBytes, format::layers_bytes(layers));
+  seal_header(header);
+  file.pwrite(header, kHeaderBytes, 0);
+  file.commit();
+}
+
+// A verified file: its rules, and where its layers lie and what they hold.
+struct Opened {
+  format::VerifiedFile file;
+  FilterRules rules;
+  // Version 2: the layers section. Version 1: the header's one filter.
+  uint64_t layers_at = 0;
+  format::LayerTable table;
+};
+
+// A growing filter's layers are the ones its rule plans, each in turn: a
+// file whose layers are not cannot continue as it would have.
+void check_layers_follow_rule(const format::FileKind& kind, const std::string& path,
+                              const Opened& f) {
+  if (!f.rules.growth) {
+    if (f.table.layers.size() != 1) {
+      format::refuse(kind, path, "is inconsistent: it holds " +
+                                     std::to_string(f.table.layers.size()) +
+                                     " layers but no growth rule, and a fixed filter has one");
+    }
+    return;
+  }
+  for (size_t i = 0; i < f.table.layers.size(); ++i) {
+    const FilterFields& layer = f.table.layers[i];
+    Plan plan;
+    try {
+      plan = plan_layer(*f.rules.growth, static_cast<uint32_t>(i));
+    } catch (const Error& e) {
+      format::refuse(kind, path, "is inconsistent: its growth rule cannot plan layer " +
+                                     std::to_string(i + 1) + ": " + e.what());
+    }
+    if (plan.num_blocks != layer.params.num_blocks || !(plan.layout == layer.params.layout) ||
+        plan.capacity != layer.counters.planned_capacity) {
+      format::refuse(kind, path, "is inconsistent: its layer " + std::to_string(i + 1) +
+                                     " has " + std::to_string(layer.params.num_blocks) +
+                                     " blocks for " +
+                                     std::to_string(layer.counters.planned_capacity) +
+                                     " keys, but its growth rule plans " +
+                                     std::to_string(plan.num_blocks) + " blocks for " +
+                                     std::to_string(plan.capacity));
+    }
+  }
+}
+
+void open_v2(const format::FileKind& kind, const std::string& path, Opened& f) {
+  format::check_reserved(kind, f.file, kOffReservedV2);
+  const uint64_t rules_bytes = get_u64(f.file.header + kOffRulesBytes);
+  const uint64_t layers_bytes = get_u64(f.file.header + kOffLayersBytes);
+  if (rules_bytes > f.file.size || f.file.size - rules_bytes < kHeaderBytes) {
+    format::refuse(kind, path, "is truncated: it is " + std::to_string(f.file.size) +
+                                   " bytes long, but its header and rules take " +
+                                   std::to_string(kHeaderBytes) + " + " +
+                                   std::to_string(rules_bytes) + " bytes");
+  }
+  std::string rules(rules_bytes, '\0');
+  format::read_exactly(kind, f.file, rules.data(), rules_bytes, kHeaderBytes);
+  if (XXH3_64bits(rules.data(), rules.size()) != get_u64(f.file.header + kOffRulesChecksum)) {
+    format::refuse(kind, path, "is damaged: its rules do not match the rules checksum" +
+                                   kind.damage_advice);
+  }
+  f.rules = format::decode_filter_rules(path, rules);
+  f.layers_at = kHeaderBytes + rules_bytes;
+  f.table = format::read_layer_table(kind, f.file, f.layers_at);
+  if (f.table.bytes != layers_bytes || f.file.size - f.layers_at != layers_bytes) {
+    format::refuse(kind, path, "is inconsistent: its header declares " +
+                                   std::to_string(layers_bytes) + " bytes of layers, its layer "
+                                   "table " + std::to_string(f.table.bytes) + ", and " +
+                                   std::to_string(f.file.size - f.layers_at) +
+                                   " bytes follow the rules");
+  }
+  if (f.rules.keys && f.rules.keys->seed != f.table.layers[0].params.seed) {
+    format::refuse(kind, path, "is inconsistent: its key rules name another hash seed than its "
+                               "layers");
+  }
+  check_layers_follow_rule(kind, path, f);
+}
+
+// Opens `path` and verifies everything but the bit arrays, allocating
+// nothing that the file's numbers decide.
+void open_filter_file(const format::FileKind& kind, const std::string& path, Opened& f) {
+  format::open_header(kind, path, f.file);
+  if (f.file.version == kVersion) return open_v2(kind, path, f);
+  format::check_reserved(kind, f.file, kOffReserved);
+  f.file.fields = decode_fields(f.file.header);
+  format::check_filter_fields(kind, path, f.file.fields, "");
+  format::check_length(kind, f.file, 0, "");
+  f.table.layers = {f.file.fields};
 }
 
 }  // namespace
 
-void save_filter(const Filter& filter, const std::string& path) {
-  format::write_file(path, "cannot save filter to " + path,
-                     {kMagic, kVersion, filter.words(), filter.params(), filter.counters(), "",
-                      {}});
+void save_filter(const Filter& filter, const std::string& path,
+                 const std::optional<KeyRules>& keys) {
+  write_v2(path, {format::view_of(filter)}, FilterRules{keys, std::nullopt, 0});
+}
+
+void save_filter(const LayeredFilter& filter, const std::string& path,
+                 const std::optional<KeyRules>& keys) {
+  std::vector<format::LayerView> layers;
+  for (size_t i = 0; i < filter.layer_count(); ++i) layers.push_back(format::view_of(filter.layer(i)));
+  write_v2(path, layers, FilterRules{keys, filter.rule(), filter.keys_offered()});
+}
+
+void save_filter_file(const FilterFile& file, const std::string& path) {
+  if (!file.rules.growth && file.layers.size() != 1) {
+    throw UsageError("a fixed filter has one layer; this one has " +
+                     std::to_string(file.layers.size()) + " and no growth rule");
+  }
+  std::vector<format::LayerView> layers;
+  for (const Filter& layer : file.layers) layers.push_back(format::view_of(layer));
+  write_v2(path, layers, file.rules);
 }
 
 FilterFileInfo read_filter_info(const std::string& path) {
-  format::VerifiedFile file;
-  open_whole(filter_kind(), path, file);
-  return {file.fields.params, file.fields.counters, kVersion};
+  Opened f;
+  open_filter_file(filter_kind(), path, f);
+  FilterFileInfo info;
+  for (const FilterFields& layer : f.table.layers) {
+    info.params.push_back(layer.params);
+    info.counters.push_back(layer.counters);
+  }
+  info.rules = f.rules;
+  info.version = f.file.version;
+  return info;
+}
+
+FilterFile load_filter_file(const std::string& path) {
+  const format::FileKind kind = filter_kind();
+  Opened f;
+  open_filter_file(kind, path, f);
+  FilterFile out;
+  out.rules = f.rules;
+  out.version = f.file.version;
+  if (f.file.version == kVersion) {
+    out.layers = format::read_layers(kind, f.file, f.layers_at, f.table);
+    return out;
+  }
+  try {
+    out.layers.emplace_back(f.file.fields.params);
+  } catch (const Error& e) {  // out of memory: say which file needed it
+    throw Error("cannot load filter file " + path + ": " + e.what(), e);
+  }
+  format::read_payload(kind, f.file, out.layers.back().words());
+  out.layers.back().counters() = f.file.fields.counters;
+  return out;
 }
 
 Filter load_filter(const std::string& path) {
-  const format::FileKind kind = filter_kind();
-  format::VerifiedFile file;
-  open_whole(kind, path, file);
-  Filter filter = [&] {
-    try {
-      return Filter(file.fields.params);
-    } catch (const Error& e) {  // out of memory: say which file needed it
-      throw Error("cannot load filter file " + path + ": " + e.what(), e);
-    }
-  }();
-  format::read_payload(kind, file, filter.words());
-  filter.counters() = file.fields.counters;
-  return filter;
+  FilterFile file = load_filter_file(path);
+  if (file.layers.size() != 1) {
+    throw Error("filter file " + path + " holds a growing filter of " +
+                std::to_string(file.layers.size()) +
+                " layers, which one Filter cannot hold; load it with load_filter_file");
+  }
+  return std::move(file.layers.front());
 }
 
 }  // namespace gdedup

@@ -20,8 +20,11 @@ constexpr char kMagic[8] = {'G', 'D', 'E', 'D', 'U', 'P', 'B', 'F'};
 // The checkpoint file's (format/checkpoint_format.h): a checkpoint given
 // where a filter belongs is named as one, not as "bad magic".
 constexpr char kCheckpointMagic[8] = {'G', 'D', 'E', 'D', 'U', 'P', 'C', 'K'};
-constexpr uint32_t kVersion = 1;
-// One page, so the bit array that follows can be mapped page-aligned.
+// Version 1: one filter, its fields in the header. Version 2: the fields
+// below kOffRulesBytes, then a rules section and a layers section.
+constexpr uint32_t kVersion1 = 1;
+constexpr uint32_t kVersion = 2;
+// One page, so the bit array of a version 1 file can be mapped page-aligned.
 constexpr uint64_t kHeaderBytes = 4096;
 
 // Field offsets in the header.
@@ -39,6 +42,12 @@ constexpr size_t kOffPlannedFpr = 64;
 constexpr size_t kOffPayloadChecksum = 72;
 constexpr size_t kOffReserved = 80;
 constexpr size_t kOffHeaderChecksum = kHeaderBytes - 8;
+
+// Version 2 header fields (offsets 0 .. 15 as above).
+constexpr size_t kOffRulesBytes = 16;
+constexpr size_t kOffRulesChecksum = 24;
+constexpr size_t kOffLayersBytes = 32;
+constexpr size_t kOffReservedV2 = 40;
 
 // Explicit byte order, so the header reads the same on any host.
 inline void put_u32(unsigned char* p, uint32_t v) {

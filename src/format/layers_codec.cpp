@@ -104,18 +104,9 @@ LayerTable read_layer_table(const FileKind& kind, const VerifiedFile& f, uint64_
   out.bytes = table_size;
   for (uint64_t i = 0; i < count; ++i) {
     const FilterFields layer = get_fields(at + kLayerCountBytes + i * kLayerEntryBytes);
-    if (const auto problem = unusable_params(layer.params)) {
-      refuse(kind, path, "has a " + layer_name(i) + " that " + *problem);
-    }
     // validate() keeps a layer under 2^47 bytes, so 64 of them cannot
     // overflow the sum.
-    if (layer.payload_bytes != layer.params.bytes()) {
-      refuse(kind, path, "is inconsistent: its " + layer_name(i) + " declares a " +
-                             std::to_string(layer.payload_bytes) + "-byte bit array, but " +
-                             std::to_string(layer.params.num_blocks) + " blocks of " +
-                             std::to_string(layer.params.layout.block_bits) + " bits take " +
-                             std::to_string(layer.params.bytes()) + " bytes");
-    }
+    check_filter_fields(kind, path, layer, layer_name(i));
     if (layer.params.seed != get_fields(at + kLayerCountBytes).params.seed) {
       refuse(kind, path, "is inconsistent: its " + layer_name(i) + " has another hash seed than "
                              "layer 1, but all layers of a filter share one seed");

@@ -1,82 +1,11 @@
-// Fields in a fixed order, little-endian; strings and lists carry a 64-bit
-// length. Decoding checks every length against what is left, so a forged
-// length cannot make it allocate or read past the section.
 #include "format/resume_state_codec.h"
 
 #include <cstdint>
 
-#include "format/filter_file_format.h"
+#include "format/byte_codec.h"
 #include "gdedup/error.h"
 
 namespace gdedup::format {
-namespace {
-
-class Encoder {
- public:
-  void u8(uint8_t v) { out_.push_back(static_cast<char>(v)); }
-  void u32(uint32_t v) {
-    unsigned char b[4];
-    filter_file::put_u32(b, v);
-    out_.append(reinterpret_cast<const char*>(b), 4);
-  }
-  void u64(uint64_t v) {
-    unsigned char b[8];
-    filter_file::put_u64(b, v);
-    out_.append(reinterpret_cast<const char*>(b), 8);
-  }
-  void str(const std::string& s) {
-    u64(s.size());
-    out_ += s;
-  }
-  std::string take() { return std::move(out_); }
-
- private:
-  std::string out_;
-};
-
-class Decoder {
- public:
-  Decoder(const std::string& path, const std::string& bytes) : path_(path), bytes_(bytes) {}
-
-  uint8_t u8() { return static_cast<uint8_t>(*take(1)); }
-  uint32_t u32() { return filter_file::get_u32(take(4)); }
-  uint64_t u64() { return filter_file::get_u64(take(8)); }
-  std::string str() {
-    const uint64_t n = u64();
-    if (n > bytes_.size() - at_) malformed();
-    const auto* p = reinterpret_cast<const char*>(take(n));
-    return std::string(p, n);
-  }
-  uint64_t count(uint64_t min_bytes_each) {
-    const uint64_t n = u64();
-    if (n > (bytes_.size() - at_) / min_bytes_each) malformed();
-    return n;
-  }
-  void finish() const {
-    if (at_ != bytes_.size()) malformed();
-  }
-
-  [[noreturn]] void malformed() const {
-    throw Error(path_ +
-                    " has a malformed resume state (its checksum matches, so it was "
-                    "written by a program that does not follow the checkpoint format)",
-                ErrorKind::damaged);
-  }
-
- private:
-  const unsigned char* take(uint64_t n) {
-    if (n > bytes_.size() - at_) malformed();
-    const auto* p = reinterpret_cast<const unsigned char*>(bytes_.data()) + at_;
-    at_ += n;
-    return p;
-  }
-
-  const std::string& path_;
-  const std::string& bytes_;
-  uint64_t at_ = 0;
-};
-
-}  // namespace
 
 std::string encode_resume_state(const ResumeState& s) {
   Encoder e;
@@ -110,7 +39,8 @@ std::string encode_resume_state(const ResumeState& s) {
 }
 
 ResumeState decode_resume_state(const std::string& path, const std::string& bytes) {
-  Decoder d(path, bytes);
+  Decoder d(bytes, path + " has a malformed resume state (its checksum matches, so it was "
+                       "written by a program that does not follow the checkpoint format)");
   ResumeState s;
   const uint32_t mode = d.u32();
   const uint32_t format = d.u32();

@@ -1,12 +1,15 @@
 // The filter file loader on hostile files.
 //
 // Input: one mode byte, then the file. Mode 0 loads the bytes as they are.
-// Mode 1 first recomputes the header checksum and mode 2 both checksums, so
-// that the fuzzer gets past them to the field checks behind them.
+// Mode 1 first recomputes the header checksum and mode 2 also the checksum
+// behind it (version 1: the bit array's; version 2: the rules'), so that the
+// fuzzer gets past them to the field checks behind them.
 //
-// Properties: load_filter either returns a filter or throws gdedup::Error (any
-// other exception, a crash or a huge allocation is a finding); a loaded file
-// saves back to the same bytes; read_filter_info agrees with load_filter.
+// Properties: load_filter_file either returns a filter or throws
+// gdedup::Error (any other exception, a crash or a huge allocation is a
+// finding); a loaded version 2 file saves back to the same bytes, a version 1
+// file to a version 2 file that loads as the same filter; read_filter_info
+// agrees with load_filter_file.
 
 #include <cstdint>
 #include <cstring>
@@ -41,9 +44,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string file(in.rest());
   if (mode >= 1 && file.size() >= ff::kHeaderBytes) {
     auto* header = reinterpret_cast<unsigned char*>(file.data());
-    if (mode == 2) {
+    const uint64_t rest = file.size() - ff::kHeaderBytes;
+    if (mode == 2 && ff::get_u32(header + ff::kOffVersion) == ff::kVersion1) {
       ff::put_u64(header + ff::kOffPayloadChecksum,
-                  XXH3_64bits(file.data() + ff::kHeaderBytes, file.size() - ff::kHeaderBytes));
+                  XXH3_64bits(file.data() + ff::kHeaderBytes, rest));
+    } else if (mode == 2 && ff::get_u64(header + ff::kOffRulesBytes) <= rest) {
+      ff::put_u64(header + ff::kOffRulesChecksum,
+                  XXH3_64bits(file.data() + ff::kHeaderBytes,
+                              ff::get_u64(header + ff::kOffRulesBytes)));
     }
     ff::put_u64(header + ff::kOffHeaderChecksum, ff::header_checksum(header));
   }
@@ -52,22 +60,37 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   bool loaded = false;
   try {
-    gdedup::Filter filter = gdedup::load_filter(s.in_path);
+    const gdedup::FilterFile filter = gdedup::load_filter_file(s.in_path);
     loaded = true;
     const gdedup::FilterFileInfo info = gdedup::read_filter_info(s.in_path);
-    FUZZ_CHECK(info.params == filter.params(), "read_filter_info disagrees with load_filter");
-    FUZZ_CHECK(info.counters.insertions == filter.counters().insertions &&
-                   info.counters.planned_capacity == filter.counters().planned_capacity &&
-                   same_bits(info.counters.planned_fpr, filter.counters().planned_fpr),
-               "counters differ");
-    FUZZ_CHECK(file.size() == ff::kHeaderBytes + filter.params().bytes(),
-               "a file of " + std::to_string(file.size()) + " bytes loaded as a " +
-                   std::to_string(filter.params().bytes()) + "-byte filter");
-    gdedup::save_filter(filter, s.out_path);
+    FUZZ_CHECK(info.params.size() == filter.layers.size() && info.version == filter.version,
+               "read_filter_info disagrees with load_filter_file");
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < filter.layers.size(); ++i) {
+      const gdedup::Filter& layer = filter.layers[i];
+      FUZZ_CHECK(info.params[i] == layer.params(), "read_filter_info disagrees on the params");
+      FUZZ_CHECK(info.counters[i].insertions == layer.counters().insertions &&
+                     info.counters[i].planned_capacity == layer.counters().planned_capacity &&
+                     same_bits(info.counters[i].planned_fpr, layer.counters().planned_fpr),
+                 "counters differ");
+      bytes += layer.params().bytes();
+    }
+    FUZZ_CHECK(file.size() >= ff::kHeaderBytes + bytes,
+               "a file of " + std::to_string(file.size()) + " bytes loaded as " +
+                   std::to_string(bytes) + " bytes of filter");
+    gdedup::save_filter_file(filter, s.out_path);
     const std::string saved = gdedup::fuzz::read_file(s.out_path);
-    FUZZ_CHECK(saved == file, "a loaded file saves to other bytes: loaded " +
-                                  std::to_string(file.size()) + " bytes, saved " +
-                                  std::to_string(saved.size()));
+    if (filter.version == ff::kVersion) {
+      FUZZ_CHECK(saved == file, "a loaded file saves to other bytes: loaded " +
+                                    std::to_string(file.size()) + " bytes, saved " +
+                                    std::to_string(saved.size()));
+    } else {
+      const gdedup::FilterFile again = gdedup::load_filter_file(s.out_path);
+      FUZZ_CHECK(again.layers.size() == 1 && again.layers[0].params() == filter.layers[0].params() &&
+                     std::memcmp(again.layers[0].words(), filter.layers[0].words(),
+                                 filter.layers[0].params().bytes()) == 0,
+                 "a version 1 file saves to another filter");
+    }
   } catch (const gdedup::Error& e) {
     FUZZ_CHECK(!loaded, std::string("saving a loaded filter failed: ") + e.what());
     const std::string message = e.what();

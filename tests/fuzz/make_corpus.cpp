@@ -14,10 +14,13 @@
 #include <vector>
 
 #include "../codec_util.h"
+#include "format/file_writer.h"
 #include "format/filter_file_format.h"
+#include "gdedup/backend.h"
 #include "gdedup/checkpoint.h"
 #include "gdedup/filter.h"
 #include "gdedup/filter_file.h"
+#include "gdedup/layered_filter.h"
 
 namespace {
 
@@ -74,7 +77,10 @@ void filter_seeds() {
       f.counters().insertions = 5 * blocks;
       f.counters().planned_capacity = 10 * blocks;
       f.counters().planned_fpr = 1e-4;
-      gdedup::save_filter(f, tmp);
+      // Version 1, as earlier releases wrote: still read.
+      gdedup::format::write_file(tmp, "cannot save " + tmp,
+                                 {ff::kMagic, ff::kVersion1, f.words(), f.params(), f.counters(),
+                                  "", {}});
       const std::string file = read_file(tmp);
       const std::string id = std::to_string(layout.block_bits) + "-" + std::to_string(layout.k) +
                              "-" + std::to_string(blocks);
@@ -104,6 +110,39 @@ void filter_seeds() {
   put("filter_file", "not-a-filter", std::string(1, '\0') + "http://example.com/\n");
   put("filter_file", "magic-only", std::string(1, '\0') + "GDEDUPBF");
   put("filter_file", "empty", std::string(1, '\0'));
+}
+
+// Version 2: a fixed filter with key rules, and a growing one of several
+// small layers, each as it is, resealed (mode 2) and truncated.
+void filter_v2_seeds() {
+  const std::string tmp = "/tmp/gdedup-make-corpus-v2.gdf";
+  gdedup::Filter fixed(gdedup::FilterParams{2, {512, 16}, gdedup::kDefaultSeed});
+  fixed.words()[3] = 0x80000001u;
+  gdedup::KeyRules rules;
+  rules.keys = gdedup::KeyOptions::parse("field:2", "comma", "url,drop-params:utm_*");
+  gdedup::save_filter(fixed, tmp, rules);
+  const std::string fixed_file = read_file(tmp);
+  put("filter_file", "v2-fixed-rules", std::string(1, '\0') + fixed_file);
+  put("filter_file", "v2-reseal-fixed-rules", std::string(1, '\2') + fixed_file);
+
+  gdedup::GrowthRule rule;
+  rule.first_capacity = 16;
+  rule.check_every = 16;
+  rule.target_fpr = 0.01;
+  gdedup::LayeredFilter growing(rule, gdedup::kDefaultSeed, [](gdedup::Filter& layer) {
+    return gdedup::make_cpu_backend(layer);
+  });
+  std::vector<uint64_t> keys;
+  for (uint64_t i = 0; i < 100; ++i) keys.push_back(i * 0x9e3779b97f4a7c15ull);
+  std::vector<uint8_t> present(keys.size());
+  growing.test_and_set(keys.data(), keys.size(), present.data());
+  growing.sync_to_host();
+  gdedup::save_filter(growing, tmp, gdedup::KeyRules{});
+  const std::string file = read_file(tmp);
+  put("filter_file", "v2-growing", std::string(1, '\0') + file);
+  put("filter_file", "v2-reseal-growing", std::string(1, '\2') + file);
+  put("filter_file", "v2-truncated-growing", std::string(1, '\0') + file.substr(0, file.size() - 9));
+  std::remove(tmp.c_str());
 }
 
 // Framing, batch bytes (2), batch records, largest piece, seed, layout.
@@ -310,6 +349,7 @@ int main(int argc, char** argv) {
   }
   g_root = argv[1];
   filter_seeds();
+  filter_v2_seeds();
   reader_seeds();
   key_seeds();
   url_seeds();
