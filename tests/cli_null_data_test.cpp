@@ -145,6 +145,15 @@ TEST(CliNullData, AgreesWithTheNewlineRunOnNormalizedAndCompressedInput) {
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_TRUE(cli_test::same_bytes(r.out, expected)) << input;
   }
+  // Keys are the same bytes either way: so are the filters built from them.
+  Result b = run(with({"build", dir / "in.txt", "-f", dir / "lines.gdf", "--normalize", "url"},
+                      kExact));
+  ASSERT_EQ(b.status, 0) << b.err;
+  b = run(with({"build", "-z", dir / "in.z.gz", "-f", dir / "nul.gdf", "--normalize", "url"},
+               kExact));
+  ASSERT_EQ(b.status, 0) << b.err;
+  EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(dir / "lines.gdf"),
+                                   cli_test::read_file(dir / "nul.gdf")));
 }
 
 TEST(CliNullData, ALongRecordIsNamedAtTheLimit) {

@@ -150,6 +150,27 @@ TEST_F(PipelineTest, KeyFieldSelectsWhatIsCompared) {
   EXPECT_EQ(read_file(o.output), "a\t1\nc\t2\nd\n");
 }
 
+// NUL-separated records: the same keys as lines, NUL after each record
+// written; a field delimiter equal to the separator is refused before the
+// output is created.
+TEST_F(PipelineTest, NulSeparatedRecordsAndTheirDelimiter) {
+  const std::string input = write_file("in.z", std::string("a\n1\0b\n1\0c\n2\0a\n1", 11));
+  Filter filter = big_filter();
+  auto backend = make_cpu_backend(filter);
+  PipelineOptions o;
+  o.inputs = {input};
+  o.output = dir_ + "/out.z";
+  o.record_separator = '\0';
+  o.keys = KeyOptions::parse("field:2", "\\x0a");
+  run_pipeline(o, filter, *backend);
+  EXPECT_EQ(read_file(o.output), std::string("a\n1\0c\n2\0", 8));
+  o.output = dir_ + "/never.z";
+  o.keys = KeyOptions::parse("field:2", "\\x00");
+  EXPECT_THROW(run_pipeline(o, filter, *backend), UsageError);
+  std::ifstream never(o.output);
+  EXPECT_FALSE(never.good());
+}
+
 TEST_F(PipelineTest, U64FingerprintsPassThroughInTheirOwnFormat) {
   std::vector<uint64_t> fps = test::keys_with_duplicates(30000, 5000, 4);
   std::string bytes(reinterpret_cast<const char*>(fps.data()), fps.size() * 8);
