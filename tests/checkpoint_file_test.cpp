@@ -1,6 +1,7 @@
-// Checkpoint files: exact round trips of filter and resume state, refusal of
-// every damaged, truncated, extended, foreign or other-version file with a
-// message that names it, and a failed write that leaves the old file intact.
+// Checkpoint files: exact round trips of filter and resume state, fixed and
+// growing, refusal of every damaged, truncated, extended, foreign or
+// other-version file with a message that names it, version 4 files loaded
+// as a fixed filter, and a failed write that leaves the old file intact.
 #include "gdedup/checkpoint.h"
 
 #include <gtest/gtest.h>
@@ -122,11 +123,14 @@ TEST_F(CheckpointFileTest, HeaderFieldsSitWhereTheFormatSays) {
   save_checkpoint(filter, sample_state(), path("ck"));
   const Bytes file = read_bytes(path("ck"));
   EXPECT_EQ(std::memcmp(file.data(), "GDEDUPCK", 8), 0);
-  EXPECT_EQ(cf::get_u32(&file[cf::kOffVersion]), 4u);
+  EXPECT_EQ(cf::get_u32(&file[cf::kOffVersion]), 5u);
   EXPECT_EQ(cf::get_u64(&file[cf::kOffNumBlocks]), 4u);
   EXPECT_EQ(cf::get_u64(&file[cf::kOffPayloadBytes]), 128u);
   const uint64_t state_bytes = cf::get_u64(&file[cf::kOffStateBytes]);
-  EXPECT_EQ(file.size(), 4096u + 128u + state_bytes);
+  // A fixed filter's growth section is one byte: 0, it does not grow.
+  EXPECT_EQ(cf::get_u64(&file[cf::kOffGrowthBytes]), 1u);
+  EXPECT_EQ(file.size(), 4096u + 128u + state_bytes + 1u);
+  EXPECT_EQ(file.back(), 0);
   // The bit array lies page-aligned, as in a filter file.
   EXPECT_EQ(std::memcmp(&file[4096], filter.words(), 128), 0);
 }
@@ -150,14 +154,15 @@ TEST_F(CheckpointFileTest, ChangedBitArrayOrStateBytesAreRefusedNamingThePart) {
                   path("good"));
   const Bytes good = read_bytes(path("good"));
   const size_t state_at = 4096 + 64 * 64;
+  const size_t table_at = good.size() - 1;
   std::mt19937_64 rng(7);
   for (int trial = 0; trial < 100; ++trial) {
     Bytes file = good;
-    const size_t pos = 4096 + rng() % (good.size() - 4096);
+    const size_t pos = trial == 0 ? table_at : 4096 + rng() % (good.size() - 4096);
     file[pos] ^= static_cast<unsigned char>(1 + rng() % 255);
     write_bytes(path("bad"), file);
     const std::string message = load_error(path("bad"));
-    const char* part = pos < state_at ? "bit array" : "resume state";
+    const char* part = pos < state_at ? "bit array" : pos < table_at ? "resume state" : "growth section";
     ASSERT_NE(message.find(std::string("is damaged: its ") + part), std::string::npos)
         << "byte " << pos << ": " << message;
   }
@@ -182,7 +187,7 @@ TEST_F(CheckpointFileTest, EveryTruncationAndAppendedByteIsRefused) {
 
 TEST_F(CheckpointFileTest, OtherVersionIsRefusedNamingBothVersions) {
   save_checkpoint(small_filter(), sample_state(), path("good"));
-  for (uint32_t version : {0u, 1u, 2u, 3u, 77u}) {
+  for (uint32_t version : {0u, 1u, 2u, 3u, 6u, 77u}) {
     Bytes file = read_bytes(path("good"));
     cf::put_u32(&file[cf::kOffVersion], version);
     cf::put_u64(&file[cf::kOffHeaderChecksum], cf::header_checksum(file.data()));
@@ -190,8 +195,211 @@ TEST_F(CheckpointFileTest, OtherVersionIsRefusedNamingBothVersions) {
     const std::string message = load_error(path("other"));
     EXPECT_NE(message.find("format version " + std::to_string(version)), std::string::npos)
         << message;
-    EXPECT_NE(message.find("reads only version 4"), std::string::npos) << message;
+    EXPECT_NE(message.find("reads versions 4 to 5"), std::string::npos) << message;
   }
+}
+
+// A version 5 file of a fixed filter rewritten as version 4 wrote it: no
+// growth section, the header's bytes from 96 zero.
+Bytes as_version_4(Bytes file) {
+  const uint64_t growth = cf::get_u64(&file[cf::kOffGrowthBytes]);
+  file.resize(file.size() - growth);
+  cf::put_u32(&file[cf::kOffVersion], 4);
+  cf::put_u64(&file[cf::kOffGrowthBytes], 0);
+  cf::put_u64(&file[cf::kOffGrowthChecksum], 0);
+  cf::put_u64(&file[cf::kOffHeaderChecksum], cf::header_checksum(file.data()));
+  return file;
+}
+
+TEST_F(CheckpointFileTest, Version4LoadsAsAFixedFilter) {
+  const Filter filter = small_filter();
+  save_checkpoint(filter, sample_state(), path("v5"));
+  write_bytes(path("v4"), as_version_4(read_bytes(path("v5"))));
+  const Checkpoint ck = load_checkpoint(path("v4"));
+  EXPECT_EQ(ck.state.file_version, 4u);
+  EXPECT_FALSE(ck.state.growth.has_value());
+  EXPECT_TRUE(ck.later_layers.empty());
+  EXPECT_EQ(std::memcmp(ck.filter.words(), filter.words(), filter.params().bytes()), 0);
+  expect_same_state(ck.state, sample_state());
+  // Saved again, it is the version 5 file.
+  save_checkpoint(ck, path("again"));
+  EXPECT_EQ(read_bytes(path("again")), read_bytes(path("v5")));
+  // Its reserved bytes are still checked.
+  Bytes forged = read_bytes(path("v4"));
+  forged[cf::kOffGrowthBytes] = 1;
+  cf::put_u64(&forged[cf::kOffHeaderChecksum], cf::header_checksum(forged.data()));
+  write_bytes(path("forged"), forged);
+  EXPECT_NE(load_error(path("forged")).find("nonzero reserved header byte at offset 96"),
+            std::string::npos)
+      << load_error(path("forged"));
+}
+
+// A growing filter of three layers of other sizes and layouts.
+Checkpoint growing_checkpoint() {
+  Checkpoint ck{make_filter(FilterParams{4, {256, 8}, kDefaultSeed}, 30), sample_state(), {}};
+  GrowthState growth;
+  growth.rule.first_capacity = 2048;
+  growth.rule.target_fpr = 1e-3;
+  growth.rule.growth = 3;
+  growth.rule.tightening = 0.7;
+  growth.rule.check_every = 512;
+  growth.max_bytes = 123456;
+  growth.keys_offered = 98765;
+  ck.state.growth = growth;
+  ck.later_layers.push_back(make_filter(FilterParams{9, {512, 16}, kDefaultSeed}, 60));
+  ck.later_layers.push_back(make_filter(FilterParams{20, {256, 8}, kDefaultSeed}, 90));
+  for (const Filter& layer : ck.later_layers) {
+    ck.state.later_layers.push_back({layer.params(), layer.counters().insertions});
+  }
+  return ck;
+}
+
+void expect_same_growth(const GrowthState& a, const GrowthState& b) {
+  EXPECT_EQ(a.rule.first_capacity, b.rule.first_capacity);
+  EXPECT_EQ(a.rule.target_fpr, b.rule.target_fpr);
+  EXPECT_EQ(a.rule.growth, b.rule.growth);
+  EXPECT_EQ(a.rule.tightening, b.rule.tightening);
+  EXPECT_EQ(a.rule.block_bits, b.rule.block_bits);
+  EXPECT_EQ(a.rule.check_every, b.rule.check_every);
+  EXPECT_EQ(a.max_bytes, b.max_bytes);
+  EXPECT_EQ(a.keys_offered, b.keys_offered);
+}
+
+TEST_F(CheckpointFileTest, GrowingFilterRoundTripIsExact) {
+  const Checkpoint saved = growing_checkpoint();
+  save_checkpoint(saved, path("ck"));
+  const Checkpoint ck = load_checkpoint(path("ck"));
+  ASSERT_TRUE(ck.state.growth.has_value());
+  expect_same_growth(*ck.state.growth, *saved.state.growth);
+  expect_same_state(ck.state, saved.state);
+  EXPECT_EQ(std::memcmp(ck.filter.words(), saved.filter.words(), 128), 0);
+  ASSERT_EQ(ck.later_layers.size(), 2u);
+  ASSERT_EQ(ck.state.later_layers.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const Filter& a = ck.later_layers[i];
+    const Filter& b = saved.later_layers[i];
+    EXPECT_EQ(a.params(), b.params());
+    EXPECT_EQ(a.counters().insertions, b.counters().insertions);
+    EXPECT_EQ(a.counters().planned_capacity, b.counters().planned_capacity);
+    EXPECT_EQ(std::memcmp(a.words(), b.words(), b.params().bytes()), 0) << "layer " << i + 2;
+    EXPECT_EQ(ck.state.later_layers[i].params, b.params());
+    EXPECT_EQ(ck.state.later_layers[i].insertions, b.counters().insertions);
+  }
+  // Saved from a LayeredFilter, the same bytes.
+  Checkpoint copy = load_checkpoint(path("ck"));
+  const auto filter = resume_growing_filter(copy, [](Filter& layer) {
+    return make_cpu_backend(layer);
+  });
+  EXPECT_EQ(filter->layer_count(), 3u);
+  EXPECT_EQ(filter->keys_offered(), 98765u);
+  EXPECT_EQ(filter->max_bytes(), 123456u);
+  save_checkpoint(*filter, saved.state, path("again"));
+  EXPECT_EQ(read_bytes(path("again")), read_bytes(path("ck")));
+}
+
+TEST_F(CheckpointFileTest, DamageToAGrowingFilterIsRefusedNamingThePart) {
+  save_checkpoint(growing_checkpoint(), path("good"));
+  const Bytes good = read_bytes(path("good"));
+  const uint64_t state_bytes = cf::get_u64(&good[cf::kOffStateBytes]);
+  const uint64_t growth_bytes = cf::get_u64(&good[cf::kOffGrowthBytes]);
+  const size_t growth_at = 4096 + 128 + state_bytes;
+  // The layers section of layers 2 and 3 (docs/FORMAT.md, "Layers").
+  const size_t section_at = growth_at + growth_bytes;
+  const size_t second_at = section_at + 8 + 2 * 64 + 8;
+  const size_t third_at = second_at + 9 * 64;
+  ASSERT_EQ(good.size(), third_at + 20 * 32);
+  for (size_t pos = growth_at; pos < good.size(); pos += 3) {
+    Bytes file = good;
+    file[pos] ^= 0x10;
+    write_bytes(path("bad"), file);
+    const std::string message = load_error(path("bad"));
+    ASSERT_NE(message.find(path("bad")), std::string::npos) << message;
+    if (pos < section_at + 8) continue;  // the growth section, the layer count
+    const std::string part = pos < second_at ? "its layer table"
+                             : pos < third_at ? "its layer 1's bit array"
+                                              : "its layer 2's bit array";
+    ASSERT_NE(message.find("is damaged: " + part), std::string::npos)
+        << "byte " << pos << ": " << message;
+    if (pos >= second_at) {
+      ASSERT_NE(message.find("where layer 1 is the filter's layer 2"), std::string::npos)
+          << message;
+    }
+  }
+  for (size_t pos = growth_at; pos < section_at; ++pos) {
+    Bytes file = good;
+    file[pos] ^= 0x10;
+    write_bytes(path("bad"), file);
+    ASSERT_NE(load_error(path("bad")).find("is damaged: its growth section"), std::string::npos)
+        << "byte " << pos << ": " << load_error(path("bad"));
+  }
+  for (size_t length = growth_at; length < good.size(); length += 5) {
+    write_bytes(path("bad"), Bytes(good.begin(), good.begin() + static_cast<long>(length)));
+    const std::string message = load_error(path("bad"));
+    ASSERT_NE(message.find("is truncated"), std::string::npos) << length << ": " << message;
+  }
+  Bytes longer = good;
+  longer.push_back(0);
+  write_bytes(path("long"), longer);
+  EXPECT_NE(load_error(path("long")).find("extra bytes"), std::string::npos);
+}
+
+TEST_F(CheckpointFileTest, AFixedCheckpointIsNotResumedAsAGrowingFilter) {
+  save_checkpoint(small_filter(), sample_state(), path("ck"));
+  Checkpoint ck = load_checkpoint(path("ck"));
+  try {
+    resume_growing_filter(ck, [](Filter& layer) { return make_cpu_backend(layer); });
+    FAIL() << "a fixed filter was resumed as a growing one";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("holds a fixed filter"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(CheckpointFileTest, GrowthThatDiffersIsNamed) {
+  const GrowthState saved = *growing_checkpoint().state.growth;
+  EXPECT_NO_THROW(check_checkpoint_growth(saved, saved));
+  EXPECT_NO_THROW(check_checkpoint_growth(std::nullopt, std::nullopt));
+  auto message = [&](const std::optional<GrowthState>& s, const std::optional<GrowthState>& r) {
+    try {
+      check_checkpoint_growth(s, r);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(message(saved, std::nullopt)
+                .find("the checkpoint has a filter that grows, this run asks for a fixed filter"),
+            std::string::npos);
+  EXPECT_NE(message(std::nullopt, saved)
+                .find("the checkpoint has a fixed filter, this run asks for a filter that grows"),
+            std::string::npos);
+  auto changed = [&](auto change) {
+    GrowthState other = saved;
+    change(other);
+    return message(saved, other);
+  };
+  EXPECT_NE(changed([](GrowthState& g) { g.rule.first_capacity = 4096; })
+                .find("first layer differs from the checkpoint's: the checkpoint has 2048 keys, "
+                      "this run asks for 4096 keys"),
+            std::string::npos);
+  EXPECT_NE(changed([](GrowthState& g) { g.rule.target_fpr = 1e-4; })
+                .find("target false-positive rate differs"),
+            std::string::npos);
+  EXPECT_NE(changed([](GrowthState& g) { g.rule.growth = 2; }).find("growth factor differs"),
+            std::string::npos);
+  EXPECT_NE(changed([](GrowthState& g) { g.rule.tightening = 0.85; })
+                .find("tightening ratio differs"),
+            std::string::npos);
+  EXPECT_NE(changed([](GrowthState& g) { g.rule.block_bits = 512; }).find("block size differs"),
+            std::string::npos);
+  EXPECT_NE(changed([](GrowthState& g) { g.rule.check_every = 1024; })
+                .find("growth check interval differs"),
+            std::string::npos);
+  EXPECT_NE(changed([](GrowthState& g) { g.max_bytes = 0; })
+                .find("memory limit differs from the checkpoint's: the checkpoint has 123456 "
+                      "bytes, this run asks for no memory limit"),
+            std::string::npos);
+  // Keys offered are where the run is, not how it grows.
+  EXPECT_EQ(changed([](GrowthState& g) { g.keys_offered = 1; }), "");
 }
 
 TEST_F(CheckpointFileTest, FilterFilesAndForeignFilesAreNotCheckpoints) {

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -21,6 +23,7 @@
 #include "gdedup/checkpoint.h"
 #include "gdedup/error.h"
 #include "gdedup/filter.h"
+#include "gdedup/layered_filter.h"
 #include "gdedup/pipeline.h"
 #include "failing_replacement.h"
 #include "test_util.h"
@@ -44,6 +47,8 @@ class CheckpointResumeTest : public ::testing::Test {
     fs::remove_all(dir_, ignored);
   }
   std::string path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
+  // A dedup of `count` URLs to out.txt in batches of 1,000, checkpointed to ck.
+  PipelineOptions url_job(size_t count, uint64_t seed);
   std::string write_file(const std::string& name, const std::string& bytes) {
     std::ofstream(path(name), std::ios::binary) << bytes;
     return path(name);
@@ -441,6 +446,129 @@ TEST_F(CheckpointResumeTest, FailingFirstCheckpointSaysNoneExists) {
         << e.what();
   }
   EXPECT_FALSE(fs::exists(o.checkpoint));
+}
+
+// ------------------------------------------------- a filter that grows
+
+PipelineOptions CheckpointResumeTest::url_job(size_t count, uint64_t seed) {
+  PipelineOptions o;
+  o.inputs = {write_file("in.txt", url_text(count, seed))};
+  o.output = path("out.txt");
+  o.batch_records = 1000;
+  o.checkpoint = path("ck");
+  return o;
+}
+
+BackendMaker cpu_layers(unsigned threads) {
+  return [threads](Filter& layer) {
+    CpuOptions options;
+    options.threads = threads;
+    return make_cpu_backend(layer, options);
+  };
+}
+
+// From a 1,024-key first layer at 1e-2: six layers by the end of the input
+// below, and false positives that must agree too.
+GrowthRule small_growth() {
+  GrowthRule rule;
+  rule.first_capacity = 1024;
+  rule.target_fpr = 1e-2;
+  return rule;
+}
+
+std::string layers_bytes(LayeredFilter& f) {
+  f.sync_to_host();
+  std::string bytes;
+  for (size_t i = 0; i < f.layer_count(); ++i) bytes += filter_bytes(f.layer(i)) + "|";
+  return bytes;
+}
+
+// Runs `o` on a new growing filter, or from its checkpoint when one exists,
+// stopping after `stop_after` batches; the layers' bytes go to `layers`.
+PipelineStats run_growing_once(PipelineOptions o, uint64_t stop_after, std::string& layers) {
+  std::atomic<bool> stop{false};
+  uint64_t batches = 0;
+  o.stop = &stop;
+  o.on_progress = [&](const Progress&) {
+    if (++batches >= stop_after) stop = true;
+  };
+  std::optional<Checkpoint> ck;
+  std::unique_ptr<LayeredFilter> filter;
+  if (fs::exists(o.checkpoint)) {
+    ck = load_checkpoint(o.checkpoint);
+    filter = resume_growing_filter(*ck, cpu_layers(2));
+    o.resume = &ck->state;
+  } else {
+    filter = std::make_unique<LayeredFilter>(small_growth(), kDefaultSeed, cpu_layers(1));
+  }
+  const PipelineStats s = run_pipeline(o, *filter);
+  layers = layers_bytes(*filter);
+  return s;
+}
+
+TEST_F(CheckpointResumeTest, AGrowingFilterStoppedAndResumedEqualsAnUninterruptedOne) {
+  PipelineOptions o = url_job(60000, 21);
+  o.checkpoint.clear();
+  LayeredFilter whole(small_growth(), kDefaultSeed, cpu_layers(1));
+  run_pipeline(o, whole);
+  ASSERT_EQ(whole.layer_count(), 6u);
+  const std::string want_output = read_file(o.output);
+  const std::string want_layers = layers_bytes(whole);
+  o.checkpoint = path("ck");
+  for (uint64_t every : {1u, 4u, 13u}) {
+    SCOPED_TRACE("stopped every " + std::to_string(every) + " batches");
+    fs::remove(o.checkpoint);
+    fs::remove(o.output);
+    int runs = 0;
+    std::string layers;
+    while (run_growing_once(o, every, layers).interrupted) ASSERT_LT(++runs, 100);
+    EXPECT_GE(runs, 60 / static_cast<int>(every) - 1);
+    EXPECT_TRUE(read_file(o.output) == want_output);
+    EXPECT_TRUE(layers == want_layers);
+    EXPECT_FALSE(fs::exists(o.checkpoint));
+  }
+}
+
+std::string resume_error(const PipelineOptions& o, const ResumeState& state, LayeredFilter& f) {
+  PipelineOptions resumed = o;
+  resumed.resume = &state;
+  try {
+    run_pipeline(resumed, f);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST_F(CheckpointResumeTest, AGrowingCheckpointNeedsItsOwnFilter) {
+  const PipelineOptions o = url_job(20000, 22);
+  std::string layers;
+  ASSERT_TRUE(run_growing_once(o, 8, layers).interrupted);
+  const Checkpoint ck = load_checkpoint(o.checkpoint);
+  ASSERT_TRUE(ck.state.growth.has_value());
+  ASSERT_GE(ck.later_layers.size(), 2u);
+
+  GrowthRule other = small_growth();
+  other.first_capacity = 2048;
+  LayeredFilter wider(other, kDefaultSeed, cpu_layers(1));
+  EXPECT_NE(resume_error(o, ck.state, wider).find("first layer differs"), std::string::npos);
+  LayeredFilter fresh(small_growth(), kDefaultSeed, cpu_layers(1));
+  EXPECT_NE(resume_error(o, ck.state, fresh).find("it was offered 0 keys, the checkpoint's 8000"),
+            std::string::npos)
+      << resume_error(o, ck.state, fresh);
+  Checkpoint again = load_checkpoint(o.checkpoint);
+  auto backend = make_cpu_backend(again.filter);
+  PipelineOptions fixed = o;
+  fixed.resume = &again.state;
+  try {
+    run_pipeline(fixed, again.filter, *backend);
+    FAIL() << "a growing checkpoint resumed with its first layer alone";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("the checkpoint has a filter that grows, this run "
+                                         "asks for a fixed filter"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -22,6 +23,9 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include "cli_util.h"
 
@@ -656,6 +660,137 @@ TEST(CliCheckpoint, AnotherSpellingOfTheKeyOptionsResumes) {
                {"--resume"}));
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_TRUE(contains(r.err, "the normalize option differs")) << r.err;
+}
+
+// ------------------------------------------------- a filter that grows
+
+// A dedup whose filter grows from a 1,000-key first layer to several layers
+// (no -f: nothing fixes its size), checkpointed every 40,000 records.
+class GrowingJob {
+ public:
+  GrowingJob() {
+    cli_test::write_file(input(), make_records(kSmallRecords, kSmallRecords / 2, 17));
+  }
+  std::string input() const { return dir_ / "in.txt"; }
+  std::string output() const { return dir_ / "out.txt"; }
+  std::string checkpoint() const { return dir_ / "ck"; }
+  const cli_test::TempDir& dir() const { return dir_; }
+  // `sizing` replaces the job's --capacity 1000 --fpr 0.01.
+  std::vector<std::string> args(const std::string& out, const std::vector<std::string>& more = {},
+                                const std::vector<std::string>& sizing = {"--capacity", "1000",
+                                                                          "--fpr", "0.01"}) const {
+    return with(with({"dedup", input(), "-o", out, "--batch", kBatchText, "--stats",
+                      dir_ / "stats.json"},
+                     sizing),
+                more);
+  }
+  std::vector<std::string> checkpointed(const std::vector<std::string>& more = {},
+                                        const std::vector<std::string>& sizing = {
+                                            "--capacity", "1000", "--fpr", "0.01"}) const {
+    return with(args(output(), more, sizing),
+                {"--checkpoint", checkpoint(), "--checkpoint-every", "40K"});
+  }
+
+ private:
+  cli_test::TempDir dir_;
+};
+
+TEST(CliCheckpoint, AGrowingFilterStopsAndResumesWithTheSameOutput) {
+  REQUIRE_GDEDUP_BIN();
+  GrowingJob job;
+  Result r = run(with(job.args(job.dir() / "ref.txt"), {"-q"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string ref_stats = cli_test::read_file(job.dir() / "stats.json");
+  EXPECT_TRUE(contains(ref_stats, "\"filter_layers\": 8,")) << ref_stats;
+  // Stopped at record 120,000 (the third write fails), with 7 layers by then.
+  r = run_failing_write(job.checkpoint(), 4, with(job.checkpointed(), {"-q"}));
+  ASSERT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "the previous checkpoint, at record 120000, is intact")) << r.err;
+  r = run({"info", job.checkpoint()});
+  EXPECT_TRUE(contains(r.out, "7 layers of ")) << r.out;
+  r = run(with(job.checkpointed(), {"--resume"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "resuming from checkpoint " + job.checkpoint() +
+                                  " at record 120,000; filter " + job.checkpoint() +
+                                  ": growing, 7 layers"))
+      << r.err;
+  EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(job.output()),
+                                   cli_test::read_file(job.dir() / "ref.txt")));
+  EXPECT_TRUE(contains(cli_test::read_file(job.dir() / "stats.json"), "\"filter_layers\": 8,"));
+  EXPECT_FALSE(cli_test::exists(job.checkpoint()));
+}
+
+TEST(CliCheckpoint, AGrowingFilterResumesOnlyWithTheSameGrowth) {
+  REQUIRE_GDEDUP_BIN();
+  GrowingJob job;
+  Result r = run_failing_write(job.checkpoint(), 2, with(job.checkpointed(), {"-q"}));
+  ASSERT_EQ(r.status, 1) << r.err;
+  const std::string saved = cli_test::read_file(job.checkpoint());
+  const struct {
+    std::vector<std::string> args;
+    std::string message;
+  } cases[] = {
+      {job.checkpointed({}, {"--capacity", "2000", "--fpr", "0.01"}),
+       // A first layer is planned for at least the 1,024 keys between checks.
+       "the filter's first layer differs from the checkpoint's: the checkpoint has 1024 keys, "
+       "this run asks for 2000 keys"},
+      {job.checkpointed({}, {"--capacity", "1000", "--fpr", "0.001"}),
+       "the filter's target false-positive rate differs from the checkpoint's: the checkpoint "
+       "has 0.01, this run asks for 0.001"},
+      {with(job.checkpointed(), {"--block-bits", "256"}), "the filter's block size differs"},
+      {with(job.checkpointed(), {"--max-memory", "64MiB"}),
+       "the filter's memory limit differs from the checkpoint's: the checkpoint has no memory "
+       "limit, this run asks for 67108864 bytes"},
+      {with(job.checkpointed(), {"--no-grow"}),
+       "the filter's growth differs from the checkpoint's: the checkpoint has a filter that "
+       "grows, this run asks for a fixed filter; resume with the options of the interrupted run "
+       "(--no-grow, --memory and -f give a job a fixed filter)"},
+  };
+  for (const auto& c : cases) {
+    r = run(with(c.args, {"--resume", "-q"}));
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
+    EXPECT_TRUE(contains(r.err, "cannot resume from checkpoint " + job.checkpoint() + ": " +
+                                    c.message))
+        << "expected \"" << c.message << "\" in: " << r.err;
+    EXPECT_EQ(cli_test::read_file(job.checkpoint()), saved);
+  }
+  // A fixed filter's checkpoint does not resume growing.
+  std::remove(job.checkpoint().c_str());
+  r = run_failing_write(job.checkpoint(), 2, with(job.checkpointed({"--no-grow"}), {"-q"}));
+  ASSERT_EQ(r.status, 1) << r.err;
+  r = run(with(job.checkpointed(), {"--resume", "-q"}));
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "the checkpoint has a fixed filter, this run asks for a filter "
+                              "that grows"))
+      << r.err;
+}
+
+// Checkpoint format version 4 held one layer: a job checkpointed then had a
+// fixed filter, whatever its options, and resumes with one.
+TEST(CliCheckpoint, AVersion4CheckpointResumesWithItsFixedFilter) {
+  REQUIRE_GDEDUP_BIN();
+  GrowingJob job;
+  Result r = run(with(job.args(job.dir() / "ref.txt", {"--no-grow"}), {"-q"}));
+  ASSERT_EQ(r.status, 4) << r.err;  // 1,000 keys planned: overfull, as it was then
+  r = run_failing_write(job.checkpoint(), 2, with(job.checkpointed({"--no-grow"}), {"-q"}));
+  ASSERT_EQ(r.status, 1) << r.err;
+  // The fixed filter's version 5 file, as version 4 wrote it: no growth
+  // section (its last byte), the header's bytes from 96 zero.
+  std::string bytes = cli_test::read_file(job.checkpoint());
+  bytes.pop_back();
+  bytes[8] = 4;
+  std::fill(bytes.begin() + 96, bytes.begin() + 112, '\0');
+  const uint64_t sum = XXH3_64bits(bytes.data(), 4088);
+  for (int i = 0; i < 8; ++i) bytes[4088 + i] = static_cast<char>(sum >> (8 * i));
+  cli_test::write_file(job.checkpoint(), bytes);
+  r = run(with(job.checkpointed(), {"--resume"}));
+  EXPECT_EQ(r.status, 4) << r.err;
+  EXPECT_TRUE(contains(r.err, "resuming from checkpoint " + job.checkpoint() +
+                              " at record 40,000; filter " + job.checkpoint()))
+      << r.err;
+  EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(job.output()),
+                                   cli_test::read_file(job.dir() / "ref.txt")));
 }
 
 TEST(CliCheckpoint, UsageErrors) {

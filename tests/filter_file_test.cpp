@@ -28,6 +28,7 @@
 #include "file_util.h"
 #include "gdedup/error.h"
 #include "gdedup/layout.h"
+#include "test_util.h"
 
 namespace gdedup {
 namespace {
@@ -281,18 +282,6 @@ TEST_F(FilterFileTest, InconsistentHeaderWithValidChecksumIsRefused) {
   }
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAddressSanitizer = true;
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-
 // Runs load_filter on `path` in a child whose address space is capped at
 // 1 GiB, and returns what it threw ("" if nothing). A loader that allocated
 // the bit array before checking its size would die or fail differently.
@@ -305,7 +294,7 @@ std::string load_error_with_little_memory(const std::string& path) {
   const pid_t child = ::fork();
   if (child == 0) {
     ::close(pipe_fds[0]);
-    if (!kAddressSanitizer) {
+    if (!test::kAddressSanitizer) {
       rlimit limit{uint64_t{1} << 30, uint64_t{1} << 30};
       ::setrlimit(RLIMIT_AS, &limit);
     }

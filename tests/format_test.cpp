@@ -285,8 +285,7 @@ TEST(Format, GrowingFilterFileBytes) {
 }
 
 // The filter above with a fixed resume state: one input, ten records kept.
-TEST(Format, CheckpointFileBytes) {
-  const Filter filter = ten_key_filter();
+ResumeState ten_record_state() {
   ResumeState state;
   state.inputs = {InputIdentity{"in.txt", true, 70, 1700000000123456789, 0x0123456789abcdef}};
   state.output = "out.txt";
@@ -297,14 +296,42 @@ TEST(Format, CheckpointFileBytes) {
   state.records = 10;
   state.kept = 10;
   state.input_bytes = 70;
+  return state;
+}
+
+TEST(Format, CheckpointFileBytes) {
+  const Filter filter = ten_key_filter();
   const std::vector<char> file = saved_bytes([&](const std::string& path) {
-    save_checkpoint(filter, state, path);
+    save_checkpoint(filter, ten_record_state(), path);
   });
-  ASSERT_EQ(file.size(), 4096u + 128u + 209u);
+  ASSERT_EQ(file.size(), 4096u + 128u + 209u + 1u);
   EXPECT_EQ(XXH3_64bits(file.data() + 4096, 128), 0x40ce02f05c7d0370ull);  // payload checksum
   EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128, 209), 0x505dcef53015df0eull);  // state
-  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0x99d12d3c79276c9full);  // whole header
-  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0xe92b80b13e5d4f3aull);
+  EXPECT_EQ(file.back(), 0);  // the growth section: a fixed filter
+  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0x9a201ec0c92b32e4ull);  // whole header
+  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x4fbe58e974bfca40ull);
+}
+
+// The same as the first layer of a growing filter whose second layer holds
+// the same ten keys.
+TEST(Format, GrowingCheckpointFileBytes) {
+  Checkpoint ck{ten_key_filter(), ten_record_state(), {}};
+  GrowthState growth;
+  growth.rule.first_capacity = 16;
+  growth.rule.check_every = 8;
+  growth.keys_offered = 10;
+  ck.state.growth = growth;
+  ck.later_layers.push_back(ten_key_filter());
+  const std::vector<char> file = saved_bytes([&](const std::string& path) {
+    save_checkpoint(ck, path);
+  });
+  // The growth section, then the layers section of the second layer.
+  ASSERT_EQ(file.size(), 4096u + 128u + 209u + 61u + (8u + 64u + 8u + 128u));
+  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128, 209), 0x505dcef53015df0eull);  // state
+  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128 + 209, 61), 0x177b1de3aa00f552ull);  // growth
+  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128 + 209 + 61 + 80, 128), 0x40ce02f05c7d0370ull);
+  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0xb5e80d782308ef3eull);  // whole header
+  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x7aa0ae2da41f8da2ull);
 }
 
 }  // namespace

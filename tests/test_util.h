@@ -17,6 +17,21 @@ inline std::string layout_name(const Layout& l) {
   return std::to_string(l.block_bits) + "-bit k=" + std::to_string(l.k);
 }
 
+// Whether this build runs under AddressSanitizer, for tests that must
+// scale down there or cannot run at all (it reserves terabytes of address
+// space and slows code about ten times).
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kAddressSanitizer = true;
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+
 // splitmix64: fast, seedable, and good enough to stand in for a hash.
 class Rng {
  public:

@@ -9,13 +9,22 @@
 //   options.checkpoint = path;                   // keep checkpointing
 //   options.resume = &ck.state;
 //   run_pipeline(options, ck.filter, *backend);  // checks inputs and options
+//
+// or, for a checkpoint of a filter that grows (ck.state.growth is set):
+//
+//   auto filter = resume_growing_filter(ck, make_backend);
+//   run_pipeline(options, *filter);
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "gdedup/filter.h"
+#include "gdedup/growth.h"
+#include "gdedup/layered_filter.h"
 #include "gdedup/pipeline.h"
 #include "gdedup/stream_point.h"
 
@@ -30,6 +39,21 @@ struct InputIdentity {
   uint64_t size = 0;          // bytes of the file as stored (compressed size)
   int64_t mtime_ns = 0;       // modification time, nanoseconds since 1970
   uint64_t sample_hash = 0;   // XXH3-64 of sampled stored bytes (docs/CHECKPOINT.md)
+};
+
+// How a growing filter grows and how far it got: saved with its layers, so
+// that a resumed run adds its layers exactly where the uninterrupted run
+// would (gdedup/layered_filter.h).
+struct GrowthState {
+  GrowthRule rule;
+  uint64_t max_bytes = 0;     // LayeredFilter::set_max_bytes (0: no limit)
+  uint64_t keys_offered = 0;  // LayeredFilter::keys_offered
+};
+
+// One layer of a saved filter, as its header describes it.
+struct SavedLayer {
+  FilterParams params;
+  uint64_t insertions = 0;
 };
 
 struct ResumeState {
@@ -54,22 +78,40 @@ struct ResumeState {
 
   // The filter saved with this state (filled in by the loaders), so that a
   // run can tell it was given that filter and not another.
+  // params and insertions are those of a fixed filter, or of the first
+  // layer of a growing one.
   FilterParams params;
   uint64_t insertions = 0;
-  // The file this was loaded from, for messages; not stored.
+  // Set when the filter grows; then later_layers are its other layers,
+  // oldest first.
+  std::optional<GrowthState> growth;
+  std::vector<SavedLayer> later_layers;
+  // The checkpoint format version the state was loaded from (docs/FORMAT.md),
+  // and the file, for messages; neither is stored.
+  uint32_t file_version = 0;
   std::string loaded_from;
 };
 
 struct Checkpoint {
-  Filter filter;
+  Filter filter;  // the fixed filter, or the first layer of a growing one
   ResumeState state;
+  // A growing filter's other layers, oldest first; empty for a fixed one.
+  std::vector<Filter> later_layers;
 };
 
 // Reads and verifies a checkpoint: magic, version, every parameter, the
-// header, state and bit array checksums, and the exact length. Throws Error
-// naming the file and what is wrong with it; never returns anything from a
-// damaged file.
+// header, state, layer table and bit array checksums, and the exact length.
+// Throws Error naming the file and what is wrong with it; never returns
+// anything from a damaged file. A checkpoint of the previous format version
+// (4, which held one layer) loads as a fixed filter.
 Checkpoint load_checkpoint(const std::string& path);
+
+// The growing filter a checkpoint holds, its layers moved out of
+// `checkpoint`, with the checkpoint's growth rule, memory limit and keys
+// offered, and each layer's backend from `make_backend`. Throws UsageError
+// when the checkpoint holds a fixed filter (state.growth is empty).
+std::unique_ptr<LayeredFilter> resume_growing_filter(Checkpoint& checkpoint,
+                                                     BackendMaker make_backend);
 
 // True when `path` starts with the checkpoint magic, whatever else it holds
 // (false when it cannot be read): for tools that take either kind of file.
@@ -79,17 +121,34 @@ bool is_checkpoint_file(const std::string& path);
 // not read: for reports about a checkpoint.
 ResumeState read_checkpoint_state(const std::string& path);
 
-// Writes a checkpoint of `filter` and `state` (params and insertions are
-// taken from the filter): to a new `path`.tmp.XXXXXX (O_EXCL, follows no
-// link), fsync, rename over `path`, fsync of the folder. On failure throws Error naming the file and the
-// reason, and the file at `path` is untouched. run_pipeline() calls this in
-// the background; it is public for tools and tests.
+// Writes a checkpoint of the fixed filter `filter` and `state` (params and
+// insertions are taken from the filter; growth and later_layers are not
+// used): to a new `path`.tmp.XXXXXX (O_EXCL, follows no link), fsync,
+// rename over `path`, fsync of the folder. On failure throws Error naming
+// the file and the reason, and the file at `path` is untouched.
+// run_pipeline() calls this in the background; it is public for tools and
+// tests.
 void save_checkpoint(const Filter& filter, const ResumeState& state, const std::string& path);
+// The same for a growing filter: every layer (their words as the host
+// holds them: sync_to_host first), its growth rule, memory limit and keys
+// offered (state.growth and later_layers are taken from the filter).
+void save_checkpoint(const LayeredFilter& filter, const ResumeState& state,
+                     const std::string& path);
+// What load_checkpoint returned, saved again as it was.
+void save_checkpoint(const Checkpoint& checkpoint, const std::string& path);
 
 // Throws Error naming the first parameter (layout, seed, size) in which
 // `requested` differs from the checkpoint's `saved` filter:
 // for callers that planned a filter from options and resume with the
 // checkpoint's.
 void check_checkpoint_params(const FilterParams& saved, const FilterParams& requested);
+
+// Throws Error naming the first thing in which a run's filter differs from
+// the checkpoint's in how it grows: fixed against growing, then each field
+// of the growth rule, then the memory limit. `saved` is state.growth,
+// `requested` the run's (nullopt: a fixed filter); for callers that plan
+// the growth from options and resume with the checkpoint's filter.
+void check_checkpoint_growth(const std::optional<GrowthState>& saved,
+                             const std::optional<GrowthState>& requested);
 
 }  // namespace gdedup

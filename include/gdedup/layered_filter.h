@@ -55,6 +55,7 @@ class LayeredFilter {
   // limit). The newest layer then fills past its capacity: the caller's
   // overfull check reports it.
   void set_max_bytes(uint64_t max_bytes) { max_bytes_ = max_bytes; }
+  uint64_t max_bytes() const { return max_bytes_; }
   // True once a layer was due but past max_bytes.
   bool growth_refused() const { return growth_refused_; }
 

@@ -125,8 +125,9 @@ struct PipelineStats {
 // of kind broken_pipe when the reader of the output went away.
 PipelineStats run_pipeline(const PipelineOptions& options, Filter& filter, Backend& backend);
 
-// The same on a filter that grows. Checkpoints and resume are refused with
-// a UsageError: checkpoints do not hold layers yet. on_over_capacity is not
+// The same on a filter that grows: checkpoints hold every layer, the growth
+// rule and the keys offered, and a resume (from resume_growing_filter)
+// continues with the same output and layers. on_over_capacity is not
 // called (the filter grows instead).
 PipelineStats run_pipeline(const PipelineOptions& options, LayeredFilter& filter);
 

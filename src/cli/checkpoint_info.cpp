@@ -42,6 +42,16 @@ std::vector<std::string> input_paths(const ResumeState& s) {
   return paths;
 }
 
+// A growing filter's layers in one line; the filter rows that follow it
+// describe the first layer.
+std::string growth_text(const Checkpoint& checkpoint) {
+  uint64_t bytes = checkpoint.filter.params().bytes();
+  for (const Filter& layer : checkpoint.later_layers) bytes += layer.params().bytes();
+  return counted(checkpoint.later_layers.size() + 1, "layer") + " of " + human_bytes(bytes) +
+         " together, " + counted(checkpoint.state.growth->keys_offered, "key") +
+         " offered; the rows below describe the first layer";
+}
+
 }  // namespace
 
 std::string checkpoint_info_text(const std::string& path, const Checkpoint& checkpoint,
@@ -66,6 +76,7 @@ std::string checkpoint_info_text(const std::string& path, const Checkpoint& chec
   out += row("position", position);
   out += row("kept", group_digits(s.kept));
   out += row("dropped", group_digits(s.dropped));
+  if (s.growth) out += row("growth", growth_text(checkpoint));
   return out + filter_rows(checkpoint.filter.params(), checkpoint.filter.counters(), state);
 }
 
@@ -84,7 +95,9 @@ JsonObject checkpoint_info_json(const std::string& path, const Checkpoint& check
       .add("kept", s.kept)
       .add("dropped", s.dropped)
       .add("input_index", s.position.input_index)
-      .add("input_offset", s.position.input_offset);
+      .add("input_offset", s.position.input_offset)
+      .add("layers", static_cast<uint64_t>(checkpoint.later_layers.size() + 1));
+  if (s.growth) o.add("keys_offered", s.growth->keys_offered);
   return add_filter_fields(o, checkpoint.filter.params(), checkpoint.filter.counters(), state);
 }
 

@@ -117,42 +117,54 @@ void check_resume_sizing(const JobOptions& o, const SizingRequest& request, Inpu
   check_checkpoint_params(saved, FilterParams{plan.num_blocks, plan.layout, kDefaultSeed});
 }
 
+// Checkpoints of this version and older held one layer whatever the
+// command: they resume as a fixed filter.
+constexpr uint32_t kLastOneLayerCheckpointVersion = 4;
+
+// A resumed job's filter must grow as the command makes it grow, or be
+// fixed as the command makes it fixed.
+void check_resume_growth(const JobOptions& o, const ResumeState& saved,
+                         const std::optional<GrowthState>& requested) {
+  if (!saved.growth && saved.file_version <= kLastOneLayerCheckpointVersion) return;
+  try {
+    check_checkpoint_growth(saved.growth, requested);
+  } catch (const Error& e) {
+    const std::string fixed_by = " (--no-grow, --memory and -f give a job a fixed filter)";
+    throw Error("cannot resume from checkpoint " + o.checkpoint.path + ": " + e.what() +
+                    (saved.growth.has_value() == requested.has_value() ? "" : fixed_by),
+                e);
+  }
+}
+
 Checkpoint load_for_resume(const JobOptions& o, const SizingRequest& request,
-                           InputFormat format) {
+                           InputFormat format, const std::optional<GrowthState>& requested) {
   const std::string& path = o.checkpoint.path;
   if (!file_exists(path)) {
     throw Error("no checkpoint at " + path + " to resume from; run without --resume to start");
   }
   Checkpoint ck = load_checkpoint(path);
-  check_resume_sizing(o, request, format, ck.filter.params());
-  Console::get().info("resuming from checkpoint " + path + " at record " +
-                      group_digits(ck.state.records) + "; " + filter_summary(ck.filter, path));
+  check_resume_growth(o, ck.state, requested);
+  if (!ck.state.growth) check_resume_sizing(o, request, format, ck.filter.params());
   return ck;
 }
 
-// A new fixed filter and, when resuming, the checkpoint's filter and the
-// state to resume from (unused otherwise).
-Checkpoint starting_point(const JobOptions& o, const SizingRequest& request, InputFormat format) {
-  if (o.checkpoint.resume) return load_for_resume(o, request, format);
-  if (o.checkpoint.enabled()) {
-    // Starting over would overwrite the checkpoint at the first interval.
-    if (file_exists(o.checkpoint.path)) {
-      throw Error("checkpoint " + o.checkpoint.path + " exists from an earlier run: add "
-                  "--resume to continue that run, or delete the file to start over");
-    }
+// Starting over would overwrite an earlier run's checkpoint at the first
+// interval.
+void refuse_existing_checkpoint(const JobOptions& o) {
+  if (o.checkpoint.enabled() && file_exists(o.checkpoint.path)) {
+    throw Error("checkpoint " + o.checkpoint.path + " exists from an earlier run: add "
+                "--resume to continue that run, or delete the file to start over");
   }
-  return Checkpoint{new_fixed_filter(o, request, format), ResumeState{}};
 }
 
 // Whether a new filter grows: a dedup or build filter, unless its size is
-// fixed by an option or it is checkpointed (checkpoints hold one layer). A
-// filter file that exists decides for itself. Throws UsageError for
+// fixed by an option (checkpoints hold every layer). A filter file that
+// exists decides for itself. Throws UsageError for
 // --max-memory on a fixed one.
 bool growth_chosen(const JobOptions& o, JobKind kind, const SizingRequest& request) {
   std::string fixed_by;
   if (o.no_grow) fixed_by = "--no-grow";
   else if (request.memory) fixed_by = "--memory";
-  else if (o.checkpoint.enabled()) fixed_by = "--checkpoint (checkpoints hold one layer)";
   if (kind == JobKind::kQuery) return false;
   if (!fixed_by.empty() && !o.max_memory.empty()) {
     throw UsageError("--max-memory " + o.max_memory + " caps a filter that grows, but " +
@@ -170,7 +182,9 @@ BackendOptions backend_options(const JobOptions& o) {
 }
 
 JobFilter fixed_filter(const JobOptions& o, const SizingRequest& request, InputFormat format) {
-  return JobFilter(starting_point(o, request, format), o.backend, backend_options(o));
+  refuse_existing_checkpoint(o);
+  return JobFilter(Checkpoint{new_fixed_filter(o, request, format), ResumeState{}, {}}, o.backend,
+                   backend_options(o));
 }
 
 // Caps `filter` at --max-memory; throws UsageError when it is already past.
@@ -186,6 +200,7 @@ void cap_growth(const JobOptions& o, LayeredFilter& filter, uint64_t max_memory)
 
 JobFilter growing_filter(const JobOptions& o, const SizingRequest& request, InputFormat format,
                          uint64_t max_memory) {
+  refuse_existing_checkpoint(o);
   const GrowthRule rule = plan_growth(request, o.inputs, format, o.record_separator());
   JobFilter job(rule, o.backend, backend_options(o));
   cap_growth(o, *job.growing(), max_memory);
@@ -214,6 +229,28 @@ JobFilter filter_from_file(const JobOptions& o, JobKind kind, const SizingReques
   cap_growth(o, filter, max_memory);
   Console::get().info(filter_summary(filter, o.filter_path));
   return job;
+}
+
+// The filter of a resumed job, fixed or growing as its checkpoint holds it,
+// once the command is found to ask for the same.
+JobFilter resumed_filter(const JobOptions& o, const SizingRequest& request, InputFormat format,
+                         const std::optional<GrowthState>& requested) {
+  JobFilter job(load_for_resume(o, request, format, requested), o.backend, backend_options(o));
+  const std::string& path = o.checkpoint.path;
+  const std::string summary = job.growing() ? filter_summary(*job.growing(), path)
+                                            : filter_summary(*job.fixed(), path);
+  Console::get().info("resuming from checkpoint " + path + " at record " +
+                      group_digits(job.resume_state().records) + "; " + summary);
+  return job;
+}
+
+// The growth a resumed command asks for: none for a fixed filter or one
+// from a filter file (those are not checkpointed growing).
+std::optional<GrowthState> requested_growth(const JobOptions& o, const SizingRequest& request,
+                                            InputFormat format, bool grows, bool filter_existed,
+                                            uint64_t max_memory) {
+  if (!grows || filter_existed) return std::nullopt;
+  return GrowthState{plan_growth(request, o.inputs, format, o.record_separator()), max_memory, 0};
 }
 
 // --max-record-length, parsed; records of the u64 format are 8 bytes.
@@ -349,7 +386,12 @@ int run_job(const JobOptions& options, JobKind kind) {
   KeyRules saved_rules = key_rules;
   // Returned, never moved: a fixed filter's backend works on it in place.
   JobFilter job = [&]() -> JobFilter {
-    if (!o.checkpoint.resume && (kind == JobKind::kQuery || filter_existed)) {
+    if (o.checkpoint.resume) {
+      return resumed_filter(o, request, format,
+                            requested_growth(o, request, format, grows, filter_existed,
+                                             max_memory));
+    }
+    if (kind == JobKind::kQuery || filter_existed) {
       FilterFile file = load_filter_file(o.filter_path);
       check_key_rules(o, file, key_rules);
       if (file.rules.keys) saved_rules = *file.rules.keys;

@@ -1,16 +1,9 @@
 #include "cli/job_filter.h"
 
+#include <memory>
 #include <utility>
 
 namespace gdedup::cli {
-
-JobFilter::JobFilter(Checkpoint start, const std::string& which, const BackendOptions& options)
-    : start_(std::move(start)) {
-  // Chosen for the filter where it now lives: a backend works on it in place.
-  MadeBackend chosen = choose_backend(which, options, start_->filter);
-  backend_ = std::move(chosen.backend);
-  description_ = std::move(chosen.description);
-}
 
 namespace {
 
@@ -28,6 +21,20 @@ BackendMaker layer_backends(const std::string& which, const BackendOptions& opti
 }
 
 }  // namespace
+
+JobFilter::JobFilter(Checkpoint start, const std::string& which, const BackendOptions& options)
+    : start_(std::move(start)) {
+  if (start_->state.growth) {
+    auto first = std::make_shared<std::string>();
+    growing_ = resume_growing_filter(*start_, layer_backends(which, options, first));
+    description_ = *first;
+    return;
+  }
+  // Chosen for the filter where it now lives: a backend works on it in place.
+  MadeBackend chosen = choose_backend(which, options, start_->filter);
+  backend_ = std::move(chosen.backend);
+  description_ = std::move(chosen.description);
+}
 
 JobFilter::JobFilter(const GrowthRule& rule, const std::string& which,
                      const BackendOptions& options) {

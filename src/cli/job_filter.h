@@ -1,6 +1,7 @@
 // The filter a job runs on: fixed (one Filter and its backend, new, from a
 // filter file or from a checkpoint) or growing (layers, each with its own
-// backend). Everything after the choice treats both alike.
+// backend, new or from a checkpoint). Everything after the choice treats
+// both alike.
 #pragma once
 
 #include <memory>
@@ -18,7 +19,8 @@ namespace gdedup::cli {
 class JobFilter {
  public:
   // Backends come from choose_backend(which, options, ...): for the filter
-  // of `start`, or for each layer of a filter growing by `rule`.
+  // of `start` (each of its layers when it grows), or for each layer of a
+  // new filter growing by `rule`.
   JobFilter(Checkpoint start, const std::string& which, const BackendOptions& options);
   JobFilter(const GrowthRule& rule, const std::string& which, const BackendOptions& options);
   // A growing filter's saved layers, continued after `keys_offered` keys.
@@ -28,7 +30,7 @@ class JobFilter {
   // "cpu (AVX2, 2 threads)" and why, for the console.
   const std::string& description() const { return description_; }
   // The fixed filter (null when growing) and the state it resumes from.
-  Filter* fixed() { return start_ ? &start_->filter : nullptr; }
+  Filter* fixed() { return start_ && !growing_ ? &start_->filter : nullptr; }
   const ResumeState& resume_state() const { return start_->state; }
   // The growing filter (null when fixed).
   LayeredFilter* growing() { return growing_.get(); }
@@ -40,6 +42,7 @@ class JobFilter {
   FilterState state() const;
 
  private:
+  // A growing filter's layers are moved out of start_ into growing_.
   std::optional<Checkpoint> start_;
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<LayeredFilter> growing_;

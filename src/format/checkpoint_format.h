@@ -1,6 +1,9 @@
 // The checkpoint file header (docs/FORMAT.md, "Checkpoint file"). The filter
 // fields sit at the offsets of the filter file header, so both files share
-// their field code; the checkpoint adds the resume state after the bit array.
+// their field code; they describe the fixed filter or a growing filter's
+// first layer. The checkpoint adds, after that bit array, the resume state,
+// the growth and, for a filter of more than one layer, a layers section
+// (format/layers_codec.h) of the layers after the first.
 #pragma once
 
 #include <cstddef>
@@ -12,8 +15,11 @@ namespace gdedup::checkpoint_file {
 
 inline constexpr const char (&kMagic)[8] = filter_file::kCheckpointMagic;
 // 3: the resume state names the output's temporary file; 4: and the record
-// separator.
-constexpr uint32_t kVersion = 4;
+// separator; 5: the growth and the later layers of a growing filter.
+constexpr uint32_t kVersion = 5;
+// Version 4 still loads, as a fixed filter: it is version 5 with no growth
+// section (its header bytes 96 .. 111 are reserved, so zero).
+constexpr uint32_t kOldestVersion = 4;
 constexpr uint64_t kHeaderBytes = filter_file::kHeaderBytes;
 
 // Offsets 0 .. 80 are those of the filter file header.
@@ -31,7 +37,9 @@ constexpr size_t kOffPlannedFpr = filter_file::kOffPlannedFpr;
 constexpr size_t kOffPayloadChecksum = filter_file::kOffPayloadChecksum;
 constexpr size_t kOffStateBytes = 80;
 constexpr size_t kOffStateChecksum = 88;
-constexpr size_t kOffReserved = 96;
+constexpr size_t kOffGrowthBytes = 96;
+constexpr size_t kOffGrowthChecksum = 104;
+constexpr size_t kOffReserved = 112;
 constexpr size_t kOffHeaderChecksum = filter_file::kOffHeaderChecksum;
 
 using filter_file::checksum_pieces;

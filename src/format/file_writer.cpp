@@ -23,6 +23,9 @@ void write_file(const std::string& path, const std::string& failure,
       checksum_pieces(bytes, contents.params.bytes(), kWriteChunk,
                       [&](uint64_t done, uint64_t n) { file.write(bytes + done, n); });
   file.write(contents.trailer.data(), contents.trailer.size());
+  if (contents.write_more) {
+    contents.write_more(file, kHeaderBytes + contents.params.bytes() + contents.trailer.size());
+  }
   encode_header(header, contents.magic, contents.version, contents.params, contents.counters,
                 checksum);
   if (contents.add_fields) contents.add_fields(header);

@@ -6,7 +6,6 @@
 
 #include "gdedup/error.h"
 #include "fs/file_ops.h"
-#include "format/checkpoint_file.h"
 
 namespace gdedup::pipeline {
 CheckpointWriter::CheckpointWriter(std::string path, std::string output,
@@ -48,8 +47,8 @@ void CheckpointWriter::wait() {
               kind);
 }
 
-void CheckpointWriter::write(const uint32_t* words, const FilterParams& params,
-                             const FilterCounters& counters, const ResumeState& state) {
+void CheckpointWriter::write(const std::vector<format::LayerView>& layers,
+                             const ResumeState& state) {
   if (!output_.empty()) {
     // The state counts output bytes the pipeline thread flushed to the
     // kernel; an fsync through any descriptor of the file makes them
@@ -64,39 +63,47 @@ void CheckpointWriter::write(const uint32_t* words, const FilterParams& params,
       throw Error("syncing output " + output_ + " failed: " + fs::error_text(err), ErrorKind::io);
     }
   }
-  format::write_checkpoint_file(words, params, counters, state, path_);
+  format::write_checkpoint_file(layers, state, path_);
   ++written_;
   have_good_ = true;
   last_good_records_ = state.position.records;
 }
 
-void CheckpointWriter::start(const Filter& filter, ResumeState state) {
+void CheckpointWriter::start(const std::vector<const Filter*>& layers, ResumeState state) {
   wait();
-  const uint64_t words = filter.params().words();
+  uint64_t words = 0;
+  for (const Filter* layer : layers) words += layer->params().words();
   if (snapshot_words_ != words) {
     snapshot_.reset();
     snapshot_words_ = 0;
-    // Not value-initialised: the copy below fills it.
+    // Not value-initialised: the copies below fill it.
     snapshot_.reset(new (std::nothrow) uint32_t[words]);
     if (snapshot_) snapshot_words_ = words;
   }
+  std::vector<format::LayerView> images;
+  for (const Filter* layer : layers) images.push_back(format::view_of(*layer));
   if (!snapshot_) {
     // No memory for a second copy of the filter: write from the filter
     // itself, holding the pipeline for the whole write.
     try {
-      write(filter.words(), filter.params(), filter.counters(), state);
+      write(images, state);
     } catch (...) {
       failure_ = std::current_exception();
     }
     wait();
     return;
   }
-  std::memcpy(snapshot_.get(), filter.words(), words * sizeof(uint32_t));
+  uint32_t* copy = snapshot_.get();
+  for (format::LayerView& image : images) {
+    const uint64_t n = image.params.words();
+    std::memcpy(copy, image.words, n * sizeof(uint32_t));
+    image.words = copy;
+    copy += n;
+  }
   finished_ = false;
-  thread_ = std::thread([this, params = filter.params(), counters = filter.counters(),
-                         state = std::move(state)] {
+  thread_ = std::thread([this, images = std::move(images), state = std::move(state)] {
     try {
-      write(snapshot_.get(), params, counters, state);
+      write(images, state);
     } catch (...) {
       failure_ = std::current_exception();
     }

@@ -1,5 +1,5 @@
 // Writes checkpoints in the background. The pipeline thread only copies the
-// bit array into a snapshot buffer (the one stall); a writer thread then
+// bit arrays into a snapshot buffer (the one stall); a writer thread then
 // syncs the output up to the offset the state records and writes the file.
 // One write at a time; a failure is kept and reported by the next call.
 #pragma once
@@ -10,7 +10,9 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "format/checkpoint_file.h"
 #include "fs/file_ops.h"
 #include "gdedup/checkpoint.h"
 
@@ -38,10 +40,12 @@ class CheckpointWriter {
   void wait();
 
   // Waits for the previous write (throwing if it failed), snapshots the
-  // filter and starts writing `state` with it. The output must already be
-  // flushed up to state.output_offset. If no snapshot buffer can be
-  // allocated, writes synchronously from the filter instead.
-  void start(const Filter& filter, ResumeState state);
+  // filter's layers (one for a fixed filter; every layer, oldest first,
+  // with state.growth set for a growing one) and starts writing `state`
+  // with them. The output must already be flushed up to
+  // state.output_offset. If no snapshot buffer can be allocated, writes
+  // synchronously from the layers instead.
+  void start(const std::vector<const Filter*>& layers, ResumeState state);
 
   // Checkpoints written successfully so far.
   uint64_t written() const { return written_; }
@@ -50,8 +54,7 @@ class CheckpointWriter {
   void remove();
 
  private:
-  void write(const uint32_t* words, const FilterParams& params, const FilterCounters& counters,
-             const ResumeState& state);
+  void write(const std::vector<format::LayerView>& layers, const ResumeState& state);
 
   std::string path_;
   std::string output_;

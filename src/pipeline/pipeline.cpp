@@ -112,8 +112,11 @@ std::string output_holdings(const io::OutputFile& output) {
 
 class Driver {
  public:
-  Driver(const PipelineOptions& options, Filter& filter, Backend& backend)
-      : options_(options), filter_(filter), backend_(backend),
+  // `layered`: the growing filter `filter` is the first layer of, and
+  // `backend` the view of; null for a fixed filter.
+  Driver(const PipelineOptions& options, Filter& filter, Backend& backend,
+         LayeredFilter* layered = nullptr)
+      : options_(options), filter_(filter), backend_(backend), layered_(layered),
         started_(std::chrono::steady_clock::now()) {
     if (options.batch_records == 0) throw UsageError("the batch size must be at least 1 record");
     if (options.inputs.empty()) throw UsageError("no input given");
@@ -127,7 +130,7 @@ class Driver {
     // any output is created or cut back.
     auto source = pipeline::make_batch_source(options_, filter_.params().seed);
     if (resume) {
-      pipeline::check_resume(*resume, options_, filter_, base_state_.inputs);
+      pipeline::check_resume(*resume, options_, run_filter(), base_state_.inputs);
       source->skip_to(resume->position);
       position_ = resume->position;
       stats_.records = resume->records;
@@ -435,9 +438,19 @@ class Driver {
     state.kept = stats_.kept;
     state.dropped = stats_.dropped;
     state.input_bytes = stats_.input_bytes;
-    checkpoints.start(filter_, std::move(state));
+    const pipeline::RunFilter saved = run_filter();
+    state.growth = saved.growth;
+    checkpoints.start(saved.layers, std::move(state));
     last_checkpoint_records_ = stats_.records;
     last_checkpoint_time_ = Clock::now();
+  }
+
+  pipeline::RunFilter run_filter() const {
+    if (layered_ == nullptr) return {{&filter_}, std::nullopt};
+    pipeline::RunFilter f;
+    for (size_t i = 0; i < layered_->layer_count(); ++i) f.layers.push_back(&layered_->layer(i));
+    f.growth = GrowthState{layered_->rule(), layered_->max_bytes(), layered_->keys_offered()};
+    return f;
   }
 
   void check_capacity() {
@@ -466,6 +479,7 @@ class Driver {
   const PipelineOptions& options_;
   Filter& filter_;
   Backend& backend_;
+  LayeredFilter* layered_;
   std::chrono::steady_clock::time_point started_;
   PipelineStats stats_;
   Progress progress_;
@@ -501,17 +515,12 @@ PipelineStats run_pipeline(const PipelineOptions& options, Filter& filter, Backe
 }
 
 PipelineStats run_pipeline(const PipelineOptions& options, LayeredFilter& filter) {
-  if (!options.checkpoint.empty() || options.resume != nullptr) {
-    // The command line never gets here: with --checkpoint its filter is fixed.
-    throw UsageError("checkpoints cannot hold a filter that grows yet; run a fixed Filter "
-                     "with a backend to checkpoint this run");
-  }
   PipelineOptions growing = options;
   growing.on_over_capacity = nullptr;
   const std::unique_ptr<Backend> backend = filter.as_backend();
   // The first layer stands for the filter where one is needed: its seed is
   // every layer's, and its counters are not checked without the callback.
-  return Driver(growing, filter.layer(0), *backend).run();
+  return Driver(growing, filter.layer(0), *backend, &filter).run();
 }
 
 }  // namespace gdedup

@@ -22,6 +22,46 @@ std::string output_text(const std::string& output) {
   return output.empty() ? "no output" : quoted(output);
 }
 
+// The filter the caller passed must be the one the checkpoint was loaded
+// into: the same growth, layers, parameters and insertions.
+void check_same_filter(const ResumeState& state, const RunFilter& filter) {
+  const std::string not_it =
+      "the filter given to the resumed run is not the checkpoint's (use the filter "
+      "load_checkpoint returns, through resume_growing_filter for one that grows): ";
+  try {
+    check_checkpoint_growth(state.growth, filter.growth);
+  } catch (const Error& e) {
+    throw UsageError(not_it + e.what(), ErrorKind::resume_mismatch);
+  }
+  if (state.growth && state.growth->keys_offered != filter.growth->keys_offered) {
+    throw UsageError(not_it + "it was offered " + std::to_string(filter.growth->keys_offered) +
+                     " keys, the checkpoint's " + std::to_string(state.growth->keys_offered),
+                     ErrorKind::resume_mismatch);
+  }
+  std::vector<SavedLayer> saved{{state.params, state.insertions}};
+  saved.insert(saved.end(), state.later_layers.begin(), state.later_layers.end());
+  if (saved.size() != filter.layers.size()) {
+    throw UsageError(not_it + "it has " + std::to_string(filter.layers.size()) +
+                     " layers, the checkpoint's " + std::to_string(saved.size()),
+                     ErrorKind::resume_mismatch);
+  }
+  for (size_t i = 0; i < saved.size(); ++i) {
+    const Filter& layer = *filter.layers[i];
+    const std::string which = saved.size() == 1 ? "" : "layer " + std::to_string(i + 1) + ": ";
+    try {
+      check_checkpoint_params(saved[i].params, layer.params());
+    } catch (const Error& e) {
+      throw UsageError(not_it + which + e.what(), ErrorKind::resume_mismatch);
+    }
+    if (layer.counters().insertions != saved[i].insertions) {
+      throw UsageError(not_it + which + "it counts " +
+                       std::to_string(layer.counters().insertions) + " insertions, the "
+                       "checkpoint " + std::to_string(saved[i].insertions),
+                       ErrorKind::resume_mismatch);
+    }
+  }
+}
+
 }  // namespace
 
 const char* mode_text(Mode mode) {
@@ -35,7 +75,7 @@ const char* format_name(InputFormat format) {
 }
 
 void check_resume(const ResumeState& state, const PipelineOptions& options,
-                  const Filter& filter, const std::vector<InputIdentity>& now) {
+                  const RunFilter& filter, const std::vector<InputIdentity>& now) {
   if (state.mode != options.mode) {
     option_differs(state, "mode", mode_text(state.mode), mode_text(options.mode));
   }
@@ -75,23 +115,7 @@ void check_resume(const ResumeState& state, const PipelineOptions& options,
                      quoted(now[i].path));
     }
   }
-  try {
-    check_checkpoint_params(state.params, filter.params());
-  } catch (const Error& e) {
-    throw UsageError(std::string("the filter given to the resumed run is not the "
-                                 "checkpoint's (use the filter load_checkpoint returns): ") +
-                         e.what(),
-                     ErrorKind::resume_mismatch);
-  }
-  if (filter.counters().insertions != state.insertions) {
-    throw UsageError("the filter given to the resumed run is not the checkpoint's: it counts " +
-                         std::to_string(filter.counters().insertions) +
-                         " insertions, the "
-                         "checkpoint " +
-                         std::to_string(state.insertions) +
-                         " (use the filter load_checkpoint returns)",
-                     ErrorKind::resume_mismatch);
-  }
+  check_same_filter(state, filter);
   for (size_t i = 0; i < now.size(); ++i) check_same_input(state.inputs[i], now[i], i + 1);
 }
 

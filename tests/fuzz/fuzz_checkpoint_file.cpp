@@ -1,22 +1,25 @@
 // The checkpoint loader on hostile files.
 //
 // Input: one mode byte, then the file (a filter file header with the
-// checkpoint magic, the bit array, then the resume state). Mode 0 loads the
-// bytes as they are. Mode 1 recomputes the header checksum; mode 2 also the
-// bit array and state checksums over the ranges the header names; mode 3
-// first sets the state length to whatever follows the bit array. So
-// mutations reach the field checks and the resume state decoder.
+// checkpoint magic, the bit array, the resume state, the growth section and
+// the later layers' section). Mode 0 loads the bytes as they are. Mode 1
+// recomputes the header checksum; mode 2 also the bit array, state and
+// growth checksums over the ranges the header names; mode 3 first sets the
+// state length to whatever follows the bit array and the growth's to 0. So
+// mutations reach the field checks and the state and growth decoders.
 //
 // Properties: load_checkpoint either returns or throws gdedup::Error naming
 // the file (anything else, a crash or a huge allocation is a finding); a
 // loaded checkpoint saves to a file that loads to the same state and saves
 // back to the same bytes (the first save may differ from the input only in
 // spelling the key options canonically); read_checkpoint_state agrees with
-// load_checkpoint.
+// load_checkpoint, also about the layers.
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -49,14 +52,38 @@ void reseal(std::string& file, int mode) {
   const uint64_t state_at = payload > file.size() ? file.size() : ck::kHeaderBytes + payload;
   if (mode == 3) {
     ck::put_u64(h + ck::kOffStateBytes, state_at >= file.size() ? 0 : file.size() - state_at);
+    ck::put_u64(h + ck::kOffGrowthBytes, 0);
   }
   if (mode >= 2) {
     const std::string_view bits = clipped(file, ck::kHeaderBytes, payload);
     ck::put_u64(h + ck::kOffPayloadChecksum, XXH3_64bits(bits.data(), bits.size()));
     const std::string_view state = clipped(file, state_at, ck::get_u64(h + ck::kOffStateBytes));
     ck::put_u64(h + ck::kOffStateChecksum, XXH3_64bits(state.data(), state.size()));
+    const uint64_t state_bytes = ck::get_u64(h + ck::kOffStateBytes);
+    const uint64_t growth_at = state_bytes > file.size() - state_at ? file.size() : state_at + state_bytes;
+    const std::string_view growth = clipped(file, growth_at, ck::get_u64(h + ck::kOffGrowthBytes));
+    ck::put_u64(h + ck::kOffGrowthChecksum, XXH3_64bits(growth.data(), growth.size()));
   }
   ck::put_u64(h + ck::kOffHeaderChecksum, ck::header_checksum(h));
+}
+
+bool same_growth(const std::optional<gdedup::GrowthState>& a,
+                 const std::optional<gdedup::GrowthState>& b) {
+  if (!a || !b) return a.has_value() == b.has_value();
+  const gdedup::GrowthRule &x = a->rule, &y = b->rule;
+  return x.first_capacity == y.first_capacity && x.target_fpr == y.target_fpr &&
+         x.growth == y.growth && x.tightening == y.tightening && x.block_bits == y.block_bits &&
+         x.check_every == y.check_every && a->max_bytes == b->max_bytes &&
+         a->keys_offered == b->keys_offered;
+}
+
+bool same_layers(const std::vector<gdedup::SavedLayer>& a,
+                 const std::vector<gdedup::SavedLayer>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].params != b[i].params || a[i].insertions != b[i].insertions) return false;
+  }
+  return true;
 }
 
 bool same_state(const gdedup::ResumeState& a, const gdedup::ResumeState& b) {
@@ -76,7 +103,8 @@ bool same_state(const gdedup::ResumeState& a, const gdedup::ResumeState& b) {
          a.position.input_offset == b.position.input_offset &&
          a.output_offset == b.output_offset && a.records == b.records && a.kept == b.kept &&
          a.dropped == b.dropped && a.input_bytes == b.input_bytes && a.params == b.params &&
-         a.insertions == b.insertions;
+         a.insertions == b.insertions && same_growth(a.growth, b.growth) &&
+         same_layers(a.later_layers, b.later_layers);
 }
 
 }  // namespace
@@ -98,12 +126,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                "read_checkpoint_state disagrees with load_checkpoint");
     FUZZ_CHECK(checkpoint.state.params == checkpoint.filter.params(),
                "the state names other filter parameters than the filter loaded");
-    gdedup::save_checkpoint(checkpoint.filter, checkpoint.state, s.out_path);
+    FUZZ_CHECK(checkpoint.state.later_layers.size() == checkpoint.later_layers.size(),
+               "the state names another number of layers than were loaded");
+    gdedup::save_checkpoint(checkpoint, s.out_path);
     const std::string saved = gdedup::fuzz::read_file(s.out_path);
     const gdedup::Checkpoint reloaded = gdedup::load_checkpoint(s.out_path);
     FUZZ_CHECK(same_state(reloaded.state, checkpoint.state),
                "a saved checkpoint loads to another state");
-    gdedup::save_checkpoint(reloaded.filter, reloaded.state, s.out_path);
+    gdedup::save_checkpoint(reloaded, s.out_path);
     const std::string resaved = gdedup::fuzz::read_file(s.out_path);
     FUZZ_CHECK(resaved == saved, "a loaded checkpoint saves to other bytes: loaded " +
                                      std::to_string(saved.size()) + " bytes, saved " +

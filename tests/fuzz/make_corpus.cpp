@@ -298,6 +298,26 @@ void checkpoint_seeds() {
   empty.mode = gdedup::Mode::kBuild;
   gdedup::save_checkpoint(f, empty, tmp);
   put("checkpoint_file", "build-no-inputs", std::string(1, '\0') + read_file(tmp));
+  // A growing filter of three small layers, so mutations reach the growth
+  // section and the later layers' section.
+  gdedup::Checkpoint grown{std::move(f), state, {}};
+  gdedup::GrowthState growth;
+  growth.rule.first_capacity = 16;
+  growth.rule.check_every = 8;
+  growth.max_bytes = 1 << 20;
+  growth.keys_offered = 40;
+  grown.state.growth = growth;
+  for (uint64_t blocks : {uint64_t{3}, uint64_t{5}}) {
+    gdedup::Filter layer(gdedup::FilterParams{blocks, gdedup::Layout{256, 8}, gdedup::kDefaultSeed});
+    layer.words()[blocks] = 0x01020408u;
+    layer.counters().insertions = blocks;
+    grown.later_layers.push_back(std::move(layer));
+  }
+  gdedup::save_checkpoint(grown, tmp);
+  const std::string layered = read_file(tmp);
+  put("checkpoint_file", "layers", std::string(1, '\0') + layered);
+  put("checkpoint_file", "layers-resealed", std::string(1, '\2') + layered);
+  put("checkpoint_file", "layers-truncated", std::string(1, '\2') + layered.substr(0, layered.size() - 5));
   std::remove(tmp.c_str());
   put("checkpoint_file", "not-a-checkpoint", std::string(1, '\0') + "GDEDUPBF");
 }
