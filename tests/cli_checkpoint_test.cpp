@@ -622,6 +622,43 @@ TEST(CliCheckpoint, ResumeWithAnExistingFilterFile) {
                                    cli_test::read_file(dir / "seen_ref.bf")));
 }
 
+// A growing filter file from yesterday grows on in today's checkpointed run:
+// stopped at a checkpoint and resumed, the output and the file's bytes are
+// the uninterrupted run's, and the file is untouched until the job ends.
+TEST(CliCheckpoint, AGrowingFilterFileGrowsOnAcrossAResume) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  cli_test::write_file(dir / "day1.txt", make_records(30000, 30000, 5));
+  cli_test::write_file(dir / "day2.txt", make_records(kSmallRecords, kSmallRecords / 2, 6));
+  for (const char* f : {"seen.bf", "seen_ref.bf"}) {
+    const Result r = run({"build", dir / "day1.txt", "-f", dir / f, "--capacity", "1000",
+                          "--fpr", "0.01", "-q"});
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  const std::vector<std::string> day2 = {"dedup", dir / "day2.txt", "--batch", kBatchText, "-q"};
+  Result r = run(with(day2, {"-o", dir / "ref.txt", "-f", dir / "seen_ref.bf"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string seen_before = cli_test::read_file(dir / "seen.bf");
+  const std::vector<std::string> ck_day2 =
+      with(day2, {"-o", dir / "out.txt", "-f", dir / "seen.bf", "--checkpoint", dir / "ck",
+                  "--checkpoint-every", kEvery});
+  r = run_failing_write(dir / "ck", 3, ck_day2);
+  ASSERT_EQ(r.status, 1) << r.err;
+  EXPECT_EQ(cli_test::read_file(dir / "seen.bf"), seen_before);
+  // Another cap than the interrupted run's is refused, naming it.
+  r = run(with(ck_day2, {"--resume", "--max-memory", "1G"}));
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "differs from the checkpoint's")) << r.err;
+  r = run(with(ck_day2, {"--resume"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(dir / "out.txt"),
+                                   cli_test::read_file(dir / "ref.txt")));
+  EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(dir / "seen.bf"),
+                                   cli_test::read_file(dir / "seen_ref.bf")));
+  r = run({"info", dir / "seen.bf"});
+  EXPECT_TRUE(contains(r.out, "layers")) << r.out;
+}
+
 // Key options are compared as the values they mean, not as typed: a job
 // checkpointed with one spelling resumes with another, and the output is the
 // uninterrupted run's.
@@ -744,7 +781,8 @@ TEST(CliCheckpoint, AGrowingFilterResumesOnlyWithTheSameGrowth) {
       {with(job.checkpointed(), {"--no-grow"}),
        "the filter's growth differs from the checkpoint's: the checkpoint has a filter that "
        "grows, this run asks for a fixed filter; resume with the options of the interrupted run "
-       "(--no-grow, --memory and -f give a job a fixed filter)"},
+       "(--no-grow and --memory make a new filter fixed; an existing filter file keeps its own "
+       "kind)"},
   };
   for (const auto& c : cases) {
     r = run(with(c.args, {"--resume", "-q"}));

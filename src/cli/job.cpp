@@ -129,7 +129,9 @@ void check_resume_growth(const JobOptions& o, const ResumeState& saved,
   try {
     check_checkpoint_growth(saved.growth, requested);
   } catch (const Error& e) {
-    const std::string fixed_by = " (--no-grow, --memory and -f give a job a fixed filter)";
+    const std::string fixed_by =
+        " (--no-grow and --memory make a new filter fixed; an existing filter file keeps its "
+        "own kind)";
     throw Error("cannot resume from checkpoint " + o.checkpoint.path + ": " + e.what() +
                     (saved.growth.has_value() == requested.has_value() ? "" : fixed_by),
                 e);
@@ -215,12 +217,8 @@ JobFilter filter_from_file(const JobOptions& o, JobKind kind, const SizingReques
   if (kind != JobKind::kQuery) warn_ignored_sizing(o, request, file, format);
   if (!file.rules.growth) {
     Console::get().info(filter_summary(file.layers[0], o.filter_path));
-    return JobFilter(Checkpoint{std::move(file.layers[0]), ResumeState{}}, o.backend,
+    return JobFilter(Checkpoint{std::move(file.layers[0]), ResumeState{}, {}}, o.backend,
                      backend_options(o));
-  }
-  if (o.checkpoint.enabled()) {
-    throw UsageError("the filter " + o.filter_path + " grows, and checkpoints hold a fixed "
-                     "filter of one layer; run without --checkpoint and --resume");
   }
   JobFilter job(*file.rules.growth, std::move(file.layers), file.rules.keys_offered, o.backend,
                 backend_options(o));
@@ -244,12 +242,23 @@ JobFilter resumed_filter(const JobOptions& o, const SizingRequest& request, Inpu
   return job;
 }
 
-// The growth a resumed command asks for: none for a fixed filter or one
-// from a filter file (those are not checkpointed growing).
+// The growth a resumed command asks for. An existing filter file decides
+// for itself (filter_from_file): a growing one grows by its own rule, capped
+// by --max-memory or held at its layers by --no-grow; the file is rewritten
+// only when the job completes, so it is still the one the run started from.
 std::optional<GrowthState> requested_growth(const JobOptions& o, const SizingRequest& request,
                                             InputFormat format, bool grows, bool filter_existed,
                                             uint64_t max_memory) {
-  if (!grows || filter_existed) return std::nullopt;
+  if (filter_existed) {
+    const FilterFileInfo info = read_filter_info(o.filter_path);
+    if (!info.rules.growth) return std::nullopt;
+    uint64_t limit = max_memory;
+    if (limit == 0 && o.no_grow) {
+      for (const FilterParams& layer : info.params) limit += layer.bytes();
+    }
+    return GrowthState{*info.rules.growth, limit, 0};
+  }
+  if (!grows) return std::nullopt;
   return GrowthState{plan_growth(request, o.inputs, format, o.record_separator()), max_memory, 0};
 }
 
@@ -387,6 +396,10 @@ int run_job(const JobOptions& options, JobKind kind) {
   // Returned, never moved: a fixed filter's backend works on it in place.
   JobFilter job = [&]() -> JobFilter {
     if (o.checkpoint.resume) {
+      // The file is still the one the run started from: its rules stand.
+      if (filter_existed) {
+        if (auto keys = read_filter_info(o.filter_path).rules.keys) saved_rules = *keys;
+      }
       return resumed_filter(o, request, format,
                             requested_growth(o, request, format, grows, filter_existed,
                                              max_memory));
