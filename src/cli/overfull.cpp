@@ -51,6 +51,16 @@ const char* lost_keys(Mode mode) {
   }
 }
 
+// The keys probably lost, as the message says them: an estimate that
+// rounds to none still follows a rate far past the plan, so it says some.
+std::string lost_text(uint64_t lost) {
+  return lost == 0 ? "some" : "about " + group_digits(lost);
+}
+
+std::string layers_text(size_t layers) {
+  return std::to_string(layers) + (layers == 1 ? " layer" : " layers");
+}
+
 }  // namespace
 
 std::optional<Overfull> check_overfull(const Filter& filter) {
@@ -76,8 +86,8 @@ std::string overfull_message(const Overfull& over, Mode mode, bool existing_filt
                      group_digits(over.planned) + " distinct keys, it took in about " +
                      group_digits(over.keys + over.probably_lost) +
                      ", so its false-positive rate is now " + format_rate(over.fpr_now) +
-                     " (planned " + format_rate(over.planned_fpr) + ") and about " +
-                     group_digits(over.probably_lost);
+                     " (planned " + format_rate(over.planned_fpr) + ") and " +
+                     lost_text(over.probably_lost);
   if (existing_filter) {
     // Its counts cover every job that ever added to it.
     return text + " of the keys offered to it over its life were probably taken for ones "
@@ -91,15 +101,15 @@ std::string overfull_message(const Overfull& over, Mode mode, bool existing_filt
 std::string growth_limit_message(const Overfull& over, Mode mode, const std::string& max_memory,
                                  size_t layers) {
   const std::string held = max_memory.empty()
-                               ? "the filter was held at its " + std::to_string(layers) +
-                                     " layers by --no-grow"
+                               ? "the filter was held at its " + layers_text(layers) +
+                                     " by --no-grow"
                                : "the filter reached --max-memory " + max_memory + " at " +
-                                     std::to_string(layers) + " layers and could not grow further";
+                                     layers_text(layers) + " and could not grow further";
   return held + ": its newest layer, planned for " +
          group_digits(over.planned) + " distinct keys, took in about " +
          group_digits(over.keys + over.probably_lost) + ", so its false-positive rate is now " +
          format_rate(over.fpr_now) + " (planned " + format_rate(over.planned_fpr) +
-         ") and about " + group_digits(over.probably_lost) + lost_keys(mode) +
+         ") and " + lost_text(over.probably_lost) + lost_keys(mode) +
          (max_memory.empty() ? " Run the job again without --no-grow."
                              : " Run the job again with a larger --max-memory, or without it.");
 }
