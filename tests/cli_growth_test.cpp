@@ -156,6 +156,25 @@ TEST(CliGrowth, NoGrowKeepsTheFixedFilter) {
   expect_dedup_within_rate(in, grown.out, 1e-4);
 }
 
+// A fixed filter file never grows, so --max-memory only has to hold it: one
+// already past the cap is refused before any work, never used in silence.
+TEST(CliGrowth, MaxMemoryRefusesAFixedFilterFileAlreadyPastIt) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  const std::string in = distinct_lines(1000, 20, 10);
+  const std::string filter = dir / "fixed.bf";
+  Result r = run({"build", "-f", filter, "--no-grow", "--capacity", "1M", "-q"}, in);
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = run({"dedup", "-f", filter, "--max-memory", "64KiB", "-q"}, in);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "--max-memory 64KiB is less than the 2.74 MiB of the fixed filter " +
+                                  filter))
+      << r.err;
+  r = run({"dedup", "-f", filter, "--max-memory", "1G", "-q"}, in);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(r.out.empty()) << "every record was in the filter already";
+}
+
 TEST(CliGrowth, MaxMemoryStopsGrowthWithTheOverfullStatus) {
   REQUIRE_GDEDUP_BIN();
   const std::string in = distinct_lines(300000, 20, 8);

@@ -216,6 +216,13 @@ JobFilter filter_from_file(const JobOptions& o, JobKind kind, const SizingReques
                            InputFormat format, uint64_t max_memory, FilterFile file) {
   if (kind != JobKind::kQuery) warn_ignored_sizing(o, request, file, format);
   if (!file.rules.growth) {
+    // A fixed file cannot grow past the cap, but it may start past it.
+    const uint64_t bytes = file.layers[0].params().bytes();
+    if (max_memory != 0 && bytes > max_memory) {
+      throw UsageError("--max-memory " + o.max_memory + " is less than the " +
+                       human_bytes(bytes) + " of the fixed filter " + o.filter_path +
+                       "; raise it, or leave it out");
+    }
     Console::get().info(filter_summary(file.layers[0], o.filter_path));
     return JobFilter(Checkpoint{std::move(file.layers[0]), ResumeState{}, {}}, o.backend,
                      backend_options(o));
