@@ -62,7 +62,8 @@ TEST_F(ErrorKinds, MissingInputIsIo) {
 
 TEST_F(ErrorKinds, DamagedGzipIsDamaged) {
   // A gzip header, then bytes that are no deflate stream.
-  const std::string bad("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xff\xff\xff\xff garbage", 24);
+  static const char kBad[] = "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xff\xff\xff\xff garbage";
+  const std::string bad(kBad, sizeof kBad - 1);
   EXPECT_EQ(kind_of([&] { dedup({write("bad.gz", bad)}); }), ErrorKind::damaged);
 }
 
