@@ -1,6 +1,7 @@
 #include "format/filter_rules_codec.h"
 
 #include "format/byte_codec.h"
+#include "format/growth_codec.h"
 #include "gdedup/error.h"
 
 namespace gdedup::format {
@@ -20,13 +21,7 @@ std::string encode_filter_rules(const FilterRules& rules) {
   }
   e.u8(rules.growth ? 1 : 0);
   if (rules.growth) {
-    const GrowthRule& g = *rules.growth;
-    e.u64(g.first_capacity);
-    e.f64(g.target_fpr);
-    e.u32(g.growth);
-    e.f64(g.tightening);
-    e.u32(g.block_bits);
-    e.u64(g.check_every);
+    encode_growth_rule(e, *rules.growth);
     e.u64(rules.keys_offered);
   }
   return e.take();
@@ -61,13 +56,7 @@ FilterRules decode_filter_rules(const std::string& path, const std::string& byte
     rules.keys = k;
   }
   if (d.flag()) {
-    GrowthRule g;
-    g.first_capacity = d.u64();
-    g.target_fpr = d.f64();
-    g.growth = d.u32();
-    g.tightening = d.f64();
-    g.block_bits = d.u32();
-    g.check_every = d.u64();
+    const GrowthRule g = decode_growth_rule(d);
     rules.keys_offered = d.u64();
     try {
       g.validate();

@@ -4,17 +4,32 @@
 
 namespace gdedup::format {
 
+void encode_growth_rule(Encoder& e, const GrowthRule& rule) {
+  e.u64(rule.first_capacity);
+  e.f64(rule.target_fpr);
+  e.u32(rule.growth);
+  e.f64(rule.tightening);
+  e.u32(rule.block_bits);
+  e.u64(rule.check_every);
+}
+
+GrowthRule decode_growth_rule(Decoder& d) {
+  GrowthRule rule;
+  rule.first_capacity = d.u64();
+  rule.target_fpr = d.f64();
+  rule.growth = d.u32();
+  rule.tightening = d.f64();
+  rule.block_bits = d.u32();
+  rule.check_every = d.u64();
+  return rule;
+}
+
 std::string encode_growth(const SavedGrowth& saved) {
   Encoder e;
   e.u8(saved.growth ? 1 : 0);
   if (!saved.growth) return e.take();
   const GrowthState& g = *saved.growth;
-  e.u64(g.rule.first_capacity);
-  e.f64(g.rule.target_fpr);
-  e.u32(g.rule.growth);
-  e.f64(g.rule.tightening);
-  e.u32(g.rule.block_bits);
-  e.u64(g.rule.check_every);
+  encode_growth_rule(e, g.rule);
   e.u64(g.max_bytes);
   e.u64(g.keys_offered);
   e.u32(saved.layers);
@@ -32,12 +47,7 @@ SavedGrowth decode_growth(const std::string& path, const std::string& bytes) {
     return saved;
   }
   GrowthState g;
-  g.rule.first_capacity = d.u64();
-  g.rule.target_fpr = d.f64();
-  g.rule.growth = d.u32();
-  g.rule.tightening = d.f64();
-  g.rule.block_bits = d.u32();
-  g.rule.check_every = d.u64();
+  g.rule = decode_growth_rule(d);
   g.max_bytes = d.u64();
   g.keys_offered = d.u64();
   saved.layers = d.u32();

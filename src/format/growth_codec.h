@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "format/byte_codec.h"
 #include "gdedup/checkpoint.h"
 
 namespace gdedup::format {
@@ -15,6 +16,12 @@ struct SavedGrowth {
   std::optional<GrowthState> growth;  // empty: a fixed filter
   uint32_t layers = 1;                // the first and the later ones
 };
+
+// A growth rule's six fields, in the order both the checkpoint's growth
+// section and the filter file's rules section store them; checking the
+// rule read is the caller's.
+void encode_growth_rule(Encoder& e, const GrowthRule& rule);
+GrowthRule decode_growth_rule(Decoder& d);
 
 std::string encode_growth(const SavedGrowth& saved);
 
