@@ -1,31 +1,52 @@
 #!/usr/bin/env bash
-# End-to-end benchmark of `gdedup dedup --backend cpu` on a generated dump of
-# URLs (bench/gen_urls: 10M lines, about 40% duplicates, about 67 bytes a
-# line) in the page cache, against `awk '!seen[$0]++'`, `LC_ALL=C sort -u` and
-# the `bloom` CLI (Debian package golang-github-dcso-bloom-cli), with the
+# End-to-end benchmark of `gdedup dedup` on a generated dump of URLs
+# (bench/gen_urls: 10M lines, about 40% duplicates, about 67 bytes a line) in
+# the page cache, against `awk '!seen[$0]++'`, `LC_ALL=C sort -u` and the
+# `bloom` CLI (Debian package golang-github-dcso-bloom-cli), with the
 # page-cache read speed (cat, dd) and `wc -l` measured in the same run.
 #
-# Prints one table: tool, runs, seconds (median), records/s, MB/s, peak RSS
-# (from /usr/bin/time -v), CPU%, ratio of its seconds to gdedup's. Then the
+# The same data also as 16 gzip shards and 16 zstd shards (the file cut into
+# 16 runs of whole lines, in order), read by one gdedup run each, against the
+# decoders alone (igzip, pigz, zstd: one process over the 16 files, and one
+# process per core in parallel) and against `pigz -dc | gdedup`. When `gdedup
+# dedup --threads` sets the parallel front end's workers, the plain file and
+# the shards run at --threads 1, 2 and all cores (the thread sweep);
+# otherwise the sweep is skipped, saying why.
+#
+# Prints one table: tool, runs, seconds (median), records/s, MB/s of the input
+# as read, GB/s of URL text, CPU time (user + system) per record, peak RSS
+# (from /usr/bin/time -v), CPU%, ratio of its seconds to gdedup's and, for
+# the sweep, its speed-up over the same input at --threads 1. Then the
 # correctness checks: gdedup's output equals awk's (exact first-occurrence
 # dedup) with a filter planned at --fpr 1e-7; at the benchmarked --fpr 1e-4
-# the records lost to false positives are counted; gzip and zstd input give
-# the same output as plain. Exit status 1 if a check fails.
+# the records lost to false positives are counted; gzip and zstd input, the
+# shards, every thread count and every backend give the same output as plain.
+# Exit status 1 if a check fails.
 #
 # Builds nothing: point BUILD at a build folder that has gdedup and
 # bench/gen_urls (cmake --build BUILD --target gdedup_cli gen_urls).
 #
 # usage: bench/e2e.sh [--quick] [--runs N] [--no-compressed] [--no-others]
+#                     [--no-shards] [--backend NAME]... [--markdown]
 #   --quick          1M lines instead of 10M (smoke test, about half a minute)
 #   --runs N         runs of each tool whose first run takes under 10 s (default 3;
 #                    the median is reported); slower tools run once
-#   --no-compressed  skip the .gz and .zst inputs
-#   --no-others      only gdedup and the read-speed references
+#   --no-compressed  skip the .gz and .zst inputs (the shards too)
+#   --no-others      only gdedup, the read-speed references and the decoders
+#   --no-shards      skip the 16-shard inputs
+#   --backend NAME   gdedup's filter backend: cpu (default) or gpu; given twice
+#                    (--backend cpu --backend gpu), every gdedup row runs on each
+#   --markdown       the table as Markdown, ready for bench/RESULTS.md
 # env: BUILD     build folder, absolute or relative to the repository (default build)
+#      GDEDUP, GEN_URLS  the two programs, where they are not BUILD/gdedup and
+#                BUILD/bench/gen_urls (a bundle from bench/build_gpu_bundle.sh)
 #      DATA_DIR  where the generated files (and awk's reference output) are kept
 #                between runs (default ${TMPDIR:-/tmp}/gdedup-e2e)
 #      LINES     line count, overriding --quick (e.g. LINES=1e8)
 #      SEED      generator seed (default 1)
+#      THREADS   the sweep's --threads values (default "1 2 NPROC")
+#      WORKER_MIB  front-end memory per worker in the peak RSS limit (default 48,
+#                the model in bench/README.md)
 set -euo pipefail
 export LC_ALL=C
 
@@ -38,6 +59,9 @@ lines=10000000
 runs=3
 compressed=1
 others=1
+shards=1
+markdown=0
+backends=()
 cheap_s=10   # a tool whose first run takes longer runs only once
 
 die() { echo "e2e.sh: $*" >&2; exit 2; }
@@ -47,28 +71,35 @@ while (($#)); do
     --runs) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "--runs needs a positive count"; runs=$2; shift ;;
     --no-compressed) compressed=0 ;;
     --no-others) others=0 ;;
+    --no-shards) shards=0 ;;
+    --backend) [[ ${2:-} =~ ^(cpu|gpu)$ ]] || die "--backend needs cpu or gpu"; backends+=("$2"); shift ;;
+    --markdown) markdown=1 ;;
     -h|--help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument $1 (see --help)" ;;
   esac
   shift
 done
+((${#backends[@]})) || backends=(cpu)
+((compressed)) || shards=0
 if [[ -n ${LINES:-} ]]; then
   lines=$(awk -v v="$LINES" 'BEGIN { printf "%.0f", v + 0 }')
   ((lines > 0)) || die "LINES=$LINES is not a line count"
 fi
 
-gdedup=$build/gdedup
-gen=$build/bench/gen_urls
+gdedup=${GDEDUP:-$build/gdedup}
+gen=${GEN_URLS:-$build/bench/gen_urls}
+# GNU time, the program (bash's `time` keyword gives no peak RSS).
+timer=$(type -P time || true)
 missing=()
 [[ -x $gdedup ]] || missing+=("$gdedup not found: build it with cmake --build $build --target gdedup_cli")
 [[ -x $gen ]] || missing+=("$gen not found: build it with cmake --build $build --target gen_urls")
-[[ -x /usr/bin/time ]] || missing+=("/usr/bin/time not found: apt-get install time")
+[[ -n $timer ]] || missing+=("GNU time not found on PATH: apt-get install time")
 if ((${#missing[@]})); then printf 'e2e.sh: %s\n' "${missing[@]}" >&2; exit 2; fi
 have() { command -v "$1" >/dev/null 2>&1; }
 
 mkdir -p "$data_dir" || die "cannot create $data_dir"
 work=$(mktemp -d "$data_dir/run.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work" ${tmp:+"$tmp"}' EXIT
 
 q() { printf '%q' "$1"; }
 # Makes $1 with the command in $2 (whose output goes to "$1.tmp") unless it exists.
@@ -90,50 +121,105 @@ fi
 ref=$data.awk-unique
 make_once "$ref" "awk '!seen[\$0]++' $(q "$data") > $(q "$ref.tmp")"
 
+# The 16 shards: the file cut into 16 runs of whole lines (GNU split), in
+# order, each compressed by gzip -6 and zstd -3 on every core at once. Read
+# in name order, they are the file's records in the file's order.
+shard_dir=$data.16-shards
+nproc=$(nproc)
+if ((shards)) && [[ ! -d $shard_dir ]]; then
+  echo "e2e.sh: making $shard_dir" >&2
+  # A folder of this run's own, renamed into place when complete: a run cut
+  # short or running beside another leaves no half-made shards under the name.
+  tmp=$(mktemp -d "$shard_dir.tmp.XXXXXX") || die "cannot create a folder beside $shard_dir"
+  split -n l/16 -d -a 2 "$data" "$tmp/" || { rm -rf "$tmp"; die "could not cut $data into 16 shards (needs GNU split)"; }
+  compress='gzip -6 -c "$1" > "$1.gz"'
+  have zstd && compress+=' && zstd -q -3 -c "$1" > "$1.zst"'
+  printf '%s\0' "$tmp"/?? | xargs -0 -n 1 -P "$nproc" sh -c "$compress && rm \"\$1\"" sh ||
+    { rm -rf "$tmp"; die "could not compress the shards in $tmp (a full disk?)"; }
+  mv -T "$tmp" "$shard_dir" 2>/dev/null || rm -rf "$tmp"  # another run made them first
+fi
+shard_exts=()
+if ((shards)); then
+  shard_exts=(gz)
+  [[ -f $shard_dir/00.zst ]] && shard_exts+=(zst)
+fi
+# shards_of EXT: the 16 paths, quoted for a bash command line.
+shards_of() { echo "$(q "$shard_dir")/*.$1"; }
+shard_bytes() { cat "$shard_dir"/*."$1" | wc -c; }
+
 bytes=$(stat -c %s "$data")
 records=$(wc -l < "$data")
 unique=$(wc -l < "$ref")
 capacity=$records
-filter_bytes=$("$gdedup" plan --capacity "$capacity" --fpr 1e-4 --json | sed -n 's/^ *"bytes": *\([0-9]*\).*/\1/p')
+# The first "bytes": the planned filter's (growth layers come after it).
+filter_bytes=$("$gdedup" plan --capacity "$capacity" --fpr 1e-4 --json | sed -n 's/^ *"bytes": *\([0-9]*\).*/\1/p' | head -n 1)
 [[ -n $filter_bytes ]] || die "could not read the filter size from gdedup plan --json"
 
-# Warm the page cache.
-for f in "$data" "$data.gz" "$data.zst" "$ref"; do [[ -f $f ]] && cat "$f" > /dev/null; done
+# The thread sweep needs --threads to set the parallel front end's workers;
+# before it, --threads set the CPU backend's threads, which the rows
+# "gdedup --threads 1/2" below measure instead.
+sweep=()
+if "$gdedup" dedup --help 2>&1 | grep -E -- '--threads' | grep -qiE 'worker|front[- ]end'; then
+  for t in ${THREADS:-1 2 $nproc}; do
+    [[ $t =~ ^[1-9][0-9]*$ ]] || die "THREADS holds $t, not a thread count"
+    [[ " ${sweep[*]} " == *" $t "* ]] || sweep+=("$t")
+  done
+  sweep_note="thread sweep: --threads ${sweep[*]}"
+else
+  sweep_note="thread sweep skipped: this gdedup's --threads sets the CPU backend's threads, not front-end workers (gdedup dedup --help)"
+fi
+echo "e2e.sh: $sweep_note" >&2
+worker_mib=${WORKER_MIB:-48}
 
-# Table rows, filled by run_case: label|runs|seconds|rss_kib|cpu_percent|bytes
+# Warm the page cache.
+for f in "$data" "$data.gz" "$data.zst" "$ref" "$shard_dir"/*; do [[ -f $f ]] && cat "$f" > /dev/null; done
+
+# Table rows, filled by run_case, fields separated by $sep (labels hold '|'):
+# label runs seconds rss_kib cpu_percent cpu_seconds bytes group workers
+sep=$'\x1f'
 rows=()
-# run_case LABEL MAX_RUNS INPUT_BYTES SETUP CMD: runs CMD (a bash command line)
-# under /usr/bin/time -v up to MAX_RUNS times (once if the first run takes
-# cheap_s or more), running SETUP untimed before each; keeps the median
-# seconds, and the peak RSS and CPU% of the median run.
+failures=()  # rows whose command failed
+declare -A group_base  # group -> seconds of its --threads 1 row
+# run_case LABEL MAX_RUNS INPUT_BYTES SETUP CMD [GROUP WORKERS]: runs CMD (a
+# bash command line) under GNU time -v up to MAX_RUNS times (once if the
+# first run takes cheap_s or more), running SETUP untimed before each; keeps
+# the median seconds, and the peak RSS, CPU% and CPU seconds (user +
+# system) of the median run. Rows of one GROUP are one input at several
+# --threads WORKERS; the one with 1 worker is the group's base.
 run_case() {
-  local label=$1 max=$2 in_bytes=$3 setup=$4 cmd=$5
-  local results=() i t0 t1 secs rss cpu
+  local label=$1 max=$2 in_bytes=$3 setup=$4 cmd=$5 group=${6:-} workers=${7:-0}
+  local results=() i t0 t1 secs rss cpu cpu_s
   for ((i = 1; i <= max; i++)); do
     [[ -n $setup ]] && bash -c "$setup"
     t0=$EPOCHREALTIME
-    if ! /usr/bin/time -v -o "$work/time.txt" bash -c "$cmd" 2> "$work/stderr.txt"; then
+    if ! "$timer" -v -o "$work/time.txt" bash -c "$cmd" 2> "$work/stderr.txt"; then
+      # Reported with the checks (exit status 1); the other rows still run,
+      # which matters where machine time is scarce (gpu_check.sh).
       echo "e2e.sh: failed: $cmd" >&2
       cat "$work/stderr.txt" "$work/time.txt" >&2
-      exit 1
+      failures+=("$label: FAILED ($(head -n 1 "$work/stderr.txt"))")
+      return 0
     fi
     t1=$EPOCHREALTIME
     secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
     rss=$(sed -n 's/^.*Maximum resident set size (kbytes): *//p' "$work/time.txt")
     cpu=$(sed -n 's/^.*Percent of CPU this job got: *\([0-9]*\)%.*/\1/p' "$work/time.txt")
-    results+=("$secs $rss ${cpu:-0}")
-    echo "e2e.sh: $label run $i: $secs s, peak RSS $rss KiB, CPU ${cpu:-?}%" >&2
+    cpu_s=$(awk -F': *' '/User time \(seconds\)|System time \(seconds\)/ { s += $2 } END { printf "%.3f", s }' "$work/time.txt")
+    results+=("$secs $rss ${cpu:-0} $cpu_s")
+    echo "e2e.sh: $label run $i: $secs s, peak RSS $rss KiB, CPU ${cpu:-?}%, $cpu_s CPU s" >&2
     if ((i == 1)) && awk -v s="$secs" -v c="$cheap_s" 'BEGIN { exit !(s >= c) }'; then break; fi
   done
   local median
   median=$(printf '%s\n' "${results[@]}" | sort -n -k1,1 | awk '{ r[NR] = $0 } END { print r[int((NR + 1) / 2)] }')
-  rows+=("$label|${#results[@]}|${median// /|}|$in_bytes")
+  rows+=("$label$sep${#results[@]}$sep${median// /$sep}$sep$in_bytes$sep$group$sep$workers")
+  if [[ -n $group ]] && ((workers == 1)); then group_base[$group]=${median%% *}; fi
 }
 
-gd_cmd() {  # gd_cmd INPUT [OPTIONS...]: the benchmarked dedup command line
-  local input=$1; shift
-  echo "$(q "$gdedup") dedup --backend cpu --capacity $capacity -o /dev/null -q${*:+ $*} $(q "$input")"
+gd_cmd() {  # gd_cmd BACKEND INPUTS [OPTIONS...]: the benchmarked dedup command line (INPUTS quoted)
+  local backend=$1 inputs=$2; shift 2
+  echo "$(q "$gdedup") dedup --backend $backend --capacity $capacity -o /dev/null -q${*:+ $*} $inputs"
 }
+gd_label() { [[ $1 == cpu ]] && echo "gdedup" || echo "gdedup --backend $1"; }
 
 echo "e2e.sh: load before: $(uptime)" >&2
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -141,14 +227,48 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 run_case "cat > /dev/null (page-cache read)" 5 "$bytes" "" "cat $(q "$data") > /dev/null"
 run_case "dd bs=1M of=/dev/null" 5 "$bytes" "" "dd if=$(q "$data") of=/dev/null bs=1M status=none"
 run_case "wc -l" "$runs" "$bytes" "" "wc -l $(q "$data") > /dev/null"
-run_case "gdedup (default threads)" "$runs" "$bytes" "" "$(gd_cmd "$data")"
-base=${rows[-1]}
-run_case "gdedup --threads 1" "$runs" "$bytes" "" "$(gd_cmd "$data" --threads 1)"
-run_case "gdedup --threads 2" "$runs" "$bytes" "" "$(gd_cmd "$data" --threads 2)"
-if ((compressed)); then
-  [[ -f $data.zst ]] && run_case "gdedup, .zst input" "$runs" "$(stat -c %s "$data.zst")" "" "$(gd_cmd "$data.zst")"
-  run_case "gdedup, .gz input" "$runs" "$(stat -c %s "$data.gz")" "" "$(gd_cmd "$data.gz")"
-fi
+base=
+for b in "${backends[@]}"; do
+  g=$(gd_label "$b")
+  run_case "$g (default threads)" "$runs" "$bytes" "" "$(gd_cmd "$b" "$(q "$data")")"
+  [[ -n $base || ${rows[-1]%%"$sep"*} != "$g (default threads)" ]] || base=${rows[-1]}
+  if ((${#sweep[@]})); then
+    for t in "${sweep[@]}"; do
+      run_case "$g --threads $t" "$runs" "$bytes" "" "$(gd_cmd "$b" "$(q "$data")" --threads "$t")" "$b plain" "$t"
+    done
+  elif [[ $b == cpu ]]; then
+    run_case "$g --threads 1" "$runs" "$bytes" "" "$(gd_cmd "$b" "$(q "$data")" --threads 1)"
+    run_case "$g --threads 2" "$runs" "$bytes" "" "$(gd_cmd "$b" "$(q "$data")" --threads 2)"
+  fi
+  if ((compressed)); then
+    [[ -f $data.zst ]] && run_case "$g, .zst input" "$runs" "$(stat -c %s "$data.zst")" "" "$(gd_cmd "$b" "$(q "$data.zst")")"
+    run_case "$g, .gz input" "$runs" "$(stat -c %s "$data.gz")" "" "$(gd_cmd "$b" "$(q "$data.gz")")"
+  fi
+  for ext in "${shard_exts[@]}"; do
+    sb=$(shard_bytes "$ext")
+    run_case "$g, 16 .$ext shards" "$runs" "$sb" "" "$(gd_cmd "$b" "$(shards_of "$ext")")"
+    for t in "${sweep[@]}"; do
+      run_case "$g, 16 .$ext shards, --threads $t" "$runs" "$sb" "" \
+        "$(gd_cmd "$b" "$(shards_of "$ext")" --threads "$t")" "$b $ext" "$t"
+    done
+  done
+  if ((${#shard_exts[@]})) && have pigz; then
+    run_case "pigz -dc 16 .gz shards | $g" "$runs" "$(shard_bytes gz)" "" "pigz -dc $(shards_of gz) | $(gd_cmd "$b" -)"
+  fi
+done
+# The decoders alone: one process over the 16 shards, and one process a
+# shard on every core at once (the floor for a parallel front end).
+for ext in "${shard_exts[@]}"; do
+  sb=$(shard_bytes "$ext")
+  if [[ $ext == gz ]]; then decoders=(igzip pigz gzip); else decoders=(zstd); fi
+  for d in "${decoders[@]}"; do
+    have "$d" || continue
+    run_case "$d -dc 16 .$ext shards" "$runs" "$sb" "" "$d -dc $(shards_of "$ext") > /dev/null"
+    run_case "$d -dc 16 .$ext shards, $nproc at once" "$runs" "$sb" "" \
+      "printf '%s\\0' $(shards_of "$ext") | xargs -0 -n 1 -P $nproc $d -dc > /dev/null"
+    [[ $d == pigz ]] && break  # gzip is pigz's decoder: one of the two is enough
+  done
+done
 if ((others)); then
   run_case "awk '!seen[\$0]++' ($(readlink -f "$(command -v awk)" | xargs basename))" "$runs" "$bytes" "" \
     "awk '!seen[\$0]++' $(q "$data") > /dev/null"
@@ -168,7 +288,8 @@ echo "e2e.sh: load after: $(uptime)" >&2
 
 # Correctness, in the same run.
 status=0
-checks=()
+checks=("${failures[@]}")
+((${#failures[@]} == 0)) || status=1
 "$gdedup" dedup --backend cpu --capacity "$capacity" --fpr 1e-7 -q -o "$work/gd7" "$data"
 if cmp -s "$ref" "$work/gd7"; then
   checks+=("--fpr 1e-7: output identical to awk's ($unique records)")
@@ -184,55 +305,89 @@ extra=$(diff "$ref" "$work/gd4" | grep -c '^>' || true)
 lost=$((unique - kept4 + extra))
 checks+=("--fpr 1e-4 (benchmarked): $kept4 records kept, $lost of $unique unique records lost to false positives ($(awk -v l="$lost" -v u="$unique" 'BEGIN { printf "%.2e", l / u }')), $extra records not in awk's output")
 ((extra == 0)) || status=1
+# same_output WHAT BACKEND INPUTS [OPTIONS...]: the run's output against the
+# plain cpu run's (gd4).
+same_output() {
+  local what=$1 b=$2 inputs=$3; shift 3
+  if ! bash -c "$(q "$gdedup") dedup --backend $b --capacity $capacity -q -o $(q "$work/out")${*:+ $*} $inputs"; then
+    checks+=("$what: gdedup FAILED"); status=1
+  elif cmp -s "$work/gd4" "$work/out"; then
+    checks+=("$what: output identical to plain input's")
+  else
+    checks+=("$what: output DIFFERS from plain input's"); status=1
+  fi
+}
 if ((compressed)); then
   for ext in zst gz; do
-    [[ -f $data.$ext ]] || continue
-    "$gdedup" dedup --backend cpu --capacity "$capacity" -q -o "$work/gd4.$ext" "$data.$ext"
-    if cmp -s "$work/gd4" "$work/gd4.$ext"; then
-      checks+=(".$ext input: output identical to plain input's")
-    else
-      checks+=(".$ext input: output DIFFERS from plain input's"); status=1
-    fi
+    [[ -f $data.$ext ]] && same_output ".$ext input" cpu "$(q "$data.$ext")"
   done
 fi
-for t in 1 2; do
-  "$gdedup" dedup --backend cpu --capacity "$capacity" --threads $t -q -o "$work/gd4.t$t" "$data"
-  if cmp -s "$work/gd4" "$work/gd4.t$t"; then
-    checks+=("--threads $t: output identical to the default's")
-  else
-    checks+=("--threads $t: output DIFFERS from the default's"); status=1
-  fi
+if ((${#sweep[@]})); then
+  for t in "${sweep[@]}"; do same_output "--threads $t" cpu "$(q "$data")" --threads "$t"; done
+else
+  for t in 1 2; do same_output "--threads $t (backend threads)" cpu "$(q "$data")" --threads "$t"; done
+fi
+for ext in "${shard_exts[@]}"; do
+  same_output "16 .$ext shards" cpu "$(shards_of "$ext")"
+  ((${#sweep[@]})) && same_output "16 .$ext shards, --threads ${sweep[-1]}" cpu "$(shards_of "$ext")" --threads "${sweep[-1]}"
+done
+for b in "${backends[@]}"; do
+  [[ $b == cpu ]] && continue
+  same_output "--backend $b" "$b" "$(q "$data")"
+  for ext in "${shard_exts[@]}"; do same_output "--backend $b, 16 .$ext shards" "$b" "$(shards_of "$ext")"; done
 done
 
 # The report.
-base_s=$(cut -d'|' -f3 <<< "$base")
+[[ -n $base ]] || base=${rows[0]}  # no gdedup row ran: relative to cat
+base_s=$(cut -d"$sep" -f3 <<< "$base")
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 echo
 echo "gdedup end-to-end benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
-echo "machine: $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo); load average before $load_before, after $load_after"
+echo "machine: $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), $nproc CPUs, $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo); load average before $load_before, after $load_after"
 echo "gdedup: $(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown), $gdedup"
 echo "input: $data: $records records, $bytes bytes ($(awk -v b="$bytes" -v r="$records" 'BEGIN { printf "%.1f", b / r }') bytes a record), $unique unique ($(awk -v u="$unique" -v r="$records" 'BEGIN { printf "%.1f", 100 * (1 - u / r) }')% duplicates), in the page cache"
-echo "filter: --capacity $capacity --fpr 1e-4 -> $filter_bytes bytes ($(mib "$filter_bytes") MiB); peak RSS limit filter + 256 MiB = $(mib $((filter_bytes + 268435456))) MiB"
+((${#shard_exts[@]})) && echo "shards: $shard_dir: the same lines in 16 files, gzip -6 and zstd -3"
+echo "filter: --capacity $capacity --fpr 1e-4 -> $filter_bytes bytes ($(mib "$filter_bytes") MiB); peak RSS limit filter + 256 MiB (+ $worker_mib MiB a front-end worker) = $(mib $((filter_bytes + 268435456))) MiB with none"
 [[ -n ${bloom_bytes:-} ]] && echo "bloom filter file: $bloom_bytes bytes ($(mib "$bloom_bytes") MiB)"
-echo "command: $(gd_cmd "$data")"
+echo "command: $(gd_cmd "${backends[0]}" "$(q "$data")")"
+echo "$sweep_note"
 echo
-printf '%-40s %4s %9s %12s %9s %10s %5s %9s\n' "tool" "runs" "seconds" "records/s" "MB/s" "peak RSS" "CPU%" "vs gdedup"
-printf '%-40s %4s %9s %12s %9s %10s %5s %9s\n' "----" "----" "-------" "---------" "----" "--------" "----" "---------"
+# One format for both tables: fixed columns, or Markdown for RESULTS.md.
+if ((markdown)); then
+  head_fmt='| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n'
+  row_fmt='| %s | %d | %.3f | %.2fM | %.0f | %.2f | %.0f | %.1f MiB | %d%% | %.2fx | %s |\n'
+  printf "$head_fmt" tool runs seconds records/s "MB/s in" "text GB/s" "CPU ns/rec" "peak RSS" "CPU%" "vs gdedup" "vs 1 thread"
+  printf '|---|---|---|---|---|---|---|---|---|---|---|\n'
+else
+  head_fmt='%-44s %4s %8s %9s %7s %9s %10s %10s %5s %9s %11s\n'
+  row_fmt='%-44s %4d %8.3f %8.2fM %7.0f %9.2f %10.0f %6.1f MiB %4d%% %8.2fx %11s\n'
+  printf "$head_fmt" tool runs seconds records/s "MB/s in" "text GB/s" "CPU ns/rec" "peak RSS" "CPU%" "vs gdedup" "vs 1 thread"
+  printf "$head_fmt" ---- ---- ------- --------- ------- --------- ---------- -------- ---- --------- -----------
+fi
 for row in "${rows[@]}"; do
-  IFS='|' read -r label n secs rss cpu in_bytes <<< "$row"
-  awk -v l="$label" -v n="$n" -v s="$secs" -v r="$records" -v b="$in_bytes" -v rss="$rss" -v cpu="$cpu" -v base="$base_s" \
-    'BEGIN { printf "%-40s %4d %9.3f %12.0f %9.0f %6.1f MiB %4d%% %8.2fx\n", l, n, s, r / s, b / s / 1e6, rss / 1024, cpu, s / base }'
+  IFS=$sep read -r label n secs rss cpu cpu_s in_bytes group workers <<< "$row"
+  speedup=""
+  if [[ -n $group && -n ${group_base[$group]:-} ]]; then
+    speedup=$(awk -v b="${group_base[$group]}" -v s="$secs" 'BEGIN { printf "%.2fx", b / s }')
+  fi
+  awk -v f="$row_fmt" -v l="$label" -v n="$n" -v s="$secs" -v r="$records" -v b="$in_bytes" -v t="$bytes" -v rss="$rss" \
+    -v cpu="$cpu" -v c="$cpu_s" -v base="$base_s" -v up="$speedup" -v md="$markdown" \
+    'BEGIN { if (md) gsub(/\|/, "\\|", l)
+             printf f, l, n, s, r / s / 1e6, b / s / 1e6, t / s / 1e9, c / r * 1e9, rss / 1024, cpu, s / base, up }'
 done
-echo "(MB/s is of the input as read: compressed bytes for .gz/.zst. vs gdedup: seconds / seconds of gdedup (default threads).)"
+echo "(MB/s in: of the input as read, compressed bytes for .gz/.zst. text GB/s: of the uncompressed URL text. CPU ns/rec: user + system time per record. vs gdedup: seconds / seconds of $(gd_label "${backends[0]}") (default threads). vs 1 thread: the same input's --threads 1 seconds / these.)"
 echo
-read_s=$(cut -d'|' -f3 <<< "${rows[0]}")
+read_s=$(cut -d"$sep" -f3 <<< "${rows[0]}")
 awk -v r="$read_s" -v g="$base_s" -v b="$bytes" \
   'BEGIN { printf "page-cache read (cat): %.2f GB/s; gdedup: %.2f GB/s, %.1f%% of the read speed (%.1fx the read time)\n", b / r / 1e9, b / g / 1e9, 100 * r / g, g / r }'
 for row in "${rows[@]}"; do
-  IFS='|' read -r label n secs rss cpu in_bytes <<< "$row"
-  [[ $label == gdedup* ]] || continue
-  if ((rss * 1024 > filter_bytes + 268435456)); then
-    echo "peak RSS: $label: $(mib $((rss * 1024))) MiB is OVER filter + 256 MiB"
+  IFS=$sep read -r label n secs rss cpu cpu_s in_bytes group workers <<< "$row"
+  # The limit is the host's: a GPU backend's filter lives on the device, and
+  # its pinned batch buffers and the CUDA runtime are counted apart.
+  [[ $label == gdedup* && $label != *"--backend gpu"* ]] || continue
+  limit=$((filter_bytes + 268435456 + workers * worker_mib * 1048576))
+  if ((rss * 1024 > limit)); then
+    echo "peak RSS: $label: $(mib $((rss * 1024))) MiB is OVER filter + 256 MiB + $workers x $worker_mib MiB = $(mib "$limit") MiB"
   fi
 done
 echo

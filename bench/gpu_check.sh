@@ -24,6 +24,8 @@ bundle=${1:-$root/build-gpu}
 out=${OUT:-$bundle/logs}
 min_time=${MIN_TIME:-0.1}
 deadline=$(( $(date +%s) + ${BUDGET:-540} ))
+steps=" ${STEPS:-tests sanitizer e2e steps bench} "
+step() { [[ $steps == *" $1 "* ]]; }
 
 # Seconds left for a step: at most $1, at least 1.
 left() {
@@ -54,17 +56,23 @@ if [ ! -d "$bundle/bin" ]; then
   missing+=("$bundle/bin does not exist: run bench/build_gpu_bundle.sh on the build machine and carry its folder (build-gpu) here.")
 fi
 shopt -s nullglob
-tests=("$bundle"/bin/gpu_*_test)
-benches=("$bundle"/bin/gpu_*_bench)
+tests=() benches=() programs=() tools=()
+step tests && tests=("$bundle"/bin/gpu_*_test)
+step bench && benches=("$bundle"/bin/gpu_*_bench)
+step e2e && programs+=("$bundle/bin/gdedup" "$bundle/bin/gen_urls") && tools=("$bundle"/tools/*)
+step steps && programs+=("$bundle/bin/frontend_steps_bench")
 shopt -u nullglob
-if [ -d "$bundle/bin" ] && [ ${#tests[@]} -eq 0 ]; then
+if [ -d "$bundle/bin" ] && step tests && [ ${#tests[@]} -eq 0 ]; then
   missing+=("no GPU test (gpu_*_test) in $bundle/bin.")
 fi
-if [ -d "$bundle/bin" ] && [ ${#benches[@]} -eq 0 ]; then
+if [ -d "$bundle/bin" ] && step bench && [ ${#benches[@]} -eq 0 ]; then
   missing+=("no GPU benchmark (gpu_*_bench) in $bundle/bin.")
 fi
+if [ -d "$bundle/bin" ] && step e2e && [ ${#tools[@]} -eq 0 ]; then
+  missing+=("$bundle/tools is empty: the bundle predates the e2e step; build it again with bench/build_gpu_bundle.sh.")
+fi
 export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-for exe in "${tests[@]}" "${benches[@]}"; do
+for exe in "${tests[@]}" "${benches[@]}" "${programs[@]}" "${tools[@]}"; do
   if [ ! -x "$exe" ]; then
     missing+=("$exe is not executable.")
     continue
@@ -78,7 +86,8 @@ for exe in "${tests[@]}" "${benches[@]}"; do
   # (GLIBC_2.38, GLIBCXX_3.4.32) only then.
   case "$exe" in
     *_test) listing=$("$exe" --gtest_list_tests 2>&1) ;;
-    *) listing=$("$exe" --benchmark_list_tests 2>&1) ;;
+    *_bench) listing=$("$exe" --benchmark_list_tests 2>&1) ;;
+    *) listing=$("$exe" --help 2>&1 < /dev/null) ;;
   esac
   loader=$(printf '%s\n' "$listing" | grep -m 1 -E 'error while loading shared libraries|symbol lookup error|version .* not found|undefined symbol')
   if [ -n "$loader" ]; then
@@ -119,7 +128,9 @@ for candidate in "$bundle/compute-sanitizer/compute-sanitizer" "$(command -v com
   [ -n "$candidate" ] && [ -x "$candidate" ] && { sanitizer=$candidate; break; }
 done
 small='GpuBackend.LaterCallsSeeEarlierBitsAndTheInitialFilter:GpuBackend.DeviceAndPinnedBuffersGiveTheSameAnswers'
-if [ -z "$sanitizer" ]; then
+if ! step sanitizer; then
+  :
+elif [ -z "$sanitizer" ]; then
   say "== compute-sanitizer: not run, neither $bundle/compute-sanitizer nor PATH has it"
   skipped+=("compute-sanitizer (not found)")
 elif [ -x "$bundle/bin/gpu_backend_test" ]; then
@@ -138,6 +149,33 @@ elif [ -x "$bundle/bin/gpu_backend_test" ]; then
     fi
     rm -f "$this_log"
   done
+fi
+
+# End to end, CPU and GPU backends, with the bundle's tools first on PATH.
+if step e2e; then
+  say "== e2e.sh (10M URLs: --backend cpu and gpu, at most ${E2E_SECONDS:-240} s)"
+  PATH="$bundle/tools:$PATH" GDEDUP="$bundle/bin/gdedup" GEN_URLS="$bundle/bin/gen_urls" \
+    DATA_DIR="${TMPDIR:-/tmp}/gdedup-e2e" LINES="${E2E_LINES:-1e7}" \
+    timeout "$(left "${E2E_SECONDS:-240}")" bash "$root/bench/e2e.sh" --no-others --markdown \
+    --runs "${E2E_RUNS:-3}" --backend cpu --backend gpu > "$out/e2e.md" 2> "$out/e2e.log"
+  rc=$?
+  tee -a "$log" < "$out/e2e.md"
+  tail -n 20 "$out/e2e.log" | tee -a "$log"
+  say "== e2e.sh: exit status $rc (its table: $out/e2e.md; every run: $out/e2e.log)"
+  [ "$rc" -eq 0 ] || failed+=("e2e.sh (exit status $rc$([ "$rc" -eq 124 ] && echo ', timed out: the runs so far are in e2e.log'))")
+fi
+
+# The front end's step costs on this machine's cores (bench/README.md's model).
+if step steps; then
+  # xz and bzip2 are left out: the slowest to prepare, and no part of the
+  # model's plain, gzip and zstd predictions.
+  say "== frontend_steps_bench (--benchmark_min_time=0.2, without xz and bzip2)"
+  timeout "$(left 120)" "$bundle/bin/frontend_steps_bench" --benchmark_min_time=0.2 \
+    --benchmark_filter='-(xz|bzip2)' \
+    --benchmark_out="$out/frontend_steps_bench.json" --benchmark_out_format=json 2>&1 | tee -a "$log"
+  rc=${PIPESTATUS[0]}
+  say "== frontend_steps_bench: exit status $rc"
+  [ "$rc" -eq 0 ] || failed+=("frontend_steps_bench (exit status $rc$([ "$rc" -eq 124 ] && echo ', timed out'))")
 fi
 
 for exe in "${benches[@]}"; do
@@ -163,5 +201,5 @@ if [ ${#failed[@]} -gt 0 ]; then
   for f in "${failed[@]}"; do say "FAILED: $f"; done
   exit 1
 fi
-say "all GPU tests and benchmarks passed; logs in $out"
+say "all steps passed ($steps); logs in $out"
 exit 0

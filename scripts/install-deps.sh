@@ -10,6 +10,8 @@ packages=(
   liblzma-dev libbz2-dev liblz4-dev
   libgtest-dev libbenchmark-dev
   zstd gzip xz-utils bzip2 lz4 time
+  # bench/e2e.sh: the decoders alone, the floor for compressed input.
+  pigz isal
   # Fuzzing and sanitizer builds (scripts/fuzz.sh, scripts/sanitize.sh):
   # clang with libFuzzer and the sanitizer runtimes (gcc brings its own).
   clang libclang-rt-14-dev
