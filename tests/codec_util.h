@@ -8,8 +8,10 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace gdedup::test {
 
@@ -79,6 +81,76 @@ inline std::string skippable_frame(const std::string& payload) {
   const auto size = static_cast<uint32_t>(payload.size());
   for (int i = 0; i < 4; ++i) frame.push_back(static_cast<char>(size >> (8 * i)));
   return frame + payload;
+}
+
+// `text` cut into chunks of `chunk` bytes (the last shorter).
+inline std::vector<std::string> chunks(const std::string& text, size_t chunk) {
+  std::vector<std::string> out;
+  for (size_t at = 0; at < text.size(); at += chunk) out.push_back(text.substr(at, chunk));
+  return out;
+}
+
+// `v` as `bytes` little-endian bytes.
+inline std::string le(uint64_t v, int bytes) {
+  std::string s;
+  for (int i = 0; i < bytes; ++i) s.push_back(static_cast<char>(v >> (8 * i)));
+  return s;
+}
+
+// One BGZF member (the SAM/BAM specification's block): a gzip member whose
+// extra field "BC" holds the member's length less one.
+inline std::string bgzf_member(const std::string& data) {
+  z_stream z{};
+  if (deflateInit2(&z, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) std::abort();
+  std::string deflated(deflateBound(&z, data.size()), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = reinterpret_cast<Bytef*>(deflated.data());
+  z.avail_out = static_cast<uInt>(deflated.size());
+  if (deflate(&z, Z_FINISH) != Z_STREAM_END) std::abort();
+  deflated.resize(z.total_out);
+  deflateEnd(&z);
+  const size_t total = 18 + deflated.size() + 8;
+  if (total > 65536) std::abort();
+  const uLong crc = crc32(0, reinterpret_cast<const Bytef*>(data.data()),
+                          static_cast<uInt>(data.size()));
+  return std::string("\x1f\x8b\x08\x04\0\0\0\0\0\xff\x06\0BC\x02\0", 16) + le(total - 1, 2) +
+         deflated + le(crc, 4) + le(data.size(), 4);
+}
+
+// What bgzip writes: members of at most 64 KiB of data, then an empty one.
+inline std::string bgzf(const std::string& text, size_t chunk = 60000) {
+  std::string out;
+  for (const std::string& c : chunks(text, chunk)) out += bgzf_member(c);
+  return out + bgzf_member("");
+}
+
+inline std::string gzip_members(const std::string& text, size_t chunk) {
+  std::string out;
+  for (const std::string& c : chunks(text, chunk)) out += test::gzip(c);
+  return out;
+}
+
+// Frames of `chunk` bytes each; with `pzstd`, each after a skippable frame
+// holding its size, as pzstd writes; with `seek_table`, followed by the
+// seekable format's seek table (a skippable frame of sizes and a footer).
+inline std::string zstd_frames(const std::string& text, size_t chunk, bool pzstd = false,
+                               bool seek_table = false) {
+  std::string out, table;
+  uint32_t frames = 0;
+  for (const std::string& c : chunks(text, chunk)) {
+    const std::string frame = test::zstd(c, /*checksum=*/true);
+    if (pzstd) out += test::skippable_frame(le(frame.size(), 4));
+    out += frame;
+    table += le(frame.size(), 4) + le(c.size(), 4);
+    ++frames;
+  }
+  if (seek_table) {
+    std::string frame = test::skippable_frame(table + le(frames, 4) + '\0' + le(0x8F92EAB1, 4));
+    frame[0] = '\x5e';  // magic 0x184D2A5E
+    out += frame;
+  }
+  return out;
 }
 
 }  // namespace gdedup::test

@@ -69,6 +69,12 @@ enum class Compression {
 // Anything else, or too few bytes, is plain.
 Compression detect_compression(const char* data, size_t size);
 
+// Reads the first bytes of `raw` into `prefix` (10, or more to look past
+// skippable frames at the frame that says whose stream it is: pzstd writes
+// one before its data) and names the format they start. A stream of only
+// skippable frames, or one too long to look past, counts as zstd.
+Compression sniff_compression(ByteSource& raw, std::string& prefix);
+
 // Opens `path` ("-" is standard input) and wraps it in the decoder its first
 // bytes call for; the file name plays no part. Throws gdedup::Error naming
 // the path and the reason when it cannot be opened, is a directory, or is in

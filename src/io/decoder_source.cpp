@@ -12,6 +12,11 @@ constexpr size_t kCompressedChunk = size_t{1} << 20;
 DecoderSource::DecoderSource(std::unique_ptr<ByteSource> raw)
     : in_(kCompressedChunk), raw_(std::move(raw)) {}
 
+void DecoderSource::read_piece(uint64_t first_offset, std::function<bool(uint64_t)> ends_here) {
+  first_offset_ = first_offset;
+  ends_here_ = std::move(ends_here);
+}
+
 size_t DecoderSource::read(char* buf, size_t capacity) {
   // A failure is kept: every later read repeats it rather than look like a
   // clean end of the data.

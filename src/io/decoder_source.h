@@ -3,7 +3,9 @@
 // decoded before it has been handed out.
 #pragma once
 
+#include <cstdint>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -20,6 +22,15 @@ class DecoderSource : public ByteSource {
   bool compressed() const final { return true; }
   uint64_t verified_bytes() const final { return verified_; }
 
+  // Makes this decoder read one piece of a file (compressed_pieces.h): its
+  // raw source starts at file offset `first_offset`, and the data ends at the
+  // first member or frame boundary whose file offset `ends_here` accepts.
+  // Decoders of formats that are never split (xz, bzip2, lz4) ignore it.
+  void read_piece(uint64_t first_offset, std::function<bool(uint64_t)> ends_here);
+  // File offset just past the compressed bytes the decoder has consumed: at
+  // the end of the data, where the last member or frame ended.
+  uint64_t offset() const { return first_offset_ + fed_ - (in_end_ - in_pos_); }
+
  protected:
   explicit DecoderSource(std::unique_ptr<ByteSource> raw);
 
@@ -31,15 +42,15 @@ class DecoderSource : public ByteSource {
   // Refills the compressed buffer once it is used up; false at the end of the
   // compressed file.
   bool refill();
-  // Compressed bytes consumed by the decoder so far: where damage was seen.
-  uint64_t offset() const { return fed_ - (in_end_ - in_pos_); }
+  // At a member or frame boundary: true where the piece being read ends.
+  bool piece_ends_here() const { return ends_here_ && ends_here_(offset()); }
 
   // Called when a member or frame passed its check: the bytes decoded so far,
   // `produced` of them in this call, are verified.
   void verified(size_t produced) { verified_ = handed_out_ + produced; }
 
   // DamagedData: "NAME: FORMAT stream is damaged at compressed byte offset
-  // N (WHY)."
+  // N (WHY)." N is offset(), counted from the start of the file.
   [[noreturn]] void throw_damaged(const char* format, const std::string& why) const;
   // DamagedData: "NAME: FORMAT stream ends early (truncated) at compressed
   // byte offset N."
@@ -52,11 +63,18 @@ class DecoderSource : public ByteSource {
 
  private:
   std::unique_ptr<ByteSource> raw_;
+  uint64_t first_offset_ = 0;  // file offset of the raw source's first byte
+  std::function<bool(uint64_t)> ends_here_;
   uint64_t fed_ = 0;  // compressed bytes placed in in_ so far
   uint64_t handed_out_ = 0;  // decoded bytes returned by read()
   uint64_t verified_ = 0;    // of those, the ones a check has passed
   std::exception_ptr deferred_;
   bool finished_ = false;
 };
+
+// The decoder of `kind` reading `raw` (taken from it; left alone for plain
+// data, which gets null). Throws gdedup::Error (unsupported_format) naming
+// the input for the formats that are recognised but not decoded.
+std::unique_ptr<DecoderSource> make_decoder(Compression kind, std::unique_ptr<ByteSource>& raw);
 
 }  // namespace gdedup::io

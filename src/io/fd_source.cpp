@@ -5,6 +5,7 @@
 #include "fs/file_ops.h"
 #include "gdedup/error.h"
 #include "gdedup/paths.h"
+#include "io/input_changed.h"
 
 namespace gdedup::io {
 
@@ -46,15 +47,8 @@ void FdSource::check_unchanged() const {
   const uint64_t now = status.size;
   const uint64_t was = start_ + *size_;
   if (now == was && start_ + bytes_read_ == now && status.mtime_ns == mtime_ns_) return;
-  const std::string what = now == was ? "was modified while it was being read (same size, " +
-                                            std::to_string(now) + " bytes, but written to)"
-                                      : "changed size while it was being read: " +
-                                            std::to_string(was) + " bytes when opened, " +
-                                            std::to_string(now) + " at the end";
-  throw Error("input " + name_ + " " + what + ", after " + std::to_string(bytes_read_) +
-                  " bytes were read; the output may lack records of it or hold some of another "
-                  "version of it. Run the job again once nothing writes to the file.",
-              ErrorKind::input_changed);
+  throw input_changed_error(name_, was, now,
+                            "after " + std::to_string(bytes_read_) + " bytes were read");
 }
 
 FdSource::~FdSource() {

@@ -76,6 +76,7 @@ void GzipSource::decode(char* buf, size_t capacity, size_t& produced) {
   inflate_state& s = stream_->s;
   constexpr size_t kMaxU32 = std::numeric_limits<uint32_t>::max();
   while (produced < capacity) {
+    if (!in_member_ && piece_ends_here()) return;
     if (in_pos_ == in_end_) refill();
     if (!in_member_) {
       if (in_pos_ == in_end_ || at_zero_padding()) return;  // the end, on a member boundary
@@ -138,6 +139,7 @@ void GzipSource::decode(char* buf, size_t capacity, size_t& produced) {
   z_stream& z = stream_->z;
   constexpr size_t kMaxUInt = std::numeric_limits<uInt>::max();
   while (produced < capacity) {
+    if (!in_member_ && piece_ends_here()) return;
     if (in_pos_ == in_end_) refill();
     if (!in_member_) {
       if (in_pos_ == in_end_ || at_zero_padding()) return;  // the end, on a member boundary

@@ -97,10 +97,9 @@ void read_up_to(ByteSource& raw, std::string& prefix, size_t size) {
   }
 }
 
-// The format of the stream that starts with `prefix`, reading more into it
-// to look past skippable frames (pzstd writes one before its data) at the
-// first frame that says whose stream this is.
-Compression sniff(ByteSource& raw, std::string& prefix) {
+}  // namespace
+
+Compression sniff_compression(ByteSource& raw, std::string& prefix) {
   size_t at = 0;
   for (;;) {
     read_up_to(raw, prefix, at + kMagicBytes);
@@ -124,6 +123,8 @@ Compression sniff(ByteSource& raw, std::string& prefix) {
   }
 }
 
+namespace {
+
 // What to tell the user about a format gdedup does not decode.
 std::string refusal(Compression kind) {
   switch (kind) {
@@ -143,30 +144,37 @@ std::string refusal(Compression kind) {
 
 }  // namespace
 
-std::unique_ptr<ByteSource> wrap_decoder(std::unique_ptr<ByteSource> raw) {
-  // A pipe may deliver the magic in pieces: read until enough or the end.
-  std::string prefix;
-  const Compression kind = sniff(*raw, prefix);
+std::unique_ptr<DecoderSource> make_decoder(Compression kind, std::unique_ptr<ByteSource>& raw) {
   const std::string why_not = refusal(kind);
   if (!why_not.empty()) {
     throw Error(raw->name() + " " + why_not + ".", ErrorKind::unsupported_format);
   }
-  auto replay = std::make_unique<PrefixedSource>(std::move(prefix), std::move(raw));
   switch (kind) {
     case Compression::gzip:
-      return std::make_unique<GzipSource>(std::move(replay));
+      return std::make_unique<GzipSource>(std::move(raw));
     case Compression::zstd:
     case Compression::skippable:
-      return std::make_unique<ZstdSource>(std::move(replay));
+      return std::make_unique<ZstdSource>(std::move(raw));
     case Compression::xz:
-      return std::make_unique<XzSource>(std::move(replay));
+      return std::make_unique<XzSource>(std::move(raw));
     case Compression::bzip2:
-      return std::make_unique<Bzip2Source>(std::move(replay));
+      return std::make_unique<Bzip2Source>(std::move(raw));
     case Compression::lz4:
-      return std::make_unique<Lz4Source>(std::move(replay));
+      return std::make_unique<Lz4Source>(std::move(raw));
     default:
-      return replay;
+      return nullptr;
   }
+}
+
+std::unique_ptr<ByteSource> wrap_decoder(std::unique_ptr<ByteSource> raw) {
+  // A pipe may deliver the magic in pieces: read until enough or the end.
+  std::string prefix;
+  const Compression kind = sniff_compression(*raw, prefix);
+  std::unique_ptr<ByteSource> replay =
+      std::make_unique<PrefixedSource>(std::move(prefix), std::move(raw));
+  std::unique_ptr<DecoderSource> decoder = make_decoder(kind, replay);
+  if (decoder) return decoder;
+  return replay;
 }
 
 std::unique_ptr<ByteSource> open_input(const std::string& path) {

@@ -7,6 +7,7 @@
 #include "fs/file_ops.h"
 #include "gdedup/error.h"
 #include "gdedup/paths.h"
+#include "io/input_changed.h"
 
 namespace gdedup::io {
 
@@ -48,7 +49,7 @@ std::unique_ptr<RandomAccessInput> RandomAccessInput::open(const std::string& pa
     const auto first = static_cast<uint64_t>(start);
     return std::unique_ptr<RandomAccessInput>(new RandomAccessInput(
         STDIN_FILENO, false, "standard input", first,
-        status.size > first ? status.size - first : 0));
+        status.size > first ? status.size - first : 0, status.mtime_ns));
   }
   // Status first: opening a named pipe would wait for a writer.
   if (const int err = fs::status_of_path(path, status)) throw refuse(err);
@@ -58,12 +59,17 @@ std::unique_ptr<RandomAccessInput> RandomAccessInput::open(const std::string& pa
   if (const int err = fs::open_for_reading(path, file)) throw refuse(err);
   if (const int err = fs::status_of(file.fd(), status)) throw refuse(err);
   return std::unique_ptr<RandomAccessInput>(
-      new RandomAccessInput(file.release(), true, path, 0, status.size));
+      new RandomAccessInput(file.release(), true, path, 0, status.size, status.mtime_ns));
 }
 
 RandomAccessInput::RandomAccessInput(int fd, bool owned, std::string name, uint64_t start,
-                                     uint64_t size)
-    : fd_(fd), owned_(owned), name_(std::move(name)), start_(start), size_(size) {}
+                                     uint64_t size, int64_t mtime_ns)
+    : fd_(fd),
+      owned_(owned),
+      name_(std::move(name)),
+      start_(start),
+      size_(size),
+      mtime_ns_(mtime_ns) {}
 
 RandomAccessInput::~RandomAccessInput() {
   if (owned_) fs::close_fd(fd_);
@@ -82,6 +88,18 @@ size_t RandomAccessInput::read_at(uint64_t offset, char* buf, size_t capacity) c
     done += static_cast<size_t>(n);
   }
   return done;
+}
+
+void RandomAccessInput::check_unchanged(uint64_t offset) const {
+  fs::FileStatus status;
+  if (const int err = fs::status_of(fd_, status)) {
+    throw Error("cannot check input " + name_ + " for changes: " + fs::error_text(err) + ".",
+                ErrorKind::io);
+  }
+  const uint64_t was = start_ + size_;
+  if (status.size == was && status.mtime_ns == mtime_ns_) return;
+  throw input_changed_error(name_, was, status.size,
+                            "when read up to byte offset " + std::to_string(offset));
 }
 
 std::unique_ptr<ByteSource> RandomAccessInput::stream() const {

@@ -28,6 +28,7 @@ ZstdSource::~ZstdSource() { ZSTD_freeDCtx(ctx_->d); }
 
 void ZstdSource::decode(char* buf, size_t capacity, size_t& produced) {
   while (produced < capacity) {
+    if (!in_frame_ && piece_ends_here()) return;
     if (in_pos_ == in_end_ && !refill() && !in_frame_) return;
     ZSTD_inBuffer in{in_.data(), in_end_, in_pos_};
     // At most one block's worth of output per call: given room for a whole
