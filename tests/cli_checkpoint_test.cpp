@@ -203,7 +203,7 @@ class CliCheckpointKillLoop : public ::testing::Test {
     dir_ = new cli_test::TempDir;
     cli_test::write_file(*dir_ / "in.txt", make_records(kLoopRecords, kLoopRecords / 2, 20240611));
     // The reference runs on one thread, the loop on two: the sequential
-    // answer is the oracle for the threaded one.
+    // answer is the oracle for the threaded one, front end and filter.
     const Result r = run(with(job_args(*dir_ / "ref.txt", *dir_ / "ref.bf", "1"), {"-q"}));
     ASSERT_EQ(r.status, 0) << r.err;
     reference_output_ = cli_test::read_file(*dir_ / "ref.txt");
@@ -215,10 +215,14 @@ class CliCheckpointKillLoop : public ::testing::Test {
   }
 
   // A small filter keeps each checkpoint cheap, so the loop sees many.
+  // `threads` front-end workers (more than one: the input is read in pieces
+  // of 16 MiB, and checkpoints fall inside and between them) and CPU backend
+  // threads.
   static std::vector<std::string> job_args(const std::string& out, const std::string& filter,
                                            const char* threads) {
     return {"dedup", *dir_ / "in.txt", "-o", out, "-f", filter, "--capacity", "2M",
-            "--fpr", "0.01", "--no-grow", "--batch", kLoopBatchText, "--threads", threads};
+            "--fpr", "0.01", "--no-grow", "--batch", kLoopBatchText, "--threads", threads,
+            "--filter-threads", threads};
   }
 
   struct Counts {

@@ -274,8 +274,8 @@ TEST(CliDedup, ThreadsAndBatchSizesDoNotChangeOutputOrFilter) {
                                 ", batch " + s.batch;
       const std::string filter = dir / ("f" + s.threads + "_" + s.batch + "_" + capacity + ".bf");
       const Result r = run({"dedup", dir / "in.txt", "-q", "--capacity", capacity, "--fpr", "1e-9",
-                            "--no-grow", "--backend", "cpu", "--threads", s.threads, "--batch",
-                            s.batch, "-f", filter});
+                            "--no-grow", "--backend", "cpu", "--threads", s.threads,
+                            "--filter-threads", s.threads, "--batch", s.batch, "-f", filter});
       // The small filter ends so far past its plan that the job exits 4,
       // after writing everything.
       const bool exact_run = std::string(capacity) == "1M";

@@ -1,10 +1,11 @@
 // The streaming driver: reads records from files or standard input, selects
 // and fingerprints their keys, runs them through a backend in batches and
-// writes the records the mode asks for, in input order. Three threads run a
-// job: one reads and splits records, one extracts and fingerprints keys, and
-// the caller's runs the filter and the writer, with a bounded number of
-// batches in between (a fourth writes checkpoints while work goes on): memory
-// is the filter plus a few batches, whatever the input size.
+// writes the records the mode asks for, in input order. The caller's thread
+// runs the filter and the writer; the reading (read, decompress, split) and
+// hashing run on threads of their own: one of each, or read_threads workers
+// that each take pieces of the input at once, with a bounded number of
+// batches in between (another thread writes checkpoints while work goes on):
+// memory is the filter plus a few batches per thread, whatever the input size.
 #pragma once
 
 #include <atomic>
@@ -65,6 +66,18 @@ struct PipelineOptions {
   char record_separator = '\n';
   KeyOptions keys;
   uint64_t batch_records = uint64_t{1} << 18;  // records per batch (any value >= 1)
+  // Threads that read, decompress, split and fingerprint text input. 1: one
+  // thread reads and splits and a second fingerprints. N > 1: N workers each
+  // take the next piece of the input (a whole compressed file, standard input
+  // or a small file; a range of piece_bytes of a large plain file) and the
+  // filter stage takes their batches in input order, so the output, the
+  // filter and the stats are the same for every N. Each worker holds up to
+  // 3 batches (about 31 MiB at the default batch size and 64-byte records).
+  // Fingerprint input (kU64) is always read by one thread.
+  unsigned read_threads = 1;
+  // Advanced, for tests and tuning: the size of the ranges large plain files
+  // are read in when read_threads > 1 (any value >= 1; 16 MiB by default).
+  uint64_t piece_bytes = uint64_t{16} << 20;
   // Text records longer than this (without their separator) stop the run with an
   // error naming the record, after the records before it: a file with no
   // newline must not grow memory without bound. 64 MiB, as the reader's

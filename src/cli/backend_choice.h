@@ -1,4 +1,4 @@
-// --backend, --threads and --device: which registered backend runs the
+// --backend, --filter-threads (bench: --threads) and --device: which registered backend runs the
 // filter (gdedup/backend_registry.h).
 #pragma once
 

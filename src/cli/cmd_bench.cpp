@@ -255,7 +255,8 @@ Action add_bench_command(CLI::App& app) {
       ->group(kGroupInput);
   sub->add_option("--fpr", options->fpr, "False-positive rate the filters are planned for (default 1e-4)")
       ->group(kGroupSizing);
-  add_threads_option(*sub, options->threads, "CPU backend threads (default: as for dedup)");
+  add_threads_option(*sub, "--threads", options->threads,
+                     "CPU backend threads (default: the hardware threads less 2, at least 1)");
   sub->add_option("--device", options->device, "The GPU backend's CUDA device (default 0)")
       ->type_name("N")
       ->check(CLI::Range(0, 4095).description(""))

@@ -7,7 +7,7 @@ std::string flag_advice(ErrorKind kind) {
     case ErrorKind::out_of_memory:
       return "plan a smaller filter (--fpr, --capacity or --memory)";
     case ErrorKind::thread_limit:
-      return "give a smaller --threads or allow more memory";
+      return "give a smaller --filter-threads (bench: --threads) or allow more memory";
     case ErrorKind::plan_infeasible:
       return "raise --fpr or lower --capacity";
     case ErrorKind::device_memory:

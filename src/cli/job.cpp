@@ -18,6 +18,7 @@
 #include "cli/report.h"
 #include "cli/sizing.h"
 #include "cli/stats.h"
+#include "cli/thread_split.h"
 #include "gdedup/checkpoint.h"
 #include "gdedup/error.h"
 #include "gdedup/filter_file.h"
@@ -178,7 +179,7 @@ bool growth_chosen(const JobOptions& o, JobKind kind, const SizingRequest& reque
 
 BackendOptions backend_options(const JobOptions& o) {
   BackendOptions options;
-  options.threads = o.threads;
+  options.threads = split_threads(o.threads, o.filter_threads).filter;
   options.device = o.device;
   return options;
 }
@@ -431,6 +432,7 @@ int run_job(const JobOptions& options, JobKind kind) {
   run.record_separator = o.record_separator();
   run.keys = keys;
   run.batch_records = batch;
+  run.read_threads = split_threads(o.threads, o.filter_threads).read;
   run.max_record_bytes = max_record;
   apply_checkpoint_options(o.checkpoint, run);
   run.resume = o.checkpoint.resume ? &job.resume_state() : nullptr;

@@ -124,8 +124,9 @@ void add_key_options(CLI::App& app, KeyFlags& flags) {
       ->group(kGroupKeys);
 }
 
-CLI::Option* add_threads_option(CLI::App& app, unsigned& threads, const std::string& help) {
-  return app.add_option("--threads", threads, help)
+CLI::Option* add_threads_option(CLI::App& app, const std::string& name, unsigned& threads,
+                                const std::string& help) {
+  return app.add_option(name, threads, help)
       ->type_name("N")
       ->check(CLI::Range(1u, 4096u).description(""))
       ->group(kGroupBackend);
@@ -149,8 +150,13 @@ void add_backend_options(CLI::App& app, JobOptions& options) {
       ->type_name("N")
       ->check(CLI::Range(0, 4095).description(""))
       ->group(kGroupBackend);
-  add_threads_option(app, options.threads,
-                     "CPU backend threads (default: the hardware threads less the two the pipeline uses for reading and hashing, at least 1)");
+  add_threads_option(app, "--threads", options.threads,
+                     "Threads that read, decompress, split and hash the input, each a piece at "
+                     "a time (1: one reads, one hashes); never changes the output. Default: "
+                     "the hardware threads less --filter-threads");
+  add_threads_option(app, "--filter-threads", options.filter_threads,
+                     "CPU backend threads. Default: a third of the hardware threads (at least "
+                     "1), or those --threads leaves");
   app.add_option("--batch", options.batch,
                  "Advanced: records per batch (default " +
                      std::to_string(PipelineOptions{}.batch_records) +
@@ -207,9 +213,15 @@ void refuse_ignored_options(const CLI::App& command, const JobOptions& o) {
                      o.keys.key + ": it separates fields for --key field:N; drop --delimiter "
                      "or add --key field:N");
   }
-  if (given(command, "--threads") && o.backend == "gpu") {
-    throw UsageError("--threads " + std::to_string(o.threads) + " has no effect with --backend "
-                     "gpu: it sets the CPU backend's threads; drop --threads");
+  if (given(command, "--filter-threads") && o.backend == "gpu") {
+    throw UsageError("--filter-threads " + std::to_string(o.filter_threads) + " has no effect "
+                     "with --backend gpu: it sets the CPU backend's threads; drop "
+                     "--filter-threads");
+  }
+  if (o.threads > 1 && parse_input_format(o.input_format) == InputFormat::kU64) {
+    throw UsageError("--threads " + std::to_string(o.threads) + " has no effect with "
+                     "--input-format u64, which one thread reads faster than the filter takes "
+                     "it; drop --threads");
   }
   if (given(command, "--device") && o.backend == "cpu") {
     throw UsageError("--device " + std::to_string(o.device) + " has no effect with --backend "

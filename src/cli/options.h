@@ -57,7 +57,9 @@ struct JobOptions {
   bool null_data = false;  // -z: records end at NUL instead of newline
   std::string max_record_length;  // "" for the default
   std::string backend = "auto";
-  unsigned threads = 0;  // 0: the hardware threads less the pipeline's two, at least 1
+  // 0 where not given: cli/thread_split.h shares the hardware threads.
+  unsigned threads = 0;         // --threads: front-end workers
+  unsigned filter_threads = 0;  // --filter-threads: the CPU backend's threads
   int device = 0;        // --device: the GPU backend's CUDA device
   std::string batch;
   std::string stats_path;
@@ -92,8 +94,9 @@ void add_sizing_options(CLI::App& app, SizingOptions& options);
 void add_growth_options(CLI::App& app, JobOptions& options);
 void add_key_options(CLI::App& app, KeyFlags& flags);
 void add_backend_options(CLI::App& app, JobOptions& options);
-// --threads N for the CPU backend, 1 to 4096, on any command that runs one.
-CLI::Option* add_threads_option(CLI::App& app, unsigned& threads, const std::string& help);
+// A thread count option (--threads, --filter-threads), 1 to 4096.
+CLI::Option* add_threads_option(CLI::App& app, const std::string& name, unsigned& threads,
+                                const std::string& help);
 
 // The typed options; a UsageError naming the value unless --key,
 // --delimiter and --normalize parse: called before any file is created.
@@ -103,8 +106,8 @@ InputFormat parse_input_format(const std::string& text);
 
 // Refuses, with a UsageError, options given on `command` that the other
 // options would make it ignore: --key, --delimiter or --normalize with
-// --input-format u64, --delimiter without --key field:N, --threads with
-// --backend gpu, -z with --input-format u64, -0 without --files-from; and a
+// --input-format u64, --delimiter without --key field:N, --filter-threads
+// with --backend gpu, --threads above 1 or -z with --input-format u64, -0 without --files-from; and a
 // --delimiter that is the record separator. An option accepted and ignored hides a mistake.
 void refuse_ignored_options(const CLI::App& command, const JobOptions& options);
 

@@ -3,7 +3,9 @@
 // memory serves again, so steady-state reading allocates nothing.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -39,6 +41,32 @@ class RecordBatch {
   // member's CRC, a zstd frame's checksum), or its input has none. 0 when
   // this batch says nothing new (the check in progress began earlier).
   uint64_t verified_records() const { return verified_records_; }
+  // True when the last record here was ended by its input's end, not by a
+  // separator: a piece of a file (pipeline/piece_plan.h) ends with part of a
+  // record that the next piece finishes.
+  bool ends_unterminated() const {
+    return !spans_.empty() && unterminated_ == spans_.size() - 1;
+  }
+
+  // Take the first or last record out of the batch (the bytes stay; begin()
+  // and end() still count it): the parts of records that span pieces, which
+  // the in-order stage joins.
+  void drop_first() {
+    spans_.erase(spans_.begin());
+    unterminated_ = unterminated_ == 0 || unterminated_ == kNone ? kNone : unterminated_ - 1;
+  }
+  void drop_last() { spans_.pop_back(); }
+  // Makes the batch hold one record, a copy of `record`: a record joined
+  // from the parts that pieces of an input ended and began with.
+  void hold_one(std::string_view record) {
+    if (capacity_ < record.size() || !data_) {
+      data_.reset(new char[std::max<size_t>(record.size(), 1)]);
+      capacity_ = std::max<size_t>(record.size(), 1);
+    }
+    std::memcpy(data_.get(), record.data(), record.size());
+    spans_.assign(1, RecordSpan{0, record.size()});
+    unterminated_ = kNone;
+  }
 
  private:
   friend class RecordReader;
@@ -49,6 +77,9 @@ class RecordBatch {
   StreamPoint begin_;
   StreamPoint end_;
   uint64_t verified_records_ = 0;
+  // The index of the record an input's end cut (RecordReader::next), if any.
+  static constexpr size_t kNone = static_cast<size_t>(-1);
+  size_t unterminated_ = kNone;
 };
 
 }  // namespace gdedup::io

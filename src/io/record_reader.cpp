@@ -68,6 +68,7 @@ bool RecordReader::next(RecordBatch& batch) {
   if (failure_) std::rethrow_exception(failure_);
   batch.begin_ = batch.end_ = position_;
   batch.spans_.clear();
+  batch.unterminated_ = RecordBatch::kNone;
   if (done_ && carry_.empty()) return false;
 
   prepare(batch, carry_.size());
@@ -87,7 +88,11 @@ bool RecordReader::next(RecordBatch& batch) {
   for (;;) {
     split(batch, fill);
     try {
-      if (fill - record_start_ > options_.max_record_bytes) throw record_too_long(batch, boundary);
+      // Only an unfinished record counts: with the batch's record limit
+      // reached, the bytes past it may still hold separators.
+      if (scan_ == fill && fill - record_start_ > options_.max_record_bytes) {
+        throw record_too_long(batch, boundary);
+      }
       if (batch.spans_.size() >= options_.batch_records || done_) break;
       if (fill == batch.capacity_) {
         if (record_start_ > 0) break;  // the unfinished record moves on
@@ -106,6 +111,7 @@ bool RecordReader::next(RecordBatch& batch) {
         if (record_start_ < fill) {
           batch.spans_.push_back({record_start_, fill - record_start_});
           record_start_ = scan_ = fill;
+          batch.unterminated_ = batch.spans_.size() - 1;
         }
         boundary = fill;
         more_inputs = source_.next_input();
@@ -133,19 +139,23 @@ void RecordReader::fail(RecordBatch& batch, size_t& fill, size_t boundary) {
   }
 }
 
-Error RecordReader::record_too_long(const RecordBatch& batch, size_t boundary) const {
+RecordTooLong::RecordTooLong(const std::string& name, uint64_t number, uint64_t offset,
+                             uint64_t max_record_bytes, char separator)
+    : Error(name + ": record " + std::to_string(number) + " (at byte offset " +
+                std::to_string(offset) + ") is longer than the record length limit of " +
+                std::to_string(max_record_bytes) + " bytes without a " +
+                separator_name(separator) +
+                "; raise the limit if such records are real, or check that the input is "
+                "text with one record per " +
+                (separator == '\n' ? "line." : "separator."),
+            ErrorKind::record_too_long, max_record_bytes + 1, max_record_bytes) {}
+
+RecordTooLong RecordReader::record_too_long(const RecordBatch& batch, size_t boundary) const {
   const uint64_t number = position_.records + batch.spans_.size() + 1;
   const uint64_t offset = boundary == kNoBoundary ? position_.input_offset + record_start_
                                                   : record_start_ - boundary;
-  return Error(source_.name() + ": record " + std::to_string(number) + " (at byte offset " +
-                   std::to_string(offset) + ") is longer than the record length limit of " +
-                   std::to_string(options_.max_record_bytes) +
-                   " bytes without a " + separator_name(options_.separator) +
-                   "; raise the limit if such records are real, or check that the input is "
-                   "text with one record per " +
-                   (options_.separator == '\n' ? "line." : "separator."),
-               ErrorKind::record_too_long, options_.max_record_bytes + 1,
-               options_.max_record_bytes);
+  return RecordTooLong(source_.name(), number, offset, options_.max_record_bytes,
+                       options_.separator);
 }
 
 void RecordReader::grow(RecordBatch& batch, size_t fill) {

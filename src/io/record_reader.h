@@ -48,6 +48,16 @@ struct ReaderOptions {
 // What messages call a separator: "newline", "NUL" or the byte in hex.
 std::string separator_name(char separator);
 
+// A record longer than the record length limit: record `number` (from 1, all
+// inputs together) of input `name`, starting at byte `offset` of it. Its own
+// type so that a stage that knows the record's place in the whole stream
+// better than the reader can say it again (pipeline/parallel_front_end.cpp).
+class RecordTooLong : public Error {
+ public:
+  RecordTooLong(const std::string& name, uint64_t number, uint64_t offset,
+                uint64_t max_record_bytes, char separator);
+};
+
 class RecordReader {
  public:
   RecordReader(MultiSource source, ReaderOptions options = {});
@@ -82,7 +92,7 @@ class RecordReader {
   void fail(RecordBatch& batch, size_t& fill, size_t boundary);
   // The failure for the unfinished record at record_start_, longer than the
   // limit; `boundary` as for finish().
-  Error record_too_long(const RecordBatch& batch, size_t boundary) const;
+  RecordTooLong record_too_long(const RecordBatch& batch, size_t boundary) const;
   // Grows the batch buffer for the one record that fills it.
   void grow(RecordBatch& batch, size_t fill);
   // Sets batch.verified_records_ from the source's verified bytes.

@@ -7,10 +7,9 @@
 #include <vector>
 
 #include "gdedup/error.h"
-#include "gdedup/fingerprint.h"
-#include "gdedup/key_extractor.h"
 #include "io/multi_source.h"
 #include "io/record_reader.h"
+#include "pipeline/key_hasher.h"
 
 namespace gdedup::pipeline {
 namespace {
@@ -18,21 +17,11 @@ namespace {
 class TextSource final : public BatchSource {
  public:
   TextSource(const PipelineOptions& options, uint64_t seed)
-      : extractor_(options.keys),
-        whole_record_(extractor_.spec().kind == keys::KeySpec::Kind::kWhole &&
-                      !extractor_.normalizes()),
-        seed_(seed),
+      : hasher_(options, seed),
         reader_(io::MultiSource(options.inputs),
                 io::ReaderOptions{io::ReaderOptions{}.batch_bytes,
                                   static_cast<size_t>(options.batch_records),
-                                  options.max_record_bytes, options.record_separator}) {
-    if (extractor_.spec().kind == keys::KeySpec::Kind::kField &&
-        options.keys.delimiter == options.record_separator) {
-      throw UsageError("the field delimiter " + options.keys.delimiter_text() +
-                       " is also the record separator, which never occurs inside a record, "
-                       "so no record has a field past the first; give another delimiter");
-    }
-  }
+                                  options.max_record_bytes, options.record_separator}) {}
 
   bool next(WorkBatch& batch) override {
     if (!reader_.next(batch.records)) return false;
@@ -43,31 +32,13 @@ class TextSource final : public BatchSource {
     return true;
   }
 
-  void fingerprint(WorkBatch& batch) override {
-    const size_t n = batch.records.size();
-    batch.fingerprints.resize(n);
-    uint64_t* fps = batch.fingerprints.data();
-    if (whole_record_) {
-      for (size_t i = 0; i < n; ++i) {
-        const std::string_view r = batch.records[i];
-        fps[i] = gdedup::fingerprint(r.data(), r.size(), seed_);
-      }
-    } else {
-      for (size_t i = 0; i < n; ++i) {
-        const std::string_view key = extractor_.key(batch.records[i], scratch_);
-        fps[i] = gdedup::fingerprint(key.data(), key.size(), seed_);
-      }
-    }
-  }
+  void fingerprint(WorkBatch& batch) override { hasher_.fingerprint(batch); }
 
   void skip_to(const StreamPoint& target) override { reader_.skip_to(target); }
 
  private:
-  keys::KeyExtractor extractor_;
-  bool whole_record_;
-  uint64_t seed_;
+  KeyHasher hasher_;
   io::RecordReader reader_;
-  std::string scratch_;
 };
 
 // 8-byte little-endian fingerprints, back to back; each input must hold a

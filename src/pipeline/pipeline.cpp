@@ -1,16 +1,12 @@
-// The driver: three stages on three threads, with kBatchesInFlight batches
-// among them: reading (read, decompress, split), hashing (select keys,
-// fingerprint) and the calling thread (filter, write). Measured on 67-byte
-// URLs, the three cost about 40%, 25% and 35% of the CPU time; two stages
-// would leave the reading thread the bottleneck, three let the scheduler
-// spread them evenly over two cores, and scale further where there are more.
+// The driver: a front end (pipeline/front_end.h) reads, decodes, splits and
+// fingerprints the input on threads of its own and hands over batches in
+// input order; the calling thread runs the filter and writes the output.
 #include "gdedup/pipeline.h"
 
 #include <atomic>
 #include <chrono>
 #include <exception>
 #include <optional>
-#include <thread>
 
 #include "gdedup/checkpoint.h"
 #include "gdedup/error.h"
@@ -19,28 +15,17 @@
 #include "gdedup/output_file.h"
 #include "gdedup/output_writer.h"
 #include "io/byte_source.h"
-#include "pipeline/batch_queue.h"
-#include "pipeline/batch_source.h"
 #include "pipeline/checkpoint_writer.h"
+#include "pipeline/front_end.h"
 #include "pipeline/input_identity.h"
 #include "pipeline/resume_check.h"
 
 namespace gdedup {
 namespace {
 
-using pipeline::BatchQueue;
 using pipeline::CheckpointWriter;
 using pipeline::WorkBatch;
 using Clock = std::chrono::steady_clock;
-
-// One batch per stage plus one waiting: every stage stays busy, and memory
-// stays at four batches.
-constexpr int kBatchesInFlight = 4;
-
-struct Outcome {
-  std::unique_ptr<WorkBatch> batch;  // null: the input has ended
-  std::exception_ptr failure;        // set: reading failed here
-};
 
 uint64_t total_input_size(const std::vector<std::string>& inputs) {
   uint64_t total = 0;
@@ -120,18 +105,19 @@ class Driver {
         started_(std::chrono::steady_clock::now()) {
     if (options.batch_records == 0) throw UsageError("the batch size must be at least 1 record");
     if (options.inputs.empty()) throw UsageError("no input given");
+    if (options.piece_bytes == 0) throw UsageError("the piece size must be at least 1 byte");
   }
 
   PipelineStats run() {
     const bool checkpointing = !options_.checkpoint.empty();
     const ResumeState* resume = options_.resume;
     if (checkpointing || resume) base_state_ = identify_run();
-    // Parse keys, open the first input and check a resume against it before
-    // any output is created or cut back.
-    auto source = pipeline::make_batch_source(options_, filter_.params().seed);
+    // Parse keys, open the first input and check a resume against the
+    // inputs before any output is created or cut back.
+    auto front = pipeline::make_front_end(options_, filter_.params().seed);
     if (resume) {
       pipeline::check_resume(*resume, options_, run_filter(), base_state_.inputs);
-      source->skip_to(resume->position);
+      front->skip_to(resume->position);
       position_ = resume->position;
       stats_.records = resume->records;
       stats_.kept = resume->kept;
@@ -156,34 +142,13 @@ class Driver {
     progress_.input_size = total_input_size(options_.inputs);
     progress_.inputs = options_.inputs.size();
 
-    BatchQueue<std::unique_ptr<WorkBatch>> free_batches;
-    BatchQueue<Outcome> read_batches;
-    BatchQueue<Outcome> full_batches;
-    for (int i = 0; i < kBatchesInFlight; ++i) free_batches.push(std::make_unique<WorkBatch>());
-
-    std::thread reader([&] { read_all(*source, free_batches, read_batches); });
-    std::thread hasher;
-    try {
-      hasher = std::thread([&] { hash_all(*source, read_batches, full_batches); });
-    } catch (...) {
-      // Refused by the system (no memory for its stack): the reader must be
-      // stopped and joined, or its destructor ends the process.
-      free_batches.close();
-      read_batches.close();
-      reader.join();
-      throw;
-    }
+    front->start();
     std::exception_ptr failure;
     try {
-      while (std::optional<Outcome> out = full_batches.pop()) {
-        if (out->failure) {
-          failure = out->failure;
-          break;
-        }
-        if (!out->batch) break;
-        process(*out->batch, writer);
-        position_ = out->batch->end;
-        free_batches.push(std::move(out->batch));
+      while (WorkBatch* batch = front->next()) {
+        process(*batch, writer);
+        position_ = batch->end;
+        front->recycle(batch);
         if (stop_requested()) {
           stats_.interrupted = true;
           if (checkpoints) {
@@ -205,11 +170,7 @@ class Driver {
     } catch (...) {
       failure = std::current_exception();
     }
-    free_batches.close();
-    read_batches.close();
-    full_batches.close();
-    reader.join();
-    hasher.join();
+    front->stop();
 
     if (output) {
       // Whatever was decided before a failure is written out, then the
@@ -241,36 +202,6 @@ class Driver {
   }
 
  private:
-  void read_all(pipeline::BatchSource& source, BatchQueue<std::unique_ptr<WorkBatch>>& free_batches,
-                BatchQueue<Outcome>& full_batches) {
-    try {
-      while (std::optional<std::unique_ptr<WorkBatch>> batch = free_batches.pop()) {
-        if (!source.next(**batch)) break;
-        if (!full_batches.push(Outcome{std::move(*batch), nullptr})) return;
-      }
-      full_batches.push(Outcome{nullptr, nullptr});
-    } catch (...) {
-      full_batches.push(Outcome{nullptr, std::current_exception()});
-    }
-  }
-
-  // Passes batches on in order; the end of input and a reading failure pass
-  // through as they are.
-  void hash_all(pipeline::BatchSource& source, BatchQueue<Outcome>& read_batches,
-                BatchQueue<Outcome>& full_batches) {
-    while (std::optional<Outcome> out = read_batches.pop()) {
-      if (out->batch) {
-        try {
-          source.fingerprint(*out->batch);
-        } catch (...) {
-          out = Outcome{nullptr, std::current_exception()};
-        }
-      }
-      const bool ends = out->batch == nullptr;
-      if (!full_batches.push(std::move(*out)) || ends) return;
-    }
-  }
-
   void process(WorkBatch& batch, io::OutputWriter* writer) {
     const uint64_t n = batch.fingerprints.size();
     batch.answers.resize(n);

@@ -141,7 +141,8 @@ case_ignored_options_are_refused() {
 --input-format u64 --delimiter comma in.u64
 --delimiter comma in.txt
 --key whole --delimiter tab in.txt
---backend gpu --threads 2 in.txt
+--backend gpu --filter-threads 2 in.txt
+--input-format u64 --threads 2 in.u64
 --checkpoint ck --replayable-stdin in.txt
 EOF
   # The same options where they do apply are accepted.
@@ -183,6 +184,7 @@ merge -o m.gdf|merge needs at least 2 filter files; none was given
 info|info needs at least one filter file; none was given
 dedup --input-format xml in.txt|--input-format xml: expected text or u64
 dedup --threads lots in.txt|--threads lots: expected a whole number from 1 to 4096
+dedup --filter-threads 0 in.txt|--filter-threads 0: expected a whole number from 1 to 4096
 dedup --progress=x in.txt|--progress takes no value
 dedup --nonsense in.txt|unknown option --nonsense
 dedup -o|--output needs a value (FILE)

@@ -239,7 +239,8 @@ case_files_from_paths_with_newlines() {
 
 # A --files-from job killed with SIGKILL once a checkpoint exists, resumed
 # (and killed again) until it completes: the output is the uninterrupted
-# run's, byte for byte.
+# run's, byte for byte. The reference reads on one thread, the killed runs
+# on three workers that each take a shard, and resume with two.
 case_files_from_job_killed_and_resumed() {
   local i round
   for ((i = 0; i < 30; i++)); do
@@ -247,11 +248,12 @@ case_files_from_job_killed_and_resumed() {
     printf '%s\0' "shard $i.txt" >>list0
   done
   local job=(dedup --capacity 1M --batch 20000 -q -0 --files-from list0)
-  run_gdedup "${job[@]}" -o ref.txt
+  run_gdedup "${job[@]}" --threads 1 -o ref.txt
   expect_status 0
-  local resume=() finished=0
+  local resume=() finished=0 threads=3
   for ((round = 0; round < 3; round++)); do
-    start_gdedup "${job[@]}" -o out.txt --checkpoint ck --checkpoint-every 100K "${resume[@]}"
+    start_gdedup "${job[@]}" --threads "$threads" -o out.txt --checkpoint ck \
+      --checkpoint-every 100K "${resume[@]}"
     # Killed once this run has written a checkpoint of its own (or ended).
     for ((i = 0; i < 3000; i++)); do
       [ ck -nt ck.mark ] && break
@@ -266,6 +268,7 @@ case_files_from_job_killed_and_resumed() {
     fi
     touch ck.mark
     [ -f ck ] && resume=(--resume) || resume=()
+    threads=2
   done
   if [ "$finished" -eq 0 ]; then
     run_gdedup "${job[@]}" -o out.txt --checkpoint ck --checkpoint-every 100K "${resume[@]}"

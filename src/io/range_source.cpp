@@ -1,0 +1,65 @@
+#include "io/range_source.h"
+
+#include <algorithm>
+#include <cerrno>
+
+#include "fs/file_ops.h"
+#include "gdedup/error.h"
+
+namespace gdedup::io {
+
+RangeSource::RangeSource(const std::string& path, uint64_t begin, uint64_t end, FileStamp stamp)
+    : name_(path), begin_(begin), end_(end), at_(begin), stamp_(stamp) {
+  fs::File file;
+  if (const int err = fs::open_for_reading(path, file)) {
+    throw Error("cannot open input " + path + ": " + fs::error_text(err) + ".", ErrorKind::io);
+  }
+  fd_ = file.release();
+  check_unchanged();
+  fs::advise_sequential(fd_);
+}
+
+RangeSource::~RangeSource() { fs::close_fd(fd_); }
+
+void RangeSource::check_unchanged() const {
+  fs::FileStatus status;
+  if (const int err = fs::status_of(fd_, status)) {
+    throw Error("cannot read input " + name_ + ": " + fs::error_text(err) + ".", ErrorKind::io);
+  }
+  if (status.size == stamp_.size && status.mtime_ns == stamp_.mtime_ns) return;
+  const std::string what =
+      status.size == stamp_.size
+          ? "was modified while it was being read (same size, " + std::to_string(status.size) +
+                " bytes, but written to)"
+          : "changed size while it was being read: " + std::to_string(stamp_.size) +
+                " bytes when opened, " + std::to_string(status.size) + " now";
+  throw Error("input " + name_ + " " + what + ", at byte offset " + std::to_string(at_) +
+                  "; the output may lack records of it or hold some of another version of it. "
+                  "Run the job again once nothing writes to the file.",
+              ErrorKind::input_changed);
+}
+
+size_t RangeSource::read(char* buf, size_t capacity) {
+  if (at_ >= end_) return 0;
+  const size_t want = static_cast<size_t>(std::min<uint64_t>(capacity, end_ - at_));
+  const long n = fs::pread_some(fd_, buf, want, at_);
+  if (n < 0) {
+    throw Error("cannot read input " + name_ + " at byte offset " + std::to_string(at_) + ": " +
+                    fs::error_text(errno) + ".",
+                ErrorKind::io);
+  }
+  // A file cut short ends before the range does; one changed anywhere is
+  // caught at the range's end.
+  if (n == 0) {
+    check_unchanged();
+    throw Error("input " + name_ + " ended at byte offset " + std::to_string(at_) +
+                    " while it was being read, before its planned size of " +
+                    std::to_string(stamp_.size) + " bytes.",
+                ErrorKind::input_changed);
+  }
+  at_ += static_cast<uint64_t>(n);
+  if (at_ == end_) check_unchanged();
+  return static_cast<size_t>(n);
+}
+
+}  // namespace gdedup::io

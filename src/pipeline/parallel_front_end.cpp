@@ -1,0 +1,344 @@
+#include "pipeline/parallel_front_end.h"
+
+#include <algorithm>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gdedup/error.h"
+#include "io/byte_source.h"
+#include "io/multi_source.h"
+#include "io/record_reader.h"
+#include "pipeline/batch_queue.h"
+#include "pipeline/key_hasher.h"
+#include "pipeline/piece_plan.h"
+
+namespace gdedup::pipeline {
+namespace {
+
+// What a worker hands the in-order stage, in its piece's order: batches of
+// records, then an end marker; or a failure, after the batches before it.
+// Positions in a batch (WorkBatch::end, verified_records) count from the
+// piece's first byte and its first record, the head included.
+struct Chunk {
+  size_t piece = 0;
+  std::unique_ptr<WorkBatch> batch;  // null for the end marker and a failure
+  std::exception_ptr failure;
+  // The piece's first chunk: its head (the bytes before its first separator,
+  // or all of it without one) for a piece that does not start a record.
+  bool first = false;
+  std::string head;
+  bool has_separator = false;
+  // The end marker: the tail (bytes after the last separator) of a piece
+  // that does not end its input, and the piece's decoded and raw bytes.
+  bool last = false;
+  std::string tail;
+  uint64_t bytes = 0;
+  uint64_t raw_bytes = 0;
+};
+
+struct Worker {
+  Worker(const PipelineOptions& options, uint64_t seed) : hasher(options, seed) {}
+  KeyHasher hasher;
+  BatchQueue<std::unique_ptr<WorkBatch>> free;
+  BatchQueue<Chunk> out;
+  std::thread thread;
+};
+
+class ParallelFrontEnd final : public FrontEnd {
+ public:
+  ParallelFrontEnd(const PipelineOptions& options, uint64_t seed)
+      : options_(options),
+        reader_options_{io::ReaderOptions{}.batch_bytes,
+                        static_cast<size_t>(options.batch_records), options.max_record_bytes,
+                        options.record_separator},
+        hasher_(options, seed) {
+    for (unsigned i = 0; i < options.read_threads; ++i) {
+      workers_.push_back(std::make_unique<Worker>(options, seed));
+    }
+    // A first input that cannot be opened, or is in a format refused, fails
+    // now, before the output is created, as with one thread; standard input
+    // is not read here, its bytes would be lost.
+    if (options.inputs.at(0) != "-") io::open_input(options.inputs[0]);
+  }
+  ~ParallelFrontEnd() override { stop(); }
+
+  void skip_to(const StreamPoint& target) override { at_ = target; }
+
+  void start() override {
+    plan_ = plan_pieces(options_.inputs, options_.piece_bytes, at_);
+    try {
+      for (size_t w = 0; w < workers_.size(); ++w) {
+        for (int i = 0; i < kBatchesPerWorker; ++i) {
+          workers_[w]->free.push(std::make_unique<WorkBatch>());
+        }
+        workers_[w]->thread = std::thread([this, w] { work(w); });
+      }
+    } catch (...) {
+      // Refused by the system: the workers started must be stopped and
+      // joined, or their destructors end the process.
+      stop();
+      throw;
+    }
+  }
+
+  WorkBatch* next() override;
+
+  void recycle(WorkBatch* batch) override {
+    if (batch != &joined_) workers_[worker_]->free.push(std::move(current_));
+  }
+
+  void stop() override {
+    {
+      std::lock_guard<std::mutex> lock(claim_mutex_);
+      stopped_ = true;
+    }
+    claims_.close();
+    for (auto& w : workers_) {
+      w->free.close();
+      w->out.close();
+    }
+    for (auto& w : workers_) {
+      if (w->thread.joinable()) w->thread.join();
+    }
+  }
+
+ private:
+  // A worker's thread: takes pieces in order until none is left.
+  void work(size_t w) {
+    for (;;) {
+      size_t piece;
+      {
+        std::lock_guard<std::mutex> lock(claim_mutex_);
+        if (stopped_ || next_piece_ == plan_.size()) return;
+        piece = next_piece_++;
+        // Under the lock, so the claims are queued in piece order.
+        claims_.push(w);
+      }
+      if (!read_piece(*workers_[w], piece)) return;
+    }
+  }
+
+  // False when the worker must stop: the front end stopped, or the piece
+  // failed (the failure is the piece's last chunk).
+  bool read_piece(Worker& worker, size_t k);
+  // The in-order stage's steps, on the filter thread.
+  void begin_piece();
+  WorkBatch* join_head(const Chunk& chunk);
+  void place(WorkBatch& batch) const;
+  void end_piece(const Chunk& chunk);
+  [[noreturn]] void fail(std::exception_ptr failure) const;
+  const std::string& input_name() const;
+
+  const PipelineOptions& options_;
+  const io::ReaderOptions reader_options_;
+  std::vector<Piece> plan_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::mutex claim_mutex_;
+  size_t next_piece_ = 0;  // the next piece a worker takes
+  bool stopped_ = false;
+  BatchQueue<size_t> claims_;  // the worker of each piece, in piece order
+
+  // The in-order stage: only next() and recycle() touch these.
+  KeyHasher hasher_;              // for joined records
+  size_t piece_ = 0;              // the piece being delivered
+  size_t worker_ = 0;             // its worker
+  bool claimed_ = false;          // worker_ is known
+  std::optional<Chunk> held_;     // a chunk to deliver after a joined record
+  std::unique_ptr<WorkBatch> current_;  // the worker's batch next() handed out
+  WorkBatch joined_;              // a record joined from pieces
+  std::string pending_;           // a record begun by earlier pieces
+  StreamPoint at_;                // after the last record delivered
+  uint64_t input_start_ = 0;      // stream offset of the current input's first byte
+  uint64_t piece_offset_ = 0;     // input offset of the current piece's first byte
+  uint64_t piece_records_ = 0;    // records delivered before the current piece
+  uint64_t raw_done_ = 0;         // raw bytes of the pieces delivered
+};
+
+bool ParallelFrontEnd::read_piece(Worker& worker, size_t k) {
+  const Piece& piece = plan_[k];
+  try {
+    io::RecordReader reader(
+        io::MultiSource(open_piece(piece, options_.inputs[piece.input], options_.record_separator)),
+        reader_options_);
+    bool first = true;
+    std::string tail;
+    for (;;) {
+      std::optional<std::unique_ptr<WorkBatch>> taken = worker.free.pop();
+      if (!taken) return false;
+      std::unique_ptr<WorkBatch> batch = std::move(*taken);
+      io::RecordBatch& records = batch->records;
+      const bool more = reader.next(records);
+      Chunk chunk;
+      chunk.piece = k;
+      if (first && !piece.starts_record) {
+        chunk.first = true;
+        if (more) {
+          // Without a separator the piece is one unterminated record.
+          chunk.has_separator = !(records.size() == 1 && records.ends_unterminated());
+          chunk.head.assign(records[0]);
+          records.drop_first();
+        }
+      }
+      first = false;
+      if (!more) {
+        worker.free.push(std::move(batch));
+        chunk.last = true;
+        chunk.tail = std::move(tail);
+        chunk.bytes = reader.position().offset;
+        chunk.raw_bytes = reader.source().raw_bytes_read();
+        return worker.out.push(std::move(chunk));
+      }
+      batch->end = reader.position();
+      if (!piece.ends_input && records.ends_unterminated()) {
+        tail.assign(records[records.size() - 1]);
+        records.drop_last();
+        batch->end.records -= 1;
+        batch->end.offset -= tail.size();
+      }
+      worker.hasher.fingerprint(*batch);
+      batch->raw_bytes_read = reader.source().raw_bytes_read();
+      batch->verified_records = records.verified_records();
+      chunk.batch = std::move(batch);
+      if (!worker.out.push(std::move(chunk))) return false;
+    }
+  } catch (...) {
+    Chunk chunk;
+    chunk.piece = k;
+    chunk.failure = std::current_exception();
+    worker.out.push(std::move(chunk));
+    return false;
+  }
+}
+
+WorkBatch* ParallelFrontEnd::next() {
+  for (;;) {
+    if (piece_ == plan_.size()) return nullptr;
+    if (!claimed_) {
+      std::optional<size_t> w = claims_.pop();
+      if (!w) return nullptr;
+      worker_ = *w;
+      claimed_ = true;
+      begin_piece();
+    }
+    std::optional<Chunk> chunk;
+    if (held_) {
+      chunk = std::move(held_);
+      held_.reset();
+    } else {
+      chunk = workers_[worker_]->out.pop();
+      if (!chunk) return nullptr;
+    }
+    if (chunk->failure) fail(chunk->failure);
+    if (chunk->first) {
+      chunk->first = false;
+      if (WorkBatch* joined = join_head(*chunk)) {
+        held_ = std::move(chunk);
+        return joined;
+      }
+    }
+    if (chunk->last) {
+      end_piece(*chunk);
+      continue;
+    }
+    current_ = std::move(chunk->batch);
+    if (current_->records.empty()) {
+      workers_[worker_]->free.push(std::move(current_));
+      continue;
+    }
+    place(*current_);
+    at_ = current_->end;
+    return current_.get();
+  }
+}
+
+void ParallelFrontEnd::begin_piece() {
+  const Piece& piece = plan_[piece_];
+  piece_records_ = at_.records;
+  if (piece_ > 0 && plan_[piece_ - 1].input == piece.input) return;
+  // A new input: every byte of the ones before it is in a record delivered,
+  // except where a resume starts inside this one.
+  input_start_ = at_.offset - (at_.input_index == piece.input ? at_.input_offset : 0);
+  piece_offset_ = piece.begin;
+  pending_.clear();
+}
+
+// The head ends the record the pieces before began (pending_): with a
+// separator it is whole; so is it at the end of the input, unless empty.
+WorkBatch* ParallelFrontEnd::join_head(const Chunk& chunk) {
+  const Piece& piece = plan_[piece_];
+  if (pending_.size() + chunk.head.size() > options_.max_record_bytes) {
+    throw io::RecordTooLong(input_name(), at_.records + 1, at_.offset - input_start_,
+                            options_.max_record_bytes, options_.record_separator);
+  }
+  pending_ += chunk.head;
+  if (!chunk.has_separator && !(piece.ends_input && !pending_.empty())) return nullptr;
+  joined_.records.hold_one(pending_);
+  pending_.clear();
+  joined_.fingerprints.assign(1, hasher_.fingerprint(joined_.records[0]));
+  StreamPoint& end = joined_.end;
+  end.records = piece_records_ + 1;
+  end.input_index = piece.input;
+  end.input_offset = piece_offset_ + chunk.head.size() + (chunk.has_separator ? 1 : 0);
+  end.offset = input_start_ + end.input_offset;
+  joined_.input_bytes = end.offset;
+  joined_.raw_bytes_read = raw_done_;
+  // The head's bytes were checked with the rest of the piece's first batch.
+  const bool verified = !chunk.batch || chunk.batch->verified_records >= 1;
+  joined_.verified_records = verified ? end.records : 0;
+  at_ = end;
+  return &joined_;
+}
+
+// From the piece's own positions to the stream's.
+void ParallelFrontEnd::place(WorkBatch& batch) const {
+  const Piece& piece = plan_[piece_];
+  StreamPoint& end = batch.end;
+  end.records += piece_records_;
+  end.input_index = piece.input;
+  end.input_offset = piece_offset_ + end.offset;
+  end.offset = input_start_ + end.input_offset;
+  batch.input_bytes = end.offset;
+  batch.raw_bytes_read += raw_done_;
+  if (batch.verified_records > 0) {
+    batch.verified_records = std::min(batch.verified_records + piece_records_, end.records);
+  }
+}
+
+void ParallelFrontEnd::end_piece(const Chunk& chunk) {
+  const Piece& piece = plan_[piece_];
+  if (!piece.ends_input) pending_ += chunk.tail;
+  piece_offset_ += chunk.bytes;
+  raw_done_ += chunk.raw_bytes;
+  ++piece_;
+  claimed_ = false;
+}
+
+// A record too long is told by its place in the stream, which the worker
+// that found it does not know: it is the record after the last delivered.
+void ParallelFrontEnd::fail(std::exception_ptr failure) const {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const io::RecordTooLong&) {
+    throw io::RecordTooLong(input_name(), at_.records + 1, at_.offset - input_start_,
+                            options_.max_record_bytes, options_.record_separator);
+  }
+}
+
+const std::string& ParallelFrontEnd::input_name() const {
+  static const std::string kStandardInput = "standard input";
+  const std::string& path = options_.inputs[plan_[piece_].input];
+  return path == "-" ? kStandardInput : path;
+}
+
+}  // namespace
+
+std::unique_ptr<FrontEnd> make_parallel_front_end(const PipelineOptions& options,
+                                                  uint64_t seed) {
+  return std::make_unique<ParallelFrontEnd>(options, seed);
+}
+
+}  // namespace gdedup::pipeline
