@@ -155,11 +155,14 @@ capacity=$records
 filter_bytes=$("$gdedup" plan --capacity "$capacity" --fpr 1e-4 --json | sed -n 's/^ *"bytes": *\([0-9]*\).*/\1/p' | head -n 1)
 [[ -n $filter_bytes ]] || die "could not read the filter size from gdedup plan --json"
 
-# The thread sweep needs --threads to set the parallel front end's workers;
-# before it, --threads set the CPU backend's threads, which the rows
-# "gdedup --threads 1/2" below measure instead.
+# The thread sweep needs --threads to set the parallel front end's workers
+# (which came with --filter-threads for the CPU backend's); before it,
+# --threads set the CPU backend's threads, which the rows "gdedup --threads
+# 1/2" below measure instead.
 sweep=()
-if "$gdedup" dedup --help 2>&1 | grep -E -- '--threads' | grep -qiE 'worker|front[- ]end'; then
+help=$("$gdedup" dedup --help 2>&1 || true)
+if grep -q -- '--filter-threads' <<< "$help" ||
+   grep -E -- '--threads' <<< "$help" | grep -qiE 'worker|front[- ]end|piece'; then
   for t in ${THREADS:-1 2 $nproc}; do
     [[ $t =~ ^[1-9][0-9]*$ ]] || die "THREADS holds $t, not a thread count"
     [[ " ${sweep[*]} " == *" $t "* ]] || sweep+=("$t")
