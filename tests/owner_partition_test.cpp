@@ -86,7 +86,9 @@ TEST(OwnerPartition, BucketsKeepInputOrderAndAnswersReturnToTheirKeys) {
         for (uint64_t k : row[o].fingerprints) row[o].answers.push_back(answer_for(k));
       }
       for (uint64_t i = 0; i < keys.size(); ++i) {
-        if (i < lo || i >= hi) ASSERT_EQ(owner_of_key[i], 0xee) << "key " << i << " outside";
+        if (i < lo || i >= hi) {
+          ASSERT_EQ(owner_of_key[i], 0xee) << "key " << i << " outside";
+        }
       }
 
       std::vector<uint8_t> answers(keys.size(), 0);

@@ -34,7 +34,9 @@ TEST(Planner, PlansAreTheSmallestThatMeetTheTarget) {
         const Plan plan = plan_for_capacity(n, p, bits);
         SCOPED_TRACE(std::to_string(n) + " " + std::to_string(p) + " " + std::to_string(bits));
         EXPECT_TRUE(is_supported_layout(plan.layout));
-        if (bits != 0) EXPECT_EQ(plan.layout.block_bits, bits);
+        if (bits != 0) {
+          EXPECT_EQ(plan.layout.block_bits, bits);
+        }
         EXPECT_LE(plan.expected_fpr, p);
         EXPECT_DOUBLE_EQ(plan.expected_fpr, expected_fpr(plan.layout, plan.num_blocks, n));
         if (plan.num_blocks > 1) {
@@ -57,7 +59,9 @@ TEST(Planner, RandomPlansAreTheSmallestThatMeetTheTarget) {
     const Plan plan = plan_for_capacity(n, p, bits);
     SCOPED_TRACE(std::to_string(n) + " " + std::to_string(p) + " " + std::to_string(bits));
     EXPECT_LE(expected_fpr(plan.layout, plan.num_blocks, n), p);
-    if (plan.num_blocks > 1) EXPECT_GT(expected_fpr(plan.layout, plan.num_blocks - 1, n), p);
+    if (plan.num_blocks > 1) {
+      EXPECT_GT(expected_fpr(plan.layout, plan.num_blocks - 1, n), p);
+    }
   }
 }
 
