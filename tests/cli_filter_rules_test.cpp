@@ -1,4 +1,4 @@
-// Filter files of version 2 through the command: query, dedup -f and merge
+// Filter files of version 2 and later through the command: query, dedup -f and merge
 // refuse a filter whose key rules differ from the command's (showing both),
 // version 1 files are used with a note, a growing filter saved with -f
 // continues exactly as one run would have for any batch size and thread
@@ -81,6 +81,7 @@ TEST(CliFilterRules, EveryDifferenceInKeyRulesIsRefusedByEveryCommand) {
       {{"--key", "field:2", "--delimiter", "tab"}, "delimiter tab"},
       {{"--key", "field:2", "--delimiter", "comma", "--normalize", "trim"}, "normalize trim"},
       {{}, "key whole"},
+      {{"-z", "--key", "field:2", "--delimiter", "comma"}, "separator nul"},
   };
   for (const Case& c : cases) {
     for (const char* command : {"query", "dedup"}) {
@@ -119,6 +120,53 @@ TEST(CliFilterRules, EveryDifferenceInKeyRulesIsRefusedByEveryCommand) {
   EXPECT_EQ(m.status, 0) << m.err;
 }
 
+// Records that end at NUL (-z) may hold newlines: the filter's keys are
+// those whole records. Queried with newline-separated input (before the
+// separator was a key rule) it silently found none of them.
+TEST(CliFilterRules, RecordSeparatorIsAKeyRule) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  std::string nul_records;
+  for (int i = 0; i < 300; ++i) {
+    nul_records += "first line " + std::to_string(i) + "\nsecond line" + std::string(1, '\0');
+  }
+  cli_test::write_file(dir / "in.z", nul_records);
+  ASSERT_EQ(run({"build", "-q", "-z", dir / "in.z", "-f", dir / "z.bf"}).status, 0);
+  const std::string before = cli_test::read_file(dir / "z.bf");
+  for (const char* command : {"query", "dedup"}) {
+    const Result r = run({command, dir / "in.z", "-f", dir / "z.bf"});
+    EXPECT_EQ(r.status, 2) << command << ": " << r.err;
+    EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
+    EXPECT_TRUE(contains(r.err, "separator nul")) << r.err;
+    EXPECT_TRUE(contains(r.err, "separator newline")) << r.err;
+    EXPECT_TRUE(contains(r.err, "-z")) << r.err;
+    EXPECT_EQ(r.out, "") << command;
+    EXPECT_EQ(cli_test::read_file(dir / "z.bf"), before) << command;
+  }
+  // With -z every record is present; overridden, the newline query runs.
+  Result r = run({"query", "-q", "-z", dir / "in.z", "-f", dir / "z.bf"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, nul_records);
+  r = run({"query", "-q", dir / "in.z", "-f", dir / "z.bf", "--ignore-key-rules"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  // dedup -f -z continues the filter: every record was seen.
+  r = run({"dedup", "-q", "-z", dir / "in.z", "-f", dir / "z.bf"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+
+  // merge with a newline-separated filter: both shown, unless overridden.
+  cli_test::write_file(dir / "in.txt", "first line 1\nsecond line\n");
+  ASSERT_EQ(run({"build", "-q", dir / "in.txt", "-f", dir / "n.bf"}).status, 0);
+  Result m = run({"merge", dir / "z.bf", dir / "n.bf", "-o", dir / "m.bf"});
+  EXPECT_EQ(m.status, 2) << m.err;
+  EXPECT_TRUE(contains(m.err, "separator nul") && contains(m.err, "separator newline")) << m.err;
+  EXPECT_FALSE(cli_test::exists(dir / "m.bf"));
+  m = run({"merge", "-q", dir / "z.bf", dir / "n.bf", "-o", dir / "m.bf", "--ignore-key-rules"});
+  EXPECT_EQ(m.status, 0) << m.err;
+  r = run({"info", dir / "m.bf"});
+  EXPECT_TRUE(contains(r.out, "separator nul")) << r.out;
+}
+
 TEST(CliFilterRules, Version1FileIsUsedWithANote) {
   REQUIRE_GDEDUP_BIN();
   cli_test::TempDir dir;
@@ -128,7 +176,7 @@ TEST(CliFilterRules, Version1FileIsUsedWithANote) {
   namespace ff = gdedup::filter_file;
   gdedup::format::write_file(dir / "v1.bf", "cannot save",
                              {ff::kMagic, ff::kVersion1, filter.words(), filter.params(),
-                              filter.counters(), "", {}});
+                              filter.counters(), "", {}, {}});
   Result r = run({"query", dir / "in.txt", "-f", dir / "v1.bf", "--normalize", "url"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(contains(r.err, "does not record the key rules")) << r.err;
@@ -137,7 +185,9 @@ TEST(CliFilterRules, Version1FileIsUsedWithANote) {
   // Saved again by dedup -f, it records this command's rules.
   ASSERT_EQ(run({"dedup", "-q", dir / "in.txt", "-f", dir / "v1.bf"}).status, 0);
   r = run({"info", dir / "v1.bf"});
-  EXPECT_TRUE(contains(r.out, "input text, key whole, delimiter tab, normalize none")) << r.out;
+  EXPECT_TRUE(contains(r.out, "input text, key whole, delimiter tab, normalize none, separator "
+                            "newline"))
+      << r.out;
 }
 
 // Records with repeats: 12,000 distinct keys in 20,000 records.

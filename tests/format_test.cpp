@@ -238,7 +238,7 @@ TEST(Format, FilterFileVersion1Bytes) {
   const std::vector<char> file = saved_bytes([&](const std::string& path) {
     format::write_file(path, "cannot save " + path,
                        {filter_file::kMagic, filter_file::kVersion1, filter.words(),
-                        filter.params(), filter.counters(), "", {}});
+                        filter.params(), filter.counters(), "", {}, {}});
   });
   ASSERT_EQ(file.size(), 4096u + 128u);
   EXPECT_EQ(XXH3_64bits(file.data() + 4096, 128), 0x40ce02f05c7d0370ull);  // payload checksum
@@ -246,24 +246,22 @@ TEST(Format, FilterFileVersion1Bytes) {
   EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0xdddc6d62e8245005ull);
 }
 
-// Version 2: the filter above, fixed, with the default key rules.
-TEST(Format, FilterFileBytes) {
+// The filter above, fixed, with the default key rules, as save_filter
+// writes it.
+std::vector<char> fixed_filter_file(const KeyRules& keys = KeyRules{}) {
   const Filter filter = ten_key_filter();
-  const std::vector<char> file = saved_bytes([&](const std::string& path) {
-    save_filter(filter, path, KeyRules{});
-  });
-  const uint64_t rules = 2 + 4 + (8 + 5) + (8 + 3) + 8 + 8;  // flags, format, texts, seed
-  ASSERT_EQ(file.size(), 4096u + rules + 80u + 128u);
-  EXPECT_EQ(std::string(file.data() + 4096 + 5 + 8, 5), "whole");
-  EXPECT_EQ(XXH3_64bits(file.data() + file.size() - 128, 128), 0x40ce02f05c7d0370ull);
-  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0xf6cb14ac9cfe51adull);
-  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x2ece9f14b26dcc4cull);
+  return saved_bytes([&](const std::string& path) { save_filter(filter, path, keys); });
 }
 
-// Version 2: a growing filter of three layers, keys "key-0" .. "key-5999"
-// offered by test_and_set, with the key rules of --key field:2
-// --delimiter comma --normalize url.
-TEST(Format, GrowingFilterFileBytes) {
+// A growing filter of three layers, keys "key-0" .. "key-5999" offered by
+// test_and_set, with the key rules of --key field:2 --delimiter comma
+// --normalize url, as save_filter writes it.
+KeyRules growing_file_key_rules() {
+  KeyRules keys;
+  keys.keys = KeyOptions::parse("field:2", "comma", "url");
+  return keys;
+}
+std::vector<char> growing_filter_file() {
   GrowthRule rule;
   rule.first_capacity = 1024;
   rule.check_every = 1024;
@@ -273,15 +271,94 @@ TEST(Format, GrowingFilterFileBytes) {
   std::vector<uint8_t> present(fps.size());
   filter.test_and_set(fps.data(), fps.size(), present.data());
   filter.sync_to_host();
-  ASSERT_EQ(filter.layer_count(), 3u);
-  KeyRules keys;
-  keys.keys = KeyOptions::parse("field:2", "comma", "url");
-  const std::vector<char> file = saved_bytes([&](const std::string& path) {
-    save_filter(filter, path, keys);
+  EXPECT_EQ(filter.layer_count(), 3u);
+  return saved_bytes([&](const std::string& path) {
+    save_filter(filter, path, growing_file_key_rules());
   });
-  EXPECT_EQ(file.size(), 31159u);
-  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0x9150365f19567c03ull);
-  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0xcbe5d809679df4e4ull);
+}
+
+// The file offset of the record separator in a file of these text key
+// rules: after the known flag, the input format and the three texts.
+size_t separator_offset(const KeyRules& keys) {
+  return 4096 + 1 + 4 + (8 + keys.keys.key_text().size()) +
+         (8 + keys.keys.delimiter_text().size()) + (8 + keys.keys.normalize_text().size());
+}
+
+// Version 3: the filter above, fixed, with the default key rules.
+TEST(Format, FilterFileBytes) {
+  const std::vector<char> file = fixed_filter_file();
+  // flags, format, texts, separator, seed
+  const uint64_t rules = 2 + 4 + (8 + 5) + (8 + 3) + 8 + 1 + 8;
+  ASSERT_EQ(file.size(), 4096u + rules + 80u + 128u);
+  EXPECT_EQ(std::string(file.data() + 4096 + 5 + 8, 5), "whole");
+  ASSERT_EQ(separator_offset(KeyRules{}), 4133u);
+  EXPECT_EQ(file[4133], '\n');
+  EXPECT_EQ(XXH3_64bits(file.data() + file.size() - 128, 128), 0x40ce02f05c7d0370ull);
+  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0x8fc144998798f2acull);
+  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x14daee5c25896e5bull);
+
+  // The same with NUL-separated records (-z): one byte differs.
+  KeyRules nul;
+  nul.record_separator = '\0';
+  const std::vector<char> z = fixed_filter_file(nul);
+  ASSERT_EQ(z.size(), file.size());
+  EXPECT_EQ(z[4133], '\0');
+  EXPECT_EQ(XXH3_64bits(z.data(), z.size()), 0x2201ed8718dcc7a0ull);
+}
+
+// Version 3: the growing filter above.
+TEST(Format, GrowingFilterFileBytes) {
+  const std::vector<char> file = growing_filter_file();
+  EXPECT_EQ(file.size(), 31160u);
+  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0xb7428a1c0ebaf800ull);
+  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0xe46dd39660d910b7ull);
+}
+
+// Version 2 as its writers wrote it: version 3's bytes without the record
+// separator in the rules section, and a header of version 2 with that
+// section's size and checksum. The hashes below are version 2's test
+// vectors, pinned before version 3 existed, so the forgery is exact.
+std::vector<char> as_version2(std::vector<char> file, size_t separator_at) {
+  file.erase(file.begin() + static_cast<std::ptrdiff_t>(separator_at));
+  auto* header = reinterpret_cast<unsigned char*>(file.data());
+  const uint64_t rules_bytes = filter_file::get_u64(header + filter_file::kOffRulesBytes) - 1;
+  filter_file::put_u32(header + filter_file::kOffVersion, 2);
+  filter_file::put_u64(header + filter_file::kOffRulesBytes, rules_bytes);
+  filter_file::put_u64(header + filter_file::kOffRulesChecksum,
+                       XXH3_64bits(file.data() + 4096, rules_bytes));
+  filter_file::seal_header(header);
+  return file;
+}
+
+// A version 2 file loads with the newline separator it was used with, and
+// everything else as it was saved.
+void expect_version2_loads(const std::vector<char>& file, const KeyRules& saved_with) {
+  const std::string path = ::testing::TempDir() + "gdedup_format_v2_" + std::to_string(getpid());
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(file.data(), static_cast<std::streamsize>(file.size()));
+  }
+  const FilterFile loaded = load_filter_file(path);
+  std::filesystem::remove(path);
+  EXPECT_EQ(loaded.version, 2u);
+  ASSERT_TRUE(loaded.rules.keys.has_value());
+  EXPECT_EQ(loaded.rules.keys->record_separator, '\n');
+  EXPECT_EQ(*loaded.rules.keys, saved_with) << loaded.rules.keys->to_string();
+}
+
+TEST(Format, FilterFileVersion2BytesStillLoad) {
+  const std::vector<char> fixed = as_version2(fixed_filter_file(), separator_offset(KeyRules{}));
+  ASSERT_EQ(fixed.size(), 4350u);
+  EXPECT_EQ(XXH3_64bits(fixed.data(), 4096), 0xf6cb14ac9cfe51adull);
+  EXPECT_EQ(XXH3_64bits(fixed.data(), fixed.size()), 0x2ece9f14b26dcc4cull);
+  expect_version2_loads(fixed, KeyRules{});
+
+  const std::vector<char> growing =
+      as_version2(growing_filter_file(), separator_offset(growing_file_key_rules()));
+  ASSERT_EQ(growing.size(), 31159u);
+  EXPECT_EQ(XXH3_64bits(growing.data(), 4096), 0x9150365f19567c03ull);
+  EXPECT_EQ(XXH3_64bits(growing.data(), growing.size()), 0xcbe5d809679df4e4ull);
+  expect_version2_loads(growing, growing_file_key_rules());
 }
 
 // The filter above with a fixed resume state: one input, ten records kept.

@@ -18,17 +18,22 @@
 
 namespace gdedup {
 
-// The version save_filter writes; load_filter reads it and version 1.
-inline constexpr uint32_t kFilterFileVersion = 2;
+// The version save_filter writes; load_filter reads it and versions 1 and 2.
+inline constexpr uint32_t kFilterFileVersion = 3;
 
 // How a filter's keys were made: a key found by other rules is another key.
 struct KeyRules {
   InputFormat format = InputFormat::kText;
   KeyOptions keys;  // text input only; u64 fingerprints have no key options
+  // Text input only: the byte that ends a record, '\n' or '\0' (-z). It
+  // decides which bytes a record, and so its key, holds: "a\nb" is one key
+  // when records end at NUL and two keys when they end at newlines.
+  char record_separator = '\n';
   uint64_t seed = kDefaultSeed;
 
   // The canonical form, e.g. "input text, key whole, delimiter tab,
-  // normalize none, seed 0x6764656475700001"; equal rules give equal texts.
+  // normalize none, separator newline, seed 0x6764656475700001"; equal
+  // rules give equal texts.
   std::string to_string() const;
   bool operator==(const KeyRules& o) const;
   bool operator!=(const KeyRules& o) const { return !(*this == o); }
@@ -66,10 +71,11 @@ void save_filter(const LayeredFilter& filter, const std::string& path,
 // not fit the rules.
 void save_filter_file(const FilterFile& file, const std::string& path);
 
-// Reads and verifies a filter file of either version: magic, version, every
+// Reads and verifies a filter file of any version: magic, version, every
 // parameter, every checksum and the exact length. Throws Error naming the
 // file and what is wrong with it; never returns a filter from a damaged
-// file. A version 1 file is one fixed layer with unknown key rules.
+// file. A version 1 file is one fixed layer with unknown key rules; a
+// version 2 file's key rules have the newline separator (it records none).
 FilterFile load_filter_file(const std::string& path);
 
 // A fixed filter's one layer; a growing filter of several layers is

@@ -172,7 +172,7 @@ Action add_merge_command(CLI::App& app) {
   sub->add_flag("-q,--quiet", options->quiet, "No summary line on stderr")->group(kGroupOutput);
   sub->add_flag("--ignore-key-rules", options->ignore_key_rules,
                 "Merge filters whose keys were made by different rules (key, delimiter, "
-                "normalization); the result records the first one's")
+                "normalization, record separator); the result records the first one's")
       ->group(kGroupInput);
   return [options] { return run_merge(*options); };
 }

@@ -67,10 +67,13 @@ Filter new_fixed_filter(const JobOptions& o, const SizingRequest& request, Input
 }
 
 // The key rules of this command's keys, as a filter file records them.
-KeyRules command_key_rules(InputFormat format, const KeyOptions& keys) {
+KeyRules command_key_rules(InputFormat format, const KeyOptions& keys, char record_separator) {
   KeyRules rules;
   rules.format = format;
-  if (format == InputFormat::kText) rules.keys = keys;
+  if (format == InputFormat::kText) {
+    rules.keys = keys;
+    rules.record_separator = record_separator;
+  }
   return rules;
 }
 
@@ -94,8 +97,8 @@ void check_key_rules(const JobOptions& o, const FilterFile& file, const KeyRules
     return;
   }
   throw UsageError(both + ", so its keys would not match; give the --key, --delimiter, "
-                   "--normalize and --input-format it was built with, or add "
-                   "--ignore-key-rules to use it anyway");
+                   "--normalize, --input-format and -z (NUL-separated records) it was built "
+                   "with, or add --ignore-key-rules to use it anyway");
 }
 
 // Sizing options on a resumed run must describe the filter the checkpoint
@@ -398,7 +401,7 @@ int run_job(const JobOptions& options, JobKind kind) {
                      saves_filter ? o.filter_path : "");
 
   const bool filter_existed = !o.filter_path.empty() && file_exists(o.filter_path);
-  const KeyRules key_rules = command_key_rules(format, keys);
+  const KeyRules key_rules = command_key_rules(format, keys, o.record_separator());
   // The rules the saved filter records: its own where it has them.
   KeyRules saved_rules = key_rules;
   // Returned, never moved: a fixed filter's backend works on it in place.

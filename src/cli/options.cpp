@@ -120,7 +120,7 @@ void add_key_options(CLI::App& app, KeyFlags& flags) {
       ->group(kGroupKeys);
   app.add_flag("--ignore-key-rules", flags.ignore_key_rules,
                "Use a filter file whose keys were made by other key rules (--key, --delimiter, "
-               "--normalize, --input-format) than this command's; such keys do not match")
+               "--normalize, --input-format, -z) than this command's; such keys do not match")
       ->group(kGroupKeys);
 }
 

@@ -1,7 +1,8 @@
-// Filter files (docs/FORMAT.md, "Filter file"). Version 2: a 4096-byte
+// Filter files (docs/FORMAT.md, "Filter file"). Version 3: a 4096-byte
 // header, the rules section (format/filter_rules_codec.h), then the layers
-// section (format/layers_codec.h). Version 1, still read: the header, then
-// one bit array. Reading and writing are those of every gdedup file
+// section (format/layers_codec.h). Still read: version 2, the same with
+// rules that record no record separator; version 1, the header, then one
+// bit array. Reading and writing are those of every gdedup file
 // (file_reader.h, file_writer.h); this file says what a filter file is.
 #include "gdedup/filter_file.h"
 
@@ -46,12 +47,12 @@ format::FileKind filter_kind() {
   return k;
 }
 
-void write_v2(const std::string& path, const std::vector<format::LayerView>& layers,
-              const FilterRules& rules) {
+void write_current(const std::string& path, const std::vector<format::LayerView>& layers,
+                   const FilterRules& rules) {
+  const std::string rules_bytes = format::encode_filter_rules(rules);
   fs::Replacement file(path, "cannot save filter to " + path);
   unsigned char header[kHeaderBytes] = {};
   file.write(header, kHeaderBytes);
-  const std::string rules_bytes = format::encode_filter_rules(rules);
   file.write(rules_bytes.data(), rules_bytes.size());
   format::write_layers(file, kHeaderBytes + rules_bytes.size(), layers);
   std::memcpy(header + kOffMagic, kMagic, sizeof kMagic);
@@ -69,7 +70,7 @@ void write_v2(const std::string& path, const std::vector<format::LayerView>& lay
 struct Opened {
   format::VerifiedFile file;
   FilterRules rules;
-  // Version 2: the layers section. Version 1: the header's one filter.
+  // Versions 2 and 3: the layers section. Version 1: the header's one filter.
   uint64_t layers_at = 0;
   format::LayerTable table;
 };
@@ -108,7 +109,7 @@ void check_layers_follow_rule(const format::FileKind& kind, const std::string& p
   }
 }
 
-void open_v2(const format::FileKind& kind, const std::string& path, Opened& f) {
+void open_sections(const format::FileKind& kind, const std::string& path, Opened& f) {
   format::check_reserved(kind, f.file, kOffReservedV2);
   const uint64_t rules_bytes = get_u64(f.file.header + kOffRulesBytes);
   const uint64_t layers_bytes = get_u64(f.file.header + kOffLayersBytes);
@@ -124,7 +125,7 @@ void open_v2(const format::FileKind& kind, const std::string& path, Opened& f) {
     format::refuse(kind, path, "is damaged: its rules do not match the rules checksum" +
                                    kind.damage_advice);
   }
-  f.rules = format::decode_filter_rules(path, rules);
+  f.rules = format::decode_filter_rules(path, rules, f.file.version);
   f.layers_at = kHeaderBytes + rules_bytes;
   f.table = format::read_layer_table(kind, f.file, f.layers_at);
   if (f.table.bytes != layers_bytes || f.file.size - f.layers_at != layers_bytes) {
@@ -145,7 +146,7 @@ void open_v2(const format::FileKind& kind, const std::string& path, Opened& f) {
 // nothing that the file's numbers decide.
 void open_filter_file(const format::FileKind& kind, const std::string& path, Opened& f) {
   format::open_header(kind, path, f.file);
-  if (f.file.version == kVersion) return open_v2(kind, path, f);
+  if (f.file.version >= kVersion2) return open_sections(kind, path, f);
   format::check_reserved(kind, f.file, kOffReserved);
   f.file.fields = decode_fields(f.file.header);
   format::check_filter_fields(kind, path, f.file.fields, "");
@@ -157,14 +158,14 @@ void open_filter_file(const format::FileKind& kind, const std::string& path, Ope
 
 void save_filter(const Filter& filter, const std::string& path,
                  const std::optional<KeyRules>& keys) {
-  write_v2(path, {format::view_of(filter)}, FilterRules{keys, std::nullopt, 0});
+  write_current(path, {format::view_of(filter)}, FilterRules{keys, std::nullopt, 0});
 }
 
 void save_filter(const LayeredFilter& filter, const std::string& path,
                  const std::optional<KeyRules>& keys) {
   std::vector<format::LayerView> layers;
   for (size_t i = 0; i < filter.layer_count(); ++i) layers.push_back(format::view_of(filter.layer(i)));
-  write_v2(path, layers, FilterRules{keys, filter.rule(), filter.keys_offered()});
+  write_current(path, layers, FilterRules{keys, filter.rule(), filter.keys_offered()});
 }
 
 void save_filter_file(const FilterFile& file, const std::string& path) {
@@ -174,7 +175,7 @@ void save_filter_file(const FilterFile& file, const std::string& path) {
   }
   std::vector<format::LayerView> layers;
   for (const Filter& layer : file.layers) layers.push_back(format::view_of(layer));
-  write_v2(path, layers, file.rules);
+  write_current(path, layers, file.rules);
 }
 
 FilterFileInfo read_filter_info(const std::string& path) {
@@ -197,7 +198,7 @@ FilterFile load_filter_file(const std::string& path) {
   FilterFile out;
   out.rules = f.rules;
   out.version = f.file.version;
-  if (f.file.version == kVersion) {
+  if (f.file.version >= kVersion2) {
     out.layers = format::read_layers(kind, f.file, f.layers_at, f.table);
     return out;
   }

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "gdedup/filter.h"
+#include "gdedup/filter_file.h"
 
 namespace gdedup::filter_file {
 
@@ -21,9 +22,11 @@ constexpr char kMagic[8] = {'G', 'D', 'E', 'D', 'U', 'P', 'B', 'F'};
 // where a filter belongs is named as one, not as "bad magic".
 constexpr char kCheckpointMagic[8] = {'G', 'D', 'E', 'D', 'U', 'P', 'C', 'K'};
 // Version 1: one filter, its fields in the header. Version 2: the fields
-// below kOffRulesBytes, then a rules section and a layers section.
+// below kOffRulesBytes, then a rules section and a layers section. Version
+// 3: version 2 with the record separator in the rules section.
 constexpr uint32_t kVersion1 = 1;
-constexpr uint32_t kVersion = 2;
+constexpr uint32_t kVersion2 = 2;
+constexpr uint32_t kVersion = kFilterFileVersion;
 // One page, so the bit array of a version 1 file can be mapped page-aligned.
 constexpr uint64_t kHeaderBytes = 4096;
 
@@ -43,7 +46,7 @@ constexpr size_t kOffPayloadChecksum = 72;
 constexpr size_t kOffReserved = 80;
 constexpr size_t kOffHeaderChecksum = kHeaderBytes - 8;
 
-// Version 2 header fields (offsets 0 .. 15 as above).
+// Version 2 and 3 header fields (offsets 0 .. 15 as above).
 constexpr size_t kOffRulesBytes = 16;
 constexpr size_t kOffRulesChecksum = 24;
 constexpr size_t kOffLayersBytes = 32;

@@ -1,6 +1,7 @@
 #include "format/filter_rules_codec.h"
 
 #include "format/byte_codec.h"
+#include "format/filter_file_format.h"
 #include "format/growth_codec.h"
 #include "gdedup/error.h"
 
@@ -17,6 +18,12 @@ std::string encode_filter_rules(const FilterRules& rules) {
     e.str(keys.key_text());
     e.str(keys.delimiter_text());
     e.str(keys.normalize_text());
+    const char separator = k.format == InputFormat::kU64 ? '\n' : k.record_separator;
+    if (separator != '\n' && separator != '\0') {
+      throw UsageError("cannot save the key rules \"" + k.to_string() +
+                       "\": KeyRules::record_separator must be '\\n' or '\\0'");
+    }
+    e.u8(static_cast<uint8_t>(separator));
     e.u64(k.seed);
   }
   e.u8(rules.growth ? 1 : 0);
@@ -27,7 +34,8 @@ std::string encode_filter_rules(const FilterRules& rules) {
   return e.take();
 }
 
-FilterRules decode_filter_rules(const std::string& path, const std::string& bytes) {
+FilterRules decode_filter_rules(const std::string& path, const std::string& bytes,
+                                uint32_t version) {
   const std::string malformed =
       path + " has malformed rules (its checksums match, so it was written by a program that "
              "does not follow the filter file format)";
@@ -51,6 +59,14 @@ FilterRules decode_filter_rules(const std::string& path, const std::string& byte
         k.keys.normalize_text() != normalize ||
         (k.format == InputFormat::kU64 && k.keys != KeyOptions{})) {
       d.malformed();
+    }
+    if (version > filter_file::kVersion2) {
+      const uint8_t separator = d.u8();
+      if ((separator != '\n' && separator != '\0') ||
+          (k.format == InputFormat::kU64 && separator != '\n')) {
+        d.malformed();
+      }
+      k.record_separator = static_cast<char>(separator);
     }
     k.seed = d.u64();
     rules.keys = k;

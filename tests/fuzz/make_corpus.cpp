@@ -80,7 +80,7 @@ void filter_seeds() {
       // Version 1, as earlier releases wrote: still read.
       gdedup::format::write_file(tmp, "cannot save " + tmp,
                                  {ff::kMagic, ff::kVersion1, f.words(), f.params(), f.counters(),
-                                  "", {}});
+                                  "", {}, {}});
       const std::string file = read_file(tmp);
       const std::string id = std::to_string(layout.block_bits) + "-" + std::to_string(layout.k) +
                              "-" + std::to_string(blocks);
@@ -112,18 +112,21 @@ void filter_seeds() {
   put("filter_file", "empty", std::string(1, '\0'));
 }
 
-// Version 2: a fixed filter with key rules, and a growing one of several
-// small layers, each as it is, resealed (mode 2) and truncated.
-void filter_v2_seeds() {
-  const std::string tmp = "/tmp/gdedup-make-corpus-v2.gdf";
+// Version 3: a fixed filter with key rules of NUL-separated records, and a
+// growing one of several small layers, each as it is, resealed (mode 2) and
+// truncated. The v2-* seeds beside them, written the same way by version 2,
+// stay as they are: that version is still read.
+void filter_v3_seeds() {
+  const std::string tmp = "/tmp/gdedup-make-corpus-v3.gdf";
   gdedup::Filter fixed(gdedup::FilterParams{2, {512, 16}, gdedup::kDefaultSeed});
   fixed.words()[3] = 0x80000001u;
   gdedup::KeyRules rules;
   rules.keys = gdedup::KeyOptions::parse("field:2", "comma", "url,drop-params:utm_*");
+  rules.record_separator = '\0';
   gdedup::save_filter(fixed, tmp, rules);
   const std::string fixed_file = read_file(tmp);
-  put("filter_file", "v2-fixed-rules", std::string(1, '\0') + fixed_file);
-  put("filter_file", "v2-reseal-fixed-rules", std::string(1, '\2') + fixed_file);
+  put("filter_file", "v3-fixed-rules", std::string(1, '\0') + fixed_file);
+  put("filter_file", "v3-reseal-fixed-rules", std::string(1, '\2') + fixed_file);
 
   gdedup::GrowthRule rule;
   rule.first_capacity = 16;
@@ -139,9 +142,9 @@ void filter_v2_seeds() {
   growing.sync_to_host();
   gdedup::save_filter(growing, tmp, gdedup::KeyRules{});
   const std::string file = read_file(tmp);
-  put("filter_file", "v2-growing", std::string(1, '\0') + file);
-  put("filter_file", "v2-reseal-growing", std::string(1, '\2') + file);
-  put("filter_file", "v2-truncated-growing", std::string(1, '\0') + file.substr(0, file.size() - 9));
+  put("filter_file", "v3-growing", std::string(1, '\0') + file);
+  put("filter_file", "v3-reseal-growing", std::string(1, '\2') + file);
+  put("filter_file", "v3-truncated-growing", std::string(1, '\0') + file.substr(0, file.size() - 9));
   std::remove(tmp.c_str());
 }
 
@@ -369,7 +372,7 @@ int main(int argc, char** argv) {
   }
   g_root = argv[1];
   filter_seeds();
-  filter_v2_seeds();
+  filter_v3_seeds();
   reader_seeds();
   key_seeds();
   url_seeds();
