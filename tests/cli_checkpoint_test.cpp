@@ -748,7 +748,7 @@ TEST(CliCheckpoint, AGrowingFilterStopsAndResumesWithTheSameOutput) {
   ASSERT_EQ(r.status, 1) << r.err;
   EXPECT_TRUE(contains(r.err, "the previous checkpoint, at record 120000, is intact")) << r.err;
   r = run({"info", job.checkpoint()});
-  EXPECT_TRUE(contains(r.out, "7 layers of ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\nlayers        7\n")) << r.out;
   r = run(with(job.checkpointed(), {"--resume"}));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(contains(r.err, "resuming from checkpoint " + job.checkpoint() +

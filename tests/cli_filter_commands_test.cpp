@@ -261,7 +261,7 @@ TEST(CliHelp, EachCommandsHelpMentionsEachOption) {
   };
   std::vector<Case> cases = {
       {"dedup", job_common}, {"build", job_common}, {"query", job_common},
-      {"merge", {"--output", "--quiet"}}, {"info", {"--json"}}, {"plan", {"--json"}}};
+      {"merge", {"--output", "--quiet"}}, {"info", {"--json", "--all-inputs"}}, {"plan", {"--json"}}};
   for (const std::string& s : sizing) {
     cases[0].options.push_back(s);
     cases[1].options.push_back(s);

@@ -154,5 +154,17 @@ TEST(CliJson, ObjectsKeepOrderAndNest) {
   EXPECT_EQ(JsonObject().str(), "{}");
 }
 
+TEST(CliJson, ArraysOfObjects) {
+  JsonObject first;
+  first.add("x", uint64_t{1});
+  JsonObject second;
+  second.add("x", uint64_t{2}).add("y", "b");
+  JsonObject o;
+  o.add("list", std::vector<JsonObject>{first, second}).add("none", std::vector<JsonObject>{});
+  EXPECT_EQ(o.str(),
+            "{\n  \"list\": [\n    {\n      \"x\": 1\n    },\n    {\n      \"x\": 2,\n"
+            "      \"y\": \"b\"\n    }\n  ],\n  \"none\": []\n}");
+}
+
 }  // namespace
 }  // namespace gdedup::cli

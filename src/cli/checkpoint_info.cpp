@@ -42,27 +42,65 @@ std::vector<std::string> input_paths(const ResumeState& s) {
   return paths;
 }
 
-// A growing filter's layers in one line; the filter rows that follow it
-// describe the first layer.
-std::string growth_text(const Checkpoint& checkpoint) {
-  uint64_t bytes = checkpoint.filter.params().bytes();
-  for (const Filter& layer : checkpoint.later_layers) bytes += layer.params().bytes();
-  return counted(checkpoint.later_layers.size() + 1, "layer") + " of " + human_bytes(bytes) +
-         " together, " + counted(checkpoint.state.growth->keys_offered, "key") +
-         " offered; the rows below describe the first layer";
+// A growing filter's rule in one line; the filter rows that follow it
+// describe its layers.
+std::string growth_text(const GrowthState& growth) {
+  return "layers of " + std::to_string(growth.rule.growth) + "x the keys from " +
+         counted(growth.rule.first_capacity, "key") + ", FPR at most " +
+         format_rate(growth.rule.target_fpr) + "; " + counted(growth.keys_offered, "key") +
+         " offered so far";
+}
+
+std::vector<const Filter*> layers_of(const Checkpoint& checkpoint) {
+  std::vector<const Filter*> layers = {&checkpoint.filter};
+  for (const Filter& layer : checkpoint.later_layers) layers.push_back(&layer);
+  return layers;
+}
+
+// Inputs listed at each end of a long list; with the current one, a
+// listing stays under ten rows however many inputs a job has.
+constexpr size_t kInputsAtEachEnd = 3;
+
+// One row per input when there are few (or `all`); otherwise the count,
+// the first and last few and the current one, each with its number, and
+// how many lie between them.
+std::string input_rows(const ResumeState& s, bool all) {
+  const size_t count = s.inputs.size();
+  if (all || count <= 2 * kInputsAtEachEnd + 1) {
+    std::string out;
+    for (size_t i = 0; i < count; ++i) {
+      out += row(i == 0 ? (count == 1 ? "input" : "inputs") : "", input_text(s.inputs[i]));
+    }
+    return out;
+  }
+  const size_t current = s.position.input_index;
+  std::vector<size_t> shown;
+  for (size_t i = 0; i < count; ++i) {
+    if (i < kInputsAtEachEnd || i >= count - kInputsAtEachEnd || i == current) shown.push_back(i);
+  }
+  std::string out = row("inputs", group_digits(count) + ": the first and last " +
+                                      std::to_string(kInputsAtEachEnd) +
+                                      " and the current one (info --all-inputs lists them all)");
+  for (size_t j = 0; j < shown.size(); ++j) {
+    const size_t i = shown[j];
+    if (j > 0 && i > shown[j - 1] + 1) {
+      out += row("", "... " + counted(i - shown[j - 1] - 1, "input"));
+    }
+    out += row("", group_digits(i + 1) + ". " + input_text(s.inputs[i]) +
+                       (i == current ? " (current)" : ""));
+  }
+  return out;
 }
 
 }  // namespace
 
 std::string checkpoint_info_text(const std::string& path, const Checkpoint& checkpoint,
-                                 const FilterState& state) {
+                                 bool all_inputs) {
   const ResumeState& s = checkpoint.state;
   std::string out = row("file", path);
   out += row("kind", "checkpoint of an unfinished job: its command plus --resume continues it");
   out += row("command", command_text(s));
-  for (size_t i = 0; i < s.inputs.size(); ++i) {
-    out += row(i == 0 ? (s.inputs.size() == 1 ? "input" : "inputs") : "", input_text(s.inputs[i]));
-  }
+  out += input_rows(s, all_inputs);
   out += row("key", key_text(s));
   if (!s.output.empty()) {
     out += row("output", s.output + " (" + group_digits(s.output_offset) + " bytes written to " +
@@ -72,21 +110,26 @@ std::string checkpoint_info_text(const std::string& path, const Checkpoint& chec
   if (s.position.input_index < s.inputs.size()) {
     position += ", up to byte " + group_digits(s.position.input_offset) + " of " +
                 s.inputs[s.position.input_index].path;
+    if (s.inputs.size() > 1) {
+      position += " (input " + group_digits(s.position.input_index + 1) + " of " +
+                  group_digits(s.inputs.size()) + ")";
+    }
   }
   out += row("position", position);
   out += row("kept", group_digits(s.kept));
   out += row("dropped", group_digits(s.dropped));
-  if (s.growth) out += row("growth", growth_text(checkpoint));
-  return out + filter_rows(checkpoint.filter.params(), checkpoint.filter.counters(), state);
+  if (s.growth) out += row("growth", growth_text(*s.growth));
+  return out + whole_filter_rows(layers_of(checkpoint));
 }
 
-JsonObject checkpoint_info_json(const std::string& path, const Checkpoint& checkpoint,
-                                const FilterState& state) {
+JsonObject checkpoint_info_json(const std::string& path, const Checkpoint& checkpoint) {
   const ResumeState& s = checkpoint.state;
   JsonObject o;
   o.add("file", path)
       .add("kind", "checkpoint")
+      .add("info_version", kInfoJsonVersion)
       .add("mode", mode_name(s.mode))
+      .add("input_count", uint64_t{s.inputs.size()})
       .add("inputs", input_paths(s))
       .add("output", s.output)
       .add("output_temporary", s.output_temporary)
@@ -95,10 +138,9 @@ JsonObject checkpoint_info_json(const std::string& path, const Checkpoint& check
       .add("kept", s.kept)
       .add("dropped", s.dropped)
       .add("input_index", s.position.input_index)
-      .add("input_offset", s.position.input_offset)
-      .add("layers", static_cast<uint64_t>(checkpoint.later_layers.size() + 1));
+      .add("input_offset", s.position.input_offset);
   if (s.growth) o.add("keys_offered", s.growth->keys_offered);
-  return add_filter_fields(o, checkpoint.filter.params(), checkpoint.filter.counters(), state);
+  return add_whole_filter_fields(o, layers_of(checkpoint));
 }
 
 }  // namespace gdedup::cli

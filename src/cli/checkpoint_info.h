@@ -10,9 +10,11 @@
 
 namespace gdedup::cli {
 
+// The text lists every input only with `all_inputs` or when there are a
+// few; otherwise their count, the first and last few and the one the job
+// stopped in. The JSON always lists every path.
 std::string checkpoint_info_text(const std::string& path, const Checkpoint& checkpoint,
-                                 const FilterState& state);
-JsonObject checkpoint_info_json(const std::string& path, const Checkpoint& checkpoint,
-                                const FilterState& state);
+                                 bool all_inputs);
+JsonObject checkpoint_info_json(const std::string& path, const Checkpoint& checkpoint);
 
 }  // namespace gdedup::cli

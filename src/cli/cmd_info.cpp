@@ -19,19 +19,19 @@ namespace {
 struct InfoOptions {
   std::vector<std::string> files;
   bool json = false;
+  bool all_inputs = false;
 };
 
 // The description of one file, as text or JSON. The bit array is read (and
 // its checksum verified) to count set bits: the header alone has no fill.
-std::string describe(const std::string& path, bool json) {
+std::string describe(const std::string& path, const InfoOptions& options) {
   if (is_checkpoint_file(path)) {
     const Checkpoint checkpoint = load_checkpoint(path);
-    const FilterState state = filter_state(checkpoint.filter);
-    return json ? checkpoint_info_json(path, checkpoint, state).str()
-                : checkpoint_info_text(path, checkpoint, state);
+    return options.json ? checkpoint_info_json(path, checkpoint).str()
+                        : checkpoint_info_text(path, checkpoint, options.all_inputs);
   }
   const FilterFile file = load_filter_file(path);
-  return json ? info_json(path, file).str() : info_text(path, file);
+  return options.json ? info_json(path, file).str() : info_text(path, file);
 }
 
 // Each file is printed as soon as it is read, and a file that cannot be
@@ -45,7 +45,7 @@ int run_info(const InfoOptions& options) {
   for (const std::string& path : options.files) {
     std::string text;
     try {
-      text = describe(path, options.json);
+      text = describe(path, options);
     } catch (const Error& e) {
       std::cout << std::flush;
       Console::get().error(e.what());
@@ -74,6 +74,10 @@ Action add_info_command(CLI::App& app) {
       ->group(kGroupInput);
   sub->add_flag("--json", options->json,
                 "Print a JSON object (an array of them for several files)")
+      ->group(kGroupOutput);
+  sub->add_flag("--all-inputs", options->all_inputs,
+                "List every input of a checkpoint (otherwise a long list shows its count, "
+                "its first and last 3 and the current one; --json lists them all)")
       ->group(kGroupOutput);
   return [options] { return run_info(*options); };
 }

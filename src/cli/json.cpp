@@ -83,22 +83,22 @@ std::string json_number(double value) {
 }
 
 JsonObject& JsonObject::add(std::string_view key, std::string_view value) {
-  members_.push_back({std::string(key), json_string(value), nullptr});
+  members_.push_back({std::string(key), json_string(value), nullptr, nullptr});
   return *this;
 }
 
 JsonObject& JsonObject::add(std::string_view key, uint64_t value) {
-  members_.push_back({std::string(key), std::to_string(value), nullptr});
+  members_.push_back({std::string(key), std::to_string(value), nullptr, nullptr});
   return *this;
 }
 
 JsonObject& JsonObject::add(std::string_view key, double value) {
-  members_.push_back({std::string(key), json_number(value), nullptr});
+  members_.push_back({std::string(key), json_number(value), nullptr, nullptr});
   return *this;
 }
 
 JsonObject& JsonObject::add(std::string_view key, bool value) {
-  members_.push_back({std::string(key), value ? "true" : "false", nullptr});
+  members_.push_back({std::string(key), value ? "true" : "false", nullptr, nullptr});
   return *this;
 }
 
@@ -107,12 +107,19 @@ JsonObject& JsonObject::add(std::string_view key, const std::vector<std::string>
   for (size_t i = 0; i < values.size(); ++i) {
     rendered += (i > 0 ? ", " : "") + json_string(values[i]);
   }
-  members_.push_back({std::string(key), rendered + "]", nullptr});
+  members_.push_back({std::string(key), rendered + "]", nullptr, nullptr});
   return *this;
 }
 
 JsonObject& JsonObject::add(std::string_view key, JsonObject value) {
-  members_.push_back({std::string(key), "", std::make_shared<JsonObject>(std::move(value))});
+  members_.push_back(
+      {std::string(key), "", std::make_shared<JsonObject>(std::move(value)), nullptr});
+  return *this;
+}
+
+JsonObject& JsonObject::add(std::string_view key, std::vector<JsonObject> values) {
+  members_.push_back({std::string(key), "", nullptr,
+                      std::make_shared<std::vector<JsonObject>>(std::move(values))});
   return *this;
 }
 
@@ -123,7 +130,17 @@ std::string JsonObject::str(int indent) const {
   for (size_t i = 0; i < members_.size(); ++i) {
     const Member& m = members_[i];
     out += pad + json_string(m.key) + ": ";
-    out += m.object ? m.object->str(indent + 2) : m.value;
+    if (m.object) {
+      out += m.object->str(indent + 2);
+    } else if (m.objects) {
+      out += "[";
+      for (size_t j = 0; j < m.objects->size(); ++j) {
+        out += (j > 0 ? ",\n" : "\n") + pad + "  " + (*m.objects)[j].str(indent + 4);
+      }
+      out += m.objects->empty() ? "]" : "\n" + pad + "]";
+    } else {
+      out += m.value;
+    }
     out += i + 1 < members_.size() ? ",\n" : "\n";
   }
   out += std::string(static_cast<size_t>(indent), ' ') + "}";

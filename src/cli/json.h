@@ -36,6 +36,8 @@ class JsonObject {
   JsonObject& add(std::string_view key, JsonObject value);
   // An array of strings, on one line.
   JsonObject& add(std::string_view key, const std::vector<std::string>& values);
+  // An array of objects, one after another.
+  JsonObject& add(std::string_view key, std::vector<JsonObject> values);
 
   // Two-space indented, without a trailing newline.
   std::string str(int indent = 0) const;
@@ -45,6 +47,7 @@ class JsonObject {
     std::string key;
     std::string value;                   // the rendered scalar
     std::shared_ptr<JsonObject> object;  // or a nested object
+    std::shared_ptr<std::vector<JsonObject>> objects;  // or an array of them
   };
   std::vector<Member> members_;
 };

@@ -159,28 +159,73 @@ std::string filter_summary(const LayeredFilter& filter, const std::string& path)
 
 FilterState filter_state(const Filter& filter) {
   FilterState s;
+  const FilterParams& p = filter.params();
   s.set_bits = filter.count_set_bits();
-  s.total_bits = filter.params().bytes() * 8;
+  s.total_bits = p.bytes() * 8;
   s.fill = s.total_bits > 0 ? static_cast<double>(s.set_bits) / static_cast<double>(s.total_bits) : 0;
   s.estimated_keys = filter.estimated_keys();
   s.current_fpr = filter.current_fpr();
+  s.expected_fpr = expected_fpr(p.layout, p.num_blocks, filter.counters().insertions);
   return s;
 }
 
-FilterState filter_state(const std::vector<const Filter*>& layers) {
+namespace {
+
+std::vector<FilterState> layer_states(const std::vector<const Filter*>& layers) {
+  std::vector<FilterState> states;
+  for (const Filter* filter : layers) states.push_back(filter_state(*filter));
+  return states;
+}
+
+// The layers' states as one: a query tests every layer, so the rates
+// compound. One layer is its own state (compounding one rate may round it).
+FilterState combined(const std::vector<FilterState>& states) {
+  if (states.size() == 1) return states[0];
   FilterState s;
-  std::vector<double> rates;
-  for (const Filter* filter : layers) {
-    const FilterState layer = filter_state(*filter);
+  std::vector<double> current;
+  std::vector<double> expected;
+  for (const FilterState& layer : states) {
     s.set_bits += layer.set_bits;
     s.total_bits += layer.total_bits;
     s.estimated_keys += layer.estimated_keys;
-    rates.push_back(layer.current_fpr);
+    current.push_back(layer.current_fpr);
+    expected.push_back(layer.expected_fpr);
   }
-  s.layers = layers.size();
+  s.layers = states.size();
   s.fill = s.total_bits > 0 ? static_cast<double>(s.set_bits) / static_cast<double>(s.total_bits) : 0;
-  s.current_fpr = compound_fpr(rates.data(), rates.size());
+  s.current_fpr = compound_fpr(current.data(), current.size());
+  s.expected_fpr = compound_fpr(expected.data(), expected.size());
   return s;
+}
+
+// The layers' sizes and counters added up; the planned rate is the one a
+// query sees once every layer holds the keys it was planned for.
+struct Totals {
+  uint64_t bytes = 0;
+  uint64_t blocks = 0;
+  uint64_t insertions = 0;
+  uint64_t planned_capacity = 0;
+  double planned_fpr = 0;
+};
+
+Totals totals_of(const std::vector<const Filter*>& layers) {
+  Totals t;
+  std::vector<double> planned;
+  for (const Filter* filter : layers) {
+    t.bytes += filter->params().bytes();
+    t.blocks += filter->params().num_blocks;
+    t.insertions += filter->counters().insertions;
+    t.planned_capacity += filter->counters().planned_capacity;
+    planned.push_back(filter->counters().planned_fpr);
+  }
+  t.planned_fpr = layers.size() == 1 ? planned[0] : compound_fpr(planned.data(), planned.size());
+  return t;
+}
+
+}  // namespace
+
+FilterState filter_state(const std::vector<const Filter*>& layers) {
+  return combined(layer_states(layers));
 }
 
 FilterState filter_state(const LayeredFilter& filter) {
@@ -189,13 +234,15 @@ FilterState filter_state(const LayeredFilter& filter) {
   return filter_state(layers);
 }
 
-std::string filter_rows(const FilterParams& p, const FilterCounters& c,
-                        const FilterState& state) {
+namespace {
+
+std::string memory_text(uint64_t bytes) {
+  return human_bytes(bytes) + " (" + group_digits(bytes) + " bytes)";
+}
+
+// Fill, keys and insertions: the rows a layer and a whole filter share.
+std::string content_rows(const FilterState& state, uint64_t insertions) {
   std::string out;
-  out += row("layout", layout_text(p.layout));
-  out += row("blocks", group_digits(p.num_blocks));
-  out += row("seed", hex64(p.seed));
-  out += row("memory", human_bytes(p.bytes()) + " (" + group_digits(p.bytes()) + " bytes)");
   out += row("fill", format_percent(state.fill) + " (" + group_digits(state.set_bits) + " of " +
                          group_digits(state.total_bits) + " bits set)");
   const std::string keys = keys_estimable(state.estimated_keys)
@@ -203,13 +250,57 @@ std::string filter_rows(const FilterParams& p, const FilterCounters& c,
                                      " (estimated from the fill)"
                                : "unknown: every bit is set";
   out += row("keys", keys);
-  out += row("insertions", group_digits(c.insertions) + " (keys added or found new)");
+  out += row("insertions", group_digits(insertions) + " (keys added or found new)");
+  return out;
+}
+
+std::string planned_row(uint64_t capacity, double fpr, const std::string& how) {
+  if (capacity == 0) return row("planned", "unknown");
+  return row("planned", counted(capacity, "key") + how + " at FPR " + format_rate(fpr));
+}
+
+// `text`'s lines indented by two spaces.
+std::string indented(const std::string& text) {
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = text.find('\n', start);
+    const size_t stop = end == std::string::npos ? text.size() : end + 1;
+    out += "  " + text.substr(start, stop - start);
+    start = stop;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string filter_rows(const FilterParams& p, const FilterCounters& c,
+                        const FilterState& state) {
+  std::string out;
+  out += row("layout", layout_text(p.layout));
+  out += row("blocks", group_digits(p.num_blocks));
+  out += row("seed", hex64(p.seed));
+  out += row("memory", memory_text(p.bytes()));
+  out += content_rows(state, c.insertions);
   out += row("FPR now", format_rate(state.current_fpr));
-  if (c.planned_capacity > 0) {
-    out += row("planned", counted(c.planned_capacity, "key") + " at FPR " +
-                              format_rate(c.planned_fpr));
-  } else {
-    out += row("planned", "unknown");
+  return out + planned_row(c.planned_capacity, c.planned_fpr, "");
+}
+
+std::string whole_filter_rows(const std::vector<const Filter*>& layers) {
+  const std::vector<FilterState> states = layer_states(layers);
+  if (layers.size() == 1) return filter_rows(layers[0]->params(), layers[0]->counters(), states[0]);
+  const FilterState total = combined(states);
+  const Totals t = totals_of(layers);
+  std::string out = row("layers", std::to_string(layers.size()));
+  out += row("seed", hex64(layers[0]->params().seed));
+  out += row("memory", memory_text(t.bytes) + " in all");
+  out += content_rows(total, t.insertions);
+  out += row("FPR now", format_rate(total.current_fpr) + " (a query tests every layer)");
+  out += row("expected FPR", format_rate(total.expected_fpr) + " for the insertions");
+  out += planned_row(t.planned_capacity, t.planned_fpr, " across the layers");
+  for (size_t i = 0; i < layers.size(); ++i) {
+    out += "layer " + std::to_string(i + 1) + ":\n" +
+           indented(filter_rows(layers[i]->params(), layers[i]->counters(), states[i]));
   }
   return out;
 }
@@ -226,9 +317,42 @@ JsonObject& add_filter_fields(JsonObject& o, const FilterParams& p, const Filter
       .add("fill", state.fill)
       .add("estimated_keys", state.estimated_keys)
       .add("current_fpr", state.current_fpr)
+      .add("expected_fpr", state.expected_fpr)
       .add("insertions", c.insertions)
       .add("planned_capacity", c.planned_capacity)
       .add("planned_fpr", c.planned_fpr);
+}
+
+JsonObject& add_whole_filter_fields(JsonObject& o, const std::vector<const Filter*>& layers) {
+  const std::vector<FilterState> states = layer_states(layers);
+  const FilterState total = combined(states);
+  const Totals t = totals_of(layers);
+  o.add("layer_count", uint64_t{layers.size()});
+  // Layers of a growing filter may have other layouts: then there is no
+  // one block size, and each layer says its own.
+  const Layout& first = layers[0]->params().layout;
+  bool one_layout = true;
+  for (const Filter* layer : layers) one_layout = one_layout && layer->params().layout == first;
+  if (one_layout) o.add("block_bits", uint64_t{first.block_bits}).add("k", uint64_t{first.k});
+  o.add("blocks", t.blocks)
+      .add("seed", hex64(layers[0]->params().seed))
+      .add("bytes", t.bytes)
+      .add("set_bits", total.set_bits)
+      .add("total_bits", total.total_bits)
+      .add("fill", total.fill)
+      .add("estimated_keys", total.estimated_keys)
+      .add("current_fpr", total.current_fpr)
+      .add("expected_fpr", total.expected_fpr)
+      .add("insertions", t.insertions)
+      .add("planned_capacity", t.planned_capacity)
+      .add("planned_fpr", t.planned_fpr);
+  std::vector<JsonObject> each;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    JsonObject layer;
+    add_filter_fields(layer, layers[i]->params(), layers[i]->counters(), states[i]);
+    each.push_back(std::move(layer));
+  }
+  return o.add("layers", std::move(each));
 }
 
 std::string key_rules_text(const FilterRules& rules, uint32_t version) {
@@ -249,28 +373,26 @@ std::string growth_rule_text(const FilterRules& rules) {
          " keys offered so far";
 }
 
+std::vector<const Filter*> layers_of(const FilterFile& file) {
+  std::vector<const Filter*> layers;
+  for (const Filter& layer : file.layers) layers.push_back(&layer);
+  return layers;
+}
+
 }  // namespace
 
 std::string info_text(const std::string& path, const FilterFile& file) {
-  std::string out = row("file", path) + row("version", std::to_string(file.version)) +
-                    row("key rules", key_rules_text(file.rules, file.version)) +
-                    row("growth", growth_rule_text(file.rules));
-  if (file.layers.size() == 1) {
-    const Filter& f = file.layers[0];
-    return out + filter_rows(f.params(), f.counters(), filter_state(f));
-  }
-  out += row("layers", std::to_string(file.layers.size()));
-  for (size_t i = 0; i < file.layers.size(); ++i) {
-    const Filter& f = file.layers[i];
-    out += "layer " + std::to_string(i + 1) + ":\n" +
-           filter_rows(f.params(), f.counters(), filter_state(f));
-  }
-  return out;
+  return row("file", path) + row("version", std::to_string(file.version)) +
+         row("key rules", key_rules_text(file.rules, file.version)) +
+         row("growth", growth_rule_text(file.rules)) + whole_filter_rows(layers_of(file));
 }
 
 JsonObject info_json(const std::string& path, const FilterFile& file) {
   JsonObject o;
-  o.add("file", path).add("kind", "filter").add("version", uint64_t{file.version});
+  o.add("file", path)
+      .add("kind", "filter")
+      .add("info_version", kInfoJsonVersion)
+      .add("version", uint64_t{file.version});
   o.add("key_rules", file.rules.keys ? file.rules.keys->to_string() : std::string());
   if (file.rules.growth) {
     const GrowthRule& g = *file.rules.growth;
@@ -284,19 +406,7 @@ JsonObject info_json(const std::string& path, const FilterFile& file) {
         .add("keys_offered", file.rules.keys_offered);
     o.add("growth", std::move(growth));
   }
-  // The first layer's fields at the top, as for a fixed filter, and every
-  // layer's under "layers".
-  const Filter& first = file.layers[0];
-  add_filter_fields(o, first.params(), first.counters(), filter_state(first));
-  JsonObject layers;
-  for (size_t i = 0; i < file.layers.size(); ++i) {
-    const Filter& f = file.layers[i];
-    JsonObject layer;
-    add_filter_fields(layer, f.params(), f.counters(), filter_state(f));
-    layers.add(std::to_string(i + 1), std::move(layer));
-  }
-  o.add("layers", std::move(layers));
-  return o;
+  return add_whole_filter_fields(o, layers_of(file));
 }
 
 }  // namespace gdedup::cli

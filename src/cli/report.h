@@ -39,17 +39,33 @@ struct FilterState {
   double estimated_keys = 0;  // infinite when every bit is set
   double current_fpr = 0;
   uint64_t layers = 1;        // a growing filter's layers; the rest is over all of them
+  // The planner's rate for the keys inserted (LayeredFilter::expected_fpr):
+  // what current_fpr, estimated from the fill, should be close to.
+  double expected_fpr = 0;
 };
 FilterState filter_state(const Filter& filter);
 FilterState filter_state(const LayeredFilter& filter);
 FilterState filter_state(const std::vector<const Filter*>& layers);
 
-// The rows and JSON members that describe a filter (layout to planned), for
-// filter files and checkpoints alike.
+// The rows and JSON members that describe one layer, or a fixed filter
+// (layout to planned).
 std::string filter_rows(const FilterParams& params, const FilterCounters& counters,
                         const FilterState& state);
 JsonObject& add_filter_fields(JsonObject& o, const FilterParams& params,
                               const FilterCounters& counters, const FilterState& state);
+
+// The same for a whole filter, fixed or growing (its layers, oldest first),
+// for filter files and checkpoints alike. Text: a fixed filter's rows, or a
+// growing one's totals followed by each layer's rows under "layer N:". JSON:
+// the members of docs/CLI.md, "info", over the whole filter, and "layers",
+// an array of each layer's.
+std::string whole_filter_rows(const std::vector<const Filter*>& layers);
+JsonObject& add_whole_filter_fields(JsonObject& o, const std::vector<const Filter*>& layers);
+
+// The version of the JSON that `info --json` prints ("info_version"): 2
+// since its top-level filter members describe the whole filter rather than
+// a growing filter's first layer, and "layers" is an array.
+inline constexpr uint64_t kInfoJsonVersion = 2;
 
 // The key rules a filter file records, or why there are none.
 std::string key_rules_text(const FilterRules& rules, uint32_t version);
