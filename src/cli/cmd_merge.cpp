@@ -11,6 +11,7 @@
 #include "cli/interrupt.h"
 #include "cli/numbers.h"
 #include "cli/options.h"
+#include "cli/overfull.h"
 #include "cli/preflight.h"
 #include "cli/report.h"
 #include "gdedup/error.h"
@@ -46,6 +47,35 @@ std::string difference(const FilterParams& a, const std::string& name_a, const F
   }
   if (a.seed != b.seed) return both("seeds", hex64(a.seed), hex64(b.seed));
   return "";
+}
+
+// The keys offered that a merged growing filter records. Growth is decided
+// when the keys offered are a multiple of check_every, and adds a layer
+// once fewer than check_every keys fit in the newest: so no layer takes in
+// more than planned while at most check_every keys come between two
+// decisions. The inputs' sum (`rules.keys_offered`) may lie anywhere
+// between decisions while the merged newest layer holds the keys of every
+// input; when the keys before the next decision could overfill it, the sum
+// is rounded up to a multiple, so that the merged filter decides at its
+// first key. Otherwise the sum stands, so that merging the halves of one
+// filter's keys still gives that filter's bytes.
+uint64_t keys_offered_for_growth(const FilterRules& rules,
+                                 const std::vector<FilterFileInfo>& infos) {
+  size_t layers = 0;
+  for (const FilterFileInfo& info : infos) layers = std::max(layers, info.params.size());
+  uint64_t newest_insertions = 0;
+  uint64_t newest_capacity = 0;
+  for (const FilterFileInfo& info : infos) {
+    if (info.counters.size() < layers) continue;
+    newest_insertions += info.counters[layers - 1].insertions;
+    newest_capacity = info.counters[layers - 1].planned_capacity;
+  }
+  const uint64_t every = rules.growth->check_every;
+  const uint64_t next_decision = (rules.keys_offered / every + 1) * every;
+  if (newest_insertions + (next_decision - rules.keys_offered) <= newest_capacity) {
+    return rules.keys_offered;
+  }
+  return (rules.keys_offered + every - 1) / every * every;
 }
 
 // The rules of the merged filter: those of the inputs, which must agree.
@@ -87,6 +117,7 @@ FilterRules merged_rules(const MergeOptions& options, const std::vector<FilterFi
     if (!rules.keys && other.keys) rules.keys = other.keys;
     rules.keys_offered += other.keys_offered;
   }
+  if (rules.growth) rules.keys_offered = keys_offered_for_growth(rules, infos);
   for (size_t i = 0; i < infos.size(); ++i) {
     if (!infos[i].rules.keys) {
       Console::get().info("note: " + files[i] + " does not record its key rules (" +
@@ -149,6 +180,18 @@ int run_merge(const MergeOptions& options) {
                       options.output + ": " + format_percent(state.fill) + " of bits set, " +
                       approx_keys(state.estimated_keys, "distinct keys") + ", FPR now " +
                       format_rate(state.current_fpr));
+  // The file holds every key of every input, as promised; but inputs that
+  // filled a layer (or a fixed filter) add up past its plan, and then every
+  // job that uses the file breaks its false-positive rate: said and failed
+  // here, where it happens.
+  for (size_t i = 0; i < merged.layers.size(); ++i) {
+    if (const std::optional<Overfull> over = check_overfull(merged.layers[i])) {
+      Console::get().error(merged_past_plan_message(*over, "the merged filter " + options.output,
+                                                    merged.rules.growth ? i + 1 : 0,
+                                                    merged.layers.size(), std::nullopt));
+      return kExitOverfull;
+    }
+  }
   return 0;
 }
 

@@ -505,12 +505,17 @@ int run_job(const JobOptions& options, JobKind kind) {
   // was promised. A query adds no keys: its filter's state is not its doing.
   if (kind == JobKind::kQuery) return 0;
   if (growing) {
-    // Only a layer refused by --max-memory or --no-grow can fill past its
-    // plan.
-    const Filter& newest = growing->layer(growing->layer_count() - 1);
-    if (const std::optional<Overfull> over = check_overfull(newest)) {
-      console.error(growth_limit_message(*over, mode, o.no_grow ? "" : o.max_memory,
-                                         growing->layer_count()));
+    // A layer fills past its plan in a run only when it is the newest and
+    // --max-memory or --no-grow refused the next one; otherwise a merge of
+    // full filters filled it.
+    const size_t layers = growing->layer_count();
+    for (size_t i = 0; i < layers; ++i) {
+      const std::optional<Overfull> over = check_overfull(growing->layer(i));
+      if (!over) continue;
+      const bool held = i + 1 == layers && growing->growth_refused();
+      console.error(held ? growth_limit_message(*over, mode, o.no_grow ? "" : o.max_memory, layers)
+                         : merged_past_plan_message(*over, "the filter " + o.filter_path, i + 1,
+                                                    layers, mode));
       return kExitOverfull;
     }
   } else {

@@ -98,6 +98,23 @@ std::string overfull_message(const Overfull& over, Mode mode, bool existing_filt
          std::to_string(over.capacity) + " (or more).";
 }
 
+std::string merged_past_plan_message(const Overfull& over, const std::string& what, size_t layer,
+                                     size_t layers, std::optional<Mode> mode) {
+  const std::string part = layer == 0 ? what
+                                      : "layer " + std::to_string(layer) + " of the " +
+                                            layers_text(layers) + " of " + what;
+  const std::string effect =
+      mode ? std::string(" and some") + lost_keys(*mode)
+           : "; jobs that use it will take new keys for ones already present that much more "
+             "often.";
+  return part + " is far past its plan: planned for " + group_digits(over.planned) +
+         " distinct keys, it holds about " + group_digits(over.keys + over.probably_lost) +
+         " (a merge adds up the keys of its inputs, which were full), so its false-positive "
+         "rate is " + format_rate(over.fpr_now) + " (planned " + format_rate(over.planned_fpr) +
+         ")" + effect + " Build one filter from the inputs of the merged filters instead of "
+         "merging them.";
+}
+
 std::string growth_limit_message(const Overfull& over, Mode mode, const std::string& max_memory,
                                  size_t layers) {
   const std::string held = max_memory.empty()

@@ -39,6 +39,15 @@ std::optional<Overfull> check_overfull(const Filter& filter);
 // whose size the sizing options cannot change.
 std::string overfull_message(const Overfull& over, Mode mode, bool existing_filter);
 
+// The error line of a filter whose layer `layer` (1-based, of `layers`; 0
+// for a fixed filter) is far past its plan because a merge added up the
+// keys of filters that each filled it: a layer before the newest never
+// takes in more than planned by itself, and none can grow. `what` names
+// the filter ("the filter F.gdf", "the merged filter F.gdf"); `mode`, of a
+// job that used it, says what its output lacks.
+std::string merged_past_plan_message(const Overfull& over, const std::string& what, size_t layer,
+                                     size_t layers, std::optional<Mode> mode);
+
 // The error line of a growing filter whose newest layer ended far past its
 // plan because --max-memory (as the user gave it; "" for --no-grow, which
 // held a growing filter file at its layers) refused the next layer.

@@ -24,6 +24,92 @@ case_concurrent_builds_keep_every_key() {
   echo "  50 rounds, the second build waited in $waited"
 }
 
+# poll_filter FILE PID...: while any PID runs, gdedup info must read FILE
+# whole every time (a reader never sees it half-written: saves are renames).
+poll_filter() {
+  local filter=$1 reads=0
+  shift
+  while kill -0 "$@" 2>/dev/null; do
+    if [ -e "$filter" ]; then
+      "$GDEDUP" info "$filter" >/dev/null 2>poll.err ||
+        fail "$filter read half-written while jobs ran: $(cat poll.err)"
+      reads=$((reads + 1))
+    fi
+  done
+  POLL_READS=$reads
+}
+
+# A growing filter (first layer for 1,000 keys, 3,000 keys per job) under
+# the same filter lock as a fixed one, 15 times each: two dedup -f jobs at
+# once, and a dedup -f while merge replaces the same file. The second job
+# waits for the first and starts from the filter it saved, so every job
+# exits 0, every key of every job is in the file, each output is its
+# input's exact dedup, and the file is whole whenever it is read.
+case_concurrent_jobs_on_a_growing_filter_keep_every_key() {
+  distinct_urls 3000 https://one.example/ >a.txt
+  distinct_urls 3000 https://two.example/ >b.txt
+  distinct_urls 3000 https://three.example/ >c.txt
+  local round waited=0 reads=0 sa sb
+  for round in $(seq 1 15); do
+    rm -f G.gdf
+    "$GDEDUP" dedup --capacity 1000 a.txt -o oa.txt -f G.gdf 2>err.a & local pa=$!
+    "$GDEDUP" dedup --capacity 1000 b.txt -o ob.txt -f G.gdf 2>err.b & local pb=$!
+    poll_filter G.gdf $pa $pb
+    reads=$((reads + POLL_READS))
+    wait $pa; sa=$?
+    wait $pb; sb=$?
+    [ "$sa" -eq 0 ] && [ "$sb" -eq 0 ] || fail "round $round: exit $sa and $sb: $(cat err.a err.b)"
+    grep -qh "waiting for it to finish" err.a err.b && waited=$((waited + 1))
+    check_dedup_output a.txt oa.txt 1e-4
+    check_dedup_output b.txt ob.txt 1e-4
+    expect_keys_in G.gdf "round $round" a.txt b.txt
+    "$GDEDUP" info G.gdf | grep -q "^layers  *[2-9]" || fail "round $round: G.gdf did not grow"
+  done
+  echo "  15 rounds of two dedup -f, the second waited in $waited"
+
+  # C holds few keys: merged into G's first layer it stays near its plan
+  # (full inputs are the next case).
+  head -n 100 c.txt >c100.txt
+  "$GDEDUP" build --capacity 1000 c100.txt -f C.gdf -q || fail "cannot build C.gdf"
+  waited=0
+  for round in $(seq 1 15); do
+    rm -f G.gdf
+    "$GDEDUP" build --capacity 1000 a.txt -f G.gdf -q || fail "cannot build G.gdf"
+    "$GDEDUP" merge G.gdf C.gdf -o G.gdf 2>err.a & local pa=$!
+    "$GDEDUP" dedup --capacity 1000 b.txt -o ob.txt -f G.gdf 2>err.b & local pb=$!
+    poll_filter G.gdf $pa $pb
+    reads=$((reads + POLL_READS))
+    wait $pa; sa=$?
+    wait $pb; sb=$?
+    [ "$sa" -eq 0 ] && [ "$sb" -eq 0 ] || fail "round $round: exit $sa and $sb: $(cat err.a err.b)"
+    grep -qh "waiting for it to finish" err.a err.b && waited=$((waited + 1))
+    check_dedup_output b.txt ob.txt 1e-4
+    expect_keys_in G.gdf "merge round $round" a.txt b.txt c100.txt
+  done
+  echo "  15 rounds of merge beside dedup -f, one waited in $waited; $reads reads of the file"
+}
+
+# Growing filters whose layers are full (each layer but the newest is)
+# merged layer by layer: every merged layer holds twice its plan, at about
+# 1,000 times its planned rate. merge writes the file but exits 4 naming
+# the layer, and a dedup -f with it exits 4 too. (Before, both exited 0 and
+# the dedup dropped 46 of 3,000 unique records.)
+case_merge_of_full_growing_filters_fails_loudly() {
+  distinct_urls 3000 https://one.example/ >a.txt
+  distinct_urls 3000 https://two.example/ >b.txt
+  distinct_urls 3000 https://three.example/ >c.txt
+  "$GDEDUP" build --capacity 1000 a.txt -f A.gdf -q || fail "cannot build A.gdf"
+  "$GDEDUP" build --capacity 1000 c.txt -f C.gdf -q || fail "cannot build C.gdf"
+  run_gdedup merge A.gdf C.gdf -o M.gdf
+  expect_status 4
+  expect_message "layer 1 of the 2 layers of the merged filter M.gdf is far past its plan"
+  expect_keys_in M.gdf "merged" a.txt c.txt
+  run_gdedup dedup b.txt -o ob.txt -f M.gdf
+  expect_status 4
+  expect_message "of the filter M.gdf is far past its plan"
+  expect_message "unique records were probably dropped as duplicates"
+}
+
 # A job stopped after its second checkpoint, then resumed twice at once, 50
 # times: exactly one resume runs, and its output is the uninterrupted one.
 case_concurrent_resumes_never_share_a_checkpoint() {
