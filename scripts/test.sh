@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds everything (with the CUDA backend when nvcc
-# is present) and runs the test suite.
+# is present, and the Python module) and runs the test suite, the Python
+# tests included.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
+bash scripts/install-python-deps.sh
 build=${GDEDUP_BUILD_DIR:-build}
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGDEDUP_BUILD_TESTS=ON ${GDEDUP_CMAKE_ARGS:-} >/dev/null
+# The Python module is built in the same tree (compiled once with the
+# engine) and its pytest suite is one ctest test, python.pytest.
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGDEDUP_BUILD_TESTS=ON \
+  -DGDEDUP_PYTHON=ON ${GDEDUP_CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j "$(nproc)"
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)" ${GDEDUP_CTEST_ARGS:-}

@@ -4,6 +4,9 @@
 #  - the command (src/cli) includes only the public API (gdedup/...) and its
 #    own headers (cli/...): anything it needs, a Python package or another
 #    front end needs too, so it belongs in include/gdedup;
+#  - the Python module (python/src) likewise includes only the public API
+#    and its own headers (no folder): it is built on what any front end
+#    gets;
 #  - a public header includes only other public headers, so that an
 #    installed copy compiles without the sources;
 #  - no getenv in src/, include/ or kernels/: the library takes its choices
@@ -26,6 +29,13 @@ includes_outside() {
 found=$(includes_outside 'cli/|gdedup/' src/cli/*.cpp src/cli/*.h)
 if [ -n "$found" ]; then
   echo "src/cli includes an internal header; give include/gdedup/ a public one for what it needs:" >&2
+  echo "$found" >&2
+  failed=1
+fi
+
+found=$(includes_outside 'gdedup/|[^/]+$' python/src/*.cpp python/src/*.h)
+if [ -n "$found" ]; then
+  echo "python/src includes an internal header; give include/gdedup/ a public one for what it needs:" >&2
   echo "$found" >&2
   failed=1
 fi

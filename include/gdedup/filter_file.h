@@ -55,6 +55,13 @@ struct FilterFile {
   uint32_t version = kFilterFileVersion;  // the version the file was written in
 };
 
+// ORs the layers of `other` into `into`, layer by layer. Layer j of filters
+// that grow by one rule (or the one layer of fixed filters) is planned
+// alike, so the OR of the filters is the OR of their layers; `into` takes
+// the layers only `other` has. Throws UsageError (Filter::merge's) for a
+// layer whose parameters differ; the caller checks the rules.
+void merge_layers(std::vector<Filter>& into, std::vector<Filter> other);
+
 // Writes to a new `path`.tmp.XXXXXX (O_EXCL, follows no link, never shared
 // with another writer), fsyncs, renames over `path`, fsyncs the folder: a
 // crash leaves either the old file or the new one. Throws Error on I/O

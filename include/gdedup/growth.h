@@ -58,6 +58,13 @@ struct GrowthRule {
   bool operator!=(const GrowthRule& o) const { return !(*this == o); }
 };
 
+// The rule of a new growing filter: planned for `expected_keys` distinct
+// keys at `target_fpr` (the first layer holds them, at least check_every,
+// with kSizedTightening so that growth is the exception), or, when
+// expected_keys is 0 (unknown), from the default small first layer. The
+// command's --capacity and the Python Filter(capacity=) both mean this.
+GrowthRule growth_rule_for(uint64_t expected_keys, double target_fpr, uint32_t block_bits = 0);
+
 // The plan of layer `index` (0 is the first). Throws UsageError when the
 // layer would exceed the planner's limits.
 Plan plan_layer(const GrowthRule& rule, uint32_t index);

@@ -165,11 +165,7 @@ int run_merge(const MergeOptions& options) {
   // and save_filter replaces it only once the merge is complete.
   FilterFile merged = load_filter_file(options.files[0]);
   for (size_t i = 1; i < options.files.size(); ++i) {
-    FilterFile next = load_filter_file(options.files[i]);
-    // Layer j of every input is the one their common rule plans, so the
-    // filter with more layers takes the others' into its own.
-    if (next.layers.size() > merged.layers.size()) std::swap(next.layers, merged.layers);
-    for (size_t j = 0; j < next.layers.size(); ++j) merged.layers[j].merge(next.layers[j]);
+    merge_layers(merged.layers, std::move(load_filter_file(options.files[i]).layers));
   }
   merged.rules = rules;
   save_filter_file(merged, options.output);

@@ -83,16 +83,7 @@ Plan plan_job(const SizingRequest& request, const std::vector<std::string>& inpu
 }
 
 GrowthRule growth_rule(const SizingRequest& request) {
-  GrowthRule rule;
-  // A first layer below the growth check interval could fill before the
-  // first check.
-  if (request.capacity) {
-    rule.first_capacity = std::max(*request.capacity, rule.check_every);
-    rule.tightening = kSizedTightening;
-  }
-  rule.target_fpr = request.fpr;
-  rule.block_bits = request.block_bits;
-  return rule;
+  return growth_rule_for(request.capacity.value_or(0), request.fpr, request.block_bits);
 }
 
 GrowthRule plan_growth(const SizingRequest& request, const std::vector<std::string>& inputs,
@@ -106,8 +97,7 @@ GrowthRule plan_growth(const SizingRequest& request, const std::vector<std::stri
                         group_digits(rule.first_capacity) + " keys and grows as keys arrive");
     return rule;
   }
-  rule.first_capacity = std::max(estimate->records, rule.check_every);
-  rule.tightening = kSizedTightening;
+  rule = growth_rule_for(std::max<uint64_t>(1, estimate->records), request.fpr, request.block_bits);
   Console::get().info("no --capacity given; estimated " + group_digits(estimate->records) +
                       " records " + estimate_text(*estimate) + "; the filter starts there and grows if "
                       "more distinct keys arrive");

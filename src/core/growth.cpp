@@ -34,6 +34,19 @@ double layer_rate(const GrowthRule& rule, uint32_t index) {
 
 }  // namespace
 
+GrowthRule growth_rule_for(uint64_t expected_keys, double target_fpr, uint32_t block_bits) {
+  GrowthRule rule;
+  // A first layer below the growth check interval could fill before the
+  // first check.
+  if (expected_keys != 0) {
+    rule.first_capacity = std::max(expected_keys, rule.check_every);
+    rule.tightening = kSizedTightening;
+  }
+  rule.target_fpr = target_fpr;
+  rule.block_bits = block_bits;
+  return rule;
+}
+
 void GrowthRule::validate() const {
   if (first_capacity == 0) {
     throw UsageError("the first layer of a growing filter needs a capacity of at least 1 key");

@@ -1,0 +1,100 @@
+"""gdedup: batch deduplication with a blocked Bloom filter, on the CPU or a GPU.
+
+The engine of the gdedup command, from Python. A Filter takes keys one at a
+time or, much faster, many at once: a list or iterable of bytes or str, a
+NumPy uint64 array of fingerprints, or an Arrow string/binary array (pyarrow,
+polars, pandas), read in place. The GIL is released while the engine runs.
+
+    import gdedup
+    f = gdedup.Filter(capacity=10_000_000)
+    seen = f.test_and_set([b"https://a.example/", b"https://b.example/"])
+    f.save("urls.gdf")          # the command's filter file format
+
+Filters are shared with the command: a file saved here is used by
+`gdedup dedup -f`, and one built by `gdedup build` is loaded by Filter.load.
+docs/PYTHON.md describes the API.
+"""
+
+from itertools import islice
+
+from . import _errors
+from ._core import DEFAULT_SEED, Filter, _set_error_classes, fingerprint
+from ._errors import (
+    DamagedFileError,
+    DeviceMemoryError,
+    Error,
+    FileError,
+    InputChangedError,
+    InvalidArgumentError,
+    IsCheckpointError,
+    NoDeviceError,
+    OutOfMemoryError,
+    PipeClosedError,
+    PlanInfeasibleError,
+    RecordTooLongError,
+    ResumeMismatchError,
+    ThreadLimitError,
+    UnsupportedFormatError,
+)
+
+_set_error_classes(dict(_errors.BY_KIND))
+
+__all__ = [
+    "DEFAULT_SEED",
+    "DamagedFileError",
+    "DeviceMemoryError",
+    "Error",
+    "FileError",
+    "Filter",
+    "InputChangedError",
+    "InvalidArgumentError",
+    "IsCheckpointError",
+    "NoDeviceError",
+    "OutOfMemoryError",
+    "PipeClosedError",
+    "PlanInfeasibleError",
+    "RecordTooLongError",
+    "ResumeMismatchError",
+    "ThreadLimitError",
+    "UnsupportedFormatError",
+    "dedup",
+    "fingerprint",
+]
+
+
+def _line_key(record):
+    """The record without one trailing newline: the command's record."""
+    if isinstance(record, bytes):
+        return record[:-1] if record.endswith(b"\n") else record
+    if isinstance(record, str):
+        return record[:-1] if record.endswith("\n") else record
+    return record  # test_and_set names the accepted types
+
+
+def dedup(records, filter=None, *, batch=65536, **filter_args):
+    """Yield each record whose key is new, in input order: `gdedup dedup`.
+
+    records: an iterable of bytes or str, e.g. a file opened in binary mode
+    (then the kept lines are exactly the command's output on that file; text
+    mode turns CRLF into LF first). One trailing newline of a record is not
+    part of its key. filter: the Filter to use (it keeps the keys seen, and
+    can be saved); otherwise a new one made from filter_args (capacity=,
+    fpr=, key=, normalize=, ... as Filter takes them). Records are taken
+    `batch` at a time, so the first ones are yielded before the input ends.
+    """
+    if filter is None:
+        filter = Filter(**filter_args)
+    elif filter_args:
+        raise TypeError("dedup() takes either filter= or the arguments of a new Filter, not "
+                        "both: " + ", ".join(sorted(filter_args)))
+    if batch < 1:
+        raise ValueError(f"batch={batch}: must be at least 1 record")
+    records = iter(records)
+    while True:
+        chunk = list(islice(records, batch))
+        if not chunk:
+            return
+        seen = filter.test_and_set([_line_key(r) for r in chunk])
+        for record, was_seen in zip(chunk, seen.tolist()):
+            if not was_seen:
+                yield record

@@ -1,0 +1,95 @@
+"""The exceptions the engine raises: one class per kind of failure.
+
+Every class derives from gdedup.Error, and where a built-in exception means
+the same, from that too (an invalid argument is a ValueError, a failed file
+operation an OSError, exhausted memory a MemoryError), so code that catches
+those keeps working. Each carries the engine's message and:
+
+- kind: the engine's name for the failure ("damaged", "io", ...)
+- needed, available: the numbers the kind involves (bytes, threads), 0 where
+  unknown
+"""
+
+
+class Error(Exception):
+    """A failure of the gdedup engine."""
+
+    kind = "failure"
+    needed = 0
+    available = 0
+
+
+class InvalidArgumentError(Error, ValueError):
+    """A value that can never work as given: a bad size, key rule, backend."""
+
+
+class FileError(Error, OSError):
+    """The system refused a read, write, open or other file operation."""
+
+
+class DamagedFileError(Error):
+    """A file is not what it claims: bad magic, checksum, truncation."""
+
+
+class IsCheckpointError(Error):
+    """A checkpoint was given where a filter file belongs."""
+
+
+class OutOfMemoryError(Error, MemoryError):
+    """Host memory ran out; needed is the bytes asked for."""
+
+
+class ThreadLimitError(Error):
+    """The system refused a thread; needed is the threads asked for."""
+
+
+class PlanInfeasibleError(InvalidArgumentError):
+    """No filter within the size limit reaches the false-positive rate."""
+
+
+class DeviceMemoryError(Error, MemoryError):
+    """The filter does not fit in the GPU's free memory."""
+
+
+class NoDeviceError(Error):
+    """The GPU backend cannot run here (not built, no driver, no device)."""
+
+
+class RecordTooLongError(Error):
+    """A record is longer than the record length limit."""
+
+
+class UnsupportedFormatError(Error):
+    """An input is in a format gdedup does not decode."""
+
+
+class InputChangedError(Error):
+    """An input changed while it was being read."""
+
+
+class ResumeMismatchError(Error):
+    """A resume does not match the run its checkpoint was taken of."""
+
+
+class PipeClosedError(Error, BrokenPipeError):
+    """The reader of the output went away."""
+
+
+# The engine's kind names (include/gdedup/error.h, ErrorKind) to classes.
+BY_KIND = {
+    "failure": Error,
+    "invalid_argument": InvalidArgumentError,
+    "io": FileError,
+    "damaged": DamagedFileError,
+    "is_checkpoint": IsCheckpointError,
+    "out_of_memory": OutOfMemoryError,
+    "thread_limit": ThreadLimitError,
+    "plan_infeasible": PlanInfeasibleError,
+    "device_memory": DeviceMemoryError,
+    "no_device": NoDeviceError,
+    "record_too_long": RecordTooLongError,
+    "broken_pipe": PipeClosedError,
+    "unsupported_format": UnsupportedFormatError,
+    "input_changed": InputChangedError,
+    "resume_mismatch": ResumeMismatchError,
+}

@@ -1,0 +1,206 @@
+#include "filter_engine.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "gdedup/error.h"
+#include "gdedup/planner.h"
+
+namespace gdedup::python {
+namespace {
+
+constexpr double kDefaultFpr = 1e-4;
+// With a memory budget and no capacity, the rate reported assumes the load
+// typical of a 1e-4 filter, as the command does (src/cli/sizing.cpp).
+constexpr double kAssumedBitsPerKey = 22.0;
+
+Plan fixed_plan(const Sizing& s) {
+  if (s.memory != 0) {
+    uint64_t keys = s.capacity;
+    if (keys == 0) keys = std::max<uint64_t>(1, static_cast<uint64_t>(s.memory * 8 / kAssumedBitsPerKey));
+    return plan_for_memory(s.memory, keys, s.block_bits);
+  }
+  if (s.capacity == 0) {
+    throw UsageError("grow=False needs capacity= (the distinct keys expected) or memory= "
+                     "(the filter's bytes): a fixed filter cannot be sized without one");
+  }
+  return plan_for_capacity(s.capacity, s.fpr.value_or(kDefaultFpr), s.block_bits);
+}
+
+}  // namespace
+
+BackendMaker FilterEngine::backends() {
+  const BackendChoice& choice = choice_;
+  if (choice.name != "auto" && find_backend(choice.name) == nullptr) {
+    throw UsageError("backend=\"" + choice.name + "\": expected \"auto\" or one of " +
+                     backend_names());
+  }
+  std::shared_ptr<std::string> first = first_description_;
+  return [choice, first](Filter& layer) {
+    const BackendEntry& entry =
+        choice.name == "auto" ? first_usable_backend(layer.params().bytes(), choice.options)
+                              : *find_backend(choice.name);
+    MadeBackend made = entry.make(layer, choice.options);
+    if (first->empty()) *first = made.description;
+    return std::move(made.backend);
+  };
+}
+
+FilterEngine::FilterEngine(const Sizing& s, const BackendChoice& backend) : choice_(backend) {
+  // As the command's --memory with --fpr: the budget fixes the size, and
+  // the rate is what follows from it.
+  if (s.memory != 0 && s.fpr) {
+    throw UsageError("fpr and memory cannot both be given: fpr sizes the filter for a rate, "
+                     "memory fixes its size (the rate is then reported by current_fpr and "
+                     "plan)");
+  }
+  const bool grows = s.grow && s.memory == 0;
+  if (!grows && s.max_memory != 0) {
+    throw UsageError(std::string("max_memory caps a filter that grows, but ") +
+                     (s.grow ? "memory=" : "grow=False") +
+                     " makes this filter fixed; leave out max_memory");
+  }
+  BackendMaker make = backends();
+  if (grows) {
+    const GrowthRule rule = growth_rule_for(s.capacity, s.fpr.value_or(kDefaultFpr), s.block_bits);
+    growing_ = std::make_unique<LayeredFilter>(rule, kDefaultSeed, std::move(make));
+    if (s.max_memory != 0) {
+      if (growing_->bytes() > s.max_memory) {
+        throw UsageError("max_memory " + std::to_string(s.max_memory) +
+                         " is less than the first layer's " + std::to_string(growing_->bytes()) +
+                         " bytes; raise it, or give a smaller capacity");
+      }
+      growing_->set_max_bytes(s.max_memory);
+    }
+  } else {
+    fixed_ = std::make_unique<Filter>(Filter::from_plan(fixed_plan(s)));
+    fixed_backend_ = make(*fixed_);
+  }
+  description_ = *first_description_;
+}
+
+FilterEngine::FilterEngine(FilterFile file, const BackendChoice& backend) : choice_(backend) {
+  BackendMaker make = backends();
+  if (file.rules.growth) {
+    growing_ = std::make_unique<LayeredFilter>(*file.rules.growth, std::move(file.layers),
+                                               file.rules.keys_offered, std::move(make));
+  } else {
+    fixed_ = std::make_unique<Filter>(std::move(file.layers[0]));
+    fixed_backend_ = make(*fixed_);
+  }
+  description_ = *first_description_;
+}
+
+uint64_t FilterEngine::test_and_set(const uint64_t* fingerprints, uint64_t count,
+                                    uint8_t* was_present) {
+  if (growing_) return growing_->test_and_set(fingerprints, count, was_present);
+  return fixed_backend_->test_and_set(fingerprints, count, was_present);
+}
+
+void FilterEngine::contains(const uint64_t* fingerprints, uint64_t count, uint8_t* present) {
+  if (growing_) {
+    growing_->contains(fingerprints, count, present);
+  } else {
+    fixed_backend_->contains(fingerprints, count, present);
+  }
+}
+
+void FilterEngine::sync() {
+  if (growing_) {
+    growing_->sync_to_host();
+  } else {
+    fixed_backend_->sync_to_host();
+  }
+}
+
+const Filter& FilterEngine::layer(size_t i) {
+  sync();
+  return at(i);
+}
+
+const Filter& FilterEngine::at(size_t i) const {
+  return growing_ ? growing_->layer(i) : *fixed_;
+}
+
+void FilterEngine::save(const std::string& path, const std::optional<KeyRules>& keys) {
+  sync();
+  if (growing_) {
+    save_filter(*growing_, path, keys);
+  } else {
+    save_filter(*fixed_, path, keys);
+  }
+}
+
+FilterFile FilterEngine::to_file() {
+  sync();
+  FilterFile file;
+  for (size_t i = 0; i < layer_count(); ++i) {
+    const Filter& layer = at(i);
+    Filter copy(layer.params());
+    copy.merge(layer);
+    copy.counters() = layer.counters();
+    file.layers.push_back(std::move(copy));
+  }
+  if (growing_) {
+    file.rules.growth = growing_->rule();
+    file.rules.keys_offered = growing_->keys_offered();
+  }
+  return file;
+}
+
+void FilterEngine::merge(FilterEngine& other) {
+  if (growing() != other.growing()) {
+    throw UsageError(std::string("cannot merge a growing filter and a fixed one (this one ") +
+                     (growing() ? "grows" : "is fixed") +
+                     "); only filters that grow by one rule, or fixed ones, can be merged");
+  }
+  if (growing() && growing_->rule() != other.growing_->rule()) {
+    throw UsageError("cannot merge filters that grow by different rules (see plan); only "
+                     "filters that grow by one rule can be merged layer by layer");
+  }
+  FilterFile merged = to_file();
+  FilterFile theirs = &other == this ? to_file() : other.to_file();
+  merge_layers(merged.layers, std::move(theirs.layers));
+  merged.rules.keys_offered += theirs.rules.keys_offered;
+  const uint64_t max_bytes = this->max_bytes();
+  FilterEngine rebuilt(std::move(merged), choice_);
+  if (rebuilt.growing_) rebuilt.growing_->set_max_bytes(max_bytes);
+  std::swap(fixed_, rebuilt.fixed_);
+  std::swap(fixed_backend_, rebuilt.fixed_backend_);
+  std::swap(growing_, rebuilt.growing_);
+}
+
+uint64_t FilterEngine::bytes() const {
+  return growing_ ? growing_->bytes() : fixed_->params().bytes();
+}
+
+uint64_t FilterEngine::insertions() const {
+  return growing_ ? growing_->insertions() : fixed_->counters().insertions;
+}
+
+double FilterEngine::current_fpr() {
+  sync();
+  std::vector<double> rates;
+  for (size_t i = 0; i < layer_count(); ++i) rates.push_back(at(i).current_fpr());
+  return compound_fpr(rates.data(), rates.size());
+}
+
+double FilterEngine::estimated_keys() {
+  sync();
+  double keys = 0;
+  for (size_t i = 0; i < layer_count(); ++i) keys += at(i).estimated_keys();
+  return keys;
+}
+
+double FilterEngine::fill() {
+  sync();
+  uint64_t set = 0, total = 0;
+  for (size_t i = 0; i < layer_count(); ++i) {
+    set += at(i).count_set_bits();
+    total += at(i).params().bytes() * 8;
+  }
+  return total == 0 ? 0 : static_cast<double>(set) / static_cast<double>(total);
+}
+
+}  // namespace gdedup::python

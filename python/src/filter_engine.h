@@ -1,0 +1,89 @@
+// The filter behind a Python Filter: fixed (one Filter and its backend) or
+// growing (a LayeredFilter), new or loaded from a filter file, with the
+// key rules its keys are made by. No Python here: every call runs with the
+// GIL released, one at a time (the caller holds the lock).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "gdedup/backend_registry.h"
+#include "gdedup/filter.h"
+#include "gdedup/filter_file.h"
+#include "gdedup/growth.h"
+#include "gdedup/layered_filter.h"
+
+namespace gdedup::python {
+
+// Which backend runs each layer: "auto" (the first usable: the GPU, else
+// the CPU) or a registered name.
+struct BackendChoice {
+  std::string name = "auto";
+  BackendOptions options;
+};
+
+// A new filter's size, as the command's sizing options give it
+// (docs/CLI.md): capacity and memory 0 when not given.
+struct Sizing {
+  uint64_t capacity = 0;    // distinct keys expected
+  std::optional<double> fpr;  // target rate; 1e-4 when not given
+  uint64_t memory = 0;      // a fixed filter of this many bytes
+  bool grow = true;         // false: a fixed filter planned for capacity
+  uint64_t max_memory = 0;  // a growing filter adds no layer past this
+  uint32_t block_bits = 0;  // 0: the planner chooses
+};
+
+class FilterEngine {
+ public:
+  // Throws UsageError for sizes that cannot be planned or that contradict
+  // each other, naming the Python arguments.
+  FilterEngine(const Sizing& sizing, const BackendChoice& backend);
+  // The layers and growth rule of a loaded filter file.
+  FilterEngine(FilterFile file, const BackendChoice& backend);
+
+  uint64_t test_and_set(const uint64_t* fingerprints, uint64_t count, uint8_t* was_present);
+  void contains(const uint64_t* fingerprints, uint64_t count, uint8_t* present);
+  // ORs `other`'s layers into this filter's, as `gdedup merge` does: both
+  // fixed, or both growing by one rule. Throws UsageError naming what
+  // differs; this filter is then unchanged. The backends are made anew,
+  // on the merged bits.
+  void merge(FilterEngine& other);
+  // Crash-safe (filter_file.h), with `keys` as the key rules recorded.
+  void save(const std::string& path, const std::optional<KeyRules>& keys);
+
+  bool growing() const { return growing_ != nullptr; }
+  size_t layer_count() const { return growing_ ? growing_->layer_count() : 1; }
+  const Filter& layer(size_t i);  // current on the host
+  const GrowthRule* rule() const { return growing_ ? &growing_->rule() : nullptr; }
+  uint64_t keys_offered() const { return growing_ ? growing_->keys_offered() : 0; }
+  uint64_t bytes() const;
+  uint64_t insertions() const;
+  // The rate a query sees now: per layer from its fill, compounded.
+  double current_fpr();
+  double estimated_keys();
+  // The fraction of bits set, over all layers.
+  double fill();
+  uint64_t max_bytes() const { return growing_ ? growing_->max_bytes() : 0; }
+  bool growth_refused() const { return growing_ && growing_->growth_refused(); }
+  // "cpu (AVX2, 1 thread)" for the first layer.
+  const std::string& description() const { return description_; }
+
+ private:
+  BackendMaker backends();
+  // Copies of the layers and the growth state, as a filter file holds them.
+  FilterFile to_file();
+  void sync();
+  const Filter& at(size_t i) const;  // as it is on the host
+
+  BackendChoice choice_;
+  std::unique_ptr<Filter> fixed_;
+  std::unique_ptr<Backend> fixed_backend_;
+  std::unique_ptr<LayeredFilter> growing_;
+  std::shared_ptr<std::string> first_description_ = std::make_shared<std::string>();
+  std::string description_;
+};
+
+}  // namespace gdedup::python

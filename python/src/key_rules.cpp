@@ -1,0 +1,37 @@
+#include "key_rules.h"
+
+#include "gdedup/error.h"
+
+namespace gdedup::python {
+
+KeyRules key_rules(const OptionalText& key, const OptionalText& delimiter,
+                   const OptionalText& normalize) {
+  KeyRules rules;
+  rules.keys = KeyOptions::parse(key.value_or("whole"), delimiter.value_or("tab"),
+                                 normalize.value_or(""));
+  return rules;
+}
+
+KeyRules loaded_key_rules(const std::string& path, const std::optional<KeyRules>& recorded,
+                          const OptionalText& key, const OptionalText& delimiter,
+                          const OptionalText& normalize) {
+  if (!recorded) {
+    KeyRules rules = key_rules(key, delimiter, normalize);
+    return rules;
+  }
+  if (!key && !delimiter && !normalize) return *recorded;
+  // Arguments left out are the file's: only those given are checked.
+  const KeyOptions& file = recorded->keys;
+  KeyRules asked = *recorded;
+  asked.format = InputFormat::kText;
+  asked.keys = KeyOptions::parse(key.value_or(file.key_text()),
+                                 delimiter.value_or(file.delimiter_text()),
+                                 normalize ? *normalize : file.normalize_text());
+  if (asked == *recorded) return *recorded;
+  throw UsageError("the filter " + path + " was built with key rules \"" + recorded->to_string() +
+                   "\" but key=, delimiter= and normalize= ask for \"" + asked.to_string() +
+                   "\", so its keys would not match; leave them out to use the file's rules, or "
+                   "give the ones it was built with");
+}
+
+}  // namespace gdedup::python

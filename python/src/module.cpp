@@ -1,0 +1,61 @@
+// gdedup._core: the engine's filter (py_filter.cpp), fingerprints as the
+// command makes them, and the errors' translation. python/gdedup wraps it.
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+
+#include "errors.h"
+#include "key_input.h"
+#include "key_rules.h"
+#include "py_filter.h"
+
+namespace gdedup::python {
+namespace {
+
+// The fingerprint of one key (an int) or of many (a NumPy uint64 array),
+// exactly as the command computes them with the same key rules.
+nb::object fingerprints(nb::handle keys, const OptionalText& key, const OptionalText& delimiter,
+                        const OptionalText& normalize, std::optional<uint64_t> seed) {
+  KeyRules rules = key_rules(key, delimiter, normalize);
+  if (seed) rules.seed = *seed;
+  const KeyHasher hasher(rules);
+  std::string scratch;
+  if (const std::optional<std::string_view> one = single_key(keys)) {
+    return nb::int_(hasher(*one, scratch));
+  }
+  KeyInput input = key_input(keys);
+  if (!input.has_records) {
+    throw nb::type_error("fingerprint() takes keys (bytes or str, or an Arrow array of them), "
+                         "not an array of fingerprints");
+  }
+  std::unique_ptr<uint64_t[]> out(new uint64_t[input.size > 0 ? input.size : 1]);
+  {
+    nb::gil_scoped_release release;
+    uint64_t at = 0;
+    for (const auto& part : input.parts) {
+      part->hash(0, part->size(), hasher, scratch, out.get() + at);
+      at += part->size();
+    }
+  }
+  uint64_t* data = out.release();
+  nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<uint64_t*>(p); });
+  return nb::cast(nb::ndarray<nb::numpy, uint64_t, nb::ndim<1>>(data, {input.size}, owner));
+}
+
+}  // namespace
+}  // namespace gdedup::python
+
+NB_MODULE(_core, m) {
+  using namespace gdedup::python;
+  bind_errors(m);
+  bind_filter(m);
+  m.def("fingerprint", &fingerprints, nb::arg("keys"), nb::kw_only(),
+        nb::arg("key") = nb::none(), nb::arg("delimiter") = nb::none(),
+        nb::arg("normalize") = nb::none(), nb::arg("seed") = nb::none());
+  m.attr("DEFAULT_SEED") = gdedup::kDefaultSeed;
+}

@@ -1,0 +1,417 @@
+#include "py_filter.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+
+#include "filter_engine.h"
+#include "gdedup/error.h"
+#include "key_input.h"
+#include "key_rules.h"
+
+namespace gdedup::python {
+namespace {
+
+enum class Op {
+  kAdd,         // test_and_set, answered with the count (or, for one key, whether it was new)
+  kTestAndSet,  // answers: was present
+  kContains,    // answers: present; read-only
+};
+
+// Records are hashed into batches of this many fingerprints (8 MiB) for the
+// backend: large enough for its threads and a GPU's transfers, small enough
+// to bound the memory beside the keys.
+constexpr uint64_t kChunkKeys = uint64_t{1} << 20;
+
+// The answers of a batch as a NumPy bool array that owns them.
+nb::object bool_array(std::unique_ptr<uint8_t[]> answers, size_t n) {
+  uint8_t* data = answers.release();
+  nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<uint8_t*>(p); });
+  return nb::cast(nb::ndarray<nb::numpy, bool, nb::ndim<1>>(data, {n}, owner));
+}
+
+class PyFilter {
+ public:
+  PyFilter(std::unique_ptr<FilterEngine> engine, const KeyRules& rules, bool read_only,
+           std::string path)
+      : engine_(std::move(engine)),
+        rules_(rules),
+        hasher_(rules),
+        read_only_(read_only),
+        path_(std::move(path)) {}
+
+  // add, test_and_set or contains of one key (bytes or str) or many.
+  nb::object apply(nb::handle keys, Op op) {
+    if (op != Op::kContains) check_writable();
+    if (const std::optional<std::string_view> key = single_key(keys)) {
+      check_records();
+      uint8_t answer = 0;
+      const uint64_t fp = hasher_(*key, scratch_for_one_);
+      {
+        nb::gil_scoped_release release;
+        std::lock_guard<std::mutex> lock(mutex_);
+        run(&fp, 1, op, &answer);
+      }
+      return nb::bool_(op == Op::kAdd ? answer == 0 : answer != 0);
+    }
+    KeyInput input = key_input(keys);
+    if (input.has_records) check_records();
+    std::unique_ptr<uint8_t[]> answers(new uint8_t[input.size > 0 ? input.size : 1]);
+    uint64_t fresh = 0;
+    {
+      nb::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mutex_);
+      fresh = run_input(input, op, answers.get());
+    }
+    if (op == Op::kAdd) return nb::int_(fresh);
+    return bool_array(std::move(answers), input.size);
+  }
+
+  bool contains_one(nb::handle key) {
+    if (!single_key(key)) {
+      throw nb::type_error(("`in` takes one key, bytes or str, not " +
+                            std::string(nb::type_name(key.type()).c_str()) +
+                            "; use contains() for many").c_str());
+    }
+    return nb::cast<bool>(apply(key, Op::kContains));
+  }
+
+  void save(const std::filesystem::path& path) {
+    nb::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mutex_);
+    engine_->save(path.string(), rules_);
+  }
+
+  // ORs `other` into this filter (gdedup merge): the same key rules, and
+  // both fixed or both growing by one rule.
+  void merge(PyFilter& other) {
+    check_writable();
+    if (other.rules_ != rules_) {
+      throw UsageError("cannot merge filters whose keys were made by different rules (\"" +
+                       rules_.to_string() + "\" and \"" + other.rules_.to_string() +
+                       "\"); their keys would not match");
+    }
+    nb::gil_scoped_release release;
+    if (&other == this) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      engine_->merge(*engine_);
+    } else {
+      std::scoped_lock lock(mutex_, other.mutex_);
+      engine_->merge(*other.engine_);
+    }
+  }
+
+  FilterEngine& engine() { return *engine_; }
+  const KeyRules& rules() const { return rules_; }
+  bool read_only() const { return read_only_; }
+  const std::string& path() const { return path_; }
+  std::mutex& mutex() { return mutex_; }
+
+ private:
+  void check_writable() const {
+    if (read_only_) {
+      throw UsageError("the filter " + path_ + " was loaded with read_only=True, so add and "
+                       "test_and_set are refused; load it without read_only to add keys");
+    }
+  }
+
+  // Records are hashed by the key rules; a filter of u64 fingerprints has
+  // no rules to hash them by.
+  void check_records() const {
+    if (rules_.format == InputFormat::kU64) {
+      throw UsageError("this filter holds u64 fingerprints (key rules \"" + rules_.to_string() +
+                       "\"), not keys of records: pass its fingerprints as a NumPy uint64 array");
+    }
+  }
+
+  uint64_t run(const uint64_t* fps, uint64_t n, Op op, uint8_t* answers) {
+    if (op == Op::kContains) {
+      engine_->contains(fps, n, answers);
+      return 0;
+    }
+    return engine_->test_and_set(fps, n, answers);
+  }
+
+  uint64_t run_input(const KeyInput& input, Op op, uint8_t* answers) {
+    uint64_t fresh = 0, at = 0;
+    std::vector<uint64_t> fps;
+    std::string scratch;
+    for (const auto& part : input.parts) {
+      if (const uint64_t* given = part->fingerprints()) {
+        fresh += run(given, part->size(), op, answers + at);
+      } else {
+        fps.resize(std::min(part->size(), kChunkKeys));
+        for (uint64_t begin = 0; begin < part->size(); begin += kChunkKeys) {
+          const uint64_t count = std::min(kChunkKeys, part->size() - begin);
+          part->hash(begin, count, hasher_, scratch, fps.data());
+          fresh += run(fps.data(), count, op, answers + at + begin);
+        }
+      }
+      at += part->size();
+    }
+    return fresh;
+  }
+
+  std::unique_ptr<FilterEngine> engine_;
+  KeyRules rules_;
+  KeyHasher hasher_;
+  bool read_only_;
+  std::string path_;  // the file it was loaded from, for messages
+  std::string scratch_for_one_;  // used with the GIL held
+  std::mutex mutex_;  // one engine call at a time, taken with the GIL released
+};
+
+BackendChoice backend_choice(const std::string& name, std::optional<unsigned> threads, int device) {
+  BackendChoice choice;
+  choice.name = name;
+  choice.options.threads = threads.value_or(0);
+  choice.options.device = device;
+  return choice;
+}
+
+// fn(engine) with the GIL released and the filter's lock held: a call from
+// another thread may be running on it.
+template <class Fn>
+auto locked(PyFilter& f, Fn fn) {
+  nb::gil_scoped_release release;
+  std::lock_guard<std::mutex> lock(f.mutex());
+  return fn(f.engine());
+}
+
+struct LayerPlan {
+  FilterParams params;
+  FilterCounters counters;
+  // For info() only.
+  uint64_t set_bits = 0;
+  double estimated_keys = 0;
+  double current_fpr = 0;
+};
+
+std::vector<LayerPlan> layer_plans(FilterEngine& e, bool with_state) {
+  std::vector<LayerPlan> layers;
+  for (size_t i = 0; i < e.layer_count(); ++i) {
+    const Filter& layer = e.layer(i);
+    LayerPlan plan{layer.params(), layer.counters()};
+    if (with_state) {
+      plan.set_bits = layer.count_set_bits();
+      plan.estimated_keys = layer.estimated_keys();
+      plan.current_fpr = layer.current_fpr();
+    }
+    layers.push_back(plan);
+  }
+  return layers;
+}
+
+std::string hex64(uint64_t value) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(value));
+  return buf;
+}
+
+// One layer's fields as `gdedup info --json` gives them (src/cli/report.cpp).
+void add_info_fields(nb::dict& d, const LayerPlan& l) {
+  const uint64_t total_bits = l.params.bytes() * 8;
+  d["block_bits"] = l.params.layout.block_bits;
+  d["k"] = l.params.layout.k;
+  d["blocks"] = l.params.num_blocks;
+  d["seed"] = hex64(l.params.seed);
+  d["bytes"] = l.params.bytes();
+  d["set_bits"] = l.set_bits;
+  d["total_bits"] = total_bits;
+  d["fill"] = total_bits > 0 ? static_cast<double>(l.set_bits) / static_cast<double>(total_bits) : 0.0;
+  d["estimated_keys"] = l.estimated_keys;
+  d["current_fpr"] = l.current_fpr;
+  d["insertions"] = l.counters.insertions;
+  d["planned_capacity"] = l.counters.planned_capacity;
+  d["planned_fpr"] = l.counters.planned_fpr;
+}
+
+nb::dict layer_dict(const LayerPlan& layer) {
+  nb::dict d;
+  d["blocks"] = layer.params.num_blocks;
+  d["block_bits"] = layer.params.layout.block_bits;
+  d["k"] = layer.params.layout.k;
+  d["bytes"] = layer.params.bytes();
+  d["capacity"] = layer.counters.planned_capacity;
+  d["fpr"] = layer.counters.planned_fpr;
+  d["insertions"] = layer.counters.insertions;
+  return d;
+}
+
+// The plan: what the filter was sized for, and each layer's.
+nb::dict plan_dict(PyFilter& f) {
+  struct Snapshot {
+    std::vector<LayerPlan> layers;
+    std::optional<GrowthRule> rule;
+    uint64_t max_bytes = 0;
+  };
+  const Snapshot s = locked(f, [](FilterEngine& e) {
+    Snapshot s;
+    s.layers = layer_plans(e, false);
+    if (e.rule()) s.rule = *e.rule();
+    s.max_bytes = e.max_bytes();
+    return s;
+  });
+  nb::list layers;
+  uint64_t capacity = 0, bytes = 0;
+  for (const LayerPlan& layer : s.layers) {
+    layers.append(layer_dict(layer));
+    capacity += layer.counters.planned_capacity;
+    bytes += layer.params.bytes();
+  }
+  nb::dict d;
+  d["grows"] = s.rule.has_value();
+  d["capacity"] = capacity;
+  d["fpr"] = s.rule ? s.rule->target_fpr : s.layers[0].counters.planned_fpr;
+  d["bytes"] = bytes;
+  d["layers"] = layers;
+  if (s.rule) {
+    d["first_capacity"] = s.rule->first_capacity;
+    d["growth"] = s.rule->growth;
+    d["tightening"] = s.rule->tightening;
+    d["check_every"] = s.rule->check_every;
+    d["max_memory"] = s.max_bytes != 0 ? nb::cast(s.max_bytes) : nb::none();
+  }
+  return d;
+}
+
+// What `gdedup info --json FILE` says of this filter saved to FILE, less
+// the file's own fields (file, kind, version).
+nb::dict info_dict(PyFilter& f) {
+  struct Snapshot {
+    std::vector<LayerPlan> layers;
+    std::optional<GrowthRule> rule;
+    uint64_t keys_offered = 0;
+  };
+  const Snapshot s = locked(f, [](FilterEngine& e) {
+    Snapshot s;
+    s.layers = layer_plans(e, true);
+    if (e.rule()) s.rule = *e.rule();
+    s.keys_offered = e.keys_offered();
+    return s;
+  });
+  nb::dict d;
+  d["key_rules"] = f.rules().to_string();
+  if (s.rule) {
+    nb::dict growth;
+    growth["first_capacity"] = s.rule->first_capacity;
+    growth["target_fpr"] = s.rule->target_fpr;
+    growth["growth"] = s.rule->growth;
+    growth["tightening"] = s.rule->tightening;
+    growth["block_bits"] = s.rule->block_bits;
+    growth["check_every"] = s.rule->check_every;
+    growth["keys_offered"] = s.keys_offered;
+    d["growth"] = growth;
+  }
+  add_info_fields(d, s.layers[0]);
+  nb::dict layers;
+  for (size_t i = 0; i < s.layers.size(); ++i) {
+    nb::dict layer;
+    add_info_fields(layer, s.layers[i]);
+    layers[std::to_string(i + 1).c_str()] = layer;
+  }
+  d["layers"] = layers;
+  return d;
+}
+
+}  // namespace
+
+void bind_filter(nb::module_& m) {
+  nb::class_<PyFilter>(m, "Filter")
+      .def(
+          "__init__",
+          [](PyFilter* self, std::optional<uint64_t> capacity, std::optional<double> fpr,
+             std::optional<uint64_t> memory, const std::string& backend,
+             std::optional<unsigned> threads, std::optional<std::string> key,
+             std::optional<std::string> normalize, std::optional<std::string> delimiter,
+             bool grow, std::optional<uint64_t> max_memory, std::optional<uint32_t> block_bits,
+             int device) {
+            if (capacity && *capacity == 0) {
+              throw UsageError("capacity=0: must be at least 1 (the distinct keys expected)");
+            }
+            if (memory && *memory == 0) {
+              throw UsageError("memory=0: must be at least one block (32 bytes)");
+            }
+            const KeyRules rules = key_rules(key, delimiter, normalize);
+            Sizing sizing;
+            sizing.capacity = capacity.value_or(0);
+            sizing.fpr = fpr;
+            sizing.memory = memory.value_or(0);
+            sizing.grow = grow;
+            sizing.max_memory = max_memory.value_or(0);
+            sizing.block_bits = block_bits.value_or(0);
+            auto engine = std::make_unique<FilterEngine>(sizing, backend_choice(backend, threads, device));
+            new (self) PyFilter(std::move(engine), rules, false, "");
+          },
+          nb::arg("capacity") = nb::none(), nb::arg("fpr") = nb::none(),
+          nb::arg("memory") = nb::none(), nb::arg("backend") = "auto",
+          nb::arg("threads") = nb::none(), nb::arg("key") = nb::none(),
+          nb::arg("normalize") = nb::none(), nb::kw_only(), nb::arg("delimiter") = nb::none(),
+          nb::arg("grow") = true, nb::arg("max_memory") = nb::none(),
+          nb::arg("block_bits") = nb::none(), nb::arg("device") = 0)
+      .def_static(
+          "load",
+          [](const std::filesystem::path& path, bool mmap, bool read_only,
+             const std::string& backend, std::optional<unsigned> threads,
+             std::optional<std::string> key, std::optional<std::string> normalize,
+             std::optional<std::string> delimiter, int device) {
+            if (mmap) {
+              throw UsageError("mmap=True is not supported yet: the bit arrays of a version 2 "
+                               "filter file are not page-aligned; load it into memory "
+                               "(mmap=False)");
+            }
+            const std::string name = path.string();
+            std::unique_ptr<FilterEngine> engine;
+            KeyRules rules;
+            {
+              nb::gil_scoped_release release;
+              FilterFile file = load_filter_file(name);
+              rules = loaded_key_rules(name, file.rules.keys, key, delimiter, normalize);
+              engine = std::make_unique<FilterEngine>(std::move(file),
+                                                      backend_choice(backend, threads, device));
+            }
+            return new PyFilter(std::move(engine), rules, read_only, name);
+          },
+          nb::arg("path"), nb::arg("mmap") = false, nb::arg("read_only") = false, nb::kw_only(),
+          nb::arg("backend") = "auto", nb::arg("threads") = nb::none(),
+          nb::arg("key") = nb::none(), nb::arg("normalize") = nb::none(),
+          nb::arg("delimiter") = nb::none(), nb::arg("device") = 0,
+          nb::rv_policy::take_ownership)
+      .def("add", [](PyFilter& f, nb::handle keys) { return f.apply(keys, Op::kAdd); },
+           nb::arg("keys"))
+      .def("test_and_set",
+           [](PyFilter& f, nb::handle keys) { return f.apply(keys, Op::kTestAndSet); },
+           nb::arg("keys"))
+      .def("contains", [](PyFilter& f, nb::handle keys) { return f.apply(keys, Op::kContains); },
+           nb::arg("keys"))
+      .def("__contains__", &PyFilter::contains_one, nb::arg("key"))
+      .def("save", &PyFilter::save, nb::arg("path"))
+      .def("merge", &PyFilter::merge, nb::arg("other"))
+      .def("info", &info_dict)
+      .def_prop_ro("plan", [](PyFilter& f) { return plan_dict(f); })
+      .def_prop_ro("fill", [](PyFilter& f) { return locked(f, [](FilterEngine& e) { return e.fill(); }); })
+      .def_prop_ro("estimated_keys",
+                   [](PyFilter& f) { return locked(f, [](FilterEngine& e) { return e.estimated_keys(); }); })
+      .def_prop_ro("current_fpr",
+                   [](PyFilter& f) { return locked(f, [](FilterEngine& e) { return e.current_fpr(); }); })
+      .def_prop_ro("insertions",
+                   [](PyFilter& f) { return locked(f, [](FilterEngine& e) { return e.insertions(); }); })
+      .def_prop_ro("layers",
+                   [](PyFilter& f) { return locked(f, [](FilterEngine& e) { return e.layer_count(); }); })
+      .def_prop_ro("nbytes", [](PyFilter& f) { return locked(f, [](FilterEngine& e) { return e.bytes(); }); })
+      .def_prop_ro("grows", [](PyFilter& f) { return f.engine().growing(); })
+      .def_prop_ro("key_rules", [](PyFilter& f) { return f.rules().to_string(); })
+      .def_prop_ro("backend", [](PyFilter& f) { return f.engine().description(); })
+      .def_prop_ro("read_only", &PyFilter::read_only);
+}
+
+}  // namespace gdedup::python

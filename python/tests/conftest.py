@@ -1,0 +1,46 @@
+"""Shared fixtures: the gdedup command the results are compared with, and
+inputs made from fixed seeds."""
+
+import os
+import random
+import shutil
+import subprocess
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def gdedup_bin():
+    """The built command: $GDEDUP_BIN (ctest sets it), else gdedup on PATH."""
+    path = os.environ.get("GDEDUP_BIN") or shutil.which("gdedup")
+    if not path:
+        pytest.skip("no gdedup command: set GDEDUP_BIN to the built one")
+    return path
+
+
+@pytest.fixture
+def run_cli(gdedup_bin):
+    """Runs the command with arguments; returns the finished process."""
+
+    def run(*args, check=True):
+        proc = subprocess.run([gdedup_bin, *map(str, args)], capture_output=True)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"gdedup {' '.join(map(str, args))} exited "
+                                 f"{proc.returncode}: {proc.stderr.decode(errors='replace')}")
+        return proc
+
+    return run
+
+
+def make_urls(count, distinct, seed):
+    """`count` URLs as bytes drawn from `distinct` ones, with repeats, from a
+    fixed seed; some with a tab-separated second field."""
+    rng = random.Random(seed)
+    pool = [f"https://host{rng.randrange(1000)}.example/p/{i}?q={rng.randrange(10**6)}".encode()
+            for i in range(distinct)]
+    return [rng.choice(pool) for _ in range(count)]
+
+
+@pytest.fixture
+def urls():
+    return make_urls(20000, 12000, seed=7)

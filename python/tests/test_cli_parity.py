@@ -1,0 +1,150 @@
+"""The same inputs through Python and through the gdedup command give the
+same kept records and byte-identical filter files, and each reads the
+other's filters."""
+
+import numpy as np
+import pytest
+
+import gdedup
+
+from conftest import make_urls
+
+
+def write_lines(path, records):
+    path.write_bytes(b"".join(r + b"\n" for r in records))
+    return path
+
+
+@pytest.fixture
+def day1(tmp_path):
+    return make_urls(30000, 20000, seed=1)
+
+
+@pytest.fixture
+def day2(tmp_path):
+    return make_urls(30000, 20000, seed=2)
+
+
+def test_dedup_keeps_the_records_the_command_keeps(tmp_path, run_cli, day1):
+    data = write_lines(tmp_path / "in.txt", day1 + [b"last line without newline"])
+    data.write_bytes(data.read_bytes()[:-1])
+    run_cli("dedup", data, "-o", tmp_path / "cli.txt", "--capacity", 5000,
+            "-f", tmp_path / "cli.gdf", "--quiet")
+    f = gdedup.Filter(capacity=5000)
+    with open(data, "rb") as lines:
+        kept = b"".join(gdedup.dedup(lines, filter=f))
+    # The command ends every record it writes with a newline; dedup yields
+    # the records as they were read.
+    assert kept + b"\n" == (tmp_path / "cli.txt").read_bytes()
+    assert f.layers > 1    # it grew past 5000 keys, as the command's did
+    f.save(tmp_path / "py.gdf")
+    assert (tmp_path / "py.gdf").read_bytes() == (tmp_path / "cli.gdf").read_bytes()
+
+
+@pytest.mark.parametrize("options,kwargs", [
+    (["--no-grow"], {"grow": False}),
+    (["--normalize", "url", "--key", "field:2", "--delimiter", "comma"],
+     {"normalize": "url", "key": "field:2", "delimiter": "comma"}),
+    (["--fpr", "1e-6", "--block-bits", "512"], {"fpr": 1e-6, "block_bits": 512}),
+])
+def test_build_writes_the_same_filter_file(tmp_path, run_cli, day1, options, kwargs):
+    records = [b"%d,%s" % (i % 7, u) for i, u in enumerate(day1)]
+    data = write_lines(tmp_path / "in.txt", records)
+    run_cli("build", data, "-f", tmp_path / "cli.gdf", "--capacity", 25000, "--quiet", *options)
+    f = gdedup.Filter(capacity=25000, **kwargs)
+    f.add(records)
+    f.save(tmp_path / "py.gdf")
+    assert (tmp_path / "py.gdf").read_bytes() == (tmp_path / "cli.gdf").read_bytes()
+
+
+def test_memory_sized_filter_matches_the_command(tmp_path, run_cli, day1):
+    data = write_lines(tmp_path / "in.txt", day1)
+    run_cli("build", data, "-f", tmp_path / "cli.gdf", "--memory", "64KiB", "--capacity", 20000,
+            "--quiet")
+    f = gdedup.Filter(memory=64 << 10, capacity=20000)
+    f.add(day1)
+    f.save(tmp_path / "py.gdf")
+    assert (tmp_path / "py.gdf").read_bytes() == (tmp_path / "cli.gdf").read_bytes()
+
+
+def test_a_loaded_filter_continues_as_one_run(tmp_path, run_cli, day1, day2):
+    run_cli("build", write_lines(tmp_path / "1.txt", day1), "-f", tmp_path / "day1.gdf",
+            "--capacity", 4000, "--quiet")
+    run_cli("build", write_lines(tmp_path / "both.txt", day1 + day2), "-f",
+            tmp_path / "both.gdf", "--capacity", 4000, "--quiet")
+    f = gdedup.Filter.load(tmp_path / "day1.gdf")
+    assert f.grows and f.key_rules.startswith("input text, key whole")
+    f.add(day2)
+    f.save(tmp_path / "py.gdf")
+    assert (tmp_path / "py.gdf").read_bytes() == (tmp_path / "both.gdf").read_bytes()
+
+
+def test_the_command_queries_a_python_filter(tmp_path, run_cli, day1, day2):
+    f = gdedup.Filter(capacity=20000, fpr=1e-9)
+    f.add(day1)
+    f.save(tmp_path / "py.gdf")
+    data = write_lines(tmp_path / "q.txt", day1[:100] + day2[:100])
+    seen = set(day1)
+    out = run_cli("query", data, "-f", tmp_path / "py.gdf", "--quiet").stdout
+    expected = b"".join(r + b"\n" for r in day1[:100] + day2[:100] if r in seen)
+    assert out == expected
+
+
+def test_fingerprints_are_the_commands(tmp_path, run_cli, day1):
+    records = [b"x\t" + u.upper() for u in day1[:2000]]
+    run_cli("build", write_lines(tmp_path / "in.txt", records), "-f", tmp_path / "cli.gdf",
+            "--capacity", 2000, "--no-grow", "--key", "field:2", "--normalize", "url",
+            "--quiet")
+    f = gdedup.Filter.load(tmp_path / "cli.gdf")
+    fps = gdedup.fingerprint(records, key="field:2", normalize="url")
+    assert fps.dtype == np.uint64
+    assert f.contains(fps).all()
+    assert f.contains(records).all()      # the file's key rules are taken with it
+    assert gdedup.fingerprint(records[0], key="field:2", normalize="url") == int(fps[0])
+    # u64 input: the command's 8-byte little-endian fingerprints
+    (tmp_path / "fps.u64").write_bytes(fps.astype("<u8").tobytes())
+    out = run_cli("query", tmp_path / "fps.u64", "--input-format", "u64", "-f",
+                  tmp_path / "cli.gdf", "--ignore-key-rules", "--quiet").stdout
+    assert out == (tmp_path / "fps.u64").read_bytes()
+
+
+def test_key_rules_mismatch_is_refused_both_ways(tmp_path, run_cli, day1):
+    run_cli("build", write_lines(tmp_path / "in.txt", day1[:100]), "-f", tmp_path / "cli.gdf",
+            "--capacity", 1000, "--normalize", "url", "--quiet")
+    with pytest.raises(gdedup.InvalidArgumentError, match="key rules"):
+        gdedup.Filter.load(tmp_path / "cli.gdf", normalize="lowercase")
+    same = gdedup.Filter.load(tmp_path / "cli.gdf", normalize="url")
+    assert "normalize" in same.key_rules
+
+    f = gdedup.Filter(capacity=1000, key="field:2")
+    f.save(tmp_path / "py.gdf")
+    proc = run_cli("query", tmp_path / "in.txt", "-f", tmp_path / "py.gdf", check=False)
+    assert proc.returncode == 2 and b"key rules" in proc.stderr
+
+
+def test_info_is_the_commands(tmp_path, run_cli, day1):
+    import json
+    for kwargs in ({"capacity": 4000}, {"capacity": 4000, "grow": False}):
+        f = gdedup.Filter(normalize="url", **kwargs)
+        f.add(day1)
+        f.save(tmp_path / "f.gdf")
+        cli = json.loads(run_cli("info", "--json", tmp_path / "f.gdf").stdout)
+        for field in ("file", "kind", "version"):
+            del cli[field]
+        assert f.info() == cli
+
+
+def test_merge_is_the_commands(tmp_path, run_cli, day1, day2):
+    a = gdedup.Filter(capacity=4000)
+    a.add(day1)
+    a.save(tmp_path / "a.gdf")
+    b = gdedup.Filter(capacity=4000)
+    b.add(day2[:3000])
+    b.save(tmp_path / "b.gdf")
+    run_cli("merge", tmp_path / "a.gdf", tmp_path / "b.gdf", "-o", tmp_path / "cli.gdf",
+            "--quiet")
+    b.merge(a)      # b has fewer layers: it takes a's extra ones
+    assert b.layers == a.layers
+    assert b.contains(day1).all() and b.contains(day2[:3000]).all()
+    b.save(tmp_path / "py.gdf")
+    assert (tmp_path / "py.gdf").read_bytes() == (tmp_path / "cli.gdf").read_bytes()

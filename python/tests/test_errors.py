@@ -1,0 +1,126 @@
+"""Wrong types raise TypeError naming the accepted ones; the engine's errors
+raise the gdedup.Error class of their kind with the engine's message."""
+
+import os
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import gdedup
+
+
+@pytest.mark.parametrize("keys", [[b"a", 1], [b"a", None], [bytearray(b"x")]])
+def test_a_key_that_is_not_bytes_or_str(keys):
+    f = gdedup.Filter(capacity=10)
+    with pytest.raises(TypeError, match="must be bytes or str"):
+        f.test_and_set(keys)
+    assert f.insertions == 0     # nothing was added before the refusal
+
+
+@pytest.mark.parametrize("keys", [42, 3.5, object()])
+def test_keys_of_no_accepted_type(keys):
+    f = gdedup.Filter(capacity=10)
+    for op in (f.add, f.test_and_set, f.contains):
+        with pytest.raises(TypeError, match="NumPy uint64 array"):
+            op(keys)
+    with pytest.raises(TypeError, match="one key, bytes or str"):
+        keys in f
+
+
+@pytest.mark.parametrize("array", [np.arange(3, dtype=np.int64),
+                                   np.zeros((2, 2), dtype=np.uint64)])
+def test_arrays_other_than_1d_uint64(array):
+    with pytest.raises(TypeError, match="1-dimensional NumPy uint64"):
+        gdedup.Filter(capacity=10).contains(array)
+
+
+def test_arrow_types_without_keys():
+    f = gdedup.Filter(capacity=10)
+    with pytest.raises(TypeError, match="int64"):
+        f.add(pa.array([1, 2, 3]))
+    with pytest.raises(TypeError, match="dictionary-encoded"):
+        f.add(pa.array(["a", "b", "a"]).dictionary_encode())
+
+
+def test_arrow_nulls_are_refused_before_any_key_is_added():
+    f = gdedup.Filter(capacity=10)
+    with pytest.raises(gdedup.InvalidArgumentError, match="1 nulls"):
+        f.add(pa.array(["a", None, "b"]))
+    assert f.insertions == 0
+
+
+def test_bad_sizes_name_the_argument():
+    with pytest.raises(gdedup.InvalidArgumentError, match="capacity=0"):
+        gdedup.Filter(capacity=0)
+    with pytest.raises(gdedup.InvalidArgumentError, match="fpr and memory"):
+        gdedup.Filter(memory=1 << 20, fpr=1e-3)
+    with pytest.raises(gdedup.InvalidArgumentError, match="max_memory"):
+        gdedup.Filter(capacity=100, grow=False, max_memory=1 << 20)
+    with pytest.raises(gdedup.InvalidArgumentError, match="grow=False needs"):
+        gdedup.Filter(grow=False)
+    with pytest.raises(ValueError):   # InvalidArgumentError is a ValueError
+        gdedup.Filter(capacity=100, fpr=1.5)
+    with pytest.raises(TypeError):
+        gdedup.Filter(capacity="many")
+    with pytest.raises(TypeError):
+        gdedup.Filter(capacity=-1)
+
+
+def test_bad_key_rules_and_backend():
+    with pytest.raises(gdedup.InvalidArgumentError, match="field:0|field"):
+        gdedup.Filter(key="field:0")
+    with pytest.raises(gdedup.InvalidArgumentError, match="no-such-rule"):
+        gdedup.Filter(normalize="no-such-rule")
+    with pytest.raises(gdedup.InvalidArgumentError, match='backend="quantum"'):
+        gdedup.Filter(backend="quantum")
+
+
+def test_file_errors(tmp_path):
+    missing = tmp_path / "missing.gdf"
+    with pytest.raises(gdedup.FileError) as e:
+        gdedup.Filter.load(missing)
+    assert isinstance(e.value, OSError) and str(missing) in str(e.value)
+    assert e.value.kind == "io"
+
+    damaged = tmp_path / "damaged.gdf"
+    f = gdedup.Filter(capacity=1000)
+    f.add([b"a", b"b"])
+    f.save(damaged)
+    data = bytearray(damaged.read_bytes())
+    data[-1] ^= 0xFF
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(gdedup.DamagedFileError, match=str(damaged)):
+        gdedup.Filter.load(damaged)
+
+    truncated = tmp_path / "truncated.gdf"
+    truncated.write_bytes(bytes(data[:5000]))
+    with pytest.raises(gdedup.DamagedFileError):
+        gdedup.Filter.load(truncated)
+
+    with pytest.raises(gdedup.FileError):
+        f.save(tmp_path / "no-such-dir" / "f.gdf")
+
+
+def test_read_only_refuses_changes(tmp_path):
+    path = tmp_path / "f.gdf"
+    gdedup.Filter(capacity=100).save(path)
+    f = gdedup.Filter.load(path, read_only=True)
+    assert f.read_only
+    assert b"a" not in f
+    with pytest.raises(gdedup.InvalidArgumentError, match="read_only"):
+        f.add(b"a")
+    with pytest.raises(gdedup.InvalidArgumentError, match="read_only"):
+        f.test_and_set([b"a"])
+
+
+def test_lone_surrogates_are_refused():
+    with pytest.raises(UnicodeEncodeError):
+        gdedup.Filter(capacity=10).add(["ok", "\udc80"])
+
+
+def test_save_leaves_no_temporary_file(tmp_path):
+    f = gdedup.Filter(capacity=100)
+    f.save(tmp_path / "f.gdf")
+    f.save(tmp_path / "f.gdf")
+    assert os.listdir(tmp_path) == ["f.gdf"]

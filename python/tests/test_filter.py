@@ -1,0 +1,161 @@
+"""Filter operations against an exact oracle (a Python set), at a rate low
+enough (1e-9) that a false positive among these keys is not expected."""
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import gdedup
+
+
+def exact_seen(keys):
+    """test_and_set's answers for an exact set: was each key seen before."""
+    seen, out = set(), []
+    for k in keys:
+        out.append(k in seen)
+        seen.add(k)
+    return out
+
+
+def test_test_and_set_matches_a_set(urls):
+    f = gdedup.Filter(capacity=len(urls), fpr=1e-9)
+    got = f.test_and_set(urls)
+    assert got.dtype == np.bool_ and got.shape == (len(urls),)
+    assert got.tolist() == exact_seen(urls)
+    assert f.contains(urls).all()
+    assert f.insertions == len(set(urls))
+
+
+def test_batches_give_the_answers_of_one_call(urls):
+    whole = gdedup.Filter(capacity=len(urls), fpr=1e-9).test_and_set(urls)
+    f = gdedup.Filter(capacity=len(urls), fpr=1e-9)
+    parts = [f.test_and_set(urls[i:i + 777]) for i in range(0, len(urls), 777)]
+    assert np.concatenate(parts).tolist() == whole.tolist()
+
+
+def test_single_key_forms(urls):
+    f = gdedup.Filter(capacity=1000, fpr=1e-9)
+    assert f.add(urls[0]) is True          # new
+    assert f.add(urls[0]) is False         # already there
+    assert urls[0] in f
+    assert urls[1] not in f
+    assert f.test_and_set(urls[1]) is False
+    assert f.test_and_set(urls[1]) is True
+    assert f.contains(urls[1]) is True
+
+
+def test_add_many_counts_the_new_keys(urls):
+    f = gdedup.Filter(capacity=len(urls), fpr=1e-9)
+    assert f.add(urls) == len(set(urls))
+    assert f.add(urls) == 0
+
+
+def test_str_is_its_utf8_bytes():
+    words = ["straße", "日本", "plain", "", "straße"]
+    a = gdedup.Filter(capacity=100, fpr=1e-9)
+    b = gdedup.Filter(capacity=100, fpr=1e-9)
+    assert a.test_and_set(words).tolist() == b.test_and_set([w.encode() for w in words]).tolist()
+    assert (gdedup.fingerprint(words) == gdedup.fingerprint([w.encode() for w in words])).all()
+
+
+def test_list_tuple_iterable_numpy_and_arrow_agree(urls):
+    strings = [u.decode() for u in urls]
+    forms = {
+        "list": urls,
+        "tuple": tuple(urls),
+        "generator": (u for u in urls),
+        "numpy objects": np.array(urls, dtype=object),
+        "fingerprints": gdedup.fingerprint(urls),
+        "arrow binary": pa.array(urls, type=pa.binary()),
+        "arrow string": pa.array(strings, type=pa.string()),
+        "arrow large_string": pa.array(strings, type=pa.large_string()),
+        "arrow large_binary": pa.array(urls, type=pa.large_binary()),
+        "arrow string_view": pa.array(strings, type=pa.string_view()),
+        "arrow sliced": pa.array([b"x"] * 5 + urls, type=pa.binary()).slice(5),
+        "arrow chunked": pa.chunked_array([urls[:5000], urls[5000:5001], urls[5001:]],
+                                          type=pa.binary()),
+    }
+    expected = exact_seen(urls)
+    for name, keys in forms.items():
+        f = gdedup.Filter(capacity=len(urls), fpr=1e-9)
+        assert f.test_and_set(keys).tolist() == expected, name
+        assert f.contains(keys).all(), name
+
+
+def test_strided_fingerprints_are_read_as_given(urls):
+    fps = gdedup.fingerprint(urls)
+    doubled = np.repeat(fps, 2)[::2]   # a view with stride 2
+    f = gdedup.Filter(capacity=len(urls), fpr=1e-9)
+    assert f.test_and_set(doubled).tolist() == exact_seen(urls)
+
+
+def test_empty_batches():
+    f = gdedup.Filter(capacity=10)
+    assert f.test_and_set([]).shape == (0,)
+    assert f.contains(pa.array([], type=pa.string())).shape == (0,)
+    assert f.add(np.array([], dtype=np.uint64)) == 0
+
+
+def test_a_growing_filter_grows():
+    f = gdedup.Filter(capacity=2000, fpr=1e-6)
+    assert f.grows and f.layers == 1
+    keys = [str(i).encode() for i in range(50000)]
+    assert f.test_and_set(keys).sum() == 0    # distinct keys; a rare false positive
+    assert f.layers > 1
+    assert f.plan["grows"] and len(f.plan["layers"]) == f.layers
+    assert f.contains(keys).all()
+    assert f.current_fpr < 1e-6
+
+
+def test_a_fixed_filter_stays_fixed():
+    f = gdedup.Filter(capacity=2000, grow=False)
+    f.add([str(i).encode() for i in range(50000)])
+    assert not f.grows and f.layers == 1
+    assert f.current_fpr > 1e-2    # far past its plan
+
+
+def test_properties_follow_the_keys(urls):
+    distinct = len(set(urls))
+    f = gdedup.Filter(capacity=distinct, grow=False)
+    assert f.fill == 0 and f.estimated_keys == 0 and f.current_fpr == 0
+    f.add(urls)
+    assert abs(f.estimated_keys - distinct) < 0.05 * distinct
+    assert 0 < f.fill < 1
+    assert f.current_fpr == pytest.approx(f.plan["fpr"], rel=0.5)
+    assert f.plan["capacity"] == distinct and f.nbytes == f.plan["bytes"]
+
+
+def test_memory_sizes_a_fixed_filter():
+    f = gdedup.Filter(memory=1 << 20)
+    assert not f.grows and f.nbytes <= 1 << 20
+
+
+def test_threads_give_the_same_answers(urls):
+    one = gdedup.Filter(capacity=len(urls), threads=1, backend="cpu")
+    two = gdedup.Filter(capacity=len(urls), threads=2, backend="cpu")
+    assert one.test_and_set(urls).tolist() == two.test_and_set(urls).tolist()
+
+
+def test_merge_refuses_what_the_command_refuses():
+    a = gdedup.Filter(capacity=1000)
+    with pytest.raises(gdedup.InvalidArgumentError, match="growing filter and a fixed one"):
+        a.merge(gdedup.Filter(capacity=1000, grow=False))
+    with pytest.raises(gdedup.InvalidArgumentError, match="different rules"):
+        a.merge(gdedup.Filter(capacity=2000))
+    with pytest.raises(gdedup.InvalidArgumentError, match="different rules"):
+        a.merge(gdedup.Filter(capacity=1000, normalize="url"))
+    with pytest.raises(gdedup.InvalidArgumentError, match="block counts"):
+        gdedup.Filter(capacity=1000, grow=False).merge(gdedup.Filter(capacity=5000, grow=False))
+    with pytest.raises(TypeError):
+        a.merge([b"not a filter"])
+
+
+def test_merge_keeps_the_merged_filter_usable(urls):
+    a = gdedup.Filter(capacity=len(urls), fpr=1e-9, grow=False)
+    b = gdedup.Filter(capacity=len(urls), fpr=1e-9, grow=False)
+    a.add(urls[::2])
+    b.add(urls[1::2])
+    a.merge(b)
+    assert a.contains(urls).all()
+    assert a.test_and_set(urls).all()
+    assert not a.test_and_set([b"a key never added"])[0]
