@@ -171,6 +171,16 @@ void FilterEngine::merge(FilterEngine& other) {
   std::swap(growing_, rebuilt.growing_);
 }
 
+std::optional<FilterEngine::OverCapacity> FilterEngine::over_capacity() const {
+  if (growing_ && !growing_->growth_refused()) return std::nullopt;
+  const Filter& newest = at(layer_count() - 1);
+  const FilterCounters& c = newest.counters();
+  if (c.planned_capacity == 0 || c.insertions <= c.planned_capacity) return std::nullopt;
+  const FilterParams& p = newest.params();
+  return OverCapacity{c.planned_capacity, c.planned_fpr,
+                      expected_fpr(p.layout, p.num_blocks, c.insertions)};
+}
+
 uint64_t FilterEngine::bytes() const {
   return growing_ ? growing_->bytes() : fixed_->params().bytes();
 }

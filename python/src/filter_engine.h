@@ -68,6 +68,15 @@ class FilterEngine {
   double fill();
   uint64_t max_bytes() const { return growing_ ? growing_->max_bytes() : 0; }
   bool growth_refused() const { return growing_ && growing_->growth_refused(); }
+  // Set when the layer taking new keys holds more than it was planned for
+  // and cannot grow (a fixed filter, or growth refused by max_memory): the
+  // rate it now gives is above the plan, and rising.
+  struct OverCapacity {
+    uint64_t planned = 0;
+    double planned_fpr = 0;
+    double fpr_now = 0;
+  };
+  std::optional<OverCapacity> over_capacity() const;
   // "cpu (AVX2, 1 thread)" for the first layer.
   const std::string& description() const { return description_; }
 

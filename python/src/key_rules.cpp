@@ -9,6 +9,12 @@ KeyRules key_rules(const OptionalText& key, const OptionalText& delimiter,
   KeyRules rules;
   rules.keys = KeyOptions::parse(key.value_or("whole"), delimiter.value_or("tab"),
                                  normalize.value_or(""));
+  // As the command refuses --delimiter with --key whole: a delimiter that
+  // selects nothing is a mistake, and it would be recorded in the rules.
+  if (delimiter && rules.keys.key == keys::KeySpec::whole()) {
+    throw UsageError("delimiter=\"" + *delimiter + "\" applies to a field key only; give "
+                     "key=\"field:N\" with it, or leave it out");
+  }
   return rules;
 }
 

@@ -56,6 +56,9 @@ NB_MODULE(_core, m) {
   bind_filter(m);
   m.def("fingerprint", &fingerprints, nb::arg("keys"), nb::kw_only(),
         nb::arg("key") = nb::none(), nb::arg("delimiter") = nb::none(),
-        nb::arg("normalize") = nb::none(), nb::arg("seed") = nb::none());
+        nb::arg("normalize") = nb::none(), nb::arg("seed") = nb::none(),
+        "The command's fingerprints (XXH3-64 with the seed, after the key rules key=, "
+        "delimiter=, normalize= as --key, --delimiter, --normalize): an int for one key, a "
+        "NumPy uint64 array for many. A filter with the same rules takes them as keys.");
   m.attr("DEFAULT_SEED") = gdedup::kDefaultSeed;
 }

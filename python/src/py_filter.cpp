@@ -56,22 +56,28 @@ class PyFilter {
       check_records();
       uint8_t answer = 0;
       const uint64_t fp = hasher_(*key, scratch_for_one_);
+      std::optional<FilterEngine::OverCapacity> over;
       {
         nb::gil_scoped_release release;
         std::lock_guard<std::mutex> lock(mutex_);
         run(&fp, 1, op, &answer);
+        if (op != Op::kContains) over = engine_->over_capacity();
       }
+      warn_once(over);
       return nb::bool_(op == Op::kAdd ? answer == 0 : answer != 0);
     }
     KeyInput input = key_input(keys);
     if (input.has_records) check_records();
     std::unique_ptr<uint8_t[]> answers(new uint8_t[input.size > 0 ? input.size : 1]);
     uint64_t fresh = 0;
+    std::optional<FilterEngine::OverCapacity> over;
     {
       nb::gil_scoped_release release;
       std::lock_guard<std::mutex> lock(mutex_);
       fresh = run_input(input, op, answers.get());
+      if (op != Op::kContains) over = engine_->over_capacity();
     }
+    warn_once(over);
     if (op == Op::kAdd) return nb::int_(fresh);
     return bool_array(std::move(answers), input.size);
   }
@@ -124,6 +130,24 @@ class PyFilter {
     }
   }
 
+  // A RuntimeWarning, the first time the filter is past its plan and
+  // cannot grow, as the command warns (then exits 4 at the end, which a
+  // library cannot): new keys are now lost to false positives more often
+  // than planned.
+  void warn_once(const std::optional<FilterEngine::OverCapacity>& over) {
+    if (!over || warned_) return;
+    warned_ = true;
+    char rates[96];
+    std::snprintf(rates, sizeof rates, "%.2e (planned %.2e)", over->fpr_now, over->planned_fpr);
+    const std::string message =
+        "more distinct keys than the " + std::to_string(over->planned) +
+        " the filter was planned for, and it cannot grow (" +
+        (engine_->growing() ? "max_memory" : "a fixed filter") +
+        "): the false-positive rate is now about " + rates +
+        " and rising; give a larger capacity or max_memory";
+    if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), 1) != 0) throw nb::python_error();
+  }
+
   // Records are hashed by the key rules; a filter of u64 fingerprints has
   // no rules to hash them by.
   void check_records() const {
@@ -167,6 +191,7 @@ class PyFilter {
   bool read_only_;
   std::string path_;  // the file it was loaded from, for messages
   std::string scratch_for_one_;  // used with the GIL held
+  bool warned_ = false;  // over capacity, once
   std::mutex mutex_;  // one engine call at a time, taken with the GIL released
 };
 
@@ -326,7 +351,27 @@ nb::dict info_dict(PyFilter& f) {
 }  // namespace
 
 void bind_filter(nb::module_& m) {
-  nb::class_<PyFilter>(m, "Filter")
+  nb::class_<PyFilter>(m, "Filter", R"(A blocked Bloom filter on the gdedup engine, shared with the command.
+
+Filter(capacity=None, fpr=None, memory=None, backend="auto", threads=None,
+       key=None, normalize=None, *, delimiter=None, grow=True,
+       max_memory=None, block_bits=None, device=0)
+
+Sized as the command sizes a new filter (docs/CLI.md, "Sizing"): with no
+capacity and no memory it starts small and grows in layers as keys arrive;
+capacity=N plans the first layer for N distinct keys (it grows past them
+unless grow=False); memory=BYTES makes a fixed filter of that size (not
+with fpr). fpr is the target false-positive rate (default 1e-4);
+max_memory caps a growing filter's bytes. backend is "auto" (a GPU when
+usable, else the CPU), "cpu" or "gpu"; threads the CPU backend's threads
+(None: one per hardware thread). key, delimiter and normalize are the
+command's --key, --delimiter and --normalize: the rules by which a record
+gives the key that is hashed; a saved filter records them.
+
+Keys: one bytes or str (UTF-8), or many: a list, tuple or iterable of them,
+a NumPy uint64 array of fingerprints (gdedup.fingerprint), or an Arrow
+string/binary array or chunked array (pyarrow, polars, pandas), read in
+place. Calls release the GIL; one filter runs one call at a time.)")
       .def(
           "__init__",
           [](PyFilter* self, std::optional<uint64_t> capacity, std::optional<double> fpr,
@@ -385,18 +430,32 @@ void bind_filter(nb::module_& m) {
           nb::arg("backend") = "auto", nb::arg("threads") = nb::none(),
           nb::arg("key") = nb::none(), nb::arg("normalize") = nb::none(),
           nb::arg("delimiter") = nb::none(), nb::arg("device") = 0,
-          nb::rv_policy::take_ownership)
+          nb::rv_policy::take_ownership,
+          "Load a filter file (the command's, or one saved here): its layers, growth rule and "
+          "key rules. key/delimiter/normalize, when given, must match the file's. read_only "
+          "refuses add and test_and_set. mmap=True is refused for now.")
       .def("add", [](PyFilter& f, nb::handle keys) { return f.apply(keys, Op::kAdd); },
-           nb::arg("keys"))
+           nb::arg("keys"),
+           "Add keys. One key: True when it was new. Many: the number that were new.")
       .def("test_and_set",
            [](PyFilter& f, nb::handle keys) { return f.apply(keys, Op::kTestAndSet); },
-           nb::arg("keys"))
+           nb::arg("keys"),
+           "Whether each key was present before (keys earlier in the same call count), then "
+           "add it: the command's dedup keeps the records answered False. One key: a bool; "
+           "many: a NumPy bool array.")
       .def("contains", [](PyFilter& f, nb::handle keys) { return f.apply(keys, Op::kContains); },
-           nb::arg("keys"))
+           nb::arg("keys"),
+           "Whether each key is present (read-only). One key: a bool; many: a NumPy bool array.")
       .def("__contains__", &PyFilter::contains_one, nb::arg("key"))
-      .def("save", &PyFilter::save, nb::arg("path"))
-      .def("merge", &PyFilter::merge, nb::arg("other"))
-      .def("info", &info_dict)
+      .def("save", &PyFilter::save, nb::arg("path"),
+           "Write the command's filter file format to path, crash-safely: a temporary file "
+           "beside it, fsync, rename.")
+      .def("merge", &PyFilter::merge, nb::arg("other"),
+           "OR another filter into this one, as gdedup merge: the same key rules, and both "
+           "fixed with equal parameters or both growing by one rule.")
+      .def("info", &info_dict,
+           "What `gdedup info --json` says of this filter once saved, as a dict (less "
+           "file, kind and version).")
       .def_prop_ro("plan", [](PyFilter& f) { return plan_dict(f); })
       .def_prop_ro("fill", [](PyFilter& f) { return locked(f, [](FilterEngine& e) { return e.fill(); }); })
       .def_prop_ro("estimated_keys",

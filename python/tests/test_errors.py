@@ -124,3 +124,10 @@ def test_save_leaves_no_temporary_file(tmp_path):
     f.save(tmp_path / "f.gdf")
     f.save(tmp_path / "f.gdf")
     assert os.listdir(tmp_path) == ["f.gdf"]
+
+
+def test_a_delimiter_needs_a_field_key():
+    with pytest.raises(gdedup.InvalidArgumentError, match="field key only"):
+        gdedup.Filter(delimiter="comma")
+    with pytest.raises(gdedup.InvalidArgumentError, match="field key only"):
+        gdedup.fingerprint([b"a"], delimiter="comma")

@@ -109,7 +109,8 @@ def test_a_growing_filter_grows():
 
 def test_a_fixed_filter_stays_fixed():
     f = gdedup.Filter(capacity=2000, grow=False)
-    f.add([str(i).encode() for i in range(50000)])
+    with pytest.warns(RuntimeWarning):
+        f.add([str(i).encode() for i in range(50000)])
     assert not f.grows and f.layers == 1
     assert f.current_fpr > 1e-2    # far past its plan
 
@@ -159,3 +160,20 @@ def test_merge_keeps_the_merged_filter_usable(urls):
     assert a.contains(urls).all()
     assert a.test_and_set(urls).all()
     assert not a.test_and_set([b"a key never added"])[0]
+
+
+def test_past_its_plan_a_filter_that_cannot_grow_warns_once():
+    keys = [str(i).encode() for i in range(3000)]
+    fixed = gdedup.Filter(capacity=2000, grow=False)
+    with pytest.warns(RuntimeWarning, match="planned for, and it cannot grow"):
+        fixed.add(keys)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fixed.add([b"more"])                        # once only
+        grows = gdedup.Filter(capacity=2000)
+        grows.add(keys)                             # grows instead
+    capped = gdedup.Filter(capacity=2000, max_memory=gdedup.Filter(capacity=2000).nbytes)
+    with pytest.warns(RuntimeWarning, match="max_memory"):
+        capped.add([str(i).encode() for i in range(5000)])
+    assert capped.layers == 1

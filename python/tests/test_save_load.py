@@ -48,3 +48,29 @@ def test_threads_share_a_filter(urls):
         t.join()
     new = sum(int((~r).sum()) for r in results)
     assert new == len(set(urls)) == f.insertions
+
+
+def test_the_gil_is_released_while_the_engine_runs():
+    """With a switch interval no call reaches, the main thread can run
+    while the worker is in test_and_set only if the call released the GIL."""
+    import sys
+    keys = gdedup.fingerprint([b"%d" % i for i in range(300000)])
+    f = gdedup.Filter(capacity=len(keys))
+    started, state = threading.Event(), {"done": False}
+
+    def work():
+        started.set()
+        f.test_and_set(keys)
+        state["done"] = True
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(100)
+    try:
+        worker = threading.Thread(target=work)
+        worker.start()
+        started.wait()
+        ran_during_the_call = not state["done"]
+        worker.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert ran_during_the_call
