@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Keys per second of gdedup.Filter.test_and_set from Python, one thread.
 
-The same 3M generated URLs (bytes, about 60 each, half of them repeats) as a
-list of bytes, a pyarrow binary array, a large_string array and NumPy
-fingerprints, each into a new filter planned for them on the CPU backend
+The same 3M generated URLs (bytes, 67 on average, half of them repeats) as a
+list of bytes (objects in list order, as split from a file; and the same
+objects scattered over memory), a pyarrow binary array, a large_string
+array and NumPy fingerprints, each into a new filter planned for them on the CPU backend
 with one thread; also gdedup.fingerprint alone. Medians of --repeat runs,
 all forms in one run, so their ratios are measured side by side.
 
@@ -24,11 +25,27 @@ import gdedup
 
 
 def make_urls(count, seed=13):
+    """`count` URLs, half of them repeats of earlier ones, each its own bytes
+    object made in list order, as splitting a file's lines makes them."""
     rng = random.Random(seed)
     distinct = count // 2
     pool = [f"https://www.host{rng.randrange(50000)}.example.com/articles/{i}/"
             f"view?id={rng.randrange(10**9)}".encode() for i in range(distinct)]
-    return [pool[rng.randrange(distinct)] if i % 2 else pool[i // 2] for i in range(count)]
+    lines = [pool[rng.randrange(distinct)] if i % 2 else pool[i // 2] for i in range(count)]
+    return b"\n".join(lines).split(b"\n")
+
+
+def shuffled_objects(urls, seed=13):
+    """The same keys as references to objects spread in random order over
+    memory: each key a cache and TLB miss (a list built from a dict's keys,
+    say)."""
+    order = list(range(len(urls)))
+    random.Random(seed).shuffle(order)
+    objects = [bytes(bytearray(urls[i])) for i in order]
+    placed = [None] * len(urls)
+    for i, obj in zip(order, objects):
+        placed[i] = obj
+    return placed
 
 
 def median_rate(run, keys, repeat, prepare=lambda: None):
@@ -51,6 +68,7 @@ def main():
     urls = make_urls(args.keys)
     forms = {
         "list of bytes": urls,
+        "list, scattered": shuffled_objects(urls),
         "arrow binary": pa.array(urls, type=pa.binary()),
         "arrow large_string": pa.array(urls, type=pa.large_string()),
         "numpy fingerprints": gdedup.fingerprint(urls),

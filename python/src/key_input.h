@@ -1,9 +1,10 @@
 // Keys handed over from Python: one bytes or str, a sequence or iterable of
 // them, a NumPy array of uint64 fingerprints, or an Arrow array or stream
 // of strings or binaries (arrow_keys.h). Taken while the GIL is held, read
-// by the engine after it is released: the Python objects whose bytes are
-// read stay referenced by the KeyInput, and no part is a view of a mutable
-// object (a list is copied to a tuple first).
+// by the engine after it is released: what a part reads stays referenced
+// by the KeyInput (the array, the Arrow capsules), and Python objects are
+// hashed before the GIL is released, so no other thread can change or free
+// them under the engine.
 #pragma once
 
 #include <cstdint>
@@ -38,29 +39,19 @@ class KeyPart {
   uint64_t size_;
 };
 
-// Records at views whose bytes something else keeps alive.
-class ViewPart : public KeyPart {
- public:
-  explicit ViewPart(std::vector<std::string_view> views)
-      : KeyPart(views.size()), views_(std::move(views)) {}
-  void hash(uint64_t begin, uint64_t count, const KeyHasher& hasher, std::string& scratch,
-            uint64_t* out) const override {
-    for (uint64_t i = 0; i < count; ++i) out[i] = hasher(views_[begin + i], scratch);
-  }
-
- private:
-  std::vector<std::string_view> views_;
-};
-
-// Fingerprints at a buffer something else keeps alive.
+// Fingerprints in a buffer something else keeps alive, or that the part
+// owns (a copy of a strided array, the hashes of Python objects).
 class FingerprintPart : public KeyPart {
  public:
   FingerprintPart(const uint64_t* fingerprints, uint64_t size)
       : KeyPart(size), fingerprints_(fingerprints) {}
+  explicit FingerprintPart(std::vector<uint64_t> owned)
+      : KeyPart(owned.size()), owned_(std::move(owned)), fingerprints_(owned_.data()) {}
   const uint64_t* fingerprints() const override { return fingerprints_; }
   void hash(uint64_t, uint64_t, const KeyHasher&, std::string&, uint64_t*) const override {}
 
  private:
+  std::vector<uint64_t> owned_;
   const uint64_t* fingerprints_;
 };
 
@@ -87,8 +78,12 @@ inline constexpr const char* kAcceptedKeys =
 // nullopt. The view lives as long as the object.
 std::optional<std::string_view> single_key(nb::handle key);
 
-// Many keys. Throws nb::type_error naming the accepted types, for the
-// argument and for any element that is not bytes or str.
-KeyInput key_input(nb::handle keys);
+// Many keys. Python objects (bytes, str) are hashed here by `hasher`, with
+// the GIL held (they can only be read with it), into fingerprints; Arrow
+// arrays are hashed later, without it. `refuse_records`, when not empty, is
+// the message of the UsageError thrown for keys that are records rather
+// than fingerprints. Throws nb::type_error naming the accepted types, for
+// the argument and for any element that is not bytes or str.
+KeyInput key_input(nb::handle keys, const KeyHasher& hasher, const std::string& refuse_records);
 
 }  // namespace gdedup::python

@@ -1,5 +1,6 @@
 // gdedup._core: the engine's filter (py_filter.cpp), fingerprints as the
 // command makes them, and the errors' translation. python/gdedup wraps it.
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,7 +29,7 @@ nb::object fingerprints(nb::handle keys, const OptionalText& key, const Optional
   if (const std::optional<std::string_view> one = single_key(keys)) {
     return nb::int_(hasher(*one, scratch));
   }
-  KeyInput input = key_input(keys);
+  KeyInput input = key_input(keys, hasher, "");
   if (!input.has_records) {
     throw nb::type_error("fingerprint() takes keys (bytes or str, or an Arrow array of them), "
                          "not an array of fingerprints");
@@ -38,7 +39,11 @@ nb::object fingerprints(nb::handle keys, const OptionalText& key, const Optional
     nb::gil_scoped_release release;
     uint64_t at = 0;
     for (const auto& part : input.parts) {
-      part->hash(0, part->size(), hasher, scratch, out.get() + at);
+      if (const uint64_t* hashed = part->fingerprints()) {
+        std::copy(hashed, hashed + part->size(), out.get() + at);
+      } else {
+        part->hash(0, part->size(), hasher, scratch, out.get() + at);
+      }
       at += part->size();
     }
   }

@@ -66,8 +66,7 @@ class PyFilter {
       warn_once(over);
       return nb::bool_(op == Op::kAdd ? answer == 0 : answer != 0);
     }
-    KeyInput input = key_input(keys);
-    if (input.has_records) check_records();
+    KeyInput input = key_input(keys, hasher_, records_refused());
     std::unique_ptr<uint8_t[]> answers(new uint8_t[input.size > 0 ? input.size : 1]);
     uint64_t fresh = 0;
     std::optional<FilterEngine::OverCapacity> over;
@@ -149,12 +148,14 @@ class PyFilter {
   }
 
   // Records are hashed by the key rules; a filter of u64 fingerprints has
-  // no rules to hash them by.
+  // no rules to hash them by. The refusal's message, or "".
+  std::string records_refused() const {
+    if (rules_.format != InputFormat::kU64) return "";
+    return "this filter holds u64 fingerprints (key rules \"" + rules_.to_string() +
+           "\"), not keys of records: pass its fingerprints as a NumPy uint64 array";
+  }
   void check_records() const {
-    if (rules_.format == InputFormat::kU64) {
-      throw UsageError("this filter holds u64 fingerprints (key rules \"" + rules_.to_string() +
-                       "\"), not keys of records: pass its fingerprints as a NumPy uint64 array");
-    }
+    if (const std::string refused = records_refused(); !refused.empty()) throw UsageError(refused);
   }
 
   uint64_t run(const uint64_t* fps, uint64_t n, Op op, uint8_t* answers) {
