@@ -1,10 +1,12 @@
 // The cost of growing: N random distinct fingerprints through test_and_set
 // of a growing filter (the default rule: first layer 524,288 keys, the CLI's
-// start for a pipe) and of one filter planned for exactly N, at 1e-4, on the
-// CPU backend with one thread, in batches of 2^18 (the pipeline's). Each
-// iteration starts from empty filters. Counters: filter bytes and layers.
+// start for a pipe, growth factor 2, or the same rule with a factor of 4)
+// and of one filter planned for exactly N, at 1e-4, on the CPU backend with
+// one thread, in batches of 2^18 (the pipeline's). Each iteration starts
+// from empty filters. Counters: filter bytes and layers.
 //
-// Axis: log10 of N (6, 7; 8 where the machine has the time and memory).
+// Axes: log10 of N (6, 7; 8 where the machine has the time and memory);
+// for BM_Growing, then the growth factor.
 // Run: build/bench/growth_bench --benchmark_filter='/[67]/' --benchmark_repetitions=3
 #include <benchmark/benchmark.h>
 
@@ -49,11 +51,13 @@ BackendMaker one_thread() {
 }
 
 struct Growing {
+  uint32_t growth;
   std::unique_ptr<LayeredFilter> filter;
   void reset() {
     filter.reset();
     GrowthRule rule;
     rule.target_fpr = kFpr;
+    rule.growth = growth;
     filter = std::make_unique<LayeredFilter>(rule, kDefaultSeed, one_thread());
   }
   void run(const uint64_t* k, uint64_t n, uint8_t* a) { filter->test_and_set(k, n, a); }
@@ -75,12 +79,17 @@ struct RightSized {
   uint64_t layers() const { return 1; }
 };
 
-void BM_Growing(benchmark::State& state) { over_batches(state, Growing{}); }
+void BM_Growing(benchmark::State& state) {
+  over_batches(state, Growing{static_cast<uint32_t>(state.range(1)), nullptr});
+}
 void BM_RightSized(benchmark::State& state) {
   over_batches(state, RightSized{keys_of(state), nullptr, nullptr});
 }
 
-BENCHMARK(BM_Growing)->DenseRange(6, 8)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Growing)
+    ->ArgsProduct({{6, 7, 8}, {2, 4}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_RightSized)->DenseRange(6, 8)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
