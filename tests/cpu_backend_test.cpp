@@ -2,6 +2,7 @@
 // scalar and SIMD, any thread count, every layout.
 #include <hwy/targets.h>
 
+#include <cstdint>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -12,6 +13,7 @@
 #include "gdedup/backend.h"
 #include "gdedup/error.h"
 #include "gdedup/filter.h"
+#include "gdedup/host_buffer.h"
 #include "test_util.h"
 
 namespace gdedup {
@@ -201,6 +203,34 @@ TEST(CpuBackend, UnknownSimdTargetIsRefusedWithTheChoices) {
     const std::string message = e.what();
     EXPECT_NE(message.find("SIMD target fastest"), std::string::npos) << message;
     EXPECT_NE(message.find(cpu_simd_target()), std::string::npos) << message;
+  }
+}
+
+// The CPU backend's host memory is plain, aligned to a cache line, and
+// moves with its owner; a size no memory holds is refused with the size.
+TEST(CpuBackend, HostBuffersArePlainAlignedMemory) {
+  Filter filter(FilterParams{64, {256, 8}, 1});
+  auto backend = make_cpu_backend(filter);
+  for (uint64_t bytes : {uint64_t{0}, uint64_t{1}, uint64_t{100}, uint64_t{1} << 20}) {
+    HostBuffer buffer = backend->host_buffer(bytes);
+    ASSERT_NE(buffer.data(), nullptr);
+    EXPECT_EQ(buffer.bytes(), bytes);
+    EXPECT_FALSE(buffer.pinned());
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(buffer.data()) % 64, 0u);
+    std::memset(buffer.data(), 0x5a, bytes);
+    void* const data = buffer.data();
+    HostBuffer moved = std::move(buffer);
+    EXPECT_EQ(moved.data(), data);
+    EXPECT_EQ(buffer.data(), nullptr);
+  }
+  try {
+    backend->host_buffer(UINT64_MAX - 10);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::out_of_memory);
+    EXPECT_EQ(e.needed(), UINT64_MAX - 10);
+    EXPECT_NE(std::string(e.what()).find(std::to_string(UINT64_MAX - 10)), std::string::npos)
+        << e.what();
   }
 }
 

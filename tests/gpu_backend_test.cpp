@@ -24,6 +24,7 @@
 #include "gdedup/error.h"
 #include "gdedup/filter.h"
 #include "gdedup/gpu.h"
+#include "gdedup/host_buffer.h"
 #include "gdedup/layout.h"
 #include "require_gpu.h"
 #include "test_util.h"
@@ -686,6 +687,81 @@ TEST(GpuBackend, DeviceAndPinnedBuffersGiveTheSameAnswers) {
     }
   });
 }
+
+// Backend::host_buffer's memory is pinned, and the backend's copies read the
+// keys from it and write the answers into it in place: the stand-in counts
+// one copy each way per batch the call was cut into, where a staging copy
+// would leave the caller's buffers untouched by any copy.
+TEST(GpuBackend, HostBuffersArePinnedAndCopiedInPlace) {
+  GDEDUP_REQUIRE_GPU();
+  for_each_schedule(4, [] {
+    const Layout l{256, 8};
+    const uint64_t blocks = 4099, n = 40000, batch = 7000;
+    const std::vector<uint64_t> keys = pooled_keys(n, 25000, 63);
+    Reference ref(blocks, l);
+    std::vector<uint8_t> expected;
+    const uint64_t fresh = ref.test_and_set(keys, &expected);
+
+    Filter filter(FilterParams{blocks, l, 5});
+    auto backend = make_gpu_backend(filter, GpuOptions{0, batch});
+    const HostBuffer key_buffer = backend->host_buffer(n * 8);
+    const HostBuffer answer_buffer = backend->host_buffer(n);
+    ASSERT_TRUE(key_buffer.pinned());
+    ASSERT_TRUE(answer_buffer.pinned());
+    ASSERT_GE(key_buffer.bytes(), n * 8);
+    auto* h_keys = static_cast<uint64_t*>(key_buffer.data());
+    auto* h_answers = static_cast<uint8_t*>(answer_buffer.data());
+    std::memcpy(h_keys, keys.data(), n * 8);
+    EXPECT_EQ(backend->test_and_set(h_keys, n, h_answers), fresh);
+    EXPECT_EQ(std::vector<uint8_t>(h_answers, h_answers + n), expected);
+    backend->contains(h_keys, n, h_answers);
+    EXPECT_EQ(std::vector<uint8_t>(h_answers, h_answers + n), std::vector<uint8_t>(n, 1));
+#if defined(GDEDUP_CUDA_STANDIN)
+    const uint64_t batches = (n + batch - 1) / batch;
+    EXPECT_EQ(cuda_standin::copies_touching(h_keys), 2 * batches);
+    EXPECT_EQ(cuda_standin::copies_touching(h_answers), 2 * batches);
+#endif
+    backend->sync_to_host();
+    EXPECT_EQ(filter_words(filter), ref.words);
+  });
+}
+
+#if defined(GDEDUP_CUDA_STANDIN)
+// Where the system refuses pinned memory, host_buffer gives plain memory and
+// the backend copies pageable buffers without staging: same answers, same
+// bits, no error.
+TEST(GpuBackend, WithoutPinnedMemoryHostBuffersArePlainAndAnswersStayTheSame) {
+  GDEDUP_REQUIRE_GPU();
+  const Layout l{512, 16};
+  const uint64_t blocks = 2053, n = 30000;
+  const std::vector<uint64_t> keys = pooled_keys(n, 12000, 64);
+  Reference ref(blocks, l);
+  std::vector<uint8_t> expected;
+  const uint64_t fresh = ref.test_and_set(keys, &expected);
+
+  Filter filter(FilterParams{blocks, l, 5});
+  // A batch size no other test uses: slots of its own, with no staging yet.
+  auto backend = make_gpu_backend(filter, GpuOptions{0, 6007});
+  const cuda_standin::Settings saved = cuda_standin::current();
+  cuda_standin::Settings none_left = saved;
+  none_left.pinned_bytes = cuda_standin::pinned_bytes_in_use();
+  cuda_standin::set(none_left);
+  const HostBuffer key_buffer = backend->host_buffer(n * 8);
+  const HostBuffer answer_buffer = backend->host_buffer(n);
+  EXPECT_FALSE(key_buffer.pinned());
+  EXPECT_FALSE(answer_buffer.pinned());
+  auto* h_keys = static_cast<uint64_t*>(key_buffer.data());
+  auto* h_answers = static_cast<uint8_t*>(answer_buffer.data());
+  std::memcpy(h_keys, keys.data(), n * 8);
+  EXPECT_EQ(backend->test_and_set(h_keys, n, h_answers), fresh);
+  EXPECT_EQ(std::vector<uint8_t>(h_answers, h_answers + n), expected);
+  backend->contains(h_keys, n, h_answers);
+  EXPECT_EQ(std::vector<uint8_t>(h_answers, h_answers + n), std::vector<uint8_t>(n, 1));
+  cuda_standin::set(saved);
+  backend->sync_to_host();
+  EXPECT_EQ(filter_words(filter), ref.words);
+}
+#endif
 
 // Device memory for the shard test, freed on scope exit.
 struct DeviceBuffer {

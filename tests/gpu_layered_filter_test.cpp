@@ -93,5 +93,18 @@ TEST(GpuLayeredFilter, LayersShareOneSetOfBatchBuffers) {
       << "buffers " << buffers << ", layers after the first " << later_layers;
 }
 
+// The growing filter seen as one backend (as the pipeline sees it) hands
+// out its layers' backend's memory: pinned on the GPU, plain on the CPU.
+TEST(GpuLayeredFilter, ItsBackendGivesTheLayersHostMemory) {
+  GDEDUP_REQUIRE_GPU();
+  GrowthRule rule;
+  rule.first_capacity = 1024;
+  LayeredFilter gpu(rule, kDefaultSeed,
+                    [](Filter& layer) { return make_gpu_backend(layer, GpuOptions{0, 5000}); });
+  EXPECT_TRUE(gpu.as_backend()->host_buffer(4096).pinned());
+  LayeredFilter cpu(rule, kDefaultSeed, [](Filter& layer) { return make_cpu_backend(layer); });
+  EXPECT_FALSE(cpu.as_backend()->host_buffer(4096).pinned());
+}
+
 }  // namespace
 }  // namespace gdedup

@@ -16,6 +16,7 @@
 #include "gdedup/checkpoint.h"
 #include "gdedup/filter.h"
 #include "gdedup/gpu.h"
+#include "gdedup/host_buffer.h"
 #include "gdedup/pipeline.h"
 #include "file_util.h"
 #include "test_util.h"
@@ -189,6 +190,80 @@ TEST_F(GpuPipelineTest, StoppedAndResumedDedupMatchesAnUninterruptedCpuRun) {
     }
   }
 }
+
+#if defined(GDEDUP_CUDA_STANDIN)
+// Passes every call to the GPU backend, noting whether its copies read the
+// pipeline's fingerprints and wrote its answers in place: the stand-in
+// counts the copies that touch a pinned allocation, and a staging copy
+// leaves the caller's buffers untouched by any.
+class WatchedBackend final : public Backend {
+ public:
+  explicit WatchedBackend(Backend& gpu) : gpu_(gpu) {}
+  std::string name() const override { return gpu_.name(); }
+  void contains(const uint64_t* fingerprints, uint64_t count, uint8_t* present) override {
+    watch(fingerprints, present, [&] { gpu_.contains(fingerprints, count, present); });
+  }
+  void sync_to_host() override { gpu_.sync_to_host(); }
+  HostBuffer host_buffer(uint64_t bytes) const override { return gpu_.host_buffer(bytes); }
+
+  uint64_t calls = 0;
+  uint64_t in_place = 0;  // calls whose keys and answers were both copied in place
+
+ protected:
+  void add_keys(const uint64_t* fingerprints, uint64_t count) override {
+    gpu_.add(fingerprints, count);
+  }
+  uint64_t test_and_set_keys(const uint64_t* fingerprints, uint64_t count,
+                             uint8_t* was_present) override {
+    uint64_t fresh = 0;
+    watch(fingerprints, was_present,
+          [&] { fresh = gpu_.test_and_set(fingerprints, count, was_present); });
+    return fresh;
+  }
+
+ private:
+  template <class Call>
+  void watch(const uint64_t* keys, const uint8_t* answers, Call&& call) {
+    const uint64_t keys_before = cuda_standin::copies_touching(keys);
+    const uint64_t answers_before = cuda_standin::copies_touching(answers);
+    call();
+    ++calls;
+    in_place += cuda_standin::copies_touching(keys) > keys_before &&
+                cuda_standin::copies_touching(answers) > answers_before;
+  }
+
+  Backend& gpu_;
+};
+
+// The pipeline's batches live in the backend's pinned memory, which the GPU
+// backend copies from and to in place, in every mode that answers, from
+// either front end (the parallel one with pieces of 4 KiB, whose records
+// joined across pieces come in batches of their own).
+TEST_F(GpuPipelineTest, BatchesAreCopiedInPlaceWithoutStaging) {
+  std::string why;
+  ASSERT_TRUE(gpu_available(&why)) << why;
+  const Input in = inputs().front();
+  const FilterParams params{in.blocks, {512, 16}, kDefaultSeed};
+  for (const Mode mode : {Mode::kDedup, Mode::kQueryAbsent}) {
+    for (const unsigned workers : {1u, 3u}) {
+      SCOPED_TRACE(std::to_string(workers) + " front-end workers");
+      PipelineOptions o = options(in, mode, "out.txt");
+      o.read_threads = workers;
+      o.piece_bytes = 4096;
+      Filter cpu_filter(params);
+      const Outcome expected = run(o, cpu_filter, 0);
+      Filter filter(params);
+      auto gpu = make_gpu_backend(filter, GpuOptions{0, 100});
+      WatchedBackend watched(*gpu);
+      EXPECT_EQ(run_pipeline(o, filter, watched).kept, expected.kept);
+      EXPECT_EQ(test::read_bytes(o.output), expected.output);
+      if (workers == 1) EXPECT_EQ(watched.calls, (kRecords + kPipelineBatch - 1) / kPipelineBatch);
+      EXPECT_GT(watched.calls, 0u);
+      EXPECT_EQ(watched.in_place, watched.calls);
+    }
+  }
+}
+#endif
 
 }  // namespace
 }  // namespace gdedup

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "gdedup/filter.h"
+#include "gdedup/host_buffer.h"
 
 namespace gdedup {
 
@@ -36,6 +37,14 @@ class Backend {
   }
   // Makes filter.words() current (a device backend copies its bits back).
   virtual void sync_to_host() = 0;
+
+  // Host memory of `bytes` for fingerprints and answers that the caller
+  // passes to this backend call after call (host_buffer.h): pinned for the
+  // GPU backend, so that its copies skip the staging buffers; plain memory
+  // aligned to 64 bytes for the others, and from the GPU backend when no
+  // pinned memory can be had. Throws Error of kind out_of_memory only when
+  // no memory at all can be had. The buffer may outlive the backend.
+  virtual HostBuffer host_buffer(uint64_t bytes) const { return HostBuffer::plain(bytes); }
 
  protected:
   // Insertions are counted here, by add and test_and_set, and nowhere else;

@@ -67,7 +67,10 @@ class GpuBackend : public Backend {
 // current bits and filter.words() is stale; `filter` must outlive the backend.
 // Operations take fingerprints and answers in host memory (pageable or
 // pinned) or in this device's memory (cudaMalloc), each detected per call;
-// device pointers skip the copies. Device buffers may be filled by work on
+// device pointers skip the copies, pinned ones (such as host_buffer()'s) the
+// staging copy that pageable ones go through. Where pinned memory cannot be
+// had, host_buffer() gives plain memory and pageable buffers are copied
+// without staging. Device buffers may be filled by work on
 // the legacy default stream (cudaMemcpy, launches on stream 0): the backend
 // orders its streams after it. Work on the caller's own non-blocking
 // streams must be finished before the call. Every call returns with its

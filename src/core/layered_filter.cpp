@@ -46,6 +46,11 @@ class LayeredBackend final : public Backend {
     filter_.contains(fingerprints, count, present);
   }
   void sync_to_host() override { filter_.sync_to_host(); }
+  // Every layer's backend is made by the same BackendMaker, so the first
+  // one's memory suits them all.
+  HostBuffer host_buffer(uint64_t bytes) const override {
+    return filter_.backend(0).host_buffer(bytes);
+  }
 
  protected:
   void add_keys(const uint64_t* fingerprints, uint64_t count) override {

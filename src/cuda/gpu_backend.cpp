@@ -73,6 +73,18 @@ class DeviceArray {
   T* p_ = nullptr;
 };
 
+void free_pinned(void* p) noexcept { cudaFreeHost(p); }
+
+// Page-locked host memory, or null when the system has none to give (it is
+// locked in RAM, so limits such as RLIMIT_MEMLOCK or a container's memory
+// cap refuse it long before the heap runs out).
+void* try_pinned(uint64_t bytes) {
+  void* p = nullptr;
+  if (cudaMallocHost(&p, std::max<uint64_t>(bytes, 1)) == cudaSuccess) return p;
+  cudaGetLastError();
+  return nullptr;
+}
+
 template <class T>
 class PinnedArray {
  public:
@@ -81,6 +93,12 @@ class PinnedArray {
     void* p = nullptr;
     GDEDUP_CUDA_CHECK(cudaMallocHost(&p, std::max<uint64_t>(count, 1) * sizeof(T)));
     p_ = static_cast<T*>(p);
+  }
+  // Empty (get() null) when no pinned memory can be had.
+  static PinnedArray<T> try_allocate(uint64_t count) {
+    PinnedArray<T> a;
+    a.p_ = static_cast<T*>(try_pinned(count * sizeof(T)));
+    return a;
   }
   PinnedArray(PinnedArray&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
   PinnedArray& operator=(PinnedArray&& o) noexcept {
@@ -207,12 +225,22 @@ struct Slot {
                                      shared_count.get()};
   }
 
-  // Pinned staging for pageable callers' buffers, made on first use.
-  void ensure_staging() {
-    if (staged_keys.get() == nullptr) {
-      staged_keys = PinnedArray<uint64_t>(keys_capacity);
-      staged_answers = PinnedArray<uint8_t>(keys_capacity);
+  // Pinned staging for pageable callers' buffers, made on first use; false
+  // when no pinned memory can be had. Copies then go to and from the
+  // caller's pageable memory directly: the runtime stages those itself and
+  // returns from a copy back to the host only once it is done, so they
+  // overlap the kernels less, but the answers are the same.
+  bool ensure_staging() {
+    if (staged_keys.get() == nullptr && !staging_refused) {
+      staged_keys = PinnedArray<uint64_t>::try_allocate(keys_capacity);
+      staged_answers = PinnedArray<uint8_t>::try_allocate(keys_capacity);
+      staging_refused = staged_keys.get() == nullptr || staged_answers.get() == nullptr;
+      if (staging_refused) {
+        staged_keys = {};
+        staged_answers = {};
+      }
     }
+    return !staging_refused;
   }
 
   uint64_t keys_capacity;
@@ -233,6 +261,7 @@ struct Slot {
   PinnedArray<unsigned long long> fresh_host;
   PinnedArray<uint64_t> staged_keys;
   PinnedArray<uint8_t> staged_answers;
+  bool staging_refused = false;  // not tried again on every call
 
   // The batch in flight, if any.
   bool busy = false;
@@ -360,6 +389,16 @@ class CudaBackend final : public GpuBackend {
     return *s.fresh_host.get();
   }
 
+  // Pinned memory, which the copies in run() use in place (Space::kPinned);
+  // plain memory when none can be had.
+  HostBuffer host_buffer(uint64_t bytes) const override {
+    if (cudaSetDevice(device_) == cudaSuccess) {
+      if (void* pinned = try_pinned(bytes)) return HostBuffer(pinned, bytes, true, free_pinned);
+    }
+    cudaGetLastError();
+    return HostBuffer::plain(bytes);
+  }
+
   uint64_t batch_keys() const override { return buffers_->keys; }
 
   uint32_t* device_words() override { return words_.get(); }
@@ -430,8 +469,7 @@ class CudaBackend final : public GpuBackend {
         const uint64_t* device_keys = fingerprints + offset;
         if (in != Space::kDevice) {
           const uint64_t* source = fingerprints + offset;
-          if (in == Space::kPageable) {
-            s.ensure_staging();
+          if (in == Space::kPageable && s.ensure_staging()) {
             std::memcpy(s.staged_keys.get(), source, n * sizeof(uint64_t));
             source = s.staged_keys.get();
           }
@@ -463,8 +501,7 @@ class CudaBackend final : public GpuBackend {
         s.copy_answers_to = nullptr;
         if (op != Op::kAdd && answers != nullptr && out != Space::kDevice) {
           uint8_t* destination = answers + offset;
-          if (out == Space::kPageable) {
-            s.ensure_staging();
+          if (out == Space::kPageable && s.ensure_staging()) {
             s.copy_answers_to = destination;
             destination = s.staged_answers.get();
           }

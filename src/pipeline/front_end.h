@@ -50,7 +50,10 @@ class FrontEnd {
 // The sequential or the parallel front end, as options.read_threads and
 // options.format ask; `seed` fingerprints text keys. Opens the first input
 // or plans the pieces, so that a missing input fails before any output is
-// created; parses the key options (UsageError).
-std::unique_ptr<FrontEnd> make_front_end(const PipelineOptions& options, uint64_t seed);
+// created; parses the key options (UsageError). The batches' fingerprints
+// and answers live in memory `backend` hands out (Backend::host_buffer),
+// which must outlive the front end.
+std::unique_ptr<FrontEnd> make_front_end(const PipelineOptions& options, uint64_t seed,
+                                         const Backend& backend);
 
 }  // namespace gdedup::pipeline

@@ -50,12 +50,14 @@ struct Worker {
 
 class ParallelFrontEnd final : public FrontEnd {
  public:
-  ParallelFrontEnd(const PipelineOptions& options, uint64_t seed)
+  ParallelFrontEnd(const PipelineOptions& options, uint64_t seed, const Backend& backend)
       : options_(options),
+        backend_(backend),
         reader_options_{io::ReaderOptions{}.batch_bytes,
                         static_cast<size_t>(options.batch_records), options.max_record_bytes,
                         options.record_separator},
-        hasher_(options, seed) {
+        hasher_(options, seed),
+        joined_(backend) {
     for (unsigned i = 0; i < options.read_threads; ++i) {
       workers_.push_back(std::make_unique<Worker>(options, seed));
     }
@@ -73,7 +75,7 @@ class ParallelFrontEnd final : public FrontEnd {
     try {
       for (size_t w = 0; w < workers_.size(); ++w) {
         for (int i = 0; i < kBatchesPerWorker; ++i) {
-          workers_[w]->free.push(std::make_unique<WorkBatch>());
+          workers_[w]->free.push(std::make_unique<WorkBatch>(backend_));
         }
         workers_[w]->thread = std::thread([this, w] { work(w); });
       }
@@ -134,6 +136,7 @@ class ParallelFrontEnd final : public FrontEnd {
   const std::string& input_name() const;
 
   const PipelineOptions& options_;
+  const Backend& backend_;  // the batches' memory
   const io::ReaderOptions reader_options_;
   std::vector<Piece> plan_;
   std::vector<std::unique_ptr<Worker>> workers_;
@@ -278,7 +281,8 @@ WorkBatch* ParallelFrontEnd::join_head(const Chunk& chunk) {
   if (!chunk.has_separator && !(piece.ends_input && !pending_.empty())) return nullptr;
   joined_.records.hold_one(pending_);
   pending_.clear();
-  joined_.fingerprints.assign(1, hasher_.fingerprint(joined_.records[0]));
+  joined_.fingerprints.resize(1);
+  joined_.fingerprints[0] = hasher_.fingerprint(joined_.records[0]);
   StreamPoint& end = joined_.end;
   end.records = piece_records_ + 1;
   end.input_index = piece.input;
@@ -337,8 +341,8 @@ const std::string& ParallelFrontEnd::input_name() const {
 }  // namespace
 
 std::unique_ptr<FrontEnd> make_parallel_front_end(const PipelineOptions& options,
-                                                  uint64_t seed) {
-  return std::make_unique<ParallelFrontEnd>(options, seed);
+                                                  uint64_t seed, const Backend& backend) {
+  return std::make_unique<ParallelFrontEnd>(options, seed, backend);
 }
 
 }  // namespace gdedup::pipeline

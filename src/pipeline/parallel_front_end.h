@@ -22,6 +22,6 @@ namespace gdedup::pipeline {
 inline constexpr int kBatchesPerWorker = 3;
 
 std::unique_ptr<FrontEnd> make_parallel_front_end(const PipelineOptions& options,
-                                                  uint64_t seed);
+                                                  uint64_t seed, const Backend& backend);
 
 }  // namespace gdedup::pipeline

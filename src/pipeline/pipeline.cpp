@@ -114,7 +114,7 @@ class Driver {
     if (checkpointing || resume) base_state_ = identify_run();
     // Parse keys, open the first input and check a resume against the
     // inputs before any output is created or cut back.
-    auto front = pipeline::make_front_end(options_, filter_.params().seed);
+    auto front = pipeline::make_front_end(options_, filter_.params().seed, backend_);
     if (resume) {
       pipeline::check_resume(*resume, options_, run_filter(), base_state_.inputs);
       front->skip_to(resume->position);

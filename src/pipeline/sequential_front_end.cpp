@@ -21,14 +21,14 @@ struct Outcome {
 
 class SequentialFrontEnd final : public FrontEnd {
  public:
-  SequentialFrontEnd(const PipelineOptions& options, uint64_t seed)
-      : source_(make_batch_source(options, seed)) {}
+  SequentialFrontEnd(const PipelineOptions& options, uint64_t seed, const Backend& backend)
+      : source_(make_batch_source(options, seed)), backend_(backend) {}
   ~SequentialFrontEnd() override { stop(); }
 
   void skip_to(const StreamPoint& target) override { source_->skip_to(target); }
 
   void start() override {
-    for (int i = 0; i < kBatchesInFlight; ++i) free_.push(std::make_unique<WorkBatch>());
+    for (int i = 0; i < kBatchesInFlight; ++i) free_.push(std::make_unique<WorkBatch>(backend_));
     reader_ = std::thread([&] { read_all(); });
     try {
       hasher_ = std::thread([&] { hash_all(); });
@@ -88,6 +88,7 @@ class SequentialFrontEnd final : public FrontEnd {
   }
 
   std::unique_ptr<BatchSource> source_;
+  const Backend& backend_;  // the batches' memory
   BatchQueue<std::unique_ptr<WorkBatch>> free_;
   BatchQueue<Outcome> read_;  // read, not yet fingerprinted
   BatchQueue<Outcome> full_;  // fingerprinted, for the filter stage
@@ -99,8 +100,8 @@ class SequentialFrontEnd final : public FrontEnd {
 }  // namespace
 
 std::unique_ptr<FrontEnd> make_sequential_front_end(const PipelineOptions& options,
-                                                    uint64_t seed) {
-  return std::make_unique<SequentialFrontEnd>(options, seed);
+                                                    uint64_t seed, const Backend& backend) {
+  return std::make_unique<SequentialFrontEnd>(options, seed, backend);
 }
 
 }  // namespace gdedup::pipeline

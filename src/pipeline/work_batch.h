@@ -1,18 +1,24 @@
-// What travels from the reading thread to the filter thread: one batch of
-// records (text, or raw 64-bit fingerprints) with the fingerprint of each.
+// What travels from the front end to the filter stage: one batch of records
+// (text, or raw 64-bit fingerprints) with the fingerprint of each and the
+// backend's answers.
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
+#include "gdedup/backend.h"
 #include "io/record_batch.h"
+#include "pipeline/host_array.h"
 
 namespace gdedup::pipeline {
 
 struct WorkBatch {
+  // Fingerprints and answers live in memory `backend` hands out (pinned
+  // for the GPU backend), which it reads and writes without a staging copy.
+  explicit WorkBatch(const Backend& backend) : fingerprints(backend), answers(backend) {}
+
   io::RecordBatch records;           // InputFormat::kText
-  std::vector<uint64_t> fingerprints;  // one per record, either format
-  std::vector<uint8_t> answers;      // the backend's, one per record
+  HostArray<uint64_t> fingerprints;  // one per record, either format
+  HostArray<uint8_t> answers;        // the backend's, one per record
   uint64_t input_bytes = 0;          // uncompressed bytes up to this batch's end
   uint64_t raw_bytes_read = 0;       // compressed bytes read so far
   StreamPoint end;            // the stream position after this batch

@@ -24,6 +24,7 @@ Settings from_environment() {
   s.seed = env_number("GDEDUP_STANDIN_SEED", s.seed);
   s.max_delay_us = static_cast<uint32_t>(env_number("GDEDUP_STANDIN_DELAY_US", s.max_delay_us));
   s.device_bytes = env_number("GDEDUP_STANDIN_DEVICE_BYTES", s.device_bytes);
+  s.pinned_bytes = env_number("GDEDUP_STANDIN_PINNED_BYTES", s.pinned_bytes);
   return s;
 }
 

@@ -14,6 +14,8 @@
 //   there. Into pageable host memory it returns when the copy is done; into
 //   pinned memory it does not wait.
 // - cudaFree and cudaFreeHost wait for the device to be idle.
+// - cudaMallocHost fails beyond Settings::pinned_bytes in use, as a
+//   system's limit on locked memory makes it fail.
 // - New device allocations of up to 16 MiB hold garbage (0xa5 bytes), so
 //   that reading memory nothing has written yet gives wrong answers; larger
 //   ones hold what the system gives (zeros), to keep tests fast.
@@ -27,20 +29,36 @@
 
 namespace cuda_standin::detail {
 
-cudaError_t space_of(Lock& lock, const void* p, size_t bytes, Space* space) {
-  (void)lock;
-  const Runtime& rt = runtime();
+namespace {
+
+// The registry entry (base address, allocation) that holds `p`, or null.
+std::pair<const uintptr_t, Allocation>* entry_of(const void* p) {
+  Runtime& rt = runtime();
   const uintptr_t at = reinterpret_cast<uintptr_t>(p);
   auto it = rt.allocations.upper_bound(at);
-  if (it != rt.allocations.begin()) {
-    --it;
-    if (at < it->first + it->second.bytes) {
-      if (bytes > it->first + it->second.bytes - at) return cudaErrorInvalidValue;
-      *space = it->second.space;
-      return cudaSuccess;
-    }
+  if (it == rt.allocations.begin()) return nullptr;
+  --it;
+  return at < it->first + it->second.bytes ? &*it : nullptr;
+}
+
+}  // namespace
+
+Allocation* allocation_of(Lock& lock, const void* p) {
+  (void)lock;
+  auto* entry = entry_of(p);
+  return entry != nullptr ? &entry->second : nullptr;
+}
+
+cudaError_t space_of(Lock& lock, const void* p, size_t bytes, Space* space) {
+  (void)lock;
+  const auto* entry = entry_of(p);
+  if (entry == nullptr) {
+    *space = Space::kPageable;
+    return cudaSuccess;
   }
-  *space = Space::kPageable;
+  const uintptr_t at = reinterpret_cast<uintptr_t>(p);
+  if (bytes > entry->first + entry->second.bytes - at) return cudaErrorInvalidValue;
+  *space = entry->second.space;
   return cudaSuccess;
 }
 
@@ -61,6 +79,10 @@ cudaError_t allocate(void** p, size_t bytes, Space space) {
   if (space == Space::kDevice && bytes > rt.settings.device_bytes - std::min<uint64_t>(rt.device_in_use, rt.settings.device_bytes)) {
     return report(cudaErrorMemoryAllocation);
   }
+  if (space == Space::kPinned &&
+      bytes > rt.settings.pinned_bytes - std::min(rt.pinned_in_use, rt.settings.pinned_bytes)) {
+    return report(cudaErrorMemoryAllocation);
+  }
   const size_t rounded = (bytes + 255) / 256 * 256;
   void* memory = std::aligned_alloc(256, rounded);
   if (memory == nullptr) return report(cudaErrorMemoryAllocation);
@@ -68,6 +90,7 @@ cudaError_t allocate(void** p, size_t bytes, Space space) {
     if (bytes <= kGarbageLimit) std::memset(memory, 0xa5, rounded);
     rt.device_in_use += bytes;
   }
+  if (space == Space::kPinned) rt.pinned_in_use += bytes;
   rt.allocations[reinterpret_cast<uintptr_t>(memory)] = Allocation{bytes, space};
   *p = memory;
   return cudaSuccess;
@@ -81,6 +104,7 @@ cudaError_t release(void* p, Space space) {
   auto it = rt.allocations.find(reinterpret_cast<uintptr_t>(p));
   if (it == rt.allocations.end() || it->second.space != space) return report(cudaErrorInvalidValue);
   if (space == Space::kDevice) rt.device_in_use -= it->second.bytes;
+  if (space == Space::kPinned) rt.pinned_in_use -= it->second.bytes;
   rt.allocations.erase(it);
   std::free(p);
   return cudaSuccess;
@@ -125,6 +149,10 @@ cudaError_t copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
     return report(cudaErrorInvalidValue);
   }
   if (bytes == 0) return cudaSuccess;
+  for (const void* host : {static_cast<const void*>(dst), src}) {
+    Allocation* a = allocation_of(lock, host);
+    if (a != nullptr && a->space == Space::kPinned) ++a->copies;
+  }
   const std::shared_ptr<Stream> s = stream_of(stream);
   const bool to_device = to == Space::kDevice, from_device = from == Space::kDevice;
   if (!from_device && from == Space::kPageable && to_device) {
@@ -147,6 +175,19 @@ uint64_t device_bytes_in_use() {
   Runtime& rt = runtime();
   Lock lock(rt.mutex);
   return rt.device_in_use;
+}
+
+uint64_t pinned_bytes_in_use() {
+  Runtime& rt = runtime();
+  Lock lock(rt.mutex);
+  return rt.pinned_in_use;
+}
+
+uint64_t copies_touching(const void* host) {
+  Runtime& rt = runtime();
+  Lock lock(rt.mutex);
+  const Allocation* a = allocation_of(lock, host);
+  return a != nullptr && a->space == Space::kPinned ? a->copies : 0;
 }
 
 }  // namespace cuda_standin

@@ -50,6 +50,7 @@ enum class Space { kPageable, kPinned, kDevice };
 struct Allocation {
   size_t bytes;
   Space space;
+  uint64_t copies = 0;  // cudaMemcpy* calls that read or wrote it (pinned only)
 };
 
 struct Runtime {
@@ -61,6 +62,7 @@ struct Runtime {
   std::vector<std::shared_ptr<Stream>> streams;  // every live non-legacy stream
   std::map<uintptr_t, Allocation> allocations;   // by base address
   uint64_t device_in_use = 0;
+  uint64_t pinned_in_use = 0;
 };
 
 // The one runtime, made at first use and never destroyed (the legacy
@@ -89,5 +91,7 @@ void wait_for(Lock& lock, const Dependency& dependency);
 // Where [p, p + bytes) lives; cudaErrorInvalidValue when it starts inside an
 // allocation and runs past its end.
 cudaError_t space_of(Lock& lock, const void* p, size_t bytes, Space* space);
+// The allocation that holds `p`, or null.
+Allocation* allocation_of(Lock& lock, const void* p);
 
 }  // namespace cuda_standin::detail

@@ -19,6 +19,10 @@ struct Settings {
   // What cudaMemGetInfo reports as total; cudaMalloc fails with
   // cudaErrorMemoryAllocation beyond it. GDEDUP_STANDIN_DEVICE_BYTES.
   uint64_t device_bytes = uint64_t{512} << 20;
+  // cudaMallocHost fails with cudaErrorMemoryAllocation when the pinned
+  // memory in use would exceed this, as where the system's limit on locked
+  // memory is reached. GDEDUP_STANDIN_PINNED_BYTES.
+  uint64_t pinned_bytes = UINT64_MAX;
 };
 
 // The settings in force (the environment's, until set() is called).
@@ -28,5 +32,13 @@ void set(const Settings& settings);
 
 // Device bytes allocated now.
 uint64_t device_bytes_in_use();
+// Pinned host bytes (cudaMallocHost) allocated now.
+uint64_t pinned_bytes_in_use();
+
+// How many cudaMemcpy and cudaMemcpyAsync calls so far read from or wrote
+// to the pinned allocation that holds `host` (0 when it is not pinned
+// memory): a caller's pinned buffer that a backend copies through its own
+// staging buffers instead is never touched by a copy.
+uint64_t copies_touching(const void* host);
 
 }  // namespace cuda_standin
