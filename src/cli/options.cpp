@@ -151,9 +151,9 @@ void add_backend_options(CLI::App& app, JobOptions& options) {
       ->check(CLI::Range(0, 4095).description(""))
       ->group(kGroupBackend);
   add_threads_option(app, "--threads", options.threads,
-                     "Threads that read, decompress, split and hash the input, each a piece at "
-                     "a time (1: one reads, one hashes); never changes the output. Default: "
-                     "the hardware threads less --filter-threads");
+                     "Front-end workers: threads that read, decompress, split and hash the "
+                     "input, each a piece at a time (1: one reads, one hashes); never changes "
+                     "the output. Default: the hardware threads less --filter-threads");
   add_threads_option(app, "--filter-threads", options.filter_threads,
                      "CPU backend threads. Default: a third of the hardware threads (at least "
                      "1), or those --threads leaves");
