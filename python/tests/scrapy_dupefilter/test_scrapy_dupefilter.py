@@ -1,0 +1,217 @@
+"""gdedup.scrapy.BloomDupeFilter on its own: settings, saving, logging, errors.
+
+The crawls themselves are in test_scrapy_crawl.py; here the filter is built
+from a crawler's settings and fed requests directly, against a Python set
+of Scrapy's fingerprints as the oracle.
+"""
+
+import logging
+import random
+import shutil
+
+import pytest
+from scrapy import Request
+from scrapy.utils.test import get_crawler
+
+import gdedup
+from gdedup.scrapy import BloomDupeFilter
+
+
+def make_filter(**settings):
+    crawler = get_crawler(settings_dict=settings)
+    return BloomDupeFilter.from_crawler(crawler), crawler
+
+
+def requests(count, seed):
+    """`count` requests to 300 distinct URLs, in random order, with repeats."""
+    rng = random.Random(seed)
+    return [Request("http://example.com/page/%d?x=%d" % (rng.randrange(300), 1)) for _ in range(count)]
+
+
+@pytest.mark.parametrize("key", ["fingerprint", "url"])
+def test_answers_are_those_of_a_set_of_keys(key):
+    dupefilter, crawler = make_filter(GDEDUP_KEY=key, GDEDUP_CAPACITY=100000)
+    fingerprinter = crawler.request_fingerprinter
+    exact = set()
+    for request in requests(2000, seed=13):
+        exact_key = fingerprinter.fingerprint(request) if key == "fingerprint" else request.url
+        assert dupefilter.request_seen(request) == (exact_key in exact)
+        exact.add(exact_key)
+    dupefilter.close("finished")
+
+
+def test_fingerprint_key_follows_the_crawlers_fingerprinter():
+    dupefilter, _ = make_filter()
+    assert not dupefilter.request_seen(Request("http://example.com/a?y=2&x=1"))
+    # Scrapy's fingerprint canonicalizes: query order and fragment ignored.
+    assert dupefilter.request_seen(Request("http://example.com/a?x=1&y=2#top"))
+    # The method is part of the fingerprint, not of the URL key.
+    assert not dupefilter.request_seen(Request("http://example.com/a?x=1&y=2", method="POST"))
+    url_filter, _ = make_filter(GDEDUP_KEY="url")
+    assert not url_filter.request_seen(Request("http://example.com/a"))
+    assert url_filter.request_seen(Request("http://example.com/a", method="POST"))
+
+
+def test_url_key_with_normalization_drops_spelling_variants():
+    dupefilter, _ = make_filter(GDEDUP_KEY="url", GDEDUP_NORMALIZE="url,sort-query")
+    assert not dupefilter.request_seen(Request("http://example.com/a?b=2&a=1"))
+    assert dupefilter.request_seen(Request("http://Example.COM:80/%61?a=1&b=2#x"))
+
+
+def test_without_jobdir_the_seen_set_is_in_memory_only(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    dupefilter, _ = make_filter()
+    assert not dupefilter.request_seen(Request("http://example.com/"))
+    assert dupefilter.request_seen(Request("http://example.com/"))
+    dupefilter.close("finished")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_close_saves_a_filter_that_holds_every_request(tmp_path):
+    dupefilter, crawler = make_filter(JOBDIR=str(tmp_path))
+    batch = requests(500, seed=2)
+    for request in batch:
+        dupefilter.request_seen(request)
+    dupefilter.close("finished")
+    saved = gdedup.Filter.load(str(tmp_path / "gdedup-fingerprints.gdf"))
+    assert all(crawler.request_fingerprinter.fingerprint(r) in saved for r in batch)
+    resumed, _ = make_filter(JOBDIR=str(tmp_path))
+    assert all(resumed.request_seen(r) for r in batch)
+    resumed.close("finished")
+
+
+def test_saves_every_n_new_requests(tmp_path):
+    dupefilter, crawler = make_filter(JOBDIR=str(tmp_path), GDEDUP_SAVE_EVERY_REQUESTS=3)
+    path = tmp_path / "gdedup-fingerprints.gdf"
+    urls = ["http://example.com/%d" % i for i in range(4)]
+    for url in urls[:2] + urls[:2]:
+        dupefilter.request_seen(Request(url))
+    assert not path.exists()  # two new requests, and two repeats that do not count
+    dupefilter.request_seen(Request(urls[2]))
+    saved = gdedup.Filter.load(str(path))
+    assert all(crawler.request_fingerprinter.fingerprint(Request(u)) in saved for u in urls[:3])
+    dupefilter.close("finished")
+
+
+def test_saves_every_t_seconds(tmp_path, monkeypatch):
+    clock = [1000.0]
+    monkeypatch.setattr("gdedup.scrapy.time.monotonic", lambda: clock[0])
+    dupefilter, _ = make_filter(JOBDIR=str(tmp_path), GDEDUP_SAVE_EVERY_SECONDS=30)
+    path = tmp_path / "gdedup-fingerprints.gdf"
+    dupefilter.request_seen(Request("http://example.com/1"))
+    assert not path.exists()
+    clock[0] += 31
+    dupefilter.request_seen(Request("http://example.com/2"))
+    assert path.exists()
+    dupefilter.close("finished")
+
+
+def test_a_failed_save_is_logged_and_the_crawl_goes_on_then_close_raises(tmp_path, caplog):
+    folder = tmp_path / "gone"
+    folder.mkdir()
+    dupefilter, _ = make_filter(GDEDUP_FILTER=str(folder / "seen.gdf"), GDEDUP_SAVE_EVERY_REQUESTS=1)
+    shutil.rmtree(folder)  # as a full disk or a removed folder would fail the save
+    with caplog.at_level(logging.ERROR, logger="gdedup.scrapy"):
+        assert not dupefilter.request_seen(Request("http://example.com/1"))
+    assert "could not save the seen requests" in caplog.text
+    assert dupefilter.request_seen(Request("http://example.com/1"))
+    with pytest.raises(gdedup.Error, match="seen.gdf"):
+        dupefilter.close("finished")
+
+
+def test_filter_in_a_missing_folder_is_refused_at_start(tmp_path):
+    with pytest.raises(gdedup.Error, match="missing"):
+        make_filter(GDEDUP_FILTER=str(tmp_path / "missing" / "seen.gdf"))
+
+
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        ({"GDEDUP_KEY": "body"}, "GDEDUP_KEY is 'body'"),
+        ({"GDEDUP_NORMALIZE": "url"}, "URL normalization applies to URL keys only"),
+        ({"GDEDUP_SAVE_EVERY_REQUESTS": -1}, "must be 0"),
+        ({"GDEDUP_SAVE_EVERY_SECONDS": -5}, "must be 0"),
+        ({"GDEDUP_KEY": "url", "GDEDUP_NORMALIZE": "url,nonsense"}, "nonsense"),
+        ({"GDEDUP_FPR": 2}, "2"),
+    ],
+)
+def test_wrong_settings_are_refused_with_the_setting_named(settings, message):
+    with pytest.raises(gdedup.InvalidArgumentError, match=message):
+        make_filter(**settings)
+
+
+def test_a_jobdir_of_the_other_key_is_refused(tmp_path):
+    dupefilter, _ = make_filter(JOBDIR=str(tmp_path), GDEDUP_KEY="url")
+    dupefilter.request_seen(Request("http://example.com/"))
+    dupefilter.close("finished")
+    with pytest.raises(gdedup.InvalidArgumentError, match="gdedup-urls.gdf holds keys of GDEDUP_KEY = .url."):
+        make_filter(JOBDIR=str(tmp_path))
+
+
+def test_a_seen_filter_that_is_not_a_filter_file_is_refused(tmp_path):
+    bogus = tmp_path / "urls.txt"
+    bogus.write_text("http://example.com/\n")
+    with pytest.raises(gdedup.Error, match="urls.txt"):
+        make_filter(GDEDUP_KEY="url", GDEDUP_SEEN_FILTERS=[str(bogus)])
+
+
+def test_a_seen_filter_is_read_not_written(tmp_path):
+    seen_path = tmp_path / "seen.gdf"
+    built = gdedup.Filter(capacity=1000)
+    built.add(["http://example.com/old"])
+    built.save(str(seen_path))
+    before = seen_path.read_bytes()
+    dupefilter, _ = make_filter(GDEDUP_KEY="url", GDEDUP_SEEN_FILTERS=[str(seen_path)], JOBDIR=str(tmp_path / "job"))
+    assert dupefilter.request_seen(Request("http://example.com/old"))
+    assert not dupefilter.request_seen(Request("http://example.com/new"))
+    assert dupefilter.request_seen(Request("http://example.com/new"))
+    dupefilter.close("finished")
+    assert seen_path.read_bytes() == before
+    own = gdedup.Filter.load(str(tmp_path / "job" / "gdedup-urls.gdf"))
+    assert "http://example.com/new" in own and "http://example.com/old" not in own
+
+
+@pytest.mark.parametrize("debug, logged", [(False, 1), (True, 3)])
+def test_duplicates_are_logged_as_dupefilter_debug_says(caplog, debug, logged):
+    dupefilter, crawler = make_filter(DUPEFILTER_DEBUG=debug)
+    spider = crawler._create_spider("test")
+    request = Request("http://example.com/")
+    dupefilter.request_seen(request)
+    with caplog.at_level(logging.DEBUG, logger="gdedup.scrapy"):
+        for _ in range(3):
+            assert dupefilter.request_seen(request)
+            dupefilter.log(request, spider)
+    assert caplog.text.count("Filtered duplicate request") == logged
+    assert crawler.stats.get_value("dupefilter/filtered") == 3
+
+
+def test_close_logs_the_counts(caplog):
+    dupefilter, crawler = make_filter()
+    for url in ["http://example.com/1", "http://example.com/2", "http://example.com/1"]:
+        dupefilter.request_seen(Request(url))
+    with caplog.at_level(logging.INFO, logger="gdedup.scrapy"):
+        dupefilter.close("finished")
+    assert "3 requests checked: 2 new, 1 dropped as duplicates, 0 as already in" in caplog.text
+    assert crawler.stats.get_value("gdedup/new") == 2
+
+
+def test_a_resume_with_other_normalization_is_refused(tmp_path):
+    dupefilter, _ = make_filter(JOBDIR=str(tmp_path), GDEDUP_KEY="url", GDEDUP_NORMALIZE="url")
+    dupefilter.request_seen(Request("http://example.com/"))
+    dupefilter.close("finished")
+    with pytest.raises(gdedup.InvalidArgumentError, match="gdedup-urls.gdf was built with key rules"):
+        make_filter(JOBDIR=str(tmp_path), GDEDUP_KEY="url", GDEDUP_NORMALIZE="url,sort-query")
+    with pytest.raises(gdedup.InvalidArgumentError, match="gdedup-urls.gdf was built with key rules"):
+        make_filter(JOBDIR=str(tmp_path), GDEDUP_KEY="url")
+    # The refusals released the job directory's lock: the right settings go on.
+    resumed, _ = make_filter(JOBDIR=str(tmp_path), GDEDUP_KEY="url", GDEDUP_NORMALIZE="url")
+    assert resumed.request_seen(Request("http://EXAMPLE.com/"))
+    resumed.close("finished")
+
+
+def test_a_seen_filter_of_one_field_is_refused(tmp_path):
+    fields = gdedup.Filter(capacity=1000, key="field:2")
+    fields.add(["x\thttp://example.com/"])
+    fields.save(str(tmp_path / "fields.gdf"))
+    with pytest.raises(gdedup.InvalidArgumentError, match="fields.gdf"):
+        make_filter(GDEDUP_KEY="url", GDEDUP_SEEN_FILTERS=[str(tmp_path / "fields.gdf")])
