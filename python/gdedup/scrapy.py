@@ -197,7 +197,7 @@ class BloomDupeFilter(BaseDupeFilter):
             return
         try:
             if self._queue_in_jobdir:
-                Path(self._path + _UNCLEAN_SUFFIX).touch()
+                _create_empty(self._path + _UNCLEAN_SUFFIX)
             self._save()
         except (gdedup.Error, OSError) as error:
             # The last saved file is intact (saves replace it by rename), and
@@ -332,6 +332,11 @@ def _capacity(value):
             "distinct requests (50000000 or 5e7), or None for a growing filter"
         )
     return int(count)
+
+
+def _create_empty(path):
+    """Creates `path` if missing, following no link planted at its name."""
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644))
 
 
 def _lock_for_crawl(path):

@@ -6,8 +6,10 @@ of Scrapy's fingerprints as the oracle.
 """
 
 import logging
+import os
 import random
 import shutil
+import subprocess
 
 import pytest
 from scrapy import Request
@@ -215,3 +217,40 @@ def test_a_seen_filter_of_one_field_is_refused(tmp_path):
     fields.save(str(tmp_path / "fields.gdf"))
     with pytest.raises(gdedup.InvalidArgumentError, match="fields.gdf"):
         make_filter(GDEDUP_KEY="url", GDEDUP_SEEN_FILTERS=[str(tmp_path / "fields.gdf")])
+
+
+@pytest.mark.parametrize("suffix", [".crawl-lock", ".running"])
+def test_a_link_planted_at_a_file_of_the_job_is_not_followed(tmp_path, suffix):
+    target = tmp_path / "elsewhere"
+    target.write_bytes(b"not ours")
+    job = tmp_path / "job"
+    job.mkdir()
+    (job / ("gdedup-fingerprints.gdf" + suffix)).symlink_to(target)
+    try:
+        dupefilter, _ = make_filter(JOBDIR=str(job), GDEDUP_SAVE_EVERY_REQUESTS=1)
+        dupefilter.request_seen(Request("http://example.com/"))
+        dupefilter.close("finished")
+    except gdedup.Error as error:
+        assert suffix in str(error)
+    assert target.read_bytes() == b"not ours"
+
+
+def test_gdedup_filter_may_start_from_a_file_built_by_the_cli_and_extends_it(tmp_path):
+    binary = os.environ.get("GDEDUP_BIN")
+    assert binary, "GDEDUP_BIN must name the gdedup command (ctest sets it)"
+    dump = tmp_path / "yesterday.txt"
+    dump.write_text("HTTP://Example.com/old#x\n")
+    path = tmp_path / "seen.gdf"
+    subprocess.run([binary, "build", str(dump), "-f", str(path), "--normalize", "url"], check=True, capture_output=True)
+    settings = {"GDEDUP_FILTER": str(path), "GDEDUP_KEY": "url", "GDEDUP_NORMALIZE": "url"}
+    dupefilter, _ = make_filter(**settings)
+    assert dupefilter.request_seen(Request("http://example.com/old"))
+    assert not dupefilter.request_seen(Request("http://example.com/new"))
+    dupefilter.close("finished")
+    query = subprocess.run(
+        [binary, "query", "-", "-f", str(path), "--normalize", "url", "--absent"],
+        input=b"http://example.com/old\nhttp://example.com/new\nhttp://example.com/other\n",
+        capture_output=True,
+        check=True,
+    )
+    assert query.stdout == b"http://example.com/other\n"
