@@ -15,7 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from needs_gdedup import require_gdedup
 from scrapy_site import Site, page_of
+
+require_gdedup()
 
 SPIDER = str(Path(__file__).with_name("scrapy_spider.py"))
 

@@ -12,11 +12,16 @@ import shutil
 import subprocess
 
 import pytest
-from scrapy import Request
+
+from needs_gdedup import require_gdedup
+
+require_gdedup()
+
+from scrapy import Request  # noqa: E402
 from scrapy.utils.test import get_crawler
 
-import gdedup
-from gdedup.scrapy import BloomDupeFilter
+import gdedup  # noqa: E402
+from gdedup.scrapy import BloomDupeFilter  # noqa: E402
 
 
 def make_filter(**settings):
