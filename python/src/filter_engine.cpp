@@ -1,10 +1,13 @@
 #include "filter_engine.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <utility>
 #include <vector>
 
 #include "gdedup/error.h"
+#include "gdedup/path_lock.h"
+#include "gdedup/paths.h"
 #include "gdedup/planner.h"
 
 namespace gdedup::python {
@@ -124,6 +127,23 @@ const Filter& FilterEngine::at(size_t i) const {
 }
 
 void FilterEngine::save(const std::string& path, const std::optional<KeyRules>& keys) {
+  // A gdedup job that saves this filter holds PATH.lock for its life, as
+  // every writer of it does (gdedup/path_lock.h): a save now would be
+  // replaced by the job's when it ends, its keys lost. Refused at once, not
+  // waited for: the job may run for hours.
+  fs::PathLock lock;
+  pid_t holder = 0;
+  if (const int err = lock.acquire(path, false, &holder); err == EWOULDBLOCK) {
+    throw Error("the filter " + path + " is in use by process " + std::to_string(holder) +
+                    " (a gdedup job, which saves it when it ends), so it was not saved: one "
+                    "save would replace the other's keys; save when that job is done, or to "
+                    "another path",
+                ErrorKind::io);
+  } else if (err != 0) {
+    throw Error("cannot lock " + fs::lock_file_for(path) + " to save the filter " + path + ": " +
+                    fs::error_text(err),
+                ErrorKind::io);
+  }
   sync();
   if (growing_) {
     save_filter(*growing_, path, keys);
