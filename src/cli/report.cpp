@@ -305,22 +305,32 @@ std::string whole_filter_rows(const std::vector<const Filter*>& layers) {
   return out;
 }
 
-JsonObject& add_filter_fields(JsonObject& o, const FilterParams& p, const FilterCounters& c,
-                              const FilterState& state) {
-  return o.add("block_bits", uint64_t{p.layout.block_bits})
-      .add("k", uint64_t{p.layout.k})
-      .add("blocks", p.num_blocks)
-      .add("seed", hex64(p.seed))
-      .add("bytes", p.bytes())
+namespace {
+
+// The fields a layer and a whole filter share: sizes, content and rates.
+JsonObject& add_counted_fields(JsonObject& o, const Totals& t, uint64_t seed,
+                               const FilterState& state) {
+  return o.add("blocks", t.blocks)
+      .add("seed", hex64(seed))
+      .add("bytes", t.bytes)
       .add("set_bits", state.set_bits)
       .add("total_bits", state.total_bits)
       .add("fill", state.fill)
       .add("estimated_keys", state.estimated_keys)
       .add("current_fpr", state.current_fpr)
       .add("expected_fpr", state.expected_fpr)
-      .add("insertions", c.insertions)
-      .add("planned_capacity", c.planned_capacity)
-      .add("planned_fpr", c.planned_fpr);
+      .add("insertions", t.insertions)
+      .add("planned_capacity", t.planned_capacity)
+      .add("planned_fpr", t.planned_fpr);
+}
+
+}  // namespace
+
+JsonObject& add_filter_fields(JsonObject& o, const FilterParams& p, const FilterCounters& c,
+                              const FilterState& state) {
+  o.add("block_bits", uint64_t{p.layout.block_bits}).add("k", uint64_t{p.layout.k});
+  const Totals t{p.bytes(), p.num_blocks, c.insertions, c.planned_capacity, c.planned_fpr};
+  return add_counted_fields(o, t, p.seed, state);
 }
 
 JsonObject& add_whole_filter_fields(JsonObject& o, const std::vector<const Filter*>& layers) {
@@ -334,18 +344,7 @@ JsonObject& add_whole_filter_fields(JsonObject& o, const std::vector<const Filte
   bool one_layout = true;
   for (const Filter* layer : layers) one_layout = one_layout && layer->params().layout == first;
   if (one_layout) o.add("block_bits", uint64_t{first.block_bits}).add("k", uint64_t{first.k});
-  o.add("blocks", t.blocks)
-      .add("seed", hex64(layers[0]->params().seed))
-      .add("bytes", t.bytes)
-      .add("set_bits", total.set_bits)
-      .add("total_bits", total.total_bits)
-      .add("fill", total.fill)
-      .add("estimated_keys", total.estimated_keys)
-      .add("current_fpr", total.current_fpr)
-      .add("expected_fpr", total.expected_fpr)
-      .add("insertions", t.insertions)
-      .add("planned_capacity", t.planned_capacity)
-      .add("planned_fpr", t.planned_fpr);
+  add_counted_fields(o, t, layers[0]->params().seed, total);
   std::vector<JsonObject> each;
   for (size_t i = 0; i < layers.size(); ++i) {
     JsonObject layer;
