@@ -26,6 +26,7 @@
 #include "gdedup/layered_filter.h"
 #include "gdedup/pipeline.h"
 #include "failing_replacement.h"
+#include "file_util.h"
 #include "test_util.h"
 
 namespace gdedup {
@@ -35,26 +36,15 @@ namespace fs = std::filesystem;
 
 const FilterParams kParams{1 << 12, {512, 16}, kDefaultSeed};
 
-class CheckpointResumeTest : public ::testing::Test {
+class CheckpointResumeTest : public test::TempDirTest {
  protected:
-  void SetUp() override {
-    std::string pattern = ::testing::TempDir() + "gdedup_resume_XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
-  std::string path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
+  CheckpointResumeTest() : TempDirTest("gdedup_resume") {}
   // A dedup of `count` URLs to out.txt in batches of 1,000, checkpointed to ck.
   PipelineOptions url_job(size_t count, uint64_t seed);
   std::string write_file(const std::string& name, const std::string& bytes) {
     std::ofstream(path(name), std::ios::binary) << bytes;
     return path(name);
   }
-
-  fs::path dir_;
 };
 
 std::string read_file(const std::string& p) {

@@ -23,6 +23,7 @@
 #include <gtest/gtest.h>
 
 #include "codec_util.h"
+#include "file_util.h"
 #include "gdedup/backend.h"
 #include "gdedup/checkpoint.h"
 #include "gdedup/error.h"
@@ -40,24 +41,13 @@ namespace fs = std::filesystem;
 // the tests' lifetime, so the exact dedup is the oracle.
 const FilterParams kParams{1 << 13, {512, 16}, kDefaultSeed};
 
-class ParallelFrontEndTest : public ::testing::Test {
+class ParallelFrontEndTest : public test::TempDirTest {
  protected:
-  void SetUp() override {
-    std::string pattern = ::testing::TempDir() + "gdedup_parallel_XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
-  std::string path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
+  ParallelFrontEndTest() : TempDirTest("gdedup_parallel") {}
   std::string write_file(const std::string& name, const std::string& bytes) {
     std::ofstream(path(name), std::ios::binary) << bytes;
     return path(name);
   }
-
-  fs::path dir_;
 };
 
 std::string read_file(const std::string& p) {

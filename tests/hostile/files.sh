@@ -4,21 +4,29 @@
 # full disk, an output edited before a resume.
 source "$(dirname "$0")/lib.sh"
 
+# both_succeed PID_A PID_B ROUND: waits for two jobs (their messages in
+# err.a and err.b), which must both exit 0; adds one to the caller's
+# `waited` when one of them waited for the other's lock.
+both_succeed() {
+  local sa sb
+  wait "$1"; sa=$?
+  wait "$2"; sb=$?
+  [ "$sa" -eq 0 ] && [ "$sb" -eq 0 ] || fail "round $3: exit $sa and $sb: $(cat err.a err.b)"
+  if grep -qh "waiting for it to finish" err.a err.b; then waited=$((waited + 1)); fi
+}
+
 # Two builds into one filter at once, 50 times: the second waits for the
 # first and starts from its filter, so both exit 0 and every key of both is
 # in the file. (Before the lock, one run's keys were silently lost.)
 case_concurrent_builds_keep_every_key() {
   distinct_urls 3000 https://one.example/ >a.txt
   distinct_urls 3000 https://two.example/ >b.txt
-  local round waited=0 sa sb
+  local round waited=0
   for round in $(seq 1 50); do
     rm -f R.gdf
     "$GDEDUP" build --capacity 10000 a.txt -f R.gdf 2>err.a & local pa=$!
     "$GDEDUP" build --capacity 10000 b.txt -f R.gdf 2>err.b & local pb=$!
-    wait $pa; sa=$?
-    wait $pb; sb=$?
-    [ "$sa" -eq 0 ] && [ "$sb" -eq 0 ] || fail "round $round: exit $sa and $sb: $(cat err.a err.b)"
-    grep -qh "waiting for it to finish" err.a err.b && waited=$((waited + 1))
+    both_succeed $pa $pb $round
     expect_keys_in R.gdf "round $round" a.txt b.txt
   done
   echo "  50 rounds, the second build waited in $waited"
@@ -49,17 +57,14 @@ case_concurrent_jobs_on_a_growing_filter_keep_every_key() {
   distinct_urls 3000 https://one.example/ >a.txt
   distinct_urls 3000 https://two.example/ >b.txt
   distinct_urls 3000 https://three.example/ >c.txt
-  local round waited=0 reads=0 sa sb
+  local round waited=0 reads=0
   for round in $(seq 1 15); do
     rm -f G.gdf
     "$GDEDUP" dedup --capacity 1000 a.txt -o oa.txt -f G.gdf 2>err.a & local pa=$!
     "$GDEDUP" dedup --capacity 1000 b.txt -o ob.txt -f G.gdf 2>err.b & local pb=$!
     poll_filter G.gdf $pa $pb
     reads=$((reads + POLL_READS))
-    wait $pa; sa=$?
-    wait $pb; sb=$?
-    [ "$sa" -eq 0 ] && [ "$sb" -eq 0 ] || fail "round $round: exit $sa and $sb: $(cat err.a err.b)"
-    grep -qh "waiting for it to finish" err.a err.b && waited=$((waited + 1))
+    both_succeed $pa $pb $round
     check_dedup_output a.txt oa.txt 1e-4
     check_dedup_output b.txt ob.txt 1e-4
     expect_keys_in G.gdf "round $round" a.txt b.txt
@@ -79,10 +84,7 @@ case_concurrent_jobs_on_a_growing_filter_keep_every_key() {
     "$GDEDUP" dedup --capacity 1000 b.txt -o ob.txt -f G.gdf 2>err.b & local pb=$!
     poll_filter G.gdf $pa $pb
     reads=$((reads + POLL_READS))
-    wait $pa; sa=$?
-    wait $pb; sb=$?
-    [ "$sa" -eq 0 ] && [ "$sb" -eq 0 ] || fail "round $round: exit $sa and $sb: $(cat err.a err.b)"
-    grep -qh "waiting for it to finish" err.a err.b && waited=$((waited + 1))
+    both_succeed $pa $pb $round
     check_dedup_output b.txt ob.txt 1e-4
     expect_keys_in G.gdf "merge round $round" a.txt b.txt c100.txt
   done
