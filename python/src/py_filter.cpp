@@ -273,20 +273,30 @@ nb::dict layer_dict(const LayerPlan& layer) {
   return d;
 }
 
-// The plan: what the filter was sized for, and each layer's.
-nb::dict plan_dict(PyFilter& f) {
-  struct Snapshot {
-    std::vector<LayerPlan> layers;
-    std::optional<GrowthRule> rule;
-    uint64_t max_bytes = 0;
-  };
-  const Snapshot s = locked(f, [](FilterEngine& e) {
+// The layers and growth of a filter, copied under its lock so that the
+// dicts are built without it.
+struct Snapshot {
+  std::vector<LayerPlan> layers;
+  std::optional<GrowthRule> rule;
+  uint64_t max_bytes = 0;
+  uint64_t keys_offered = 0;
+};
+
+// `with_state`: as layer_plans.
+Snapshot snapshot(PyFilter& f, bool with_state) {
+  return locked(f, [with_state](FilterEngine& e) {
     Snapshot s;
-    s.layers = layer_plans(e, false);
+    s.layers = layer_plans(e, with_state);
     if (e.rule()) s.rule = *e.rule();
     s.max_bytes = e.max_bytes();
+    s.keys_offered = e.keys_offered();
     return s;
   });
+}
+
+// The plan: what the filter was sized for, and each layer's.
+nb::dict plan_dict(PyFilter& f) {
+  const Snapshot s = snapshot(f, false);
   nb::list layers;
   uint64_t capacity = 0, bytes = 0;
   for (const LayerPlan& layer : s.layers) {
@@ -313,18 +323,7 @@ nb::dict plan_dict(PyFilter& f) {
 // What `gdedup info --json FILE` says of this filter saved to FILE, less
 // the file's own fields (file, kind, version).
 nb::dict info_dict(PyFilter& f) {
-  struct Snapshot {
-    std::vector<LayerPlan> layers;
-    std::optional<GrowthRule> rule;
-    uint64_t keys_offered = 0;
-  };
-  const Snapshot s = locked(f, [](FilterEngine& e) {
-    Snapshot s;
-    s.layers = layer_plans(e, true);
-    if (e.rule()) s.rule = *e.rule();
-    s.keys_offered = e.keys_offered();
-    return s;
-  });
+  const Snapshot s = snapshot(f, true);
   nb::dict d;
   d["key_rules"] = f.rules().to_string();
   if (s.rule) {
