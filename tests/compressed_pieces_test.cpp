@@ -200,6 +200,22 @@ TEST_F(CompressedPieces, AGzipHeaderInsideAMemberChangesNothing) {
   expect_pieces_match(p, "planted member");
 }
 
+// Members in a file several times the scan's 1 MiB window: stored data
+// keeps it large, so the scan crosses window edges many times.
+TEST_F(CompressedPieces, TheScanCrossesItsWindows) {
+  const std::string text = records(14, 120000);
+  std::string bytes;
+  for (const std::string& c : test::chunks(text, 300000)) bytes += test::gzip(c, 0);
+  ASSERT_GT(bytes.size(), size_t{4} << 20);
+  const std::string p = write("stored.gz", bytes);
+  for (uint64_t target : {1, 1 << 20}) {
+    const Joined joined = decode_in_pieces(p, target);
+    EXPECT_TRUE(joined.data == text) << target;
+    EXPECT_EQ(joined.dropped, 0u) << target;
+    EXPECT_GT(joined.pieces, 2u) << target;
+  }
+}
+
 // Stored data made of header patterns: every 4 bytes a candidate that fails
 // its trial. The scan gives up after a bounded number and the file still
 // decodes the same.

@@ -150,11 +150,13 @@ constexpr size_t kTrialInput = size_t{16} << 10;
 class ScanWindow {
  public:
   explicit ScanWindow(const RandomAccessInput& input) : input_(input) {}
-  // The bytes from `at` on: at least `want` of them unless the file ends
+  // The bytes from `at` on: more than `want` of them unless the file ends
   // first. Valid until the next call.
   std::string_view from(uint64_t at, size_t want) {
     const uint64_t end = start_ + bytes_.size();
-    if (at < start_ || (at + want > end && end < input_.size())) {
+    // More than `want` kept after `at`, so that a scan of the window
+    // always moves on.
+    if (at < start_ || (at + want >= end && end < input_.size())) {
       constexpr size_t kWindow = size_t{1} << 20;
       start_ = at;
       bytes_ = bytes_at(input_, at, kWindow + want);
