@@ -257,7 +257,9 @@ TEST_F(GpuPipelineTest, BatchesAreCopiedInPlaceWithoutStaging) {
       WatchedBackend watched(*gpu);
       EXPECT_EQ(run_pipeline(o, filter, watched).kept, expected.kept);
       EXPECT_EQ(test::read_bytes(o.output), expected.output);
-      if (workers == 1) EXPECT_EQ(watched.calls, (kRecords + kPipelineBatch - 1) / kPipelineBatch);
+      if (workers == 1) {
+        EXPECT_EQ(watched.calls, (kRecords + kPipelineBatch - 1) / kPipelineBatch);
+      }
       EXPECT_GT(watched.calls, 0u);
       EXPECT_EQ(watched.in_place, watched.calls);
     }
