@@ -113,6 +113,17 @@ Result run(PipelineOptions o) {
   return r;
 }
 
+// A run into a pipe (options.output, a FIFO): written in place, so the
+// output of a failed run shows what was written before the failure.
+Result run_into_fifo(const PipelineOptions& options) {
+  std::string got;
+  std::thread reader([&] { got = read_file(options.output); });
+  Result r = run(options);
+  reader.join();
+  r.output = got;
+  return r;
+}
+
 void expect_same(const Result& got, const Result& want) {
   EXPECT_EQ(got.error, want.error);
   EXPECT_TRUE(got.output == want.output) << "outputs differ";
@@ -221,14 +232,6 @@ TEST_F(ParallelFrontEndTest, DamagedGzipInTheMiddleOfAListFailsAsWithOneThread) 
   // A pipe is written in place: the failure says how much of it is sound.
   o.output = path("out.fifo");
   ASSERT_EQ(::mkfifo(o.output.c_str(), 0600), 0);
-  auto run_into_fifo = [&](const PipelineOptions& options) {
-    std::string got;
-    std::thread reader([&] { got = read_file(options.output); });
-    Result r = run(options);
-    reader.join();
-    r.output = got;
-    return r;
-  };
   const Result want = run_into_fifo(o);
   ASSERT_NE(want.error.find("damaged"), std::string::npos) << want.error;
   ASSERT_NE(want.error.find("may hold damaged data"), std::string::npos) << want.error;
@@ -324,6 +327,156 @@ TEST_F(ParallelFrontEndTest, StoppedAndResumedWithOtherWorkerCounts) {
   }
 }
 
+// Compressed files whose members or frames decode apart, cut into parts of
+// any size: BGZF, `cat`-joined gzip members, zstd frames (plain, as pzstd
+// writes them, with a seek table), and gzip files holding a gzip image
+// stored inside a member, which the member scan takes for a boundary: the
+// part before reads on through the parts after it, up to a real boundary
+// or to the file's end (then its tail is the file's last record).
+TEST_F(ParallelFrontEndTest, PartsOfCompressedFilesGiveTheOneThreadResult) {
+  const std::string inner = test::gzip(tricky_text(3000, 50, '\n', false));
+  struct Case {
+    const char* name;
+    std::string text;  // decoded
+    std::string bytes;
+  };
+  std::vector<Case> cases;
+  auto add = [&](const char* name, std::string text, std::string bytes) {
+    cases.push_back({name, std::move(text), std::move(bytes)});
+  };
+  const std::string t[] = {tricky_text(900, 51, '\n', true), tricky_text(900, 52, '\n', false),
+                           tricky_text(900, 53, '\n', true)};
+  add("bgzf", t[0], test::bgzf(t[0], 500));
+  add("gzip members", t[1], test::gzip_members(t[1], 700));
+  add("zstd frames", t[2], test::zstd_frames(t[2], 900));
+  add("pzstd", t[0], test::zstd_frames(t[0], 600, true));
+  add("seekable zstd", t[1], test::zstd_frames(t[1], 800, false, true));
+  add("stored gzip image, then a member", t[0] + inner + t[2] + t[1],
+      test::gzip(t[0] + inner + t[2], 0) + test::gzip(t[1]));
+  add("stored gzip image at the end", t[1] + inner, test::gzip(t[1] + inner, 0));
+  for (const Case& c : cases) {
+    PipelineOptions o;
+    o.inputs = {write_file("in", c.bytes)};
+    o.output = path("out");
+    const Result want = run(o);
+    ASSERT_EQ(want.error, "") << c.name;
+    ASSERT_TRUE(want.output == exact_dedup({c.text}, '\n')) << c.name;
+    for (uint64_t part : {1u, 600u, 5000u}) {
+      // A plan with several parts, so that the work really is split.
+      ASSERT_GT(pipeline::plan_pieces(o.inputs, {1 << 20, part}).size(), 1u) << c.name;
+      for (unsigned workers : {2u, 5u}) {
+        for (uint64_t batch : {7u, 262144u}) {
+          SCOPED_TRACE(std::string(c.name) + ", parts of " + std::to_string(part) +
+                       " bytes, workers " + std::to_string(workers) + ", batch " +
+                       std::to_string(batch));
+          o.read_threads = workers;
+          o.compressed_piece_bytes = part;
+          o.batch_records = batch;
+          expect_same(run(o), want);
+        }
+      }
+    }
+  }
+}
+
+// Parts of compressed files among other inputs, NUL-separated records, and a
+// stop and resume inside a cut file (resumed whole from the checkpoint's
+// position, since a part does not know its decoded offset).
+TEST_F(ParallelFrontEndTest, CompressedPartsInAListStoppedAndResumed) {
+  const std::vector<std::string> texts = {tricky_text(1500, 60, '\0', true),
+                                          tricky_text(700, 61, '\0', false),
+                                          tricky_text(1500, 62, '\0', false)};
+  PipelineOptions o;
+  o.inputs = {write_file("a.bgz", test::bgzf(texts[0], 400)), write_file("b.txt", texts[1]),
+              write_file("c.zst", test::zstd_frames(texts[2], 500))};
+  o.output = path("out");
+  o.record_separator = '\0';
+  o.batch_records = 50;
+  const Result want = run(o);
+  ASSERT_EQ(want.output, exact_dedup(texts, '\0'));
+  o.compressed_piece_bytes = 300;
+  o.piece_bytes = 1000;
+  o.read_threads = 4;
+  expect_same(run(o), want);
+  o.checkpoint = path("ck");
+  for (uint64_t stop_after : {3u, 40u, 90u}) {
+    SCOPED_TRACE("stopped after " + std::to_string(stop_after) + " batches");
+    fs::remove(o.checkpoint);
+    std::atomic<bool> stop{false};
+    uint64_t batches = 0;
+    PipelineOptions first = o;
+    first.stop = &stop;
+    first.on_progress = [&](const Progress&) {
+      if (++batches >= stop_after) stop = true;
+    };
+    Filter filter(kParams);
+    auto backend = make_cpu_backend(filter);
+    ASSERT_TRUE(run_pipeline(first, filter, *backend).interrupted);
+    Checkpoint ck = load_checkpoint(o.checkpoint);
+    auto resumed_backend = make_cpu_backend(ck.filter);
+    PipelineOptions second = o;
+    second.resume = &ck.state;
+    second.read_threads = 3;
+    const PipelineStats done = run_pipeline(second, ck.filter, *resumed_backend);
+    EXPECT_TRUE(read_file(o.output) == want.output);
+    EXPECT_EQ(done.records, want.stats.records);
+    EXPECT_EQ(done.kept, want.stats.kept);
+  }
+}
+
+// Damage in a part, and a file changed after its parts were planned: the
+// failure says what the one-thread run says, after the same records.
+TEST_F(ParallelFrontEndTest, DamagedOrChangedCompressedPartsFailAsWithOneThread) {
+  const std::string text = tricky_text(4000, 70, '\n', false);
+  for (const std::string& good : {test::bgzf(text, 700), test::zstd_frames(text, 900)}) {
+    std::string bad = good;
+    bad[bad.size() * 2 / 3] ^= 0x55;
+    bad[bad.size() * 2 / 3 + 1] ^= 0x55;
+    PipelineOptions o;
+    o.inputs = {write_file("bad", bad)};
+    o.output = path("out.fifo");
+    fs::remove(o.output);
+    ASSERT_EQ(::mkfifo(o.output.c_str(), 0600), 0);
+    const Result one = run_into_fifo(o);
+    ASSERT_NE(one.error.find("damaged"), std::string::npos) << one.error;
+    for (unsigned workers : {2u, 6u}) {
+      SCOPED_TRACE("workers " + std::to_string(workers));
+      o.read_threads = workers;
+      o.compressed_piece_bytes = 500;
+      const Result many = run_into_fifo(o);
+      EXPECT_EQ(many.error, one.error);
+      EXPECT_TRUE(many.output == one.output) << "outputs differ";
+    }
+  }
+  const std::string file = write_file("in.bgz", test::bgzf(text, 700));
+  const std::vector<pipeline::Piece> plan = pipeline::plan_pieces({file}, {1 << 20, 1000});
+  ASSERT_GT(plan.size(), 3u);
+  EXPECT_EQ(plan[2].kind, pipeline::PieceKind::kCompressedPart);
+  std::ofstream(file, std::ios::app) << "more";
+  try {
+    pipeline::open_piece(plan[2], file, '\n');
+    FAIL() << "a grown file was read";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::input_changed);
+    EXPECT_NE(std::string(e.what()).find(file + " changed size"), std::string::npos) << e.what();
+  }
+}
+
+// Compressed files are cut only where whole files would leave workers idle:
+// with at least two inputs a worker, each is one piece.
+TEST_F(ParallelFrontEndTest, CompressedFilesAreCutOnlyWhenWorkersWouldIdle) {
+  const std::string text = tricky_text(2000, 80, '\n', false);
+  const std::string file = write_file("in.bgz", test::bgzf(text, 700));
+  EXPECT_EQ(pipeline::plan_pieces({file, file}, {1 << 20, 1000, false}).size(), 2u);
+  EXPECT_GT(pipeline::plan_pieces({file, file}, {1 << 20, 1000, true}).size(), 4u);
+  // A resume inside the file reads it whole from the position.
+  StreamPoint from;
+  from.input_offset = text.find('\n') + 1;
+  const std::vector<pipeline::Piece> resumed = pipeline::plan_pieces({file}, {1 << 20, 1000}, from);
+  ASSERT_EQ(resumed.size(), 1u);
+  EXPECT_EQ(resumed[0].kind, pipeline::PieceKind::kWholeInput);
+}
+
 size_t open_descriptors() {
   return static_cast<size_t>(std::distance(fs::directory_iterator("/proc/self/fd"),
                                            fs::directory_iterator()));
@@ -354,7 +507,7 @@ TEST_F(ParallelFrontEndTest, ManySmallInputsLeaveNoDescriptorOpen) {
 // never giving records of two versions.
 TEST_F(ParallelFrontEndTest, AFileChangedWhileItsRangesAreReadFails) {
   const std::string file = write_file("in", std::string(1000, 'a') + "\n");
-  const std::vector<pipeline::Piece> plan = pipeline::plan_pieces({file}, 100);
+  const std::vector<pipeline::Piece> plan = pipeline::plan_pieces({file}, pipeline::PieceSizes{100});
   ASSERT_EQ(plan.size(), 11u);
   EXPECT_EQ(plan[0].kind, pipeline::PieceKind::kPlainRange);
   std::ofstream(file, std::ios::app) << "more\n";
@@ -376,7 +529,7 @@ TEST_F(ParallelFrontEndTest, AResumeOffsetOffARecordBoundaryIsRefused) {
     SCOPED_TRACE(file);
     StreamPoint from;
     from.input_offset = 6;  // inside "def"
-    const std::vector<pipeline::Piece> plan = pipeline::plan_pieces({file}, 100, from);
+    const std::vector<pipeline::Piece> plan = pipeline::plan_pieces({file}, pipeline::PieceSizes{100}, from);
     ASSERT_FALSE(plan.empty());
     try {
       pipeline::open_piece(plan[0], file, '\n');
@@ -387,7 +540,7 @@ TEST_F(ParallelFrontEndTest, AResumeOffsetOffARecordBoundaryIsRefused) {
           << e.what();
     }
     from.input_offset = 8;  // after "def\n"
-    EXPECT_NO_THROW(pipeline::open_piece(pipeline::plan_pieces({file}, 100, from)[0], file, '\n'));
+    EXPECT_NO_THROW(pipeline::open_piece(pipeline::plan_pieces({file}, pipeline::PieceSizes{100}, from)[0], file, '\n'));
   }
 }
 

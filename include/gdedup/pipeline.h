@@ -68,16 +68,21 @@ struct PipelineOptions {
   uint64_t batch_records = uint64_t{1} << 18;  // records per batch (any value >= 1)
   // Threads that read, decompress, split and fingerprint text input. 1: one
   // thread reads and splits and a second fingerprints. N > 1: N workers each
-  // take the next piece of the input (a whole compressed file, standard input
-  // or a small file; a range of piece_bytes of a large plain file) and the
-  // filter stage takes their batches in input order, so the output, the
-  // filter and the stats are the same for every N. Each worker holds up to
-  // 3 batches (about 31 MiB at the default batch size and 64-byte records).
-  // Fingerprint input (kU64) is always read by one thread.
+  // take the next piece of the input (a range of piece_bytes of a large
+  // plain file; a part of a gzip or zstd file whose members or frames
+  // decode apart, when the job has fewer than 2 inputs a worker; otherwise a
+  // whole input) and the filter stage takes their batches in input order,
+  // so the output, the filter and the stats are the same for every N. Each
+  // worker holds up to 3 batches (about 31 MiB at the default batch size
+  // and 64-byte records). Fingerprint input (kU64) is always read by one
+  // thread.
   unsigned read_threads = 1;
-  // Advanced, for tests and tuning: the size of the ranges large plain files
-  // are read in when read_threads > 1 (any value >= 1; 16 MiB by default).
+  // Advanced, for tests and tuning, when read_threads > 1 (any values >= 1):
+  // the size of the ranges large plain files are read in (16 MiB by
+  // default), and the compressed bytes a part of a compressed file holds at
+  // least (4 MiB by default).
   uint64_t piece_bytes = uint64_t{16} << 20;
+  uint64_t compressed_piece_bytes = uint64_t{4} << 20;
   // Text records longer than this (without their separator) stop the run with an
   // error naming the record, after the records before it: a file with no
   // newline must not grow memory without bound. 64 MiB, as the reader's

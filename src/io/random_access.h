@@ -27,6 +27,8 @@ class RandomAccessInput {
   uint64_t size() const { return size_; }
   // The path, or "standard input".
   const std::string& name() const { return name_; }
+  // The file's modification time when it was opened.
+  int64_t mtime_ns() const { return mtime_ns_; }
   // Copies up to `capacity` bytes from `offset` (counted from where the run
   // starts reading); fewer only at the end. Throws gdedup::Error on a failed
   // read.

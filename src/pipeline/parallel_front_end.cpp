@@ -38,6 +38,11 @@ struct Chunk {
   std::string tail;
   uint64_t bytes = 0;
   uint64_t raw_bytes = 0;
+  // Where the stream goes on (piece_after()), and whether the piece's data
+  // ran to the end of its input: a compressed part may do both although
+  // planned otherwise.
+  size_t next_piece = 0;
+  bool ends_input = false;
 };
 
 struct Worker {
@@ -71,7 +76,11 @@ class ParallelFrontEnd final : public FrontEnd {
   void skip_to(const StreamPoint& target) override { at_ = target; }
 
   void start() override {
-    plan_ = plan_pieces(options_.inputs, options_.piece_bytes, at_);
+    // Parts of compressed files only where whole files leave workers idle.
+    const size_t inputs_left = options_.inputs.size() - static_cast<size_t>(at_.input_index);
+    const PieceSizes sizes{options_.piece_bytes, options_.compressed_piece_bytes,
+                           inputs_left < workers_.size() * kInputsPerWorkerWithoutParts};
+    plan_ = plan_pieces(options_.inputs, sizes, at_);
     try {
       for (size_t w = 0; w < workers_.size(); ++w) {
         for (int i = 0; i < kBatchesPerWorker; ++i) {
@@ -124,14 +133,17 @@ class ParallelFrontEnd final : public FrontEnd {
     }
   }
 
-  // False when the worker must stop: the front end stopped, or the piece
-  // failed (the failure is the piece's last chunk).
+  // False when the worker must stop: the front end stopped. A failure is
+  // the piece's last chunk, and the worker goes on: the piece may be one the
+  // in-order stage drops (a compressed part after a false boundary).
   bool read_piece(Worker& worker, size_t k);
   // The in-order stage's steps, on the filter thread.
   void begin_piece();
   WorkBatch* join_head(const Chunk& chunk);
+  void add_pending(const std::string& bytes);
+  WorkBatch* deliver_pending(const Piece& piece, uint64_t input_offset, bool verified);
   void place(WorkBatch& batch) const;
-  void end_piece(const Chunk& chunk);
+  WorkBatch* end_piece(const Chunk& chunk);
   [[noreturn]] void fail(std::exception_ptr failure) const;
   const std::string& input_name() const;
 
@@ -148,6 +160,7 @@ class ParallelFrontEnd final : public FrontEnd {
   // The in-order stage: only next() and recycle() touch these.
   KeyHasher hasher_;              // for joined records
   size_t piece_ = 0;              // the piece being delivered
+  size_t continue_at_ = 0;        // pieces before it that are not yet delivered are dropped
   size_t worker_ = 0;             // its worker
   bool claimed_ = false;          // worker_ is known
   std::optional<Chunk> held_;     // a chunk to deliver after a joined record
@@ -164,9 +177,8 @@ class ParallelFrontEnd final : public FrontEnd {
 bool ParallelFrontEnd::read_piece(Worker& worker, size_t k) {
   const Piece& piece = plan_[k];
   try {
-    io::RecordReader reader(
-        io::MultiSource(open_piece(piece, options_.inputs[piece.input], options_.record_separator)),
-        reader_options_);
+    OpenPiece opened = open_piece(piece, options_.inputs[piece.input], options_.record_separator);
+    io::RecordReader reader(io::MultiSource(std::move(opened.source)), reader_options_);
     bool first = true;
     std::string tail;
     for (;;) {
@@ -193,6 +205,9 @@ bool ParallelFrontEnd::read_piece(Worker& worker, size_t k) {
         chunk.tail = std::move(tail);
         chunk.bytes = reader.position().offset;
         chunk.raw_bytes = reader.source().raw_bytes_read();
+        chunk.next_piece = piece_after(plan_, k, opened);
+        chunk.ends_input = piece.ends_input ||
+                           (piece.parts && chunk.next_piece == k - piece.part + piece.parts->ranges.size());
         return worker.out.push(std::move(chunk));
       }
       batch->end = reader.position();
@@ -212,20 +227,20 @@ bool ParallelFrontEnd::read_piece(Worker& worker, size_t k) {
     Chunk chunk;
     chunk.piece = k;
     chunk.failure = std::current_exception();
-    worker.out.push(std::move(chunk));
-    return false;
+    return worker.out.push(std::move(chunk));
   }
 }
 
 WorkBatch* ParallelFrontEnd::next() {
   for (;;) {
     if (piece_ == plan_.size()) return nullptr;
+    const bool dropped = piece_ < continue_at_;
     if (!claimed_) {
       std::optional<size_t> w = claims_.pop();
       if (!w) return nullptr;
       worker_ = *w;
       claimed_ = true;
-      begin_piece();
+      if (!dropped) begin_piece();
     }
     std::optional<Chunk> chunk;
     if (held_) {
@@ -234,6 +249,15 @@ WorkBatch* ParallelFrontEnd::next() {
     } else {
       chunk = workers_[worker_]->out.pop();
       if (!chunk) return nullptr;
+    }
+    if (dropped) {
+      // Its bytes are in the piece before, which read on through it.
+      if (chunk->batch) workers_[worker_]->free.push(std::move(chunk->batch));
+      if (chunk->last || chunk->failure) {
+        ++piece_;
+        claimed_ = false;
+      }
+      continue;
     }
     if (chunk->failure) fail(chunk->failure);
     if (chunk->first) {
@@ -244,7 +268,7 @@ WorkBatch* ParallelFrontEnd::next() {
       }
     }
     if (chunk->last) {
-      end_piece(*chunk);
+      if (WorkBatch* joined = end_piece(*chunk)) return joined;
       continue;
     }
     current_ = std::move(chunk->batch);
@@ -273,25 +297,39 @@ void ParallelFrontEnd::begin_piece() {
 // separator it is whole; so is it at the end of the input, unless empty.
 WorkBatch* ParallelFrontEnd::join_head(const Chunk& chunk) {
   const Piece& piece = plan_[piece_];
-  if (pending_.size() + chunk.head.size() > options_.max_record_bytes) {
+  add_pending(chunk.head);
+  if (!chunk.has_separator && !(piece.ends_input && !pending_.empty())) return nullptr;
+  // The head's bytes were checked with the rest of the piece's first batch.
+  const bool verified = !chunk.batch || chunk.batch->verified_records >= 1;
+  return deliver_pending(piece, piece_offset_ + chunk.head.size() + (chunk.has_separator ? 1 : 0),
+                         verified);
+}
+
+// The record after the last delivered goes on with `bytes`; it may not grow
+// past the record length limit.
+void ParallelFrontEnd::add_pending(const std::string& bytes) {
+  if (pending_.size() + bytes.size() > options_.max_record_bytes) {
     throw io::RecordTooLong(input_name(), at_.records + 1, at_.offset - input_start_,
                             options_.max_record_bytes, options_.record_separator);
   }
-  pending_ += chunk.head;
-  if (!chunk.has_separator && !(piece.ends_input && !pending_.empty())) return nullptr;
+  pending_ += bytes;
+}
+
+// The record pending_ holds, ending at `input_offset` of `piece`'s input, as
+// the record after the last delivered.
+WorkBatch* ParallelFrontEnd::deliver_pending(const Piece& piece, uint64_t input_offset,
+                                             bool verified) {
   joined_.records.hold_one(pending_);
   pending_.clear();
   joined_.fingerprints.resize(1);
   joined_.fingerprints[0] = hasher_.fingerprint(joined_.records[0]);
   StreamPoint& end = joined_.end;
-  end.records = piece_records_ + 1;
+  end.records = at_.records + 1;
   end.input_index = piece.input;
-  end.input_offset = piece_offset_ + chunk.head.size() + (chunk.has_separator ? 1 : 0);
+  end.input_offset = input_offset;
   end.offset = input_start_ + end.input_offset;
   joined_.input_bytes = end.offset;
   joined_.raw_bytes_read = raw_done_;
-  // The head's bytes were checked with the rest of the piece's first batch.
-  const bool verified = !chunk.batch || chunk.batch->verified_records >= 1;
   joined_.verified_records = verified ? end.records : 0;
   at_ = end;
   return &joined_;
@@ -312,13 +350,20 @@ void ParallelFrontEnd::place(WorkBatch& batch) const {
   }
 }
 
-void ParallelFrontEnd::end_piece(const Chunk& chunk) {
+// Null, or the record the tail ends: a compressed part planned to be
+// followed by others whose data ran to the end of the file ends its input.
+WorkBatch* ParallelFrontEnd::end_piece(const Chunk& chunk) {
   const Piece& piece = plan_[piece_];
-  if (!piece.ends_input) pending_ += chunk.tail;
+  if (!piece.ends_input) add_pending(chunk.tail);
   piece_offset_ += chunk.bytes;
   raw_done_ += chunk.raw_bytes;
+  continue_at_ = chunk.next_piece;
   ++piece_;
   claimed_ = false;
+  if (piece.ends_input || !chunk.ends_input) return nullptr;
+  if (pending_.empty()) return nullptr;
+  // Decoded to the end, so every check of the file passed.
+  return deliver_pending(piece, piece_offset_, true);
 }
 
 // A record too long is told by its place in the stream, which the worker

@@ -1,11 +1,14 @@
 #include "pipeline/piece_plan.h"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "fs/file_ops.h"
 #include "gdedup/error.h"
 #include "gdedup/paths.h"
+#include "io/input_changed.h"
+#include "io/random_access.h"
 
 namespace gdedup::pipeline {
 namespace {
@@ -13,14 +16,71 @@ namespace {
 // Enough for every compression magic (io::detect_compression).
 constexpr size_t kMagicBytes = 10;
 
-// True for a regular file whose first bytes are not a compressed format's.
-bool plain_file(const std::string& path) {
+// The format a regular file's first bytes say, or nothing when it cannot be
+// read (it is then planned whole, and fails in its turn).
+std::optional<io::Compression> file_format(const std::string& path) {
   fs::File file;
-  if (fs::open_for_reading(path, file) != 0) return false;
+  if (fs::open_for_reading(path, file) != 0) return std::nullopt;
   char magic[kMagicBytes];
   const int64_t got = fs::read_at(file.fd(), magic, sizeof magic, 0);
-  if (got < 0) return false;
-  return io::detect_compression(magic, static_cast<size_t>(got)) == io::Compression::none;
+  if (got < 0) return std::nullopt;
+  return io::detect_compression(magic, static_cast<size_t>(got));
+}
+
+// A compressed part with the file it reads, opened for it alone: parts of
+// one file are read by several workers at once, and a list of many files
+// keeps none of them open while it waits. Its reader may close it at its
+// end, so it leaves where its data goes on in `next`.
+class OpenedPart final : public io::ByteSource {
+ public:
+  OpenedPart(std::unique_ptr<io::RandomAccessInput> input, const Piece& piece,
+             std::shared_ptr<std::optional<size_t>> next)
+      : input_(std::move(input)), part_(*input_, piece.parts, piece.part), next_(std::move(next)) {}
+  size_t read(char* buf, size_t capacity) override {
+    const size_t n = part_.read(buf, capacity);
+    if (n == 0) *next_ = part_.next_piece();
+    return n;
+  }
+  const std::string& name() const override { return part_.name(); }
+  uint64_t raw_bytes_read() const override { return part_.raw_bytes_read(); }
+  std::optional<uint64_t> raw_size() const override { return part_.raw_size(); }
+  bool compressed() const override { return part_.compressed(); }
+  uint64_t verified_bytes() const override { return part_.verified_bytes(); }
+
+ private:
+  std::unique_ptr<io::RandomAccessInput> input_;
+  io::CompressedPieceSource part_;
+  std::shared_ptr<std::optional<size_t>> next_;
+};
+
+// The parts of the compressed regular file at `path`, or none when it has
+// one part only (or cannot be looked at: it is then planned whole).
+std::vector<Piece> compressed_parts(const std::string& path, size_t input, uint64_t bytes) {
+  std::unique_ptr<io::RandomAccessInput> file;
+  std::shared_ptr<const io::PiecePlan> parts;
+  try {
+    file = io::RandomAccessInput::open(path);
+    if (!file) return {};
+    parts = std::make_shared<const io::PiecePlan>(io::find_pieces(*file, bytes));
+  } catch (const Error&) {
+    return {};
+  }
+  const size_t count = parts->ranges.size();
+  if (count < 2) return {};
+  std::vector<Piece> pieces(count);
+  for (size_t p = 0; p < count; ++p) {
+    Piece& piece = pieces[p];
+    piece.input = input;
+    piece.kind = PieceKind::kCompressedPart;
+    piece.begin = parts->ranges[p].begin;
+    piece.end = parts->ranges[p].end;
+    piece.starts_record = p == 0;
+    piece.ends_input = p + 1 == count;
+    piece.stamp = io::FileStamp{file->size(), file->mtime_ns()};
+    piece.parts = parts;
+    piece.part = p;
+  }
+  return pieces;
 }
 
 [[noreturn]] void not_the_input(const Piece& piece, const std::string& path,
@@ -58,9 +118,11 @@ void skip_lead(io::ByteSource& source, uint64_t from, uint64_t lead, const Piece
 
 }  // namespace
 
-std::vector<Piece> plan_pieces(const std::vector<std::string>& inputs, uint64_t piece_bytes,
+std::vector<Piece> plan_pieces(const std::vector<std::string>& inputs, const PieceSizes& sizes,
                                const StreamPoint& from) {
-  if (piece_bytes == 0) throw UsageError("the piece size must be at least 1 byte");
+  if (sizes.plain == 0 || sizes.compressed == 0) {
+    throw UsageError("the piece size must be at least 1 byte");
+  }
   std::vector<Piece> pieces;
   for (size_t i = static_cast<size_t>(from.input_index); i < inputs.size(); ++i) {
     const uint64_t start = i == from.input_index ? from.input_offset : 0;
@@ -69,12 +131,26 @@ std::vector<Piece> plan_pieces(const std::vector<std::string>& inputs, uint64_t 
     whole.begin = start;
     fs::FileStatus status;
     const std::string& path = inputs[i];
-    const bool large = path != "-" && fs::status_of_path(path, status) == 0 &&
-                       status.regular() && status.size > piece_bytes;
-    if (!large || start > status.size || !plain_file(path)) {
+    const bool regular = path != "-" && fs::status_of_path(path, status) == 0 &&
+                         status.regular() && start <= status.size;
+    const uint64_t smallest = sizes.compressed_parts ? std::min(sizes.plain, sizes.compressed)
+                                                     : sizes.plain;
+    const std::optional<io::Compression> format =
+        regular && status.size > smallest ? file_format(path) : std::nullopt;
+    if (format && *format != io::Compression::none) {
+      std::vector<Piece> parts;
+      if (sizes.compressed_parts && start == 0 && status.size > sizes.compressed) {
+        parts = compressed_parts(path, i, sizes.compressed);
+      }
+      if (parts.empty()) parts.push_back(whole);
+      pieces.insert(pieces.end(), parts.begin(), parts.end());
+      continue;
+    }
+    if (!format || status.size <= sizes.plain) {
       pieces.push_back(whole);
       continue;
     }
+    const uint64_t piece_bytes = sizes.plain;
     for (uint64_t at = start; at < status.size; at += piece_bytes) {
       Piece range;
       range.input = i;
@@ -90,20 +166,43 @@ std::vector<Piece> plan_pieces(const std::vector<std::string>& inputs, uint64_t 
   return pieces;
 }
 
-std::unique_ptr<io::ByteSource> open_piece(const Piece& piece, const std::string& path,
-                                           char separator) {
+OpenPiece open_piece(const Piece& piece, const std::string& path, char separator) {
+  OpenPiece opened;
   if (piece.kind == PieceKind::kWholeInput) {
-    std::unique_ptr<io::ByteSource> source = io::open_input(path);
-    skip_lead(*source, 0, piece.begin, piece, path, separator);
-    return source;
+    opened.source = io::open_input(path);
+    skip_lead(*opened.source, 0, piece.begin, piece, path, separator);
+    return opened;
+  }
+  if (piece.kind == PieceKind::kCompressedPart) {
+    std::unique_ptr<io::RandomAccessInput> file = io::RandomAccessInput::open(path);
+    if (!file || file->size() != piece.stamp.size || file->mtime_ns() != piece.stamp.mtime_ns) {
+      const uint64_t now = file ? file->size() : 0;
+      throw io::input_changed_error(path, piece.stamp.size, now,
+                                    "before its part at byte offset " +
+                                        std::to_string(piece.begin) + " was read");
+    }
+    auto next = std::make_shared<std::optional<size_t>>();
+    opened.source = std::make_unique<OpenedPart>(std::move(file), piece, next);
+    opened.next_part = std::move(next);
+    return opened;
   }
   // A range that starts a record after its file's start: the byte before it
   // must end one.
   const uint64_t lead = piece.starts_record && piece.begin > 0 ? 1 : 0;
-  auto source = std::make_unique<io::RangeSource>(path, piece.begin - lead, piece.end,
-                                                  piece.stamp);
-  skip_lead(*source, piece.begin - lead, lead, piece, path, separator);
-  return source;
+  opened.source = std::make_unique<io::RangeSource>(path, piece.begin - lead, piece.end,
+                                                    piece.stamp);
+  skip_lead(*opened.source, piece.begin - lead, lead, piece, path, separator);
+  return opened;
+}
+
+size_t piece_after(const std::vector<Piece>& pieces, size_t k, const OpenPiece& opened) {
+  if (!opened.next_part) return k + 1;
+  if (!opened.next_part->has_value()) {
+    throw Error("piece " + std::to_string(k) + " was asked where its data goes on before it "
+                "was read to its end.", ErrorKind::failure);
+  }
+  // The file's parts are pieces k - part ... k - part + N - 1.
+  return k - pieces[k].part + **opened.next_part;
 }
 
 }  // namespace gdedup::pipeline

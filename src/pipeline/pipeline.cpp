@@ -105,7 +105,9 @@ class Driver {
         started_(std::chrono::steady_clock::now()) {
     if (options.batch_records == 0) throw UsageError("the batch size must be at least 1 record");
     if (options.inputs.empty()) throw UsageError("no input given");
-    if (options.piece_bytes == 0) throw UsageError("the piece size must be at least 1 byte");
+    if (options.piece_bytes == 0 || options.compressed_piece_bytes == 0) {
+      throw UsageError("the piece size must be at least 1 byte");
+    }
   }
 
   PipelineStats run() {
