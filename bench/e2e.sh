@@ -8,10 +8,12 @@
 # The same data also as 16 gzip shards and 16 zstd shards (the file cut into
 # 16 runs of whole lines, in order), read by one gdedup run each, against the
 # decoders alone (igzip, pigz, zstd: one process over the 16 files, and one
-# process per core in parallel) and against `pigz -dc | gdedup`. When `gdedup
-# dedup --threads` sets the parallel front end's workers, the plain file and
-# the shards run at --threads 1, 2 and all cores (the thread sweep);
-# otherwise the sweep is skipped, saying why.
+# process per core in parallel) and against `pigz -dc | gdedup`; and the 16
+# shards joined into one file (a gzip file of 16 members, a zstd file of 16
+# frames), which the parallel front end reads in parts. When `gdedup dedup
+# --threads` sets the parallel front end's workers, the plain file, the
+# shards and the joined files run at --threads 1, 2 and all cores (the
+# thread sweep); otherwise the sweep is skipped, saying why.
 #
 # Prints one table: tool, runs, seconds (median), records/s, MB/s of the input
 # as read, GB/s of URL text, CPU time (user + system) per record, peak RSS
@@ -146,6 +148,12 @@ fi
 # shards_of EXT: the 16 paths, quoted for a bash command line.
 shards_of() { echo "$(q "$shard_dir")/*.$1"; }
 shard_bytes() { cat "$shard_dir"/*."$1" | wc -c; }
+# The 16 shards joined into one file (`cat`): one gzip file of 16 members,
+# one zstd file of 16 frames, which several workers read in parts.
+joined_of() { echo "$data.16-members.$1"; }
+for ext in "${shard_exts[@]}"; do
+  make_once "$(joined_of "$ext")" "cat $(shards_of "$ext") > $(q "$(joined_of "$ext").tmp")"
+done
 
 bytes=$(stat -c %s "$data")
 records=$(wc -l < "$data")
@@ -254,6 +262,10 @@ for b in "${backends[@]}"; do
       run_case "$g, 16 .$ext shards, --threads $t" "$runs" "$sb" "" \
         "$(gd_cmd "$b" "$(shards_of "$ext")" --threads "$t")" "$b $ext" "$t"
     done
+    for t in "${sweep[@]}"; do
+      run_case "$g, one .$ext of 16 members, --threads $t" "$runs" "$sb" "" \
+        "$(gd_cmd "$b" "$(q "$(joined_of "$ext")")" --threads "$t")" "$b joined $ext" "$t"
+    done
   done
   if ((${#shard_exts[@]})) && have pigz; then
     run_case "pigz -dc 16 .gz shards | $g" "$runs" "$(shard_bytes gz)" "" "pigz -dc $(shards_of gz) | $(gd_cmd "$b" -)"
@@ -333,6 +345,7 @@ fi
 for ext in "${shard_exts[@]}"; do
   same_output "16 .$ext shards" cpu "$(shards_of "$ext")"
   ((${#sweep[@]})) && same_output "16 .$ext shards, --threads ${sweep[-1]}" cpu "$(shards_of "$ext")" --threads "${sweep[-1]}"
+  ((${#sweep[@]})) && same_output "one .$ext of 16 members, --threads ${sweep[-1]}" cpu "$(q "$(joined_of "$ext")")" --threads "${sweep[-1]}"
 done
 for b in "${backends[@]}"; do
   [[ $b == cpu ]] && continue

@@ -83,6 +83,13 @@ TEST(CliFilesFrom, ArgumentsFirstThenTheListInItsOrder) {
   r = run(with({"dedup", f.path(3), "--null", "--files-from", "-"}, kExact), nuls);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(cli_test::same_bytes(r.out, expected));
+  // Workers take the listed files in the same order.
+  for (const char* threads : {"2", "8"}) {
+    r = run(with({"dedup", f.path(3), "-0", "--files-from", f.dir / "list.0", "--threads", threads},
+                 kExact));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(cli_test::same_bytes(r.out, expected)) << threads << " threads";
+  }
 }
 
 TEST(CliFilesFrom, PathsWithNewlinesNeedANulList) {
@@ -229,7 +236,8 @@ TEST(CliFilesFrom, ResumesAListJob) {
   EXPECT_TRUE(contains(r.err, "the input option differs: the checkpoint was written with 40 "
                               "inputs, this run has 2"))
       << r.err;
-  r = run(with(job, {"--resume"}));
+  // Resumed by several workers: the checkpoint's position is an ordered one.
+  r = run(with(job, {"--resume", "--threads", "3"}));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(dir / "out.txt"),
                                    cli_test::read_file(dir / "ref.txt")));

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gdedup/error.h"
+#include "io/separator_scan.h"
 
 namespace gdedup::io {
 
@@ -47,20 +48,24 @@ void RecordReader::split(RecordBatch& batch, size_t fill) {
   const char* data = batch.data_.get();
   auto& spans = batch.spans_;
   const size_t limit = options_.batch_records;
-  while (spans.size() < limit) {
-    const void* nl = std::memchr(data + scan_, options_.separator, fill - scan_);
-    if (nl == nullptr) {
-      scan_ = fill;
-      return;
+  // Separators found a scan at a time: 4 KiB of offsets, on the stack.
+  constexpr size_t kOffsets = 1024;
+  uint32_t offsets[kOffsets];
+  while (spans.size() < limit && scan_ < fill) {
+    const size_t size = std::min(fill - scan_, kMaxSeparatorScan);
+    const size_t want = std::min(limit - spans.size(), kOffsets);
+    const size_t found = find_separators(data + scan_, size, options_.separator, offsets, want);
+    for (size_t k = 0; k < found; ++k) {
+      const size_t at = scan_ + offsets[k];
+      // Left unfinished, so that next() reports it.
+      if (at - record_start_ > options_.max_record_bytes) {
+        scan_ = fill;
+        return;
+      }
+      spans.push_back({record_start_, at - record_start_});
+      record_start_ = at + 1;
     }
-    size_t at = static_cast<size_t>(static_cast<const char*>(nl) - data);
-    // Left unfinished, so that next() reports it.
-    if (at - record_start_ > options_.max_record_bytes) {
-      scan_ = fill;
-      return;
-    }
-    spans.push_back({record_start_, at - record_start_});
-    record_start_ = scan_ = at + 1;
+    scan_ = found == want ? record_start_ : scan_ + size;
   }
 }
 
