@@ -478,12 +478,17 @@ place. Calls release the GIL; one filter runs one call at a time.)")
              const std::string& backend, std::optional<unsigned> threads,
              std::optional<std::string> key, std::optional<std::string> normalize,
              std::optional<std::string> delimiter, int device) {
-            if (mmap) {
-              throw UsageError("mmap=True is not supported yet: the bit arrays of a version 2 "
-                               "filter file are not page-aligned; load it into memory "
-                               "(mmap=False)");
-            }
             const std::string name = path.string();
+            if (mmap) {
+              // docs/PYTHON.md, "Several crawler processes, one seen filter".
+              throw UsageError(
+                  "cannot map " + name + " (mmap=True): a filter file stores each bit array "
+                  "after its key rules and layer table, whose lengths vary, so the array "
+                  "starts at no fixed alignment (byte 4223 of a fixed filter with the default "
+                  "key rules, not a multiple of 4) and cannot be probed in place from a "
+                  "mapping; load it with mmap=False, and share one loaded copy between "
+                  "processes by loading it read_only=True before they are forked");
+            }
             std::unique_ptr<FilterEngine> engine;
             KeyRules rules;
             {
@@ -502,7 +507,8 @@ place. Calls release the GIL; one filter runs one call at a time.)")
           nb::rv_policy::take_ownership,
           "Load a filter file (the command's, or one saved here): its layers, growth rule and "
           "key rules. key/delimiter/normalize, when given, must match the file's. read_only "
-          "refuses add and test_and_set. mmap=True is refused for now.")
+          "refuses add and test_and_set. mmap=True is refused: a filter file's bit arrays are not "
+          "aligned for use in place (docs/PYTHON.md says how processes share one).")
       .def("add", [](PyFilter& f, nb::handle keys) { return f.apply(keys, Op::kAdd); },
            nb::arg("keys"),
            "Add keys. One key: True when it was new. Many: the number that were new.")
