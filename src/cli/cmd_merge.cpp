@@ -1,6 +1,5 @@
 // gdedup merge: the OR of filters with identical parameters, layer by layer
 // (docs/CLI.md says what the result holds).
-#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>

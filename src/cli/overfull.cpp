@@ -1,10 +1,6 @@
 #include "cli/overfull.h"
 
-#include <algorithm>
-#include <cmath>
-
 #include "cli/numbers.h"
-#include "gdedup/planner.h"
 
 namespace gdedup::cli {
 namespace {
