@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs, from PyPI with pip, the Python packages that build the module
-# and run its tests, at the versions they are tested with. Quick and silent
-# when they are already there. The Python used is the one on PATH
-# (python3), or $GDEDUP_PYTHON.
+# and run its tests (scrapy for those of gdedup.scrapy), at the versions
+# they are tested with. Quick and silent when they are already there. The
+# Python used is the one on PATH (python3), or $GDEDUP_PYTHON.
 set -euo pipefail
 python=${GDEDUP_PYTHON:-python3}
 requirements=(
@@ -11,6 +11,7 @@ requirements=(
   numpy==2.4.6
   pyarrow==26.0.1
   pytest==9.2.0
+  scrapy==2.19.0
 )
 missing=()
 for r in "${requirements[@]}"; do

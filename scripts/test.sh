@@ -8,7 +8,8 @@ bash scripts/install-deps.sh
 bash scripts/install-python-deps.sh
 build=${GDEDUP_BUILD_DIR:-build}
 # The Python module is built in the same tree (compiled once with the
-# engine) and its pytest suite is one ctest test, python.pytest.
+# engine) and its pytest suites are ctest tests: python.pytest, and
+# python.scrapy for the Scrapy filter.
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGDEDUP_BUILD_TESTS=ON \
   -DGDEDUP_PYTHON=ON ${GDEDUP_CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j "$(nproc)"

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <cstdio>
 #include <utility>
 #include <vector>
 
 #include "gdedup/error.h"
+#include "gdedup/filter_merge.h"
 #include "gdedup/path_lock.h"
 #include "gdedup/paths.h"
 #include "gdedup/planner.h"
@@ -169,20 +172,73 @@ FilterFile FilterEngine::to_file() {
   return file;
 }
 
+namespace {
+
+// The headers of a filter, as merged_rules reads them from files. The key
+// rules are left out: the Python filter compares its own.
+FilterFileInfo info_of(const FilterFile& file) {
+  FilterFileInfo info;
+  for (const Filter& layer : file.layers) {
+    info.params.push_back(layer.params());
+    info.counters.push_back(layer.counters());
+  }
+  info.rules = file.rules;
+  info.version = kFilterFileVersion;
+  return info;
+}
+
+std::string group_digits(uint64_t value) {
+  const std::string digits = std::to_string(value);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// As the command prints rates.
+std::string rate_text(double rate) {
+  if (std::isinf(rate)) return "1";
+  if (rate == 0) return "0";
+  char text[32];
+  std::snprintf(text, sizeof text, rate >= 0.01 ? "%.3g" : "%.2e", rate);
+  return text;
+}
+
+// Why a merge whose layer `over` would end far past its plan is refused
+// (`gdedup merge` writes such a filter and exits 4).
+std::string overfull_merge_message(const OverfullLayer& over, size_t layers, bool growing) {
+  const std::string part =
+      growing ? "layer " + std::to_string(over.index + 1) + " of the " + std::to_string(layers) +
+                    (layers == 1 ? " layer" : " layers") + " of the merged filter"
+              : "the merged filter";
+  const Overfull& o = over.over;
+  return "cannot merge: " + part + " would be far past its plan: planned for " +
+         group_digits(o.planned) + " distinct keys, it would hold about " +
+         group_digits(o.keys + o.probably_lost) +
+         " (a merge adds up the keys of its inputs, and theirs were full), so its "
+         "false-positive rate would be " + rate_text(o.fpr_now) + " (planned " +
+         rate_text(o.planned_fpr) +
+         ") and queries would take new keys for ones already present that much more often. "
+         "This filter is unchanged (gdedup merge writes such a filter, then fails with exit "
+         "status 4). Build one filter from the keys of both instead" +
+         (growing ? std::string(".")
+                  : ", with capacity=" + std::to_string(o.capacity) + " (or more).");
+}
+
+}  // namespace
+
 void FilterEngine::merge(FilterEngine& other) {
-  if (growing() != other.growing()) {
-    throw UsageError(std::string("cannot merge a growing filter and a fixed one (this one ") +
-                     (growing() ? "grows" : "is fixed") +
-                     "); only filters that grow by one rule, or fixed ones, can be merged");
-  }
-  if (growing() && growing_->rule() != other.growing_->rule()) {
-    throw UsageError("cannot merge filters that grow by different rules (see plan); only "
-                     "filters that grow by one rule can be merged layer by layer");
-  }
   FilterFile merged = to_file();
   FilterFile theirs = &other == this ? to_file() : other.to_file();
+  const FilterRules rules =
+      merged_rules({info_of(merged), info_of(theirs)}, {"this filter", "the other filter"}, false);
   merge_layers(merged.layers, std::move(theirs.layers));
-  merged.rules.keys_offered += theirs.rules.keys_offered;
+  merged.rules = rules;
+  if (const std::optional<OverfullLayer> over = first_overfull_layer(merged.layers)) {
+    throw UsageError(overfull_merge_message(*over, merged.layers.size(), growing()));
+  }
   const uint64_t max_bytes = this->max_bytes();
   FilterEngine rebuilt(std::move(merged), choice_);
   if (rebuilt.growing_) rebuilt.growing_->set_max_bytes(max_bytes);

@@ -47,9 +47,11 @@ class FilterEngine {
   uint64_t test_and_set(const uint64_t* fingerprints, uint64_t count, uint8_t* was_present);
   void contains(const uint64_t* fingerprints, uint64_t count, uint8_t* present);
   // ORs `other`'s layers into this filter's, as `gdedup merge` does: both
-  // fixed, or both growing by one rule. Throws UsageError naming what
-  // differs; this filter is then unchanged. The backends are made anew,
-  // on the merged bits.
+  // fixed, or both growing by one rule (gdedup::merged_rules). Throws
+  // UsageError naming what differs, or the layer that the merge would leave
+  // far past its plan (check_overfull: the command exits 4 for it); this
+  // filter is then unchanged. The backends are made anew, on the merged
+  // bits.
   void merge(FilterEngine& other);
   // Crash-safe (filter_file.h), with `keys` as the key rules recorded.
   void save(const std::string& path, const std::optional<KeyRules>& keys);

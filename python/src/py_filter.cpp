@@ -15,6 +15,8 @@
 
 #include "filter_engine.h"
 #include "gdedup/error.h"
+#include "gdedup/growth.h"
+#include "gdedup/planner.h"
 #include "key_input.h"
 #include "key_rules.h"
 
@@ -220,6 +222,7 @@ struct LayerPlan {
   uint64_t set_bits = 0;
   double estimated_keys = 0;
   double current_fpr = 0;
+  double expected_fpr = 0;  // the planner's rate for the insertions
 };
 
 std::vector<LayerPlan> layer_plans(FilterEngine& e, bool with_state) {
@@ -231,6 +234,8 @@ std::vector<LayerPlan> layer_plans(FilterEngine& e, bool with_state) {
       plan.set_bits = layer.count_set_bits();
       plan.estimated_keys = layer.estimated_keys();
       plan.current_fpr = layer.current_fpr();
+      plan.expected_fpr =
+          expected_fpr(plan.params.layout, plan.params.num_blocks, plan.counters.insertions);
     }
     layers.push_back(plan);
   }
@@ -243,22 +248,72 @@ std::string hex64(uint64_t value) {
   return buf;
 }
 
-// One layer's fields as `gdedup info --json` gives them (src/cli/report.cpp).
-void add_info_fields(nb::dict& d, const LayerPlan& l) {
-  const uint64_t total_bits = l.params.bytes() * 8;
-  d["block_bits"] = l.params.layout.block_bits;
-  d["k"] = l.params.layout.k;
-  d["blocks"] = l.params.num_blocks;
-  d["seed"] = hex64(l.params.seed);
-  d["bytes"] = l.params.bytes();
-  d["set_bits"] = l.set_bits;
+// The version of the JSON of `gdedup info --json` that info() mirrors
+// (kInfoJsonVersion, src/cli/report.h): the top-level members describe the
+// whole filter, and "layers" is an array of each layer's.
+constexpr uint64_t kInfoVersion = 2;
+
+// The fields a layer and a whole filter share, as `gdedup info --json`
+// gives them (add_counted_fields, src/cli/report.cpp), in its order.
+struct Counted {
+  uint64_t blocks = 0;
+  uint64_t seed = 0;
+  uint64_t bytes = 0;
+  uint64_t set_bits = 0;
+  double estimated_keys = 0;
+  double current_fpr = 0;
+  double expected_fpr = 0;
+  uint64_t insertions = 0;
+  uint64_t planned_capacity = 0;
+  double planned_fpr = 0;
+};
+
+void add_counted_fields(nb::dict& d, const Counted& c) {
+  const uint64_t total_bits = c.bytes * 8;
+  d["blocks"] = c.blocks;
+  d["seed"] = hex64(c.seed);
+  d["bytes"] = c.bytes;
+  d["set_bits"] = c.set_bits;
   d["total_bits"] = total_bits;
-  d["fill"] = total_bits > 0 ? static_cast<double>(l.set_bits) / static_cast<double>(total_bits) : 0.0;
-  d["estimated_keys"] = l.estimated_keys;
-  d["current_fpr"] = l.current_fpr;
-  d["insertions"] = l.counters.insertions;
-  d["planned_capacity"] = l.counters.planned_capacity;
-  d["planned_fpr"] = l.counters.planned_fpr;
+  d["fill"] = total_bits > 0 ? static_cast<double>(c.set_bits) / static_cast<double>(total_bits) : 0.0;
+  d["estimated_keys"] = c.estimated_keys;
+  d["current_fpr"] = c.current_fpr;
+  d["expected_fpr"] = c.expected_fpr;
+  d["insertions"] = c.insertions;
+  d["planned_capacity"] = c.planned_capacity;
+  d["planned_fpr"] = c.planned_fpr;
+}
+
+Counted counted_of(const LayerPlan& l) {
+  return Counted{l.params.num_blocks, l.params.seed,          l.params.bytes(),
+                 l.set_bits,          l.estimated_keys,       l.current_fpr,
+                 l.expected_fpr,      l.counters.insertions,  l.counters.planned_capacity,
+                 l.counters.planned_fpr};
+}
+
+// The layers as one, as the command adds them up (combined and totals_of,
+// src/cli/report.cpp): sizes and counts added, rates compounded, since a
+// query tests every layer. One layer is its own total.
+Counted whole_filter(const std::vector<LayerPlan>& layers) {
+  if (layers.size() == 1) return counted_of(layers[0]);
+  Counted c;
+  c.seed = layers[0].params.seed;
+  std::vector<double> current, expected, planned;
+  for (const LayerPlan& l : layers) {
+    c.blocks += l.params.num_blocks;
+    c.bytes += l.params.bytes();
+    c.set_bits += l.set_bits;
+    c.estimated_keys += l.estimated_keys;
+    c.insertions += l.counters.insertions;
+    c.planned_capacity += l.counters.planned_capacity;
+    current.push_back(l.current_fpr);
+    expected.push_back(l.expected_fpr);
+    planned.push_back(l.counters.planned_fpr);
+  }
+  c.current_fpr = compound_fpr(current.data(), current.size());
+  c.expected_fpr = compound_fpr(expected.data(), expected.size());
+  c.planned_fpr = compound_fpr(planned.data(), planned.size());
+  return c;
 }
 
 nb::dict layer_dict(const LayerPlan& layer) {
@@ -321,10 +376,12 @@ nb::dict plan_dict(PyFilter& f) {
 }
 
 // What `gdedup info --json FILE` says of this filter saved to FILE, less
-// the file's own fields (file, kind, version).
+// the file's own fields (file, kind, version): the key rules, the growth
+// rule, the whole filter's totals, and "layers", each layer's fields.
 nb::dict info_dict(PyFilter& f) {
   const Snapshot s = snapshot(f, true);
   nb::dict d;
+  d["info_version"] = kInfoVersion;
   d["key_rules"] = f.rules().to_string();
   if (s.rule) {
     nb::dict growth;
@@ -337,12 +394,24 @@ nb::dict info_dict(PyFilter& f) {
     growth["keys_offered"] = s.keys_offered;
     d["growth"] = growth;
   }
-  add_info_fields(d, s.layers[0]);
-  nb::dict layers;
-  for (size_t i = 0; i < s.layers.size(); ++i) {
+  d["layer_count"] = s.layers.size();
+  // Layers of a growing filter may have other layouts: then there is no
+  // one block size at the top, and each layer says its own.
+  const Layout& first = s.layers[0].params.layout;
+  bool one_layout = true;
+  for (const LayerPlan& l : s.layers) one_layout = one_layout && l.params.layout == first;
+  if (one_layout) {
+    d["block_bits"] = first.block_bits;
+    d["k"] = first.k;
+  }
+  add_counted_fields(d, whole_filter(s.layers));
+  nb::list layers;
+  for (const LayerPlan& l : s.layers) {
     nb::dict layer;
-    add_info_fields(layer, s.layers[i]);
-    layers[std::to_string(i + 1).c_str()] = layer;
+    layer["block_bits"] = l.params.layout.block_bits;
+    layer["k"] = l.params.layout.k;
+    add_counted_fields(layer, counted_of(l));
+    layers.append(layer);
   }
   d["layers"] = layers;
   return d;
@@ -409,12 +478,17 @@ place. Calls release the GIL; one filter runs one call at a time.)")
              const std::string& backend, std::optional<unsigned> threads,
              std::optional<std::string> key, std::optional<std::string> normalize,
              std::optional<std::string> delimiter, int device) {
-            if (mmap) {
-              throw UsageError("mmap=True is not supported yet: the bit arrays of a version 2 "
-                               "filter file are not page-aligned; load it into memory "
-                               "(mmap=False)");
-            }
             const std::string name = path.string();
+            if (mmap) {
+              // docs/PYTHON.md, "Several crawler processes, one seen filter".
+              throw UsageError(
+                  "cannot map " + name + " (mmap=True): a filter file stores each bit array "
+                  "after its key rules and layer table, whose lengths vary, so the array "
+                  "starts at no fixed alignment (byte 4223 of a fixed filter with the default "
+                  "key rules, not a multiple of 4) and cannot be probed in place from a "
+                  "mapping; load it with mmap=False, and share one loaded copy between "
+                  "processes by loading it read_only=True before they are forked");
+            }
             std::unique_ptr<FilterEngine> engine;
             KeyRules rules;
             {
@@ -433,7 +507,8 @@ place. Calls release the GIL; one filter runs one call at a time.)")
           nb::rv_policy::take_ownership,
           "Load a filter file (the command's, or one saved here): its layers, growth rule and "
           "key rules. key/delimiter/normalize, when given, must match the file's. read_only "
-          "refuses add and test_and_set. mmap=True is refused for now.")
+          "refuses add and test_and_set. mmap=True is refused: a filter file's bit arrays are not "
+          "aligned for use in place (docs/PYTHON.md says how processes share one).")
       .def("add", [](PyFilter& f, nb::handle keys) { return f.apply(keys, Op::kAdd); },
            nb::arg("keys"),
            "Add keys. One key: True when it was new. Many: the number that were new.")
@@ -455,7 +530,9 @@ place. Calls release the GIL; one filter runs one call at a time.)")
            "fixed with equal parameters or both growing by one rule.")
       .def("info", &info_dict,
            "What `gdedup info --json` says of this filter once saved, as a dict (less "
-           "file, kind and version).")
+           "file, kind and version): info_version 2, the key and growth rules, the whole "
+           "filter's totals (rates compounded over the layers), and \"layers\", a list of "
+           "each layer's fields.")
       .def_prop_ro("plan", [](PyFilter& f) { return plan_dict(f); })
       .def_prop_ro("fill", [](PyFilter& f) { return locked(f, [](FilterEngine& e) { return e.fill(); }); })
       .def_prop_ro("estimated_keys",

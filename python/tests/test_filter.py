@@ -139,7 +139,7 @@ def test_threads_give_the_same_answers(urls):
 
 def test_merge_refuses_what_the_command_refuses():
     a = gdedup.Filter(capacity=1000)
-    with pytest.raises(gdedup.InvalidArgumentError, match="growing filter and a fixed one"):
+    with pytest.raises(gdedup.InvalidArgumentError, match="one grows and the other is fixed"):
         a.merge(gdedup.Filter(capacity=1000, grow=False))
     with pytest.raises(gdedup.InvalidArgumentError, match="different rules"):
         a.merge(gdedup.Filter(capacity=2000))

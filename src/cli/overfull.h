@@ -8,6 +8,7 @@
 #include <string>
 
 #include "gdedup/filter.h"
+#include "gdedup/filter_merge.h"
 #include "gdedup/pipeline.h"
 
 namespace gdedup::cli {
@@ -16,23 +17,11 @@ namespace gdedup::cli {
 // in main.cpp, 3 in job.h).
 inline constexpr int kExitOverfull = 4;
 
-// "Far past": more keys than planned and a false-positive rate above this
-// many times the planned one.
-inline constexpr double kOverfullFactor = 10;
-
-struct Overfull {
-  uint64_t planned = 0;        // the capacity the filter was planned for
-  uint64_t keys = 0;           // keys counted new (kept)
-  double fpr_now = 0;
-  double planned_fpr = 0;
-  uint64_t probably_lost = 0;  // new keys taken for ones already present
-  uint64_t capacity = 0;       // a --capacity that would have served
-};
-
-// Set when `filter` holds more keys than planned and its rate is more than
-// kOverfullFactor times the planned one; nullopt otherwise, and for filters
-// whose plan is unknown.
-std::optional<Overfull> check_overfull(const Filter& filter);
+// The test of "far past its plan" is the library's (gdedup/filter_merge.h),
+// shared with the Python package.
+using gdedup::check_overfull;
+using gdedup::kOverfullFactor;
+using gdedup::Overfull;
 
 // The error line: what went wrong, what the output lacks (by mode), and
 // what to run instead. `existing_filter`: the job extended a filter file,
