@@ -153,7 +153,8 @@ TEST(CliInfo, ShowsParametersFillAndCounters) {
 
   r = run({"info", "--json", path});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_TRUE(contains(r.out, "\"version\": 3,")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\"version\": " + std::to_string(gdedup::kFilterFileVersion) + ","))
+      << r.out;
   EXPECT_TRUE(contains(r.out, "\"blocks\": " + std::to_string(plan.num_blocks) + ",")) << r.out;
   EXPECT_TRUE(contains(r.out, "\"set_bits\": " + std::to_string(filter.count_set_bits()) + ","))
       << r.out;

@@ -15,6 +15,7 @@
 #include <xxhash.h>
 
 #include "format/file_writer.h"
+#include "filter_file_forge.h"
 #include "format/filter_file_format.h"
 #include "gdedup/checkpoint.h"
 #include "gdedup/backend.h"
@@ -284,18 +285,22 @@ size_t separator_offset(const KeyRules& keys) {
          (8 + keys.keys.delimiter_text().size()) + (8 + keys.keys.normalize_text().size());
 }
 
-// Version 3: the filter above, fixed, with the default key rules.
+// Version 4: the filter above, fixed, with the default key rules.
 TEST(Format, FilterFileBytes) {
   const std::vector<char> file = fixed_filter_file();
   // flags, format, texts, separator, seed
   const uint64_t rules = 2 + 4 + (8 + 5) + (8 + 3) + 8 + 1 + 8;
-  ASSERT_EQ(file.size(), 4096u + rules + 80u + 128u);
+  ASSERT_EQ(4096u + rules + 80u, 4223u);  // the end of the layer table
+  ASSERT_EQ(file.size(), 8192u + 128u);   // zero padding to 8192, then the bit array
+  EXPECT_EQ(filter_file::get_u32(reinterpret_cast<const unsigned char*>(file.data()) + 8), 4u);
   EXPECT_EQ(std::string(file.data() + 4096 + 5 + 8, 5), "whole");
   ASSERT_EQ(separator_offset(KeyRules{}), 4133u);
   EXPECT_EQ(file[4133], '\n');
-  EXPECT_EQ(XXH3_64bits(file.data() + file.size() - 128, 128), 0x40ce02f05c7d0370ull);
-  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0x8fc144998798f2acull);
-  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x14daee5c25896e5bull);
+  EXPECT_EQ(std::vector<char>(file.begin() + 4223, file.begin() + 8192),
+            std::vector<char>(8192 - 4223, '\0'));
+  EXPECT_EQ(XXH3_64bits(file.data() + 8192, 128), 0x40ce02f05c7d0370ull);
+  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0xca091c5446464864ull);
+  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x03dfbe1b6fa12c93ull);
 
   // The same with NUL-separated records (-z): one byte differs.
   KeyRules nul;
@@ -303,20 +308,62 @@ TEST(Format, FilterFileBytes) {
   const std::vector<char> z = fixed_filter_file(nul);
   ASSERT_EQ(z.size(), file.size());
   EXPECT_EQ(z[4133], '\0');
-  EXPECT_EQ(XXH3_64bits(z.data(), z.size()), 0x2201ed8718dcc7a0ull);
+  EXPECT_EQ(XXH3_64bits(z.data(), z.size()), 0x7e0636f4d495d147ull);
 }
 
-// Version 3: the growing filter above.
+// Version 4: the growing filter above.
 TEST(Format, GrowingFilterFileBytes) {
   const std::vector<char> file = growing_filter_file();
-  EXPECT_EQ(file.size(), 31160u);
-  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0xb7428a1c0ebaf800ull);
-  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0xe46dd39660d910b7ull);
+  EXPECT_EQ(file.size(), 35840u);
+  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0x02640004a9651b87ull);
+  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0xd224df0f01eef40dull);
 }
 
-// Version 2 as its writers wrote it: version 3's bytes without the record
-// separator in the rules section, and a header of version 2 with that
-// section's size and checksum. The hashes below are version 2's test
+// Writes `file` to a temporary path and loads it.
+FilterFile load_bytes(const std::vector<char>& file) {
+  const std::string path = ::testing::TempDir() + "gdedup_format_old_" + std::to_string(getpid());
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(file.data(), static_cast<std::streamsize>(file.size()));
+  }
+  FilterFile loaded = load_filter_file(path);
+  std::filesystem::remove(path);
+  return loaded;
+}
+
+// Version 3 as its writers wrote it: version 4's bytes without the padding
+// before the bit arrays (test::as_version3). The hashes are version 3's
+// test vectors, pinned before version 4 existed, so the forgery is exact;
+// such files still load, to the same bits.
+TEST(Format, FilterFileVersion3BytesStillLoad) {
+  const std::vector<char> fixed = test::as_version3(fixed_filter_file());
+  ASSERT_EQ(fixed.size(), 4351u);
+  EXPECT_EQ(XXH3_64bits(fixed.data() + fixed.size() - 128, 128), 0x40ce02f05c7d0370ull);
+  EXPECT_EQ(XXH3_64bits(fixed.data(), 4096), 0x8fc144998798f2acull);
+  EXPECT_EQ(XXH3_64bits(fixed.data(), fixed.size()), 0x14daee5c25896e5bull);
+  KeyRules nul;
+  nul.record_separator = '\0';
+  const std::vector<char> z = test::as_version3(fixed_filter_file(nul));
+  EXPECT_EQ(XXH3_64bits(z.data(), z.size()), 0x2201ed8718dcc7a0ull);
+  const std::vector<char> growing = test::as_version3(growing_filter_file());
+  EXPECT_EQ(growing.size(), 31160u);
+  EXPECT_EQ(XXH3_64bits(growing.data(), 4096), 0xb7428a1c0ebaf800ull);
+  EXPECT_EQ(XXH3_64bits(growing.data(), growing.size()), 0xe46dd39660d910b7ull);
+
+  const FilterFile loaded = load_bytes(fixed);
+  EXPECT_EQ(loaded.version, 3u);
+  ASSERT_EQ(loaded.layers.size(), 1u);
+  EXPECT_EQ(XXH3_64bits(loaded.layers[0].words(), 128), 0x40ce02f05c7d0370ull);
+  const FilterFile loaded_growing = load_bytes(growing);
+  EXPECT_EQ(loaded_growing.version, 3u);
+  EXPECT_EQ(loaded_growing.layers.size(), 3u);
+  ASSERT_TRUE(loaded_growing.rules.keys.has_value());
+  EXPECT_EQ(*loaded_growing.rules.keys, growing_file_key_rules());
+}
+
+// Version 2 as its writers wrote it: version 3's bytes (test::as_version3)
+// without the record separator in the rules section, and a header of
+// version 2 with that section's size and checksum. The hashes below are version 2's test
 // vectors, pinned before version 3 existed, so the forgery is exact.
 std::vector<char> as_version2(std::vector<char> file, size_t separator_at) {
   file.erase(file.begin() + static_cast<std::ptrdiff_t>(separator_at));
@@ -347,14 +394,16 @@ void expect_version2_loads(const std::vector<char>& file, const KeyRules& saved_
 }
 
 TEST(Format, FilterFileVersion2BytesStillLoad) {
-  const std::vector<char> fixed = as_version2(fixed_filter_file(), separator_offset(KeyRules{}));
+  const std::vector<char> fixed =
+      as_version2(test::as_version3(fixed_filter_file()), separator_offset(KeyRules{}));
   ASSERT_EQ(fixed.size(), 4350u);
   EXPECT_EQ(XXH3_64bits(fixed.data(), 4096), 0xf6cb14ac9cfe51adull);
   EXPECT_EQ(XXH3_64bits(fixed.data(), fixed.size()), 0x2ece9f14b26dcc4cull);
   expect_version2_loads(fixed, KeyRules{});
 
   const std::vector<char> growing =
-      as_version2(growing_filter_file(), separator_offset(growing_file_key_rules()));
+      as_version2(test::as_version3(growing_filter_file()),
+                  separator_offset(growing_file_key_rules()));
   ASSERT_EQ(growing.size(), 31159u);
   EXPECT_EQ(XXH3_64bits(growing.data(), 4096), 0x9150365f19567c03ull);
   EXPECT_EQ(XXH3_64bits(growing.data(), growing.size()), 0xcbe5d809679df4e4ull);

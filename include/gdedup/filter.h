@@ -1,6 +1,7 @@
 // The filter: parameters, the bit array in host memory, and its counters.
 // Operations on fingerprints live in backends (backend.h); this class owns the
-// bytes that are saved, loaded and compared.
+// bytes that are saved, loaded and compared, or, for a read-only filter,
+// keeps alive bytes it does not own (a mapped filter file, filter_file.h).
 #pragma once
 
 #include <cstdint>
@@ -43,6 +44,15 @@ class Filter {
   explicit Filter(const FilterParams& params);
   static Filter from_plan(const Plan& plan, uint64_t seed = kDefaultSeed);
 
+  // A read-only filter over `words` (params.words() of them, 64-byte
+  // aligned), which it neither owns nor writes: e.g. a bit array of a
+  // filter file mapped read-only (map_filter_file). `keeper` keeps them
+  // alive for the life of the filter. The memory may be mapped PROT_READ:
+  // merge() into it and the CPU backend's add and test_and_set refuse it
+  // (UsageError), and any other write through words() faults.
+  static Filter read_only_view(const FilterParams& params, const uint32_t* words,
+                               std::shared_ptr<const void> keeper);
+
   Filter(Filter&&) noexcept;
   Filter& operator=(Filter&&) noexcept;
   ~Filter();
@@ -51,6 +61,9 @@ class Filter {
   FilterCounters& counters() { return counters_; }
   const FilterCounters& counters() const { return counters_; }
 
+  // Whether the bits are another's, never to be written (read_only_view).
+  bool read_only() const { return keeper_ != nullptr; }
+
   // The bit array: params().words() little-endian 32-bit words.
   uint32_t* words() { return words_; }
   const uint32_t* words() const { return words_; }
@@ -58,7 +71,8 @@ class Filter {
   FilterRef ref() { return whole_filter(words_, params_.num_blocks, params_.layout); }
 
   // OR of `other` into this filter. Throws UsageError, naming the parameter
-  // that differs, unless the parameters are identical.
+  // that differs, unless the parameters are identical, and for a read-only
+  // filter.
   void merge(const Filter& other);
 
   uint64_t count_set_bits() const;
@@ -69,9 +83,13 @@ class Filter {
   double current_fpr() const;
 
  private:
+  Filter() = default;  // for read_only_view
+  void release_words() noexcept;
+
   FilterParams params_;
   FilterCounters counters_;
   uint32_t* words_ = nullptr;
+  std::shared_ptr<const void> keeper_;  // set: words_ are not ours (read_only_view)
 };
 
 }  // namespace gdedup

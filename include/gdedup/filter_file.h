@@ -18,8 +18,8 @@
 
 namespace gdedup {
 
-// The version save_filter writes; load_filter reads it and versions 1 and 2.
-inline constexpr uint32_t kFilterFileVersion = 3;
+// The version save_filter writes; load_filter reads it and versions 1 to 3.
+inline constexpr uint32_t kFilterFileVersion = 4;
 
 // How a filter's keys were made: a key found by other rules is another key.
 struct KeyRules {
@@ -84,6 +84,16 @@ void save_filter_file(const FilterFile& file, const std::string& path);
 // file. A version 1 file is one fixed layer with unknown key rules; a
 // version 2 file's key rules have the newline separator (it records none).
 FilterFile load_filter_file(const std::string& path);
+
+// Maps `path` read-only and shared (PROT_READ, MAP_SHARED) and returns its
+// layers as read-only filters over the mapping (Filter::read_only_view),
+// which they keep alive: processes that map one file share one copy of its
+// bits through the page cache. Verifies what load_filter_file does, every
+// bit array checksum included (reading each page once). Throws Error as
+// load_filter_file does, and UsageError for a file of version 1 to 3,
+// whose bit arrays are not page-aligned: those are loaded unmapped, or
+// saved again (as version 4). Keys cannot be added to the layers.
+FilterFile map_filter_file(const std::string& path);
 
 // A fixed filter's one layer; a growing filter of several layers is
 // refused (Error), since one Filter cannot hold it.

@@ -113,6 +113,10 @@ void FilterEngine::contains(const uint64_t* fingerprints, uint64_t count, uint8_
 }
 
 void FilterEngine::sync() {
+  // A mapped filter's bits are never written (keys cannot be added), so a
+  // device backend's copy equals them; copying back would write to a
+  // read-only mapping.
+  if (at(0).read_only()) return;
   if (growing_) {
     growing_->sync_to_host();
   } else {

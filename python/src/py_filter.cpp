@@ -479,21 +479,19 @@ place. Calls release the GIL; one filter runs one call at a time.)")
              std::optional<std::string> key, std::optional<std::string> normalize,
              std::optional<std::string> delimiter, int device) {
             const std::string name = path.string();
-            if (mmap) {
+            if (mmap && !read_only) {
               // docs/PYTHON.md, "Several crawler processes, one seen filter".
               throw UsageError(
-                  "cannot map " + name + " (mmap=True): a filter file stores each bit array "
-                  "after its key rules and layer table, whose lengths vary, so the array "
-                  "starts at no fixed alignment (byte 4223 of a fixed filter with the default "
-                  "key rules, not a multiple of 4) and cannot be probed in place from a "
-                  "mapping; load it with mmap=False, and share one loaded copy between "
-                  "processes by loading it read_only=True before they are forked");
+                  "cannot map " + name + " with mmap=True unless read_only=True: a mapped "
+                  "filter's bits are the file's, shared read-only with every process that "
+                  "maps it, so keys cannot be added; pass read_only=True, or load it with "
+                  "mmap=False to add keys");
             }
             std::unique_ptr<FilterEngine> engine;
             KeyRules rules;
             {
               nb::gil_scoped_release release;
-              FilterFile file = load_filter_file(name);
+              FilterFile file = mmap ? map_filter_file(name) : load_filter_file(name);
               rules = loaded_key_rules(name, file.rules.keys, key, delimiter, normalize);
               engine = std::make_unique<FilterEngine>(std::move(file),
                                                       backend_choice(backend, threads, device));
@@ -507,8 +505,10 @@ place. Calls release the GIL; one filter runs one call at a time.)")
           nb::rv_policy::take_ownership,
           "Load a filter file (the command's, or one saved here): its layers, growth rule and "
           "key rules. key/delimiter/normalize, when given, must match the file's. read_only "
-          "refuses add and test_and_set. mmap=True is refused: a filter file's bit arrays are not "
-          "aligned for use in place (docs/PYTHON.md says how processes share one).")
+          "refuses add and test_and_set. mmap=True (with read_only=True) maps the file "
+          "read-only and shared and uses its bits in place, so that processes mapping one file "
+          "share one copy in the page cache; the file must be version 4 (written by this "
+          "release), every checksum is verified as by a load (docs/PYTHON.md).")
       .def("add", [](PyFilter& f, nb::handle keys) { return f.apply(keys, Op::kAdd); },
            nb::arg("keys"),
            "Add keys. One key: True when it was new. Many: the number that were new.")

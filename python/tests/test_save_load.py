@@ -76,26 +76,196 @@ def test_the_gil_is_released_while_the_engine_runs():
     assert ran_during_the_call
 
 
-def first_bit_array_offset(data):
-    """Where layer 0's bit array starts in a version 3 filter file
+def bit_array_offsets(data):
+    """Where each layer's bit array starts in a version 4 filter file
     (docs/FORMAT.md): after the 4096-byte header, the rules section and the
-    layers section's count and table."""
+    layers section's count and table, each at the next multiple of 4096."""
     import struct
-    assert data[:8] == b"GDEDUPBF" and struct.unpack_from("<I", data, 8)[0] == 3
+    assert data[:8] == b"GDEDUPBF" and struct.unpack_from("<I", data, 8)[0] == 4
     rules_bytes = struct.unpack_from("<Q", data, 16)[0]
-    layers = struct.unpack_from("<Q", data, 4096 + rules_bytes)[0]
-    return 4096 + rules_bytes + 16 + 64 * layers
+    table = 4096 + rules_bytes
+    layers = struct.unpack_from("<Q", data, table)[0]
+    offsets, end = [], table + 16 + 64 * layers
+    for i in range(layers):
+        payload_bytes = struct.unpack_from("<Q", data, table + 8 + 64 * i + 24)[0]
+        offsets.append((end + 4095) // 4096 * 4096)
+        end = offsets[-1] + payload_bytes
+    assert end == len(data)
+    return table + 16 + 64 * layers, offsets
 
 
-def test_mmap_is_refused_naming_the_file_and_the_alignment(tmp_path):
-    f = gdedup.Filter(capacity=1000, grow=False)
+def as_version3(data):
+    """The version 3 file of the same filter, as the releases before
+    version 4 wrote it: the bit arrays back to back after the layer table."""
+    import struct
+    table_end, offsets = bit_array_offsets(data)
+    rules_bytes = struct.unpack_from("<Q", data, 16)[0]
+    out = bytearray(data[:table_end])
+    table = 4096 + rules_bytes
+    for i, at in enumerate(offsets):
+        payload_bytes = struct.unpack_from("<Q", data, table + 8 + 64 * i + 24)[0]
+        out += data[at:at + payload_bytes]
+    struct.pack_into("<I", out, 8, 3)
+    struct.pack_into("<Q", out, 32, len(out) - table)
+    struct.pack_into("<Q", out, 4088, int(gdedup.fingerprint(bytes(out[:4088]), seed=0)))
+    return bytes(out)
+
+
+def growing_and_fixed(tmp_path, urls):
+    """A fixed filter and a growing one of several layers, saved."""
+    fixed = gdedup.Filter(capacity=20000, grow=False)
+    fixed.add(urls)
+    fixed.save(tmp_path / "fixed.gdf")
+    growing = gdedup.Filter(capacity=300)
+    growing.add(urls)
+    assert growing.layers >= 3
+    growing.save(tmp_path / "growing.gdf")
+    return [tmp_path / "fixed.gdf", tmp_path / "growing.gdf"]
+
+
+def test_each_bit_array_starts_at_a_page_multiple(tmp_path, urls):
+    for path in growing_and_fixed(tmp_path, urls):
+        data = path.read_bytes()
+        table_end, offsets = bit_array_offsets(data)
+        assert all(at % 4096 == 0 for at in offsets)
+        assert data[table_end:offsets[0]] == bytes(offsets[0] - table_end)
+    # A fixed filter with the default key rules: its table ends at byte
+    # 4223, its bit array starts at 8192.
+    assert bit_array_offsets((tmp_path / "fixed.gdf").read_bytes()) == (4223, [8192])
+
+
+def test_a_mapped_filter_answers_as_a_loaded_one(tmp_path, urls):
+    probe = urls + [b"absent %d" % i for i in range(20000)]
+    for path, kwargs in zip(growing_and_fixed(tmp_path, urls),
+                            [{"capacity": 20000, "grow": False}, {"capacity": 300}]):
+        loaded = gdedup.Filter.load(path)
+        mapped = gdedup.Filter.load(path, mmap=True, read_only=True)
+        assert mapped.read_only
+        assert mapped.contains(probe).tolist() == loaded.contains(probe).tolist()
+        assert mapped.contains(gdedup.fingerprint(probe)).tolist() == \
+            loaded.contains(gdedup.fingerprint(probe)).tolist()
+        assert all(u in mapped for u in urls[:50])
+        assert (mapped.layers, mapped.grows, mapped.insertions, mapped.plan, mapped.fill,
+                mapped.key_rules, mapped.info()) == \
+            (loaded.layers, loaded.grows, loaded.insertions, loaded.plan, loaded.fill,
+             loaded.key_rules, loaded.info())
+        mapped.save(tmp_path / "copy.gdf")
+        assert (tmp_path / "copy.gdf").read_bytes() == path.read_bytes()
+        # Merging a mapped filter into a writable one reads it only.
+        empty = gdedup.Filter(**kwargs)
+        empty.merge(mapped)
+        assert empty.contains(probe).tolist() == mapped.contains(probe).tolist()
+        with pytest.raises(gdedup.InvalidArgumentError, match="read_only"):
+            mapped.add(b"new")
+        with pytest.raises(gdedup.InvalidArgumentError, match="read_only"):
+            mapped.merge(loaded)
+
+
+def test_mmap_needs_read_only(tmp_path):
     path = tmp_path / "seen.gdf"
-    f.save(path)
-    offset = first_bit_array_offset(path.read_bytes())
-    assert offset == 4223 and offset % 4 != 0  # the number the message and docs give
-    with pytest.raises(gdedup.InvalidArgumentError, match="byte 4223") as caught:
-        gdedup.Filter.load(path, mmap=True, read_only=True)
+    gdedup.Filter(capacity=1000).save(path)
+    with pytest.raises(gdedup.InvalidArgumentError, match="read_only=True") as caught:
+        gdedup.Filter.load(path, mmap=True)
     assert str(path) in str(caught.value) and "mmap=True" in str(caught.value)
+
+
+def test_a_damaged_mapped_file_is_refused(tmp_path, urls):
+    for path in growing_and_fixed(tmp_path, urls):
+        good = path.read_bytes()
+        table_end, offsets = bit_array_offsets(good)
+        bad = tmp_path / "bad.gdf"
+        for at, words in [(offsets[-1] + 5, "bit array does not match"),
+                          (len(good) - 1, "bit array does not match"),
+                          (offsets[0] - 1, "in the zero padding"),
+                          (table_end, "in the zero padding")]:
+            data = bytearray(good)
+            data[at] ^= 0x01
+            bad.write_bytes(bytes(data))
+            with pytest.raises(gdedup.DamagedFileError, match=words) as caught:
+                gdedup.Filter.load(bad, mmap=True, read_only=True)
+            assert str(bad) in str(caught.value)
+        bad.write_bytes(good[:-1])
+        with pytest.raises(gdedup.DamagedFileError, match="truncated"):
+            gdedup.Filter.load(bad, mmap=True, read_only=True)
+
+
+def test_a_version_3_file_loads_but_is_not_mapped(tmp_path, urls):
+    for path in growing_and_fixed(tmp_path, urls):
+        old = tmp_path / "old.gdf"
+        old.write_bytes(as_version3(path.read_bytes()))
+        loaded = gdedup.Filter.load(old, read_only=True)
+        assert loaded.contains(urls).all()
+        with pytest.raises(gdedup.InvalidArgumentError, match="it is version 3") as caught:
+            gdedup.Filter.load(old, mmap=True, read_only=True)
+        assert str(old) in str(caught.value) and "save it again" in str(caught.value)
+        loaded.save(tmp_path / "again.gdf")  # version 4 once saved again
+        assert (tmp_path / "again.gdf").read_bytes() == path.read_bytes()
+
+
+# A crawler process of the test below: loads the filter as told, queries
+# every key, says "ready", waits for a line on stdin (until every process
+# has queried), reports its private memory growth and its answers, and
+# waits for another line (until every process has measured) to exit: a
+# page of a file mapped by one process alone counts as private to it.
+CRAWLER = """
+import sys
+import numpy as np
+import gdedup
+sys.path.insert(0, sys.argv[3])
+from test_save_load import private_bytes
+keys = np.load(sys.argv[2])
+before = private_bytes()
+f = gdedup.Filter.load(sys.argv[1], mmap=sys.argv[4] == "mmap", read_only=True,
+                       backend="cpu", threads=1)
+found = f.contains(keys)
+print("ready", flush=True)
+sys.stdin.readline()
+print(private_bytes() - before, int(found.sum()), f.nbytes, flush=True)
+sys.stdin.readline()
+"""
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/smaps_rollup"),
+                    reason="needs /proc/self/smaps_rollup (Linux)")
+def test_independent_processes_share_one_mapped_filter(tmp_path):
+    """The sharing docs/PYTHON.md promises for mmap=True: two processes that
+    map one 32 MiB filter and query every page of it each add far less
+    private memory than the filter (they share the page cache's copy); two
+    that load it without mmap add about the filter each (the control: the
+    measure sees a copy)."""
+    import os
+    import subprocess
+    import sys
+    f = gdedup.Filter(memory=32 << 20)
+    keys = gdedup.fingerprint([b"key %d" % i for i in range(400_000)])
+    f.add(keys[::2])
+    f.save(tmp_path / "seen.gdf")
+    np.save(tmp_path / "keys.npy", keys)
+    expected = int(f.contains(keys).sum())
+    here = os.path.dirname(os.path.abspath(__file__))
+
+    def crawl(mode):
+        procs = [subprocess.Popen([sys.executable, "-c", CRAWLER, str(tmp_path / "seen.gdf"),
+                                   str(tmp_path / "keys.npy"), here, mode],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                 for _ in range(2)]
+        for p in procs:  # both have mapped and queried before either measures
+            assert p.stdout.readline().strip() == "ready"
+        for p in procs:
+            p.stdin.write("go\n")
+            p.stdin.flush()
+        reports = [[int(x) for x in p.stdout.readline().split()] for p in procs]
+        for p in procs:
+            p.communicate("exit\n", timeout=120)
+            assert p.returncode == 0
+        return reports
+
+    for growth, found, nbytes in crawl("mmap"):
+        assert found == expected and nbytes == f.nbytes
+        assert growth < nbytes // 8, (growth, nbytes)
+    for growth, found, nbytes in crawl("load"):
+        assert found == expected
+        assert growth > nbytes // 2, (growth, nbytes)
 
 
 def private_bytes():

@@ -1,6 +1,7 @@
 #include "gdedup/filter.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -60,21 +61,44 @@ Filter Filter::from_plan(const Plan& plan, uint64_t seed) {
   return filter;
 }
 
+Filter Filter::read_only_view(const FilterParams& params, const uint32_t* words,
+                              std::shared_ptr<const void> keeper) {
+  params.validate();
+  if (words == nullptr || keeper == nullptr ||
+      reinterpret_cast<uintptr_t>(words) % 64 != 0) {
+    throw UsageError("a read-only filter needs a bit array aligned to 64 "
+                     "bytes and an owner that keeps it");
+  }
+  // Private: a Filter otherwise always owns zeroed memory.
+  Filter filter;
+  filter.params_ = params;
+  filter.words_ = const_cast<uint32_t*>(words);
+  filter.keeper_ = std::move(keeper);
+  return filter;
+}
+
 Filter::Filter(Filter&& other) noexcept
     : params_(other.params_), counters_(other.counters_),
-      words_(std::exchange(other.words_, nullptr)) {}
+      words_(std::exchange(other.words_, nullptr)), keeper_(std::move(other.keeper_)) {}
 
 Filter& Filter::operator=(Filter&& other) noexcept {
   if (this != &other) {
-    detail::release(words_, params_.bytes());
+    release_words();
     params_ = other.params_;
     counters_ = other.counters_;
     words_ = std::exchange(other.words_, nullptr);
+    keeper_ = std::move(other.keeper_);
   }
   return *this;
 }
 
-Filter::~Filter() { detail::release(words_, params_.bytes()); }
+Filter::~Filter() { release_words(); }
+
+void Filter::release_words() noexcept {
+  if (keeper_ == nullptr) detail::release(words_, params_.bytes());
+  keeper_.reset();
+  words_ = nullptr;
+}
 
 void Filter::merge(const Filter& other) {
   const FilterParams& a = params_;
@@ -92,6 +116,10 @@ void Filter::merge(const Filter& other) {
     refuse("block counts", std::to_string(a.num_blocks), std::to_string(b.num_blocks));
   }
   if (a.seed != b.seed) refuse("seeds", std::to_string(a.seed), std::to_string(b.seed));
+  if (read_only()) {
+    throw UsageError("cannot merge into a read-only filter (a mapped filter file): its bits "
+                     "are shared, never written; load the file without mapping to change it");
+  }
   const uint64_t n = a.words();
   for (uint64_t i = 0; i < n; ++i) words_[i] |= other.words_[i];
   counters_.insertions += other.counters_.insertions;

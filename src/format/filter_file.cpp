@@ -1,12 +1,19 @@
-// Filter files (docs/FORMAT.md, "Filter file"). Version 3: a 4096-byte
+// Filter files (docs/FORMAT.md, "Filter file"). Version 4: a 4096-byte
 // header, the rules section (format/filter_rules_codec.h), then the layers
-// section (format/layers_codec.h). Still read: version 2, the same with
-// rules that record no record separator; version 1, the header, then one
-// bit array. Reading and writing are those of every gdedup file
-// (file_reader.h, file_writer.h); this file says what a filter file is.
+// section (format/layers_codec.h) with each bit array at a multiple of 4096
+// bytes, so that a mapping of the file holds them page-aligned. Still read:
+// version 3, the same with the bit arrays back to back after the layer
+// table; version 2, version 3 with rules that record no record separator;
+// version 1, the header, then one bit array. Reading and writing are those
+// of every gdedup file (file_reader.h, file_writer.h); this file says what a
+// filter file is.
 #include "gdedup/filter_file.h"
 
+#include <sys/mman.h>
 #include <sys/types.h>
+
+#include <cerrno>
+#include <memory>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -16,6 +23,7 @@
 #include "format/filter_rules_codec.h"
 #include "format/layers_codec.h"
 #include "fs/replacement.h"
+#include "fs/file_ops.h"
 #include "gdedup/error.h"
 
 namespace gdedup {
@@ -54,13 +62,15 @@ void write_current(const std::string& path, const std::vector<format::LayerView>
   unsigned char header[kHeaderBytes] = {};
   file.write(header, kHeaderBytes);
   file.write(rules_bytes.data(), rules_bytes.size());
-  format::write_layers(file, kHeaderBytes + rules_bytes.size(), layers);
+  const uint64_t layers_at = kHeaderBytes + rules_bytes.size();
+  format::write_layers(file, layers_at, layers, format::kBitArrayAlign);
   std::memcpy(header + kOffMagic, kMagic, sizeof kMagic);
   put_u32(header + kOffVersion, kVersion);
   put_u32(header + kOffHeaderBytes, static_cast<uint32_t>(kHeaderBytes));
   put_u64(header + kOffRulesBytes, rules_bytes.size());
   put_u64(header + kOffRulesChecksum, XXH3_64bits(rules_bytes.data(), rules_bytes.size()));
-  put_u64(header + kOffLayersBytes, format::layers_bytes(layers));
+  put_u64(header + kOffLayersBytes,
+          format::layers_bytes(layers, layers_at, format::kBitArrayAlign));
   seal_header(header);
   file.pwrite(header, kHeaderBytes, 0);
   file.commit();
@@ -70,7 +80,7 @@ void write_current(const std::string& path, const std::vector<format::LayerView>
 struct Opened {
   format::VerifiedFile file;
   FilterRules rules;
-  // Versions 2 and 3: the layers section. Version 1: the header's one filter.
+  // Versions 2 to 4: the layers section. Version 1: the header's one filter.
   uint64_t layers_at = 0;
   format::LayerTable table;
 };
@@ -127,7 +137,8 @@ void open_sections(const format::FileKind& kind, const std::string& path, Opened
   }
   f.rules = format::decode_filter_rules(path, rules, f.file.version);
   f.layers_at = kHeaderBytes + rules_bytes;
-  f.table = format::read_layer_table(kind, f.file, f.layers_at);
+  f.table = format::read_layer_table(kind, f.file, f.layers_at,
+                                     f.file.version >= kVersion4 ? format::kBitArrayAlign : 1);
   if (f.table.bytes != layers_bytes || f.file.size - f.layers_at != layers_bytes) {
     format::refuse(kind, path, "is inconsistent: its header declares " +
                                    std::to_string(layers_bytes) + " bytes of layers, its layer "
@@ -152,6 +163,7 @@ void open_filter_file(const format::FileKind& kind, const std::string& path, Ope
   format::check_filter_fields(kind, path, f.file.fields, "");
   format::check_length(kind, f.file, 0, "");
   f.table.layers = {f.file.fields};
+  f.table.at = {kHeaderBytes};
 }
 
 }  // namespace
@@ -209,6 +221,51 @@ FilterFile load_filter_file(const std::string& path) {
   }
   format::read_payload(kind, f.file, out.layers.back().words());
   out.layers.back().counters() = f.file.fields.counters;
+  return out;
+}
+
+FilterFile map_filter_file(const std::string& path) {
+  const format::FileKind kind = filter_kind();
+  Opened f;
+  open_filter_file(kind, path, f);
+  if (f.file.version < kVersion4) {
+    throw UsageError("cannot map filter file " + path + ": it is version " +
+                    std::to_string(f.file.version) + ", whose bit arrays are not aligned for use "
+                    "in place (version " + std::to_string(kVersion4) + " aligns them to 4096 "
+                    "bytes); load it without mapping, or save it again with this release to "
+                    "write version " + std::to_string(kVersion4));
+  }
+  // Shared and read-only: every process that maps the file uses the page
+  // cache's one copy. gdedup replaces files by rename, never rewrites them
+  // in place, so the mapped bytes stay the verified ones for as long as the
+  // mapping lives (a file truncated in place by another program would
+  // fault its readers, as any mapped file does).
+  const size_t size = static_cast<size_t>(f.file.size);
+  void* base = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, f.file.file.fd(), 0);
+  if (base == MAP_FAILED) {
+    const int err = errno;
+    throw Error("cannot map filter file " + path + " (" + std::to_string(size) +
+                    " bytes): " + fs::error_text(err),
+                err == ENOMEM ? ErrorKind::out_of_memory : ErrorKind::io);
+  }
+  const std::shared_ptr<const void> mapping(base, [size](const void* p) {
+    ::munmap(const_cast<void*>(p), size);
+  });
+  FilterFile out;
+  out.rules = f.rules;
+  out.version = f.file.version;
+  for (size_t i = 0; i < f.table.layers.size(); ++i) {
+    const FilterFields& fields = f.table.layers[i];
+    const auto* bytes = static_cast<const unsigned char*>(base) + f.table.at[i];
+    if (XXH3_64bits(bytes, fields.payload_bytes) != fields.payload_checksum) {
+      const std::string what = "layer " + std::to_string(i + 1) + "'s bit array";
+      format::refuse(kind, path, "is damaged: its " + what + " does not match the " + what +
+                                     " checksum" + kind.damage_advice);
+    }
+    out.layers.push_back(Filter::read_only_view(
+        fields.params, reinterpret_cast<const uint32_t*>(bytes), mapping));
+    out.layers.back().counters() = fields.counters;
+  }
   return out;
 }
 

@@ -23,9 +23,12 @@ constexpr char kMagic[8] = {'G', 'D', 'E', 'D', 'U', 'P', 'B', 'F'};
 constexpr char kCheckpointMagic[8] = {'G', 'D', 'E', 'D', 'U', 'P', 'C', 'K'};
 // Version 1: one filter, its fields in the header. Version 2: the fields
 // below kOffRulesBytes, then a rules section and a layers section. Version
-// 3: version 2 with the record separator in the rules section.
+// 3: version 2 with the record separator in the rules section. Version 4:
+// version 3 with each bit array at a file offset that is a multiple of
+// 4096, zero padding before it.
 constexpr uint32_t kVersion1 = 1;
 constexpr uint32_t kVersion2 = 2;
+constexpr uint32_t kVersion4 = 4;
 constexpr uint32_t kVersion = kFilterFileVersion;
 // One page, so the bit array of a version 1 file can be mapped page-aligned.
 constexpr uint64_t kHeaderBytes = 4096;
@@ -46,7 +49,7 @@ constexpr size_t kOffPayloadChecksum = 72;
 constexpr size_t kOffReserved = 80;
 constexpr size_t kOffHeaderChecksum = kHeaderBytes - 8;
 
-// Version 2 and 3 header fields (offsets 0 .. 15 as above).
+// Version 2 to 4 header fields (offsets 0 .. 15 as above).
 constexpr size_t kOffRulesBytes = 16;
 constexpr size_t kOffRulesChecksum = 24;
 constexpr size_t kOffLayersBytes = 32;

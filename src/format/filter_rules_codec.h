@@ -1,4 +1,4 @@
-// The rules section of a version 3 filter file, as bytes (docs/FORMAT.md,
+// The rules section of a version 3 or 4 filter file, as bytes (docs/FORMAT.md,
 // "Filter file"): the key rules and the growth rule. Version 2's section is
 // the same without the record separator.
 #pragma once

@@ -1,5 +1,7 @@
 #include "format/layers_codec.h"
 
+#include <algorithm>
+
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -50,20 +52,29 @@ LayerView view_of(const Filter& layer) {
   return {layer.words(), layer.params(), layer.counters()};
 }
 
-uint64_t layers_bytes(const std::vector<LayerView>& layers) {
-  uint64_t total = table_bytes(layers.size());
-  for (const LayerView& layer : layers) total += layer.params.bytes();
-  return total;
+uint64_t layers_bytes(const std::vector<LayerView>& layers, uint64_t offset, uint64_t align) {
+  uint64_t end = offset + table_bytes(layers.size());
+  for (const LayerView& layer : layers) end = aligned_offset(end, align) + layer.params.bytes();
+  return end - offset;
 }
 
-void write_layers(fs::Replacement& out, uint64_t offset, const std::vector<LayerView>& layers) {
+void write_layers(fs::Replacement& out, uint64_t offset, const std::vector<LayerView>& layers,
+                  uint64_t align) {
   check_writable(layers);
+  static const unsigned char kZeros[kBitArrayAlign] = {};
+  uint64_t end = offset + table_bytes(layers.size());
   std::vector<uint64_t> checksums(layers.size(), 0);
   // Zero checksums until the arrays are hashed: a file cut short here is
   // refused by its table checksum.
   const std::string unsealed = encode_table(layers, checksums);
   out.write(unsealed.data(), unsealed.size());
   for (size_t i = 0; i < layers.size(); ++i) {
+    for (const uint64_t to = aligned_offset(end, align); end < to;) {
+      const uint64_t n = std::min<uint64_t>(to - end, sizeof kZeros);
+      out.write(kZeros, n);
+      end += n;
+    }
+    end += layers[i].params.bytes();
     const auto* bytes = reinterpret_cast<const unsigned char*>(layers[i].words);
     checksums[i] = checksum_pieces(bytes, layers[i].params.bytes(), kWriteChunk,
                                    [&](uint64_t done, uint64_t n) { out.write(bytes + done, n); });
@@ -72,7 +83,8 @@ void write_layers(fs::Replacement& out, uint64_t offset, const std::vector<Layer
   out.pwrite(table.data(), table.size(), offset);
 }
 
-LayerTable read_layer_table(const FileKind& kind, const VerifiedFile& f, uint64_t offset) {
+LayerTable read_layer_table(const FileKind& kind, const VerifiedFile& f, uint64_t offset,
+                            uint64_t align) {
   const std::string& path = f.file.name();
   auto truncated = [&](uint64_t needed, const std::string& what) {
     refuse(kind, path, "is truncated: it is " + std::to_string(f.size) + " bytes long, but " +
@@ -101,7 +113,7 @@ LayerTable read_layer_table(const FileKind& kind, const VerifiedFile& f, uint64_
                            kind.damage_advice);
   }
   LayerTable out;
-  out.bytes = table_size;
+  uint64_t end = offset + table_size;  // of the table or the last bit array
   for (uint64_t i = 0; i < count; ++i) {
     const FilterFields layer = get_fields(at + kLayerCountBytes + i * kLayerEntryBytes);
     // validate() keeps a layer under 2^47 bytes, so 64 of them cannot
@@ -111,17 +123,37 @@ LayerTable read_layer_table(const FileKind& kind, const VerifiedFile& f, uint64_
       refuse(kind, path, "is inconsistent: its " + layer_name(i) + " has another hash seed than "
                              "layer 1, but all layers of a filter share one seed");
     }
-    out.bytes += layer.payload_bytes;
+    out.at.push_back(aligned_offset(end, align));
+    end = out.at.back() + layer.payload_bytes;
     out.layers.push_back(layer);
   }
-  if (f.size - offset < out.bytes) truncated(offset + out.bytes, "its layers' bit arrays would");
+  out.bytes = end - offset;
+  if (f.size - offset < out.bytes) truncated(end, "its layers' bit arrays would");
+  // The padding before each array: zero, as written (under `align` bytes).
+  uint64_t from = offset + table_size;
+  for (size_t i = 0; i < out.layers.size(); ++i) {
+    unsigned char padding[kBitArrayAlign];
+    for (uint64_t p = from; p < out.at[i];) {
+      const uint64_t n = std::min<uint64_t>(out.at[i] - p, sizeof padding);
+      read_exactly(kind, f, padding, n, p);
+      for (uint64_t j = 0; j < n; ++j) {
+        if (padding[j] != 0) {
+          refuse(kind, path, "is damaged: byte " + std::to_string(p + j) + ", in the zero "
+                                 "padding before its " + layer_name(i) + "'s bit array (bytes " +
+                                 std::to_string(from) + " .. " + std::to_string(out.at[i] - 1) +
+                                 "), is not zero" + kind.damage_advice);
+        }
+      }
+      p += n;
+    }
+    from = out.at[i] + out.layers[i].payload_bytes;
+  }
   return out;
 }
 
-std::vector<Filter> read_layers(const FileKind& kind, const VerifiedFile& f, uint64_t offset,
+std::vector<Filter> read_layers(const FileKind& kind, const VerifiedFile& f, uint64_t /*offset*/,
                                 const LayerTable& table) {
   std::vector<Filter> layers;
-  uint64_t at = offset + table_bytes(table.layers.size());
   for (size_t i = 0; i < table.layers.size(); ++i) {
     const FilterFields& fields = table.layers[i];
     try {
@@ -129,10 +161,9 @@ std::vector<Filter> read_layers(const FileKind& kind, const VerifiedFile& f, uin
     } catch (const Error& e) {  // out of memory: say which file needed it
       throw Error("cannot load " + kind.name + " " + f.file.name() + ": " + e.what(), e);
     }
-    read_bit_array(kind, f, at, fields.payload_bytes, fields.payload_checksum,
+    read_bit_array(kind, f, table.at[i], fields.payload_bytes, fields.payload_checksum,
                    layers.back().words(), layer_name(i) + "'s bit array");
     layers.back().counters() = fields.counters;
-    at += fields.payload_bytes;
   }
   return layers;
 }

@@ -9,7 +9,9 @@
 // gdedup::Error (any other exception, a crash or a huge allocation is a
 // finding); a loaded version 2 file saves back to the same bytes, a version 1
 // file to a version 2 file that loads as the same filter; read_filter_info
-// agrees with load_filter_file.
+// agrees with load_filter_file; map_filter_file maps a file of the current
+// version to the filter load_filter_file returns, refuses an older one, and
+// refuses every file load_filter_file refuses.
 
 #include <cstdint>
 #include <cstring>
@@ -101,6 +103,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string message = e.what();
     FUZZ_CHECK(message.find(s.in_path) != std::string::npos,
                "the error does not name the file: " + show(message));
+  }
+
+  bool mapped = false;
+  try {
+    const gdedup::FilterFile map = gdedup::map_filter_file(s.in_path);
+    mapped = true;
+    FUZZ_CHECK(loaded, "map_filter_file took a file load_filter_file refuses");
+    const gdedup::FilterFile filter = gdedup::load_filter_file(s.in_path);
+    FUZZ_CHECK(filter.version == ff::kVersion && map.layers.size() == filter.layers.size(),
+               "map_filter_file disagrees with load_filter_file");
+    for (size_t i = 0; i < map.layers.size(); ++i) {
+      FUZZ_CHECK(map.layers[i].read_only() && map.layers[i].params() == filter.layers[i].params() &&
+                     std::memcmp(map.layers[i].words(), filter.layers[i].words(),
+                                 filter.layers[i].params().bytes()) == 0,
+                 "map_filter_file disagrees with load_filter_file on a bit array");
+    }
+  } catch (const gdedup::Error& e) {
+    FUZZ_CHECK(!mapped, std::string("loading a mapped file failed: ") + e.what());
+    const std::string message = e.what();
+    FUZZ_CHECK(message.find(s.in_path) != std::string::npos,
+               "the mapping error does not name the file: " + show(message));
   }
   return 0;
 }

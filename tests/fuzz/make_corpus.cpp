@@ -112,12 +112,12 @@ void filter_seeds() {
   put("filter_file", "empty", std::string(1, '\0'));
 }
 
-// Version 3: a fixed filter with key rules of NUL-separated records, and a
+// Version 4: a fixed filter with key rules of NUL-separated records, and a
 // growing one of several small layers, each as it is, resealed (mode 2) and
-// truncated. The v2-* seeds beside them, written the same way by version 2,
-// stay as they are: that version is still read.
-void filter_v3_seeds() {
-  const std::string tmp = "/tmp/gdedup-make-corpus-v3.gdf";
+// truncated. The v2-* and v3-* seeds beside them, written the same way by
+// versions 2 and 3, stay as they are: those versions are still read.
+void filter_v4_seeds() {
+  const std::string tmp = "/tmp/gdedup-make-corpus-v4.gdf";
   gdedup::Filter fixed(gdedup::FilterParams{2, {512, 16}, gdedup::kDefaultSeed});
   fixed.words()[3] = 0x80000001u;
   gdedup::KeyRules rules;
@@ -125,8 +125,8 @@ void filter_v3_seeds() {
   rules.record_separator = '\0';
   gdedup::save_filter(fixed, tmp, rules);
   const std::string fixed_file = read_file(tmp);
-  put("filter_file", "v3-fixed-rules", std::string(1, '\0') + fixed_file);
-  put("filter_file", "v3-reseal-fixed-rules", std::string(1, '\2') + fixed_file);
+  put("filter_file", "v4-fixed-rules", std::string(1, '\0') + fixed_file);
+  put("filter_file", "v4-reseal-fixed-rules", std::string(1, '\2') + fixed_file);
 
   gdedup::GrowthRule rule;
   rule.first_capacity = 16;
@@ -142,9 +142,9 @@ void filter_v3_seeds() {
   growing.sync_to_host();
   gdedup::save_filter(growing, tmp, gdedup::KeyRules{});
   const std::string file = read_file(tmp);
-  put("filter_file", "v3-growing", std::string(1, '\0') + file);
-  put("filter_file", "v3-reseal-growing", std::string(1, '\2') + file);
-  put("filter_file", "v3-truncated-growing", std::string(1, '\0') + file.substr(0, file.size() - 9));
+  put("filter_file", "v4-growing", std::string(1, '\0') + file);
+  put("filter_file", "v4-reseal-growing", std::string(1, '\2') + file);
+  put("filter_file", "v4-truncated-growing", std::string(1, '\0') + file.substr(0, file.size() - 9));
   std::remove(tmp.c_str());
 }
 
@@ -372,7 +372,7 @@ int main(int argc, char** argv) {
   }
   g_root = argv[1];
   filter_seeds();
-  filter_v3_seeds();
+  filter_v4_seeds();
   reader_seeds();
   key_seeds();
   url_seeds();
