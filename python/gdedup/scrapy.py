@@ -309,8 +309,16 @@ def _open_seen_filter(path, backend):
     """A filter of GDEDUP_SEEN_FILTERS: read-only, with its file's own
     normalization. key="whole": a request's URL is the whole key; a filter
     of one field of delimited lines (--key field:N) is refused by the engine.
+
+    Mapped where the file allows it (version 4 and later), so that every
+    crawl on the machine that reads the same seen filter shares one copy in
+    the page cache; an older file is read into memory instead (a load that
+    fails for another reason fails the same way unmapped, with its message).
     """
-    return gdedup.Filter.load(path, read_only=True, backend=backend, key="whole")
+    try:
+        return gdedup.Filter.load(path, mmap=True, read_only=True, backend=backend, key="whole")
+    except gdedup.InvalidArgumentError:
+        return gdedup.Filter.load(path, read_only=True, backend=backend, key="whole")
 
 
 def _unset_as_none(value):

@@ -10,6 +10,8 @@ import os
 import random
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -176,6 +178,34 @@ def test_a_seen_filter_is_read_not_written(tmp_path):
     assert seen_path.read_bytes() == before
     own = gdedup.Filter.load(str(tmp_path / "job" / "gdedup-urls.gdf"))
     assert "http://example.com/new" in own and "http://example.com/old" not in own
+
+
+def mapped_paths():
+    """The files this process maps, from /proc/self/maps."""
+    with open("/proc/self/maps") as maps:
+        return {line.split(None, 5)[5].strip() for line in maps if len(line.split(None, 5)) == 6}
+
+
+def test_a_seen_filter_is_mapped_and_an_older_file_read(tmp_path):
+    # A version 4 file is mapped: crawls on one machine share its pages.
+    seen_path = tmp_path / "seen.gdf"
+    built = gdedup.Filter(capacity=1000)
+    built.add(["http://example.com/old"])
+    built.save(str(seen_path))
+    dupefilter, _ = make_filter(GDEDUP_KEY="url", GDEDUP_SEEN_FILTERS=[str(seen_path)])
+    assert str(seen_path) in mapped_paths()
+    assert dupefilter.request_seen(Request("http://example.com/old"))
+    dupefilter.close("finished")
+    # A file of an older version cannot be mapped: it is read instead.
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from test_save_load import as_version3
+    old_path = tmp_path / "old.gdf"
+    old_path.write_bytes(as_version3(seen_path.read_bytes()))
+    dupefilter, _ = make_filter(GDEDUP_KEY="url", GDEDUP_SEEN_FILTERS=[str(old_path)])
+    assert str(old_path) not in mapped_paths()
+    assert dupefilter.request_seen(Request("http://example.com/old"))
+    assert not dupefilter.request_seen(Request("http://example.com/new"))
+    dupefilter.close("finished")
 
 
 @pytest.mark.parametrize("debug, logged", [(False, 1), (True, 3)])
