@@ -471,6 +471,22 @@ TEST_F(IoWriter, WriterThreadMovesWithTheWriter) {
   EXPECT_EQ(first.name(), "");
 }
 
+TEST_F(IoWriter, WritesAfterCloseAreAnErrorNotAHang) {
+  // The writer thread has ended at close(): a later write that fills the
+  // buffer must not wait for it.
+  const std::string out = path("out");
+  OutputWriter w = OutputWriter::create(out, 16);
+  for (int i = 0; i < 100; ++i) w.write_record("0123456789", 10);
+  w.close();
+  EXPECT_THROW(
+      {
+        for (int i = 0; i < 100; ++i) w.write_record("0123456789", 10);
+      },
+      Error);
+  EXPECT_NO_THROW(w.close());
+  EXPECT_EQ(slurp(out).size(), 1100u);
+}
+
 TEST_F(IoWriter, WriterThreadEndsWithTheWriterOnAnException) {
   // A job that throws between records leaves through the destructor,
   // which writes what is buffered and in flight and joins the thread.

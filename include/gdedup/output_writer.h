@@ -32,7 +32,8 @@
 // either thread, is thrown by the call that meets it or, for one of the
 // writer thread, by the next write_record(), write(), flush(), sync() or
 // close(); from then on the writer writes nothing more, and every such call
-// (close() too, which still closes the file) throws the same error. The
+// up to and including close() (which still closes the file) throws the same
+// error. The
 // records given after the failure are dropped: stored() does not count
 // them.
 #pragma once

@@ -312,9 +312,14 @@ OutputPrefix OutputWriter::stored() const {
 }
 
 void OutputWriter::throw_if_failed() {
-  if (!stage_) throw Error("write to an output that was moved or closed", ErrorKind::failure);
+  if (!stage_) throw Error("write to an output writer that was moved", ErrorKind::failure);
   Stage& s = *stage_;
-  if (!s.failed.load(std::memory_order_acquire)) return;
+  if (!s.failed.load(std::memory_order_acquire)) {
+    if (s.fd >= 0) return;
+    // A logic error, reported rather than written to a closed descriptor
+    // (or waited on forever: a closed writer's thread has ended).
+    throw Error("write to output " + s.name + " after it was closed", ErrorKind::failure);
+  }
   std::string msg;
   ErrorKind kind;
   {
@@ -375,7 +380,7 @@ void OutputWriter::write_now(const char* data, size_t size) {
 }
 
 void OutputWriter::flush() {
-  if (!stage_) throw_if_failed();
+  if (!stage_ || stage_->fd < 0) return;  // closed or moved: nothing to flush
   // Whatever happens, the buffer is spent: a failed flush is not retried by
   // the destructor with the same bytes.
   const size_t n = std::exchange(used_, 0);

@@ -365,6 +365,17 @@ class Driver {
     state.position = position_;
     if (writer) {
       const io::OutputPrefix stored = writer->stored();
+      // flush() waited for every buffer in flight: the output holds every
+      // record kept so far. A checkpoint that said otherwise would resume
+      // to a different output.
+      if (stored.records != stats_.kept || stored.bytes != writer->bytes_written()) {
+        throw Error("cannot write a checkpoint: the output " + writer->name() + " holds " +
+                        std::to_string(stored.records) + " records (" +
+                        std::to_string(stored.bytes) + " bytes), not the " +
+                        std::to_string(stats_.kept) + " records (" +
+                        std::to_string(writer->bytes_written()) + " bytes) written so far.",
+                    ErrorKind::failure);
+      }
       state.output_offset = stored.bytes;
       state.output_checksum = stored.checksum;
     }
