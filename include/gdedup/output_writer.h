@@ -33,9 +33,8 @@
 // writer thread, by the next write_record(), write(), flush(), sync() or
 // close(); from then on the writer writes nothing more, and every such call
 // up to and including close() (which still closes the file) throws the same
-// error. The
-// records given after the failure are dropped: stored() does not count
-// them.
+// error. The records given after the failure are dropped: stored() does not
+// count them.
 #pragma once
 
 #include <atomic>
