@@ -6,14 +6,19 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <mutex>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include "fs/file_ops.h"
 #include "gdedup/backend.h"
@@ -184,24 +189,29 @@ TEST_F(DurabilityOrder, AFailedFolderSyncIsReportedWithTheNewFileInPlace) {
 }
 
 // Each checkpoint relies on the output bytes it counts: they must have been
-// written and fsynced before the checkpoint's rename.
-TEST_F(DurabilityOrder, TheOutputIsSyncedUpToTheOffsetBeforeEachCheckpoint) {
+// written and fsynced before the checkpoint's rename. `records` lines of
+// which `distinct` differ, in batches of `batch`, a checkpoint every
+// `every` records.
+void expect_output_synced_before_each_checkpoint(const std::string& dir, int records,
+                                                 int distinct, const std::string& prefix,
+                                                 uint64_t batch, uint64_t every) {
   std::string text;
-  for (int i = 0; i < 5000; ++i) text += "https://example.org/" + std::to_string(i % 3700) + "\n";
-  const std::string input = dir_ + "/in.txt";
-  const std::string output = dir_ + "/out.txt";
-  const std::string checkpoint = dir_ + "/run.ck";
+  for (int i = 0; i < records; ++i) text += prefix + std::to_string(i % distinct) + "\n";
+  const std::string input = dir + "/in.txt";
+  const std::string output = dir + "/out.txt";
+  const std::string checkpoint = dir + "/run.ck";
   std::ofstream(input, std::ios::binary) << text;
 
-  Filter filter(FilterParams{256, {512, 16}, kDefaultSeed});
+  const uint64_t blocks = std::max<uint64_t>(256, static_cast<uint64_t>(distinct) / 16);
+  Filter filter(FilterParams{blocks, {512, 16}, kDefaultSeed});
   auto backend = make_cpu_backend(filter);
   PipelineOptions options;
   options.inputs = {input};
   options.output = output;
-  options.batch_records = 300;
+  options.batch_records = batch;
   options.checkpoint = checkpoint;
   options.checkpoint_every_seconds = 0;
-  options.checkpoint_every_records = 900;
+  options.checkpoint_every_records = every;
   options.keep_checkpoint = true;  // the last one stays, to be read below
   Recorder recorder;
   run_pipeline(options, filter, *backend);
@@ -235,19 +245,41 @@ TEST_F(DurabilityOrder, TheOutputIsSyncedUpToTheOffsetBeforeEachCheckpoint) {
       synced_at_output_rename = synced;
       ++output_renames;
     }
-    if (output_renames > 0 && e.name == dir_ && e.op == Op::kSyncFolder) {
+    if (output_renames > 0 && e.name == dir && e.op == Op::kSyncFolder) {
       folder_synced_after = true;
     }
   }
   EXPECT_GE(renames, 5);
   const ResumeState state = read_checkpoint_state(checkpoint);
   EXPECT_GT(state.output_offset, 0u);
+  // The offset is where the checkpoint's kept records end in the output,
+  // and the checksum is theirs: nothing was still in flight.
+  std::ifstream out_file(output, std::ios::binary);
+  const std::string out_text{std::istreambuf_iterator<char>(out_file),
+                             std::istreambuf_iterator<char>()};
+  ASSERT_GE(out_text.size(), state.output_offset);
+  EXPECT_EQ(static_cast<uint64_t>(std::count(out_text.begin(),
+                                             out_text.begin() + state.output_offset, '\n')),
+            state.kept);
+  EXPECT_EQ(state.output_checksum, XXH3_64bits(out_text.data(), state.output_offset));
   EXPECT_GE(synced_at_last, state.output_offset)
       << "the last checkpoint counts output bytes that were not fsynced before it";
   EXPECT_EQ(state.output_temporary.rfind(output + ".tmp.", 0), 0u) << state.output_temporary;
   EXPECT_EQ(output_renames, 1);
   EXPECT_EQ(synced_at_output_rename, written) << "the output was renamed before its fsync";
   EXPECT_TRUE(folder_synced_after) << "the folder was not fsynced after the output's rename";
+}
+
+TEST_F(DurabilityOrder, TheOutputIsSyncedUpToTheOffsetBeforeEachCheckpoint) {
+  expect_output_synced_before_each_checkpoint(dir_, 5000, 3700, "https://example.org/", 300,
+                                              900);
+}
+
+// An output of many 2 MiB buffers: at each checkpoint some are in flight on
+// the output writer's thread, and the flush must wait for them.
+TEST_F(DurabilityOrder, BuffersInFlightAreSyncedBeforeEachCheckpoint) {
+  expect_output_synced_before_each_checkpoint(
+      dir_, 400000, 300000, "https://example.org/a/longer/path/to/page/", 16384, 65536);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The output writer: exact bytes, resume at an offset, the errors a full disk
-// and a closed pipe give, and same-file detection.
+// and a closed pipe give, and same-file detection. Buffers much smaller than
+// the output put most writes on the writer thread (WriterThread tests).
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -11,6 +12,8 @@
 #include <iterator>
 #include <random>
 #include <string>
+#include <thread>
+#include <vector>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -265,6 +268,241 @@ TEST_F(IoWriter, ClosedPipeIsABrokenPipe) {
     EXPECT_EQ(e.kind(), ErrorKind::broken_pipe);
     EXPECT_EQ(std::string(e.what()), "cannot write to standard output: Broken pipe.");
   }
+}
+
+// Records of 0 to 299 bytes (every byte value but the separator, so that
+// the text's newlines count them), `count` of them.
+std::vector<std::string> random_records(uint64_t seed, int count) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::string> records(count);
+  for (auto& r : records) {
+    r.resize(rng() % 300);
+    for (auto& c : r) c = static_cast<char>('\n' + 1 + rng() % 200);
+  }
+  return records;
+}
+
+// The whole records at the start of `text` and their count, as stored()
+// must say once they reached the kernel.
+void expect_whole_records_of(const std::string& text, const std::string& all,
+                             const OutputPrefix& stored) {
+  ASSERT_LE(stored.bytes, all.size());
+  EXPECT_TRUE(text.compare(0, std::string::npos, all, 0, text.size()) == 0);
+  EXPECT_TRUE(stored.bytes == 0 || all[stored.bytes - 1] == '\n') << stored.bytes;
+  EXPECT_EQ(static_cast<uint64_t>(std::count(all.begin(), all.begin() + stored.bytes, '\n')),
+            stored.records);
+}
+
+TEST_F(IoWriter, WriterThreadKeepsStoredExactBetweenFlushes) {
+  // Buffers of a few records and of many: between flushes stored() only
+  // ever names whole records the file already holds; after a flush, all
+  // of them with the checksum of the whole output.
+  const std::vector<std::string> records = random_records(5, 20000);
+  for (size_t buffer : {size_t{64}, size_t{4096}, size_t{65536}}) {
+    const std::string out = path("out" + std::to_string(buffer));
+    OutputWriter w = OutputWriter::create(out, buffer);
+    std::string all;
+    OutputPrefix last;
+    for (size_t i = 0; i < records.size(); ++i) {
+      w.write_record(records[i].data(), records[i].size());
+      all += records[i] + '\n';
+      ASSERT_EQ(w.bytes_written(), all.size());
+      if (i % 997 == 0) {
+        const OutputPrefix now = w.stored();
+        expect_whole_records_of(slurp(out).substr(0, now.bytes), all, now);
+        EXPECT_GE(now.bytes, last.bytes);
+        EXPECT_LE(now.bytes, slurp(out).size());
+        last = now;
+      }
+      if (i % 4999 == 0) {
+        w.flush();
+        const OutputPrefix flushed = w.stored();
+        EXPECT_EQ(flushed.bytes, all.size());
+        EXPECT_EQ(flushed.records, i + 1);
+        EXPECT_EQ(flushed.checksum, XXH3_64bits(all.data(), all.size()));
+        EXPECT_TRUE(slurp(out) == all) << "buffer " << buffer << ", record " << i;
+      }
+    }
+    w.sync();
+    EXPECT_TRUE(slurp(out) == all) << "buffer " << buffer;
+    w.close();
+    EXPECT_TRUE(slurp(out) == all) << "buffer " << buffer;
+  }
+}
+
+TEST_F(IoWriter, WriterThreadFullDiskLeavesOnlyWholeRecords) {
+  // The disk fills while buffers are in flight: the file is cut back to a
+  // whole record, stored() says what it holds, the message is the one a
+  // write on the calling thread gives, and every later call repeats it.
+  const std::vector<std::string> records = random_records(9, 3000);
+  std::string all;
+  for (const auto& r : records) all += r + '\n';
+  for (size_t buffer : {size_t{256}, size_t{4096}}) {
+    for (size_t allowed : {size_t{0}, size_t{1}, buffer - 1, buffer, buffer + 1, 3 * buffer + 7,
+                           all.size() / 2, all.size() - 1}) {
+      const std::string out = path("out");
+      OutputWriter w = OutputWriter::create(out, buffer);
+      std::string message;
+      {
+        FillingDisk disk(allowed);
+        try {
+          for (const auto& r : records) w.write_record(r.data(), r.size());
+          w.close();
+        } catch (const Error& e) {
+          EXPECT_EQ(e.kind(), ErrorKind::io);
+          message = e.what();
+        }
+        // Nothing more is written once a write failed: the same error.
+        try {
+          w.write_record("late", 4);
+          w.close();
+          ADD_FAILURE() << "a write after the failure went through";
+        } catch (const Error& e) {
+          EXPECT_EQ(std::string(e.what()), message);
+        }
+      }
+      const std::string where = "buffer " + std::to_string(buffer) + ", disk " +
+                                std::to_string(allowed);
+      ASSERT_FALSE(message.empty()) << where;
+      const std::string got = slurp(out);
+      EXPECT_EQ(got.size(), w.stored().bytes) << where;
+      expect_whole_records_of(got, all, w.stored());
+      EXPECT_EQ(w.stored().checksum, 0u) << "a failed output has no checksum to resume from";
+      const std::string full = "cannot write to " + out + ": No space left on device";
+      EXPECT_TRUE(message == full + "." ||
+                  message == full + "; the incomplete record at its end was cut off.")
+          << message;
+      if (got.size() < allowed) {
+        EXPECT_EQ(message, full + "; the incomplete record at its end was cut off.") << where;
+      }
+    }
+  }
+}
+
+TEST_F(IoWriter, WriterThreadFailureReachesTheNextWrite) {
+  // Without flush() or close(): a write to /dev/full fails on the writer
+  // thread, and one of the next write_record() calls throws it, at the
+  // latest once every buffer is in flight (back-pressure).
+  const size_t buffer = 64;
+  OutputWriter w = OutputWriter::create("/dev/full", buffer);
+  size_t thrown_at = 0;
+  std::string message;
+  for (size_t i = 1; i <= (OutputWriter::kBuffers + 2) * buffer; ++i) {
+    try {
+      w.write_record("0123456789", 10);
+    } catch (const Error& e) {
+      thrown_at = i;
+      message = e.what();
+      EXPECT_EQ(e.kind(), ErrorKind::io);
+      break;
+    }
+  }
+  ASSERT_NE(thrown_at, 0u) << "no write_record() reported the failure";
+  EXPECT_LE(thrown_at * 11, (OutputWriter::kBuffers + 1) * buffer + 11);
+  EXPECT_EQ(message, "cannot write to /dev/full: No space left on device.");
+  EXPECT_EQ(w.stored().records, 0u);
+  try {
+    w.close();
+    FAIL() << "close() kept quiet about the failure";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), message);
+  }
+}
+
+TEST_F(IoWriter, WriterThreadMeetsAPipeClosedMidStream) {
+  // `gdedup ... | head -1`: the reader takes one line and goes; the writer
+  // ends with a broken pipe, not a hang, whichever call meets it.
+  ignore_sigpipe();
+  for (size_t buffer : {size_t{512}, OutputWriter::kDefaultBuffer}) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    std::thread head([fd = fds[0]] {
+      char c = 0;
+      while (::read(fd, &c, 1) == 1 && c != '\n') {
+      }
+      ::close(fd);
+    });
+    OutputWriter w(fds[1], "standard output", true, 0, buffer);
+    const std::string record(100, 'u');
+    std::string message;
+    try {
+      for (int i = 0; i < 200000; ++i) w.write_record(record.data(), record.size());
+      w.close();
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::broken_pipe);
+      message = e.what();
+    }
+    head.join();
+    EXPECT_EQ(message, "cannot write to standard output: Broken pipe.") << "buffer " << buffer;
+    EXPECT_THROW(w.close(), Error);
+  }
+}
+
+TEST_F(IoWriter, WriterThreadMovesWithTheWriter) {
+  // Moves while buffers are in flight, and a move onto a writer with
+  // buffers in flight of its own (closed first): both files are whole.
+  const std::vector<std::string> records = random_records(3, 6000);
+  const std::string a = path("a");
+  const std::string b = path("b");
+  std::string want_a, want_b;
+  OutputWriter first = OutputWriter::create(a, 128);
+  for (size_t i = 0; i < 2000; ++i) {
+    first.write_record(records[i].data(), records[i].size());
+    want_a += records[i] + '\n';
+  }
+  OutputWriter second(std::move(first));
+  for (size_t i = 2000; i < 4000; ++i) {
+    second.write_record(records[i].data(), records[i].size());
+    want_a += records[i] + '\n';
+  }
+  OutputWriter third = OutputWriter::create(b, 128);
+  for (size_t i = 4000; i < 6000; ++i) {
+    third.write_record(records[i].data(), records[i].size());
+    want_b += records[i] + '\n';
+  }
+  third = std::move(second);  // b is closed, whole; third writes to a
+  EXPECT_TRUE(slurp(b) == want_b);
+  third.write_record("end", 3);
+  want_a += "end\n";
+  EXPECT_EQ(third.bytes_written(), want_a.size());
+  EXPECT_EQ(third.name(), a);
+  third.close();
+  EXPECT_TRUE(slurp(a) == want_a);
+  EXPECT_EQ(first.name(), "");
+}
+
+TEST_F(IoWriter, WritesAfterCloseAreAnErrorNotAHang) {
+  // The writer thread has ended at close(): a later write that fills the
+  // buffer must not wait for it.
+  const std::string out = path("out");
+  OutputWriter w = OutputWriter::create(out, 16);
+  for (int i = 0; i < 100; ++i) w.write_record("0123456789", 10);
+  w.close();
+  EXPECT_THROW(
+      {
+        for (int i = 0; i < 100; ++i) w.write_record("0123456789", 10);
+      },
+      Error);
+  EXPECT_NO_THROW(w.close());
+  EXPECT_EQ(slurp(out).size(), 1100u);
+}
+
+TEST_F(IoWriter, WriterThreadEndsWithTheWriterOnAnException) {
+  // A job that throws between records leaves through the destructor,
+  // which writes what is buffered and in flight and joins the thread.
+  const std::vector<std::string> records = random_records(4, 5000);
+  const std::string out = path("out");
+  std::string want;
+  try {
+    OutputWriter w = OutputWriter::create(out, 100);
+    for (const auto& r : records) {
+      w.write_record(r.data(), r.size());
+      want += r + '\n';
+    }
+    throw std::runtime_error("the job failed");
+  } catch (const std::runtime_error&) {
+  }
+  EXPECT_TRUE(slurp(out) == want);
 }
 
 TEST_F(IoWriter, SyncOnAPipeIsNotAnError) {

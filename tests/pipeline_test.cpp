@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -195,6 +196,78 @@ TEST_F(PipelineTest, U64FingerprintsPassThroughInTheirOwnFormat) {
     FAIL() << "expected Error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("83 bytes, 3 more than a multiple of 8"), std::string::npos) << e.what();
+  }
+}
+
+// Outputs of several of the output writer's 2 MiB buffers, so that most
+// writes are made on its thread: every mode, NUL separators and u64
+// records still give exactly the oracle's bytes.
+TEST_F(PipelineTest, EveryModeOverManyOutputBuffers) {
+  const auto lines = url_lines(300000, 8);
+  const std::string text = join(lines);
+  ASSERT_GT(text.size(), size_t{8} << 20);
+  const std::string input = write_file("in.txt", text);
+  const auto run = [&](Mode mode, const std::string& in, Filter& filter, char separator) {
+    auto backend = make_cpu_backend(filter);
+    PipelineOptions o;
+    o.inputs = {in};
+    o.output = dir_ + "/out";
+    o.mode = mode;
+    o.record_separator = separator;
+    const PipelineStats stats = run_pipeline(o, filter, *backend);
+    const std::string got = read_file(o.output);
+    EXPECT_EQ(stats.output_bytes, got.size());
+    return got;
+  };
+  {
+    Filter filter = big_filter();
+    const std::string want = exact_dedup(lines, true);
+    ASSERT_GT(want.size(), size_t{4} << 20);  // two buffers and more
+    EXPECT_TRUE(run(Mode::kDedup, input, filter, '\n') == want);
+  }
+  {
+    Filter filter = big_filter();
+    EXPECT_TRUE(run(Mode::kDuplicates, input, filter, '\n') == exact_dedup(lines, false));
+  }
+  {
+    // The same records NUL-separated: the same choice, NUL after each.
+    std::string nul = text;
+    std::replace(nul.begin(), nul.end(), '\n', '\0');
+    std::string want = exact_dedup(lines, true);
+    std::replace(want.begin(), want.end(), '\n', '\0');
+    Filter filter = big_filter();
+    EXPECT_TRUE(run(Mode::kDedup, write_file("in.z", nul), filter, '\0') == want);
+  }
+  {
+    Filter filter = big_filter();
+    const std::vector<std::string> first(lines.begin(), lines.begin() + lines.size() / 2);
+    auto backend = make_cpu_backend(filter);
+    PipelineOptions build;
+    build.inputs = {write_file("first.txt", join(first))};
+    build.mode = Mode::kBuild;
+    run_pipeline(build, filter, *backend);
+    const std::unordered_set<std::string> known(first.begin(), first.end());
+    std::string present, absent;
+    for (const auto& l : lines) (known.count(l) ? present : absent) += l + "\n";
+    EXPECT_TRUE(run(Mode::kQueryPresent, input, filter, '\n') == present);
+    EXPECT_TRUE(run(Mode::kQueryAbsent, input, filter, '\n') == absent);
+  }
+  {
+    const std::vector<uint64_t> fps = test::keys_with_duplicates(1200000, 700000, 9);
+    std::string want;
+    std::unordered_set<uint64_t> seen;
+    for (uint64_t fp : fps) {
+      if (seen.insert(fp).second) want.append(reinterpret_cast<const char*>(&fp), 8);
+    }
+    Filter filter(FilterParams{1 << 19, {512, 16}, kDefaultSeed});  // no false positive
+    auto backend = make_cpu_backend(filter);
+    PipelineOptions o;
+    o.inputs = {write_file("in.u64", std::string(reinterpret_cast<const char*>(fps.data()),
+                                                 fps.size() * 8))};
+    o.output = dir_ + "/out.u64";
+    o.format = InputFormat::kU64;
+    run_pipeline(o, filter, *backend);
+    EXPECT_TRUE(read_file(o.output) == want);
   }
 }
 

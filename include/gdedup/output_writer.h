@@ -1,6 +1,23 @@
 // Buffered output of records, each followed by a separator ('\n' unless
 // set_separator() says otherwise), to a file or standard output.
 //
+// The kernel writes run on a writer thread of the writer's own, so that the
+// thread that calls write_record() (the pipeline's filter thread) only
+// copies records into a buffer. There are kBuffers buffers of the size given
+// at creation (2 MiB by default): the calling thread fills one while the
+// writer thread hands the full ones, in order, to the kernel (write(2)) and
+// hashes them; when every other buffer is still in flight, the calling
+// thread waits for one (back-pressure), so the writer holds at most
+// kBuffers x the buffer size (6 MiB by default). The thread and the buffers
+// past the first start only when a first buffer fills: an output smaller
+// than one buffer is written by the calling thread at flush() or close(),
+// as before. flush(), sync() and close() wait for every buffer in flight
+// and then write the rest on the calling thread; a record of at least a
+// buffer's size is written from the caller's memory the same way, after the
+// buffers before it. The thread never outlives the writer (moves carry it
+// along; close() and the destructor join it). If no thread can be started,
+// every write is made on the calling thread.
+//
 // Broken pipes: the writer needs SIGPIPE ignored (ignore_sigpipe(), once at
 // start), or the first write to a closed pipe kills the process before any
 // error can be seen. With it ignored, such a write throws an Error of kind
@@ -11,9 +28,16 @@
 // records and hashes (XXH3-64) the bytes it hands to the kernel, so that a
 // checkpoint can record them and a resume can check them, and a write that
 // fails midway (a full disk) cuts a regular file back to its last whole
-// record instead of leaving a partial one at its end.
+// record instead of leaving a partial one at its end. A failed write, on
+// either thread, is thrown by the call that meets it or, for one of the
+// writer thread, by the next write_record(), write(), flush(), sync() or
+// close(); from then on the writer writes nothing more, and every such call
+// up to and including close() (which still closes the file) throws the same
+// error. The records given after the failure are dropped: stored() does not
+// count them.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -38,6 +62,9 @@ struct OutputPrefix {
 class OutputWriter {
  public:
   static constexpr size_t kDefaultBuffer = size_t{2} << 20;
+  // Buffers a writer holds at most: the one being filled and those in
+  // flight on the writer thread.
+  static constexpr size_t kBuffers = 3;
 
   // Creates `path` or cuts an existing regular file to 0 bytes; "-" is
   // standard output. A symbolic link at `path` is followed only when it is
@@ -63,7 +90,8 @@ class OutputWriter {
   OutputWriter(const OutputWriter&) = delete;
   OutputWriter& operator=(const OutputWriter&) = delete;
   // Flushes and closes if close() was not called, but cannot report errors:
-  // call close() to learn whether the output is complete.
+  // call close() to learn whether the output is complete. Joins the writer
+  // thread either way.
   ~OutputWriter();
 
   // The byte write_record() puts after each record: '\n', or '\0' for
@@ -72,7 +100,9 @@ class OutputWriter {
 
   // Appends the record and the separator.
   void write_record(const char* data, size_t size) {
-    if (size < capacity_ - used_) {  // strict: the separator needs a byte too
+    // strict: the separator needs a byte too. A failure of the writer
+    // thread takes the slow path, which throws it.
+    if (size < capacity_ - used_ && !failed_->load(std::memory_order_relaxed)) {
       std::memcpy(buffer_.get() + used_, data, size);
       used_ += size;
       buffer_[used_++] = separator_;
@@ -89,7 +119,8 @@ class OutputWriter {
   // Appends bytes as they are, not counted as a record.
   void write(const char* data, size_t size);
 
-  // Hands the buffered bytes to the kernel.
+  // Hands the buffered bytes to the kernel: waits for the buffers in flight
+  // and writes the one being filled.
   void flush();
   // flush() and then fsync: the bytes so far survive a crash (checkpoints).
   void sync();
@@ -97,40 +128,50 @@ class OutputWriter {
   // there). Further writes are a logic error.
   void close();
 
-  // Bytes written so far, buffered ones included, plus the starting offset:
-  // the output's length once flushed.
+  // Bytes written so far, buffered ones included (also those in flight),
+  // plus the starting offset: the output's length once flushed.
   uint64_t bytes_written() const { return offset_ + used_; }
-  // What the output surely holds: the whole records handed to the kernel.
+  // What the output surely holds: the whole records handed to the kernel
+  // (by either thread; while buffers are in flight it grows as they land).
   // After a failed write this is what a regular file was cut back to. The
   // checksum is that of the whole output, so it is set only when nothing is
-  // buffered and the last write ended a record (after flush() between
-  // records, as checkpoints do), else 0.
+  // buffered or in flight and the last write ended a record (after flush()
+  // between records, as checkpoints do), else 0.
   OutputPrefix stored() const;
-  const std::string& name() const { return name_; }
+  const std::string& name() const;
 
  private:
-  struct Hasher;  // XXH3 streaming state
+  // What the kernel side holds (fd, checksum, stored prefix, the failure)
+  // and the writer thread with its queue; on the heap, so that a move leaves
+  // the thread's view of it in place.
+  struct Stage;
 
   void end_record() {
     ++records_;
     record_end_ = offset_ + used_;
   }
   void write_record_slow(const char* data, size_t size);
-  void write_out(const char* data, size_t size);
-  [[noreturn]] void fail(int err);
+  // Queues the buffer being filled for the writer thread (starting it on
+  // first use) and takes the next free buffer, waiting for one if need be.
+  void hand_off();
+  // Waits for the buffers in flight, then writes `size` bytes at `data` on
+  // this thread; the prefix stored once they are written ends at
+  // record_end_.
+  void write_now(const char* data, size_t size);
+  // Throws the failure the writer met, if any, with offset_ set to the
+  // bytes the kernel holds and the buffer spent.
+  void throw_if_failed();
 
-  int fd_ = -1;
-  bool owned_ = false;
-  std::string name_;
-  std::unique_ptr<char[]> buffer_;
+  std::unique_ptr<Stage> stage_;
+  const std::atomic<bool>* failed_;  // the stage's: set once a write failed
+  std::unique_ptr<char[]> buffer_;    // the one being filled
   size_t capacity_ = 0;
   size_t used_ = 0;
   char separator_ = '\n';
-  uint64_t offset_ = 0;      // bytes handed to the kernel, plus the start offset
+  uint64_t offset_ = 0;      // bytes handed off (to the kernel or the writer thread),
+                             // plus the start offset
   uint64_t records_ = 0;     // whole records written, buffered ones included
   uint64_t record_end_ = 0;  // where the last whole record ends
-  OutputPrefix stored_;      // checksum unused: see stored()
-  std::unique_ptr<Hasher> hasher_;
 };
 
 }  // namespace gdedup::io

@@ -1,11 +1,14 @@
 // The streaming driver: reads records from files or standard input, selects
 // and fingerprints their keys, runs them through a backend in batches and
 // writes the records the mode asks for, in input order. The caller's thread
-// runs the filter and the writer; the reading (read, decompress, split) and
-// hashing run on threads of their own: one of each, or read_threads workers
-// that each take pieces of the input at once, with a bounded number of
-// batches in between (another thread writes checkpoints while work goes on):
-// memory is the filter plus a few batches per thread, whatever the input size.
+// runs the filter and copies the kept records into the output writer's
+// buffers, which a writer thread of the output's own hands to the kernel
+// (at most 3 buffers of 2 MiB, io::OutputWriter); the reading (read,
+// decompress, split) and hashing run on threads of their own: one of each,
+// or read_threads workers that each take pieces of the input at once, with
+// a bounded number of batches in between (another thread writes checkpoints
+// while work goes on): memory is the filter plus a few batches per thread,
+// whatever the input size.
 #pragma once
 
 #include <atomic>

@@ -4,6 +4,12 @@
 
 #include <cerrno>
 
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <new>
+#include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -16,12 +22,16 @@
 
 namespace gdedup::io {
 
-struct OutputWriter::Hasher {
+namespace {
+
+struct Hasher {
   Hasher() { XXH3_64bits_reset(&state); }
   XXH3_state_t state;
 };
 
-namespace {
+// What a moved-from writer's failed_ points to: every call takes the slow
+// path, which finds no stage.
+const std::atomic<bool> kNoStage{true};
 
 constexpr size_t kVerifyChunk = size_t{1} << 20;
 
@@ -48,6 +58,122 @@ bool holds_bytes(int fd) {
 }
 
 }  // namespace
+
+// The kernel side. fd, hash and kernel_offset belong to the thread that
+// writes: the writer thread while a job is queued, else the calling thread
+// (which only writes after waiting for the queue to empty). The rest is
+// guarded by `mutex`; `failed` is also read without it, as a hint.
+struct OutputWriter::Stage {
+  struct Job {
+    std::unique_ptr<char[]> data;
+    size_t size = 0;
+    // The prefix stored once the job is written.
+    uint64_t record_end = 0;
+    uint64_t records = 0;
+  };
+
+  Stage(int fd_in, std::string name_in, bool owned_in, uint64_t offset)
+      : fd(fd_in), owned(owned_in), name(std::move(name_in)), kernel_offset(offset),
+        stored{offset, 0, 0} {
+    XXH3_64bits_reset(&hash);
+  }
+  ~Stage() { join(); }
+
+  // Writes on the calling thread, which must own the kernel side; false
+  // after recording a failure.
+  bool write_out(const char* data, size_t size, uint64_t record_end, uint64_t records) {
+    size_t done = 0;
+    if (const int err = fs::write_all(fd, name, data, size, &done)) {
+      kernel_offset += done;
+      record_failure(err);
+      return false;
+    }
+    XXH3_64bits_update(&hash, data, size);
+    kernel_offset += size;
+    // Everything before the record in progress is in the kernel now.
+    std::lock_guard<std::mutex> lock(mutex);
+    stored.bytes = record_end;
+    stored.records = records;
+    return true;
+  }
+
+  // Keeps the first failure, with the message the caller will get. A write
+  // cut short by a full disk leaves part of a record at the end of the
+  // file; it is cut off, so that the output ends with a whole record.
+  void record_failure(int err) {
+    if (failed.load(std::memory_order_relaxed)) return;
+    std::string msg = "cannot write to " + name + ": " + fs::error_text(err);
+    ErrorKind kind = ErrorKind::io;
+    if (err == EPIPE) {
+      kind = ErrorKind::broken_pipe;
+    } else if (kernel_offset > stored.bytes && is_regular(fd)) {
+      if (fs::truncate(fd, name, stored.bytes) == 0) {
+        kernel_offset = stored.bytes;
+        msg += "; the incomplete record at its end was cut off";
+      } else {
+        msg += "; it may end with an incomplete record";
+      }
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    failure = msg + ".";
+    failure_kind = kind;
+    failed.store(true, std::memory_order_release);
+    changed.notify_all();
+  }
+
+  // The writer thread: writes the queued jobs in order; after a failure it
+  // only gives their buffers back.
+  void run() {
+    std::unique_lock<std::mutex> lock(mutex);
+    for (;;) {
+      changed.wait(lock, [&] { return stop || !queue.empty(); });
+      if (queue.empty()) return;
+      Job& job = queue.front();  // stays put: the caller only appends
+      const bool write = !failed.load(std::memory_order_relaxed);
+      lock.unlock();
+      if (write) write_out(job.data.get(), job.size, job.record_end, job.records);
+      lock.lock();
+      spare.push_back(std::move(job.data));
+      queue.pop_front();
+      changed.notify_all();
+    }
+  }
+
+  // Waits until no job is queued: the calling thread owns the kernel side.
+  void wait_idle() {
+    std::unique_lock<std::mutex> lock(mutex);
+    changed.wait(lock, [&] { return queue.empty(); });
+  }
+
+  void join() {
+    if (!thread.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      stop = true;
+    }
+    changed.notify_all();
+    thread.join();
+  }
+
+  int fd;
+  bool owned;
+  std::string name;
+  XXH3_state_t hash;
+  uint64_t kernel_offset;  // bytes the kernel took, plus the start offset
+
+  std::mutex mutex;
+  std::condition_variable changed;  // a job queued, done or failed; stop
+  OutputPrefix stored;              // checksum unused: see stored()
+  std::atomic<bool> failed{false};
+  std::string failure;  // set once, before `failed`
+  ErrorKind failure_kind = ErrorKind::io;
+  std::deque<Job> queue;  // the front one is being written
+  std::vector<std::unique_ptr<char[]>> spare;
+  size_t buffers = 1;       // allocated, the caller's included
+  bool stop = false;
+  bool no_thread = false;   // none could be started: write on the caller's
+  std::thread thread;
+};
 
 void ignore_sigpipe() { fs::ignore_broken_pipe_signal(); }
 
@@ -104,52 +230,47 @@ OutputWriter OutputWriter::continue_file(int fd, std::string name, const OutputP
                 ErrorKind::resume_mismatch);
   }
   OutputWriter w(file.release(), path, true, prefix.bytes, buffer);
-  w.hasher_ = std::move(hasher);
+  Stage& s = *w.stage_;
+  XXH3_copyState(&s.hash, &hasher->state);
   w.records_ = prefix.records;
-  w.stored_ = prefix;
-  if (const int err = fs::truncate(w.fd_, path, prefix.bytes)) w.fail(err);
-  if (const int err = fs::seek(w.fd_, prefix.bytes)) w.fail(err);
+  s.stored = prefix;
+  if (const int err = fs::truncate(s.fd, path, prefix.bytes)) s.record_failure(err);
+  if (const int err = fs::seek(s.fd, prefix.bytes)) s.record_failure(err);
+  w.throw_if_failed();
   return w;
 }
 
 OutputWriter::OutputWriter(int fd, std::string name, bool owned, uint64_t offset,
                            size_t buffer)
-    : fd_(fd),
-      owned_(owned),
-      name_(std::move(name)),
+    : stage_(std::make_unique<Stage>(fd, std::move(name), owned, offset)),
+      failed_(&stage_->failed),
       buffer_(new char[buffer > 0 ? buffer : 1]),
       capacity_(buffer > 0 ? buffer : 1),
       offset_(offset),
-      record_end_(offset),
-      stored_{offset, 0, 0},
-      hasher_(std::make_unique<Hasher>()) {}
+      record_end_(offset) {}
 
 OutputWriter::OutputWriter(OutputWriter&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)),
-      owned_(std::exchange(other.owned_, false)),
-      name_(std::move(other.name_)),
+    : stage_(std::move(other.stage_)),
+      failed_(std::exchange(other.failed_, &kNoStage)),
       buffer_(std::move(other.buffer_)),
       capacity_(std::exchange(other.capacity_, 0)),
       used_(std::exchange(other.used_, 0)),
       separator_(other.separator_),
       offset_(other.offset_),
       records_(other.records_),
-      record_end_(other.record_end_),
-      stored_(other.stored_),
-      hasher_(std::move(other.hasher_)) {}
+      record_end_(other.record_end_) {}
 
 OutputWriter& OutputWriter::operator=(OutputWriter&& other) noexcept {
   if (this != &other) {
-    if (fd_ >= 0) {
+    if (stage_) {
       try {
         close();
       } catch (const Error&) {
         // As in the destructor.
       }
     }
-    fd_ = std::exchange(other.fd_, -1);
-    owned_ = std::exchange(other.owned_, false);
-    name_ = std::move(other.name_);
+    stage_ = std::move(other.stage_);  // the old stage joins its thread
+    failed_ = std::exchange(other.failed_, &kNoStage);
     buffer_ = std::move(other.buffer_);
     capacity_ = std::exchange(other.capacity_, 0);
     used_ = std::exchange(other.used_, 0);
@@ -157,73 +278,130 @@ OutputWriter& OutputWriter::operator=(OutputWriter&& other) noexcept {
     offset_ = other.offset_;
     records_ = other.records_;
     record_end_ = other.record_end_;
-    stored_ = other.stored_;
-    hasher_ = std::move(other.hasher_);
   }
   return *this;
 }
 
 OutputWriter::~OutputWriter() {
-  if (fd_ < 0) return;
+  if (!stage_) return;
   try {
     close();
   } catch (const Error&) {
     // Unreportable here; close() is the way to see it.
   }
+  // The stage's destructor joins the thread if close() could not.
+}
+
+const std::string& OutputWriter::name() const {
+  static const std::string kNone;
+  return stage_ ? stage_->name : kNone;
 }
 
 OutputPrefix OutputWriter::stored() const {
-  OutputPrefix p = stored_;
-  if (used_ == 0 && stored_.bytes == offset_) p.checksum = XXH3_64bits_digest(&hasher_->state);
+  if (!stage_) return {};
+  Stage& s = *stage_;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  OutputPrefix p = s.stored;
+  p.checksum = 0;
+  // Nothing buffered or in flight: this thread owns the hash.
+  if (used_ == 0 && s.queue.empty() && !s.failed.load(std::memory_order_relaxed) &&
+      p.bytes == s.kernel_offset) {
+    p.checksum = XXH3_64bits_digest(&s.hash);
+  }
   return p;
 }
 
-void OutputWriter::fail(int err) {
-  std::string msg = "cannot write to " + name_ + ": " + fs::error_text(err);
-  if (err == EPIPE) throw Error(msg + ".", ErrorKind::broken_pipe);
-  // A write cut short by a full disk leaves part of a record at the end of
-  // the file; cut it off, so that the output ends with a whole record.
-  if (offset_ > stored_.bytes && is_regular(fd_)) {
-    if (fs::truncate(fd_, name_, stored_.bytes) == 0) {
-      offset_ = stored_.bytes;
-      msg += "; the incomplete record at its end was cut off";
-    } else {
-      msg += "; it may end with an incomplete record";
-    }
+void OutputWriter::throw_if_failed() {
+  if (!stage_) throw Error("write to an output writer that was moved", ErrorKind::failure);
+  Stage& s = *stage_;
+  if (!s.failed.load(std::memory_order_acquire)) {
+    if (s.fd >= 0) return;
+    // A logic error, reported rather than written to a closed descriptor
+    // (or waited on forever: a closed writer's thread has ended).
+    throw Error("write to output " + s.name + " after it was closed", ErrorKind::failure);
   }
-  throw Error(msg + ".", ErrorKind::io);
+  std::string msg;
+  ErrorKind kind;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    msg = s.failure;
+    kind = s.failure_kind;
+  }
+  // The records given since the failure are dropped; the kernel offset
+  // stays put once a write failed.
+  used_ = 0;
+  offset_ = s.kernel_offset;
+  throw Error(msg, kind);
 }
 
-void OutputWriter::write_out(const char* data, size_t size) {
-  size_t done = 0;
-  if (const int err = fs::write_all(fd_, name_, data, size, &done)) {
-    offset_ += done;
-    fail(err);
+void OutputWriter::hand_off() {
+  throw_if_failed();
+  Stage& s = *stage_;
+  Stage::Job job{std::move(buffer_), std::exchange(used_, 0), record_end_, records_};
+  offset_ += job.size;
+  std::unique_lock<std::mutex> lock(s.mutex);
+  if (!s.thread.joinable() && !s.no_thread) {
+    try {
+      s.thread = std::thread([&s] { s.run(); });
+    } catch (const std::system_error&) {
+      s.no_thread = true;  // every write on this thread, as without one
+    }
   }
-  XXH3_64bits_update(&hasher_->state, data, size);
+  if (s.no_thread) {
+    lock.unlock();
+    buffer_ = std::move(job.data);
+    s.write_out(buffer_.get(), job.size, job.record_end, job.records);
+    throw_if_failed();
+    return;
+  }
+  s.queue.push_back(std::move(job));
+  s.changed.notify_all();
+  if (s.spare.empty() && s.buffers < kBuffers) {
+    ++s.buffers;
+    lock.unlock();
+    buffer_.reset(new (std::nothrow) char[capacity_]);
+    if (buffer_) return;
+    lock.lock();  // no memory for another: wait for one in flight
+  }
+  // Back-pressure: every buffer is in flight.
+  s.changed.wait(lock, [&] { return !s.spare.empty(); });
+  buffer_ = std::move(s.spare.back());
+  s.spare.pop_back();
+  lock.unlock();
+  throw_if_failed();
+}
+
+void OutputWriter::write_now(const char* data, size_t size) {
+  stage_->wait_idle();
+  throw_if_failed();
+  stage_->write_out(data, size, record_end_, records_);
   offset_ += size;
-  // Everything before the record in progress is in the kernel now.
-  stored_.bytes = record_end_;
-  stored_.records = records_;
+  throw_if_failed();
 }
 
 void OutputWriter::flush() {
-  if (used_ == 0) return;
+  if (!stage_ || stage_->fd < 0) return;  // closed or moved: nothing to flush
   // Whatever happens, the buffer is spent: a failed flush is not retried by
   // the destructor with the same bytes.
-  size_t n = std::exchange(used_, 0);
-  write_out(buffer_.get(), n);
+  const size_t n = std::exchange(used_, 0);
+  if (n == 0) {
+    stage_->wait_idle();
+    throw_if_failed();
+    return;
+  }
+  write_now(buffer_.get(), n);
 }
 
 void OutputWriter::write(const char* data, size_t size) {
+  if (failed_->load(std::memory_order_relaxed)) throw_if_failed();
   if (size <= capacity_ - used_) {
     std::memcpy(buffer_.get() + used_, data, size);
     used_ += size;
     return;
   }
-  flush();
+  if (used_ > 0) hand_off();
   if (size >= capacity_) {
-    write_out(data, size);  // big enough to skip the copy
+    write_now(data, size);  // big enough to skip the copy
   } else {
     std::memcpy(buffer_.get(), data, size);
     used_ = size;
@@ -238,22 +416,32 @@ void OutputWriter::write_record_slow(const char* data, size_t size) {
 
 void OutputWriter::sync() {
   flush();
+  Stage& s = *stage_;
   // Pipes and terminals cannot be synced: nothing to make durable.
-  if (const int err = fs::sync(fd_, name_); err != 0 && err != EROFS) fail(err);
+  if (const int err = fs::sync(s.fd, s.name); err != 0 && err != EROFS) {
+    s.record_failure(err);
+    throw_if_failed();
+  }
 }
 
 void OutputWriter::close() {
-  if (fd_ < 0) return;
+  if (!stage_ || stage_->fd < 0) return;
+  Stage& s = *stage_;
   try {
     flush();
   } catch (...) {
-    if (owned_) fs::close_fd(fd_);
-    fd_ = -1;
+    s.join();
+    if (s.owned) fs::close_fd(s.fd);
+    s.fd = -1;
     throw;
   }
-  int fd = std::exchange(fd_, -1);
-  if (owned_) {
-    if (int err = fs::close_fd(fd)) fail(err);
+  s.join();
+  const int fd = std::exchange(s.fd, -1);
+  if (s.owned) {
+    if (const int err = fs::close_fd(fd)) {
+      s.record_failure(err);
+      throw_if_failed();
+    }
   }
 }
 

@@ -1,6 +1,8 @@
 // The driver: a front end (pipeline/front_end.h) reads, decodes, splits and
 // fingerprints the input on threads of its own and hands over batches in
-// input order; the calling thread runs the filter and writes the output.
+// input order; the calling thread runs the filter and copies the kept
+// records into the output writer's buffer, whose own thread hands full
+// buffers to the kernel (io::OutputWriter).
 #include "gdedup/pipeline.h"
 
 #include <atomic>
@@ -349,8 +351,9 @@ class Driver {
                options_.checkpoint_every_seconds;
   }
 
-  // Output first: the bytes the state counts reach the kernel here and the
-  // disk (fsync) in the writer thread, before the checkpoint is written.
+  // Output first: the bytes the state counts reach the kernel here (flush()
+  // waits for the output writer's buffers in flight) and the disk (fsync)
+  // on the checkpoint writer's thread, before the checkpoint is written.
   void checkpoint(CheckpointWriter& checkpoints, io::OutputFile* output) {
     io::OutputWriter* writer = output ? &output->writer() : nullptr;
     if (output) {
@@ -364,6 +367,17 @@ class Driver {
     state.position = position_;
     if (writer) {
       const io::OutputPrefix stored = writer->stored();
+      // flush() waited for every buffer in flight: the output holds every
+      // record kept so far. A checkpoint that said otherwise would resume
+      // to a different output.
+      if (stored.records != stats_.kept || stored.bytes != writer->bytes_written()) {
+        throw Error("cannot write a checkpoint: the output " + writer->name() + " holds " +
+                        std::to_string(stored.records) + " records (" +
+                        std::to_string(stored.bytes) + " bytes), not the " +
+                        std::to_string(stats_.kept) + " records (" +
+                        std::to_string(writer->bytes_written()) + " bytes) written so far.",
+                    ErrorKind::failure);
+      }
       state.output_offset = stored.bytes;
       state.output_checksum = stored.checksum;
     }
