@@ -38,19 +38,18 @@ namespace {
 class LayeredBackend final : public Backend {
  public:
   // Counts nothing itself: each layer's backend counts in its layer.
-  explicit LayeredBackend(LayeredFilter& filter) : filter_(filter) {}
-  std::string name() const override {
-    return filter_.backend(0).name();
-  }
+  explicit LayeredBackend(LayeredFilter& filter) : filter_(filter), first_(filter.backend(0)) {}
+  std::string name() const override { return first_.name(); }
   void contains(const uint64_t* fingerprints, uint64_t count, uint8_t* present) override {
     filter_.contains(fingerprints, count, present);
   }
   void sync_to_host() override { filter_.sync_to_host(); }
   // Every layer's backend is made by the same BackendMaker, so the first
-  // one's memory suits them all.
-  HostBuffer host_buffer(uint64_t bytes) const override {
-    return filter_.backend(0).host_buffer(bytes);
-  }
+  // one's memory suits them all. Called by the front end's threads while
+  // the filter thread may be adding a layer: first_ was taken before they
+  // started, since reading the filter's list of backends then would race
+  // with its growth (which moves the list, not the backends).
+  HostBuffer host_buffer(uint64_t bytes) const override { return first_.host_buffer(bytes); }
 
  protected:
   void add_keys(const uint64_t* fingerprints, uint64_t count) override {
@@ -64,6 +63,7 @@ class LayeredBackend final : public Backend {
 
  private:
   LayeredFilter& filter_;
+  const Backend& first_;  // layer 0's, which every layer's memory suits
   std::vector<uint8_t> scratch_;
 };
 
