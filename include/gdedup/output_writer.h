@@ -111,6 +111,24 @@ class OutputWriter {
       write_record_slow(data, size);
     }
   }
+  // Appends `count` records that lie back to back at `data`, each but the
+  // last followed there by the separator: the `size` bytes from the first
+  // record's first byte to the last one's last, then the separator. One copy
+  // for a run of records kept together instead of one a record. Should the
+  // run straddle buffers and a write fail, the output is cut back to the
+  // record before the run (stored() says so).
+  void write_records(const char* data, size_t size, uint64_t count) {
+    if (size < capacity_ - used_ && !failed_->load(std::memory_order_relaxed)) {
+      std::memcpy(buffer_.get() + used_, data, size);
+      used_ += size;
+      buffer_[used_++] = separator_;
+    } else {
+      write(data, size);
+      write(&separator_, 1);
+    }
+    records_ += count;
+    record_end_ = offset_ + used_;
+  }
   // Appends a record of fixed size as it is, with no '\n' (u64 output).
   void write_fixed_record(const char* data, size_t size) {
     write(data, size);

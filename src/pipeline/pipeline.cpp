@@ -294,10 +294,28 @@ class Driver {
       }
       return;
     }
+    // Records kept one after another that lie back to back in the batch,
+    // their separators between them, go out in one copy: about 2.4 records
+    // a run at 40% duplicates. A record that ended its input without a
+    // separator ends a run: the byte after it is not one.
     const char* data = batch.records.data();
     const io::RecordSpan* spans = batch.records.spans().data();
-    for (uint64_t i = 0; i < n; ++i) {
-      if (keeps(mode, answers[i])) writer.write_record(data + spans[i].offset, spans[i].size);
+    const char separator = options_.record_separator;
+    for (uint64_t i = 0; i < n;) {
+      if (!keeps(mode, answers[i])) {
+        ++i;
+        continue;
+      }
+      const uint64_t begin = spans[i].offset;
+      uint64_t end = begin + spans[i].size;
+      uint64_t count = 1;
+      while (i + count < n && keeps(mode, answers[i + count]) &&
+             spans[i + count].offset == end + 1 && data[end] == separator) {
+        end = spans[i + count].offset + spans[i + count].size;
+        ++count;
+      }
+      writer.write_records(data + begin, end - begin, count);
+      i += count;
     }
   }
 
