@@ -18,6 +18,7 @@
 #include "gdedup/error.h"
 #include "gdedup/filter.h"
 #include "gdedup/filter_file.h"
+#include "gdedup/filter_merge.h"
 #include "gdedup/pipeline.h"
 #include "gdedup/planner.h"
 
@@ -123,6 +124,26 @@ TEST_F(ErrorKinds, CorruptFilterFileIsDamaged) {
   write("f.gdf", bytes.substr(0, 40));
   EXPECT_EQ(kind_of([&] { load_filter(path("f.gdf")); }), ErrorKind::damaged);
   EXPECT_EQ(kind_of([&] { load_filter(path("no-such.gdf")); }), ErrorKind::io);
+}
+
+// Merging filters whose keys were made by other rules: the command line
+// adds the flag that overrides it, which the library does not name.
+TEST_F(ErrorKinds, MergingFiltersOfOtherKeyRulesIsAKeyRulesMismatch) {
+  FilterFileInfo plain;
+  plain.params = {FilterParams{64, {256, 8}, kDefaultSeed}};
+  plain.counters = {FilterCounters{}};
+  plain.rules.keys = KeyRules{};
+  plain.version = kFilterFileVersion;
+  FilterFileInfo normalized = plain;
+  normalized.rules.keys->keys = KeyOptions::parse("whole", "tab", "url");
+  EXPECT_EQ(kind_of([&] { merged_rules({plain, normalized}, {"a.gdf", "b.gdf"}, false); }),
+            ErrorKind::key_rules_mismatch);
+  EXPECT_NO_THROW(merged_rules({plain, normalized}, {"a.gdf", "b.gdf"}, true));
+  try {
+    merged_rules({plain, normalized}, {"a.gdf", "b.gdf"}, false);
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).find("--"), std::string::npos) << e.what();
+  }
 }
 
 TEST_F(ErrorKinds, MemoryBeyondTheBudgetOrTheMachine) {

@@ -57,6 +57,10 @@ enum class ErrorKind {
   // A resume does not match the run its checkpoint was taken of: an input,
   // the output, an option or the filter differs from what it recorded.
   resume_mismatch,
+  // Filters whose keys were made by different key rules (selection,
+  // normalization, separator, input format, seed), merged or used together:
+  // their keys would not meet.
+  key_rules_mismatch,
 };
 
 // A failure while doing the work: I/O, a damaged file, no device.

@@ -92,4 +92,5 @@ BY_KIND = {
     "unsupported_format": UnsupportedFormatError,
     "input_changed": InputChangedError,
     "resume_mismatch": ResumeMismatchError,
+    "key_rules_mismatch": InvalidArgumentError,
 }

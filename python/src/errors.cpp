@@ -29,6 +29,7 @@ const char* kind_name(ErrorKind kind) {
     case ErrorKind::unsupported_format: return "unsupported_format";
     case ErrorKind::input_changed: return "input_changed";
     case ErrorKind::resume_mismatch: return "resume_mismatch";
+    case ErrorKind::key_rules_mismatch: return "key_rules_mismatch";
   }
   return "failure";
 }

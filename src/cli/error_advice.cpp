@@ -19,6 +19,8 @@ std::string flag_advice(ErrorKind kind) {
     case ErrorKind::is_checkpoint:
       return "'gdedup info' on that file describes it, and the job that wrote it continues "
              "with its command plus --resume";
+    case ErrorKind::key_rules_mismatch:
+      return "add --ignore-key-rules to go on anyway";
     case ErrorKind::failure:
     case ErrorKind::invalid_argument:
     case ErrorKind::io:

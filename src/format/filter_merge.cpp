@@ -140,10 +140,12 @@ FilterRules merged_rules(const std::vector<FilterFileInfo>& infos,
              diff + "; only filters with identical parameters can be merged");
     }
     if (rules.keys && other.keys && *rules.keys != *other.keys && !ignore_key_rules) {
-      refuse("their keys were made by different rules (" + rules.keys->to_string() + " in " +
-             names[0] + ", " + other.keys->to_string() + " in " + names[i] +
-             "); rebuild one with the other's rules, or add --ignore-key-rules to merge them "
-             "anyway");
+      throw UsageError("cannot merge " + names[0] + " and " + names[i] +
+                           ": their keys were made by different rules (" +
+                           rules.keys->to_string() + " in " + names[0] + ", " +
+                           other.keys->to_string() + " in " + names[i] +
+                           "); rebuild one with the other's rules",
+                       ErrorKind::key_rules_mismatch);
     }
     if (!rules.keys && other.keys) rules.keys = other.keys;
     rules.keys_offered += other.keys_offered;
