@@ -2,13 +2,12 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
-#include <cstdio>
 #include <utility>
 #include <vector>
 
 #include "gdedup/error.h"
 #include "gdedup/filter_merge.h"
+#include "gdedup/number_text.h"
 #include "gdedup/path_lock.h"
 #include "gdedup/paths.h"
 #include "gdedup/planner.h"
@@ -191,25 +190,6 @@ FilterFileInfo info_of(const FilterFile& file) {
   return info;
 }
 
-std::string group_digits(uint64_t value) {
-  const std::string digits = std::to_string(value);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
-// As the command prints rates.
-std::string rate_text(double rate) {
-  if (std::isinf(rate)) return "1";
-  if (rate == 0) return "0";
-  char text[32];
-  std::snprintf(text, sizeof text, rate >= 0.01 ? "%.3g" : "%.2e", rate);
-  return text;
-}
-
 // Why a merge whose layer `over` would end far past its plan is refused
 // (`gdedup merge` writes such a filter and exits 4).
 std::string overfull_merge_message(const OverfullLayer& over, size_t layers, bool growing) {
@@ -222,8 +202,8 @@ std::string overfull_merge_message(const OverfullLayer& over, size_t layers, boo
          group_digits(o.planned) + " distinct keys, it would hold about " +
          group_digits(o.keys + o.probably_lost) +
          " (a merge adds up the keys of its inputs, and theirs were full), so its "
-         "false-positive rate would be " + rate_text(o.fpr_now) + " (planned " +
-         rate_text(o.planned_fpr) +
+         "false-positive rate would be " + format_rate(o.fpr_now) + " (planned " +
+         format_rate(o.planned_fpr) +
          ") and queries would take new keys for ones already present that much more often. "
          "This filter is unchanged (gdedup merge writes such a filter, then fails with exit "
          "status 4). Build one filter from the keys of both instead" +

@@ -16,6 +16,7 @@
 #include "filter_engine.h"
 #include "gdedup/error.h"
 #include "gdedup/growth.h"
+#include "gdedup/number_text.h"
 #include "gdedup/planner.h"
 #include "key_input.h"
 #include "key_rules.h"
@@ -240,12 +241,6 @@ std::vector<LayerPlan> layer_plans(FilterEngine& e, bool with_state) {
     layers.push_back(plan);
   }
   return layers;
-}
-
-std::string hex64(uint64_t value) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(value));
-  return buf;
 }
 
 // The version of the JSON of `gdedup info --json` that info() mirrors

@@ -215,17 +215,6 @@ double parse_fpr(std::string_view text, std::string_view option) {
   return value;
 }
 
-std::string group_digits(uint64_t value) {
-  std::string digits = std::to_string(value);
-  std::string out;
-  const size_t n = digits.size();
-  for (size_t i = 0; i < n; ++i) {
-    if (i > 0 && (n - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 std::string human_bytes(uint64_t bytes) {
   static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   if (bytes < 1024) return std::to_string(bytes) + " B";
@@ -256,14 +245,6 @@ std::string human_count(double value) {
     std::snprintf(buf, sizeof buf, value < 10 ? "%.2f%s" : value < 100 ? "%.1f%s" : "%.0f%s",
                   value, kUnits[unit]);
   }
-  return buf;
-}
-
-std::string format_rate(double rate) {
-  if (std::isinf(rate)) return "1";
-  if (rate == 0) return "0";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, rate >= 0.01 ? "%.3g" : "%.2e", rate);
   return buf;
 }
 

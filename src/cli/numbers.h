@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "gdedup/number_text.h"  // group_digits, hex64, format_rate
+
 namespace gdedup::cli {
 
 // "1000000", "1e9", "500M", "2.5G", "1_000_000". Refuses negatives, fractions
@@ -25,14 +27,10 @@ uint64_t parse_bytes(std::string_view text, std::string_view option);
 // A probability strictly between 0 and 1: "1e-4", "0.0001".
 double parse_fpr(std::string_view text, std::string_view option);
 
-// 1234567 -> "1,234,567".
-std::string group_digits(uint64_t value);
 // 2812000000 -> "2.62 GiB"; below 1 KiB, "512 B".
 std::string human_bytes(uint64_t bytes);
 // 12300000 -> "12.3M", for rates and progress; below 1000 as is.
 std::string human_count(double value);
-// A false-positive rate in the form users give it: 1e-04 -> "1.00e-04".
-std::string format_rate(double rate);
 // 0.1234 -> "12.34%"; small fractions keep four decimals.
 std::string format_percent(double fraction);
 // False when a filter's fill gives no key estimate (every bit is set).

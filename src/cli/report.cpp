@@ -27,12 +27,6 @@ std::string layout_text(const Layout& layout) {
   return std::to_string(layout.block_bits) + "-bit blocks, k = " + std::to_string(layout.k);
 }
 
-std::string hex64(uint64_t value) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(value));
-  return buf;
-}
-
 std::string plan_text(const Plan& plan, double target_fpr) {
   std::string out;
   out += row("capacity", counted(plan.capacity, "distinct key"));

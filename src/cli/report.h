@@ -79,7 +79,5 @@ JsonObject info_json(const std::string& path, const FilterFile& file);
 std::string row(const std::string& name, const std::string& value);
 // "512-bit blocks, k = 16"
 std::string layout_text(const Layout& layout);
-// "0x6764656475700001"
-std::string hex64(uint64_t value);
 
 }  // namespace gdedup::cli

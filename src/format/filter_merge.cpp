@@ -2,31 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "gdedup/error.h"
+#include "gdedup/number_text.h"
 #include "gdedup/planner.h"
 
 namespace gdedup {
 namespace {
-
-// 1234567 -> "1,234,567", as the command prints counts.
-std::string group_digits(uint64_t value) {
-  const std::string digits = std::to_string(value);
-  std::string out;
-  const size_t n = digits.size();
-  for (size_t i = 0; i < n; ++i) {
-    if (i > 0 && (n - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
-std::string hex64(uint64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(value));
-  return text;
-}
 
 // The first parameter in which b differs from a, worded with both names;
 // "" when they are identical.

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "gdedup/filter_file.h"
+#include "gdedup/number_text.h"
 
 namespace gdedup {
 namespace {
@@ -18,8 +19,7 @@ std::string separator_text(char separator) {
 }  // namespace
 
 std::string KeyRules::to_string() const {
-  char seed_text[24];
-  std::snprintf(seed_text, sizeof seed_text, "0x%016llx", static_cast<unsigned long long>(seed));
+  const std::string seed_text = hex64(seed);
   if (format == InputFormat::kU64) return std::string("input u64, seed ") + seed_text;
   const std::string normalize = keys.normalize.to_string();
   return "input text, key " + keys.key_text() + ", delimiter " + keys.delimiter_text() +
