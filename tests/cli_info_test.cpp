@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli_util.h"
+#include "test_util.h"
 #include "gdedup/backend.h"
 #include "gdedup/checkpoint.h"
 #include "gdedup/filter_file.h"
@@ -52,15 +53,12 @@ std::string with_commas(uint64_t value) {
   return digits;
 }
 
-gdedup::BackendMaker cpu() {
-  return [](gdedup::Filter& layer) { return gdedup::make_cpu_backend(layer); };
-}
-
 // The growing filter a file holds, as the library sees it.
 std::unique_ptr<gdedup::LayeredFilter> growing_filter_of(const std::string& path) {
   gdedup::FilterFile file = gdedup::load_filter_file(path);
   return std::make_unique<gdedup::LayeredFilter>(*file.rules.growth, std::move(file.layers),
-                                                 file.rules.keys_offered, cpu());
+                                                 file.rules.keys_offered,
+                                                 gdedup::test::cpu_layers());
 }
 
 // The members of the whole filter against the library's values.
@@ -150,7 +148,7 @@ void save_checkpoint_of_many_inputs(const std::string& path) {
   gdedup::GrowthRule rule;
   rule.first_capacity = 1024;
   rule.check_every = 1024;
-  gdedup::LayeredFilter filter(rule, gdedup::kDefaultSeed, cpu());
+  gdedup::LayeredFilter filter(rule, gdedup::kDefaultSeed, gdedup::test::cpu_layers());
   std::vector<uint64_t> fps;
   for (uint64_t i = 0; i < 5000; ++i) fps.push_back(i * 0x9e3779b97f4a7c15ull);
   std::vector<uint8_t> present(fps.size());
@@ -196,7 +194,7 @@ TEST(CliInfo, CheckpointOfManyInputsIsSummarized) {
   EXPECT_EQ(top_count(r.out, "input_count"), 100u);
   EXPECT_EQ(occurrences(r.out, "\"shard-"), 100u);
   gdedup::Checkpoint loaded = gdedup::load_checkpoint(dir / "ck");
-  const auto filter = gdedup::resume_growing_filter(loaded, cpu());
+  const auto filter = gdedup::resume_growing_filter(loaded, gdedup::test::cpu_layers());
   ASSERT_GE(filter->layer_count(), 2u);
   expect_whole_filter(r.out, *filter);
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "file_util.h"
+#include "test_util.h"
 #include "filter_file_forge.h"
 #include "format/filter_file_format.h"
 #include "format/layers_codec.h"
@@ -31,18 +32,7 @@ class FilterFileMapTest : public test::TempDirTest {
   FilterFileMapTest() : TempDirTest("gdedup_filter_file_map") {}
 };
 
-BackendMaker cpu() {
-  return [](Filter& layer) { return make_cpu_backend(layer); };
-}
-
-std::vector<uint64_t> key_fingerprints(int from, int to) {
-  std::vector<uint64_t> fps;
-  for (int i = from; i < to; ++i) {
-    const std::string key = "key-" + std::to_string(i);
-    fps.push_back(fingerprint(key.data(), key.size(), kDefaultSeed));
-  }
-  return fps;
-}
+using test::key_fingerprints;
 
 KeyRules url_rules() {
   KeyRules rules;
@@ -55,7 +45,7 @@ void save_growing(const std::string& path) {
   GrowthRule rule;
   rule.first_capacity = 1024;
   rule.check_every = 1024;
-  LayeredFilter filter(rule, kDefaultSeed, cpu());
+  LayeredFilter filter(rule, kDefaultSeed, test::cpu_layers());
   const std::vector<uint64_t> fps = key_fingerprints(0, 6000);
   std::vector<uint8_t> present(fps.size());
   filter.test_and_set(fps.data(), fps.size(), present.data());
@@ -180,7 +170,7 @@ TEST_F(FilterFileMapTest, WritesThroughAMappedFilterAreRefused) {
 
   FilterFile growing = map_filter_file(path("g"));
   LayeredFilter filter(*growing.rules.growth, std::move(growing.layers),
-                       growing.rules.keys_offered, cpu());
+                       growing.rules.keys_offered, test::cpu_layers());
   EXPECT_NE(error_of([&] { filter.test_and_set(fps.data(), fps.size(), present.data()); })
                 .find("read-only filter"),
             std::string::npos);

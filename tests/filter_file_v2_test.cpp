@@ -14,6 +14,7 @@
 #include <xxhash.h>
 
 #include "file_util.h"
+#include "test_util.h"
 #include "format/file_writer.h"
 #include "format/filter_file_format.h"
 #include "gdedup/backend.h"
@@ -41,18 +42,7 @@ GrowthRule small_rule() {
   return rule;
 }
 
-BackendMaker cpu() {
-  return [](Filter& layer) { return make_cpu_backend(layer); };
-}
-
-std::vector<uint64_t> key_fingerprints(int from, int to) {
-  std::vector<uint64_t> fps;
-  for (int i = from; i < to; ++i) {
-    const std::string key = "key-" + std::to_string(i);
-    fps.push_back(fingerprint(key.data(), key.size(), kDefaultSeed));
-  }
-  return fps;
-}
+using test::key_fingerprints;
 
 void offer(LayeredFilter& filter, const std::vector<uint64_t>& fps) {
   std::vector<uint8_t> present(fps.size());
@@ -68,7 +58,7 @@ KeyRules url_rules() {
 
 // A growing filter of three layers saved with url_rules() at `path`.
 void save_growing(const std::string& path) {
-  LayeredFilter filter(small_rule(), kDefaultSeed, cpu());
+  LayeredFilter filter(small_rule(), kDefaultSeed, test::cpu_layers());
   offer(filter, key_fingerprints(0, 6000));
   ASSERT_EQ(filter.layer_count(), 3u);
   save_filter(filter, path, url_rules());
@@ -162,16 +152,16 @@ TEST_F(FilterFileV2Test, Version1LoadsAsOneLayerWithUnknownKeyRules) {
 // growth is decided by the keys offered over the filter's life.
 TEST_F(FilterFileV2Test, LoadedGrowingFilterContinuesAsItWouldHave) {
   const std::vector<uint64_t> all = key_fingerprints(0, 9000);
-  LayeredFilter whole(small_rule(), kDefaultSeed, cpu());
+  LayeredFilter whole(small_rule(), kDefaultSeed, test::cpu_layers());
   offer(whole, all);
   save_filter(whole, path("whole"), url_rules());
   for (const size_t cut : {size_t{1}, size_t{1023}, size_t{1024}, size_t{3000}, size_t{8999}}) {
-    LayeredFilter first(small_rule(), kDefaultSeed, cpu());
+    LayeredFilter first(small_rule(), kDefaultSeed, test::cpu_layers());
     offer(first, std::vector<uint64_t>(all.begin(), all.begin() + cut));
     save_filter(first, path("half"), url_rules());
     FilterFile loaded = load_filter_file(path("half"));
     LayeredFilter second(*loaded.rules.growth, std::move(loaded.layers),
-                         loaded.rules.keys_offered, cpu());
+                         loaded.rules.keys_offered, test::cpu_layers());
     offer(second, std::vector<uint64_t>(all.begin() + cut, all.end()));
     save_filter(second, path("continued"), url_rules());
     EXPECT_EQ(read_bytes(path("continued")), read_bytes(path("whole"))) << "cut at " << cut;

@@ -8,9 +8,28 @@
 #include <string_view>
 #include <vector>
 
+#include "gdedup/backend.h"
+#include "gdedup/fingerprint.h"
+#include "gdedup/layered_filter.h"
 #include "gdedup/layout.h"
 
 namespace gdedup::test {
+
+// Layers of a growing filter on the CPU backend.
+inline BackendMaker cpu_layers() {
+  return [](Filter& layer) { return make_cpu_backend(layer); };
+}
+
+// The fingerprints of the keys "key-FROM" to "key-(TO-1)", with the default
+// seed.
+inline std::vector<uint64_t> key_fingerprints(int from, int to) {
+  std::vector<uint64_t> fps;
+  for (int i = from; i < to; ++i) {
+    const std::string key = "key-" + std::to_string(i);
+    fps.push_back(fingerprint(key.data(), key.size(), kDefaultSeed));
+  }
+  return fps;
+}
 
 // "512-bit k=16": a layout in test traces.
 inline std::string layout_name(const Layout& l) {
