@@ -99,18 +99,7 @@ class OutputWriter {
   void set_separator(char separator) { separator_ = separator; }
 
   // Appends the record and the separator.
-  void write_record(const char* data, size_t size) {
-    // strict: the separator needs a byte too. A failure of the writer
-    // thread takes the slow path, which throws it.
-    if (size < capacity_ - used_ && !failed_->load(std::memory_order_relaxed)) {
-      std::memcpy(buffer_.get() + used_, data, size);
-      used_ += size;
-      buffer_[used_++] = separator_;
-      end_record();
-    } else {
-      write_record_slow(data, size);
-    }
-  }
+  void write_record(const char* data, size_t size) { write_records(data, size, 1); }
   // Appends `count` records that lie back to back at `data`, each but the
   // last followed there by the separator: the `size` bytes from the first
   // record's first byte to the last one's last, then the separator. One copy
@@ -118,6 +107,8 @@ class OutputWriter {
   // run straddle buffers and a write fail, the output is cut back to the
   // record before the run (stored() says so).
   void write_records(const char* data, size_t size, uint64_t count) {
+    // strict: the separator needs a byte too. A failure of the writer
+    // thread takes the slow path, whose write() throws it.
     if (size < capacity_ - used_ && !failed_->load(std::memory_order_relaxed)) {
       std::memcpy(buffer_.get() + used_, data, size);
       used_ += size;
@@ -126,13 +117,12 @@ class OutputWriter {
       write(data, size);
       write(&separator_, 1);
     }
-    records_ += count;
-    record_end_ = offset_ + used_;
+    end_records(count);
   }
   // Appends a record of fixed size as it is, with no '\n' (u64 output).
   void write_fixed_record(const char* data, size_t size) {
     write(data, size);
-    end_record();
+    end_records(1);
   }
   // Appends bytes as they are, not counted as a record.
   void write(const char* data, size_t size);
@@ -164,11 +154,10 @@ class OutputWriter {
   // the thread's view of it in place.
   struct Stage;
 
-  void end_record() {
-    ++records_;
+  void end_records(uint64_t count) {
+    records_ += count;
     record_end_ = offset_ + used_;
   }
-  void write_record_slow(const char* data, size_t size);
   // Queues the buffer being filled for the writer thread (starting it on
   // first use) and takes the next free buffer, waiting for one if need be.
   void hand_off();

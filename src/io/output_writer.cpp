@@ -408,12 +408,6 @@ void OutputWriter::write(const char* data, size_t size) {
   }
 }
 
-void OutputWriter::write_record_slow(const char* data, size_t size) {
-  write(data, size);
-  write(&separator_, 1);
-  end_record();
-}
-
 void OutputWriter::sync() {
   flush();
   Stage& s = *stage_;
