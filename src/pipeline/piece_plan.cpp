@@ -16,15 +16,25 @@ namespace {
 // Enough for every compression magic (io::detect_compression).
 constexpr size_t kMagicBytes = 10;
 
-// The format a regular file's first bytes say, or nothing when it cannot be
-// read (it is then planned whole, and fails in its turn).
-std::optional<io::Compression> file_format(const std::string& path) {
-  fs::File file;
-  if (fs::open_for_reading(path, file) != 0) return std::nullopt;
-  char magic[kMagicBytes];
-  const int64_t got = fs::read_at(file.fd(), magic, sizeof magic, 0);
-  if (got < 0) return std::nullopt;
-  return io::detect_compression(magic, static_cast<size_t>(got));
+// The regular file at `path`, opened to plan its pieces, and the format its
+// first bytes say; no file when it cannot be opened or read (it is then
+// planned whole, and fails in its turn).
+struct Looked {
+  std::unique_ptr<io::RandomAccessInput> file;
+  io::Compression format = io::Compression::none;
+};
+Looked look_at(const std::string& path) {
+  Looked looked;
+  try {
+    looked.file = io::RandomAccessInput::open(path);
+    if (!looked.file) return looked;
+    char magic[kMagicBytes];
+    const size_t got = looked.file->read_at(0, magic, sizeof magic);
+    looked.format = io::detect_compression(magic, got);
+  } catch (const Error&) {
+    looked.file.reset();
+  }
+  return looked;
 }
 
 // A compressed part with the file it reads, opened for it alone: parts of
@@ -53,15 +63,13 @@ class OpenedPart final : public io::ByteSource {
   std::shared_ptr<std::optional<size_t>> next_;
 };
 
-// The parts of the compressed regular file at `path`, or none when it has
-// one part only (or cannot be looked at: it is then planned whole).
-std::vector<Piece> compressed_parts(const std::string& path, size_t input, uint64_t bytes) {
-  std::unique_ptr<io::RandomAccessInput> file;
+// The parts of the compressed regular file `file`, or none when it has one
+// part only (or cannot be read: it is then planned whole).
+std::vector<Piece> compressed_parts(const io::RandomAccessInput& file, size_t input,
+                                    uint64_t bytes) {
   std::shared_ptr<const io::PiecePlan> parts;
   try {
-    file = io::RandomAccessInput::open(path);
-    if (!file) return {};
-    parts = std::make_shared<const io::PiecePlan>(io::find_pieces(*file, bytes));
+    parts = std::make_shared<const io::PiecePlan>(io::find_pieces(file, bytes));
   } catch (const Error&) {
     return {};
   }
@@ -76,7 +84,7 @@ std::vector<Piece> compressed_parts(const std::string& path, size_t input, uint6
     piece.end = parts->ranges[p].end;
     piece.starts_record = p == 0;
     piece.ends_input = p + 1 == count;
-    piece.stamp = io::FileStamp{file->size(), file->mtime_ns()};
+    piece.stamp = io::FileStamp{file.size(), file.mtime_ns()};
     piece.parts = parts;
     piece.part = p;
   }
@@ -135,18 +143,17 @@ std::vector<Piece> plan_pieces(const std::vector<std::string>& inputs, const Pie
                          status.regular() && start <= status.size;
     const uint64_t smallest = sizes.compressed_parts ? std::min(sizes.plain, sizes.compressed)
                                                      : sizes.plain;
-    const std::optional<io::Compression> format =
-        regular && status.size > smallest ? file_format(path) : std::nullopt;
-    if (format && *format != io::Compression::none) {
+    const Looked looked = regular && status.size > smallest ? look_at(path) : Looked{};
+    if (looked.file && looked.format != io::Compression::none) {
       std::vector<Piece> parts;
       if (sizes.compressed_parts && start == 0 && status.size > sizes.compressed) {
-        parts = compressed_parts(path, i, sizes.compressed);
+        parts = compressed_parts(*looked.file, i, sizes.compressed);
       }
       if (parts.empty()) parts.push_back(whole);
       pieces.insert(pieces.end(), parts.begin(), parts.end());
       continue;
     }
-    if (!format || status.size <= sizes.plain) {
+    if (!looked.file || status.size <= sizes.plain) {
       pieces.push_back(whole);
       continue;
     }
