@@ -22,7 +22,7 @@ namespace {
 class TwoShardBackend final : public Backend {
  public:
   explicit TwoShardBackend(Filter& whole)
-      : Backend(whole.counters()), whole_(whole), owners_(whole.params().num_blocks, 2) {
+      : Backend(whole), whole_(whole), owners_(whole.params().num_blocks, 2) {
     for (int s = 0; s < 2; ++s) {
       shard_filters_.push_back(std::make_unique<Filter>(whole.params()));
       shards_.push_back(make_cpu_backend(*shard_filters_.back(), {1, CpuKernel::kScalar}));

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "gdedup/error.h"
 #include "gdedup/filter.h"
 #include "gdedup/host_buffer.h"
 
@@ -19,7 +20,9 @@ class Backend {
   virtual std::string name() const = 0;
 
   // Sets the bits of every key. Order-free. Counts `count` insertions.
+  // Throws UsageError for a read-only filter (Filter::read_only_view).
   void add(const uint64_t* fingerprints, uint64_t count) {
+    check_writable();
     add_keys(fingerprints, count);
     if (counters_ != nullptr) counters_->insertions += count;
   }
@@ -29,8 +32,9 @@ class Backend {
   // Sequential semantics: for i = 0, 1, ... was_present[i] = whether all bits
   // of key i were set before it (including by keys j < i of this call), then
   // sets them. Returns the number of keys that were new, and counts them as
-  // insertions.
+  // insertions. Throws UsageError for a read-only filter, as add.
   uint64_t test_and_set(const uint64_t* fingerprints, uint64_t count, uint8_t* was_present) {
+    check_writable();
     const uint64_t fresh = test_and_set_keys(fingerprints, count, was_present);
     if (counters_ != nullptr) counters_->insertions += fresh;
     return fresh;
@@ -49,11 +53,12 @@ class Backend {
  protected:
   // Insertions are counted here, by add and test_and_set, and nowhere else;
   // implementations count nothing. A backend that holds the bits of a
-  // filter passes that filter's counters. A backend made of other backends
+  // filter passes that filter: its counters count, and keys are refused
+  // when its bits are read-only. A backend made of other backends
   // counts each key once: in its own filter when it has one (shards, each
   // with a filter of its own, count theirs too), or, without one (the layers
   // of a growing filter), only through its parts (the default constructor).
-  explicit Backend(FilterCounters& counters) : counters_(&counters) {}
+  explicit Backend(Filter& filter) : filter_(&filter), counters_(&filter.counters()) {}
   Backend() = default;
 
   virtual void add_keys(const uint64_t* fingerprints, uint64_t count) = 0;
@@ -61,6 +66,16 @@ class Backend {
                                      uint8_t* was_present) = 0;
 
  private:
+  // A read-only filter's bits may be a PROT_READ mapping.
+  void check_writable() const {
+    if (filter_ != nullptr && filter_->read_only()) {
+      throw UsageError("cannot add keys to a read-only filter (a mapped filter file): its "
+                       "bits are shared, never written; load the file without mapping to add "
+                       "keys");
+    }
+  }
+
+  const Filter* filter_ = nullptr;
   FilterCounters* counters_ = nullptr;
 };
 

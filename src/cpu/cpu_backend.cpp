@@ -36,7 +36,7 @@ uint64_t share_boundary(uint64_t total, unsigned part, unsigned parts) {
 class CpuBackend final : public Backend {
  public:
   CpuBackend(Filter& filter, const CpuOptions& options)
-      : Backend(filter.counters()),
+      : Backend(filter),
         filter_(filter),
         kernels_(options.kernel == CpuKernel::kScalar ? cpu::Arith::kScalar : cpu::Arith::kSimd,
                  options.simd_target),
@@ -66,26 +66,15 @@ class CpuBackend final : public Backend {
 
  protected:
   void add_keys(const uint64_t* fingerprints, uint64_t count) override {
-    check_writable();
     run_owned(fingerprints, count, nullptr);
   }
 
   uint64_t test_and_set_keys(const uint64_t* fingerprints, uint64_t count,
                              uint8_t* was_present) override {
-    check_writable();
     return run_owned(fingerprints, count, was_present);
   }
 
  private:
-  // A read-only filter's bits may be a PROT_READ mapping (Filter::read_only_view).
-  void check_writable() const {
-    if (filter_.read_only()) {
-      throw UsageError("cannot add keys to a read-only filter (a mapped filter file): its "
-                       "bits are shared, never written; load the file without mapping to add "
-                       "keys");
-    }
-  }
-
   unsigned parts_for(uint64_t count) const {
     const uint64_t useful = std::max<uint64_t>(1, count / min_keys_per_thread_);
     return static_cast<unsigned>(std::min<uint64_t>(threads_, useful));

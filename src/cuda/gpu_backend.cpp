@@ -314,7 +314,7 @@ class CudaBackend final : public GpuBackend {
  public:
   CudaBackend(Filter& filter, const GpuOptions& options)
       // use_device runs first, before any member touches the runtime.
-      : GpuBackend(filter.counters()), filter_(filter), device_(use_device(options.device)) {
+      : GpuBackend(filter), filter_(filter), device_(use_device(options.device)) {
     const FilterParams& params = filter.params();
     const uint64_t filter_bytes = params.bytes();
     cudaDeviceProp props{};
@@ -371,7 +371,8 @@ class CudaBackend final : public GpuBackend {
 
   void sync_to_host() override {
     // A read-only filter's bits (a mapped file) are never changed here
-    // (add and test_and_set refuse it), so the device holds them as they are.
+    // (Backend::add and test_and_set refuse it), so the device holds them as
+    // they are.
     if (filter_.read_only()) return;
     GDEDUP_CUDA_CHECK(cudaSetDevice(device_));
     GDEDUP_CUDA_CHECK(cudaMemcpy(filter_.words(), words_.get(), filter_.params().bytes(),
@@ -408,23 +409,12 @@ class CudaBackend final : public GpuBackend {
 
  protected:
   void add_keys(const uint64_t* fingerprints, uint64_t count) override {
-    check_writable();
     run(Op::kAdd, fingerprints, count, nullptr);
   }
 
   uint64_t test_and_set_keys(const uint64_t* fingerprints, uint64_t count,
                              uint8_t* was_present) override {
-    check_writable();
     return run(Op::kTestAndSet, fingerprints, count, was_present);
-  }
-
-  // As the CPU backend: a read-only filter (Filter::read_only_view) takes no keys.
-  void check_writable() const {
-    if (filter_.read_only()) {
-      throw UsageError("cannot add keys to a read-only filter (a mapped filter file): its "
-                       "bits are shared, never written; load the file without mapping to add "
-                       "keys");
-    }
   }
 
  private:
