@@ -178,6 +178,11 @@ void read_bit_array(const FileKind& kind, const VerifiedFile& f, uint64_t offset
   const uint64_t got = checksum_pieces(to, bytes, kReadChunk, [&](uint64_t done, uint64_t want) {
     read_exactly(kind, f, to + done, want, offset + done);
   });
+  check_bit_array(kind, f, got, checksum, what);
+}
+
+void check_bit_array(const FileKind& kind, const VerifiedFile& f, uint64_t got,
+                     uint64_t checksum, const std::string& what) {
   if (got != checksum) {
     refuse(kind, f.file.name(), "is damaged: its " + what + " does not match the " + what +
                                     " checksum" + kind.damage_advice);

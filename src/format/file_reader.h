@@ -83,6 +83,11 @@ void read_exactly(const FileKind& kind, const VerifiedFile& f, void* buffer, uin
 void read_bit_array(const FileKind& kind, const VerifiedFile& f, uint64_t offset, uint64_t bytes,
                     uint64_t checksum, uint32_t* words, const std::string& what);
 
+// Refuses the file unless `got`, the XXH3-64 of a bit array read or mapped,
+// is `checksum`; `what` names the array, as read_bit_array's do.
+void check_bit_array(const FileKind& kind, const VerifiedFile& f, uint64_t got,
+                     uint64_t checksum, const std::string& what);
+
 // Reads the bit array that follows the header into `words`
 // (fields.payload_bytes of them), checking its checksum.
 void read_payload(const FileKind& kind, const VerifiedFile& f, uint32_t* words);

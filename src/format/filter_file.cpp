@@ -9,7 +9,6 @@
 // filter file is.
 #include "gdedup/filter_file.h"
 
-#include <sys/mman.h>
 #include <sys/types.h>
 
 #include <cerrno>
@@ -24,6 +23,7 @@
 #include "format/layers_codec.h"
 #include "fs/replacement.h"
 #include "fs/file_ops.h"
+#include "fs/memory.h"
 #include "gdedup/error.h"
 
 namespace gdedup {
@@ -241,27 +241,24 @@ FilterFile map_filter_file(const std::string& path) {
   // mapping lives (a file truncated in place by another program would
   // fault its readers, as any mapped file does).
   const size_t size = static_cast<size_t>(f.file.size);
-  void* base = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, f.file.file.fd(), 0);
-  if (base == MAP_FAILED) {
+  const void* base = fs::map_file_read_only(f.file.file.fd(), size);
+  if (base == nullptr) {
     const int err = errno;
     throw Error("cannot map filter file " + path + " (" + std::to_string(size) +
                     " bytes): " + fs::error_text(err),
                 err == ENOMEM ? ErrorKind::out_of_memory : ErrorKind::io);
   }
-  const std::shared_ptr<const void> mapping(base, [size](const void* p) {
-    ::munmap(const_cast<void*>(p), size);
-  });
+  const std::shared_ptr<const void> mapping(
+      base, [size](const void* p) { fs::unmap(const_cast<void*>(p), size); });
   FilterFile out;
   out.rules = f.rules;
   out.version = f.file.version;
   for (size_t i = 0; i < f.table.layers.size(); ++i) {
     const FilterFields& fields = f.table.layers[i];
     const auto* bytes = static_cast<const unsigned char*>(base) + f.table.at[i];
-    if (XXH3_64bits(bytes, fields.payload_bytes) != fields.payload_checksum) {
-      const std::string what = "layer " + std::to_string(i + 1) + "'s bit array";
-      format::refuse(kind, path, "is damaged: its " + what + " does not match the " + what +
-                                     " checksum" + kind.damage_advice);
-    }
+    format::check_bit_array(kind, f.file, XXH3_64bits(bytes, fields.payload_bytes),
+                            fields.payload_checksum,
+                            "layer " + std::to_string(i + 1) + "'s bit array");
     out.layers.push_back(Filter::read_only_view(
         fields.params, reinterpret_cast<const uint32_t*>(bytes), mapping));
     out.layers.back().counters() = fields.counters;
