@@ -136,6 +136,10 @@ void expect_changed_file_refused(const pipeline::Piece& piece, const std::string
   }
 }
 
+// Inputs read, and mapped whenever they (or their pieces) have a byte
+// (PipelineOptions::min_mapped_bytes).
+constexpr uint64_t kMappings[] = {UINT64_MAX, 1};
+
 void expect_same(const Result& got, const Result& want) {
   EXPECT_EQ(got.error, want.error);
   EXPECT_TRUE(got.output == want.output) << "outputs differ";
@@ -173,13 +177,17 @@ TEST_F(ParallelFrontEndTest, AnyWorkersBatchAndPieceSizeGiveTheOneThreadResult) 
                           {64, 1, 7},     {64, 2, 1},     {64, 3, 7},     {64, 8, 262144},
                           {1000, 2, 7},   {1000, 3, 262144}, {1000, 8, 1}};
     for (const Case& c : cases) {
-      SCOPED_TRACE("separator " + std::to_string(separator) + ", piece " +
-                   std::to_string(c.piece) + ", workers " + std::to_string(c.workers) +
-                   ", batch " + std::to_string(c.batch));
-      o.read_threads = c.workers;
-      o.piece_bytes = c.piece;
-      o.batch_records = c.batch;
-      expect_same(run(o), want);
+      for (uint64_t mapped : kMappings) {
+        SCOPED_TRACE("separator " + std::to_string(separator) + ", piece " +
+                     std::to_string(c.piece) + ", workers " + std::to_string(c.workers) +
+                     ", batch " + std::to_string(c.batch) + ", mapped from " +
+                     std::to_string(mapped) + " bytes");
+        o.read_threads = c.workers;
+        o.piece_bytes = c.piece;
+        o.batch_records = c.batch;
+        o.min_mapped_bytes = mapped;
+        expect_same(run(o), want);
+      }
     }
   }
 }
@@ -279,6 +287,9 @@ TEST_F(ParallelFrontEndTest, RecordLengthLimitAppliesToJoinedRecords) {
       SCOPED_TRACE("piece " + std::to_string(piece) + ", workers " + std::to_string(workers));
       o.read_threads = workers;
       o.piece_bytes = piece;
+      o.min_mapped_bytes = workers == 1 ? 1 : UINT64_MAX;
+      EXPECT_EQ(run(o).error, want.error);
+      o.min_mapped_bytes = workers == 1 ? UINT64_MAX : 1;
       // Batches of one record: the bytes read past a batch's last record
       // are no record of their own, however long.
       o.batch_records = 1;
@@ -313,6 +324,9 @@ TEST_F(ParallelFrontEndTest, StoppedAndResumedWithOtherWorkerCounts) {
         uint64_t batches = 0;
         PipelineOptions first = o;
         first.read_threads = before;
+        // Mapped on one side of the stop, read on the other.
+        first.min_mapped_bytes = kMappings[stop_after % 2];
+        o.min_mapped_bytes = kMappings[(stop_after + 1) % 2];
         first.stop = &stop;
         first.on_progress = [&](const Progress&) {
           if (++batches >= stop_after) stop = true;

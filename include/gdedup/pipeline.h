@@ -86,6 +86,12 @@ struct PipelineOptions {
   // least (4 MiB by default).
   uint64_t piece_bytes = uint64_t{16} << 20;
   uint64_t compressed_piece_bytes = uint64_t{4} << 20;
+  // Advanced, for tests and tuning: plain regular files (or pieces of them)
+  // with at least this many bytes are mapped into memory and their records
+  // hashed and written from the mapping, instead of being copied out of the
+  // page cache first (1 MiB by default; UINT64_MAX: never). A file truncated
+  // while mapped fails the run as a file changed while read does.
+  uint64_t min_mapped_bytes = uint64_t{1} << 20;
   // Text records longer than this (without their separator) stop the run with an
   // error naming the record, after the records before it: a file with no
   // newline must not grow memory without bound. 64 MiB, as the reader's

@@ -1,6 +1,7 @@
 #include "fs/memory.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 namespace gdedup::fs {
 
@@ -9,9 +10,18 @@ void* map_zeroed(size_t bytes) {
   return p == MAP_FAILED ? nullptr : p;
 }
 
-const void* map_file_read_only(int fd, size_t bytes) {
-  void* p = ::mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, 0);
+const void* map_file_read_only(int fd, size_t bytes, uint64_t offset) {
+  void* p = ::mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(offset));
   return p == MAP_FAILED ? nullptr : p;
+}
+
+size_t page_size() {
+  static const size_t size = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  return size;
+}
+
+void drop_mapped_pages(const void* p, size_t bytes) {
+  ::madvise(const_cast<void*>(p), bytes, MADV_DONTNEED);
 }
 
 void unmap(void* p, size_t bytes) { ::munmap(p, bytes); }

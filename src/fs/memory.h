@@ -4,15 +4,24 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace gdedup::fs {
 
 // `bytes` of zeroed, readable and writable memory; nullptr with errno set
 // when the OS refuses.
 void* map_zeroed(size_t bytes);
-// The first `bytes` of the file open at `fd`, mapped read-only and shared
-// (PROT_READ, MAP_SHARED); nullptr with errno set when the OS refuses.
-const void* map_file_read_only(int fd, size_t bytes);
+// Bytes [offset, offset + bytes) of the file open at `fd`, mapped read-only
+// and shared (PROT_READ, MAP_SHARED); `offset` a multiple of page_size().
+// nullptr with errno set when the OS refuses.
+const void* map_file_read_only(int fd, size_t bytes, uint64_t offset = 0);
+// The size mappings are made of.
+size_t page_size();
+// Drops the pages of [p, p + bytes) of a file mapping from this process: a
+// later touch maps them again from the page cache (or the file), so this is
+// only ever a cost, never a change of what is read. p and bytes
+// page-aligned.
+void drop_mapped_pages(const void* p, size_t bytes);
 // Returns [p, p + bytes) to the OS; p and bytes page-aligned.
 void unmap(void* p, size_t bytes);
 // Asks for transparent huge pages on [p, p + bytes): a hint, never an error.

@@ -13,6 +13,8 @@
 
 namespace gdedup::io {
 
+class MappedBytes;
+
 class ByteSource {
  public:
   virtual ~ByteSource() = default;
@@ -41,6 +43,22 @@ class ByteSource {
   // data that has no check (plain files).
   static constexpr uint64_t kAllVerified = UINT64_MAX;
   virtual uint64_t verified_bytes() const { return kAllVerified; }
+
+  // Zero-copy reading (RecordReader): the rest of the data mapped into
+  // memory, for a plain regular file with at least `min_bytes` (>= 1) left;
+  // null otherwise, and read() goes on as before. After a mapping read() is
+  // not called again: the reader says with mapped_to() how many bytes of the
+  // mapping it has taken, which raw_bytes_read() counts, and taking the last
+  // one runs the checks read() runs at the end, so a file changed meanwhile
+  // fails the same way. mapped_to() also throws that error as soon as the
+  // mapping was found cut (MappedBytes::cut).
+  virtual std::shared_ptr<MappedBytes> map_rest(uint64_t /*min_bytes*/) { return nullptr; }
+  // Puts back the last `bytes` read, where the source can (a regular file):
+  // the next read() gives them again. False, changing nothing, otherwise.
+  // Format detection reads a plain file's first bytes this way, so that
+  // the file itself, not a copy of its first bytes, is read or mapped.
+  virtual bool unread(size_t /*bytes*/) { return false; }
+  virtual void mapped_to(uint64_t /*bytes*/) {}
 };
 
 // Thrown by decoders for damaged or truncated compressed data: the bytes

@@ -1,11 +1,13 @@
 #include "io/fd_source.h"
 
+#include <algorithm>
 #include <cerrno>
 
 #include "fs/file_ops.h"
 #include "gdedup/error.h"
 #include "gdedup/paths.h"
 #include "io/input_changed.h"
+#include "io/mapped_bytes.h"
 
 namespace gdedup::io {
 
@@ -41,12 +43,16 @@ FdSource::FdSource(int fd, std::string name, bool owned)
   }
 }
 
-void FdSource::check_unchanged() const {
+void FdSource::check_unchanged(bool cut) const {
+  if (!size_) return;
   fs::FileStatus status;
-  if (!size_ || fs::status_of(fd_, status) != 0) return;
-  const uint64_t now = status.size;
   const uint64_t was = start_ + *size_;
-  if (now == was && start_ + bytes_read_ == now && status.mtime_ns == mtime_ns_) return;
+  if (fs::status_of(fd_, status) != 0) {
+    if (!cut) return;
+    status.size = was;
+  }
+  const uint64_t now = status.size;
+  if (!cut && now == was && start_ + bytes_read_ == now && status.mtime_ns == mtime_ns_) return;
   throw input_changed_error(name_, was, now,
                             "after " + std::to_string(bytes_read_) + " bytes were read");
 }
@@ -73,6 +79,34 @@ size_t FdSource::read(char* buf, size_t capacity) {
   }
   bytes_read_ += static_cast<uint64_t>(n);
   return static_cast<size_t>(n);
+}
+
+}  // namespace gdedup::io
+
+namespace gdedup::io {
+
+std::shared_ptr<MappedBytes> FdSource::map_rest(uint64_t min_bytes) {
+  if (!size_ || at_end_ || *size_ - bytes_read_ < std::max<uint64_t>(min_bytes, 1)) return nullptr;
+  mapped_ = MappedBytes::map(fd_, start_ + bytes_read_, *size_ - bytes_read_);
+  mapped_from_ = bytes_read_;
+  return mapped_;
+}
+
+bool FdSource::unread(size_t bytes) {
+  if (!size_ || mapped_ || bytes > bytes_read_) return false;
+  if (fs::seek(fd_, start_ + bytes_read_ - bytes) != 0) return false;
+  bytes_read_ -= bytes;
+  at_end_ = false;
+  return true;
+}
+
+void FdSource::mapped_to(uint64_t bytes) {
+  bytes_read_ = mapped_from_ + bytes;
+  if (mapped_->cut()) check_unchanged(true);
+  if (bytes_read_ == *size_) {
+    check_unchanged();
+    at_end_ = true;
+  }
 }
 
 }  // namespace gdedup::io

@@ -29,11 +29,15 @@ class FdSource final : public ByteSource {
   const std::string& name() const override { return name_; }
   uint64_t raw_bytes_read() const override { return bytes_read_; }
   std::optional<uint64_t> raw_size() const override { return size_; }
+  std::shared_ptr<MappedBytes> map_rest(uint64_t min_bytes) override;
+  void mapped_to(uint64_t bytes) override;
+  bool unread(size_t bytes) override;
 
  private:
   // Throws unless the file still has the size and time it was opened with
-  // and every byte of it was read.
-  void check_unchanged() const;
+  // and every byte of it was read; always when `cut` (a mapping of it lost
+  // pages), unless the file cannot be looked at.
+  void check_unchanged(bool cut = false) const;
 
   int fd_;
   bool owned_;
@@ -45,6 +49,9 @@ class FdSource final : public ByteSource {
   std::optional<uint64_t> size_;
   uint64_t start_ = 0;
   int64_t mtime_ns_ = 0;
+  // map_rest(): the mapping and the bytes read before it.
+  std::shared_ptr<MappedBytes> mapped_;
+  uint64_t mapped_from_ = 0;
 };
 
 }  // namespace gdedup::io

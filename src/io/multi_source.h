@@ -27,6 +27,11 @@ class MultiSource {
 
   // Reads from the current input; 0 means it has ended (then next_input()).
   size_t read(char* buf, size_t capacity);
+  // ByteSource::map_rest() and mapped_to() of the current input.
+  std::shared_ptr<MappedBytes> map_current(uint64_t min_bytes) {
+    return current_ ? current_->map_rest(min_bytes) : nullptr;
+  }
+  void mapped_to(uint64_t bytes) { current_->mapped_to(bytes); }
   // Closes the current input and opens the next; false when none is left.
   bool next_input();
 

@@ -170,6 +170,7 @@ std::unique_ptr<ByteSource> wrap_decoder(std::unique_ptr<ByteSource> raw) {
   // A pipe may deliver the magic in pieces: read until enough or the end.
   std::string prefix;
   const Compression kind = sniff_compression(*raw, prefix);
+  if (kind == Compression::none && raw->unread(prefix.size())) return raw;
   std::unique_ptr<ByteSource> replay =
       std::make_unique<PrefixedSource>(std::move(prefix), std::move(raw));
   std::unique_ptr<DecoderSource> decoder = make_decoder(kind, replay);

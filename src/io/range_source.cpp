@@ -5,6 +5,8 @@
 
 #include "fs/file_ops.h"
 #include "gdedup/error.h"
+#include "io/input_changed.h"
+#include "io/mapped_bytes.h"
 
 namespace gdedup::io {
 
@@ -21,22 +23,14 @@ RangeSource::RangeSource(const std::string& path, uint64_t begin, uint64_t end, 
 
 RangeSource::~RangeSource() { fs::close_fd(fd_); }
 
-void RangeSource::check_unchanged() const {
+void RangeSource::check_unchanged(bool cut) const {
   fs::FileStatus status;
   if (const int err = fs::status_of(fd_, status)) {
     throw Error("cannot read input " + name_ + ": " + fs::error_text(err) + ".", ErrorKind::io);
   }
-  if (status.size == stamp_.size && status.mtime_ns == stamp_.mtime_ns) return;
-  const std::string what =
-      status.size == stamp_.size
-          ? "was modified while it was being read (same size, " + std::to_string(status.size) +
-                " bytes, but written to)"
-          : "changed size while it was being read: " + std::to_string(stamp_.size) +
-                " bytes when opened, " + std::to_string(status.size) + " now";
-  throw Error("input " + name_ + " " + what + ", at byte offset " + std::to_string(at_) +
-                  "; the output may lack records of it or hold some of another version of it. "
-                  "Run the job again once nothing writes to the file.",
-              ErrorKind::input_changed);
+  if (!cut && status.size == stamp_.size && status.mtime_ns == stamp_.mtime_ns) return;
+  throw input_changed_error(name_, stamp_.size, status.size,
+                            "at byte offset " + std::to_string(at_));
 }
 
 size_t RangeSource::read(char* buf, size_t capacity) {
@@ -60,6 +54,18 @@ size_t RangeSource::read(char* buf, size_t capacity) {
   at_ += static_cast<uint64_t>(n);
   if (at_ == end_) check_unchanged();
   return static_cast<size_t>(n);
+}
+
+std::shared_ptr<MappedBytes> RangeSource::map_rest(uint64_t min_bytes) {
+  if (end_ - at_ < std::max<uint64_t>(min_bytes, 1)) return nullptr;
+  mapped_ = MappedBytes::map(fd_, at_, end_ - at_);
+  mapped_from_ = at_;
+  return mapped_;
+}
+
+void RangeSource::mapped_to(uint64_t bytes) {
+  at_ = mapped_from_ + bytes;
+  if (mapped_->cut() || at_ == end_) check_unchanged(mapped_->cut());
 }
 
 }  // namespace gdedup::io

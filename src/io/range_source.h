@@ -35,10 +35,13 @@ class RangeSource final : public ByteSource {
   const std::string& name() const override { return name_; }
   uint64_t raw_bytes_read() const override { return at_ - begin_; }
   std::optional<uint64_t> raw_size() const override { return end_ - begin_; }
+  std::shared_ptr<MappedBytes> map_rest(uint64_t min_bytes) override;
+  void mapped_to(uint64_t bytes) override;
 
  private:
-  // Throws input_changed unless the file still matches stamp_.
-  void check_unchanged() const;
+  // Throws input_changed unless the file still matches stamp_; always when
+  // `cut` (a mapping of it lost pages).
+  void check_unchanged(bool cut = false) const;
 
   int fd_ = -1;
   std::string name_;
@@ -46,6 +49,8 @@ class RangeSource final : public ByteSource {
   uint64_t end_;
   uint64_t at_;  // the next byte to read
   FileStamp stamp_;
+  std::shared_ptr<MappedBytes> mapped_;  // map_rest()
+  uint64_t mapped_from_ = 0;             // at_ when mapped
 };
 
 }  // namespace gdedup::io

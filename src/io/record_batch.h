@@ -1,6 +1,8 @@
-// A batch of records: one contiguous byte buffer and the place of each record
-// in it. Batches are reused: hand one back to RecordReader::next() and its
-// memory serves again, so steady-state reading allocates nothing.
+// A batch of records: one contiguous run of bytes and the place of each record
+// in it. The bytes are the batch's own buffer, or part of a mapped file
+// (io/mapped_bytes.h) that the batch keeps mapped while it points into it.
+// Batches are reused: hand one back to RecordReader::next() and its memory
+// serves again, so steady-state reading allocates nothing.
 #pragma once
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "gdedup/stream_point.h"
+#include "io/mapped_bytes.h"
 
 namespace gdedup::io {
 
@@ -26,11 +29,13 @@ class RecordBatch {
   bool empty() const { return spans_.empty(); }
   std::string_view operator[](size_t i) const {
     const RecordSpan& s = spans_[i];
-    return {data_.get() + s.offset, static_cast<size_t>(s.size)};
+    return {base_ + s.offset, static_cast<size_t>(s.size)};
   }
   const std::vector<RecordSpan>& spans() const { return spans_; }
   // The bytes the spans point into: the records with their '\n's.
-  const char* data() const { return data_.get(); }
+  const char* data() const { return base_; }
+  // True when they lie in a mapped file (RecordReader's zero-copy reading).
+  bool mapped() const { return mapped_ != nullptr; }
 
   // Where the stream stood before and after this batch: begin().records is
   // the index of the first record here in the whole stream.
@@ -59,10 +64,12 @@ class RecordBatch {
   // Makes the batch hold one record, a copy of `record`: a record joined
   // from the parts that pieces of an input ended and began with.
   void hold_one(std::string_view record) {
+    own();
     if (capacity_ < record.size() || !data_) {
       data_.reset(new char[std::max<size_t>(record.size(), 1)]);
       capacity_ = std::max<size_t>(record.size(), 1);
     }
+    base_ = data_.get();
     std::memcpy(data_.get(), record.data(), record.size());
     spans_.assign(1, RecordSpan{0, record.size()});
     unterminated_ = kNone;
@@ -71,8 +78,27 @@ class RecordBatch {
  private:
   friend class RecordReader;
 
+  // The batch's bytes become its own buffer's again (RecordReader fills
+  // it): a mapping it pointed into is let go, and the pages before this
+  // batch's bytes leave memory, the batches before it being done too.
+  void own() {
+    if (mapped_) {
+      mapped_->done_before(base_);
+      mapped_.reset();
+    }
+    base_ = data_.get();
+  }
+  // The batch's bytes start at `at` in `mapped`.
+  void view(std::shared_ptr<MappedBytes> mapped, const char* at) {
+    own();
+    mapped_ = std::move(mapped);
+    base_ = at;
+  }
+
   std::unique_ptr<char[]> data_;
   size_t capacity_ = 0;
+  const char* base_ = nullptr;  // data_, or a place in mapped_
+  std::shared_ptr<MappedBytes> mapped_;
   std::vector<RecordSpan> spans_;
   StreamPoint begin_;
   StreamPoint end_;

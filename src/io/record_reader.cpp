@@ -41,11 +41,12 @@ void RecordReader::prepare(RecordBatch& batch, size_t needed) {
     batch.data_.reset(new char[normal]);  // not value-initialised: no memset
     batch.capacity_ = normal;
   }
+  batch.own();
   batch.spans_.clear();
 }
 
 void RecordReader::split(RecordBatch& batch, size_t fill) {
-  const char* data = batch.data_.get();
+  const char* data = batch.base_;
   auto& spans = batch.spans_;
   const size_t limit = options_.batch_records;
   // Separators found a scan at a time: 4 KiB of offsets, on the stack.
@@ -75,6 +76,8 @@ bool RecordReader::next(RecordBatch& batch) {
   batch.spans_.clear();
   batch.unterminated_ = RecordBatch::kNone;
   if (done_ && carry_.empty()) return false;
+  if (fresh_input_ && !mapped_) map_input();
+  if (mapped_) return next_mapped(batch);
 
   prepare(batch, carry_.size());
   size_t fill = carry_.size();
@@ -120,6 +123,7 @@ bool RecordReader::next(RecordBatch& batch) {
         }
         boundary = fill;
         more_inputs = source_.next_input();
+        if (more_inputs) map_input();
       }
     } catch (...) {
       fail(batch, fill, boundary);
@@ -127,9 +131,73 @@ bool RecordReader::next(RecordBatch& batch) {
     }
     fill += n;
     if (!more_inputs) done_ = true;
+    // A mapped input's records go out in batches of their own.
+    if (mapped_) break;
   }
   finish(batch, fill, boundary);
+  if (batch.spans_.empty() && mapped_) return next_mapped(batch);
   // Empty only when the stream ended: every input's bytes end in a record.
+  return !batch.spans_.empty();
+}
+
+void RecordReader::map_input() {
+  fresh_input_ = false;
+  mapped_ = source_.map_current(options_.min_mapped_bytes);
+  mapped_at_ = 0;
+}
+
+bool RecordReader::next_mapped(RecordBatch& batch) {
+  batch.begin_ = batch.end_ = position_;
+  batch.spans_.clear();
+  batch.unterminated_ = RecordBatch::kNone;
+  batch.view(mapped_, mapped_->data() + mapped_at_);
+  const uint64_t left = mapped_->size() - mapped_at_;
+  record_start_ = 0;
+  scan_ = 0;
+  size_t fill = static_cast<size_t>(std::min<uint64_t>(left, options_.batch_bytes));
+  size_t boundary = kNoBoundary;
+  try {
+    for (;;) {
+      split(batch, fill);
+      // Records read from the zeros of a cut mapping never go out.
+      if (mapped_->cut()) {
+        batch.spans_.clear();
+        record_start_ = 0;
+        source_.mapped_to(mapped_at_ + fill);
+      }
+      if (batch.spans_.size() >= options_.batch_records) break;
+      if (scan_ == fill && fill - record_start_ > options_.max_record_bytes) {
+        throw record_too_long(batch, boundary);
+      }
+      if (fill == left) {
+        // The input's end: its checks first, as read() runs them before
+        // its last record is ended.
+        source_.mapped_to(left);
+        if (record_start_ < fill) {
+          batch.spans_.push_back({record_start_, fill - record_start_});
+          record_start_ = scan_ = fill;
+          batch.unterminated_ = batch.spans_.size() - 1;
+        }
+        boundary = fill;
+        mapped_.reset();
+        fresh_input_ = true;
+        if (!source_.next_input()) done_ = true;
+        break;
+      }
+      // The unfinished record starts the next batch; one record longer
+      // than a batch is looked at further, up to the record length limit.
+      if (record_start_ > 0) break;
+      fill = static_cast<size_t>(
+          std::min<uint64_t>({left, uint64_t{fill} * 2, options_.max_record_bytes + 1}));
+    }
+    if (mapped_) source_.mapped_to(mapped_at_ + record_start_);
+  } catch (...) {
+    fail(batch, fill, boundary);
+  }
+  finish(batch, fill, boundary);
+  // An input whose last record ended the batch before ends in an empty
+  // batch: the stream goes on with the next input.
+  if (batch.spans_.empty() && !done_) return next(batch);
   return !batch.spans_.empty();
 }
 
@@ -183,6 +251,7 @@ void RecordReader::grow(RecordBatch& batch, size_t fill) {
   }
   std::memcpy(bigger.get(), batch.data_.get(), fill);
   batch.data_ = std::move(bigger);
+  batch.base_ = batch.data_.get();
   batch.capacity_ = grown;
 }
 
@@ -211,7 +280,11 @@ void RecordReader::mark_verified(RecordBatch& batch, size_t boundary) const {
 
 void RecordReader::finish(RecordBatch& batch, size_t fill, size_t boundary) {
   const size_t consumed = record_start_;
-  carry_.assign(batch.data_.get() + consumed, batch.data_.get() + fill);
+  if (batch.mapped_) {
+    mapped_at_ += consumed;
+  } else {
+    carry_.assign(batch.data_.get() + consumed, batch.data_.get() + fill);
+  }
   position_.records += batch.spans_.size();
   position_.offset += consumed;
   position_.input_index = source_.input_index();

@@ -12,8 +12,9 @@
 //
 // Memory: two buffers of about batch_bytes (the batch being filled and the
 // unfinished record carried to the next) plus 16 bytes per record in flight.
-// Speed: newlines are found with memchr (SIMD in glibc); decoding and the
-// kernel's copy from the page cache cost more than the split.
+// Speed: separators are found with SIMD (separator_scan.h). A large plain
+// file is mapped, not copied (min_mapped_bytes): the copy out of the page
+// cache cost more than the split.
 #pragma once
 
 #include <cstddef>
@@ -43,6 +44,10 @@ struct ReaderOptions {
   // The byte that ends a record: '\n' for lines, '\0' for the output of
   // `find -print0` and other tools' -z.
   char separator = '\n';
+  // Plain regular files with at least this many bytes left are mapped
+  // rather than read (io/mapped_bytes.h): their batches point into the
+  // mapping, and hold the records of that input only. UINT64_MAX: never.
+  uint64_t min_mapped_bytes = kDefaultMinMappedBytes;
 };
 
 // What messages call a separator: "newline", "NUL" or the byte in hex.
@@ -95,6 +100,10 @@ class RecordReader {
   RecordTooLong record_too_long(const RecordBatch& batch, size_t boundary) const;
   // Grows the batch buffer for the one record that fills it.
   void grow(RecordBatch& batch, size_t fill);
+  // Maps the current input, when it can be (ReaderOptions::min_mapped_bytes).
+  void map_input();
+  // next() from the mapping: a batch that points into it.
+  bool next_mapped(RecordBatch& batch);
   // Sets batch.verified_records_ from the source's verified bytes.
   void mark_verified(RecordBatch& batch, size_t boundary) const;
   // Moves the unfinished record to carry_ and advances the position;
@@ -109,6 +118,11 @@ class RecordReader {
   size_t scan_ = 0;          // bytes checked for the separator so far
   bool done_ = false;
   std::exception_ptr failure_;
+  // The current input's mapping, and the bytes of it handed out so far;
+  // fresh_input_ while nothing of the current input has been read.
+  std::shared_ptr<MappedBytes> mapped_;
+  uint64_t mapped_at_ = 0;
+  bool fresh_input_ = true;
 };
 
 }  // namespace gdedup::io

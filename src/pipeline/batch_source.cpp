@@ -19,9 +19,7 @@ class TextSource final : public BatchSource {
   TextSource(const PipelineOptions& options, uint64_t seed)
       : hasher_(options, seed),
         reader_(io::MultiSource(options.inputs),
-                io::ReaderOptions{io::ReaderOptions{}.batch_bytes,
-                                  static_cast<size_t>(options.batch_records),
-                                  options.max_record_bytes, options.record_separator}) {}
+                text_reader_options(options)) {}
 
   bool next(WorkBatch& batch) override {
     if (!reader_.next(batch.records)) return false;
@@ -139,6 +137,15 @@ class U64Source final : public BatchSource {
 };
 
 }  // namespace
+
+io::ReaderOptions text_reader_options(const PipelineOptions& options) {
+  io::ReaderOptions reader;
+  reader.batch_records = static_cast<size_t>(options.batch_records);
+  reader.max_record_bytes = options.max_record_bytes;
+  reader.separator = options.record_separator;
+  reader.min_mapped_bytes = options.min_mapped_bytes;
+  return reader;
+}
 
 std::unique_ptr<BatchSource> make_batch_source(const PipelineOptions& options, uint64_t seed) {
   if (options.format == InputFormat::kU64) return std::make_unique<U64Source>(options);

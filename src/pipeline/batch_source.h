@@ -8,6 +8,7 @@
 #include <string>
 
 #include "gdedup/pipeline.h"
+#include "io/record_reader.h"
 #include "pipeline/work_batch.h"
 
 namespace gdedup::pipeline {
@@ -25,6 +26,9 @@ class BatchSource {
   // when the inputs do not reach `target` at the same offsets.
   virtual void skip_to(const StreamPoint& target) = 0;
 };
+
+// How text input is split into records for `options`.
+io::ReaderOptions text_reader_options(const PipelineOptions& options);
 
 // Text records keyed by options.keys, fingerprinted with `seed`; or raw
 // fingerprints for InputFormat::kU64.

@@ -15,7 +15,10 @@
 //    about 8 MiB (more for a record longer than that, up to the record
 //    length limit) plus 25 bytes per record in them, that is about 31 MiB
 //    per worker at 64-byte records, plus the two parts of records that
-//    span pieces (each below the record length limit).
+//    span pieces (each below the record length limit). A mapped plain
+//    file's batches hold no buffer of their own: their bytes are the
+//    file's pages in the page cache, mapped while a batch points into them
+//    (io/mapped_bytes.h), in the process's resident memory as file pages.
 #pragma once
 
 #include <memory>

@@ -13,6 +13,7 @@
 #include "io/multi_source.h"
 #include "io/record_reader.h"
 #include "pipeline/batch_queue.h"
+#include "pipeline/batch_source.h"
 #include "pipeline/key_hasher.h"
 #include "pipeline/piece_plan.h"
 
@@ -58,9 +59,7 @@ class ParallelFrontEnd final : public FrontEnd {
   ParallelFrontEnd(const PipelineOptions& options, uint64_t seed, const Backend& backend)
       : options_(options),
         backend_(backend),
-        reader_options_{io::ReaderOptions{}.batch_bytes,
-                        static_cast<size_t>(options.batch_records), options.max_record_bytes,
-                        options.record_separator},
+        reader_options_(text_reader_options(options)),
         hasher_(options, seed),
         joined_(backend) {
     for (unsigned i = 0; i < options.read_threads; ++i) {

@@ -1,0 +1,47 @@
+#include "io/mapped_bytes.h"
+
+#include "fs/memory.h"
+
+namespace gdedup::io {
+
+namespace {
+// Pages are given back in steps of this many bytes at least: one madvise(2)
+// a step, not one a batch.
+constexpr uint64_t kDropStep = uint64_t{32} << 20;
+}  // namespace
+
+std::shared_ptr<MappedBytes> MappedBytes::map(int fd, uint64_t offset, uint64_t size) {
+  const uint64_t lead = offset % fs::page_size();
+  const uint64_t region_bytes = lead + size;
+  const void* region = fs::map_file_read_only(fd, static_cast<size_t>(region_bytes), offset - lead);
+  if (region == nullptr) return nullptr;
+  std::shared_ptr<MappedBytes> mapped(
+      new MappedBytes(static_cast<const char*>(region), region_bytes, lead));
+  if (!mapped->guard_.taken()) return nullptr;
+  return mapped;
+}
+
+MappedBytes::MappedBytes(const char* region, uint64_t region_bytes, uint64_t lead)
+    : region_(region),
+      region_bytes_(region_bytes),
+      data_(region + lead),
+      size_(region_bytes - lead),
+      guard_(region, static_cast<size_t>(region_bytes)) {}
+
+MappedBytes::~MappedBytes() {
+  fs::unmap(const_cast<char*>(region_), static_cast<size_t>(region_bytes_));
+}
+
+void MappedBytes::done_before(const char* p) {
+  const uint64_t page = fs::page_size();
+  const uint64_t upto = static_cast<uint64_t>(p - region_) / page * page;
+  uint64_t dropped = dropped_.load(std::memory_order_relaxed);
+  while (upto >= dropped + kDropStep) {
+    if (dropped_.compare_exchange_weak(dropped, upto, std::memory_order_relaxed)) {
+      fs::drop_mapped_pages(region_ + dropped, static_cast<size_t>(upto - dropped));
+      return;
+    }
+  }
+}
+
+}  // namespace gdedup::io

@@ -1,0 +1,52 @@
+// Bytes of a plain regular file mapped into memory, which record batches
+// point into instead of holding a copy (RecordReader's zero-copy reading):
+// the copy out of the page cache is the largest single cost of reading a
+// plain file (bench/RESULTS.md). Shared by the batches that point into it;
+// the last one to let go unmaps it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "fs/mapping_guard.h"
+
+namespace gdedup::io {
+
+// Files smaller than this are read, not mapped: a mapping costs two system
+// calls and a batch of its own (a mapped batch holds one input's records).
+// PipelineOptions::min_mapped_bytes has the same default.
+inline constexpr uint64_t kDefaultMinMappedBytes = uint64_t{1} << 20;
+
+class MappedBytes {
+ public:
+  // Bytes [offset, offset + size) of the file open at `fd` (size > 0), or
+  // null when the OS refuses the mapping or no guard is free: the caller
+  // then reads the file as before.
+  static std::shared_ptr<MappedBytes> map(int fd, uint64_t offset, uint64_t size);
+  ~MappedBytes();
+  MappedBytes(const MappedBytes&) = delete;
+  MappedBytes& operator=(const MappedBytes&) = delete;
+
+  const char* data() const { return data_; }
+  uint64_t size() const { return size_; }
+  // True once part of the file was found truncated away (its bytes read as
+  // zeros since): whatever was read of it since it was mapped is suspect.
+  bool cut() const { return guard_.cut(); }
+  // The bytes before `p` are no longer needed by whoever holds them: their
+  // pages leave this process (a whole file stays out of its resident memory
+  // as it is read). Any thread; out-of-order calls only cost a page fault.
+  void done_before(const char* p);
+
+ private:
+  MappedBytes(const char* region, uint64_t region_bytes, uint64_t lead);
+
+  const char* region_;  // page-aligned start of the mapping
+  uint64_t region_bytes_;
+  const char* data_;  // region_ + the offset's distance from its page start
+  uint64_t size_;
+  fs::MappingGuard guard_;
+  std::atomic<uint64_t> dropped_{0};  // region bytes given back so far
+};
+
+}  // namespace gdedup::io
