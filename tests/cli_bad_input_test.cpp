@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -258,6 +259,51 @@ TEST(CliBadInput, OutputThatIsAnInputIsRefusedUntouched) {
   const Result r = run(spec);
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_EQ(cli_test::read_file(dir / "in.txt"), text);
+}
+
+// An option that takes a FILE given without one takes the next option as
+// its file: refused, before anything is read or written, for every such
+// option of every command; "-" (standard output or input) and ./-o are
+// files.
+TEST(CliBadInput, AnOptionIsNeverTakenForAFile) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  cli_test::write_file(dir / "in.txt", "a\nb\na\n");
+  ASSERT_EQ(run(args({dir / "in.txt", "-o", dir / "f.out"})).status, 0);
+  ASSERT_EQ(run({"build", "-q", "--capacity", "1M", dir / "in.txt", "-f", dir / "f.gdf"}).status,
+            0);
+  struct Case {
+    std::vector<std::string> argv;
+    std::string option;
+    std::string value;
+  };
+  const std::string in = dir / "in.txt";
+  const std::string filter = dir / "f.gdf";
+  const std::vector<Case> cases = {
+      {args({in, "--stats", "-o", dir / "out.txt"}), "--stats", "-o"},
+      {args({in, "-o", "--stats", dir / "s.json"}), "--output", "--stats"},
+      {args({in, "--checkpoint", "-q"}), "--checkpoint", "-q"},
+      {args({"--files-from", "-0", in}), "--files-from", "-0"},
+      {{"query", "-q", "-f", "-q", in}, "--filter", "-q"},
+      {{"dedup", "-q", "-f", "--stats", in}, "--filter", "--stats"},
+      {{"merge", "-q", filter, filter, "-o", "-q"}, "--output", "-q"},
+  };
+  for (const Case& c : cases) {
+    const Result r = run(c.argv);
+    EXPECT_EQ(r.status, 2) << c.option << ": " << r.err;
+    EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
+    EXPECT_TRUE(contains(r.err, c.option + ": '" + c.value + "' looks like the next option"))
+        << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::current_path() / "-o"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "out.txt"));
+  // Standard output, and a file whose name starts with '-', spelled as a path.
+  const Result dash = run(args({in, "-o", "-"}));
+  EXPECT_EQ(dash.status, 0) << dash.err;
+  EXPECT_EQ(dash.out, "a\nb\n");
+  const Result named = run(args({in, "-o", dir.path() + "/-o"}));
+  EXPECT_EQ(named.status, 0) << named.err;
+  EXPECT_EQ(cli_test::read_file(dir.path() + "/-o"), "a\nb\n");
 }
 
 TEST(CliBadInput, FilterProblemsAreReportedWithTheFileName) {

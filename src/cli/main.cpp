@@ -19,6 +19,7 @@
 #include "cli/console.h"
 #include "cli/error_advice.h"
 #include "cli/interrupt.h"
+#include "cli/options.h"
 #include "cli/parse_errors.h"
 #include "cli/version.h"
 #include "gdedup/error.h"
@@ -74,6 +75,7 @@ int run(int argc, char** argv) {
   actions["info"] = add_info_command(app);
   actions["plan"] = add_plan_command(app);
   actions["bench"] = add_bench_command(app);
+  refuse_options_taken_as_files(app);
 
   try {
     app.parse(argc, argv);

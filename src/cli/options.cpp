@@ -229,4 +229,20 @@ void refuse_ignored_options(const CLI::App& command, const JobOptions& o) {
   }
 }
 
+void refuse_options_taken_as_files(CLI::App& app) {
+  for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
+    for (CLI::Option* option : command->get_options()) {
+      if (option->get_type_name().rfind("FILE", 0) != 0 || option->get_positional()) continue;
+      const std::string name = option->get_name();
+      option->check(CLI::Validator(
+          [name](std::string& value) -> std::string {
+            if (value.size() < 2 || value[0] != '-') return "";
+            return "'" + value + "' looks like the next option, not a file: give " + name +
+                   " its FILE (./" + value + " for a file named " + value + ")";
+          },
+          "", "not an option"));
+    }
+  }
+}
+
 }  // namespace gdedup::cli
