@@ -15,6 +15,7 @@
 
 #include "filter_engine.h"
 #include "gdedup/error.h"
+#include "gdedup/filter_summary.h"
 #include "gdedup/growth.h"
 #include "gdedup/number_text.h"
 #include "gdedup/planner.h"
@@ -219,26 +220,15 @@ auto locked(PyFilter& f, Fn fn) {
 struct LayerPlan {
   FilterParams params;
   FilterCounters counters;
-  // For info() only.
-  uint64_t set_bits = 0;
-  double estimated_keys = 0;
-  double current_fpr = 0;
-  double expected_fpr = 0;  // the planner's rate for the insertions
+  FilterSummary summary;  // for info() only: counting set bits reads the layer
 };
 
 std::vector<LayerPlan> layer_plans(FilterEngine& e, bool with_state) {
   std::vector<LayerPlan> layers;
   for (size_t i = 0; i < e.layer_count(); ++i) {
     const Filter& layer = e.layer(i);
-    LayerPlan plan{layer.params(), layer.counters()};
-    if (with_state) {
-      plan.set_bits = layer.count_set_bits();
-      plan.estimated_keys = layer.estimated_keys();
-      plan.current_fpr = layer.current_fpr();
-      plan.expected_fpr =
-          expected_fpr(plan.params.layout, plan.params.num_blocks, plan.counters.insertions);
-    }
-    layers.push_back(plan);
+    layers.push_back(
+        {layer.params(), layer.counters(), with_state ? summarize(layer) : FilterSummary{}});
   }
   return layers;
 }
@@ -250,65 +240,19 @@ constexpr uint64_t kInfoVersion = 2;
 
 // The fields a layer and a whole filter share, as `gdedup info --json`
 // gives them (add_counted_fields, src/cli/report.cpp), in its order.
-struct Counted {
-  uint64_t blocks = 0;
-  uint64_t seed = 0;
-  uint64_t bytes = 0;
-  uint64_t set_bits = 0;
-  double estimated_keys = 0;
-  double current_fpr = 0;
-  double expected_fpr = 0;
-  uint64_t insertions = 0;
-  uint64_t planned_capacity = 0;
-  double planned_fpr = 0;
-};
-
-void add_counted_fields(nb::dict& d, const Counted& c) {
-  const uint64_t total_bits = c.bytes * 8;
+void add_counted_fields(nb::dict& d, uint64_t seed, const FilterSummary& c) {
   d["blocks"] = c.blocks;
-  d["seed"] = hex64(c.seed);
+  d["seed"] = hex64(seed);
   d["bytes"] = c.bytes;
   d["set_bits"] = c.set_bits;
-  d["total_bits"] = total_bits;
-  d["fill"] = total_bits > 0 ? static_cast<double>(c.set_bits) / static_cast<double>(total_bits) : 0.0;
+  d["total_bits"] = c.total_bits;
+  d["fill"] = c.fill;
   d["estimated_keys"] = c.estimated_keys;
   d["current_fpr"] = c.current_fpr;
   d["expected_fpr"] = c.expected_fpr;
   d["insertions"] = c.insertions;
   d["planned_capacity"] = c.planned_capacity;
   d["planned_fpr"] = c.planned_fpr;
-}
-
-Counted counted_of(const LayerPlan& l) {
-  return Counted{l.params.num_blocks, l.params.seed,          l.params.bytes(),
-                 l.set_bits,          l.estimated_keys,       l.current_fpr,
-                 l.expected_fpr,      l.counters.insertions,  l.counters.planned_capacity,
-                 l.counters.planned_fpr};
-}
-
-// The layers as one, as the command adds them up (combined and totals_of,
-// src/cli/report.cpp): sizes and counts added, rates compounded, since a
-// query tests every layer. One layer is its own total.
-Counted whole_filter(const std::vector<LayerPlan>& layers) {
-  if (layers.size() == 1) return counted_of(layers[0]);
-  Counted c;
-  c.seed = layers[0].params.seed;
-  std::vector<double> current, expected, planned;
-  for (const LayerPlan& l : layers) {
-    c.blocks += l.params.num_blocks;
-    c.bytes += l.params.bytes();
-    c.set_bits += l.set_bits;
-    c.estimated_keys += l.estimated_keys;
-    c.insertions += l.counters.insertions;
-    c.planned_capacity += l.counters.planned_capacity;
-    current.push_back(l.current_fpr);
-    expected.push_back(l.expected_fpr);
-    planned.push_back(l.counters.planned_fpr);
-  }
-  c.current_fpr = compound_fpr(current.data(), current.size());
-  c.expected_fpr = compound_fpr(expected.data(), expected.size());
-  c.planned_fpr = compound_fpr(planned.data(), planned.size());
-  return c;
 }
 
 nb::dict layer_dict(const LayerPlan& layer) {
@@ -399,13 +343,15 @@ nb::dict info_dict(PyFilter& f) {
     d["block_bits"] = first.block_bits;
     d["k"] = first.k;
   }
-  add_counted_fields(d, whole_filter(s.layers));
+  std::vector<FilterSummary> each;
+  for (const LayerPlan& l : s.layers) each.push_back(l.summary);
+  add_counted_fields(d, s.layers[0].params.seed, combine(each));
   nb::list layers;
   for (const LayerPlan& l : s.layers) {
     nb::dict layer;
     layer["block_bits"] = l.params.layout.block_bits;
     layer["k"] = l.params.layout.k;
-    add_counted_fields(layer, counted_of(l));
+    add_counted_fields(layer, l.params.seed, l.summary);
     layers.append(layer);
   }
   d["layers"] = layers;

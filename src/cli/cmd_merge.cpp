@@ -87,7 +87,7 @@ int run_merge(const MergeOptions& options) {
   save_filter_file(merged, options.output);
   std::vector<const Filter*> layers;
   for (const Filter& layer : merged.layers) layers.push_back(&layer);
-  const FilterState state = filter_state(layers);
+  const FilterSummary state = summarize(layers);
   Console::get().info("merged " + std::to_string(options.files.size()) + " filters into " +
                       options.output + ": " + format_percent(state.fill) + " of bits set, " +
                       approx_keys(state.estimated_keys, "distinct keys") + ", FPR now " +

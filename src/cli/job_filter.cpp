@@ -69,8 +69,8 @@ std::string JobFilter::backend_name() const {
   return growing_ ? growing_->backend(0).name() : backend_->name();
 }
 
-FilterState JobFilter::state() const {
-  return growing_ ? filter_state(*growing_) : filter_state(start_->filter);
+FilterSummary JobFilter::state() const {
+  return growing_ ? summarize(*growing_) : summarize(start_->filter);
 }
 
 }  // namespace gdedup::cli

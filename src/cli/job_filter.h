@@ -39,7 +39,7 @@ class JobFilter {
   // Makes the filter's bytes current on the host.
   void sync_to_host();
   std::string backend_name() const;
-  FilterState state() const;
+  FilterSummary state() const;
 
  private:
   // A growing filter's layers are moved out of start_ into growing_.

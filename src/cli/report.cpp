@@ -142,90 +142,13 @@ std::string filter_summary(const Filter& filter, const std::string& path) {
 }
 
 std::string filter_summary(const LayeredFilter& filter, const std::string& path) {
-  const FilterState state = filter_state(filter);
+  const FilterSummary state = summarize(filter);
   return "filter " + path + ": growing, " + counted(filter.layer_count(), "layer") + " of " +
          human_bytes(filter.bytes()) + " in all, holds " +
          (keys_estimable(state.estimated_keys) ? approx_keys(state.estimated_keys, "keys")
                                                 : "an unknown number of keys") +
          " (FPR now " + format_rate(state.current_fpr) + "), adds layers of " +
          std::to_string(filter.rule().growth) + "x the keys as more arrive";
-}
-
-FilterState filter_state(const Filter& filter) {
-  FilterState s;
-  const FilterParams& p = filter.params();
-  s.set_bits = filter.count_set_bits();
-  s.total_bits = p.bytes() * 8;
-  s.fill = s.total_bits > 0 ? static_cast<double>(s.set_bits) / static_cast<double>(s.total_bits) : 0;
-  s.estimated_keys = filter.estimated_keys();
-  s.current_fpr = filter.current_fpr();
-  s.expected_fpr = expected_fpr(p.layout, p.num_blocks, filter.counters().insertions);
-  return s;
-}
-
-namespace {
-
-std::vector<FilterState> layer_states(const std::vector<const Filter*>& layers) {
-  std::vector<FilterState> states;
-  for (const Filter* filter : layers) states.push_back(filter_state(*filter));
-  return states;
-}
-
-// The layers' states as one: a query tests every layer, so the rates
-// compound. One layer is its own state (compounding one rate may round it).
-FilterState combined(const std::vector<FilterState>& states) {
-  if (states.size() == 1) return states[0];
-  FilterState s;
-  std::vector<double> current;
-  std::vector<double> expected;
-  for (const FilterState& layer : states) {
-    s.set_bits += layer.set_bits;
-    s.total_bits += layer.total_bits;
-    s.estimated_keys += layer.estimated_keys;
-    current.push_back(layer.current_fpr);
-    expected.push_back(layer.expected_fpr);
-  }
-  s.layers = states.size();
-  s.fill = s.total_bits > 0 ? static_cast<double>(s.set_bits) / static_cast<double>(s.total_bits) : 0;
-  s.current_fpr = compound_fpr(current.data(), current.size());
-  s.expected_fpr = compound_fpr(expected.data(), expected.size());
-  return s;
-}
-
-// The layers' sizes and counters added up; the planned rate is the one a
-// query sees once every layer holds the keys it was planned for.
-struct Totals {
-  uint64_t bytes = 0;
-  uint64_t blocks = 0;
-  uint64_t insertions = 0;
-  uint64_t planned_capacity = 0;
-  double planned_fpr = 0;
-};
-
-Totals totals_of(const std::vector<const Filter*>& layers) {
-  Totals t;
-  std::vector<double> planned;
-  for (const Filter* filter : layers) {
-    t.bytes += filter->params().bytes();
-    t.blocks += filter->params().num_blocks;
-    t.insertions += filter->counters().insertions;
-    t.planned_capacity += filter->counters().planned_capacity;
-    planned.push_back(filter->counters().planned_fpr);
-  }
-  t.planned_fpr = layers.size() == 1 ? planned[0] : compound_fpr(planned.data(), planned.size());
-  return t;
-}
-
-}  // namespace
-
-FilterState filter_state(const std::vector<const Filter*>& layers) {
-  return combined(layer_states(layers));
-}
-
-FilterState filter_state(const LayeredFilter& filter) {
-  std::vector<const Filter*> layers;
-  for (size_t i = 0; i < filter.layer_count(); ++i) layers.push_back(&filter.layer(i));
-  return filter_state(layers);
 }
 
 namespace {
@@ -235,7 +158,7 @@ std::string memory_text(uint64_t bytes) {
 }
 
 // Fill, keys and insertions: the rows a layer and a whole filter share.
-std::string content_rows(const FilterState& state, uint64_t insertions) {
+std::string content_rows(const FilterSummary& state) {
   std::string out;
   out += row("fill", format_percent(state.fill) + " (" + group_digits(state.set_bits) + " of " +
                          group_digits(state.total_bits) + " bits set)");
@@ -244,7 +167,7 @@ std::string content_rows(const FilterState& state, uint64_t insertions) {
                                      " (estimated from the fill)"
                                : "unknown: every bit is set";
   out += row("keys", keys);
-  out += row("insertions", group_digits(insertions) + " (keys added or found new)");
+  out += row("insertions", group_digits(state.insertions) + " (keys added or found new)");
   return out;
 }
 
@@ -266,35 +189,39 @@ std::string indented(const std::string& text) {
   return out;
 }
 
+std::vector<FilterSummary> summaries_of(const std::vector<const Filter*>& layers) {
+  std::vector<FilterSummary> each;
+  for (const Filter* layer : layers) each.push_back(summarize(*layer));
+  return each;
+}
+
 }  // namespace
 
-std::string filter_rows(const FilterParams& p, const FilterCounters& c,
-                        const FilterState& state) {
+std::string filter_rows(const FilterParams& p, const FilterSummary& state) {
   std::string out;
   out += row("layout", layout_text(p.layout));
   out += row("blocks", group_digits(p.num_blocks));
   out += row("seed", hex64(p.seed));
   out += row("memory", memory_text(p.bytes()));
-  out += content_rows(state, c.insertions);
+  out += content_rows(state);
   out += row("FPR now", format_rate(state.current_fpr));
-  return out + planned_row(c.planned_capacity, c.planned_fpr, "");
+  return out + planned_row(state.planned_capacity, state.planned_fpr, "");
 }
 
 std::string whole_filter_rows(const std::vector<const Filter*>& layers) {
-  const std::vector<FilterState> states = layer_states(layers);
-  if (layers.size() == 1) return filter_rows(layers[0]->params(), layers[0]->counters(), states[0]);
-  const FilterState total = combined(states);
-  const Totals t = totals_of(layers);
+  const std::vector<FilterSummary> each = summaries_of(layers);
+  if (layers.size() == 1) return filter_rows(layers[0]->params(), each[0]);
+  const FilterSummary total = combine(each);
   std::string out = row("layers", std::to_string(layers.size()));
   out += row("seed", hex64(layers[0]->params().seed));
-  out += row("memory", memory_text(t.bytes) + " in all");
-  out += content_rows(total, t.insertions);
+  out += row("memory", memory_text(total.bytes) + " in all");
+  out += content_rows(total);
   out += row("FPR now", format_rate(total.current_fpr) + " (a query tests every layer)");
   out += row("expected FPR", format_rate(total.expected_fpr) + " for the insertions");
-  out += planned_row(t.planned_capacity, t.planned_fpr, " across the layers");
+  out += planned_row(total.planned_capacity, total.planned_fpr, " across the layers");
   for (size_t i = 0; i < layers.size(); ++i) {
     out += "layer " + std::to_string(i + 1) + ":\n" +
-           indented(filter_rows(layers[i]->params(), layers[i]->counters(), states[i]));
+           indented(filter_rows(layers[i]->params(), each[i]));
   }
   return out;
 }
@@ -302,35 +229,31 @@ std::string whole_filter_rows(const std::vector<const Filter*>& layers) {
 namespace {
 
 // The fields a layer and a whole filter share: sizes, content and rates.
-JsonObject& add_counted_fields(JsonObject& o, const Totals& t, uint64_t seed,
-                               const FilterState& state) {
-  return o.add("blocks", t.blocks)
+JsonObject& add_counted_fields(JsonObject& o, uint64_t seed, const FilterSummary& state) {
+  return o.add("blocks", state.blocks)
       .add("seed", hex64(seed))
-      .add("bytes", t.bytes)
+      .add("bytes", state.bytes)
       .add("set_bits", state.set_bits)
       .add("total_bits", state.total_bits)
       .add("fill", state.fill)
       .add("estimated_keys", state.estimated_keys)
       .add("current_fpr", state.current_fpr)
       .add("expected_fpr", state.expected_fpr)
-      .add("insertions", t.insertions)
-      .add("planned_capacity", t.planned_capacity)
-      .add("planned_fpr", t.planned_fpr);
+      .add("insertions", state.insertions)
+      .add("planned_capacity", state.planned_capacity)
+      .add("planned_fpr", state.planned_fpr);
 }
 
 }  // namespace
 
-JsonObject& add_filter_fields(JsonObject& o, const FilterParams& p, const FilterCounters& c,
-                              const FilterState& state) {
+JsonObject& add_filter_fields(JsonObject& o, const FilterParams& p, const FilterSummary& state) {
   o.add("block_bits", uint64_t{p.layout.block_bits}).add("k", uint64_t{p.layout.k});
-  const Totals t{p.bytes(), p.num_blocks, c.insertions, c.planned_capacity, c.planned_fpr};
-  return add_counted_fields(o, t, p.seed, state);
+  return add_counted_fields(o, p.seed, state);
 }
 
 JsonObject& add_whole_filter_fields(JsonObject& o, const std::vector<const Filter*>& layers) {
-  const std::vector<FilterState> states = layer_states(layers);
-  const FilterState total = combined(states);
-  const Totals t = totals_of(layers);
+  const std::vector<FilterSummary> each = summaries_of(layers);
+  const FilterSummary total = combine(each);
   o.add("layer_count", uint64_t{layers.size()});
   // Layers of a growing filter may have other layouts: then there is no
   // one block size, and each layer says its own.
@@ -338,14 +261,14 @@ JsonObject& add_whole_filter_fields(JsonObject& o, const std::vector<const Filte
   bool one_layout = true;
   for (const Filter* layer : layers) one_layout = one_layout && layer->params().layout == first;
   if (one_layout) o.add("block_bits", uint64_t{first.block_bits}).add("k", uint64_t{first.k});
-  add_counted_fields(o, t, layers[0]->params().seed, total);
-  std::vector<JsonObject> each;
+  add_counted_fields(o, layers[0]->params().seed, total);
+  std::vector<JsonObject> objects;
   for (size_t i = 0; i < layers.size(); ++i) {
     JsonObject layer;
-    add_filter_fields(layer, layers[i]->params(), layers[i]->counters(), states[i]);
-    each.push_back(std::move(layer));
+    add_filter_fields(layer, layers[i]->params(), each[i]);
+    objects.push_back(std::move(layer));
   }
-  return o.add("layers", std::move(each));
+  return o.add("layers", std::move(objects));
 }
 
 std::string key_rules_text(const FilterRules& rules, uint32_t version) {

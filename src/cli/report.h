@@ -8,6 +8,7 @@
 #include "cli/json.h"
 #include "gdedup/filter.h"
 #include "gdedup/filter_file.h"
+#include "gdedup/filter_summary.h"
 #include "gdedup/growth.h"
 #include "gdedup/layered_filter.h"
 #include "gdedup/planner.h"
@@ -31,28 +32,11 @@ std::string growth_summary(const LayeredFilter& filter);
 std::string filter_summary(const Filter& filter, const std::string& path);
 std::string filter_summary(const LayeredFilter& filter, const std::string& path);
 
-// Fill, estimated keys and current FPR of a loaded filter.
-struct FilterState {
-  uint64_t set_bits = 0;
-  uint64_t total_bits = 0;
-  double fill = 0;
-  double estimated_keys = 0;  // infinite when every bit is set
-  double current_fpr = 0;
-  uint64_t layers = 1;        // a growing filter's layers; the rest is over all of them
-  // The planner's rate for the keys inserted (LayeredFilter::expected_fpr):
-  // what current_fpr, estimated from the fill, should be close to.
-  double expected_fpr = 0;
-};
-FilterState filter_state(const Filter& filter);
-FilterState filter_state(const LayeredFilter& filter);
-FilterState filter_state(const std::vector<const Filter*>& layers);
-
 // The rows and JSON members that describe one layer, or a fixed filter
 // (layout to planned).
-std::string filter_rows(const FilterParams& params, const FilterCounters& counters,
-                        const FilterState& state);
+std::string filter_rows(const FilterParams& params, const FilterSummary& summary);
 JsonObject& add_filter_fields(JsonObject& o, const FilterParams& params,
-                              const FilterCounters& counters, const FilterState& state);
+                              const FilterSummary& summary);
 
 // The same for a whole filter, fixed or growing (its layers, oldest first),
 // for filter files and checkpoints alike. Text: a fixed filter's rows, or a

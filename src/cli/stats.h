@@ -12,7 +12,7 @@ namespace gdedup::cli {
 struct JobReport {
   Mode mode = Mode::kDedup;
   PipelineStats stats;
-  FilterState filter;
+  FilterSummary filter;
   std::string backend;
   bool checkpointing = false;  // --checkpoint: the summary says how many were written
   uint64_t inputs = 0;          // files read (standard input counts as one)
