@@ -434,8 +434,18 @@ TEST_F(CheckpointResumeTest, FailingFirstCheckpointSaysNoneExists) {
     EXPECT_NE(std::string(e.what()).find("no earlier checkpoint of this run exists"),
               std::string::npos)
         << e.what();
+    // No checkpoint names the output's temporary file: it goes, and the
+    // message does not send the user to it.
+    EXPECT_NE(std::string(e.what()).find("now removed"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("which the checkpoint names"), std::string::npos)
+        << e.what();
   }
   EXPECT_FALSE(fs::exists(o.checkpoint));
+  EXPECT_FALSE(fs::exists(o.output));
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    EXPECT_EQ(entry.path().filename().string().rfind("out.txt", 0), std::string::npos)
+        << entry.path() << " was left behind";
+  }
 }
 
 // ------------------------------------------------- a filter that grows

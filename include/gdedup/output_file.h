@@ -61,6 +61,9 @@ class OutputFile {
   // A checkpoint names the temporary file from now on: it outlives a failure
   // and a signal, for --resume.
   void keep_for_resume();
+  // Undoes keep_for_resume() when no checkpoint came to name the file
+  // after all (the first one failed): removes the temporary file now.
+  void discard();
   // Flushes and closes; a temporary file is fsynced first.
   void close();
   // After close(): renames the temporary file over the output and fsyncs the
@@ -81,6 +84,7 @@ class OutputFile {
   int live_slot_ = -1;  // in the registry of live temporaries
   bool kept_ = false;
   bool committed_ = false;
+  bool temporary_discarded_ = false;
 };
 
 // The file an output at `path` replaces: `path` itself, or the regular file

@@ -95,7 +95,8 @@ OutputFile::OutputFile(OutputFile&& other) noexcept
       writer_(std::move(other.writer_)),
       live_slot_(std::exchange(other.live_slot_, -1)),
       kept_(other.kept_),
-      committed_(other.committed_) {}
+      committed_(other.committed_),
+      temporary_discarded_(other.temporary_discarded_) {}
 
 OutputFile OutputFile::create(const std::string& path, size_t buffer, const std::string& what) {
   const std::string target = replaced_file(path);
@@ -176,7 +177,7 @@ OutputFile OutputFile::resume(const std::string& path, const std::string& tempor
 }
 
 OutputFile::~OutputFile() {
-  if (temporary_.empty() || committed_ || kept_) return;
+  if (temporary_.empty() || committed_ || kept_ || temporary_discarded_) return;
   fs::unlink_file(temporary_);
   fs::forget_temporary(live_slot_);
 }
@@ -184,6 +185,14 @@ OutputFile::~OutputFile() {
 void OutputFile::keep_for_resume() {
   kept_ = true;
   fs::forget_temporary(std::exchange(live_slot_, -1));
+}
+
+void OutputFile::discard() {
+  if (in_place() || committed_) return;
+  fs::unlink_file(temporary_);
+  fs::forget_temporary(std::exchange(live_slot_, -1));
+  kept_ = false;
+  temporary_discarded_ = true;
 }
 
 void OutputFile::close() {

@@ -185,6 +185,17 @@ class Driver {
         if (!failure) failure = std::current_exception();
       }
     }
+    // A failure before this run's first checkpoint was written (the
+    // first one failing, say) leaves no checkpoint to name the temporary
+    // file kept for it: it goes, as without checkpoints.
+    if (failure && output && checkpoints && !resume) {
+      try {
+        checkpoints->wait();
+      } catch (const Error&) {
+        // The failure already reported, or one of the same write.
+      }
+      if (checkpoints->written() == 0) output->discard();
+    }
     // The output takes its name only once complete, and before the
     // checkpoint goes: a crash between the two leaves the finished output.
     const bool completed = !failure && !stats_.interrupted;
