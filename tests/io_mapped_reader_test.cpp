@@ -6,6 +6,7 @@
 // record read from the lost pages; pages behind the reader leave memory.
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +22,8 @@
 #include "file_util.h"
 #include "fs/file_ops.h"
 #include "gdedup/error.h"
+#include "io/fd_source.h"
+#include "io/mapped_bytes.h"
 #include "io/multi_source.h"
 #include "io/range_source.h"
 #include "io/record_reader.h"
@@ -216,6 +219,34 @@ TEST_F(MappedReaderTest, AFileTruncatedWhileMappedFailsWithoutAStrayRecord) {
         << error;
     ASSERT_LE(got.size(), want.size());
     EXPECT_EQ(first_difference(got, std::vector<std::string>(want.begin(), want.begin() + got.size())), "");
+  }
+}
+
+// A page lost while the file was short, then the file restored with its
+// size and time: not a changed file, but bytes that could not be read.
+TEST_F(MappedReaderTest, APageLostFromAFileOfUnchangedSizeAndTimeIsAReadError) {
+  const std::string text = records_text(20000, 8, false);
+  const std::string file = write_file("in", text);
+  struct stat before;
+  ASSERT_EQ(::stat(file.c_str(), &before), 0);
+  std::unique_ptr<FdSource> source = FdSource::open(file);
+  std::shared_ptr<MappedBytes> mapped = source->map_rest(1);
+  ASSERT_NE(mapped, nullptr);
+  ASSERT_EQ(::truncate(file.c_str(), 0), 0);
+  volatile char lost = mapped->data()[text.size() / 2];  // SIGBUS, answered with zeros
+  EXPECT_EQ(lost, 0);
+  EXPECT_TRUE(mapped->cut());
+  std::ofstream(file, std::ios::binary) << text;
+  const struct timespec times[2] = {before.st_atim, before.st_mtim};
+  ASSERT_EQ(::utimensat(AT_FDCWD, file.c_str(), times, 0), 0);
+  try {
+    source->mapped_to(1000);
+    FAIL() << "a cut mapping was read on";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::io);
+    EXPECT_NE(std::string(e.what()).find("part of it could not be read through its mapping"),
+              std::string::npos)
+        << e.what();
   }
 }
 

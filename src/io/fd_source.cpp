@@ -50,9 +50,12 @@ void FdSource::check_unchanged(bool cut) const {
   if (fs::status_of(fd_, status) != 0) {
     if (!cut) return;
     status.size = was;
+    status.mtime_ns = mtime_ns_;
   }
   const uint64_t now = status.size;
-  if (!cut && now == was && start_ + bytes_read_ == now && status.mtime_ns == mtime_ns_) return;
+  const bool same = now == was && status.mtime_ns == mtime_ns_;
+  if (cut && same) throw unreadable_mapping_error(name_, bytes_read_);
+  if (!cut && same && start_ + bytes_read_ == now) return;
   throw input_changed_error(name_, was, now,
                             "after " + std::to_string(bytes_read_) + " bytes were read");
 }

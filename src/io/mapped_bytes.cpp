@@ -44,4 +44,12 @@ void MappedBytes::done_before(const char* p) {
   }
 }
 
+Error unreadable_mapping_error(const std::string& name, uint64_t offset) {
+  return Error("cannot read input " + name + " before byte offset " + std::to_string(offset) +
+                   ": part of it could not be read through its mapping, though its size and "
+                   "modification time are as when it was opened (a failing device, or a file "
+                   "cut short and written back meanwhile).",
+               ErrorKind::io);
+}
+
 }  // namespace gdedup::io

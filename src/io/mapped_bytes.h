@@ -8,6 +8,9 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
+
+#include "gdedup/error.h"
 
 #include "fs/mapping_guard.h"
 
@@ -48,5 +51,11 @@ class MappedBytes {
   fs::MappingGuard guard_;
   std::atomic<uint64_t> dropped_{0};  // region bytes given back so far
 };
+
+// The error for a mapping found cut (MappedBytes::cut) of a file whose
+// size and time have not changed: a page could not be read (a failing
+// device), or the file was cut short and written back meanwhile. A file
+// that did change says so instead (input_changed_error).
+Error unreadable_mapping_error(const std::string& name, uint64_t offset);
 
 }  // namespace gdedup::io

@@ -28,7 +28,9 @@ void RangeSource::check_unchanged(bool cut) const {
   if (const int err = fs::status_of(fd_, status)) {
     throw Error("cannot read input " + name_ + ": " + fs::error_text(err) + ".", ErrorKind::io);
   }
-  if (!cut && status.size == stamp_.size && status.mtime_ns == stamp_.mtime_ns) return;
+  const bool same = status.size == stamp_.size && status.mtime_ns == stamp_.mtime_ns;
+  if (cut && same) throw unreadable_mapping_error(name_, at_);
+  if (!cut && same) return;
   throw input_changed_error(name_, stamp_.size, status.size,
                             "at byte offset " + std::to_string(at_));
 }
