@@ -253,9 +253,12 @@ TEST_F(MappedReaderTest, APageLostFromAFileOfUnchangedSizeAndTimeIsAReadError) {
 // The guard answers for its own mappings only: a SIGBUS elsewhere still
 // ends the process, as it would without one.
 // Killed by SIGBUS; under AddressSanitizer, whose handler was there before
-// the guard's, ended by that handler's report instead.
+// the guard's, ended by that handler's report instead: an exit status, or
+// SIGABRT with abort_on_error (scripts/sanitize.sh).
 bool ended_by_bus_error(int status) {
-  if (WIFSIGNALED(status)) return WTERMSIG(status) == SIGBUS;
+  if (WIFSIGNALED(status)) {
+    return WTERMSIG(status) == SIGBUS || (test::kAddressSanitizer && WTERMSIG(status) == SIGABRT);
+  }
   return test::kAddressSanitizer && WIFEXITED(status) && WEXITSTATUS(status) != 0 &&
          WEXITSTATUS(status) < 3;
 }
