@@ -13,6 +13,7 @@
 #include "cli/interrupt.h"
 #include "cli/job_checks.h"
 #include "cli/numbers.h"
+#include "cli/overfull.h"
 #include "cli/preflight.h"
 #include "cli/report.h"
 #include "cli/sizing.h"
@@ -57,6 +58,7 @@ struct Setup {
   std::optional<mpi::ShardedFilter> filter;
   KeyRules saved_rules;  // what the saved filter records
   bool saves_filter = false;
+  bool filter_existed = false;
   FileLocks locks;  // rank 0's
 };
 
@@ -76,6 +78,7 @@ Setup prepare(const JobOptions& options, JobKind kind, const mpi::RankInfo& me) 
   check_inputs(o.inputs);
   s.saves_filter = !o.filter_path.empty() && kind != JobKind::kQuery;
   const bool filter_existed = !o.filter_path.empty() && file_exists(o.filter_path);
+  s.filter_existed = filter_existed;
   refuse_unsupported(o, kind, request, filter_existed);
   check_files(o, mode, s.saves_filter);
 
@@ -131,15 +134,24 @@ std::string summary(const PipelineStats& stats, Mode mode, unsigned ranks, doubl
          " full";
 }
 
-// The work, once every rank has passed its checks.
-void run(Setup& s, const JobOptions& o, const mpi::RankInfo& me) {
+// The work, once every rank has passed its checks; the exit status, as one
+// process's (4 when the filter ended far past its plan).
+int run(Setup& s, const JobOptions& o, JobKind kind, const mpi::RankInfo& me) {
   mpi::ShardedFilter& filter = *s.filter;
   const PipelineStats stats = mpi::run_sharded_pipeline(s.run, filter);
   if (s.saves_filter) filter.save(o.filter_path, s.saved_rules);
   const uint64_t set = filter.count_set_bits();
+  const FilterCounters counters = filter.counters();
   const double bits = static_cast<double>(filter.params().num_blocks) *
                       filter.params().layout.block_bits;
-  if (me.rank == 0) Console::get().info(summary(stats, s.run.mode, me.ranks, set / bits));
+  Console& console = Console::get();
+  console.info(summary(stats, s.run.mode, me.ranks, set / bits));
+  if (kind == JobKind::kQuery) return 0;
+  const std::optional<Overfull> over = check_overfull(filter.params(), counters, set);
+  if (!over) return 0;
+  // Every rank found the same: rank 0 says it.
+  if (me.rank == 0) console.error(overfull_message(*over, s.run.mode, s.filter_existed));
+  return kExitOverfull;
 }
 
 // The message and status of a failure, as main() would give them.
@@ -191,14 +203,14 @@ int run_mpi_job(const JobOptions& options, JobKind kind) {
     return job_status;
   }
   try {
-    run(*setup, options, me);
+    status = run(*setup, options, kind, me);
   } catch (...) {
     status = describe(std::current_exception(), message);
     mpi::abort_job(message, status);
   }
   setup.reset();
   mpi::leave();
-  return 0;
+  return status;
 }
 
 }  // namespace gdedup::cli

@@ -82,6 +82,13 @@ case_build_and_query() {
   START=day1.gdf same_bytes dedup day2.txt -f @FILTER -o @OUT --piece-bytes 2K
 }
 
+case_filter_far_past_its_plan() {
+  # Exit status 4 and the same bytes: the filter was planned for 500 keys.
+  random_lines 20000 8000 61 >in.txt
+  EXPECT_STATUS=4 same_bytes dedup in.txt -o @OUT -f @FILTER --capacity 500 --no-grow \
+    --piece-bytes 4K
+}
+
 case_too_long_record_fails_everywhere() {
   { random_lines 2000 100 51; head -c 3000 /dev/zero | tr '\0' 'z'; echo; } >in.txt
   run_mpi 3 dedup in.txt -o out.txt --capacity 200 --no-grow --max-record-length 1K \

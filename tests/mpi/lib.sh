@@ -32,7 +32,8 @@ one_message() {
 # same_bytes COMMAND ARGS...: runs `gdedup COMMAND ARGS` in one process and
 # on each of $RANKS ranks, with @OUT and @FILTER in ARGS standing for each
 # run's own output and filter file (a copy of $START when START is set), and
-# fails unless every run succeeds with the same bytes as the one process.
+# fails unless every run exits with $EXPECT_STATUS (0 unless set) and the
+# same bytes as the one process.
 same_bytes() {
   local run ranks status
   for run in one $RANKS; do
@@ -49,7 +50,8 @@ same_bytes() {
       "$MPIEXEC" --oversubscribe -np "$run" "$GDEDUP" "${args[@]}" -q --mpi 2>"$run.err"
     fi
     status=$?
-    [ "$status" -eq 0 ] || { fail "$* on $run: exit $status: $(cat "$run.err")"; continue; }
+    [ "$status" -eq "${EXPECT_STATUS:-0}" ] ||
+      { fail "$* on $run: exit $status: $(cat "$run.err")"; continue; }
     [ "$run" = one ] && continue
     if [ -e one.out ] && ! cmp -s one.out "$out"; then
       fail "$* on $run ranks: the output differs from one process's"
