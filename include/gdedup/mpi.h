@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <string>
 
@@ -43,6 +44,16 @@ void leave();
 // rank that failed, or -1 when none did; `all_failed` says whether every
 // rank failed (the same check on the same input: one message is enough).
 int first_failure(bool failed, bool& all_failed);
+
+// Thrown on every rank by a collective call that found a rank's work failed
+// (run_sharded_pipeline, after a piece that could not be read): on the rank
+// that failed, `failure` holds its error, to report; on the others it is
+// null. Every rank knows, so each can end without MPI_Abort.
+struct JobFailed : std::exception {
+  int rank = 0;
+  std::exception_ptr failure;
+  const char* what() const noexcept override { return "a rank of the job failed"; }
+};
 
 // Collective. The job's largest exit status (each rank gives its own).
 int max_status(int status);

@@ -1,6 +1,5 @@
 #include "cli/mpi_job.h"
 
-#include <cstdio>
 #include <exception>
 #include <new>
 #include <optional>
@@ -17,6 +16,7 @@
 #include "cli/preflight.h"
 #include "cli/report.h"
 #include "cli/sizing.h"
+#include "cli/stats.h"
 #include "gdedup/error.h"
 #include "gdedup/filter_file.h"
 #include "gdedup/mpi.h"
@@ -36,7 +36,6 @@ void refuse_unsupported(const JobOptions& o, JobKind kind, const SizingRequest& 
   };
   if (o.checkpoint.enabled()) refuse("--checkpoint", "leave it out, or run in one process");
   if (!o.max_memory.empty()) refuse("--max-memory", "a filter under --mpi has a fixed size");
-  if (!o.stats_path.empty()) refuse("--stats", "leave it out; rank 0 prints the summary");
   if (o.progress) refuse("--progress", "leave it out");
   if (o.threads > 1 || o.filter_threads > 1) {
     refuse(o.threads > 1 ? "--threads" : "--filter-threads",
@@ -59,6 +58,7 @@ struct Setup {
   KeyRules saved_rules;  // what the saved filter records
   bool saves_filter = false;
   bool filter_existed = false;
+  uint64_t inputs_skipped = 0;  // --skip-missing
   FileLocks locks;  // rank 0's
 };
 
@@ -75,6 +75,7 @@ Setup prepare(const JobOptions& options, JobKind kind, const mpi::RankInfo& me) 
   const KeyOptions keys = format == InputFormat::kText ? parse_key_flags(o.keys) : KeyOptions{};
   ResolvedInputs inputs = resolve_inputs(o.inputs, o.input_list);
   o.inputs = std::move(inputs.paths);
+  s.inputs_skipped = inputs.skipped.size();
   check_inputs(o.inputs);
   s.saves_filter = !o.filter_path.empty() && kind != JobKind::kQuery;
   const bool filter_existed = !o.filter_path.empty() && file_exists(o.filter_path);
@@ -116,24 +117,6 @@ Setup prepare(const JobOptions& options, JobKind kind, const mpi::RankInfo& me) 
   return s;
 }
 
-std::string summary(const PipelineStats& stats, Mode mode, unsigned ranks, double fill) {
-  char seconds[32];
-  std::snprintf(seconds, sizeof seconds, "%.2f s", stats.seconds);
-  const char* kept = "kept";
-  const char* dropped = "duplicates dropped";
-  switch (mode) {
-    case Mode::kDedup: break;
-    case Mode::kDuplicates: kept = "duplicates written"; dropped = "first occurrences dropped"; break;
-    case Mode::kBuild: kept = "new keys"; dropped = "already present"; break;
-    case Mode::kQueryPresent: kept = "present (written)"; dropped = "absent"; break;
-    case Mode::kQueryAbsent: kept = "absent (written)"; dropped = "present"; break;
-  }
-  return group_digits(stats.records) + " records: " + group_digits(stats.kept) + " " + kept +
-         ", " + group_digits(stats.dropped) + " " + dropped + " on " + std::to_string(ranks) +
-         " ranks in " + seconds + "; filter " + format_percent(fill) +
-         " full";
-}
-
 // The work, once every rank has passed its checks; the exit status, as one
 // process's (4 when the filter ended far past its plan).
 int run(Setup& s, const JobOptions& o, JobKind kind, const mpi::RankInfo& me) {
@@ -142,10 +125,18 @@ int run(Setup& s, const JobOptions& o, JobKind kind, const mpi::RankInfo& me) {
   if (s.saves_filter) filter.save(o.filter_path, s.saved_rules);
   const uint64_t set = filter.count_set_bits();
   const FilterCounters counters = filter.counters();
-  const double bits = static_cast<double>(filter.params().num_blocks) *
-                      filter.params().layout.block_bits;
+  JobReport report;
+  report.mode = s.run.mode;
+  report.stats = stats;
+  report.filter = filter_state(filter.params(), counters, set);
+  report.backend = "cpu on " + std::to_string(me.ranks) + (me.ranks == 1 ? " rank" : " ranks");
+  report.inputs = s.run.inputs.size();
+  report.inputs_skipped = s.inputs_skipped;
   Console& console = Console::get();
-  console.info(summary(stats, s.run.mode, me.ranks, set / bits));
+  if (me.rank == 0 && !o.stats_path.empty()) {
+    write_stats_file(o.stats_path, stats_json(report).str() + "\n");
+  }
+  console.info(summary_line(report) + " (" + report.backend + ")");
   if (kind == JobKind::kQuery) return 0;
   const std::optional<Overfull> over = check_overfull(filter.params(), counters, set);
   if (!over) return 0;
@@ -192,19 +183,30 @@ int run_mpi_job(const JobOptions& options, JobKind kind) {
   } catch (...) {
     status = describe(std::current_exception(), message);
   }
+  // Every rank knows the job failed: the one message is out, and every
+  // rank ends with the job's worst status.
+  auto end_together = [&](int status) {
+    const int job_status = mpi::max_status(status);
+    end_quietly_on_signals();  // mpirun stops the slower ranks
+    setup.reset();
+    mpi::leave();
+    return job_status;
+  };
   bool all_failed = false;
   const int first = mpi::first_failure(status != 0, all_failed);
   if (first >= 0) {
     if (static_cast<int>(me.rank) == first) console.error(all_failed ? message : where + message);
-    const int job_status = mpi::max_status(status);
-    end_quietly_on_signals();  // the message is out; mpirun stops the slower ranks
-    setup.reset();
-    mpi::leave();
-    return job_status;
+    return end_together(status);
   }
   try {
     status = run(*setup, options, kind, me);
+  } catch (const mpi::JobFailed& e) {
+    if (!e.failure) return end_together(0);
+    status = describe(e.failure, message);
+    console.error(where + message);
+    return end_together(status);
   } catch (...) {
+    // This rank alone knows: the others wait in a collective call.
     status = describe(std::current_exception(), message);
     mpi::abort_job(message, status);
   }

@@ -152,14 +152,18 @@ std::string filter_summary(const LayeredFilter& filter, const std::string& path)
 }
 
 FilterState filter_state(const Filter& filter) {
+  return filter_state(filter.params(), filter.counters(), filter.count_set_bits());
+}
+
+FilterState filter_state(const FilterParams& p, const FilterCounters& counters,
+                         uint64_t set_bits) {
   FilterState s;
-  const FilterParams& p = filter.params();
-  s.set_bits = filter.count_set_bits();
+  s.set_bits = set_bits;
   s.total_bits = p.bytes() * 8;
   s.fill = s.total_bits > 0 ? static_cast<double>(s.set_bits) / static_cast<double>(s.total_bits) : 0;
-  s.estimated_keys = filter.estimated_keys();
-  s.current_fpr = filter.current_fpr();
-  s.expected_fpr = expected_fpr(p.layout, p.num_blocks, filter.counters().insertions);
+  s.estimated_keys = estimated_keys(p, set_bits);
+  s.current_fpr = fpr_at_fill(p, set_bits);
+  s.expected_fpr = expected_fpr(p.layout, p.num_blocks, counters.insertions);
   return s;
 }
 

@@ -44,6 +44,10 @@ struct FilterState {
   double expected_fpr = 0;
 };
 FilterState filter_state(const Filter& filter);
+// The same for a filter of `params` and `counters` whose `set_bits` were
+// counted elsewhere (spread over the ranks of an MPI job).
+FilterState filter_state(const FilterParams& params, const FilterCounters& counters,
+                         uint64_t set_bits);
 FilterState filter_state(const LayeredFilter& filter);
 FilterState filter_state(const std::vector<const Filter*>& layers);
 

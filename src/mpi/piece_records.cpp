@@ -78,12 +78,25 @@ void read_piece(const pipeline::Piece& piece, const std::string& path,
   reading.max_record_bytes = options.max_record_bytes;
   reading.separator = options.record_separator;
   io::RecordReader reader(std::move(opened.source), reading);
-  for (;;) {
-    if (out.used == out.batches.size()) out.batches.emplace_back();
-    io::RecordBatch& batch = out.batches[out.used];
-    if (!reader.next(batch)) break;
-    ++out.used;
-    for (size_t i = 0; i < batch.size(); ++i) out.fingerprints.push_back(hasher.fingerprint(batch[i]));
+  // A plain range's stream starts at its first record; a whole input's at
+  // the input's start.
+  const uint64_t stream_start =
+      piece.kind == pipeline::PieceKind::kPlainRange ? range.begin : 0;
+  try {
+    for (;;) {
+      if (out.used == out.batches.size()) out.batches.emplace_back();
+      io::RecordBatch& batch = out.batches[out.used];
+      if (!reader.next(batch)) break;
+      ++out.used;
+      for (size_t i = 0; i < batch.size(); ++i) {
+        out.fingerprints.push_back(hasher.fingerprint(batch[i]));
+      }
+    }
+  } catch (const io::RecordTooLong&) {
+    // The reader stopped after the records before it: its position is where
+    // the long one starts.
+    out.bytes = reader.position().offset;
+    throw PieceRecordTooLong{out.fingerprints.size(), stream_start + reader.position().offset};
   }
   out.bytes = reader.position().offset;
 }

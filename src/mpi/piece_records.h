@@ -31,10 +31,19 @@ struct PieceRecords {
   uint64_t bytes = 0;                    // the decoded bytes read, separators included
 };
 
+// A record of a piece longer than the record length limit: `records` whole
+// records of the piece come before it, and it starts at byte `input_offset`
+// of its input. Only the job knows the record's number in the whole input
+// (io::RecordTooLong names it), so read_piece says where it lies instead.
+struct PieceRecordTooLong {
+  uint64_t records = 0;
+  uint64_t input_offset = 0;
+};
+
 // Reads `piece` of the input at `path` into `out` (its memory reused) and
 // fingerprints every record with `hasher`. Throws Error as the one-process
-// reader does (a missing or changed file, damage, a record longer than
-// options.max_record_bytes).
+// reader does (a missing or changed file, damage), and PieceRecordTooLong;
+// either way `out` holds the records before the failure.
 void read_piece(const pipeline::Piece& piece, const std::string& path,
                 const PipelineOptions& options, pipeline::KeyHasher& hasher, PieceRecords& out);
 

@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <chrono>
+#include <exception>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "cpu/kernels.h"
 #include "gdedup/error.h"
 #include "gdedup/output_file.h"
+#include "io/record_reader.h"
 #include "gdedup/mpi.h"
 #include "mpi/check.h"
 #include "mpi/key_exchange.h"
@@ -25,17 +27,6 @@
 
 namespace gdedup::mpi {
 namespace {
-
-bool keeps(Mode mode, uint8_t answer) {
-  switch (mode) {
-    case Mode::kDedup: return answer == 0;
-    case Mode::kDuplicates: return answer != 0;
-    case Mode::kQueryPresent: return answer != 0;
-    case Mode::kQueryAbsent: return answer == 0;
-    case Mode::kBuild: return false;
-  }
-  return false;
-}
 
 bool is_query(Mode mode) { return mode == Mode::kQueryPresent || mode == Mode::kQueryAbsent; }
 
@@ -74,12 +65,46 @@ void collect_kept(const PieceRecords& records, const std::vector<uint8_t>& answe
   for (size_t b = 0; b < records.used; ++b) {
     const io::RecordBatch& batch = records.batches[b];
     for (size_t i = 0; i < batch.size(); ++i, ++key) {
-      if (!keeps(mode, answers[key])) continue;
+      if (!keeps_record(mode, answers[key])) continue;
       out.append(batch[i]);
       out.push_back(separator);
       ++kept;
     }
   }
+}
+
+uint64_t sum(uint64_t mine);
+
+// Collective, after each round. When some rank's piece failed, every rank
+// throws JobFailed, and the one with the earliest piece gives it the failure
+// a single process would meet first (a record too long named by its number
+// in the whole input: the records of all earlier rounds, of this round's
+// earlier pieces, and of its own piece before it). `earlier` is this rank's
+// records of earlier rounds, `round_records` of this round's piece, `path`
+// the input of that piece.
+void fail_together(const std::exception_ptr& failure, uint64_t earlier, uint64_t round_records,
+                   const PipelineOptions& options, const std::string& path) {
+  bool all_failed = false;
+  const int first = first_failure(failure != nullptr, all_failed);
+  if (first < 0) return;
+  const uint64_t before_round = sum(earlier);
+  uint64_t before_piece = 0;
+  check(MPI_Exscan(&round_records, &before_piece, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD),
+        "MPI_Exscan");
+  JobFailed failed;
+  failed.rank = first;
+  if (static_cast<int>(rank_info().rank) != first) throw failed;
+  if (rank_info().rank == 0) before_piece = 0;  // MPI_Exscan leaves rank 0's undefined
+  try {
+    std::rethrow_exception(failure);
+  } catch (const PieceRecordTooLong& e) {
+    failed.failure = std::make_exception_ptr(
+        io::RecordTooLong(path, before_round + before_piece + e.records + 1, e.input_offset,
+                          options.max_record_bytes, options.record_separator));
+  } catch (...) {
+    failed.failure = failure;
+  }
+  throw failed;
 }
 
 uint64_t sum(uint64_t mine) {
@@ -125,12 +150,19 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
   const size_t rounds = (pieces.size() + me.ranks - 1) / me.ranks;
   for (size_t round = 0; round < rounds; ++round) {
     const size_t piece = round * me.ranks + me.rank;
+    records.used = 0;
+    records.fingerprints.clear();
+    records.bytes = 0;
+    // A failure stops this rank's piece after the records before it, which
+    // still go through the round, as one process handles them before it
+    // fails; then every rank learns of it (fail_together).
+    std::exception_ptr failure;
     if (piece < pieces.size()) {
-      read_piece(pieces[piece], options.inputs[pieces[piece].input], options, hasher, records);
-    } else {
-      records.used = 0;
-      records.fingerprints.clear();
-      records.bytes = 0;
+      try {
+        read_piece(pieces[piece], options.inputs[pieces[piece].input], options, hasher, records);
+      } catch (...) {
+        failure = std::current_exception();
+      }
     }
     const uint64_t n = records.fingerprints.size();
     answers.resize(n);
@@ -141,6 +173,8 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
       collect_kept(records, answers, mode, options.record_separator, kept_bytes, kept);
       written += output->write_round(kept_bytes.data(), kept_bytes.size(), written);
     }
+    fail_together(failure, records_read - n, n, options,
+                  piece < pieces.size() ? options.inputs[pieces[piece].input] : "");
   }
   if (output) output->commit();
   filter.local_insertions += fresh;
