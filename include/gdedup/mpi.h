@@ -78,9 +78,10 @@ class ShardedFilter {
   ShardedFilter& operator=(const ShardedFilter&) = delete;
   ~ShardedFilter();
 
-  // Collective. Writes the filter to `path` as save_filter writes the whole filter, byte
-  // for byte: rank 0 writes the file, taking each rank's blocks in turn in
-  // pieces of at most 64 MiB, so that no rank holds more than its own.
+  // Collective. Writes the filter to `path` as save_filter writes the whole
+  // filter, byte for byte: rank 0 writes the file, taking each rank's blocks
+  // in turn in pieces of at most 64 MiB, so that no rank holds more than its
+  // own.
   void save(const std::string& path, const std::optional<KeyRules>& keys);
 
   const FilterParams& params() const { return params_; }

@@ -20,7 +20,6 @@ Mode mode_for(const JobOptions& o, JobKind kind) {
   return Mode::kDedup;
 }
 
-// The key rules of this command's keys, as a filter file records them.
 KeyRules command_key_rules(InputFormat format, const KeyOptions& keys, char record_separator) {
   KeyRules rules;
   rules.format = format;
@@ -56,7 +55,6 @@ void check_key_rules(const JobOptions& o, const FilterRules& rules, uint32_t ver
                    "with, or add --ignore-key-rules to use it anyway");
 }
 
-// --max-record-length, parsed; records of the u64 format are 8 bytes.
 uint64_t max_record_bytes(const std::string& text, InputFormat format) {
   if (text.empty()) return PipelineOptions{}.max_record_bytes;
   if (format == InputFormat::kU64) {
@@ -77,8 +75,6 @@ uint64_t piece_bytes(const std::string& text) {
   return bytes;
 }
 
-// The files the job writes: distinct from the inputs and from each other
-// (usage errors first), then each one writable.
 void check_files(const JobOptions& o, Mode mode, bool saves_filter) {
   std::vector<WrittenFile> written;
   if (mode != Mode::kBuild) written.push_back({o.output, "output", true});
