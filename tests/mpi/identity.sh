@@ -103,6 +103,20 @@ case_stats_file() {
   done
 }
 
+case_damaged_filter_file() {
+  # Rank 0 checks the checksum over the whole bit array, which the other
+  # ranks read only parts of.
+  random_lines 5000 1000 81 >in.txt
+  "$GDEDUP" build in.txt -f f.gdf --capacity 2000 --no-grow -q || fail "one-process build"
+  local size
+  size=$(stat -c %s f.gdf)
+  printf '\377' | dd of=f.gdf bs=1 seek=$((size - 100)) conv=notrunc 2>/dev/null
+  run_mpi 3 query in.txt -f f.gdf -o out.txt
+  expect_status 1
+  one_message "f.gdf is damaged"
+  [ ! -e out.txt ] || fail "a failed job left out.txt"
+}
+
 case_too_long_record_fails_everywhere() {
   # Named as one process names it: by its number in the whole input.
   { random_lines 2000 100 51; head -c 3000 /dev/zero | tr '\0' 'z'; echo; random_lines 50 9 52; } \
