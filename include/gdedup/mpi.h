@@ -14,6 +14,7 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "gdedup/filter.h"
 #include "gdedup/filter_file.h"
@@ -72,7 +73,14 @@ class ShardedFilter {
   // UsageError for a growing filter (a fixed one is needed under MPI). Not
   // collective: a rank that fails throws alone.
   static ShardedFilter load(const std::string& path);
-  ShardedFilter(ShardedFilter&& other) noexcept;
+  ShardedFilter(ShardedFilter&& other) noexcept
+      : local_insertions(other.local_insertions),
+        params_(other.params_),
+        counters_(other.counters_),
+        first_block_(other.first_block_),
+        held_blocks_(other.held_blocks_),
+        words_(std::exchange(other.words_, nullptr)),
+        bytes_(std::exchange(other.bytes_, 0)) {}
   ShardedFilter& operator=(ShardedFilter&&) = delete;
   ShardedFilter(const ShardedFilter&) = delete;
   ShardedFilter& operator=(const ShardedFilter&) = delete;

@@ -24,7 +24,6 @@ int max_status(int) { not_built(); }
 
 ShardedFilter::ShardedFilter(const FilterParams&, const FilterCounters&) { not_built(); }
 ShardedFilter ShardedFilter::load(const std::string&) { not_built(); }
-ShardedFilter::ShardedFilter(ShardedFilter&&) noexcept {}
 ShardedFilter::~ShardedFilter() = default;
 void ShardedFilter::save(const std::string&, const std::optional<KeyRules>&) { not_built(); }
 FilterCounters ShardedFilter::counters() const { not_built(); }

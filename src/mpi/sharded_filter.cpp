@@ -3,8 +3,6 @@
 // Saving and loading are in sharded_filter_file.cpp.
 #include <mpi.h>
 
-#include <utility>
-
 #include "core/bit_count.h"
 #include "core/host_memory.h"
 #include "core/owner_partition.h"
@@ -40,15 +38,6 @@ ShardedFilter::ShardedFilter(const FilterParams& params, const FilterCounters& c
   bytes_ = held_blocks_ * (params_.layout.block_bits / 8);
   words_ = static_cast<uint32_t*>(detail::allocate_zeroed(bytes_));
 }
-
-ShardedFilter::ShardedFilter(ShardedFilter&& other) noexcept
-    : local_insertions(other.local_insertions),
-      params_(other.params_),
-      counters_(other.counters_),
-      first_block_(other.first_block_),
-      held_blocks_(other.held_blocks_),
-      words_(std::exchange(other.words_, nullptr)),
-      bytes_(std::exchange(other.bytes_, 0)) {}
 
 ShardedFilter::~ShardedFilter() {
   if (words_ != nullptr) detail::release(words_, bytes_);
