@@ -26,7 +26,9 @@ endif()
 install(TARGETS ${gdedup_exported} EXPORT gdedupTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(DIRECTORY include/gdedup DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# gdedup/mpi.h is the command's: the installed library has no MPI.
+install(DIRECTORY include/gdedup DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+  PATTERN mpi.h EXCLUDE)
 if(TARGET gdedup_cli)
   install(TARGETS gdedup_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()

@@ -10,6 +10,8 @@ packages=(
   liblzma-dev libbz2-dev liblz4-dev
   libgtest-dev libbenchmark-dev
   zstd gzip xz-utils bzip2 lz4 time
+  # MPI runs (docs/SCALE-OUT.md): the library and mpirun for the tests.
+  libopenmpi-dev openmpi-bin
   # bench/e2e.sh: the decoders alone, the floor for compressed input.
   pigz isal
   # Fuzzing and sanitizer builds (scripts/fuzz.sh, scripts/sanitize.sh):

@@ -38,6 +38,14 @@ struct FilterCounters {
   double planned_fpr = 0.0;
 };
 
+// Distinct keys inserted into a filter of `params` with `set_bits` bits
+// set, estimated from the fill (infinite when every bit is set), and the
+// false-positive rate a query then sees: Filter::estimated_keys and
+// current_fpr for a filter whose bits are counted elsewhere (spread over
+// the ranks of an MPI job).
+double estimated_keys(const FilterParams& params, uint64_t set_bits);
+double fpr_at_fill(const FilterParams& params, uint64_t set_bits);
+
 class Filter {
  public:
   // A zeroed filter. Large filters are backed by transparent huge pages.

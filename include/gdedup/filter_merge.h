@@ -45,6 +45,10 @@ struct Overfull {
 // kOverfullFactor times the planned one; nullopt otherwise, and for filters
 // whose plan is unknown.
 std::optional<Overfull> check_overfull(const Filter& filter);
+// The same for a filter of `params` and `counters` with `set_bits` bits set
+// (one whose bits are spread over the ranks of an MPI job).
+std::optional<Overfull> check_overfull(const FilterParams& params, const FilterCounters& counters,
+                                       uint64_t set_bits);
 
 // The first of `layers` (oldest first) that check_overfull finds far past
 // its plan, with its index; nullopt when none is. A merge of filters whose

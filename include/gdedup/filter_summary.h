@@ -32,6 +32,10 @@ struct FilterSummary {
 
 // Counts the set bits: reads the whole bit array.
 FilterSummary summarize(const Filter& filter);
+// The same for a filter of `params` and `counters` whose `set_bits` were
+// counted elsewhere (spread over the ranks of an MPI job).
+FilterSummary summarize(const FilterParams& params, const FilterCounters& counters,
+                        uint64_t set_bits);
 // The layers as one; one layer is its own summary (compounding a single
 // rate could round it).
 FilterSummary combine(const std::vector<FilterSummary>& layers);

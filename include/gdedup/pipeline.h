@@ -38,6 +38,10 @@ enum class Mode {
 // "build", "query" or "query-absent".
 const char* mode_name(Mode mode);
 
+// Whether `mode` writes a record whose key got `answer` from the backend
+// (test_and_set's was-present, or contains' present). kBuild writes none.
+bool keeps_record(Mode mode, uint8_t answer);
+
 enum class InputFormat {
   kText,  // records are lines; keys are fingerprinted with the filter's seed
   kU64,   // records are 8-byte little-endian fingerprints, used as they are

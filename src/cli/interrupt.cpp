@@ -120,4 +120,13 @@ void end_on_signals(const std::string& aftermath) {
   if (sig != 0) end_now(sig, texts.back().c_str());
 }
 
+void end_quietly_on_signals() {
+  for (const int sig : kStopSignals) {
+    struct sigaction old {};
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == on_stop_signal) {
+      ::signal(sig, SIG_DFL);
+    }
+  }
+}
+
 }  // namespace gdedup::cli

@@ -28,4 +28,9 @@ const std::atomic<bool>* stop_flag();
 // does so now.
 void end_on_signals(const std::string& aftermath);
 
+// From now on a signal ends the process at once, without a line: for a
+// process whose outcome another has already reported (the ranks of an MPI
+// job that failed its checks, which mpirun then stops).
+void end_quietly_on_signals();
+
 }  // namespace gdedup::cli

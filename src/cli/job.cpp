@@ -10,7 +10,9 @@
 #include "cli/console.h"
 #include "cli/file_locks.h"
 #include "cli/interrupt.h"
+#include "cli/job_checks.h"
 #include "cli/job_filter.h"
+#include "cli/mpi_job.h"
 #include "cli/numbers.h"
 #include "cli/overfull.h"
 #include "cli/preflight.h"
@@ -27,15 +29,6 @@
 
 namespace gdedup::cli {
 namespace {
-
-Mode mode_for(const JobOptions& o, JobKind kind) {
-  switch (kind) {
-    case JobKind::kDedup: return o.duplicates ? Mode::kDuplicates : Mode::kDedup;
-    case JobKind::kBuild: return Mode::kBuild;
-    case JobKind::kQuery: return o.absent ? Mode::kQueryAbsent : Mode::kQueryPresent;
-  }
-  return Mode::kDedup;
-}
 
 // An existing filter keeps its parameters: sizing options only shape new
 // ones. They are accepted (a daily job can pass the same options whether or
@@ -64,41 +57,6 @@ Filter new_fixed_filter(const JobOptions& o, const SizingRequest& request, Input
   Console::get().info(plan_summary(plan) +
                       (o.filter_path.empty() ? "" : ", saved to " + o.filter_path));
   return Filter::from_plan(plan);
-}
-
-// The key rules of this command's keys, as a filter file records them.
-KeyRules command_key_rules(InputFormat format, const KeyOptions& keys, char record_separator) {
-  KeyRules rules;
-  rules.format = format;
-  if (format == InputFormat::kText) {
-    rules.keys = keys;
-    rules.record_separator = record_separator;
-  }
-  return rules;
-}
-
-// A filter whose keys were made by other rules holds other keys: a query
-// would find none of its own, a dedup would keep every record again. So it
-// is refused, unless --ignore-key-rules; a file that records no rules is
-// used with a note.
-void check_key_rules(const JobOptions& o, const FilterFile& file, const KeyRules& mine) {
-  if (!file.rules.keys) {
-    Console::get().info("note: " + o.filter_path + " does not record the key rules of its keys (" +
-                        key_rules_text(file.rules, file.version) +
-                        "); it is used with this command's: " + mine.to_string());
-    return;
-  }
-  if (*file.rules.keys == mine) return;
-  const std::string both = "the filter " + o.filter_path + " was built with key rules \"" +
-                           file.rules.keys->to_string() + "\" but this command uses \"" +
-                           mine.to_string() + "\"";
-  if (o.keys.ignore_key_rules) {
-    Console::get().warn(both + "; used anyway (--ignore-key-rules)");
-    return;
-  }
-  throw UsageError(both + ", so its keys would not match; give the --key, --delimiter, "
-                   "--normalize, --input-format and -z (NUL-separated records) it was built "
-                   "with, or add --ignore-key-rules to use it anyway");
 }
 
 // Sizing options on a resumed run must describe the filter the checkpoint
@@ -273,20 +231,6 @@ std::optional<GrowthState> requested_growth(const JobOptions& o, const SizingReq
   return GrowthState{plan_growth(request, o.inputs, format, o.record_separator()), max_memory, 0};
 }
 
-// --max-record-length, parsed; records of the u64 format are 8 bytes.
-uint64_t max_record_bytes(const std::string& text, InputFormat format) {
-  if (text.empty()) return PipelineOptions{}.max_record_bytes;
-  if (format == InputFormat::kU64) {
-    throw UsageError("--max-record-length " + text + " does not apply to --input-format u64, "
-                     "whose records are 8 bytes each; leave it out");
-  }
-  const uint64_t bytes = parse_bytes(text, "--max-record-length");
-  if (bytes == 0) {
-    throw UsageError("--max-record-length " + text + ": must be at least 1 byte");
-  }
-  return bytes;
-}
-
 // Appended to an error that struck after work began, so the user knows what
 // the files now hold.
 std::string aftermath(const JobOptions& o, JobKind kind) {
@@ -340,28 +284,10 @@ std::string interrupted_line(const PipelineStats& stats, const std::string& chec
          checkpoint + "; resume with the same command plus --resume";
 }
 
-// The files the job writes: distinct from the inputs and from each other
-// (usage errors first), then each one writable.
-void check_files(const JobOptions& o, Mode mode, bool saves_filter) {
-  std::vector<WrittenFile> written;
-  if (mode != Mode::kBuild) written.push_back({o.output, "output", true});
-  if (saves_filter) written.push_back({o.filter_path, "filter", false});
-  if (o.checkpoint.enabled()) written.push_back({o.checkpoint.path, "checkpoint", false});
-  if (!o.stats_path.empty()) {
-    written.push_back({o.stats_path, "statistics file", writes_in_place(o.stats_path), false});
-  }
-  std::vector<std::string> read = o.inputs;
-  if (!o.filter_path.empty() && !saves_filter) read.push_back(o.filter_path);
-  // Read once at the start, but a job must not destroy its own list either.
-  if (!o.input_list.files_from.empty()) read.push_back(o.input_list.files_from);
-  check_written_files(written, read);
-  check_checkpoint_options(o.checkpoint, o.inputs, mode == Mode::kBuild ? "" : o.output);
-  for (const WrittenFile& file : written) check_writable(file);
-}
-
 }  // namespace
 
 int run_job(const JobOptions& options, JobKind kind) {
+  if (options.mpi) return run_mpi_job(options, kind);
   JobOptions o = options;
   Console& console = Console::get();
   console.set_quiet(o.quiet);
@@ -417,7 +343,7 @@ int run_job(const JobOptions& options, JobKind kind) {
     }
     if (kind == JobKind::kQuery || filter_existed) {
       FilterFile file = load_filter_file(o.filter_path);
-      check_key_rules(o, file, key_rules);
+      check_key_rules(o, file.rules, file.version, key_rules);
       if (file.rules.keys) saved_rules = *file.rules.keys;
       return filter_from_file(o, kind, request, format, max_memory, std::move(file));
     }
@@ -436,6 +362,7 @@ int run_job(const JobOptions& options, JobKind kind) {
   run.keys = keys;
   run.batch_records = batch;
   run.read_threads = split_threads(o.threads, o.filter_threads).read;
+  run.piece_bytes = piece_bytes(o.piece_bytes);
   run.max_record_bytes = max_record;
   apply_checkpoint_options(o.checkpoint, run);
   run.resume = o.checkpoint.resume ? &job.resume_state() : nullptr;

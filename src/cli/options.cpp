@@ -163,6 +163,16 @@ void add_backend_options(CLI::App& app, JobOptions& options) {
                      "); changes speed and memory, never the output")
       ->type_name("N")
       ->group(kGroupBackend);
+  app.add_flag("--mpi", options.mpi,
+               "Run as one rank of an MPI job (mpirun -np R gdedup ... --mpi): each rank holds "
+               "1/R of the filter and reads its share of the input; the output and the filter "
+               "file are those of one process (docs/SCALE-OUT.md)")
+      ->group(kGroupBackend);
+  // Hidden (no group): tests cut small inputs into many pieces with it.
+  app.add_option("--piece-bytes", options.piece_bytes,
+                 "Advanced: the byte ranges large plain files are read in")
+      ->type_name("SIZE")
+      ->group("");
 }
 
 KeyOptions parse_key_flags(const KeyFlags& flags) {

@@ -71,6 +71,10 @@ struct JobOptions {
   bool no_grow = false;     // dedup and build --no-grow
   std::string max_memory;   // dedup and build --max-memory; "" for no cap
   CheckpointOptions checkpoint;  // dedup and build
+  bool mpi = false;  // --mpi: this process is one rank of an MPI job (mpi_job.h)
+  // --piece-bytes: the size of the byte ranges large plain files are read
+  // in; "" for the default. Hidden: for tests and tuning.
+  std::string piece_bytes;
 
   // The byte that ends a record, in the input and the output.
   char record_separator() const { return null_data ? '\0' : '\n'; }

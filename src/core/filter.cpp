@@ -137,21 +137,25 @@ uint64_t Filter::count_set_bits() const {
   return detail::count_set_bits(p, n, parts);
 }
 
-double Filter::estimated_keys() const {
+double estimated_keys(const FilterParams& params, uint64_t set_bits) {
   // Each key sets c bits in each word of its block, so a bit stays clear with
   // probability E[(31/32)^{cL}] = exp(-lambda (1 - (31/32)^c)), L ~ Poisson(lambda).
-  const double total = static_cast<double>(params_.words()) * kWordBits;
-  const double clear = total - static_cast<double>(count_set_bits());
+  const double total = static_cast<double>(params.words()) * kWordBits;
+  const double clear = total - static_cast<double>(set_bits);
   if (clear <= 0) return std::numeric_limits<double>::infinity();
-  const double per_word = params_.layout.bits_per_word();
+  const double per_word = params.layout.bits_per_word();
   const double lambda = -std::log(clear / total) / (1.0 - std::pow(31.0 / 32.0, per_word));
-  return lambda * static_cast<double>(params_.num_blocks);
+  return lambda * static_cast<double>(params.num_blocks);
 }
 
-double Filter::current_fpr() const {
-  const double keys = estimated_keys();
+double fpr_at_fill(const FilterParams& params, uint64_t set_bits) {
+  const double keys = estimated_keys(params, set_bits);
   if (std::isinf(keys)) return 1.0;
-  return layout_fpr(params_.layout, keys / static_cast<double>(params_.num_blocks));
+  return layout_fpr(params.layout, keys / static_cast<double>(params.num_blocks));
 }
+
+double Filter::estimated_keys() const { return gdedup::estimated_keys(params_, count_set_bits()); }
+
+double Filter::current_fpr() const { return fpr_at_fill(params_, count_set_bits()); }
 
 }  // namespace gdedup

@@ -13,16 +13,18 @@ double fraction(uint64_t part, uint64_t whole) {
 }  // namespace
 
 FilterSummary summarize(const Filter& filter) {
+  return summarize(filter.params(), filter.counters(), filter.count_set_bits());
+}
+
+FilterSummary summarize(const FilterParams& p, const FilterCounters& c, uint64_t set_bits) {
   FilterSummary s;
-  const FilterParams& p = filter.params();
-  const FilterCounters& c = filter.counters();
   s.blocks = p.num_blocks;
   s.bytes = p.bytes();
-  s.set_bits = filter.count_set_bits();
+  s.set_bits = set_bits;
   s.total_bits = p.bytes() * 8;
   s.fill = fraction(s.set_bits, s.total_bits);
-  s.estimated_keys = filter.estimated_keys();
-  s.current_fpr = filter.current_fpr();
+  s.estimated_keys = estimated_keys(p, set_bits);
+  s.current_fpr = fpr_at_fill(p, set_bits);
   s.expected_fpr = expected_fpr(p.layout, p.num_blocks, c.insertions);
   s.insertions = c.insertions;
   s.planned_capacity = c.planned_capacity;

@@ -12,7 +12,9 @@
 #include <sys/types.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <memory>
+#include <vector>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -188,6 +190,43 @@ void save_filter_file(const FilterFile& file, const std::string& path) {
   std::vector<format::LayerView> layers;
   for (const Filter& layer : file.layers) layers.push_back(format::view_of(layer));
   write_current(path, layers, file.rules);
+}
+
+void save_filter_streamed(
+    const FilterParams& params, const FilterCounters& counters, const std::string& path,
+    const std::optional<KeyRules>& keys,
+    const std::function<void(uint64_t offset, uint64_t length, unsigned char* into)>& read) {
+  write_current(path, {format::LayerView{nullptr, params, counters, read}},
+                FilterRules{keys, std::nullopt, 0});
+}
+
+void read_filter_slice(const std::string& path, uint64_t from, uint64_t length,
+                       unsigned char* into, bool verify_all) {
+  const format::FileKind kind = filter_kind();
+  Opened f;
+  open_filter_file(kind, path, f);
+  if (f.rules.growth) {
+    throw UsageError("filter file " + path + " holds a growing filter, which cannot be shared "
+                     "by ranks yet; use a fixed filter (made with --memory or --no-grow)");
+  }
+  const FilterFields& fields = f.table.layers[0];
+  if (from > fields.payload_bytes || length > fields.payload_bytes - from) {
+    throw UsageError("bytes " + std::to_string(from) + " .. " + std::to_string(from + length) +
+                     " lie outside the " + std::to_string(fields.payload_bytes) +
+                     "-byte bit array of filter file " + path);
+  }
+  format::read_exactly(kind, f.file, into, length, f.table.at[0] + from);
+  if (!verify_all) return;
+  std::vector<unsigned char> piece(static_cast<size_t>(
+      std::min<uint64_t>(fields.payload_bytes, uint64_t{64} << 20)));
+  const uint64_t got = checksum_stream(fields.payload_bytes, piece.size(),
+                                       [&](uint64_t done, uint64_t n) {
+                                         format::read_exactly(kind, f.file, piece.data(), n,
+                                                              f.table.at[0] + done);
+                                         return static_cast<const unsigned char*>(piece.data());
+                                       });
+  format::check_bit_array(kind, f.file, got, fields.payload_checksum,
+                          f.file.version >= kVersion2 ? "layer 1's bit array" : "bit array");
 }
 
 FilterFileInfo read_filter_info(const std::string& path) {

@@ -85,13 +85,21 @@ size_t first_nonzero_byte(const unsigned char* header, size_t from) {
 
 uint64_t checksum_pieces(const unsigned char* bytes, uint64_t size, uint64_t piece,
                          const std::function<void(uint64_t offset, uint64_t length)>& transfer) {
+  return checksum_stream(size, piece, [&](uint64_t done, uint64_t n) {
+    transfer(done, n);
+    return bytes + done;
+  });
+}
+
+uint64_t checksum_stream(uint64_t size, uint64_t piece,
+                         const std::function<const unsigned char*(uint64_t offset,
+                                                                  uint64_t length)>& next) {
   XXH3_state_t state;
   XXH3_INITSTATE(&state);
   XXH3_64bits_reset(&state);
   for (uint64_t done = 0; done < size;) {
     const uint64_t n = std::min(size - done, piece);
-    transfer(done, n);
-    XXH3_64bits_update(&state, bytes + done, static_cast<size_t>(n));
+    XXH3_64bits_update(&state, next(done, n), static_cast<size_t>(n));
     done += n;
   }
   return XXH3_64bits_digest(&state);

@@ -132,5 +132,12 @@ size_t first_nonzero_byte(const unsigned char* header, size_t from);
 // returns. Bit array checksums are computed this way on save and load.
 uint64_t checksum_pieces(const unsigned char* bytes, uint64_t size, uint64_t piece,
                          const std::function<void(uint64_t offset, uint64_t length)>& transfer);
+// The same where the bytes are not in one buffer: `next(offset, length)`
+// hands over bytes [offset, offset + length) of the array (valid until the
+// next call), which are then hashed. A bit array shared by the ranks of an
+// MPI job is saved and verified this way, a piece at a time.
+uint64_t checksum_stream(uint64_t size, uint64_t piece,
+                         const std::function<const unsigned char*(uint64_t offset,
+                                                                  uint64_t length)>& next);
 
 }  // namespace gdedup::filter_file

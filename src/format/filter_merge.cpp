@@ -69,11 +69,10 @@ uint64_t keys_offered_for_growth(const FilterRules& rules,
 // key gets through with probability 1 - f(n) with n keys in, so the keys
 // lost on the way to `keys` are the integral of f / (1 - f) (trapezoids
 // over 256 steps, f capped below 1): a lower bound.
-double probably_lost(const Filter& filter, uint64_t keys) {
-  const double offered = filter.estimated_keys();
+double probably_lost(const FilterParams& params, uint64_t set_bits, uint64_t keys) {
+  const double offered = estimated_keys(params, set_bits);
   if (std::isfinite(offered)) return std::max(0.0, offered - static_cast<double>(keys));
   constexpr int kSteps = 256;
-  const FilterParams& params = filter.params();
   auto lost_rate = [&](double n) {
     const double f = std::min(0.999, expected_fpr(params.layout, params.num_blocks,
                                                   static_cast<uint64_t>(n)));
@@ -139,16 +138,25 @@ FilterRules merged_rules(const std::vector<FilterFileInfo>& infos,
 std::optional<Overfull> check_overfull(const Filter& filter) {
   const FilterCounters& c = filter.counters();
   if (c.planned_capacity == 0 || c.planned_fpr <= 0 || c.insertions <= c.planned_capacity) {
+    return std::nullopt;  // before the bits are counted: the common case costs nothing
+  }
+  return check_overfull(filter.params(), c, filter.count_set_bits());
+}
+
+std::optional<Overfull> check_overfull(const FilterParams& params, const FilterCounters& c,
+                                       uint64_t set_bits) {
+  if (c.planned_capacity == 0 || c.planned_fpr <= 0 || c.insertions <= c.planned_capacity) {
     return std::nullopt;
   }
-  const double fpr_now = filter.current_fpr();
+  const double fpr_now = fpr_at_fill(params, set_bits);
   if (!(fpr_now > kOverfullFactor * c.planned_fpr)) return std::nullopt;
   Overfull o;
   o.planned = c.planned_capacity;
   o.keys = c.insertions;
   o.fpr_now = fpr_now;
   o.planned_fpr = c.planned_fpr;
-  o.probably_lost = static_cast<uint64_t>(std::llround(probably_lost(filter, o.keys)));
+  o.probably_lost =
+      static_cast<uint64_t>(std::llround(probably_lost(params, set_bits, o.keys)));
   // The distinct keys seen, and a quarter more for the input to grow.
   o.capacity = round_up_2_digits(1.25 * static_cast<double>(o.keys + o.probably_lost));
   return o;

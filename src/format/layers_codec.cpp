@@ -76,8 +76,18 @@ void write_layers(fs::Replacement& out, uint64_t offset, const std::vector<Layer
     }
     end += layers[i].params.bytes();
     const auto* bytes = reinterpret_cast<const unsigned char*>(layers[i].words);
-    checksums[i] = checksum_pieces(bytes, layers[i].params.bytes(), kWriteChunk,
-                                   [&](uint64_t done, uint64_t n) { out.write(bytes + done, n); });
+    std::vector<unsigned char> piece(bytes == nullptr ? kWriteChunk : 0);
+    checksums[i] = checksum_stream(layers[i].params.bytes(), kWriteChunk,
+                                   [&](uint64_t done, uint64_t n) -> const unsigned char* {
+                                     const unsigned char* from = piece.data();
+                                     if (bytes != nullptr) {
+                                       from = bytes + done;
+                                     } else {
+                                       layers[i].read(done, n, piece.data());
+                                     }
+                                     out.write(from, n);
+                                     return from;
+                                   });
   }
   const std::string table = encode_table(layers, checksums);
   out.pwrite(table.data(), table.size(), offset);

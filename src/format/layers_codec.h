@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,9 +22,13 @@ namespace gdedup::format {
 // One layer to write. The words need not be the filter's own: a writer in
 // the background hands over a snapshot.
 struct LayerView {
-  const uint32_t* words;
+  const uint32_t* words;  // null: the bits come from `read`
   FilterParams params;
   FilterCounters counters;
+  // A bit array no one process holds whole (the ranks of an MPI job):
+  // read(offset, length, into) copies bytes [offset, offset + length) of it
+  // into `into`, called in order of offset, at most 64 MiB at a time.
+  std::function<void(uint64_t offset, uint64_t length, unsigned char* into)> read = nullptr;
 };
 LayerView view_of(const Filter& layer);
 

@@ -47,16 +47,6 @@ io::OutputPrefix resumed_output(const ResumeState& resume) {
   return io::OutputPrefix{resume.output_offset, resume.kept, resume.output_checksum};
 }
 
-bool keeps(Mode mode, uint8_t answer) {
-  switch (mode) {
-    case Mode::kDedup: return answer == 0;
-    case Mode::kDuplicates: return answer != 0;
-    case Mode::kQueryPresent: return answer != 0;
-    case Mode::kQueryAbsent: return answer == 0;
-    case Mode::kBuild: return false;
-  }
-  return false;
-}
 
 // What the output holds after a failure, in one sentence. An output written
 // in place holds the records before the failure, never a partial one
@@ -234,7 +224,7 @@ class Driver {
       case Mode::kQueryPresent:
       case Mode::kQueryAbsent:
         backend_.contains(fps, n, answers);
-        for (uint64_t i = 0; i < n; ++i) kept += keeps(options_.mode, answers[i]);
+        for (uint64_t i = 0; i < n; ++i) kept += keeps_record(options_.mode, answers[i]);
         break;
     }
     if (writer != nullptr) {
@@ -269,7 +259,7 @@ class Driver {
     }
     uint64_t bytes = bytes_before, kept = stats_.kept;
     for (uint64_t i = 0; i < upto; ++i) {
-      if (!keeps(options_.mode, batch.answers[i])) continue;
+      if (!keeps_record(options_.mode, batch.answers[i])) continue;
       ++kept;
       bytes += options_.format == InputFormat::kU64 ? 8 : batch.records.spans()[i].size + 1;
     }
@@ -296,7 +286,7 @@ class Driver {
     const Mode mode = options_.mode;
     if (options_.format == InputFormat::kU64) {
       for (uint64_t i = 0; i < n; ++i) {
-        if (!keeps(mode, answers[i])) continue;
+        if (!keeps_record(mode, answers[i])) continue;
         uint64_t le = batch.fingerprints[i];
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
         le = __builtin_bswap64(le);
@@ -313,14 +303,14 @@ class Driver {
     const io::RecordSpan* spans = batch.records.spans().data();
     const char separator = options_.record_separator;
     for (uint64_t i = 0; i < n;) {
-      if (!keeps(mode, answers[i])) {
+      if (!keeps_record(mode, answers[i])) {
         ++i;
         continue;
       }
       const uint64_t begin = spans[i].offset;
       uint64_t end = begin + spans[i].size;
       uint64_t count = 1;
-      while (i + count < n && keeps(mode, answers[i + count]) &&
+      while (i + count < n && keeps_record(mode, answers[i + count]) &&
              spans[i + count].offset == end + 1 && data[end] == separator) {
         end = spans[i + count].offset + spans[i + count].size;
         ++count;
@@ -474,6 +464,17 @@ class Driver {
 };
 
 }  // namespace
+
+bool keeps_record(Mode mode, uint8_t answer) {
+  switch (mode) {
+    case Mode::kDedup: return answer == 0;
+    case Mode::kDuplicates: return answer != 0;
+    case Mode::kQueryPresent: return answer != 0;
+    case Mode::kQueryAbsent: return answer == 0;
+    case Mode::kBuild: return false;
+  }
+  return false;
+}
 
 const char* mode_name(Mode mode) {
   switch (mode) {

@@ -1,0 +1,128 @@
+// One job over the ranks of an MPI launch (docs/SCALE-OUT.md): every rank
+// holds only its range of the filter's blocks, reads its share of the input
+// pieces, and sends each fingerprint to the rank that owns its block; the
+// owners apply the keys in global input order, so the output and the saved
+// filter are byte-identical to one process's. Built into the command only
+// (gdedup_mpi); in a build without MPI, built() is false and every other
+// function throws Error saying so.
+//
+// Functions marked collective are called by every rank of the job, in the
+// same order; the others run on one rank alone.
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "gdedup/filter.h"
+#include "gdedup/filter_file.h"
+#include "gdedup/pipeline.h"
+
+namespace gdedup::mpi {
+
+bool built();
+
+struct RankInfo {
+  unsigned rank = 0;
+  unsigned ranks = 1;
+  std::string host;  // MPI_Get_processor_name
+};
+
+// Collective. Starts MPI in this process; call once, before any other
+// function here.
+RankInfo join(int* argc, char*** argv);
+// Collective. Ends MPI; after it, only built() may be called.
+void leave();
+// Ends every rank of the job at once with `status`: prints "gdedup: rank R
+// on HOST: message" to stderr, removes this rank's temporary files, then
+// calls MPI_Abort, whose runtime stops the others. For a failure on one
+// rank, which the others cannot learn of through the work they wait on.
+[[noreturn]] void abort_job(const std::string& message, int status);
+
+// Collective. Whether a check that every rank ran failed on some of them: the lowest
+// rank that failed, or -1 when none did; `all_failed` says whether every
+// rank failed (the same check on the same input: one message is enough).
+int first_failure(bool failed, bool& all_failed);
+
+// Thrown on every rank by a collective call that found a rank's work failed
+// (run_sharded_pipeline, after a piece that could not be read): on the rank
+// that failed, `failure` holds its error, to report; on the others it is
+// null. Every rank knows, so each can end without MPI_Abort.
+struct JobFailed : std::exception {
+  int rank = 0;
+  std::exception_ptr failure;
+  const char* what() const noexcept override { return "a rank of the job failed"; }
+};
+
+// Collective. The job's largest exit status (each rank gives its own).
+int max_status(int status);
+
+// A fixed filter spread over the ranks: rank r holds blocks
+// [first_block(r), first_block(r + 1)) of the whole layout
+// (core/owner_partition.h), num_blocks / ranks of them, and nothing else.
+class ShardedFilter {
+ public:
+  // A zeroed filter of `params`; `counters` are the whole filter's. Throws
+  // UsageError for more ranks than blocks or than 256.
+  ShardedFilter(const FilterParams& params, const FilterCounters& counters);
+  // The fixed filter of the file at `path`: each rank reads only its blocks;
+  // rank 0 also reads the whole bit array once, without holding it, to
+  // verify its checksum. Throws Error as load_filter_file does, and
+  // UsageError for a growing filter (a fixed one is needed under MPI). Not
+  // collective: a rank that fails throws alone.
+  static ShardedFilter load(const std::string& path);
+  ShardedFilter(ShardedFilter&& other) noexcept
+      : local_insertions(other.local_insertions),
+        params_(other.params_),
+        counters_(other.counters_),
+        first_block_(other.first_block_),
+        held_blocks_(other.held_blocks_),
+        words_(std::exchange(other.words_, nullptr)),
+        bytes_(std::exchange(other.bytes_, 0)) {}
+  ShardedFilter& operator=(ShardedFilter&&) = delete;
+  ShardedFilter(const ShardedFilter&) = delete;
+  ShardedFilter& operator=(const ShardedFilter&) = delete;
+  ~ShardedFilter();
+
+  // Collective. Writes the filter to `path` as save_filter writes the whole
+  // filter, byte for byte: rank 0 writes the file, taking each rank's blocks
+  // in turn in pieces of at most 64 MiB, so that no rank holds more than its
+  // own.
+  void save(const std::string& path, const std::optional<KeyRules>& keys);
+
+  const FilterParams& params() const { return params_; }
+  // Collective. The whole filter's counters (the ranks' insertions summed).
+  FilterCounters counters() const;
+  // Collective. Set bits of the whole filter.
+  uint64_t count_set_bits() const;
+
+  uint64_t first_block() const { return first_block_; }
+  uint64_t held_blocks() const { return held_blocks_; }
+  uint32_t* words() { return words_; }
+
+  // Keys found new by this rank's blocks; counters() sums them.
+  uint64_t local_insertions = 0;
+
+ private:
+  FilterParams params_;
+  FilterCounters counters_;  // the whole filter's, as planned or loaded
+  uint64_t first_block_ = 0;
+  uint64_t held_blocks_ = 0;
+  uint32_t* words_ = nullptr;
+  uint64_t bytes_ = 0;  // allocated at words_
+};
+
+// Collective. run_pipeline over the ranks: modes dedup, duplicates, build and query,
+// text input from regular files, an output file (which every rank must be
+// able to open: a shared filesystem past one machine), no checkpoints.
+// Returns the whole job's stats on every rank.
+PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter& filter);
+
+// Throws UsageError, naming the option, for what run_sharded_pipeline does
+// not support yet; not collective, so that every rank can refuse alike
+// before the job begins.
+void check_supported(const PipelineOptions& options);
+
+}  // namespace gdedup::mpi

@@ -1,0 +1,218 @@
+#include "cli/mpi_job.h"
+
+#include <exception>
+#include <new>
+#include <optional>
+#include <string>
+
+#include "cli/console.h"
+#include "cli/error_advice.h"
+#include "cli/file_locks.h"
+#include "cli/input_list.h"
+#include "cli/interrupt.h"
+#include "cli/job_checks.h"
+#include "cli/numbers.h"
+#include "cli/overfull.h"
+#include "cli/preflight.h"
+#include "cli/report.h"
+#include "cli/sizing.h"
+#include "cli/stats.h"
+#include "gdedup/error.h"
+#include "gdedup/filter_file.h"
+#include "gdedup/mpi.h"
+
+namespace gdedup::cli {
+namespace {
+
+constexpr int kExitRuntime = 1;
+constexpr int kExitUsage = 2;
+
+// What one process would accept but the ranks cannot do yet: refused by
+// name, never ignored.
+void refuse_unsupported(const JobOptions& o, JobKind kind, const SizingRequest& request,
+                        bool filter_existed) {
+  auto refuse = [](const std::string& option, const std::string& advice) {
+    throw UsageError(option + " is not supported under --mpi yet; " + advice);
+  };
+  if (o.checkpoint.enabled()) refuse("--checkpoint", "leave it out, or run in one process");
+  if (!o.max_memory.empty()) refuse("--max-memory", "a filter under --mpi has a fixed size");
+  if (o.progress) refuse("--progress", "leave it out");
+  if (o.threads > 1 || o.filter_threads > 1) {
+    refuse(o.threads > 1 ? "--threads" : "--filter-threads",
+           "each rank reads with one thread and runs its blocks on one: run more ranks instead");
+  }
+  if (o.backend == "gpu") refuse("--backend gpu", "the ranks run their blocks on the CPU");
+  // --capacity alone makes one process's filter grow; the same options
+  // must make the same file.
+  if (kind != JobKind::kQuery && !filter_existed && !request.memory && !o.no_grow) {
+    throw UsageError("under --mpi a new filter has a fixed size, which the ranks share: give "
+                     "--no-grow (with --capacity N, or sized from the input) or --memory SIZE; "
+                     "a filter that grows is not supported under --mpi yet");
+  }
+}
+
+// Everything a rank sets up before the work, checked alike on every rank.
+struct Setup {
+  PipelineOptions run;
+  std::optional<mpi::ShardedFilter> filter;
+  KeyRules saved_rules;  // what the saved filter records
+  bool saves_filter = false;
+  bool filter_existed = false;
+  uint64_t inputs_skipped = 0;  // --skip-missing
+  FileLocks locks;  // rank 0's
+};
+
+Setup prepare(const JobOptions& options, JobKind kind, const mpi::RankInfo& me) {
+  JobOptions o = options;
+  Setup s;
+  const Mode mode = mode_for(o, kind);
+  const InputFormat format = parse_input_format(o.input_format);
+  const SizingRequest request = parse_sizing(o.sizing);
+  o.progress_mode();  // --progress with --no-progress
+  const uint64_t batch = o.batch.empty() ? PipelineOptions{}.batch_records
+                                         : parse_count(o.batch, "--batch");
+  if (batch == 0) throw UsageError("--batch " + o.batch + ": must be at least 1 record");
+  const KeyOptions keys = format == InputFormat::kText ? parse_key_flags(o.keys) : KeyOptions{};
+  ResolvedInputs inputs = resolve_inputs(o.inputs, o.input_list);
+  o.inputs = std::move(inputs.paths);
+  s.inputs_skipped = inputs.skipped.size();
+  check_inputs(o.inputs);
+  s.saves_filter = !o.filter_path.empty() && kind != JobKind::kQuery;
+  const bool filter_existed = !o.filter_path.empty() && file_exists(o.filter_path);
+  s.filter_existed = filter_existed;
+  refuse_unsupported(o, kind, request, filter_existed);
+  check_files(o, mode, s.saves_filter);
+
+  s.run.inputs = o.inputs;
+  s.run.output = o.output;
+  s.run.mode = mode;
+  s.run.format = format;
+  s.run.record_separator = o.record_separator();
+  s.run.keys = keys;
+  s.run.batch_records = batch;
+  s.run.max_record_bytes = max_record_bytes(o.max_record_length, format);
+  s.run.piece_bytes = piece_bytes(o.piece_bytes);
+  mpi::check_supported(s.run);
+
+  if (me.rank == 0) {
+    s.locks = lock_job_files(mode != Mode::kBuild ? o.output : "", "",
+                             s.saves_filter ? o.filter_path : "");
+  }
+  const KeyRules key_rules = command_key_rules(format, keys, o.record_separator());
+  s.saved_rules = key_rules;
+  if (kind == JobKind::kQuery || filter_existed) {
+    const FilterFileInfo info = read_filter_info(o.filter_path);
+    check_key_rules(o, info.rules, info.version, key_rules);
+    if (info.rules.keys) s.saved_rules = *info.rules.keys;
+    s.filter.emplace(mpi::ShardedFilter::load(o.filter_path));
+  } else {
+    const Plan plan = plan_job(request, o.inputs, format, o.record_separator());
+    Console::get().info(plan_summary(plan) +
+                        (o.filter_path.empty() ? "" : ", saved to " + o.filter_path));
+    FilterCounters counters;
+    counters.planned_capacity = plan.capacity;
+    counters.planned_fpr = plan.expected_fpr;
+    s.filter.emplace(FilterParams{plan.num_blocks, plan.layout, kDefaultSeed}, counters);
+  }
+  return s;
+}
+
+// The work, once every rank has passed its checks; the exit status, as one
+// process's (4 when the filter ended far past its plan).
+int run(Setup& s, const JobOptions& o, JobKind kind, const mpi::RankInfo& me) {
+  mpi::ShardedFilter& filter = *s.filter;
+  const PipelineStats stats = mpi::run_sharded_pipeline(s.run, filter);
+  if (s.saves_filter) filter.save(o.filter_path, s.saved_rules);
+  const uint64_t set = filter.count_set_bits();
+  const FilterCounters counters = filter.counters();
+  JobReport report;
+  report.mode = s.run.mode;
+  report.stats = stats;
+  report.filter = summarize(filter.params(), counters, set);
+  report.backend = "cpu on " + std::to_string(me.ranks) + (me.ranks == 1 ? " rank" : " ranks");
+  report.inputs = s.run.inputs.size();
+  report.inputs_skipped = s.inputs_skipped;
+  Console& console = Console::get();
+  if (me.rank == 0 && !o.stats_path.empty()) {
+    write_stats_file(o.stats_path, stats_json(report).str() + "\n");
+  }
+  console.info(summary_line(report) + " (" + report.backend + ")");
+  if (kind == JobKind::kQuery) return 0;
+  const std::optional<Overfull> over = check_overfull(filter.params(), counters, set);
+  if (!over) return 0;
+  // Every rank found the same: rank 0 says it.
+  if (me.rank == 0) console.error(overfull_message(*over, s.run.mode, s.filter_existed));
+  return kExitOverfull;
+}
+
+// The message and status of a failure, as main() would give them.
+int describe(std::exception_ptr failure, std::string& message) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const UsageError& e) {
+    message = with_advice(e);
+    return kExitUsage;
+  } catch (const Error& e) {
+    message = with_advice(e);
+    return kExitRuntime;
+  } catch (const std::bad_alloc&) {
+    message = "out of memory; a smaller --memory or --capacity, or more ranks, needs less";
+  } catch (const std::exception& e) {
+    message = std::string("unexpected error: ") + e.what();
+  }
+  return kExitRuntime;
+}
+
+}  // namespace
+
+int run_mpi_job(const JobOptions& options, JobKind kind) {
+  const mpi::RankInfo me = mpi::join(nullptr, nullptr);
+  Console& console = Console::get();
+  console.set_quiet(options.quiet || me.rank != 0);
+  // mpirun sends SIGTERM to every rank when one of them fails or dies.
+  end_on_signals("the job did not finish (if another rank failed or was killed, its message "
+                 "or mpirun's says why); the output and the filter file were left as they were "
+                 "before the job");
+  const std::string where = "rank " + std::to_string(me.rank) + " on " + me.host + ": ";
+
+  std::optional<Setup> setup;
+  std::string message;
+  int status = 0;
+  try {
+    setup.emplace(prepare(options, kind, me));
+  } catch (...) {
+    status = describe(std::current_exception(), message);
+  }
+  // Every rank knows the job failed: the one message is out, and every
+  // rank ends with the job's worst status.
+  auto end_together = [&](int status) {
+    const int job_status = mpi::max_status(status);
+    end_quietly_on_signals();  // mpirun stops the slower ranks
+    setup.reset();
+    mpi::leave();
+    return job_status;
+  };
+  bool all_failed = false;
+  const int first = mpi::first_failure(status != 0, all_failed);
+  if (first >= 0) {
+    if (static_cast<int>(me.rank) == first) console.error(all_failed ? message : where + message);
+    return end_together(status);
+  }
+  try {
+    status = run(*setup, options, kind, me);
+  } catch (const mpi::JobFailed& e) {
+    if (!e.failure) return end_together(0);
+    status = describe(e.failure, message);
+    console.error(where + message);
+    return end_together(status);
+  } catch (...) {
+    // This rank alone knows: the others wait in a collective call.
+    status = describe(std::current_exception(), message);
+    mpi::abort_job(message, status);
+  }
+  setup.reset();
+  mpi::leave();
+  return status;
+}
+
+}  // namespace gdedup::cli

@@ -1,0 +1,24 @@
+// MPI calls that fail throw Error naming the call, this rank and its host.
+// The communicator returns errors (world.cpp sets MPI_ERRORS_RETURN) rather
+// than ending the process in MPI's words.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "gdedup/mpi.h"
+
+namespace gdedup::mpi {
+
+// This rank, as join() found it.
+const RankInfo& rank_info();
+
+// Throws Error "MPI call `what` failed on rank R (HOST): MPI's text" unless
+// `code` is MPI_SUCCESS.
+void check(int code, const char* what);
+
+// `count` as the int that MPI counts take; throws Error naming `what` when
+// it does not fit.
+int mpi_count(uint64_t count, const char* what);
+
+}  // namespace gdedup::mpi

@@ -1,0 +1,47 @@
+// One round of the sharded filter (docs/SCALE-OUT.md): every rank hands in
+// the fingerprints of its piece, each goes to the rank that owns its block
+// (one MPI_Alltoallv, 8 bytes a key), each owner applies what it received
+// in source-rank order, and the answers go back (a second MPI_Alltoallv, 1
+// byte a key) to be put in the keys' order. Rank r's piece of round k is
+// piece kR + r, so source-rank order is global input order, and an owner
+// that applies its keys in that order gives each the answer of one
+// process's sequential test_and_set.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "core/owner_partition.h"
+
+namespace gdedup::mpi {
+
+class KeyExchange {
+ public:
+  // Applies the `count` keys this rank owns, in the order given, answering
+  // into `answers` (null when no answers are wanted); returns what the
+  // caller counts (the keys found new).
+  using Apply = std::function<uint64_t(const uint64_t* keys, uint64_t count, uint8_t* answers)>;
+
+  explicit KeyExchange(const detail::BlockOwners& owners) : owners_(owners) {}
+
+  // Collective. Sends the `count` keys at `fingerprints` to their owners,
+  // runs `apply` once on the keys this rank received from all ranks (rank
+  // 0's first), and, when `answered` (which every rank must say alike),
+  // sets answers[i] to the owner's answer for key i. Returns this rank's
+  // apply() result.
+  uint64_t run(const uint64_t* fingerprints, uint64_t count, bool answered, uint8_t* answers,
+               const Apply& apply);
+
+ private:
+  detail::BlockOwners owners_;
+  // Reused from round to round.
+  std::vector<detail::OwnerBucket> row_;  // this rank's keys by owner
+  std::vector<uint8_t> owner_of_key_;
+  std::vector<uint64_t> sent_keys_;      // row_ laid end to end
+  std::vector<uint64_t> received_keys_;  // by source rank, rank 0's first
+  std::vector<uint8_t> received_answers_;
+  std::vector<uint8_t> sent_answers_;
+};
+
+}  // namespace gdedup::mpi

@@ -1,0 +1,35 @@
+// gdedup/mpi.h for builds without MPI: every entry point says so, so that
+// the command needs no #ifdef. Compiled into gdedup_mpi only when MPI is off.
+#include <string>
+
+#include "gdedup/error.h"
+#include "gdedup/mpi.h"
+
+namespace gdedup::mpi {
+namespace {
+
+[[noreturn]] void not_built() {
+  throw Error("gdedup was built without MPI, so --mpi cannot run (install libopenmpi-dev and "
+              "configure with -DGDEDUP_MPI=ON); without --mpi the job runs in one process");
+}
+
+}  // namespace
+
+bool built() { return false; }
+RankInfo join(int*, char***) { not_built(); }
+void leave() {}
+void abort_job(const std::string&, int) { not_built(); }
+int first_failure(bool, bool&) { not_built(); }
+int max_status(int) { not_built(); }
+
+ShardedFilter::ShardedFilter(const FilterParams&, const FilterCounters&) { not_built(); }
+ShardedFilter ShardedFilter::load(const std::string&) { not_built(); }
+ShardedFilter::~ShardedFilter() = default;
+void ShardedFilter::save(const std::string&, const std::optional<KeyRules>&) { not_built(); }
+FilterCounters ShardedFilter::counters() const { not_built(); }
+uint64_t ShardedFilter::count_set_bits() const { not_built(); }
+
+PipelineStats run_sharded_pipeline(const PipelineOptions&, ShardedFilter&) { not_built(); }
+void check_supported(const PipelineOptions&) { not_built(); }
+
+}  // namespace gdedup::mpi

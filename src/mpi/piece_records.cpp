@@ -1,0 +1,104 @@
+#include "mpi/piece_records.h"
+
+#include <cerrno>
+#include <cstring>
+#include <optional>
+
+#include "fs/file_ops.h"
+#include "gdedup/error.h"
+#include "io/record_reader.h"
+
+namespace gdedup::mpi {
+namespace {
+
+constexpr uint64_t kScanBytes = uint64_t{64} << 10;
+
+// The position just past the first `separator` in [from, limit) of `file`,
+// or nullopt when there is none.
+std::optional<uint64_t> after_separator(const fs::File& file, uint64_t from, uint64_t limit,
+                                        char separator) {
+  std::vector<char> buffer(kScanBytes);
+  for (uint64_t at = from; at < limit;) {
+    const uint64_t want = std::min<uint64_t>(kScanBytes, limit - at);
+    const int64_t got = fs::read_at(file.fd(), buffer.data(), want, at);
+    if (got < 0) {
+      throw Error("cannot read " + file.name() + " at byte offset " + std::to_string(at) + ": " +
+                  fs::error_text(errno));
+    }
+    if (got == 0) return std::nullopt;  // shorter than planned: the reader says so
+    if (const void* hit = std::memchr(buffer.data(), separator, static_cast<size_t>(got))) {
+      return at + static_cast<uint64_t>(static_cast<const char*>(hit) - buffer.data()) + 1;
+    }
+    at += static_cast<uint64_t>(got);
+  }
+  return std::nullopt;
+}
+
+// The raw range holding the records that start in piece's range; empty
+// (begin == end) when none does.
+pipeline::Piece records_starting_in(const pipeline::Piece& piece, const std::string& path,
+                                    const PipelineOptions& options) {
+  fs::File file;
+  if (const int err = fs::open_for_reading(path, file)) {
+    throw Error("cannot open input " + path + ": " + fs::error_text(err));
+  }
+  const char separator = options.record_separator;
+  pipeline::Piece out = piece;
+  out.starts_record = true;
+  if (!piece.starts_record) {
+    const std::optional<uint64_t> first =
+        after_separator(file, piece.begin - 1, piece.end, separator);
+    out.begin = first.value_or(piece.end);
+  }
+  if (!piece.ends_input && out.begin < piece.end) {
+    // The last record ends at the first separator from the range's last byte
+    // on. One longer than the limit is cut there, and the reader refuses it.
+    const uint64_t limit = std::min(piece.stamp.size, piece.end + options.max_record_bytes + 1);
+    out.end = after_separator(file, piece.end - 1, limit, separator).value_or(limit);
+  }
+  out.end = std::max(out.begin, out.end);
+  return out;
+}
+
+}  // namespace
+
+void read_piece(const pipeline::Piece& piece, const std::string& path,
+                const PipelineOptions& options, pipeline::KeyHasher& hasher, PieceRecords& out) {
+  out.used = 0;
+  out.fingerprints.clear();
+  out.bytes = 0;
+  pipeline::Piece range = piece;
+  if (piece.kind == pipeline::PieceKind::kPlainRange) {
+    range = records_starting_in(piece, path, options);
+    if (range.begin == range.end) return;
+  }
+  pipeline::OpenPiece opened = pipeline::open_piece(range, path, options.record_separator);
+  io::ReaderOptions reading;
+  reading.batch_records = static_cast<size_t>(options.batch_records);
+  reading.max_record_bytes = options.max_record_bytes;
+  reading.separator = options.record_separator;
+  io::RecordReader reader(std::move(opened.source), reading);
+  // A plain range's stream starts at its first record; a whole input's at
+  // the input's start.
+  const uint64_t stream_start =
+      piece.kind == pipeline::PieceKind::kPlainRange ? range.begin : 0;
+  try {
+    for (;;) {
+      if (out.used == out.batches.size()) out.batches.emplace_back();
+      io::RecordBatch& batch = out.batches[out.used];
+      if (!reader.next(batch)) break;
+      ++out.used;
+      for (size_t i = 0; i < batch.size(); ++i) {
+        out.fingerprints.push_back(hasher.fingerprint(batch[i]));
+      }
+    }
+  } catch (const io::RecordTooLong&) {
+    // The reader stopped after the records before it: its position is where
+    // the long one starts.
+    out.bytes = reader.position().offset;
+    throw PieceRecordTooLong{out.fingerprints.size(), stream_start + reader.position().offset};
+  }
+  out.bytes = reader.position().offset;
+}
+
+}  // namespace gdedup::mpi

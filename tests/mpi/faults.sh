@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# A rank that dies ends the whole MPI job: mpirun exits non-zero, no rank
+# is left running, and the output never appears under its final name (a
+# SIGKILL of rank 0, which cannot clean up, may leave its temporary file
+# OUTPUT.tmp.XXXXXX; any other rank's death lets rank 0 remove it).
+source "$(dirname "$0")/lib.sh"
+
+# kill_rank_midway R VICTIM: a dedup on R ranks whose rank VICTIM is sent
+# SIGKILL once every rank is running.
+kill_rank_midway() {
+  local ranks=$1 victim=$2
+  awk 'BEGIN { srand(3); for (i = 0; i < 1000000; i++) print "https://k.example/" int(rand() * 1e7) }' \
+    >in.txt
+  "$MPIEXEC" --oversubscribe -np "$ranks" "$GDEDUP" dedup in.txt -o out.txt -f f.gdf \
+    --capacity 1200000 --no-grow --piece-bytes 1K -q --mpi >stdout 2>stderr &
+  local launcher=$! pids=() i
+  for i in $(seq 1 200); do  # up to 10 s for the ranks to start
+    mapfile -t pids < <(pgrep -P "$launcher" -f "$GDEDUP")
+    [ "${#pids[@]}" -eq "$ranks" ] && break
+    sleep 0.05
+  done
+  [ "${#pids[@]}" -eq "$ranks" ] || { fail "the $ranks ranks did not start"; kill "$launcher"; return; }
+  # The ranks' order among mpirun's children is their launch order.
+  sleep 0.3
+  kill -KILL "${pids[$victim]}"
+  local waited=0
+  while kill -0 "$launcher" 2>/dev/null && [ "$waited" -lt 600 ]; do
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  if kill -0 "$launcher" 2>/dev/null; then
+    fail "mpirun still runs 60 s after rank $victim was killed"
+    kill -KILL "$launcher"
+  fi
+  wait "$launcher"
+  STATUS=$?
+  [ "$STATUS" -ne 0 ] || fail "mpirun exited 0 although rank $victim was killed"
+  [ ! -e out.txt ] || fail "the output appeared under its final name"
+  [ ! -e f.gdf ] || fail "the filter file appeared"
+  # mpirun has ended; its ranks are gone a moment later.
+  for i in "${pids[@]}"; do
+    waited=0
+    while kill -0 "$i" 2>/dev/null && [ "$waited" -lt 50 ]; do
+      sleep 0.1
+      waited=$((waited + 1))
+    done
+    kill -0 "$i" 2>/dev/null && fail "rank process $i outlived the job by 5 s"
+  done
+  grep -q "rank $victim" stderr || grep -qi "signal 9\|killed" stderr ||
+    fail "nothing on stderr says that a rank was killed: $(cat stderr)"
+}
+
+case_sigkill_rank_1_of_2() {
+  kill_rank_midway 2 1
+  compgen -G 'out.txt.tmp.*' >/dev/null && fail "rank 0 left its temporary file: $(ls)"
+}
+
+case_sigkill_rank_0_of_3() { kill_rank_midway 3 0; }
+
+run_cases

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# gdedup --mpi against one process (docs/SCALE-OUT.md): for 1 to 4 ranks,
+# the output and the saved filter must be byte-identical to those of the
+# same command in one process, on inputs cut into many small pieces
+# (--piece-bytes) so that records span piece edges and keys recur across
+# pieces whose readers are different ranks. Registered by tests/CMakeLists.txt
+# when MPI is built; GDEDUP_MPIEXEC names mpirun.
+source "$(dirname "$0")/lib.sh"
+
+# Lines of varied length (1 to ~120 bytes) over `keys` distinct keys, with
+# empty records, from awk seed `seed`.
+random_lines() {  # COUNT KEYS SEED
+  awk -v n="$1" -v keys="$2" -v seed="$3" 'BEGIN {
+    srand(seed)
+    for (i = 0; i < n; i++) {
+      k = int(rand() * keys)
+      if (k % 97 == 0) { print ""; continue }
+      pad = substr("................................................................................", 1, k % 80)
+      print "https://h" (k % 13) ".example/p/" k "/" pad
+    }
+  }'
+}
+
+case_all_distinct() {
+  distinct_urls 30000 "https://d.example/" >in.txt
+  same_bytes dedup in.txt -o @OUT -f @FILTER --capacity 40000 --no-grow --piece-bytes 8K
+}
+
+case_duplicate_heavy() {
+  random_lines 40000 300 7 >in.txt
+  same_bytes dedup in.txt -o @OUT -f @FILTER --memory 64K --piece-bytes 4K
+}
+
+case_cross_piece_duplicates() {
+  # Every key recurs in many pieces: the copy kept is the earliest piece's.
+  random_lines 30000 5000 11 >in.txt
+  same_bytes dedup in.txt -o @OUT -f @FILTER --capacity 6000 --no-grow --piece-bytes 3K
+  same_bytes dedup in.txt -o @OUT -f @FILTER --capacity 6000 --no-grow --piece-bytes 3K --duplicates
+}
+
+case_edges_long_records_no_final_newline() {
+  # Records longer than a piece, runs of empty records at piece edges, and a
+  # last record without its newline.
+  {
+    random_lines 3000 400 5
+    head -c 9000 /dev/zero | tr '\0' 'x'; echo
+    printf '\n\n\n'
+    random_lines 3000 400 6
+    head -c 5000 /dev/zero | tr '\0' 'y'; echo
+    printf 'last-without-newline'
+  } >in.txt
+  same_bytes dedup in.txt -o @OUT -f @FILTER --capacity 2000 --no-grow --piece-bytes 1K
+  same_bytes dedup in.txt -o @OUT --capacity 2000 --no-grow --piece-bytes 4097
+}
+
+case_gzip_inputs() {
+  random_lines 20000 3000 21 >a.txt
+  random_lines 20000 3000 22 >b.txt
+  gzip -c a.txt >single.gz
+  { gzip -c a.txt; gzip -c b.txt; } >multi.gz  # two members
+  same_bytes dedup single.gz -o @OUT -f @FILTER --capacity 4000 --no-grow
+  same_bytes dedup multi.gz b.txt single.gz -o @OUT -f @FILTER --capacity 4000 --no-grow \
+    --piece-bytes 2K
+}
+
+case_nul_records_and_fields() {
+  random_lines 20000 2000 31 | tr '\n' '\0' >in.z
+  same_bytes dedup in.z -z -o @OUT -f @FILTER --capacity 3000 --no-grow --piece-bytes 2K
+  random_lines 20000 2000 32 | awk '{ print NR % 50 "," $0 }' >in.csv
+  same_bytes dedup in.csv --key field:1 --delimiter , -o @OUT -f @FILTER --capacity 100 \
+    --no-grow --piece-bytes 2K
+}
+
+case_build_and_query() {
+  random_lines 30000 4000 41 >day1.txt
+  random_lines 10000 8000 42 >day2.txt
+  same_bytes build day1.txt -f @FILTER --capacity 20000 --no-grow --piece-bytes 4K
+  "$GDEDUP" build day1.txt -f day1.gdf --capacity 20000 --no-grow -q || fail "one-process build"
+  START=day1.gdf same_bytes query day2.txt -f @FILTER -o @OUT --piece-bytes 2K
+  START=day1.gdf same_bytes query day2.txt -f @FILTER -o @OUT --absent --piece-bytes 2K
+  # dedup on from a saved filter: its bits and insertions carry on.
+  START=day1.gdf same_bytes dedup day2.txt -f @FILTER -o @OUT --piece-bytes 2K
+}
+
+case_filter_far_past_its_plan() {
+  # Exit status 4 and the same bytes: the filter was planned for 500 keys.
+  random_lines 20000 8000 61 >in.txt
+  EXPECT_STATUS=4 same_bytes dedup in.txt -o @OUT -f @FILTER --capacity 500 --no-grow \
+    --piece-bytes 4K
+}
+
+case_stats_file() {
+  # The counts of --stats are the job's, whatever the ranks; times differ.
+  random_lines 20000 3000 71 >in.txt
+  "$GDEDUP" dedup in.txt -o one.out --capacity 4000 --no-grow --stats one.json -q ||
+    fail "one process failed"
+  run_mpi 3 dedup in.txt -o r.out --capacity 4000 --no-grow --stats r.json --piece-bytes 4K
+  expect_status 0
+  local key
+  for key in records kept dropped input_bytes output_bytes filter_set_bits filter_total_bits inputs; do
+    grep -o "\"$key\": *[0-9]*" one.json >want || continue
+    grep -qF "$(cat want)" r.json || fail "--stats $key: $(cat want) in one process, not in $(cat r.json)"
+  done
+}
+
+case_damaged_filter_file() {
+  # Rank 0 checks the checksum over the whole bit array, which the other
+  # ranks read only parts of.
+  random_lines 5000 1000 81 >in.txt
+  "$GDEDUP" build in.txt -f f.gdf --capacity 2000 --no-grow -q || fail "one-process build"
+  local size
+  size=$(stat -c %s f.gdf)
+  printf '\377' | dd of=f.gdf bs=1 seek=$((size - 100)) conv=notrunc 2>/dev/null
+  run_mpi 3 query in.txt -f f.gdf -o out.txt
+  expect_status 1
+  one_message "f.gdf is damaged"
+  [ ! -e out.txt ] || fail "a failed job left out.txt"
+}
+
+case_too_long_record_fails_everywhere() {
+  # Named as one process names it: by its number in the whole input.
+  { random_lines 2000 100 51; head -c 3000 /dev/zero | tr '\0' 'z'; echo; random_lines 50 9 52; } \
+    >in.txt
+  run_gdedup dedup in.txt -o out.txt --capacity 200 --no-grow --max-record-length 1K -q
+  expect_status 1
+  local where
+  where=$(grep -o 'record [0-9]* (at byte offset [0-9]*)' <<<"$ERR")
+  [ -n "$where" ] || fail "one process did not name the record: $ERR"
+  run_mpi 3 dedup in.txt -o out.txt --capacity 200 --no-grow --max-record-length 1K \
+    --piece-bytes 1K
+  expect_status 1
+  one_message "$where is longer than"
+  [ ! -e out.txt ] || fail "a failed job left out.txt"
+}
+
+case_bad_input_one_message() {
+  run_mpi 3 dedup missing.txt -o out.txt --capacity 100 --no-grow
+  expect_failure
+  one_message "missing.txt"
+  echo a >in.txt
+  run_mpi 2 dedup in.txt -o out.txt --capacity 100 --no-grow --checkpoint ck
+  expect_status 2
+  one_message "--checkpoint is not supported under --mpi"
+  run_mpi 2 dedup in.txt -o out.txt --capacity 100
+  expect_status 2
+  one_message "give --no-grow"
+  run_mpi 2 dedup in.txt --capacity 100 --no-grow
+  expect_status 2
+  one_message "the output must be a file"
+  run_mpi 2 dedup in.txt -o out.txt --capacity 100 --no-grow --threads 2
+  expect_status 2
+  one_message "--threads is not supported under --mpi"
+  [ ! -e out.txt ] || fail "a refused job left out.txt"
+}
+
+run_cases

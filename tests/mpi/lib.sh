@@ -1,0 +1,63 @@
+# Helpers of the MPI tests, on top of the hostile scripts' (../hostile/lib.sh:
+# cases, fail, expect_*): mpirun as root on this machine's cores, and the
+# comparison of one process with 1 to 4 ranks.
+source "$(dirname "${BASH_SOURCE[0]}")/../hostile/lib.sh"
+
+MPIEXEC=${GDEDUP_MPIEXEC:?GDEDUP_MPIEXEC must name mpirun}
+# OpenMPI refuses root unless told twice; CI runs as root.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Shared memory between the local ranks; no network interfaces probed.
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+RANKS=${GDEDUP_MPI_RANKS:-1 2 3 4}
+
+# run_mpi R ARGS...: `gdedup ARGS -q --mpi` on R ranks; as run_gdedup.
+run_mpi() {
+  local ranks=$1
+  shift
+  "$MPIEXEC" --oversubscribe -np "$ranks" "$GDEDUP" "$@" -q --mpi \
+    >"$SCRATCH/stdout" 2>"$SCRATCH/stderr"
+  STATUS=$?
+  ERR=$(cat "$SCRATCH/stderr")
+}
+
+# one_message TEXT: stderr of the last run holds exactly one gdedup line,
+# and it contains TEXT (mpirun adds its own report, which is not ours).
+one_message() {
+  local ours
+  ours=$(grep -c '^gdedup:' <<<"$ERR")
+  [ "$ours" -eq 1 ] || fail "$ours gdedup messages, expected one: $ERR"
+  expect_message "$1"
+}
+
+# same_bytes COMMAND ARGS...: runs `gdedup COMMAND ARGS` in one process and
+# on each of $RANKS ranks, with @OUT and @FILTER in ARGS standing for each
+# run's own output and filter file (a copy of $START when START is set), and
+# fails unless every run exits with $EXPECT_STATUS (0 unless set) and the
+# same bytes as the one process.
+same_bytes() {
+  local run ranks status
+  for run in one $RANKS; do
+    local out="$run.out" filter="$run.gdf" args=() a
+    rm -f "$out" "$filter"
+    [ -n "${START:-}" ] && cp "$START" "$filter"
+    for a in "$@"; do
+      a=${a//@OUT/$out}
+      args+=("${a//@FILTER/$filter}")
+    done
+    if [ "$run" = one ]; then
+      "$GDEDUP" "${args[@]}" -q 2>"$run.err"
+    else
+      "$MPIEXEC" --oversubscribe -np "$run" "$GDEDUP" "${args[@]}" -q --mpi 2>"$run.err"
+    fi
+    status=$?
+    [ "$status" -eq "${EXPECT_STATUS:-0}" ] ||
+      { fail "$* on $run: exit $status: $(cat "$run.err")"; continue; }
+    [ "$run" = one ] && continue
+    if [ -e one.out ] && ! cmp -s one.out "$out"; then
+      fail "$* on $run ranks: the output differs from one process's"
+    fi
+    if [ -e one.gdf ] && ! cmp -s one.gdf "$filter"; then
+      fail "$* on $run ranks: the filter file differs from one process's"
+    fi
+  done
+}
