@@ -19,6 +19,7 @@
 #include "gdedup/host_buffer.h"
 #include "gdedup/pipeline.h"
 #include "file_util.h"
+#include "require_gpu.h"
 #include "test_util.h"
 
 #if defined(GDEDUP_CUDA_STANDIN)
@@ -133,8 +134,7 @@ void for_each_schedule(Body&& body) {
 const uint64_t kGpuBatches[] = {1, 777, kRecords, 4 * kRecords};
 
 TEST_F(GpuPipelineTest, EveryModeMatchesTheCpu) {
-  std::string why;
-  ASSERT_TRUE(gpu_available(&why)) << why;
+  GDEDUP_REQUIRE_GPU();
   for (const Input& in : inputs()) {
     const FilterParams params{in.blocks, {512, 16}, kDefaultSeed};
     // The query runs against a filter built from the first third.
@@ -172,8 +172,7 @@ TEST_F(GpuPipelineTest, EveryModeMatchesTheCpu) {
 }
 
 TEST_F(GpuPipelineTest, StoppedAndResumedDedupMatchesAnUninterruptedCpuRun) {
-  std::string why;
-  ASSERT_TRUE(gpu_available(&why)) << why;
+  GDEDUP_REQUIRE_GPU();
   for (const Input& in : inputs()) {
     const FilterParams params{in.blocks, {512, 16}, kDefaultSeed};
     const PipelineOptions o = options(in, Mode::kDedup, "out.txt");
@@ -240,8 +239,7 @@ class WatchedBackend final : public Backend {
 // either front end (the parallel one with pieces of 4 KiB, whose records
 // joined across pieces come in batches of their own).
 TEST_F(GpuPipelineTest, BatchesAreCopiedInPlaceWithoutStaging) {
-  std::string why;
-  ASSERT_TRUE(gpu_available(&why)) << why;
+  GDEDUP_REQUIRE_GPU();
   const Input in = inputs().front();
   const FilterParams params{in.blocks, {512, 16}, kDefaultSeed};
   for (const Mode mode : {Mode::kDedup, Mode::kQueryAbsent}) {
