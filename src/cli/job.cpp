@@ -308,9 +308,7 @@ int run_job(const JobOptions& options, JobKind kind) {
   const uint64_t max_memory =
       o.max_memory.empty() ? 0 : parse_bytes(o.max_memory, "--max-memory");
   const ProgressMode progress_mode = o.progress_mode();
-  const uint64_t batch = o.batch.empty() ? PipelineOptions{}.batch_records
-                                         : parse_count(o.batch, "--batch");
-  if (batch == 0) throw UsageError("--batch " + o.batch + ": must be at least 1 record");
+  const uint64_t batch = batch_records(o.batch);
   const uint64_t max_record = max_record_bytes(o.max_record_length, format);
   // u64 records have no key options (refuse_ignored_options).
   const KeyOptions keys = format == InputFormat::kText ? parse_key_flags(o.keys) : KeyOptions{};

@@ -68,6 +68,13 @@ uint64_t max_record_bytes(const std::string& text, InputFormat format) {
   return bytes;
 }
 
+uint64_t batch_records(const std::string& text) {
+  if (text.empty()) return PipelineOptions{}.batch_records;
+  const uint64_t batch = parse_count(text, "--batch");
+  if (batch == 0) throw UsageError("--batch " + text + ": must be at least 1 record");
+  return batch;
+}
+
 uint64_t piece_bytes(const std::string& text) {
   if (text.empty()) return PipelineOptions{}.piece_bytes;
   const uint64_t bytes = parse_bytes(text, "--piece-bytes");

@@ -27,6 +27,9 @@ void check_key_rules(const JobOptions& o, const FilterRules& rules, uint32_t ver
 // --max-record-length, parsed; records of the u64 format are 8 bytes.
 uint64_t max_record_bytes(const std::string& text, InputFormat format);
 
+// --batch, parsed (the default when "").
+uint64_t batch_records(const std::string& text);
+
 // --piece-bytes, parsed (the default when "").
 uint64_t piece_bytes(const std::string& text);
 

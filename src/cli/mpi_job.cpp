@@ -69,9 +69,7 @@ Setup prepare(const JobOptions& options, JobKind kind, const mpi::RankInfo& me) 
   const InputFormat format = parse_input_format(o.input_format);
   const SizingRequest request = parse_sizing(o.sizing);
   o.progress_mode();  // --progress with --no-progress
-  const uint64_t batch = o.batch.empty() ? PipelineOptions{}.batch_records
-                                         : parse_count(o.batch, "--batch");
-  if (batch == 0) throw UsageError("--batch " + o.batch + ": must be at least 1 record");
+  const uint64_t batch = batch_records(o.batch);
   const KeyOptions keys = format == InputFormat::kText ? parse_key_flags(o.keys) : KeyOptions{};
   ResolvedInputs inputs = resolve_inputs(o.inputs, o.input_list);
   o.inputs = std::move(inputs.paths);
