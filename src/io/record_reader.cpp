@@ -72,9 +72,7 @@ void RecordReader::split(RecordBatch& batch, size_t fill) {
 
 bool RecordReader::next(RecordBatch& batch) {
   if (failure_) std::rethrow_exception(failure_);
-  batch.begin_ = batch.end_ = position_;
-  batch.spans_.clear();
-  batch.unterminated_ = RecordBatch::kNone;
+  begin_batch(batch);
   if (done_ && carry_.empty()) return false;
   if (fresh_input_ && !mapped_) map_input();
   if (mapped_) return next_mapped(batch);
@@ -146,10 +144,15 @@ void RecordReader::map_input() {
   mapped_at_ = 0;
 }
 
-bool RecordReader::next_mapped(RecordBatch& batch) {
+void RecordReader::begin_batch(RecordBatch& batch) const {
   batch.begin_ = batch.end_ = position_;
   batch.spans_.clear();
   batch.unterminated_ = RecordBatch::kNone;
+}
+
+bool RecordReader::next_mapped(RecordBatch& batch) {
+  // After a read batch that ended its input, the position has moved on.
+  begin_batch(batch);
   batch.view(mapped_, mapped_->data() + mapped_at_);
   const uint64_t left = mapped_->size() - mapped_at_;
   record_start_ = 0;

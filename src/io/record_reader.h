@@ -100,6 +100,8 @@ class RecordReader {
   RecordTooLong record_too_long(const RecordBatch& batch, size_t boundary) const;
   // Grows the batch buffer for the one record that fills it.
   void grow(RecordBatch& batch, size_t fill);
+  // Empties `batch` to hold the records after position_.
+  void begin_batch(RecordBatch& batch) const;
   // Maps the current input, when it can be (ReaderOptions::min_mapped_bytes).
   void map_input();
   // next() from the mapping: a batch that points into it.
