@@ -40,7 +40,17 @@ const char* mode_name(Mode mode);
 
 // Whether `mode` writes a record whose key got `answer` from the backend
 // (test_and_set's was-present, or contains' present). kBuild writes none.
-bool keeps_record(Mode mode, uint8_t answer);
+// Inline: the driver's per-record loops call it.
+inline bool keeps_record(Mode mode, uint8_t answer) {
+  switch (mode) {
+    case Mode::kDedup: return answer == 0;
+    case Mode::kDuplicates: return answer != 0;
+    case Mode::kQueryPresent: return answer != 0;
+    case Mode::kQueryAbsent: return answer == 0;
+    case Mode::kBuild: return false;
+  }
+  return false;
+}
 
 enum class InputFormat {
   kText,  // records are lines; keys are fingerprinted with the filter's seed

@@ -47,7 +47,6 @@ io::OutputPrefix resumed_output(const ResumeState& resume) {
   return io::OutputPrefix{resume.output_offset, resume.kept, resume.output_checksum};
 }
 
-
 // What the output holds after a failure, in one sentence. An output written
 // in place holds the records before the failure, never a partial one
 // (OutputWriter cuts it off); a replaced one is as it was before the job.
@@ -464,17 +463,6 @@ class Driver {
 };
 
 }  // namespace
-
-bool keeps_record(Mode mode, uint8_t answer) {
-  switch (mode) {
-    case Mode::kDedup: return answer == 0;
-    case Mode::kDuplicates: return answer != 0;
-    case Mode::kQueryPresent: return answer != 0;
-    case Mode::kQueryAbsent: return answer == 0;
-    case Mode::kBuild: return false;
-  }
-  return false;
-}
 
 const char* mode_name(Mode mode) {
   switch (mode) {
