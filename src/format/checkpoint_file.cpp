@@ -170,13 +170,31 @@ void write_checkpoint_file(const std::vector<LayerView>& layers, const ResumeSta
                           put_u64(h + kOffStateChecksum, state_checksum);
                           put_u64(h + kOffGrowthBytes, growth.size());
                           put_u64(h + kOffGrowthChecksum, growth_checksum);
-                        }};
+                        },
+                        first.read};
   if (!later.empty()) {
     contents.write_more = [&](fs::Replacement& out, uint64_t offset) {
       write_layers(out, offset, later);
     };
   }
   format::write_file(path, "cannot write checkpoint " + path, contents);
+}
+
+ResumeState read_checkpoint_slice(const std::string& path, uint64_t from, uint64_t length,
+                                  unsigned char* into, bool verify_all,
+                                  FilterCounters& counters) {
+  Opened f;
+  open_verified(path, f);
+  ResumeState state = read_state(f);
+  if (state.growth) {
+    throw UsageError("checkpoint " + path + " holds a growing filter, which ranks cannot share "
+                     "yet; resume it in one process");
+  }
+  read_bit_array_slice(checkpoint_kind(), f.file, kHeaderBytes, f.file.fields.payload_bytes,
+                       f.file.fields.payload_checksum, from, length, into, verify_all,
+                       "bit array");
+  counters = f.file.fields.counters;
+  return state;
 }
 
 }  // namespace format

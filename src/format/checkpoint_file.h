@@ -1,5 +1,7 @@
-// Writing a checkpoint from bit arrays that need not be the filter's own:
-// the background writer hands over a snapshot copied between batches.
+// Writing a checkpoint from bit arrays that need not be the filter's own
+// (the background writer hands over a snapshot copied between batches; the
+// ranks of an MPI job give theirs through LayerView::read), and reading one
+// rank's part of one.
 #pragma once
 
 #include <cstdint>
@@ -16,5 +18,15 @@ namespace gdedup::format {
 // state.growth for a growing one (state.later_layers is not used).
 void write_checkpoint_file(const std::vector<LayerView>& layers, const ResumeState& state,
                            const std::string& path);
+
+// The state of the checkpoint at `path` (verified as load_checkpoint does)
+// and bytes [from, from + length) of its bit array, read into `into`: the
+// blocks a rank of an MPI job holds; `counters` gets the filter's. With `verify_all` the whole bit array
+// is read once more, a piece at a time, to check its checksum. Throws Error
+// as load_checkpoint does, and UsageError for a growing filter's checkpoint
+// or a range outside the bit array.
+ResumeState read_checkpoint_slice(const std::string& path, uint64_t from, uint64_t length,
+                                  unsigned char* into, bool verify_all,
+                                  FilterCounters& counters);
 
 }  // namespace gdedup::format

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 #include "gdedup/error.h"
 #include "gdedup/paths.h"
@@ -177,6 +178,24 @@ void read_bit_array(const FileKind& kind, const VerifiedFile& f, uint64_t offset
   auto* to = reinterpret_cast<unsigned char*>(words);
   const uint64_t got = checksum_pieces(to, bytes, kReadChunk, [&](uint64_t done, uint64_t want) {
     read_exactly(kind, f, to + done, want, offset + done);
+  });
+  check_bit_array(kind, f, got, checksum, what);
+}
+
+void read_bit_array_slice(const FileKind& kind, const VerifiedFile& f, uint64_t offset,
+                          uint64_t bytes, uint64_t checksum, uint64_t from, uint64_t length,
+                          unsigned char* into, bool verify_all, const std::string& what) {
+  if (from > bytes || length > bytes - from) {
+    throw UsageError("bytes " + std::to_string(from) + " .. " + std::to_string(from + length) +
+                     " lie outside the " + std::to_string(bytes) + "-byte " + what + " of " +
+                     kind.name + " " + f.file.name());
+  }
+  read_exactly(kind, f, into, length, offset + from);
+  if (!verify_all) return;
+  std::vector<unsigned char> piece(static_cast<size_t>(std::min<uint64_t>(bytes, kReadChunk)));
+  const uint64_t got = checksum_stream(bytes, piece.size(), [&](uint64_t done, uint64_t n) {
+    read_exactly(kind, f, piece.data(), n, offset + done);
+    return static_cast<const unsigned char*>(piece.data());
   });
   check_bit_array(kind, f, got, checksum, what);
 }

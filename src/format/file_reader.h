@@ -83,6 +83,14 @@ void read_exactly(const FileKind& kind, const VerifiedFile& f, void* buffer, uin
 void read_bit_array(const FileKind& kind, const VerifiedFile& f, uint64_t offset, uint64_t bytes,
                     uint64_t checksum, uint32_t* words, const std::string& what);
 
+// Reads bytes [from, from + length) of the `bytes`-byte bit array at `offset`
+// into `into`: the part a rank of an MPI job holds. With `verify_all` also
+// reads the whole array once more, a piece at a time (nothing held), and
+// refuses the file unless its XXH3-64 is `checksum`. Throws UsageError for a
+// range outside the array.
+void read_bit_array_slice(const FileKind& kind, const VerifiedFile& f, uint64_t offset,
+                          uint64_t bytes, uint64_t checksum, uint64_t from, uint64_t length,
+                          unsigned char* into, bool verify_all, const std::string& what);
 // Refuses the file unless `got`, the XXH3-64 of a bit array read or mapped,
 // is `checksum`; `what` names the array, as read_bit_array's do.
 void check_bit_array(const FileKind& kind, const VerifiedFile& f, uint64_t got,

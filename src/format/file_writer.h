@@ -15,10 +15,20 @@
 
 namespace gdedup::format {
 
+// Copies bytes [offset, offset + length) of a bit array that no one process
+// holds whole (the ranks of an MPI job) into `into`; called in order of
+// offset, at most 64 MiB at a time.
+using BitReader = std::function<void(uint64_t offset, uint64_t length, unsigned char* into)>;
+
+// Appends the `size`-byte bit array at `bytes`, or when that is null the one
+// `read` gives, to `out`, and returns its XXH3-64.
+uint64_t write_bit_array(fs::Replacement& out, const unsigned char* bytes, uint64_t size,
+                         const BitReader& read);
+
 struct FileContents {
   const char* magic;  // 8 bytes
   uint32_t version;
-  const uint32_t* words;  // the bit array of `params`
+  const uint32_t* words;  // the bit array of `params`; null: `read` gives it
   FilterParams params;
   FilterCounters counters;
   std::string trailer;  // bytes after the bit array; "" for none
@@ -28,6 +38,7 @@ struct FileContents {
   // Writes the kind's own header fields (after the filter fields, before
   // the header checksum); empty for none.
   std::function<void(unsigned char* header)> add_fields;
+  BitReader read = nullptr;
 };
 
 // Replaces `path` with `contents`. Failures throw Error worded

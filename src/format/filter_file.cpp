@@ -210,23 +210,9 @@ void read_filter_slice(const std::string& path, uint64_t from, uint64_t length,
                      "by ranks yet; use a fixed filter (made with --memory or --no-grow)");
   }
   const FilterFields& fields = f.table.layers[0];
-  if (from > fields.payload_bytes || length > fields.payload_bytes - from) {
-    throw UsageError("bytes " + std::to_string(from) + " .. " + std::to_string(from + length) +
-                     " lie outside the " + std::to_string(fields.payload_bytes) +
-                     "-byte bit array of filter file " + path);
-  }
-  format::read_exactly(kind, f.file, into, length, f.table.at[0] + from);
-  if (!verify_all) return;
-  std::vector<unsigned char> piece(static_cast<size_t>(
-      std::min<uint64_t>(fields.payload_bytes, uint64_t{64} << 20)));
-  const uint64_t got = checksum_stream(fields.payload_bytes, piece.size(),
-                                       [&](uint64_t done, uint64_t n) {
-                                         format::read_exactly(kind, f.file, piece.data(), n,
-                                                              f.table.at[0] + done);
-                                         return static_cast<const unsigned char*>(piece.data());
-                                       });
-  format::check_bit_array(kind, f.file, got, fields.payload_checksum,
-                          f.file.version >= kVersion2 ? "layer 1's bit array" : "bit array");
+  format::read_bit_array_slice(kind, f.file, f.table.at[0], fields.payload_bytes,
+                               fields.payload_checksum, from, length, into, verify_all,
+                               f.file.version >= kVersion2 ? "layer 1's bit array" : "bit array");
 }
 
 FilterFileInfo read_filter_info(const std::string& path) {

@@ -13,9 +13,6 @@ namespace {
 
 using namespace filter_file;
 
-// Pieces hashed and written at a time.
-constexpr uint64_t kWriteChunk = uint64_t{64} << 20;
-
 void check_writable(const std::vector<LayerView>& layers) {
   if (layers.empty() || layers.size() > kMaxLayers) {
     throw UsageError("a filter file holds 1 to " + std::to_string(kMaxLayers) +
@@ -75,19 +72,8 @@ void write_layers(fs::Replacement& out, uint64_t offset, const std::vector<Layer
       end += n;
     }
     end += layers[i].params.bytes();
-    const auto* bytes = reinterpret_cast<const unsigned char*>(layers[i].words);
-    std::vector<unsigned char> piece(bytes == nullptr ? kWriteChunk : 0);
-    checksums[i] = checksum_stream(layers[i].params.bytes(), kWriteChunk,
-                                   [&](uint64_t done, uint64_t n) -> const unsigned char* {
-                                     const unsigned char* from = piece.data();
-                                     if (bytes != nullptr) {
-                                       from = bytes + done;
-                                     } else {
-                                       layers[i].read(done, n, piece.data());
-                                     }
-                                     out.write(from, n);
-                                     return from;
-                                   });
+    checksums[i] = write_bit_array(out, reinterpret_cast<const unsigned char*>(layers[i].words),
+                                   layers[i].params.bytes(), layers[i].read);
   }
   const std::string table = encode_table(layers, checksums);
   out.pwrite(table.data(), table.size(), offset);

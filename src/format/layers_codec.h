@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "format/file_reader.h"
+#include "format/file_writer.h"
 #include "format/filter_file_format.h"
 #include "fs/replacement.h"
 #include "gdedup/filter.h"
@@ -25,10 +26,7 @@ struct LayerView {
   const uint32_t* words;  // null: the bits come from `read`
   FilterParams params;
   FilterCounters counters;
-  // A bit array no one process holds whole (the ranks of an MPI job):
-  // read(offset, length, into) copies bytes [offset, offset + length) of it
-  // into `into`, called in order of offset, at most 64 MiB at a time.
-  std::function<void(uint64_t offset, uint64_t length, unsigned char* into)> read = nullptr;
+  BitReader read = nullptr;  // used when `words` is null
 };
 LayerView view_of(const Filter& layer);
 
