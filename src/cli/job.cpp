@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/backend_choice.h"
+#include "cli/checkpoint_job.h"
 #include "cli/checkpoint_options.h"
 #include "cli/console.h"
 #include "cli/file_locks.h"
@@ -59,26 +60,6 @@ Filter new_fixed_filter(const JobOptions& o, const SizingRequest& request, Input
   return Filter::from_plan(plan);
 }
 
-// Sizing options on a resumed run must describe the filter the checkpoint
-// holds: the same command line plus --resume. They are ignored, as on the
-// first run, when an existing filter file gave the filter; that file must
-// then still be one the checkpoint's filter could have started from.
-void check_resume_sizing(const JobOptions& o, const SizingRequest& request, InputFormat format,
-                         const FilterParams& saved) {
-  if (!o.filter_path.empty() && file_exists(o.filter_path)) {
-    try {
-      check_checkpoint_params(saved, read_filter_info(o.filter_path).params[0]);
-    } catch (const Error& e) {
-      throw Error("cannot resume from checkpoint " + o.checkpoint.path + " with filter file " +
-                  o.filter_path + ": " + e.what(), e);
-    }
-    return;
-  }
-  if (!o.sizing.given()) return;
-  const Plan plan = plan_job(request, o.inputs, format, o.record_separator());
-  check_checkpoint_params(saved, FilterParams{plan.num_blocks, plan.layout, kDefaultSeed});
-}
-
 // Checkpoints of this version and older held one layer whatever the
 // command: they resume as a fixed filter.
 constexpr uint32_t kLastOneLayerCheckpointVersion = 4;
@@ -102,23 +83,11 @@ void check_resume_growth(const JobOptions& o, const ResumeState& saved,
 
 Checkpoint load_for_resume(const JobOptions& o, const SizingRequest& request,
                            InputFormat format, const std::optional<GrowthState>& requested) {
-  const std::string& path = o.checkpoint.path;
-  if (!file_exists(path)) {
-    throw Error("no checkpoint at " + path + " to resume from; run without --resume to start");
-  }
-  Checkpoint ck = load_checkpoint(path);
+  require_checkpoint(o);
+  Checkpoint ck = load_checkpoint(o.checkpoint.path);
   check_resume_growth(o, ck.state, requested);
   if (!ck.state.growth) check_resume_sizing(o, request, format, ck.filter.params());
   return ck;
-}
-
-// Starting over would overwrite an earlier run's checkpoint at the first
-// interval.
-void refuse_existing_checkpoint(const JobOptions& o) {
-  if (o.checkpoint.enabled() && file_exists(o.checkpoint.path)) {
-    throw Error("checkpoint " + o.checkpoint.path + " exists from an earlier run: add "
-                "--resume to continue that run, or delete the file to start over");
-  }
 }
 
 // Whether a new filter grows: a dedup or build filter, unless its size is
@@ -277,11 +246,6 @@ std::string unfinished_run(const JobOptions& o, JobKind kind, Mode mode) {
   if (!o.stats_path.empty()) text += "; " + o.stats_path + " was not written";
   if (kind != JobKind::kQuery) text += "; --checkpoint FILE makes a long job resumable";
   return text;
-}
-
-std::string interrupted_line(const PipelineStats& stats, const std::string& checkpoint) {
-  return "interrupted at record " + group_digits(stats.records) + "; checkpoint saved to " +
-         checkpoint + "; resume with the same command plus --resume";
 }
 
 }  // namespace

@@ -104,7 +104,7 @@ class Driver {
   PipelineStats run() {
     const bool checkpointing = !options_.checkpoint.empty();
     const ResumeState* resume = options_.resume;
-    if (checkpointing || resume) base_state_ = identify_run();
+    if (checkpointing || resume) base_state_ = pipeline::identify_run(options_);
     // Parse keys, open the first input and check a resume against the
     // inputs before any output is created or cut back.
     auto front = pipeline::make_front_end(options_, filter_.params().seed, backend_);
@@ -317,41 +317,6 @@ class Driver {
       writer.write_records(data + begin, end - begin, count);
       i += count;
     }
-  }
-
-  // The parts of the resume state fixed for the whole run. Refuses what a
-  // resumed run could not read or write again.
-  ResumeState identify_run() const {
-    ResumeState state;
-    state.mode = options_.mode;
-    state.format = options_.format;
-    state.record_separator = options_.record_separator;
-    state.keys = options_.keys;
-    if (writes_output(options_.mode)) {
-      if (options_.output == "-") {
-        throw UsageError("checkpoints need the output in a file: standard output cannot be "
-                         "cut back to a checkpoint's offset when the run is resumed");
-      }
-      if (io::replaced_file(options_.output).empty()) {
-        throw UsageError("checkpoints need the output in a regular file: " + options_.output +
-                         " is not a regular file, so a resumed run could not cut it back to "
-                         "the checkpoint's offset");
-      }
-      state.output = options_.output;
-    }
-    for (const std::string& path : options_.inputs) {
-      InputIdentity id = pipeline::identify_input(path);
-      if (!id.regular && !options_.replayable_stdin) {
-        const std::string what = path == "-" ? "standard input" : "input " + path +
-                                                                      ", which is not a regular file,";
-        throw UsageError("cannot checkpoint a run that reads " + what +
-                         ": a resumed run could not read it again from the start; give the "
-                         "input as a file, or state that the stream will be replayed from "
-                         "its start on resume");
-      }
-      state.inputs.push_back(std::move(id));
-    }
-    return state;
   }
 
   bool stop_requested() const {

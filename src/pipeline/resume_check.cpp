@@ -1,6 +1,7 @@
 #include "pipeline/resume_check.h"
 
 #include "gdedup/error.h"
+#include "gdedup/output_file.h"
 #include "io/record_reader.h"
 #include "pipeline/input_identity.h"
 
@@ -76,6 +77,12 @@ const char* format_name(InputFormat format) {
 
 void check_resume(const ResumeState& state, const PipelineOptions& options,
                   const RunFilter& filter, const std::vector<InputIdentity>& now) {
+  check_same_filter(state, filter);
+  check_resume_run(state, options, now);
+}
+
+void check_resume_run(const ResumeState& state, const PipelineOptions& options,
+                      const std::vector<InputIdentity>& now) {
   if (state.mode != options.mode) {
     option_differs(state, "mode", mode_text(state.mode), mode_text(options.mode));
   }
@@ -115,8 +122,40 @@ void check_resume(const ResumeState& state, const PipelineOptions& options,
                      quoted(now[i].path));
     }
   }
-  check_same_filter(state, filter);
   for (size_t i = 0; i < now.size(); ++i) check_same_input(state.inputs[i], now[i], i + 1);
+}
+
+ResumeState identify_run(const PipelineOptions& options) {
+  ResumeState state;
+  state.mode = options.mode;
+  state.format = options.format;
+  state.record_separator = options.record_separator;
+  state.keys = options.keys;
+  if (options.mode != Mode::kBuild) {
+    if (options.output == "-") {
+      throw UsageError("checkpoints need the output in a file: standard output cannot be "
+                       "cut back to a checkpoint's offset when the run is resumed");
+    }
+    if (io::replaced_file(options.output).empty()) {
+      throw UsageError("checkpoints need the output in a regular file: " + options.output +
+                       " is not a regular file, so a resumed run could not cut it back to "
+                       "the checkpoint's offset");
+    }
+    state.output = options.output;
+  }
+  for (const std::string& path : options.inputs) {
+    InputIdentity id = pipeline::identify_input(path);
+    if (!id.regular && !options.replayable_stdin) {
+      const std::string what =
+          path == "-" ? "standard input" : "input " + path + ", which is not a regular file,";
+      throw UsageError("cannot checkpoint a run that reads " + what +
+                       ": a resumed run could not read it again from the start; give the "
+                       "input as a file, or state that the stream will be replayed from "
+                       "its start on resume");
+    }
+    state.inputs.push_back(std::move(id));
+  }
+  return state;
 }
 
 }  // namespace gdedup::pipeline
