@@ -16,6 +16,7 @@
 #include <string>
 #include <utility>
 
+#include "gdedup/checkpoint.h"
 #include "gdedup/filter.h"
 #include "gdedup/filter_file.h"
 #include "gdedup/pipeline.h"
@@ -53,6 +54,9 @@ int first_failure(bool failed, bool& all_failed);
 struct JobFailed : std::exception {
   int rank = 0;
   std::exception_ptr failure;
+  // Every rank failed alike (a check of the same options and files): the
+  // message needs no rank named.
+  bool everywhere = false;
   const char* what() const noexcept override { return "a rank of the job failed"; }
 };
 
@@ -91,6 +95,15 @@ class ShardedFilter {
   // in turn in pieces of at most 64 MiB, so that no rank holds more than its
   // own.
   void save(const std::string& path, const std::optional<KeyRules>& keys);
+  // Collective. Writes a checkpoint of the filter and `state` to `path`, as
+  // save_checkpoint writes one process's fixed filter (the same format, so
+  // either kind of run resumes it), the way save() writes a filter file.
+  void save_checkpoint(const ResumeState& state, const std::string& path);
+  // The fixed filter of the checkpoint at `path`, each rank reading only its
+  // blocks and rank 0 checking the whole bit array's checksum, and in
+  // `state` the checkpoint's state. Throws Error as load_checkpoint does,
+  // and UsageError for a growing filter's checkpoint. Not collective.
+  static ShardedFilter load_checkpoint(const std::string& path, ResumeState& state);
 
   const FilterParams& params() const { return params_; }
   // Collective. The whole filter's counters (the ranks' insertions summed).

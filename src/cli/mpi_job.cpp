@@ -1,15 +1,19 @@
 #include "cli/mpi_job.h"
 
+#include <cstdio>
 #include <exception>
 #include <new>
 #include <optional>
 #include <string>
 
+#include "cli/checkpoint_job.h"
+#include "cli/checkpoint_options.h"
 #include "cli/console.h"
 #include "cli/error_advice.h"
 #include "cli/file_locks.h"
 #include "cli/input_list.h"
 #include "cli/interrupt.h"
+#include "cli/job.h"
 #include "cli/job_checks.h"
 #include "cli/numbers.h"
 #include "cli/overfull.h"
@@ -34,7 +38,6 @@ void refuse_unsupported(const JobOptions& o, JobKind kind, const SizingRequest& 
   auto refuse = [](const std::string& option, const std::string& advice) {
     throw UsageError(option + " is not supported under --mpi yet; " + advice);
   };
-  if (o.checkpoint.enabled()) refuse("--checkpoint", "leave it out, or run in one process");
   if (!o.max_memory.empty()) refuse("--max-memory", "a filter under --mpi has a fixed size");
   if (o.progress) refuse("--progress", "leave it out");
   if (o.threads > 1 || o.filter_threads > 1) {
@@ -55,6 +58,7 @@ void refuse_unsupported(const JobOptions& o, JobKind kind, const SizingRequest& 
 struct Setup {
   PipelineOptions run;
   std::optional<mpi::ShardedFilter> filter;
+  ResumeState resume;  // with --resume: the checkpoint's
   KeyRules saved_rules;  // what the saved filter records
   bool saves_filter = false;
   bool filter_existed = false;
@@ -90,14 +94,30 @@ Setup prepare(const JobOptions& options, JobKind kind, const mpi::RankInfo& me) 
   s.run.batch_records = batch;
   s.run.max_record_bytes = max_record_bytes(o.max_record_length, format);
   s.run.piece_bytes = piece_bytes(o.piece_bytes);
+  apply_checkpoint_options(o.checkpoint, s.run);
   mpi::check_supported(s.run);
 
   if (me.rank == 0) {
-    s.locks = lock_job_files(mode != Mode::kBuild ? o.output : "", "",
+    s.locks = lock_job_files(mode != Mode::kBuild ? o.output : "",
+                             o.checkpoint.enabled() ? o.checkpoint.path : "",
                              s.saves_filter ? o.filter_path : "");
   }
   const KeyRules key_rules = command_key_rules(format, keys, o.record_separator());
   s.saved_rules = key_rules;
+  if (o.checkpoint.resume) {
+    // The filter is the checkpoint's; an existing filter file keeps its
+    // own key rules, as when the run began.
+    require_checkpoint(o);
+    if (filter_existed) {
+      if (auto rules = read_filter_info(o.filter_path).rules.keys) s.saved_rules = *rules;
+    }
+    s.filter.emplace(mpi::ShardedFilter::load_checkpoint(o.checkpoint.path, s.resume));
+    check_resume_sizing(o, request, format, s.resume.params);
+    Console::get().info("resuming from checkpoint " + o.checkpoint.path + " at record " +
+                        group_digits(s.resume.records));
+    return s;
+  }
+  refuse_existing_checkpoint(o);
   if (kind == JobKind::kQuery || filter_existed) {
     const FilterFileInfo info = read_filter_info(o.filter_path);
     check_key_rules(o, info.rules, info.version, key_rules);
@@ -119,8 +139,21 @@ Setup prepare(const JobOptions& options, JobKind kind, const mpi::RankInfo& me) 
 // process's (4 when the filter ended far past its plan).
 int run(Setup& s, const JobOptions& o, JobKind kind, const mpi::RankInfo& me) {
   mpi::ShardedFilter& filter = *s.filter;
+  s.run.resume = o.checkpoint.resume ? &s.resume : nullptr;
+  s.run.stop = o.checkpoint.enabled() ? stop_flag() : nullptr;
   const PipelineStats stats = mpi::run_sharded_pipeline(s.run, filter);
+  Console& console = Console::get();
+  if (stats.interrupted) {
+    // Every rank's part of the checkpoint is written; rank 0 says so, and
+    // mpirun may stop the others as soon as its status is not 0.
+    end_quietly_on_signals();
+    if (me.rank == 0) console.error(interrupted_line(stats, o.checkpoint.path));
+    return kExitInterrupted;
+  }
   if (s.saves_filter) filter.save(o.filter_path, s.saved_rules);
+  // Only now, with the output renamed and the filter saved, is the
+  // checkpoint no longer needed.
+  if (o.checkpoint.enabled() && me.rank == 0) std::remove(o.checkpoint.path.c_str());
   const uint64_t set = filter.count_set_bits();
   const FilterCounters counters = filter.counters();
   JobReport report;
@@ -130,7 +163,11 @@ int run(Setup& s, const JobOptions& o, JobKind kind, const mpi::RankInfo& me) {
   report.backend = "cpu on " + std::to_string(me.ranks) + (me.ranks == 1 ? " rank" : " ranks");
   report.inputs = s.run.inputs.size();
   report.inputs_skipped = s.inputs_skipped;
-  Console& console = Console::get();
+  report.checkpointing = o.checkpoint.enabled();
+  if (s.run.resume != nullptr) {
+    report.resumed_records = s.resume.records;
+    report.resumed_bytes = s.resume.input_bytes;
+  }
   if (me.rank == 0 && !o.stats_path.empty()) {
     write_stats_file(o.stats_path, stats_json(report).str() + "\n");
   }
@@ -167,10 +204,15 @@ int run_mpi_job(const JobOptions& options, JobKind kind) {
   const mpi::RankInfo me = mpi::join(nullptr, nullptr);
   Console& console = Console::get();
   console.set_quiet(options.quiet || me.rank != 0);
-  // mpirun sends SIGTERM to every rank when one of them fails or dies.
-  end_on_signals("the job did not finish (if another rank failed or was killed, its message "
-                 "or mpirun's says why); the output and the filter file were left as they were "
-                 "before the job");
+  // mpirun sends SIGTERM to every rank when one of them fails or dies. A
+  // checkpointed job takes a signal as a request to stop at the next round
+  // with a checkpoint (a second one ends it at once); mpirun's SIGKILL
+  // follows if a rank waits on one that died, and the last checkpoint stays.
+  if (!options.checkpoint.enabled()) {
+    end_on_signals("the job did not finish (if another rank failed or was killed, its message "
+                   "or mpirun's says why); the output and the filter file were left as they "
+                   "were before the job");
+  }
   const std::string where = "rank " + std::to_string(me.rank) + " on " + me.host + ": ";
 
   std::optional<Setup> setup;
@@ -201,7 +243,7 @@ int run_mpi_job(const JobOptions& options, JobKind kind) {
   } catch (const mpi::JobFailed& e) {
     if (!e.failure) return end_together(0);
     status = describe(e.failure, message);
-    console.error(where + message);
+    console.error(e.everywhere ? message : where + message);
     return end_together(status);
   } catch (...) {
     // This rank alone knows: the others wait in a collective call.

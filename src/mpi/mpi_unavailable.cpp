@@ -26,6 +26,8 @@ ShardedFilter::ShardedFilter(const FilterParams&, const FilterCounters&) { not_b
 ShardedFilter ShardedFilter::load(const std::string&) { not_built(); }
 ShardedFilter::~ShardedFilter() = default;
 void ShardedFilter::save(const std::string&, const std::optional<KeyRules>&) { not_built(); }
+void ShardedFilter::save_checkpoint(const ResumeState&, const std::string&) { not_built(); }
+ShardedFilter ShardedFilter::load_checkpoint(const std::string&, ResumeState&) { not_built(); }
 FilterCounters ShardedFilter::counters() const { not_built(); }
 uint64_t ShardedFilter::count_set_bits() const { not_built(); }
 

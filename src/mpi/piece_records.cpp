@@ -13,6 +13,14 @@ namespace {
 
 constexpr uint64_t kScanBytes = uint64_t{64} << 10;
 
+fs::File open_input_file(const std::string& path) {
+  fs::File file;
+  if (const int err = fs::open_for_reading(path, file)) {
+    throw Error("cannot open input " + path + ": " + fs::error_text(err));
+  }
+  return file;
+}
+
 // The position just past the first `separator` in [from, limit) of `file`,
 // or nullopt when there is none.
 std::optional<uint64_t> after_separator(const fs::File& file, uint64_t from, uint64_t limit,
@@ -38,10 +46,7 @@ std::optional<uint64_t> after_separator(const fs::File& file, uint64_t from, uin
 // (begin == end) when none does.
 pipeline::Piece records_starting_in(const pipeline::Piece& piece, const std::string& path,
                                     const PipelineOptions& options) {
-  fs::File file;
-  if (const int err = fs::open_for_reading(path, file)) {
-    throw Error("cannot open input " + path + ": " + fs::error_text(err));
-  }
+  const fs::File file = open_input_file(path);
   const char separator = options.record_separator;
   pipeline::Piece out = piece;
   out.starts_record = true;
@@ -61,6 +66,13 @@ pipeline::Piece records_starting_in(const pipeline::Piece& piece, const std::str
 }
 
 }  // namespace
+
+uint64_t first_record_at(const pipeline::Piece& piece, const std::string& path, char separator) {
+  if (piece.starts_record) return piece.begin;
+  const fs::File file = open_input_file(path);
+  return after_separator(file, piece.begin - 1, piece.stamp.size, separator)
+      .value_or(piece.stamp.size);
+}
 
 void read_piece(const pipeline::Piece& piece, const std::string& path,
                 const PipelineOptions& options, pipeline::KeyHasher& hasher, PieceRecords& out) {

@@ -47,4 +47,11 @@ struct PieceRecordTooLong {
 void read_piece(const pipeline::Piece& piece, const std::string& path,
                 const PipelineOptions& options, pipeline::KeyHasher& hasher, PieceRecords& out);
 
+// Where the records of `piece` of the input at `path` begin: the piece's
+// start when it starts a record, else just past the first `separator` from
+// the byte before it on (the end of the record that spans into it), or the
+// input's end when no separator follows. The place a run that has read
+// every piece before `piece` stands at (a checkpoint's position).
+uint64_t first_record_at(const pipeline::Piece& piece, const std::string& path, char separator);
+
 }  // namespace gdedup::mpi

@@ -1,5 +1,6 @@
 // ShardedFilter::save and ::load: one filter file, byte-identical to one
-// process's, without any rank holding more than its own blocks. Saving,
+// process's, without any rank holding more than its own blocks; and the
+// same for checkpoints, in one process's format. Saving,
 // rank 0 writes the file (save_filter_streamed) and asks each rank in turn
 // for the bytes of its blocks, a piece of at most 64 MiB at a time; loading,
 // each rank reads its blocks at their offset, and rank 0 reads the whole bit
@@ -8,7 +9,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 
+#include "format/checkpoint_file.h"
+#include "gdedup/checkpoint.h"
 #include "gdedup/error.h"
 #include "gdedup/filter_file.h"
 #include "gdedup/mpi.h"
@@ -62,24 +66,43 @@ void serve_bits(const unsigned char* own) {
   }
 }
 
-}  // namespace
-
-void ShardedFilter::save(const std::string& path, const std::optional<KeyRules>& keys) {
-  const FilterCounters whole = counters();
-  const auto* own = reinterpret_cast<const unsigned char*>(words_);
+// Collective. Rank 0 calls `write` with a reader of the whole bit array of
+// `filter`, which asks each rank in turn for its blocks; the others serve
+// them until rank 0 is done.
+void write_on_rank0(ShardedFilter& filter,
+                    const std::function<void(const format::BitReader& read)>& write) {
+  const auto* own = reinterpret_cast<const unsigned char*>(filter.words());
   const RankInfo& me = rank_info();
   if (me.rank != 0) return serve_bits(own);
-  const detail::BlockOwners owners = block_owners(params_.num_blocks);
-  const uint64_t bytes_per_block = block_bytes(params_);
-  save_filter_streamed(params_, whole, path, keys,
-                       [&](uint64_t offset, uint64_t length, unsigned char* into) {
-                         gather_bits(owners, bytes_per_block, own, offset, length, into);
-                       });
+  const detail::BlockOwners owners = block_owners(filter.params().num_blocks);
+  const uint64_t bytes_per_block = block_bytes(filter.params());
+  write([&](uint64_t offset, uint64_t length, unsigned char* into) {
+    gather_bits(owners, bytes_per_block, own, offset, length, into);
+  });
   const uint64_t done[2] = {0, 0};
   for (unsigned r = 1; r < me.ranks; ++r) {
     check(MPI_Send(done, 2, MPI_UINT64_T, static_cast<int>(r), kRequestTag, MPI_COMM_WORLD),
           "MPI_Send");
   }
+}
+
+}  // namespace
+
+void ShardedFilter::save(const std::string& path, const std::optional<KeyRules>& keys) {
+  const FilterCounters whole = counters();
+  write_on_rank0(*this, [&](const format::BitReader& read) {
+    save_filter_streamed(params_, whole, path, keys, read);
+  });
+}
+
+void ShardedFilter::save_checkpoint(const ResumeState& state, const std::string& path) {
+  const FilterCounters whole = counters();
+  write_on_rank0(*this, [&](const format::BitReader& read) {
+    ResumeState fixed = state;
+    fixed.growth.reset();
+    format::write_checkpoint_file({format::LayerView{nullptr, params_, whole, read}}, fixed,
+                                  path);
+  });
 }
 
 ShardedFilter ShardedFilter::load(const std::string& path) {
@@ -93,6 +116,23 @@ ShardedFilter ShardedFilter::load(const std::string& path) {
   read_filter_slice(path, filter.first_block_ * bytes_per_block,
                     filter.held_blocks_ * bytes_per_block,
                     reinterpret_cast<unsigned char*>(filter.words_), rank_info().rank == 0);
+  return filter;
+}
+
+ShardedFilter ShardedFilter::load_checkpoint(const std::string& path, ResumeState& state) {
+  // The header alone first: the rank's share of the array is allocated
+  // from numbers already verified.
+  state = read_checkpoint_state(path);
+  if (state.growth) {
+    throw UsageError("checkpoint " + path + " holds a growing filter, which ranks cannot share "
+                     "yet; resume it in one process");
+  }
+  ShardedFilter filter(state.params, FilterCounters{});
+  const uint64_t bytes_per_block = block_bytes(filter.params_);
+  state = format::read_checkpoint_slice(path, filter.first_block_ * bytes_per_block,
+                                        filter.held_blocks_ * bytes_per_block,
+                                        reinterpret_cast<unsigned char*>(filter.words_),
+                                        rank_info().rank == 0, filter.counters_);
   return filter;
 }
 

@@ -7,20 +7,6 @@
 # when MPI is built; GDEDUP_MPIEXEC names mpirun.
 source "$(dirname "$0")/lib.sh"
 
-# Lines of varied length (1 to ~120 bytes) over `keys` distinct keys, with
-# empty records, from awk seed `seed`.
-random_lines() {  # COUNT KEYS SEED
-  awk -v n="$1" -v keys="$2" -v seed="$3" 'BEGIN {
-    srand(seed)
-    for (i = 0; i < n; i++) {
-      k = int(rand() * keys)
-      if (k % 97 == 0) { print ""; continue }
-      pad = substr("................................................................................", 1, k % 80)
-      print "https://h" (k % 13) ".example/p/" k "/" pad
-    }
-  }'
-}
-
 case_all_distinct() {
   distinct_urls 30000 "https://d.example/" >in.txt
   same_bytes dedup in.txt -o @OUT -f @FILTER --capacity 40000 --no-grow --piece-bytes 8K
@@ -138,9 +124,9 @@ case_bad_input_one_message() {
   expect_failure
   one_message "missing.txt"
   echo a >in.txt
-  run_mpi 2 dedup in.txt -o out.txt --capacity 100 --no-grow --checkpoint ck
+  run_mpi 2 dedup in.txt -o out.txt --capacity 100 --no-grow --max-memory 1G
   expect_status 2
-  one_message "--checkpoint is not supported under --mpi"
+  one_message "--max-memory is not supported under --mpi"
   run_mpi 2 dedup in.txt -o out.txt --capacity 100
   expect_status 2
   one_message "give --no-grow"

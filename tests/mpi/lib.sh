@@ -61,3 +61,17 @@ same_bytes() {
     fi
   done
 }
+
+# Lines of varied length (1 to ~120 bytes) over `keys` distinct keys, with
+# empty records, from awk seed `seed`.
+random_lines() {  # COUNT KEYS SEED
+  awk -v n="$1" -v keys="$2" -v seed="$3" 'BEGIN {
+    srand(seed)
+    for (i = 0; i < n; i++) {
+      k = int(rand() * keys)
+      if (k % 97 == 0) { print ""; continue }
+      pad = substr("................................................................................", 1, k % 80)
+      print "https://h" (k % 13) ".example/p/" k "/" pad
+    }
+  }'
+}

@@ -1,0 +1,232 @@
+#!/usr/bin/env bash
+# Checkpoints under --mpi (docs/SCALE-OUT.md, "Checkpoints"): a job stopped
+# after its Nth checkpoint -- by a failing write, a SIGKILL of one rank, or
+# SIGTERM -- and resumed, on the same number of ranks, on another, or in one
+# process, gives the output and filter file of one uninterrupted process,
+# byte for byte; and a one-process checkpoint resumes on ranks. GDEDUP_MPIEXEC
+# names mpirun; GDEDUP_FAULTS_BIN the test-only command whose Nth write of a
+# file fails (tests/tools/gdedup_faults.cpp).
+source "$(dirname "$0")/lib.sh"
+
+# Records that span pieces, empty records, keys recurring across pieces, a
+# record longer than a piece and no final newline; and the one-process
+# result of the job over it (ref.out, ref.gdf).
+make_input() {
+  {
+    random_lines 12000 3000 13
+    head -c 5000 /dev/zero | tr '\0' 'x'; echo
+    random_lines 12000 3000 14
+    printf 'tail-without-newline'
+  } >in.txt
+  "$GDEDUP" dedup in.txt -o ref.out -f ref.gdf --capacity 5000 --no-grow -q ||
+    fail "the one-process reference run failed"
+}
+
+JOB=(dedup in.txt -o out.txt -f f.gdf --capacity 5000 --no-grow --piece-bytes 2K
+     --checkpoint ck --checkpoint-every 1000)
+
+# stop_at_checkpoint N RANKS: the job on RANKS ranks ends when its Nth
+# checkpoint write fails; checkpoint N-1 and the output it names stay.
+stop_at_checkpoint() {
+  GDEDUP_FAIL_REPLACEMENT="$1:ck" "$MPIEXEC" --oversubscribe -np "$2" \
+    "${GDEDUP_FAULTS_BIN:?GDEDUP_FAULTS_BIN must name gdedup-faults}" "${JOB[@]}" -q --mpi \
+    >stdout 2>stderr
+  STATUS=$?
+  [ "$STATUS" -ne 0 ] || fail "the job on $2 ranks went on past its failing checkpoint write"
+  [ -f ck ] || fail "no checkpoint was left on $2 ranks: $(cat stderr)"
+  [ ! -e out.txt ] || fail "the output took its final name before the job completed"
+  compgen -G 'out.txt.tmp.*' >/dev/null || fail "the output's temporary file is gone: $(ls)"
+}
+
+# expect_reference WHAT: out.txt and f.gdf are one uninterrupted process's.
+expect_reference() {
+  cmp -s ref.out out.txt || fail "$1: the output differs from one uninterrupted process's"
+  cmp -s ref.gdf f.gdf || fail "$1: the filter file differs from one uninterrupted process's"
+  [ ! -e ck ] || fail "$1: the checkpoint outlived the completed job"
+  ! compgen -G 'out.txt.tmp.*' >/dev/null || fail "$1: a temporary file was left: $(ls)"
+}
+
+# resume_on RANKS: the same command plus --resume, on RANKS ranks (0: one
+# process).
+resume_on() {
+  if [ "$1" -eq 0 ]; then
+    run_gdedup "${JOB[@]}" --resume -q
+  else
+    run_mpi "$1" "${JOB[@]}" --resume
+  fi
+  expect_status 0
+}
+
+case_resume_on_the_same_ranks() {
+  make_input
+  local ranks
+  for ranks in 2 3; do
+    rm -f ck out.txt f.gdf out.txt.tmp.*
+    stop_at_checkpoint 4 "$ranks"
+    resume_on "$ranks"
+    expect_reference "stopped and resumed on $ranks ranks"
+  done
+}
+
+case_resume_on_other_ranks_or_one_process() {
+  make_input
+  local from to
+  for from in 2 3; do
+    for to in 0 1 2 4; do
+      [ "$from" -eq "$to" ] && continue
+      rm -f ck out.txt f.gdf out.txt.tmp.*
+      stop_at_checkpoint 3 "$from"
+      resume_on "$to"
+      expect_reference "stopped on $from ranks and resumed on $to (0: one process)"
+    done
+  done
+}
+
+case_resume_a_one_process_checkpoint_on_ranks() {
+  make_input
+  local ranks
+  for ranks in 2 3; do
+    rm -f ck out.txt f.gdf out.txt.tmp.*
+    # Small batches: one process checkpoints between batches.
+    run_gdedup_failing_write 5 ck "${JOB[@]}" --batch 500 -q
+    expect_status 1
+    [ -f ck ] || { fail "one process left no checkpoint: $ERR"; continue; }
+    resume_on "$ranks"
+    expect_reference "stopped in one process and resumed on $ranks ranks"
+  done
+}
+
+case_resume_a_gzip_job() {
+  # Compressed inputs are whole pieces: a checkpoint lies between them.
+  random_lines 8000 2000 21 | gzip -c >a.gz
+  random_lines 8000 2000 22 >b.txt
+  random_lines 8000 2000 23 | gzip -c >c.gz
+  "$GDEDUP" dedup a.gz b.txt c.gz -o ref.out -f ref.gdf --capacity 4000 --no-grow -q ||
+    fail "the one-process reference run failed"
+  JOB=(dedup a.gz b.txt c.gz -o out.txt -f f.gdf --capacity 4000 --no-grow --piece-bytes 4K
+       --checkpoint ck --checkpoint-every 1000)
+  stop_at_checkpoint 3 2
+  resume_on 3
+  expect_reference "a job of gzip and plain inputs"
+  # One process stops inside a gzip input; the ranks read it from its start.
+  rm -f ck out.txt f.gdf out.txt.tmp.*
+  run_gdedup_failing_write 2 ck "${JOB[@]}" --batch 700 -q
+  expect_status 1
+  [ -f ck ] || { fail "one process left no checkpoint: $ERR"; return; }
+  resume_on 2
+  expect_reference "a gzip job stopped in one process, resumed on 2 ranks"
+}
+
+case_sigkill_of_a_rank_then_resume() {
+  # Whenever rank 1 dies, the last checkpoint and the output it names stay,
+  # and the resume ends as one uninterrupted process.
+  {
+    random_lines 150000 40000 17
+    printf 'tail-without-newline'
+  } >in.txt
+  "$GDEDUP" dedup in.txt -o ref.out -f ref.gdf --capacity 50000 --no-grow -q ||
+    fail "the one-process reference run failed"
+  JOB=(dedup in.txt -o out.txt -f f.gdf --capacity 50000 --no-grow --piece-bytes 1K
+       --checkpoint ck --checkpoint-every 2000)
+  "$MPIEXEC" --oversubscribe -np 2 "$GDEDUP" "${JOB[@]}" -q --mpi >stdout 2>stderr &
+  local launcher=$! pids=() i
+  for i in $(seq 1 400); do  # up to 20 s for a first checkpoint
+    [ -f ck ] && break
+    sleep 0.05
+  done
+  mapfile -t pids < <(pgrep -P "$launcher" -f "$GDEDUP")
+  [ "${#pids[@]}" -eq 2 ] || { fail "the 2 ranks are not running: $(cat stderr)"; kill "$launcher"; return; }
+  kill -KILL "${pids[1]}"
+  local waited=0
+  while kill -0 "$launcher" 2>/dev/null && [ "$waited" -lt 600 ]; do
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  kill -0 "$launcher" 2>/dev/null && { fail "mpirun still runs 60 s after rank 1 was killed"; kill -KILL "$launcher"; }
+  wait "$launcher"
+  [ $? -ne 0 ] || fail "mpirun exited 0 although rank 1 was killed"
+  [ ! -e out.txt ] || fail "the output took its final name although a rank was killed"
+  [ -f ck ] || { fail "no checkpoint to resume from"; return; }
+  resume_on 2
+  expect_reference "rank 1 killed, then resumed"
+}
+
+case_sigterm_stops_every_rank_at_a_checkpoint() {
+  {
+    random_lines 150000 40000 19
+  } >in.txt
+  "$GDEDUP" dedup in.txt -o ref.out -f ref.gdf --capacity 50000 --no-grow -q ||
+    fail "the one-process reference run failed"
+  JOB=(dedup in.txt -o out.txt -f f.gdf --capacity 50000 --no-grow --piece-bytes 1K
+       --checkpoint ck --checkpoint-every 1h)
+  "$MPIEXEC" --oversubscribe -np 3 "$GDEDUP" "${JOB[@]}" -q --mpi >stdout 2>stderr &
+  local launcher=$! pids=() i
+  for i in $(seq 1 200); do
+    mapfile -t pids < <(pgrep -P "$launcher" -f "$GDEDUP")
+    [ "${#pids[@]}" -eq 3 ] && break
+    sleep 0.05
+  done
+  [ "${#pids[@]}" -eq 3 ] || { fail "the 3 ranks did not start"; kill "$launcher"; return; }
+  sleep 0.3
+  # As a batch system stops a job: every rank gets the signal.
+  kill -TERM "${pids[@]}"
+  wait "$launcher"
+  local status=$?
+  if [ -e out.txt ]; then
+    # The job ended before the signal landed: nothing to resume.
+    expect_reference "a job that completed before its signal"
+    return
+  fi
+  [ "$status" -eq 3 ] || fail "exit $status after SIGTERM, expected 3: $(cat stderr)"
+  grep -q "checkpoint saved to ck; resume with the same command plus --resume" stderr ||
+    fail "no line says where the checkpoint is: $(cat stderr)"
+  [ "$(grep -c '^gdedup:' stderr)" -eq 1 ] || fail "not one message: $(cat stderr)"
+  resume_on 3
+  expect_reference "stopped by SIGTERM and resumed"
+}
+
+case_refusals() {
+  make_input
+  # No checkpoint to resume from.
+  run_mpi 2 "${JOB[@]}" --resume
+  expect_failure
+  one_message "no checkpoint at ck to resume from"
+  # An earlier run's checkpoint is never overwritten by a new run.
+  stop_at_checkpoint 2 2
+  cp ck ck.saved
+  run_mpi 2 "${JOB[@]}"
+  expect_failure
+  one_message "checkpoint ck exists from an earlier run"
+  cmp -s ck ck.saved || fail "a new run changed the earlier run's checkpoint"
+  # A resume with another input, or other key options, is refused and
+  # changes nothing.
+  random_lines 100 10 99 >other.txt
+  run_mpi 2 dedup other.txt -o out.txt -f f.gdf --capacity 5000 --no-grow --piece-bytes 2K \
+    --checkpoint ck --resume
+  expect_failure
+  one_message "the input option differs"
+  run_mpi 2 "${JOB[@]}" --resume --key field:1
+  expect_failure
+  one_message "the key option differs"
+  # A changed input.
+  cp -p in.txt in.saved
+  printf 'more\n' >>in.txt
+  run_mpi 2 "${JOB[@]}" --resume
+  expect_failure
+  one_message "in.txt"
+  cp -p in.saved in.txt
+  # Damage in the bit array, which only rank 0 reads whole.
+  local size
+  size=$(stat -c %s ck)
+  printf '\377' | dd of=ck bs=1 seek=5000 conv=notrunc 2>/dev/null
+  run_mpi 3 "${JOB[@]}" --resume
+  expect_status 1
+  one_message "ck is damaged"
+  cmp -s ck ck.saved && fail "the damage was not written"
+  cp ck.saved ck
+  # The same checkpoint, undamaged, still resumes.
+  resume_on 2
+  expect_reference "a resume after refused ones"
+}
+
+run_cases
