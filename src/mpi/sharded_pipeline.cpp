@@ -24,6 +24,7 @@
 #include "mpi/piece_records.h"
 #include "mpi/shared_output.h"
 #include "mpi/sharding.h"
+#include "pipeline/checkpoint_writer.h"
 #include "pipeline/key_hasher.h"
 #include "pipeline/piece_plan.h"
 #include "pipeline/resume_check.h"
@@ -230,6 +231,7 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
   uint64_t written = resume ? resume->output_offset : 0;
   CheckpointSchedule schedule(options, resumed.records);
   uint64_t checkpoints = 0;
+  uint64_t last_checkpoint_records = resumed.records;
   bool interrupted = false;
   const size_t rounds = (pieces.size() + me.ranks - 1) / me.ranks;
   for (size_t round = 0; round < rounds; ++round) {
@@ -293,9 +295,12 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
       // job alone): with no checkpoint to name it, the output's temporary
       // file goes, as in one process.
       if (output && checkpoints == 0 && !resume) output->discard();
-      throw;
+      const bool earlier = checkpoints > 0 || resume;
+      pipeline::throw_checkpoint_failed(std::current_exception(),
+                                        earlier ? &last_checkpoint_records : nullptr);
     }
     ++checkpoints;
+    last_checkpoint_records = job.records;
     schedule.written(job.records);
     if (stop) {
       interrupted = true;

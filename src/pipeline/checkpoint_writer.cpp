@@ -25,10 +25,14 @@ CheckpointWriter::~CheckpointWriter() {
 void CheckpointWriter::wait() {
   if (thread_.joinable()) thread_.join();
   if (!failure_) return;
+  throw_checkpoint_failed(failure_, have_good_ ? &last_good_records_ : nullptr);
+}
+
+void throw_checkpoint_failed(const std::exception_ptr& failure, const uint64_t* last_good) {
   std::string reason;
   ErrorKind kind = ErrorKind::failure;
   try {
-    std::rethrow_exception(failure_);
+    std::rethrow_exception(failure);
   } catch (const Error& e) {
     reason = e.what();
     kind = e.kind();
@@ -39,9 +43,9 @@ void CheckpointWriter::wait() {
     reason = e.what();
   }
   const std::string previous =
-      have_good_ ? "the previous checkpoint, at record " + std::to_string(last_good_records_) +
-                       ", is intact and the job can be resumed from it"
-                 : "no earlier checkpoint of this run exists";
+      last_good != nullptr ? "the previous checkpoint, at record " + std::to_string(*last_good) +
+                                 ", is intact and the job can be resumed from it"
+                           : "no earlier checkpoint of this run exists";
   throw Error("checkpoint failed: " + reason + ". The job stopped rather than go on without "
               "a checkpoint; " + previous + ".",
               kind);

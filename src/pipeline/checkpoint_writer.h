@@ -70,4 +70,10 @@ class CheckpointWriter {
   std::exception_ptr failure_;
 };
 
+// Throws Error for the failed checkpoint write `failure`, saying that the
+// job stopped and whether a previous checkpoint (at record *last_good, when
+// not null) can be resumed from.
+[[noreturn]] void throw_checkpoint_failed(const std::exception_ptr& failure,
+                                          const uint64_t* last_good);
+
 }  // namespace gdedup::pipeline
