@@ -342,6 +342,38 @@ TEST_F(IoWriter, WriterThreadKeepsStoredExactBetweenFlushes) {
   }
 }
 
+TEST_F(IoWriter, WithoutAChecksumTheBytesAndRecordsAreStillCounted) {
+  // The writer thread's buffers and the caller's: the same bytes and counts,
+  // and no checksum, which nothing will check.
+  const std::vector<std::string> records = random_records(9, 5000);
+  const std::string out = path("out");
+  OutputWriter w = OutputWriter::create(out, 256);
+  w.skip_checksum();
+  std::string all;
+  for (const std::string& r : records) {
+    w.write_record(r.data(), r.size());
+    all += r + '\n';
+  }
+  w.flush();
+  const OutputPrefix flushed = w.stored();
+  EXPECT_EQ(flushed.bytes, all.size());
+  EXPECT_EQ(flushed.records, records.size());
+  EXPECT_EQ(flushed.checksum, 0u);
+  w.close();
+  EXPECT_TRUE(slurp(out) == all);
+}
+
+TEST_F(IoWriter, SkippingTheChecksumAfterAWriteChangesNothing) {
+  const std::string out = path("out");
+  OutputWriter w = OutputWriter::create(out, 3);
+  w.write_record("alpha", 5);
+  w.skip_checksum();
+  w.write_record("b", 1);
+  w.flush();
+  EXPECT_EQ(w.stored().checksum, XXH3_64bits("alpha\nb\n", 8));
+  w.close();
+}
+
 TEST_F(IoWriter, WriterThreadFullDiskLeavesOnlyWholeRecords) {
   // The disk fills while buffers are in flight: the file is cut back to a
   // whole record, stored() says what it holds, the message is the one a

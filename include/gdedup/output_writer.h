@@ -98,6 +98,12 @@ class OutputWriter {
   // NUL-separated records.
   void set_separator(char separator) { separator_ = separator; }
 
+  // No checkpoint will record what the output holds: the writer stops
+  // hashing the bytes it writes (0.1 ns a byte, on the writer thread) and
+  // stored() gives 0 for the checksum from now on. Only before the first
+  // write; later calls change nothing.
+  void skip_checksum();
+
   // Appends the record and the separator.
   void write_record(const char* data, size_t size) { write_records(data, size, 1); }
   // Appends `count` records that lie back to back at `data`, each but the

@@ -88,7 +88,7 @@ struct OutputWriter::Stage {
       record_failure(err);
       return false;
     }
-    XXH3_64bits_update(&hash, data, size);
+    if (checksummed) XXH3_64bits_update(&hash, data, size);
     kernel_offset += size;
     // Everything before the record in progress is in the kernel now.
     std::lock_guard<std::mutex> lock(mutex);
@@ -159,6 +159,7 @@ struct OutputWriter::Stage {
   bool owned;
   std::string name;
   XXH3_state_t hash;
+  bool checksummed = true;  // set before the first write (skip_checksum)
   uint64_t kernel_offset;  // bytes the kernel took, plus the start offset
 
   std::mutex mutex;
@@ -297,6 +298,10 @@ const std::string& OutputWriter::name() const {
   return stage_ ? stage_->name : kNone;
 }
 
+void OutputWriter::skip_checksum() {
+  if (stage_ && stage_->kernel_offset == offset_ && used_ == 0) stage_->checksummed = false;
+}
+
 OutputPrefix OutputWriter::stored() const {
   if (!stage_) return {};
   Stage& s = *stage_;
@@ -304,8 +309,8 @@ OutputPrefix OutputWriter::stored() const {
   OutputPrefix p = s.stored;
   p.checksum = 0;
   // Nothing buffered or in flight: this thread owns the hash.
-  if (used_ == 0 && s.queue.empty() && !s.failed.load(std::memory_order_relaxed) &&
-      p.bytes == s.kernel_offset) {
+  if (s.checksummed && used_ == 0 && s.queue.empty() &&
+      !s.failed.load(std::memory_order_relaxed) && p.bytes == s.kernel_offset) {
     p.checksum = XXH3_64bits_digest(&s.hash);
   }
   return p;

@@ -125,7 +125,10 @@ class Driver {
       base_state_.output_temporary = output->temporary();
     }
     io::OutputWriter* writer = output ? &output->writer() : nullptr;
-    if (writer) writer->set_separator(options_.record_separator);
+    if (writer) {
+      writer->set_separator(options_.record_separator);
+      if (!checkpointing) writer->skip_checksum();
+    }
     std::optional<CheckpointWriter> checkpoints;
     if (checkpointing) {
       checkpoints.emplace(options_.checkpoint, base_state_.output_temporary, resume);
