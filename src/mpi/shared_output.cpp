@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <exception>
 #include <vector>
 
 #define XXH_INLINE_ALL
@@ -24,7 +25,7 @@ SharedOutput::SharedOutput(const std::string& path, const ResumeState* resume) :
   // its name.
   std::string name;
   int failed = 0;
-  std::string failure;
+  std::exception_ptr failure;
   if (rank_info().rank == 0) {
     try {
       output_.emplace(resume ? io::OutputFile::resume(path, resume->output_temporary,
@@ -35,15 +36,18 @@ SharedOutput::SharedOutput(const std::string& path, const ResumeState* resume) :
       name = output_->temporary();
       checksum_ = std::make_unique<Checksum>();
       XXH3_64bits_reset(&checksum_->state);
-    } catch (const Error& e) {
+    } catch (const Error&) {
       failed = 1;
-      failure = e.what();
+      failure = std::current_exception();
     }
   }
   uint64_t length = name.size();
   check(MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
   if (failed != 0) {
-    throw Error(rank_info().rank == 0 ? failure : "rank 0 could not create the output " + path);
+    // Every rank knows: rank 0 alone reports it.
+    JobFailed job;
+    job.failure = failure;
+    throw job;
   }
   check(MPI_Bcast(&length, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
   name.resize(length);

@@ -27,7 +27,8 @@ class SharedOutput {
   // file (io::replaced_file; check_supported refuses the others). With
   // `resume`, rank 0 continues the checkpointed run's temporary file
   // (io::OutputFile::resume: checked against the state's prefix and cut back
-  // to it) instead of creating one.
+  // to it) instead of creating one. When rank 0 cannot, every rank throws
+  // JobFailed, rank 0's holding its error.
   SharedOutput(const std::string& path, const ResumeState* resume);
   ~SharedOutput();
 

@@ -224,6 +224,14 @@ case_refusals() {
   one_message "ck is damaged"
   cmp -s ck ck.saved && fail "the damage was not written"
   cp ck.saved ck
+  # The output's temporary file, which the checkpoint names, removed.
+  local temporary
+  temporary=$(compgen -G 'out.txt.tmp.*') || { fail "no temporary output: $(ls)"; return; }
+  mv "$temporary" saved.tmp
+  run_mpi 2 "${JOB[@]}" --resume
+  expect_status 1
+  one_message "is missing"
+  mv saved.tmp "$temporary"
   # The same checkpoint, undamaged, still resumes.
   resume_on 2
   expect_reference "a resume after refused ones"
