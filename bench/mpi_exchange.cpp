@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
   const cpu::Kernels kernels(cpu::Arith::kSimd, "");
 
   mpi::ShardedFilter shard(params, FilterCounters{});
-  const FilterRef ref = mpi::shard_ref(shard);
+  const FilterRef ref = shard.part().ref();
   mpi::KeyExchange exchange(mpi::block_owners(params.num_blocks));
   const mpi::KeyExchange::Apply answer_only = [](const uint64_t*, uint64_t n, uint8_t* a) {
     for (uint64_t i = 0; i < n; ++i) a[i] = 0;

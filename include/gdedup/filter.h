@@ -60,6 +60,13 @@ class Filter {
   // (UsageError), and any other write through words() faults.
   static Filter read_only_view(const FilterParams& params, const uint32_t* words,
                                std::shared_ptr<const void> keeper);
+  // A zeroed part of the filter of `params`: blocks [first_block,
+  // first_block + held_blocks) only, in memory of their size (the part one
+  // rank of an MPI job holds). Backends work on it as on a whole filter,
+  // for keys whose blocks it holds; it cannot be saved, and merge() takes
+  // only a part of the same blocks. Throws UsageError for a range outside
+  // the filter or an empty one.
+  static Filter part(const FilterParams& params, uint64_t first_block, uint64_t held_blocks);
 
   Filter(Filter&&) noexcept;
   Filter& operator=(Filter&&) noexcept;
@@ -72,30 +79,47 @@ class Filter {
   // Whether the bits are another's, never to be written (read_only_view).
   bool read_only() const { return keeper_ != nullptr; }
 
-  // The bit array: params().words() little-endian 32-bit words.
+  // The blocks held: all of them, except in a part().
+  uint64_t first_block() const { return first_block_; }
+  uint64_t held_blocks() const { return held_blocks_; }
+  bool whole() const { return held_blocks_ == params_.num_blocks; }
+  uint64_t held_bytes() const { return held_blocks_ * (params_.layout.block_bits / 8); }
+
+  // The bit array: params().words() little-endian 32-bit words (those of the
+  // held blocks in a part()).
   uint32_t* words() { return words_; }
   const uint32_t* words() const { return words_; }
-  // The bit array as the kernels address it: the whole filter.
-  FilterRef ref() { return whole_filter(words_, params_.num_blocks, params_.layout); }
+  // The bit array as the kernels address it.
+  FilterRef ref() {
+    return FilterRef{words_, params_.num_blocks, params_.layout, first_block_, held_blocks_};
+  }
 
   // OR of `other` into this filter. Throws UsageError, naming the parameter
   // that differs, unless the parameters are identical, and for a read-only
   // filter.
   void merge(const Filter& other);
 
+  // Of the held blocks.
   uint64_t count_set_bits() const;
   // Distinct keys inserted, estimated from the fill (exact in expectation
-  // for the split-block layout).
+  // for the split-block layout). A part() has no such figure of its own:
+  // UsageError (sum its bits with the other parts', then ::estimated_keys).
   double estimated_keys() const;
-  // The false-positive rate a query sees now, from the estimated keys.
+  // The false-positive rate a query sees now, from the estimated keys; a
+  // part() throws as estimated_keys() does.
   double current_fpr() const;
 
  private:
   Filter() = default;  // for read_only_view
   void release_words() noexcept;
 
+  // Throws UsageError unless this is the whole filter; `what` names the use.
+  void require_whole(const char* what) const;
+
   FilterParams params_;
   FilterCounters counters_;
+  uint64_t first_block_ = 0;
+  uint64_t held_blocks_ = 0;  // params_.num_blocks, except in a part()
   uint32_t* words_ = nullptr;
   std::shared_ptr<const void> keeper_;  // set: words_ are not ours (read_only_view)
 };

@@ -19,6 +19,7 @@
 #include "gdedup/checkpoint.h"
 #include "gdedup/filter.h"
 #include "gdedup/filter_file.h"
+#include "gdedup/layered_filter.h"
 #include "gdedup/pipeline.h"
 
 namespace gdedup::mpi {
@@ -28,6 +29,9 @@ bool built();
 struct RankInfo {
   unsigned rank = 0;
   unsigned ranks = 1;
+  // Its rank among the ranks on its machine (MPI_COMM_TYPE_SHARED): the
+  // GPU it runs on.
+  unsigned local_rank = 0;
   std::string host;  // MPI_Get_processor_name
 };
 
@@ -65,7 +69,8 @@ int max_status(int status);
 
 // A fixed filter spread over the ranks: rank r holds blocks
 // [first_block(r), first_block(r + 1)) of the whole layout
-// (core/owner_partition.h), num_blocks / ranks of them, and nothing else.
+// (core/owner_partition.h), num_blocks / ranks of them, and nothing else:
+// a Filter::part, which a backend (CPU, or the GPU of the rank) works on.
 class ShardedFilter {
  public:
   // A zeroed filter of `params`; `counters` are the whole filter's. Throws
@@ -77,23 +82,15 @@ class ShardedFilter {
   // UsageError for a growing filter (a fixed one is needed under MPI). Not
   // collective: a rank that fails throws alone.
   static ShardedFilter load(const std::string& path);
-  ShardedFilter(ShardedFilter&& other) noexcept
-      : local_insertions(other.local_insertions),
-        params_(other.params_),
-        counters_(other.counters_),
-        first_block_(other.first_block_),
-        held_blocks_(other.held_blocks_),
-        words_(std::exchange(other.words_, nullptr)),
-        bytes_(std::exchange(other.bytes_, 0)) {}
+  ShardedFilter(ShardedFilter&&) noexcept = default;
   ShardedFilter& operator=(ShardedFilter&&) = delete;
   ShardedFilter(const ShardedFilter&) = delete;
   ShardedFilter& operator=(const ShardedFilter&) = delete;
-  ~ShardedFilter();
 
   // Collective. Writes the filter to `path` as save_filter writes the whole
   // filter, byte for byte: rank 0 writes the file, taking each rank's blocks
   // in turn in pieces of at most 64 MiB, so that no rank holds more than its
-  // own.
+  // own. The part's words must be current (Backend::sync_to_host).
   void save(const std::string& path, const std::optional<KeyRules>& keys);
   // Collective. Writes a checkpoint of the filter and `state` to `path`, as
   // save_checkpoint writes one process's fixed filter (the same format, so
@@ -105,33 +102,29 @@ class ShardedFilter {
   // and UsageError for a growing filter's checkpoint. Not collective.
   static ShardedFilter load_checkpoint(const std::string& path, ResumeState& state);
 
-  const FilterParams& params() const { return params_; }
+  const FilterParams& params() const { return part_.params(); }
   // Collective. The whole filter's counters (the ranks' insertions summed).
   FilterCounters counters() const;
   // Collective. Set bits of the whole filter.
   uint64_t count_set_bits() const;
 
-  uint64_t first_block() const { return first_block_; }
-  uint64_t held_blocks() const { return held_blocks_; }
-  uint32_t* words() { return words_; }
-
-  // Keys found new by this rank's blocks; counters() sums them.
-  uint64_t local_insertions = 0;
+  // This rank's blocks. Its counters count the keys found new by them (a
+  // backend made on it counts them); counters() sums them over the ranks.
+  Filter& part() { return part_; }
 
  private:
-  FilterParams params_;
   FilterCounters counters_;  // the whole filter's, as planned or loaded
-  uint64_t first_block_ = 0;
-  uint64_t held_blocks_ = 0;
-  uint32_t* words_ = nullptr;
-  uint64_t bytes_ = 0;  // allocated at words_
+  Filter part_;
 };
 
 // Collective. run_pipeline over the ranks: modes dedup, duplicates, build and query,
 // text input from regular files, an output file (which every rank must be
-// able to open: a shared filesystem past one machine), no checkpoints.
-// Returns the whole job's stats on every rank.
-PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter& filter);
+// able to open: a shared filesystem past one machine), checkpoints.
+// `make_backend` makes the backend of this rank's part (the CPU backend
+// when empty). Returns the whole job's stats on every rank, with the part's
+// words current.
+PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter& filter,
+                                   const BackendMaker& make_backend = {});
 
 // Throws UsageError, naming the option, for what run_sharded_pipeline does
 // not support yet; not collective, so that every rank can refuse alike

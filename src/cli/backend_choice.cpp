@@ -30,7 +30,7 @@ MadeBackend choose_backend(const std::string& which, BackendOptions options, Fil
     return entry->make(filter, options);
   }
   std::vector<SkippedBackend> skipped;
-  const BackendEntry& entry = first_usable_backend(filter.params().bytes(), options, &skipped);
+  const BackendEntry& entry = first_usable_backend(filter.held_bytes(), options, &skipped);
   MadeBackend made = entry.make(filter, options);
   // The library's reasons name no flag (error_advice.h), so none advises
   // the backend auto has just chosen.

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "cli/backend_choice.h"
 #include "cli/checkpoint_job.h"
 #include "cli/checkpoint_options.h"
 #include "cli/console.h"
@@ -44,7 +45,6 @@ void refuse_unsupported(const JobOptions& o, JobKind kind, const SizingRequest& 
     refuse(o.threads > 1 ? "--threads" : "--filter-threads",
            "each rank reads with one thread and runs its blocks on one: run more ranks instead");
   }
-  if (o.backend == "gpu") refuse("--backend gpu", "the ranks run their blocks on the CPU");
   // --capacity alone makes one process's filter grow; the same options
   // must make the same file.
   if (kind != JobKind::kQuery && !filter_existed && !request.memory && !o.no_grow) {
@@ -141,7 +141,28 @@ int run(Setup& s, const JobOptions& o, JobKind kind, const mpi::RankInfo& me) {
   mpi::ShardedFilter& filter = *s.filter;
   s.run.resume = o.checkpoint.resume ? &s.resume : nullptr;
   s.run.stop = o.checkpoint.enabled() ? stop_flag() : nullptr;
-  const PipelineStats stats = mpi::run_sharded_pipeline(s.run, filter);
+  // Each rank chooses its own backend (auto: its GPU if it has one, else
+  // the CPU), on the GPU its local rank numbers; the answers are the same.
+  BackendOptions backend_options;
+  backend_options.device = static_cast<int>(me.local_rank);
+  std::string backend;
+  const BackendMaker make_backend = [&](Filter& part) {
+    MadeBackend made;
+    try {
+      made = choose_backend(o.backend, backend_options, part);
+    } catch (const UsageError&) {
+      throw;
+    } catch (const Error& e) {
+      if (o.backend != "gpu") throw;
+      throw Error(std::string(e.what()) + " (under --mpi a rank runs on the GPU its rank on its "
+                  "machine numbers: this is rank " + std::to_string(me.local_rank) + " on " +
+                  me.host + "; start at most one rank per GPU on each machine)", e);
+    }
+    backend = made.description;
+    Console::get().info("backend of rank 0: " + backend);
+    return std::move(made.backend);
+  };
+  const PipelineStats stats = mpi::run_sharded_pipeline(s.run, filter, make_backend);
   Console& console = Console::get();
   if (stats.interrupted) {
     // Every rank's part of the checkpoint is written; rank 0 says so, and
@@ -160,7 +181,8 @@ int run(Setup& s, const JobOptions& o, JobKind kind, const mpi::RankInfo& me) {
   report.mode = s.run.mode;
   report.stats = stats;
   report.filter = summarize(filter.params(), counters, set);
-  report.backend = "cpu on " + std::to_string(me.ranks) + (me.ranks == 1 ? " rank" : " ranks");
+  report.backend = backend.substr(0, backend.find(' ')) + " on " + std::to_string(me.ranks) +
+                   (me.ranks == 1 ? " rank" : " ranks");
   report.inputs = s.run.inputs.size();
   report.inputs_skipped = s.inputs_skipped;
   report.checkpointing = o.checkpoint.enabled();

@@ -233,6 +233,11 @@ void refuse_ignored_options(const CLI::App& command, const JobOptions& o) {
                      "--input-format u64, which one thread reads faster than the filter takes "
                      "it; drop --threads");
   }
+  if (given(command, "--device") && o.mpi) {
+    throw UsageError("--device " + std::to_string(o.device) + " has no effect with --mpi: each "
+                     "rank runs on the GPU its rank on its machine numbers (the first rank of "
+                     "a machine on GPU 0, the next on GPU 1, ...); drop --device");
+  }
   if (given(command, "--device") && o.backend == "cpu") {
     throw UsageError("--device " + std::to_string(o.device) + " has no effect with --backend "
                      "cpu: it chooses the GPU backend's device; drop --device");

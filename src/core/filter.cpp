@@ -51,7 +51,24 @@ void FilterParams::validate() const {
 
 Filter::Filter(const FilterParams& params) : params_(params) {
   params_.validate();
+  held_blocks_ = params_.num_blocks;
   words_ = static_cast<uint32_t*>(detail::allocate_zeroed(params_.bytes()));
+}
+
+Filter Filter::part(const FilterParams& params, uint64_t first_block, uint64_t held_blocks) {
+  params.validate();
+  if (held_blocks == 0 || first_block > params.num_blocks ||
+      held_blocks > params.num_blocks - first_block) {
+    throw UsageError("blocks " + std::to_string(first_block) + " .. " +
+                     std::to_string(first_block + held_blocks) + " are not a part of a filter "
+                     "of " + std::to_string(params.num_blocks) + " blocks");
+  }
+  Filter filter;
+  filter.params_ = params;
+  filter.first_block_ = first_block;
+  filter.held_blocks_ = held_blocks;
+  filter.words_ = static_cast<uint32_t*>(detail::allocate_zeroed(filter.held_bytes()));
+  return filter;
 }
 
 Filter Filter::from_plan(const Plan& plan, uint64_t seed) {
@@ -72,20 +89,24 @@ Filter Filter::read_only_view(const FilterParams& params, const uint32_t* words,
   // Private: a Filter otherwise always owns zeroed memory.
   Filter filter;
   filter.params_ = params;
+  filter.held_blocks_ = params.num_blocks;
   filter.words_ = const_cast<uint32_t*>(words);
   filter.keeper_ = std::move(keeper);
   return filter;
 }
 
 Filter::Filter(Filter&& other) noexcept
-    : params_(other.params_), counters_(other.counters_),
-      words_(std::exchange(other.words_, nullptr)), keeper_(std::move(other.keeper_)) {}
+    : params_(other.params_), counters_(other.counters_), first_block_(other.first_block_),
+      held_blocks_(other.held_blocks_), words_(std::exchange(other.words_, nullptr)),
+      keeper_(std::move(other.keeper_)) {}
 
 Filter& Filter::operator=(Filter&& other) noexcept {
   if (this != &other) {
     release_words();
     params_ = other.params_;
     counters_ = other.counters_;
+    first_block_ = other.first_block_;
+    held_blocks_ = other.held_blocks_;
     words_ = std::exchange(other.words_, nullptr);
     keeper_ = std::move(other.keeper_);
   }
@@ -95,7 +116,7 @@ Filter& Filter::operator=(Filter&& other) noexcept {
 Filter::~Filter() { release_words(); }
 
 void Filter::release_words() noexcept {
-  if (keeper_ == nullptr) detail::release(words_, params_.bytes());
+  if (keeper_ == nullptr) detail::release(words_, held_bytes());
   keeper_.reset();
   words_ = nullptr;
 }
@@ -116,11 +137,17 @@ void Filter::merge(const Filter& other) {
     refuse("block counts", std::to_string(a.num_blocks), std::to_string(b.num_blocks));
   }
   if (a.seed != b.seed) refuse("seeds", std::to_string(a.seed), std::to_string(b.seed));
+  if (first_block_ != other.first_block_ || held_blocks_ != other.held_blocks_) {
+    refuse("blocks held", std::to_string(held_blocks_) + " from block " +
+                              std::to_string(first_block_),
+           std::to_string(other.held_blocks_) + " from block " +
+               std::to_string(other.first_block_));
+  }
   if (read_only()) {
     throw UsageError("cannot merge into a read-only filter (a mapped filter file): its bits "
                      "are shared, never written; load the file without mapping to change it");
   }
-  const uint64_t n = a.words();
+  const uint64_t n = held_blocks_ * a.layout.block_words();
   for (uint64_t i = 0; i < n; ++i) words_[i] |= other.words_[i];
   counters_.insertions += other.counters_.insertions;
 }
@@ -128,7 +155,7 @@ void Filter::merge(const Filter& other) {
 uint64_t Filter::count_set_bits() const {
   // Block sizes are multiples of 64 bits, so the array is whole 64-bit words.
   const auto* p = reinterpret_cast<const uint64_t*>(words_);
-  const uint64_t n = params_.words() / 2;
+  const uint64_t n = held_blocks_ * params_.layout.block_words() / 2;
   // One core counts about 3 GB/s: a billion-key filter (2.7 GiB) would take
   // a second at the end of every job, so large arrays are split over threads.
   constexpr uint64_t kPerThread = uint64_t{8} << 20;  // 64 MiB of words
@@ -154,8 +181,21 @@ double fpr_at_fill(const FilterParams& params, uint64_t set_bits) {
   return layout_fpr(params.layout, keys / static_cast<double>(params.num_blocks));
 }
 
-double Filter::estimated_keys() const { return gdedup::estimated_keys(params_, count_set_bits()); }
+void Filter::require_whole(const char* what) const {
+  if (whole()) return;
+  throw UsageError(std::string(what) + " needs the whole filter, not the part of " +
+                   std::to_string(held_blocks_) + " of its " +
+                   std::to_string(params_.num_blocks) + " blocks that this one holds");
+}
 
-double Filter::current_fpr() const { return fpr_at_fill(params_, count_set_bits()); }
+double Filter::estimated_keys() const {
+  require_whole("estimating the keys from the fill");
+  return gdedup::estimated_keys(params_, count_set_bits());
+}
+
+double Filter::current_fpr() const {
+  require_whole("the false-positive rate from the fill");
+  return fpr_at_fill(params_, count_set_bits());
+}
 
 }  // namespace gdedup

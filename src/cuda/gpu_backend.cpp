@@ -315,8 +315,9 @@ class CudaBackend final : public GpuBackend {
   CudaBackend(Filter& filter, const GpuOptions& options)
       // use_device runs first, before any member touches the runtime.
       : GpuBackend(filter), filter_(filter), device_(use_device(options.device)) {
-    const FilterParams& params = filter.params();
-    const uint64_t filter_bytes = params.bytes();
+    // A part of a filter (an MPI rank's blocks) is held as it is: only its
+    // blocks go to the device, and the kernels address them by FilterRef.
+    const uint64_t filter_bytes = filter.held_bytes();
     cudaDeviceProp props{};
     GDEDUP_CUDA_CHECK(cudaGetDeviceProperties(&props, device_));
     device_name_ = props.name;
@@ -334,7 +335,7 @@ class CudaBackend final : public GpuBackend {
                                     cuda::kMaxBatchKeys, slot_device_bytes);
     }
     try {
-      words_ = DeviceArray<uint32_t>(params.words());
+      words_ = DeviceArray<uint32_t>(filter_bytes / sizeof(uint32_t));
       if (buffers_ == nullptr) {
         buffers_ = std::make_shared<BatchBuffers>(device_, batch);
         shared.add(options.batch_keys, buffers_);
@@ -349,7 +350,8 @@ class CudaBackend final : public GpuBackend {
     GDEDUP_CUDA_CHECK(cudaMemcpy(words_.get(), filter.words(), filter_bytes,
                                  cudaMemcpyHostToDevice));
     GDEDUP_CUDA_CHECK(cudaStreamSynchronize(nullptr));
-    ref_ = whole_filter(words_.get(), params.num_blocks, params.layout);
+    ref_ = filter.ref();
+    ref_.words = words_.get();
   }
 
   CudaBackend(const CudaBackend&) = delete;
@@ -375,7 +377,7 @@ class CudaBackend final : public GpuBackend {
     // they are.
     if (filter_.read_only()) return;
     GDEDUP_CUDA_CHECK(cudaSetDevice(device_));
-    GDEDUP_CUDA_CHECK(cudaMemcpy(filter_.words(), words_.get(), filter_.params().bytes(),
+    GDEDUP_CUDA_CHECK(cudaMemcpy(filter_.words(), words_.get(), filter_.held_bytes(),
                                  cudaMemcpyDeviceToHost));
   }
 

@@ -46,6 +46,11 @@ std::string layer_name(size_t i) { return "layer " + std::to_string(i + 1); }
 }  // namespace
 
 LayerView view_of(const Filter& layer) {
+  if (!layer.whole()) {
+    throw UsageError("a part of a filter (" + std::to_string(layer.held_blocks()) + " of its " +
+                     std::to_string(layer.params().num_blocks) + " blocks) cannot be saved "
+                     "alone; save the whole filter");
+  }
   return {layer.words(), layer.params(), layer.counters()};
 }
 

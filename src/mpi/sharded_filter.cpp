@@ -1,10 +1,8 @@
-// ShardedFilter (gdedup/mpi.h): this rank's blocks in memory of their own
-// size, and the whole filter's counters and bit count summed over the ranks.
+// ShardedFilter (gdedup/mpi.h): this rank's blocks, a Filter::part, and the
+// whole filter's counters and bit count summed over the ranks.
 // Saving and loading are in sharded_filter_file.cpp.
 #include <mpi.h>
 
-#include "core/bit_count.h"
-#include "core/host_memory.h"
 #include "core/owner_partition.h"
 #include "gdedup/error.h"
 #include "gdedup/mpi.h"
@@ -28,33 +26,33 @@ detail::BlockOwners block_owners(uint64_t num_blocks) {
   return detail::BlockOwners(num_blocks, ranks);
 }
 
-ShardedFilter::ShardedFilter(const FilterParams& params, const FilterCounters& counters)
-    : params_(params), counters_(counters) {
-  params_.validate();
-  const detail::BlockOwners owners = block_owners(params_.num_blocks);
+namespace {
+
+// This rank's blocks of a filter of `params`.
+Filter rank_part(const FilterParams& params) {
+  params.validate();
+  const detail::BlockOwners owners = block_owners(params.num_blocks);
   const unsigned rank = rank_info().rank;
-  first_block_ = owners.first_block(rank);
-  held_blocks_ = owners.first_block(rank + 1) - first_block_;
-  bytes_ = held_blocks_ * (params_.layout.block_bits / 8);
-  words_ = static_cast<uint32_t*>(detail::allocate_zeroed(bytes_));
+  const uint64_t first = owners.first_block(rank);
+  return Filter::part(params, first, owners.first_block(rank + 1) - first);
 }
 
-ShardedFilter::~ShardedFilter() {
-  if (words_ != nullptr) detail::release(words_, bytes_);
-}
+}  // namespace
+
+ShardedFilter::ShardedFilter(const FilterParams& params, const FilterCounters& counters)
+    : counters_(counters), part_(rank_part(params)) {}
 
 FilterCounters ShardedFilter::counters() const {
   FilterCounters out = counters_;
+  const uint64_t mine = part_.counters().insertions;
   uint64_t fresh = 0;
-  check(MPI_Allreduce(&local_insertions, &fresh, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD),
-        "MPI_Allreduce");
+  check(MPI_Allreduce(&mine, &fresh, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
   out.insertions += fresh;
   return out;
 }
 
 uint64_t ShardedFilter::count_set_bits() const {
-  const uint64_t mine =
-      detail::count_set_bits(reinterpret_cast<const uint64_t*>(words_), bytes_ / 8, 1);
+  const uint64_t mine = part_.count_set_bits();
   uint64_t all = 0;
   check(MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
   return all;

@@ -71,7 +71,7 @@ void serve_bits(const unsigned char* own) {
 // them until rank 0 is done.
 void write_on_rank0(ShardedFilter& filter,
                     const std::function<void(const format::BitReader& read)>& write) {
-  const auto* own = reinterpret_cast<const unsigned char*>(filter.words());
+  const auto* own = reinterpret_cast<const unsigned char*>(filter.part().words());
   const RankInfo& me = rank_info();
   if (me.rank != 0) return serve_bits(own);
   const detail::BlockOwners owners = block_owners(filter.params().num_blocks);
@@ -91,7 +91,7 @@ void write_on_rank0(ShardedFilter& filter,
 void ShardedFilter::save(const std::string& path, const std::optional<KeyRules>& keys) {
   const FilterCounters whole = counters();
   write_on_rank0(*this, [&](const format::BitReader& read) {
-    save_filter_streamed(params_, whole, path, keys, read);
+    save_filter_streamed(params(), whole, path, keys, read);
   });
 }
 
@@ -100,7 +100,7 @@ void ShardedFilter::save_checkpoint(const ResumeState& state, const std::string&
   write_on_rank0(*this, [&](const format::BitReader& read) {
     ResumeState fixed = state;
     fixed.growth.reset();
-    format::write_checkpoint_file({format::LayerView{nullptr, params_, whole, read}}, fixed,
+    format::write_checkpoint_file({format::LayerView{nullptr, params(), whole, read}}, fixed,
                                   path);
   });
 }
@@ -112,10 +112,10 @@ ShardedFilter ShardedFilter::load(const std::string& path) {
                      "yet; under --mpi use a fixed filter (one made with --memory or --no-grow)");
   }
   ShardedFilter filter(info.params[0], info.counters[0]);
-  const uint64_t bytes_per_block = block_bytes(filter.params_);
-  read_filter_slice(path, filter.first_block_ * bytes_per_block,
-                    filter.held_blocks_ * bytes_per_block,
-                    reinterpret_cast<unsigned char*>(filter.words_), rank_info().rank == 0);
+  read_filter_slice(path, filter.part_.first_block() * block_bytes(filter.params()),
+                    filter.part_.held_bytes(),
+                    reinterpret_cast<unsigned char*>(filter.part_.words()),
+                    rank_info().rank == 0);
   return filter;
 }
 
@@ -128,11 +128,10 @@ ShardedFilter ShardedFilter::load_checkpoint(const std::string& path, ResumeStat
                      "yet; resume it in one process");
   }
   ShardedFilter filter(state.params, FilterCounters{});
-  const uint64_t bytes_per_block = block_bytes(filter.params_);
-  state = format::read_checkpoint_slice(path, filter.first_block_ * bytes_per_block,
-                                        filter.held_blocks_ * bytes_per_block,
-                                        reinterpret_cast<unsigned char*>(filter.words_),
-                                        rank_info().rank == 0, filter.counters_);
+  state = format::read_checkpoint_slice(
+      path, filter.part_.first_block() * block_bytes(filter.params()), filter.part_.held_bytes(),
+      reinterpret_cast<unsigned char*>(filter.part_.words()), rank_info().rank == 0,
+      filter.counters_);
   return filter;
 }
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu/kernels.h"
+#include "gdedup/backend.h"
 #include "gdedup/checkpoint.h"
 #include "gdedup/error.h"
 #include "gdedup/output_file.h"
@@ -177,7 +177,8 @@ class CheckpointSchedule {
 
 }  // namespace
 
-PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter& filter) {
+PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter& filter,
+                                   const BackendMaker& make_backend) {
   check_supported(options);
   const auto start = std::chrono::steady_clock::now();
   const RankInfo& me = rank_info();
@@ -194,6 +195,13 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
       pipeline::check_resume_run(*resume, options, base.inputs);
       check_checkpoint_params(resume->params, filter.params());
     }
+  });
+  // The backend counts the keys new to this rank's blocks in its part's
+  // counters, which the filter's counters() sums. A rank whose backend
+  // cannot run (no GPU of its number) stops the job before any output.
+  std::unique_ptr<Backend> backend;
+  check_together([&] {
+    backend = make_backend ? make_backend(filter.part()) : make_cpu_backend(filter.part());
   });
   const Totals resumed = resume ? Totals{resume->records, resume->kept, resume->position.offset}
                                 : Totals{};
@@ -212,14 +220,12 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
     base.output_temporary = output->temporary();
   }
 
-  const cpu::Kernels kernels(cpu::Arith::kSimd, "");
-  const FilterRef shard = shard_ref(filter);
   const KeyExchange::Apply apply = [&](const uint64_t* keys, uint64_t n, uint8_t* answers) {
     if (is_query(mode)) {
-      kernels.contains_run({shard, keys, n, answers});
+      backend->contains(keys, n, answers);
       return uint64_t{0};
     }
-    return kernels.test_and_set_run({shard, keys, n, answers});
+    return backend->test_and_set(keys, n, answers);
   };
   KeyExchange exchange(block_owners(filter.params().num_blocks));
 
@@ -255,7 +261,6 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
     const uint64_t round_fresh =
         exchange.run(records.fingerprints.data(), n, writes, answers.data(), apply);
     fresh += round_fresh;
-    filter.local_insertions += round_fresh;
     mine.records += n;
     mine.bytes += records.bytes;
     if (writes) {
@@ -284,6 +289,7 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
     state.input_bytes = job.bytes;
     const pipeline::Piece& at = pieces[next];
     state.position = StreamPoint{job.records, job.bytes, at.input, 0};
+    backend->sync_to_host();
     if (me.rank == 0) {
       state.position.input_offset =
           first_record_at(at, options.inputs[at.input], options.record_separator);
@@ -308,6 +314,7 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
     }
   }
   if (output && !interrupted) output->commit();
+  backend->sync_to_host();
 
   PipelineStats stats;
   const Totals job = sum(Totals{mine.records, writes ? mine.kept : fresh, mine.bytes}, resumed);

@@ -15,11 +15,4 @@ namespace gdedup::mpi {
 // for more ranks than BlockOwners::kMaxOwners or than blocks.
 detail::BlockOwners block_owners(uint64_t num_blocks);
 
-// This rank's blocks as the kernels address them: global block b at local
-// block b - first_block.
-inline FilterRef shard_ref(ShardedFilter& filter) {
-  return FilterRef{filter.words(), filter.params().num_blocks, filter.params().layout,
-                   filter.first_block(), filter.held_blocks()};
-}
-
 }  // namespace gdedup::mpi

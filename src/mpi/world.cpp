@@ -38,7 +38,14 @@ RankInfo join(int* argc, char*** argv) {
   check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
   check(MPI_Comm_size(MPI_COMM_WORLD, &ranks), "MPI_Comm_size");
   check(MPI_Get_processor_name(host, &length), "MPI_Get_processor_name");
+  MPI_Comm machine = MPI_COMM_NULL;
+  int local_rank = 0;
+  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &machine),
+        "MPI_Comm_split_type");
+  check(MPI_Comm_rank(machine, &local_rank), "MPI_Comm_rank");
+  check(MPI_Comm_free(&machine), "MPI_Comm_free");
   RankInfo& info = this_rank();
+  info.local_rank = static_cast<unsigned>(local_rank);
   info.rank = static_cast<unsigned>(rank);
   info.ranks = static_cast<unsigned>(ranks);
   info.host.assign(host, static_cast<size_t>(length));

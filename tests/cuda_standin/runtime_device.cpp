@@ -1,6 +1,6 @@
 // The stand-in's device, versions, errors and settings: one device that
 // calls itself compute capability 9.0 with 132 multiprocessors (as an H200)
-// and Settings::device_bytes of memory.
+// and Settings::device_bytes of memory, under Settings::devices numbers.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +25,7 @@ Settings from_environment() {
   s.max_delay_us = static_cast<uint32_t>(env_number("GDEDUP_STANDIN_DELAY_US", s.max_delay_us));
   s.device_bytes = env_number("GDEDUP_STANDIN_DEVICE_BYTES", s.device_bytes);
   s.pinned_bytes = env_number("GDEDUP_STANDIN_PINNED_BYTES", s.pinned_bytes);
+  s.devices = std::max<uint64_t>(1, env_number("GDEDUP_STANDIN_DEVICES", s.devices));
   return s;
 }
 
@@ -137,25 +138,40 @@ cudaError_t cudaRuntimeGetVersion(int* version) {
   return cudaSuccess;
 }
 
+namespace {
+
+// Devices 0 .. count - 1 (GDEDUP_STANDIN_DEVICES, default 1) are one and the
+// same emulated device: what a process needs to run on device N, as the
+// ranks of an MPI job on one machine do.
+bool is_device(int device) {
+  return device >= 0 && static_cast<uint64_t>(device) < cuda_standin::current().devices;
+}
+
+thread_local int t_device = 0;
+
+}  // namespace
+
 cudaError_t cudaGetDeviceCount(int* count) {
   if (count == nullptr) return report(cudaErrorInvalidValue);
-  *count = 1;
+  *count = static_cast<int>(cuda_standin::current().devices);
   return cudaSuccess;
 }
 
 cudaError_t cudaSetDevice(int device) {
-  return device == 0 ? cudaSuccess : report(cudaErrorInvalidDevice);
+  if (!is_device(device)) return report(cudaErrorInvalidDevice);
+  t_device = device;
+  return cudaSuccess;
 }
 
 cudaError_t cudaGetDevice(int* device) {
   if (device == nullptr) return report(cudaErrorInvalidValue);
-  *device = 0;
+  *device = t_device;
   return cudaSuccess;
 }
 
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   if (prop == nullptr) return report(cudaErrorInvalidValue);
-  if (device != 0) return report(cudaErrorInvalidDevice);
+  if (!is_device(device)) return report(cudaErrorInvalidDevice);
   *prop = cudaDeviceProp{};
   std::strncpy(prop->name, "CUDA stand-in on the CPU", sizeof prop->name - 1);
   prop->totalGlobalMem = cuda_standin::current().device_bytes;
@@ -169,7 +185,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
   if (value == nullptr || attr != cudaDevAttrMultiProcessorCount) {
     return report(cudaErrorInvalidValue);
   }
-  if (device != 0) return report(cudaErrorInvalidDevice);
+  if (!is_device(device)) return report(cudaErrorInvalidDevice);
   *value = kMultiprocessors;
   return cudaSuccess;
 }

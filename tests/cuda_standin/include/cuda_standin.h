@@ -23,6 +23,10 @@ struct Settings {
   // memory in use would exceed this, as where the system's limit on locked
   // memory is reached. GDEDUP_STANDIN_PINNED_BYTES.
   uint64_t pinned_bytes = UINT64_MAX;
+  // Device numbers 0 .. devices - 1 are accepted, all one emulated device
+  // (the ranks of an MPI job on one machine each take their own number).
+  // GDEDUP_STANDIN_DEVICES.
+  uint64_t devices = 1;
 };
 
 // The settings in force (the environment's, until set() is called).
