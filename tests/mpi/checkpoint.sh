@@ -8,9 +8,19 @@
 # file fails (tests/tools/gdedup_faults.cpp).
 source "$(dirname "$0")/lib.sh"
 
+# reference CAPACITY INPUT...: one uninterrupted process's output and
+# filter file (ref.out, ref.gdf) of the dedup of INPUT with a filter for
+# CAPACITY keys.
+reference() {
+  local capacity=$1
+  shift
+  "$GDEDUP" dedup "$@" -o ref.out -f ref.gdf --capacity "$capacity" --no-grow -q ||
+    fail "the one-process reference run failed"
+}
+
 # Records that span pieces, empty records, keys recurring across pieces, a
 # record longer than a piece and no final newline; and the one-process
-# result of the job over it (ref.out, ref.gdf).
+# result of the job over it.
 make_input() {
   {
     random_lines 12000 3000 13
@@ -18,8 +28,7 @@ make_input() {
     random_lines 12000 3000 14
     printf 'tail-without-newline'
   } >in.txt
-  "$GDEDUP" dedup in.txt -o ref.out -f ref.gdf --capacity 5000 --no-grow -q ||
-    fail "the one-process reference run failed"
+  reference 5000 in.txt
 }
 
 JOB=(dedup in.txt -o out.txt -f f.gdf --capacity 5000 --no-grow --piece-bytes 2K
@@ -101,8 +110,7 @@ case_resume_a_gzip_job() {
   random_lines 8000 2000 21 | gzip -c >a.gz
   random_lines 8000 2000 22 >b.txt
   random_lines 8000 2000 23 | gzip -c >c.gz
-  "$GDEDUP" dedup a.gz b.txt c.gz -o ref.out -f ref.gdf --capacity 4000 --no-grow -q ||
-    fail "the one-process reference run failed"
+  reference 4000 a.gz b.txt c.gz
   JOB=(dedup a.gz b.txt c.gz -o out.txt -f f.gdf --capacity 4000 --no-grow --piece-bytes 4K
        --checkpoint ck --checkpoint-every 1000)
   stop_at_checkpoint 3 2
@@ -124,27 +132,18 @@ case_sigkill_of_a_rank_then_resume() {
     random_lines 150000 40000 17
     printf 'tail-without-newline'
   } >in.txt
-  "$GDEDUP" dedup in.txt -o ref.out -f ref.gdf --capacity 50000 --no-grow -q ||
-    fail "the one-process reference run failed"
+  reference 50000 in.txt
   JOB=(dedup in.txt -o out.txt -f f.gdf --capacity 50000 --no-grow --piece-bytes 1K
        --checkpoint ck --checkpoint-every 2000)
-  "$MPIEXEC" --oversubscribe -np 2 "$GDEDUP" "${JOB[@]}" -q --mpi >stdout 2>stderr &
-  local launcher=$! pids=() i
+  start_ranks 2 "$GDEDUP" "${JOB[@]}" || return
+  local i
   for i in $(seq 1 400); do  # up to 20 s for a first checkpoint
     [ -f ck ] && break
     sleep 0.05
   done
-  mapfile -t pids < <(pgrep -P "$launcher" -f "$GDEDUP")
-  [ "${#pids[@]}" -eq 2 ] || { fail "the 2 ranks are not running: $(cat stderr)"; kill "$launcher"; return; }
-  kill -KILL "${pids[1]}"
-  local waited=0
-  while kill -0 "$launcher" 2>/dev/null && [ "$waited" -lt 600 ]; do
-    sleep 0.1
-    waited=$((waited + 1))
-  done
-  kill -0 "$launcher" 2>/dev/null && { fail "mpirun still runs 60 s after rank 1 was killed"; kill -KILL "$launcher"; }
-  wait "$launcher"
-  [ $? -ne 0 ] || fail "mpirun exited 0 although rank 1 was killed"
+  kill -KILL "${PIDS[1]}"
+  wait_ranks
+  [ "$STATUS" -ne 0 ] || fail "mpirun exited 0 although rank 1 was killed"
   [ ! -e out.txt ] || fail "the output took its final name although a rank was killed"
   [ -f ck ] || { fail "no checkpoint to resume from"; return; }
   resume_on 2
@@ -155,23 +154,15 @@ case_sigterm_stops_every_rank_at_a_checkpoint() {
   {
     random_lines 150000 40000 19
   } >in.txt
-  "$GDEDUP" dedup in.txt -o ref.out -f ref.gdf --capacity 50000 --no-grow -q ||
-    fail "the one-process reference run failed"
+  reference 50000 in.txt
   JOB=(dedup in.txt -o out.txt -f f.gdf --capacity 50000 --no-grow --piece-bytes 1K
        --checkpoint ck --checkpoint-every 1h)
-  "$MPIEXEC" --oversubscribe -np 3 "$GDEDUP" "${JOB[@]}" -q --mpi >stdout 2>stderr &
-  local launcher=$! pids=() i
-  for i in $(seq 1 200); do
-    mapfile -t pids < <(pgrep -P "$launcher" -f "$GDEDUP")
-    [ "${#pids[@]}" -eq 3 ] && break
-    sleep 0.05
-  done
-  [ "${#pids[@]}" -eq 3 ] || { fail "the 3 ranks did not start"; kill "$launcher"; return; }
+  start_ranks 3 "$GDEDUP" "${JOB[@]}" || return
   sleep 0.3
   # As a batch system stops a job: every rank gets the signal.
-  kill -TERM "${pids[@]}"
-  wait "$launcher"
-  local status=$?
+  kill -TERM "${PIDS[@]}"
+  wait_ranks
+  local status=$STATUS
   if [ -e out.txt ]; then
     # The job ended before the signal landed: nothing to resume.
     expect_reference "a job that completed before its signal"

@@ -11,29 +11,12 @@ kill_rank_midway() {
   local ranks=$1 victim=$2
   awk 'BEGIN { srand(3); for (i = 0; i < 1000000; i++) print "https://k.example/" int(rand() * 1e7) }' \
     >in.txt
-  "$MPIEXEC" --oversubscribe -np "$ranks" "$GDEDUP" dedup in.txt -o out.txt -f f.gdf \
-    --capacity 1200000 --no-grow --piece-bytes 1K -q --mpi >stdout 2>stderr &
-  local launcher=$! pids=() i
-  for i in $(seq 1 200); do  # up to 10 s for the ranks to start
-    mapfile -t pids < <(pgrep -P "$launcher" -f "$GDEDUP")
-    [ "${#pids[@]}" -eq "$ranks" ] && break
-    sleep 0.05
-  done
-  [ "${#pids[@]}" -eq "$ranks" ] || { fail "the $ranks ranks did not start"; kill "$launcher"; return; }
-  # The ranks' order among mpirun's children is their launch order.
+  start_ranks "$ranks" "$GDEDUP" dedup in.txt -o out.txt -f f.gdf --capacity 1200000 --no-grow \
+    --piece-bytes 1K || return
+  local pids=("${PIDS[@]}") i waited
   sleep 0.3
   kill -KILL "${pids[$victim]}"
-  local waited=0
-  while kill -0 "$launcher" 2>/dev/null && [ "$waited" -lt 600 ]; do
-    sleep 0.1
-    waited=$((waited + 1))
-  done
-  if kill -0 "$launcher" 2>/dev/null; then
-    fail "mpirun still runs 60 s after rank $victim was killed"
-    kill -KILL "$launcher"
-  fi
-  wait "$launcher"
-  STATUS=$?
+  wait_ranks
   [ "$STATUS" -ne 0 ] || fail "mpirun exited 0 although rank $victim was killed"
   [ ! -e out.txt ] || fail "the output appeared under its final name"
   [ ! -e f.gdf ] || fail "the filter file appeared"

@@ -78,18 +78,11 @@ case_gpu_ranks_stopped_at_a_checkpoint_resume_on_cpu_ranks() {
   rm -f ck g.out g.gdf
   local args=(dedup in.txt -o g.out -f g.gdf --capacity 50000 --no-grow --piece-bytes 2K
               --checkpoint ck --checkpoint-every 1h)
-  "$MPIEXEC" --oversubscribe -np 2 "$GPU" "${args[@]}" --backend gpu -q --mpi >stdout 2>stderr &
-  local launcher=$! pids=() i
-  for i in $(seq 1 200); do
-    mapfile -t pids < <(pgrep -P "$launcher" -f "$GPU")
-    [ "${#pids[@]}" -eq 2 ] && break
-    sleep 0.05
-  done
-  [ "${#pids[@]}" -eq 2 ] || { fail "the 2 ranks did not start"; kill "$launcher"; return; }
+  start_ranks 2 "$GPU" "${args[@]}" --backend gpu || return
   sleep 0.5
-  kill -TERM "${pids[@]}"
-  wait "$launcher"
-  local status=$?
+  kill -TERM "${PIDS[@]}"
+  wait_ranks
+  local status=$STATUS
   if [ -e g.out ]; then
     echo "  (the job completed before its signal: nothing to resume)"
     expect_one_process "a GPU job that completed before its signal"

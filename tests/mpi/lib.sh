@@ -75,3 +75,40 @@ random_lines() {  # COUNT KEYS SEED
     }
   }'
 }
+
+# start_ranks R BIN ARGS...: `BIN ARGS -q --mpi` on R ranks in the
+# background, stdout and stderr to ./stdout and ./stderr. Returns once all R
+# are running, with mpirun's pid in LAUNCHER and the ranks' in PIDS, in
+# launch order (rank order); fails and returns 1 if they do not start in
+# 10 s.
+start_ranks() {
+  local ranks=$1 bin=$2 i
+  shift 2
+  "$MPIEXEC" --oversubscribe -np "$ranks" "$bin" "$@" -q --mpi >stdout 2>stderr &
+  LAUNCHER=$!
+  PIDS=()
+  for i in $(seq 1 200); do
+    mapfile -t PIDS < <(pgrep -P "$LAUNCHER" -f "$bin")
+    [ "${#PIDS[@]}" -eq "$ranks" ] && return 0
+    sleep 0.05
+  done
+  fail "the $ranks ranks did not start: $(cat stderr)"
+  kill "$LAUNCHER"
+  return 1
+}
+
+# wait_ranks: waits for the mpirun of start_ranks, at most 60 s (then
+# fails and kills it); its exit status is then in STATUS.
+wait_ranks() {
+  local waited=0
+  while kill -0 "$LAUNCHER" 2>/dev/null && [ "$waited" -lt 600 ]; do
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  if kill -0 "$LAUNCHER" 2>/dev/null; then
+    fail "mpirun still runs after 60 s"
+    kill -KILL "$LAUNCHER"
+  fi
+  wait "$LAUNCHER"
+  STATUS=$?
+}
