@@ -155,8 +155,8 @@ int run(Setup& s, const JobOptions& o, JobKind kind, const mpi::RankInfo& me) {
     } catch (const Error& e) {
       if (o.backend != "gpu") throw;
       throw Error(std::string(e.what()) + " (under --mpi a rank runs on the GPU its rank on its "
-                  "machine numbers: this is rank " + std::to_string(me.local_rank) + " on " +
-                  me.host + "; start at most one rank per GPU on each machine)", e);
+                  "machine numbers, and this rank is number " + std::to_string(me.local_rank) +
+                  " on " + me.host + ": start at most one rank per GPU on each machine)", e);
     }
     backend = made.description;
     Console::get().info("backend of rank 0: " + backend);
