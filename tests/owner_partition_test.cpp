@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "core/owner_partition.h"
@@ -100,10 +101,36 @@ TEST(OwnerPartition, BucketsKeepInputOrderAndAnswersReturnToTheirKeys) {
   }
 }
 
+TEST(OwnerPartition, OwnersOfAPartShareItsBlocksEvenly) {
+  // The blocks [first, first + held) of a filter (an MPI rank's part): every
+  // owner gets held / owners of them, rounded, and every key whose block is
+  // held goes to the owner of its range.
+  const uint64_t num_blocks = 1000003;
+  for (const auto& [first, held] : {std::pair<uint64_t, uint64_t>{0, 1000003},
+                                    {333334, 333334}, {999999, 4}, {17, 1}}) {
+    for (unsigned owners : {1u, 2u, 3u, 7u}) {
+      if (owners > held) continue;
+      const BlockOwners split(num_blocks, owners, first, held);
+      ASSERT_EQ(split.first_block(0), first);
+      ASSERT_EQ(split.first_block(owners), first + held);
+      for (unsigned o = 0; o < owners; ++o) {
+        const uint64_t size = split.first_block(o + 1) - split.first_block(o);
+        EXPECT_TRUE(size == held / owners || size == held / owners + 1)
+            << size << " of " << held << " blocks for owner " << o << " of " << owners;
+        EXPECT_EQ(split.owner_of_block(split.first_block(o)), o);
+        EXPECT_EQ(split.owner_of_block(split.first_block(o + 1) - 1), o);
+      }
+    }
+  }
+}
+
 TEST(OwnerPartition, ImpossibleSplitsAreRefused) {
   EXPECT_THROW(BlockOwners(0, 1), Error);
   EXPECT_THROW(BlockOwners(10, 0), Error);
   EXPECT_THROW(BlockOwners(10, 257), Error);
+  EXPECT_THROW(BlockOwners(10, 1, 5, 6), Error);
+  EXPECT_THROW(BlockOwners(10, 1, 11, 0), Error);
+  EXPECT_THROW(BlockOwners(10, 1, 3, 0), Error);
 }
 
 }  // namespace

@@ -41,9 +41,9 @@ void refuse_unsupported(const JobOptions& o, JobKind kind, const SizingRequest& 
   };
   if (!o.max_memory.empty()) refuse("--max-memory", "a filter under --mpi has a fixed size");
   if (o.progress) refuse("--progress", "leave it out");
-  if (o.threads > 1 || o.filter_threads > 1) {
-    refuse(o.threads > 1 ? "--threads" : "--filter-threads",
-           "each rank reads with one thread and runs its blocks on one: run more ranks instead");
+  if (o.threads > 1) {
+    refuse("--threads", "each rank reads with one thread: run more ranks instead (--filter-threads "
+                        "sets the threads that run a rank's blocks on its CPU)");
   }
   // --capacity alone makes one process's filter grow; the same options
   // must make the same file.
@@ -144,6 +144,7 @@ int run(Setup& s, const JobOptions& o, JobKind kind, const mpi::RankInfo& me) {
   // Each rank chooses its own backend (auto: its GPU if it has one, else
   // the CPU), on the GPU its local rank numbers; the answers are the same.
   BackendOptions backend_options;
+  backend_options.threads = o.filter_threads > 0 ? o.filter_threads : 1;
   backend_options.device = static_cast<int>(me.local_rank);
   std::string backend;
   const BackendMaker make_backend = [&](Filter& part) {

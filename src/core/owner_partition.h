@@ -13,31 +13,40 @@
 
 namespace gdedup::detail {
 
-// `owners` owners of `num_blocks` blocks: owner o holds the blocks b with
-// floor(b * owners / num_blocks) = o, which are the range
-// [first_block(o), first_block(o + 1)), num_blocks / owners blocks rounded up
-// or down.
+// `owners` owners of the `held` blocks from block `first` on of a filter of
+// `num_blocks` blocks (all of them, or a part: Filter::part): owner o holds
+// the blocks b with floor((b - first) * owners / held) = o, which are the
+// range [first_block(o), first_block(o + 1)), held / owners blocks rounded
+// up or down.
 class BlockOwners {
  public:
   // An owner is noted in one byte per key (partition_by_owner).
   static constexpr unsigned kMaxOwners = 256;
 
   // Needs 1 <= owners <= kMaxOwners and num_blocks >= 1.
-  BlockOwners(uint64_t num_blocks, unsigned owners);
+  BlockOwners(uint64_t num_blocks, unsigned owners)
+      : BlockOwners(num_blocks, owners, 0, num_blocks) {}
+  // Needs 1 <= owners <= kMaxOwners and 1 <= held <= num_blocks - first.
+  BlockOwners(uint64_t num_blocks, unsigned owners, uint64_t first, uint64_t held);
 
   unsigned owners() const { return owners_; }
+  // `block` must be one of the held ones.
   unsigned owner_of_block(uint64_t block) const {
-    return static_cast<unsigned>(static_cast<unsigned __int128>(block) * owners_ / num_blocks_);
+    return static_cast<unsigned>(static_cast<unsigned __int128>(block - first_) * owners_ /
+                                 held_);
   }
   unsigned owner_of(uint64_t fingerprint) const {
     return owner_of_block(block_index(fingerprint, num_blocks_));
   }
-  // The first block of `owner`; first_block(owners()) is num_blocks.
+  // The first block of `owner`; first_block(owners()) is the end of the
+  // held blocks.
   uint64_t first_block(unsigned owner) const;
 
  private:
   uint64_t num_blocks_;
   unsigned owners_;
+  uint64_t first_;
+  uint64_t held_;
 };
 
 // The keys of one slice of a batch bound for one owner, in input order, and

@@ -84,7 +84,9 @@ class CpuBackend final : public Backend {
     const FilterRef f = filter_.ref();
     const unsigned parts = parts_for(count);
     if (parts == 1) return kernels_.test_and_set_run({f, fingerprints, count, was_present});
-    const detail::BlockOwners owners(f.num_blocks, parts);
+    // Over the blocks held (all, or a part's), so that each thread gets its
+    // share of the keys.
+    const detail::BlockOwners owners(f.num_blocks, parts, f.first_block, f.held_blocks);
     buckets_.resize(parts);
     owner_of_key_.resize(was_present != nullptr ? count : 0);
     std::vector<uint64_t> fresh(parts, 0);

@@ -49,6 +49,14 @@ case_gzip_inputs() {
     --piece-bytes 2K
 }
 
+case_filter_threads_per_rank() {
+  # Each rank's blocks on 2 threads of its CPU backend, which split the
+  # rank's part between them.
+  random_lines 60000 9000 91 >in.txt
+  same_bytes dedup in.txt -o @OUT -f @FILTER --capacity 10000 --no-grow --piece-bytes 1M \
+    --filter-threads 2
+}
+
 case_nul_records_and_fields() {
   random_lines 20000 2000 31 | tr '\n' '\0' >in.z
   same_bytes dedup in.z -z -o @OUT -f @FILTER --capacity 3000 --no-grow --piece-bytes 2K
