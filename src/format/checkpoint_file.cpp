@@ -180,21 +180,14 @@ void write_checkpoint_file(const std::vector<LayerView>& layers, const ResumeSta
   format::write_file(path, "cannot write checkpoint " + path, contents);
 }
 
-ResumeState read_checkpoint_slice(const std::string& path, uint64_t from, uint64_t length,
-                                  unsigned char* into, bool verify_all,
-                                  FilterCounters& counters) {
+FilterCounters read_checkpoint_slice(const std::string& path, uint64_t from, uint64_t length,
+                                     unsigned char* into, bool verify_all) {
   Opened f;
   open_verified(path, f);
-  ResumeState state = read_state(f);
-  if (state.growth) {
-    throw UsageError("checkpoint " + path + " holds a growing filter, which ranks cannot share "
-                     "yet; resume it in one process");
-  }
   read_bit_array_slice(checkpoint_kind(), f.file, kHeaderBytes, f.file.fields.payload_bytes,
                        f.file.fields.payload_checksum, from, length, into, verify_all,
                        "bit array");
-  counters = f.file.fields.counters;
-  return state;
+  return f.file.fields.counters;
 }
 
 }  // namespace format

@@ -19,14 +19,13 @@ namespace gdedup::format {
 void write_checkpoint_file(const std::vector<LayerView>& layers, const ResumeState& state,
                            const std::string& path);
 
-// The state of the checkpoint at `path` (verified as load_checkpoint does)
-// and bytes [from, from + length) of its bit array, read into `into`: the
-// blocks a rank of an MPI job holds; `counters` gets the filter's. With `verify_all` the whole bit array
-// is read once more, a piece at a time, to check its checksum. Throws Error
-// as load_checkpoint does, and UsageError for a growing filter's checkpoint
-// or a range outside the bit array.
-ResumeState read_checkpoint_slice(const std::string& path, uint64_t from, uint64_t length,
-                                  unsigned char* into, bool verify_all,
-                                  FilterCounters& counters);
+// Bytes [from, from + length) of the (first layer's) bit array of the
+// checkpoint at `path`, verified as load_checkpoint verifies the file, read
+// into `into`: the blocks a rank of an MPI job holds. With `verify_all` the
+// whole bit array is read once more, a piece at a time, to check its
+// checksum. Returns the filter's counters. Throws Error as load_checkpoint
+// does, and UsageError for a range outside the bit array.
+FilterCounters read_checkpoint_slice(const std::string& path, uint64_t from, uint64_t length,
+                                     unsigned char* into, bool verify_all);
 
 }  // namespace gdedup::format

@@ -128,10 +128,9 @@ ShardedFilter ShardedFilter::load_checkpoint(const std::string& path, ResumeStat
                      "yet; resume it in one process");
   }
   ShardedFilter filter(state.params, FilterCounters{});
-  state = format::read_checkpoint_slice(
+  filter.counters_ = format::read_checkpoint_slice(
       path, filter.part_.first_block() * block_bytes(filter.params()), filter.part_.held_bytes(),
-      reinterpret_cast<unsigned char*>(filter.part_.words()), rank_info().rank == 0,
-      filter.counters_);
+      reinterpret_cast<unsigned char*>(filter.part_.words()), rank_info().rank == 0);
   return filter;
 }
 
