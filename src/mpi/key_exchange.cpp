@@ -30,7 +30,8 @@ Layout layout_of(const std::vector<uint64_t>& counts, const char* what) {
 }  // namespace
 
 uint64_t KeyExchange::run(const uint64_t* fingerprints, uint64_t count, bool answered,
-                          uint8_t* answers, const Apply& apply) {
+                          uint8_t* answers, const std::vector<unsigned>& order,
+                          const Apply& apply) {
   const unsigned ranks = owners_.owners();
   owner_of_key_.resize(count);
   detail::partition_by_owner(owners_, fingerprints, 0, count, row_, owner_of_key_.data());
@@ -52,11 +53,16 @@ uint64_t KeyExchange::run(const uint64_t* fingerprints, uint64_t count, bool ans
                       in.displacements.data(), MPI_UINT64_T, MPI_COMM_WORLD),
         "MPI_Alltoallv");
 
-  // The buffer holds rank 0's keys, then rank 1's, ...: one run over all of
-  // it applies them in global input order.
+  // The buffer holds rank 0's keys, then rank 1's, ...: applied source by
+  // source in input order.
   received_answers_.resize(answered ? in.total : 0);
-  const uint64_t result =
-      apply(received_keys_.data(), in.total, answered ? received_answers_.data() : nullptr);
+  uint64_t result = 0;
+  for (unsigned source : order) {
+    if (in.counts[source] == 0) continue;
+    const auto at = static_cast<uint64_t>(in.displacements[source]);
+    result += apply(received_keys_.data() + at, static_cast<uint64_t>(in.counts[source]),
+                    answered ? received_answers_.data() + at : nullptr);
+  }
   if (!answered) return result;
 
   sent_answers_.resize(out.total);

@@ -1,11 +1,10 @@
 // One round of the sharded filter (docs/SCALE-OUT.md): every rank hands in
-// the fingerprints of its piece, each goes to the rank that owns its block
-// (one MPI_Alltoallv, 8 bytes a key), each owner applies what it received
-// in source-rank order, and the answers go back (a second MPI_Alltoallv, 1
-// byte a key) to be put in the keys' order. Rank r's piece of round k is
-// piece kR + r, so source-rank order is global input order, and an owner
-// that applies its keys in that order gives each the answer of one
-// process's sequential test_and_set.
+// the fingerprints the round applies of its piece, each goes to the rank
+// that owns its block (one MPI_Alltoallv, 8 bytes a key), each owner applies
+// what it received in the sources' input order (mpi/round_plan.h), and the
+// answers go back (a second MPI_Alltoallv, 1 byte a key) to be put in the
+// keys' order. An owner that applies its keys in input order gives each the
+// answer of one process's sequential test_and_set.
 #pragma once
 
 #include <cstdint>
@@ -26,12 +25,13 @@ class KeyExchange {
   explicit KeyExchange(const detail::BlockOwners& owners) : owners_(owners) {}
 
   // Collective. Sends the `count` keys at `fingerprints` to their owners,
-  // runs `apply` once on the keys this rank received from all ranks (rank
-  // 0's first), and, when `answered` (which every rank must say alike),
-  // sets answers[i] to the owner's answer for key i. Returns this rank's
-  // apply() result.
+  // runs `apply` on the keys this rank received from each rank in `order`
+  // (the same on every rank: the sending ranks, in input order; the others
+  // send none), and, when `answered` (which every rank must say alike),
+  // sets answers[i] to the owner's answer for key i. Returns the sum of
+  // this rank's apply() results.
   uint64_t run(const uint64_t* fingerprints, uint64_t count, bool answered, uint8_t* answers,
-               const Apply& apply);
+               const std::vector<unsigned>& order, const Apply& apply);
 
  private:
   detail::BlockOwners owners_;

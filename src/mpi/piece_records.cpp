@@ -74,31 +74,39 @@ uint64_t first_record_at(const pipeline::Piece& piece, const std::string& path, 
       .value_or(piece.stamp.size);
 }
 
-void read_piece(const pipeline::Piece& piece, const std::string& path,
-                const PipelineOptions& options, pipeline::KeyHasher& hasher, PieceRecords& out) {
-  out.used = 0;
-  out.fingerprints.clear();
-  out.bytes = 0;
+PieceReader::PieceReader(const pipeline::Piece& piece, const std::string& path,
+                         const PipelineOptions& options) {
   pipeline::Piece range = piece;
   if (piece.kind == pipeline::PieceKind::kPlainRange) {
     range = records_starting_in(piece, path, options);
     if (range.begin == range.end) return;
   }
+  // A plain range's stream starts at its first record; a whole input's
+  // after the bytes a resume skips.
+  stream_start_ = range.begin;
   pipeline::OpenPiece opened = pipeline::open_piece(range, path, options.record_separator);
   io::ReaderOptions reading;
   reading.batch_records = static_cast<size_t>(options.batch_records);
   reading.max_record_bytes = options.max_record_bytes;
   reading.separator = options.record_separator;
-  io::RecordReader reader(std::move(opened.source), reading);
-  // A plain range's stream starts at its first record; a whole input's at
-  // the input's start.
-  const uint64_t stream_start =
-      piece.kind == pipeline::PieceKind::kPlainRange ? range.begin : 0;
+  reader_ = std::make_unique<io::RecordReader>(std::move(opened.source), reading);
+}
+
+uint64_t PieceReader::next_offset() const {
+  return stream_start_ + (reader_ ? reader_->position().offset : 0);
+}
+
+bool PieceReader::read(uint64_t chunk_bytes, pipeline::KeyHasher& hasher, PieceRecords& out) {
+  if (!reader_) return true;
+  const uint64_t from = reader_->position().offset;
   try {
-    for (;;) {
+    while (reader_->position().offset - from < chunk_bytes) {
       if (out.used == out.batches.size()) out.batches.emplace_back();
       io::RecordBatch& batch = out.batches[out.used];
-      if (!reader.next(batch)) break;
+      if (!reader_->next(batch)) {
+        out.bytes += reader_->position().offset - from;
+        return true;
+      }
       ++out.used;
       for (size_t i = 0; i < batch.size(); ++i) {
         out.fingerprints.push_back(hasher.fingerprint(batch[i]));
@@ -107,10 +115,11 @@ void read_piece(const pipeline::Piece& piece, const std::string& path,
   } catch (const io::RecordTooLong&) {
     // The reader stopped after the records before it: its position is where
     // the long one starts.
-    out.bytes = reader.position().offset;
-    throw PieceRecordTooLong{out.fingerprints.size(), stream_start + reader.position().offset};
+    out.bytes += reader_->position().offset - from;
+    throw PieceRecordTooLong{next_offset()};
   }
-  out.bytes = reader.position().offset;
+  out.bytes += reader_->position().offset - from;
+  return false;
 }
 
 }  // namespace gdedup::mpi

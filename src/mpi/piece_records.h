@@ -7,18 +7,20 @@
 // the pieces' records in piece order are the input's. Other pieces (whole
 // inputs) hold their input's records.
 //
-// Memory: the piece's decoded bytes plus 24 bytes a record (its place in a
-// batch and its fingerprint), for as long as the round lasts: pieces of
-// plain files are PipelineOptions::piece_bytes, but a compressed input is
-// one piece, held whole (docs/SCALE-OUT.md, "Memory").
+// A piece is read a chunk at a time (PieceReader), so that a whole input
+// (a compressed file, standard input) is never held whole: the records read
+// wait in PieceRecords, their decoded bytes plus 24 bytes a record (their
+// place in a batch and their fingerprint), until a round applies them.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "gdedup/pipeline.h"
 #include "io/record_batch.h"
+#include "io/record_reader.h"
 #include "pipeline/key_hasher.h"
 #include "pipeline/piece_plan.h"
 
@@ -31,21 +33,38 @@ struct PieceRecords {
   uint64_t bytes = 0;                    // the decoded bytes read, separators included
 };
 
-// A record of a piece longer than the record length limit: `records` whole
-// records of the piece come before it, and it starts at byte `input_offset`
-// of its input. Only the job knows the record's number in the whole input
-// (io::RecordTooLong names it), so read_piece says where it lies instead.
+// A record of a piece longer than the record length limit, starting at
+// byte `input_offset` of its input. Only the job knows the record's number
+// in the whole input (io::RecordTooLong names it): the one after every
+// record applied before it.
 struct PieceRecordTooLong {
-  uint64_t records = 0;
   uint64_t input_offset = 0;
 };
 
-// Reads `piece` of the input at `path` into `out` (its memory reused) and
-// fingerprints every record with `hasher`. Throws Error as the one-process
-// reader does (a missing or changed file, damage), and PieceRecordTooLong;
-// either way `out` holds the records before the failure.
-void read_piece(const pipeline::Piece& piece, const std::string& path,
-                const PipelineOptions& options, pipeline::KeyHasher& hasher, PieceRecords& out);
+// One piece, open and read a chunk at a time.
+class PieceReader {
+ public:
+  // Opens `piece` of the input at `path`. Throws Error as the one-process
+  // reader does (a missing or changed file).
+  PieceReader(const pipeline::Piece& piece, const std::string& path,
+              const PipelineOptions& options);
+
+  // Appends to `out` the piece's next records, whole batches of them until
+  // `chunk_bytes` decoded bytes or the piece's end, each fingerprinted with
+  // `hasher`; returns whether the piece is read to its end. Throws Error as
+  // the one-process reader does (damage, a changed file), and
+  // PieceRecordTooLong; either way `out` holds the records before the
+  // failure.
+  bool read(uint64_t chunk_bytes, pipeline::KeyHasher& hasher, PieceRecords& out);
+
+  // The input's byte offset just past the last record read: where the
+  // piece's unread records begin.
+  uint64_t next_offset() const;
+
+ private:
+  std::unique_ptr<io::RecordReader> reader_;  // none: no record starts in the piece
+  uint64_t stream_start_ = 0;                 // the input offset the reader starts at
+};
 
 // Where the records of `piece` of the input at `path` begin: the piece's
 // start when it starts a record, else just past the first `separator` from

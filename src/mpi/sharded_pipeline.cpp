@@ -1,11 +1,13 @@
 // run_sharded_pipeline (gdedup/mpi.h): the rounds of docs/SCALE-OUT.md. The
 // input is cut into pieces by the plan every rank makes alike
-// (pipeline/piece_plan.h); in round k rank r reads and fingerprints piece
-// kR + r, the keys go to their owners and their answers come back
-// (mpi/key_exchange.h), and each rank writes its piece's kept records at
-// the output offset the ranks before it leave (mpi/shared_output.h).
+// (pipeline/piece_plan.h); the ranks take pieces in turn and read them a
+// chunk a round (mpi/round_plan.h), the keys a round applies go to their
+// owners and their answers come back (mpi/key_exchange.h), and each rank
+// writes its kept records at the output offset the records before them in
+// input order leave (mpi/shared_output.h).
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <functional>
@@ -22,6 +24,7 @@
 #include "mpi/check.h"
 #include "mpi/key_exchange.h"
 #include "mpi/piece_records.h"
+#include "mpi/round_plan.h"
 #include "mpi/shared_output.h"
 #include "mpi/sharding.h"
 #include "pipeline/checkpoint_writer.h"
@@ -34,18 +37,21 @@ namespace {
 
 bool is_query(Mode mode) { return mode == Mode::kQueryPresent || mode == Mode::kQueryAbsent; }
 
+// How far a rank reads ahead of the records being applied, in pieces: a
+// whole input up to this many chunks (of --piece-bytes decoded bytes)
+// waits in memory while the pieces before it are applied, so that ranks
+// decode compressed inputs side by side; past it a rank waits for its turn.
+constexpr uint64_t kReadAheadPieces = 32;
+// What a record read costs beyond its bytes: its place in a batch and its
+// fingerprint.
+constexpr uint64_t kRecordCost = 24;
+
 }  // namespace
 
 void check_supported(const PipelineOptions& options) {
   if (options.format != InputFormat::kText) {
     throw UsageError("--input-format u64 is not supported under --mpi yet; run the job in one "
                      "process, or give text input");
-  }
-  for (const std::string& input : options.inputs) {
-    if (input == "-") {
-      throw UsageError("under --mpi the input must be files: standard input reaches one rank "
-                       "only; give the input as a file");
-    }
   }
   if (options.mode != Mode::kBuild && io::replaced_file(options.output).empty()) {
     throw UsageError("under --mpi the output must be a file (-o FILE), which every rank writes "
@@ -73,40 +79,6 @@ void collect_kept(const PieceRecords& records, const std::vector<uint8_t>& answe
   }
 }
 
-uint64_t sum(uint64_t mine);
-
-// Collective, after each round. When some rank's piece failed, every rank
-// throws JobFailed, and the one with the earliest piece gives it the failure
-// a single process would meet first (a record too long named by its number
-// in the whole input: the records of all earlier rounds, of this round's
-// earlier pieces, and of its own piece before it). `earlier` is this rank's
-// records of earlier rounds, `round_records` of this round's piece, `path`
-// the input of that piece; `resumed` the records before a resumed job began.
-void fail_together(const std::exception_ptr& failure, uint64_t earlier, uint64_t round_records,
-                   const PipelineOptions& options, const std::string& path, uint64_t resumed) {
-  bool all_failed = false;
-  const int first = first_failure(failure != nullptr, all_failed);
-  if (first < 0) return;
-  const uint64_t before_round = resumed + sum(earlier);
-  uint64_t before_piece = 0;
-  check(MPI_Exscan(&round_records, &before_piece, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD),
-        "MPI_Exscan");
-  JobFailed failed;
-  failed.rank = first;
-  if (static_cast<int>(rank_info().rank) != first) throw failed;
-  if (rank_info().rank == 0) before_piece = 0;  // MPI_Exscan leaves rank 0's undefined
-  try {
-    std::rethrow_exception(failure);
-  } catch (const PieceRecordTooLong& e) {
-    failed.failure = std::make_exception_ptr(
-        io::RecordTooLong(path, before_round + before_piece + e.records + 1, e.input_offset,
-                          options.max_record_bytes, options.record_separator));
-  } catch (...) {
-    failed.failure = failure;
-  }
-  throw failed;
-}
-
 // Collective. Runs `check` on every rank; when it threw on some, every rank
 // throws JobFailed, the lowest failing one with its error.
 void check_together(const std::function<void()>& check) {
@@ -129,6 +101,39 @@ uint64_t sum(uint64_t mine) {
   return all;
 }
 
+// Collective: every rank's `count` values, rank 0's first.
+std::vector<uint64_t> gather(const uint64_t* mine, int count) {
+  std::vector<uint64_t> all(static_cast<size_t>(count) * rank_info().ranks);
+  check(MPI_Allgather(mine, count, MPI_UINT64_T, all.data(), count, MPI_UINT64_T, MPI_COMM_WORLD),
+        "MPI_Allgather");
+  return all;
+}
+
+// What every rank learns of the others' pieces after reading, in one
+// MPI_Allgather a round.
+struct RankRound {
+  PieceReport report;
+  uint64_t records = 0;      // records it read and has not applied yet
+  uint64_t bytes = 0;        // their decoded bytes
+  uint64_t next_offset = 0;  // its input's offset past them
+};
+
+std::vector<RankRound> gather(const RankRound& mine) {
+  const uint64_t flags = (mine.report.holds ? 1u : 0u) | (mine.report.read_all ? 2u : 0u) |
+                         (mine.report.failed ? 4u : 0u);
+  const uint64_t packed[4] = {flags, mine.records, mine.bytes, mine.next_offset};
+  const std::vector<uint64_t> all = gather(packed, 4);
+  std::vector<RankRound> out(rank_info().ranks);
+  for (size_t r = 0; r < out.size(); ++r) {
+    const uint64_t* at = all.data() + 4 * r;
+    out[r].report = PieceReport{(at[0] & 1) != 0, (at[0] & 2) != 0, (at[0] & 4) != 0};
+    out[r].records = at[1];
+    out[r].bytes = at[2];
+    out[r].next_offset = at[3];
+  }
+  return out;
+}
+
 // The job's totals so far, over every rank and the run a resume continues.
 struct Totals {
   uint64_t records = 0;
@@ -136,10 +141,11 @@ struct Totals {
   uint64_t bytes = 0;  // decoded input bytes read
 };
 
-Totals sum(const Totals& mine, const Totals& resumed) {
-  uint64_t in[3] = {mine.records, mine.kept, mine.bytes}, all[3] = {0, 0, 0};
-  check(MPI_Allreduce(in, all, 3, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
-  return Totals{resumed.records + all[0], resumed.kept + all[1], resumed.bytes + all[2]};
+// The rank holding `piece`.
+unsigned holder_of(const RoundPlan& plan, size_t piece) {
+  unsigned r = 0;
+  while (plan.held(r) != piece) ++r;
+  return r;
 }
 
 // When the ranks checkpoint: the same answer on every rank, after the same
@@ -203,17 +209,21 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
   check_together([&] {
     backend = make_backend ? make_backend(filter.part()) : make_cpu_backend(filter.part());
   });
-  const Totals resumed = resume ? Totals{resume->records, resume->kept, resume->position.offset}
-                                : Totals{};
+  Totals job = resume ? Totals{resume->records, resume->kept, resume->position.offset} : Totals{};
   pipeline::KeyHasher hasher(options, filter.params().seed);
-  // Compressed files are read whole: the start of a part is a claim that
-  // only the part before it can confirm (pipeline/piece_plan.h).
+  // Compressed files are whole pieces, read a chunk at a time: the start of
+  // a part is a claim that only the part before it can confirm
+  // (pipeline/piece_plan.h).
   pipeline::PieceSizes sizes;
   sizes.plain = options.piece_bytes;
   sizes.compressed = options.compressed_piece_bytes;
   sizes.compressed_parts = false;
   const std::vector<pipeline::Piece> pieces = pipeline::plan_pieces(
       options.inputs, sizes, resume ? resume->position : StreamPoint{});
+  // Standard input reaches rank 0 only (mpirun's default).
+  std::vector<bool> rank0_only(pieces.size());
+  for (size_t p = 0; p < pieces.size(); ++p) rank0_only[p] = options.inputs[pieces[p].input] == "-";
+  RoundPlan plan(pieces.size(), me.ranks, rank0_only);
   std::optional<SharedOutput> output;
   if (writes) {
     output.emplace(options.output, resume);
@@ -229,70 +239,133 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
   };
   KeyExchange exchange(block_owners(filter.params().num_blocks));
 
+  // This rank's piece: its reader, and the records read and not yet applied.
+  // A whole input is read a piece's bytes at a time; what waits for its turn
+  // is at most kReadAheadPieces pieces' worth.
+  const uint64_t chunk = options.piece_bytes;
+  const uint64_t read_ahead = kReadAheadPieces * options.piece_bytes;
+  std::optional<size_t> piece;
+  std::optional<PieceReader> reader;
+  std::exception_ptr failure;
+  bool read_all = false;
   PieceRecords records;
   std::vector<uint8_t> answers;
   std::string kept_bytes;
-  Totals mine;  // this rank's, this run
-  uint64_t fresh = 0;
+  uint64_t fresh = 0;  // keys new to this rank's blocks
   uint64_t written = resume ? resume->output_offset : 0;
-  CheckpointSchedule schedule(options, resumed.records);
+  CheckpointSchedule schedule(options, job.records);
   uint64_t checkpoints = 0;
-  uint64_t last_checkpoint_records = resumed.records;
+  uint64_t last_checkpoint_records = job.records;
   bool interrupted = false;
-  const size_t rounds = (pieces.size() + me.ranks - 1) / me.ranks;
-  for (size_t round = 0; round < rounds; ++round) {
-    const size_t piece = round * me.ranks + me.rank;
-    records.used = 0;
-    records.fingerprints.clear();
-    records.bytes = 0;
-    // A failure stops this rank's piece after the records before it, which
-    // still go through the round, as one process handles them before it
-    // fails; then every rank learns of it (fail_together).
-    std::exception_ptr failure;
-    if (piece < pieces.size()) {
-      try {
-        read_piece(pieces[piece], options.inputs[pieces[piece].input], options, hasher, records);
-      } catch (...) {
-        failure = std::current_exception();
+  while (!plan.done()) {
+    if (plan.held(me.rank) != piece) {
+      piece = plan.held(me.rank);
+      reader.reset();
+      failure = nullptr;
+      read_all = false;
+      if (piece) {
+        const pipeline::Piece& p = pieces[*piece];
+        try {
+          reader.emplace(p, options.inputs[p.input], options);
+        } catch (...) {
+          failure = std::current_exception();
+          read_all = true;
+        }
       }
     }
-    const uint64_t n = records.fingerprints.size();
-    answers.resize(n);
-    const uint64_t round_fresh =
-        exchange.run(records.fingerprints.data(), n, writes, answers.data(), apply);
-    fresh += round_fresh;
-    mine.records += n;
-    mine.bytes += records.bytes;
-    if (writes) {
-      collect_kept(records, answers, mode, options.record_separator, kept_bytes, mine.kept);
-      written += output->write_round(kept_bytes.data(), kept_bytes.size(), written);
+    // A failure stops this rank's piece after the records before it, which
+    // still go through their round, as one process handles them before it
+    // fails; then every rank learns of it.
+    const uint64_t waiting = records.bytes + kRecordCost * records.fingerprints.size();
+    if (piece && !read_all && waiting < read_ahead) {
+      const bool plain = pieces[*piece].kind == pipeline::PieceKind::kPlainRange;
+      try {
+        read_all = reader->read(plain ? UINT64_MAX : chunk, hasher, records);
+      } catch (...) {
+        failure = std::current_exception();
+        read_all = true;
+      }
     }
-    fail_together(failure, mine.records - n, n, options,
-                  piece < pieces.size() ? options.inputs[pieces[piece].input] : "",
-                  resumed.records);
-    // Between rounds every piece before the next one has been read whole:
-    // the place a checkpoint records. None after the last round: the job
-    // is done.
-    const size_t next = (round + 1) * me.ranks;
-    if (!checkpointing || next >= pieces.size()) continue;
-    Totals job = sum(Totals{mine.records, writes ? mine.kept : fresh, mine.bytes}, resumed);
+    const std::vector<RankRound> ranks = gather(
+        RankRound{PieceReport{piece.has_value(), read_all, failure != nullptr},
+                  records.fingerprints.size(), records.bytes, reader ? reader->next_offset() : 0});
+    std::vector<PieceReport> reports(ranks.size());
+    for (size_t r = 0; r < ranks.size(); ++r) reports[r] = ranks[r].report;
+    const std::vector<unsigned> order = plan.applied(reports);
+    const bool applies = std::find(order.begin(), order.end(), me.rank) != order.end();
+    const uint64_t n = applies ? records.fingerprints.size() : 0;
+    answers.resize(n);
+    fresh += exchange.run(records.fingerprints.data(), n, writes, answers.data(), order, apply);
+    for (unsigned r : order) {
+      job.records += ranks[r].records;
+      job.bytes += ranks[r].bytes;
+    }
+    if (writes) {
+      // Each applying rank writes after the bytes kept before its records
+      // in input order.
+      uint64_t kept[2] = {0, 0};  // bytes, records
+      if (applies) {
+        collect_kept(records, answers, mode, options.record_separator, kept_bytes, kept[1]);
+        kept[0] = kept_bytes.size();
+      }
+      const std::vector<uint64_t> all = gather(kept, 2);
+      uint64_t offset = written;
+      for (unsigned r : order) {
+        if (r == me.rank) output->write_at(kept_bytes.data(), kept[0], offset);
+        offset += all[2 * r];
+        job.kept += all[2 * r + 1];
+      }
+      written = offset;
+    }
+    if (applies) {
+      records.used = 0;
+      records.fingerprints.clear();
+      records.bytes = 0;
+    }
+    if (!order.empty() && reports[order.back()].failed) {
+      // The earliest failure in input order, after the records before it:
+      // the one a single process would meet first.
+      JobFailed failed;
+      failed.rank = static_cast<int>(order.back());
+      if (order.back() == me.rank) {
+        try {
+          std::rethrow_exception(failure);
+        } catch (const PieceRecordTooLong& e) {
+          failed.failure = std::make_exception_ptr(io::RecordTooLong(
+              options.inputs[pieces[*piece].input], job.records + 1, e.input_offset,
+              options.max_record_bytes, options.record_separator));
+        } catch (...) {
+          failed.failure = failure;
+        }
+      }
+      throw failed;
+    }
+    plan.advance(order, reports);
+    // Between rounds every record before the cursor has been applied and
+    // written: the place a checkpoint records. None once the job is done.
+    if (!checkpointing || plan.done()) continue;
     bool stop = false;
     if (!schedule.due(job.records, stop)) continue;
     ResumeState state = base;
+    const uint64_t kept_so_far = writes ? job.kept : job.kept + sum(fresh);
     const io::OutputPrefix prefix =
-        output ? output->sync_for_checkpoint(written, job.kept) : io::OutputPrefix{};
+        output ? output->sync_for_checkpoint(written, kept_so_far) : io::OutputPrefix{};
     state.output_offset = prefix.bytes;
     state.output_checksum = prefix.checksum;
     state.records = job.records;
-    state.kept = job.kept;
-    state.dropped = job.records - job.kept;
+    state.kept = kept_so_far;
+    state.dropped = job.records - kept_so_far;
     state.input_bytes = job.bytes;
-    const pipeline::Piece& at = pieces[next];
+    const pipeline::Piece& at = pieces[plan.cursor()];
     state.position = StreamPoint{job.records, job.bytes, at.input, 0};
     backend->sync_to_host();
     if (me.rank == 0) {
+      // Inside a piece its rank stopped in, or at the next piece's first
+      // record.
       state.position.input_offset =
-          first_record_at(at, options.inputs[at.input], options.record_separator);
+          plan.cursor_started()
+              ? ranks[holder_of(plan, plan.cursor())].next_offset
+              : first_record_at(at, options.inputs[at.input], options.record_separator);
     }
     try {
       filter.save_checkpoint(state, options.checkpoint);
@@ -317,10 +390,9 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
   backend->sync_to_host();
 
   PipelineStats stats;
-  const Totals job = sum(Totals{mine.records, writes ? mine.kept : fresh, mine.bytes}, resumed);
   stats.records = job.records;
   // A build keeps nothing; it counts the keys that were new, as one process.
-  stats.kept = job.kept;
+  stats.kept = writes ? job.kept : job.kept + sum(fresh);
   stats.dropped = stats.records - stats.kept;
   stats.input_bytes = job.bytes;
   stats.output_bytes = written;

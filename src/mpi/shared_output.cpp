@@ -65,20 +65,13 @@ SharedOutput::SharedOutput(const std::string& path, const ResumeState* resume) :
 
 SharedOutput::~SharedOutput() = default;
 
-uint64_t SharedOutput::write_round(const char* data, uint64_t size, uint64_t written) {
-  uint64_t before = 0, total = 0;
-  check(MPI_Exscan(&size, &before, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Exscan");
-  if (rank_info().rank == 0) before = 0;  // MPI_Exscan leaves rank 0's undefined
-  check(MPI_Allreduce(&size, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
-  if (size != 0) {
-    if (const int err = file_.pwrite_all(data, static_cast<size_t>(size), written + before)) {
-      throw Error("cannot write the output " + path_ + " (its temporary file " + file_.name() +
-                      ") at byte offset " + std::to_string(written + before) + ": " +
-                      fs::error_text(err),
-                  ErrorKind::io);
-    }
+void SharedOutput::write_at(const char* data, uint64_t size, uint64_t offset) {
+  if (size == 0) return;
+  if (const int err = file_.pwrite_all(data, static_cast<size_t>(size), offset)) {
+    throw Error("cannot write the output " + path_ + " (its temporary file " + file_.name() +
+                    ") at byte offset " + std::to_string(offset) + ": " + fs::error_text(err),
+                ErrorKind::io);
   }
-  return total;
 }
 
 void SharedOutput::hash_up_to(uint64_t upto) {

@@ -32,10 +32,9 @@ class SharedOutput {
   SharedOutput(const std::string& path, const ResumeState* resume);
   ~SharedOutput();
 
-  // Collective. Writes this rank's `size` bytes of the round after the
-  // `written` bytes of the rounds before; returns the round's bytes over all
-  // ranks.
-  uint64_t write_round(const char* data, uint64_t size, uint64_t written);
+  // Writes `size` bytes of this rank's at byte `offset` (the bytes kept
+  // before them in input order). Not collective.
+  void write_at(const char* data, uint64_t size, uint64_t offset);
 
   // Collective, for a checkpoint after the rounds that wrote `written` bytes
   // holding `kept` records: every rank syncs its part to disk, and from then

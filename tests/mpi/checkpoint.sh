@@ -106,16 +106,23 @@ case_resume_a_one_process_checkpoint_on_ranks() {
 }
 
 case_resume_a_gzip_job() {
-  # Compressed inputs are whole pieces: a checkpoint lies between them.
+  # Compressed inputs are read a chunk a round: a checkpoint falls inside
+  # one, and the resume, on ranks or in one process, skips to it.
   random_lines 8000 2000 21 | gzip -c >a.gz
   random_lines 8000 2000 22 >b.txt
   random_lines 8000 2000 23 | gzip -c >c.gz
   reference 4000 a.gz b.txt c.gz
   JOB=(dedup a.gz b.txt c.gz -o out.txt -f f.gdf --capacity 4000 --no-grow --piece-bytes 4K
        --checkpoint ck --checkpoint-every 1000)
-  stop_at_checkpoint 3 2
-  resume_on 3
-  expect_reference "a job of gzip and plain inputs"
+  local to
+  for to in 3 0; do
+    rm -f ck out.txt f.gdf out.txt.tmp.*
+    stop_at_checkpoint 2 2
+    "$GDEDUP" info ck | grep -q '^position .* of a\.gz (input 1 of 3)' ||
+      fail "the checkpoint is not inside a.gz: $("$GDEDUP" info ck)"
+    resume_on "$to"
+    expect_reference "a job stopped inside a gzip input on 2 ranks, resumed on $to (0: one process)"
+  done
   # One process stops inside a gzip input; the ranks read it from its start.
   rm -f ck out.txt f.gdf out.txt.tmp.*
   run_gdedup_failing_write 2 ck "${JOB[@]}" --batch 700 -q

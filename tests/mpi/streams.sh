@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Whole inputs under --mpi (docs/SCALE-OUT.md, "Rounds"): compressed files
+# and standard input are read a chunk of --piece-bytes decoded bytes at a
+# time, by one rank, while the other ranks read ahead their own pieces (at
+# most 32 chunks each); the output and filter file stay those of one
+# process, and no rank holds a whole input. GDEDUP_MPIEXEC names mpirun.
+source "$(dirname "$0")/lib.sh"
+
+case_compressed_inputs_longer_than_the_read_ahead() {
+  # 1K chunks: each file is about 100 of them, past the 32 a rank may hold
+  # while it waits, so the ranks after the first wait for their turn.
+  random_lines 4000 900 61 >a.txt
+  random_lines 4000 900 62 >b.txt
+  gzip -c a.txt >a.gz
+  { gzip -c b.txt; gzip -c a.txt; } >b.gz
+  zstd -q -c b.txt >c.zst
+  same_bytes dedup a.gz b.gz c.zst a.txt -o @OUT -f @FILTER --capacity 2000 --no-grow \
+    --piece-bytes 1K
+  same_bytes dedup a.gz b.gz -o @OUT -f @FILTER --capacity 2000 --no-grow --piece-bytes 1K \
+    --duplicates
+}
+
+case_many_small_compressed_inputs_side_by_side() {
+  # Files of 1 to 30 chunks, read side by side and applied in input order,
+  # which is not rank order once a rank that finished early takes the next
+  # file; mixed with plain files cut in ranges. Each file's keys overlap the
+  # next three's, so applying a later file first keeps the wrong copies.
+  local i inputs=()
+  for i in $(seq 0 13); do
+    awk -v n=$((40 + 150 * ((i * 7) % 5))) -v from=$((100 * i)) -v seed=$((70 + i)) \
+      'BEGIN { srand(seed); for (j = 0; j < n; j++) print "https://o.example/" from + int(rand() * 400) }' \
+      >"p$i.txt"
+    if [ $((i % 4)) -eq 3 ]; then
+      inputs+=("p$i.txt")
+    else
+      gzip -c "p$i.txt" >"p$i.gz"
+      inputs+=("p$i.gz")
+    fi
+  done
+  same_bytes dedup "${inputs[@]}" -o @OUT -f @FILTER --capacity 3000 --no-grow --piece-bytes 1K
+  same_bytes build "${inputs[@]}" -f @FILTER --capacity 3000 --no-grow --piece-bytes 2K
+}
+
+case_standard_input() {
+  # Standard input reaches rank 0, which reads it a chunk at a time; the
+  # files before and after it go to any rank.
+  random_lines 6000 1500 81 >a.txt
+  random_lines 6000 1500 82 >b.txt
+  random_lines 6000 1500 83 >c.txt
+  gzip -c b.txt >b.gz
+  "$GDEDUP" dedup a.txt - c.txt -o one.out --capacity 3000 --no-grow -q <b.gz ||
+    fail "one process failed on standard input"
+  local ranks
+  for ranks in $RANKS; do
+    rm -f out.txt
+    "$MPIEXEC" --oversubscribe -np "$ranks" "$GDEDUP" dedup a.txt - c.txt -o out.txt \
+      --capacity 3000 --no-grow --piece-bytes 2K -q --mpi <b.gz 2>err ||
+      fail "standard input on $ranks ranks: $(cat err)"
+    cmp -s one.out out.txt || fail "standard input on $ranks ranks: the output differs"
+  done
+}
+
+case_too_long_record_deep_inside_a_compressed_input() {
+  # Named by its number in the whole input and its byte offset in the
+  # decoded file, as one process names it, after the chunks before it.
+  { random_lines 5000 800 91; head -c 3000 /dev/zero | tr '\0' 'z'; echo; random_lines 50 9 92; } \
+    | gzip -c >long.gz
+  random_lines 3000 800 93 >first.txt
+  run_gdedup dedup first.txt long.gz -o out.txt --capacity 900 --no-grow --max-record-length 1K -q
+  expect_status 1
+  local where
+  where=$(grep -o 'record [0-9]* (at byte offset [0-9]*)' <<<"$ERR")
+  [ -n "$where" ] || fail "one process did not name the record: $ERR"
+  run_mpi 3 dedup first.txt long.gz -o out.txt --capacity 900 --no-grow --max-record-length 1K \
+    --piece-bytes 1K
+  expect_status 1
+  one_message "$where is longer than"
+  [ ! -e out.txt ] || fail "a failed job left an output"
+}
+
+case_no_rank_holds_a_whole_compressed_input() {
+  # 12 million 3-byte records, 36 MB decoded from 70 KB of gzip: held whole
+  # with their fingerprints and places that would be over 300 MB a rank.
+  yes ab | head -n 12000000 | gzip -c >big.gz
+  "$MPIEXEC" --oversubscribe -np 2 /usr/bin/time -f 'peak %M KiB' -a -o rss.txt \
+    "$GDEDUP" dedup big.gz -o out.txt --capacity 1000 --no-grow --piece-bytes 1M -q --mpi \
+    2>err || fail "the job failed: $(cat err)"
+  [ "$(cat out.txt)" = ab ] || fail "the output is not the one distinct record"
+  local peak
+  for peak in $(grep -o 'peak [0-9]*' rss.txt | cut -d' ' -f2); do
+    [ "$peak" -lt 160000 ] || fail "a rank peaked at $peak KiB: it held the input whole"
+  done
+  [ "$(grep -c peak rss.txt)" -eq 2 ] || fail "no peak of each rank: $(cat rss.txt)"
+}
+
+run_cases
