@@ -67,6 +67,9 @@ struct JobFailed : std::exception {
 // Collective. The job's largest exit status (each rank gives its own).
 int max_status(int status);
 
+// Collective. Whether every rank gave the same `value`.
+bool same_everywhere(uint64_t value);
+
 // A fixed filter spread over the ranks: rank r holds blocks
 // [first_block(r), first_block(r + 1)) of the whole layout
 // (core/owner_partition.h), num_blocks / ranks of them, and nothing else:

@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/job.h"
+#include "cli/mpi_launch.h"
 #include "cli/options.h"
 
 namespace gdedup::cli {
@@ -35,6 +36,7 @@ Action add_dedup_command(CLI::App& app) {
       "with -f keeps growing if it was made growing, and is refused if its keys were made by "
       "other key rules.");
   return [o, sub] {
+    resolve_mpi_launch(*o);
     refuse_ignored_options(*sub, *o);
     return run_job(*o, JobKind::kDedup);
   };
@@ -57,6 +59,7 @@ Action add_build_command(CLI::App& app) {
   add_backend_options(*sub, *o);
   add_checkpoint_options(*sub, o->checkpoint);
   return [o, sub] {
+    resolve_mpi_launch(*o);
     refuse_ignored_options(*sub, *o);
     return run_job(*o, JobKind::kBuild);
   };
@@ -78,6 +81,7 @@ Action add_query_command(CLI::App& app) {
   add_key_options(*sub, o->keys);
   add_backend_options(*sub, *o);
   return [o, sub] {
+    resolve_mpi_launch(*o);
     refuse_ignored_options(*sub, *o);
     return run_job(*o, JobKind::kQuery);
   };

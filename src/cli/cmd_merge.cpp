@@ -8,6 +8,7 @@
 #include "cli/console.h"
 #include "cli/file_locks.h"
 #include "cli/interrupt.h"
+#include "cli/mpi_launch.h"
 #include "cli/numbers.h"
 #include "cli/options.h"
 #include "cli/overfull.h"
@@ -127,7 +128,10 @@ Action add_merge_command(CLI::App& app) {
                 "Merge filters whose keys were made by different rules (key, delimiter, "
                 "normalization, record separator); the result records the first one's")
       ->group(kGroupInput);
-  return [options] { return run_merge(*options); };
+  return [options] {
+    refuse_mpi_launch("merge");
+    return run_merge(*options);
+  };
 }
 
 }  // namespace gdedup::cli

@@ -20,6 +20,7 @@
 #include "cli/error_advice.h"
 #include "cli/interrupt.h"
 #include "cli/options.h"
+#include "cli/mpi_launch.h"
 #include "cli/parse_errors.h"
 #include "cli/version.h"
 #include "gdedup/error.h"
@@ -55,6 +56,7 @@ int report_parse_error(const CLI::App& app, const CLI::ParseError& e, int argc, 
 }
 
 int run(int argc, char** argv) {
+  remember_command_line(argc, argv);
   CLI::App app{
       "gdedup: remove duplicate records (lines, URLs, 64-bit fingerprints) from very large "
       "inputs in one streaming pass, with a blocked Bloom filter on the GPU or the CPU",

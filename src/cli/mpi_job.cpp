@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <new>
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@
 #include "cli/interrupt.h"
 #include "cli/job.h"
 #include "cli/job_checks.h"
+#include "cli/mpi_launch.h"
 #include "cli/numbers.h"
 #include "cli/overfull.h"
 #include "cli/preflight.h"
@@ -237,6 +239,34 @@ int run_mpi_job(const JobOptions& options, JobKind kind) {
                    "were before the job");
   }
   const std::string where = "rank " + std::to_string(me.rank) + " on " + me.host + ": ";
+  // A launcher that started N processes which MPI could not join (srun
+  // without the MPI library's plugin: each a world of one) would have
+  // each run the whole job into the same files.
+  const MpiLaunch launch = detect_mpi_launch();
+  if (launch.processes > 1 && launch.processes != me.ranks) {
+    console.error(where + "the launcher started " + std::to_string(launch.processes) +
+                  " processes (" + launch.evidence + ") but MPI joined " +
+                  std::to_string(me.ranks) + " of them into this job, so they cannot share "
+                  "it; start them with an MPI plugin the MPI library supports (for OpenMPI "
+                  "under Slurm, srun --mpi=pmix), or with mpirun");
+    mpi::leave();
+    return kExitUsage;
+  }
+  if (!mpi::same_everywhere(std::hash<std::string>{}(command_line()))) {
+    // Every rank finds it: rank 0 says it.
+    if (me.rank == 0) {
+      console.error("the ranks were not all given the same command line, which one job "
+                    "needs; to run a job of its own in each process, give each --no-mpi "
+                    "(and files of its own)");
+    }
+    mpi::leave();
+    return kExitUsage;
+  }
+  if (!options.mpi_launch.empty()) {
+    console.info("started as one of " + std::to_string(me.ranks) + " processes by an MPI "
+                 "launcher (" + options.mpi_launch + "): one job over " +
+                 std::to_string(me.ranks) + " ranks (--no-mpi runs each alone)");
+  }
 
   std::optional<Setup> setup;
   std::string message;

@@ -163,10 +163,17 @@ void add_backend_options(CLI::App& app, JobOptions& options) {
                      "); changes speed and memory, never the output")
       ->type_name("N")
       ->group(kGroupBackend);
-  app.add_flag("--mpi", options.mpi,
-               "Run as one rank of an MPI job (mpirun -np R gdedup ... --mpi): each rank holds "
-               "1/R of the filter and reads its share of the input; the output and the filter "
-               "file are those of one process (docs/SCALE-OUT.md)")
+  CLI::Option* mpi = app.add_flag(
+      "--mpi", options.mpi,
+      "Run as one rank of an MPI job (mpirun -np R gdedup ...): each rank holds 1/R of the "
+      "filter and reads its share of the input; the output and the filter file are those of "
+      "one process (docs/SCALE-OUT.md). The default where mpirun, mpiexec or srun started "
+      "several processes")
+      ->group(kGroupBackend);
+  app.add_flag("--no-mpi", options.no_mpi,
+               "Run this process alone, even where an MPI launcher started several (each then "
+               "runs its own job, which must write files of its own)")
+      ->excludes(mpi)
       ->group(kGroupBackend);
   // Hidden (no group): tests cut small inputs into many pieces with it.
   app.add_option("--piece-bytes", options.piece_bytes,

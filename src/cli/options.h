@@ -72,6 +72,10 @@ struct JobOptions {
   std::string max_memory;   // dedup and build --max-memory; "" for no cap
   CheckpointOptions checkpoint;  // dedup and build
   bool mpi = false;  // --mpi: this process is one rank of an MPI job (mpi_job.h)
+  bool no_mpi = false;  // --no-mpi: one process, even when a launcher started several
+  // Set when an MPI launch, not --mpi, made this a rank (cli/mpi_launch.h):
+  // the launcher's variable that says so.
+  std::string mpi_launch;
   // --piece-bytes: the size of the byte ranges large plain files are read
   // in; "" for the default. Hidden: for tests and tuning.
   std::string piece_bytes;

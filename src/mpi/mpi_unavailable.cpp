@@ -21,6 +21,7 @@ void leave() {}
 void abort_job(const std::string&, int) { not_built(); }
 int first_failure(bool, bool&) { not_built(); }
 int max_status(int) { not_built(); }
+bool same_everywhere(uint64_t) { not_built(); }
 
 ShardedFilter::ShardedFilter(const FilterParams&, const FilterCounters&)
     : part_((not_built(), Filter::part({}, 0, 0))) {}

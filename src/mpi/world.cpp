@@ -84,4 +84,11 @@ int max_status(int status) {
   return out;
 }
 
+bool same_everywhere(uint64_t value) {
+  uint64_t low = 0, high = 0;
+  check(MPI_Allreduce(&value, &low, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
+  check(MPI_Allreduce(&value, &high, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+  return low == high;
+}
+
 }  // namespace gdedup::mpi
