@@ -215,25 +215,10 @@ std::string aftermath(const JobOptions& o, JobKind kind) {
   return text;
 }
 
-// A filter saved after the reader of the output went away would hold the
-// keys of records nobody received, and tomorrow's run would drop them as
-// seen; so nothing is saved and the job fails.
-std::string closed_pipe_text(const JobOptions& o, bool saves_filter) {
-  std::string not_saved;
-  if (saves_filter) not_saved = "the filter " + o.filter_path + " was not updated";
-  if (!o.stats_path.empty()) {
-    not_saved += std::string(not_saved.empty() ? "" : " and ") + "the statistics file " +
-                 o.stats_path + " was not written";
-  }
-  return "the reader of standard output went away (a closed pipe, as with `| head`) before "
-         "the job ended; " + not_saved + ", since the records after that point were never "
-         "delivered. Let the reader take the whole output, or leave out -f and --stats when "
-         "only the first records are wanted.";
-}
+}  // namespace
 
-// What a signal that ends a run without checkpoints leaves behind.
-std::string unfinished_run(const JobOptions& o, JobKind kind, Mode mode) {
-  std::string text = "the job did not finish";
+std::string unfinished_run(const JobOptions& o, JobKind kind, Mode mode, const std::string& why) {
+  std::string text = "the job did not finish" + why;
   if (mode != Mode::kBuild && !io::replaced_file(o.output).empty()) {
     text += "; the output " + o.output + " was left as it was before the job";
   } else if (mode != Mode::kBuild) {
@@ -248,7 +233,18 @@ std::string unfinished_run(const JobOptions& o, JobKind kind, Mode mode) {
   return text;
 }
 
-}  // namespace
+std::string closed_pipe_text(const JobOptions& o, bool saves_filter) {
+  std::string not_saved;
+  if (saves_filter) not_saved = "the filter " + o.filter_path + " was not updated";
+  if (!o.stats_path.empty()) {
+    not_saved += std::string(not_saved.empty() ? "" : " and ") + "the statistics file " +
+                 o.stats_path + " was not written";
+  }
+  return "the reader of standard output went away (a closed pipe, as with `| head`) before "
+         "the job ended; " + not_saved + ", since the records after that point were never "
+         "delivered. Let the reader take the whole output, or leave out -f and --stats when "
+         "only the first records are wanted.";
+}
 
 int run_job(const JobOptions& options, JobKind kind) {
   if (options.mpi) return run_mpi_job(options, kind);
@@ -262,7 +258,7 @@ int run_job(const JobOptions& options, JobKind kind) {
   if (o.checkpoint.enabled()) {
     stop = stop_flag();
   } else {
-    end_on_signals(unfinished_run(o, kind, mode));
+    end_on_signals(unfinished_run(o, kind, mode, ""));
   }
   const InputFormat format = parse_input_format(o.input_format);
 

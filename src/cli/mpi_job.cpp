@@ -205,6 +205,16 @@ int run(Setup& s, const JobOptions& o, JobKind kind, const mpi::RankInfo& me) {
   return kExitOverfull;
 }
 
+bool broken_pipe(const std::exception_ptr& failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const Error& e) {
+    return e.kind() == ErrorKind::broken_pipe;
+  } catch (...) {
+    return false;
+  }
+}
+
 // The message and status of a failure, as main() would give them.
 int describe(std::exception_ptr failure, std::string& message) {
   try {
@@ -234,9 +244,9 @@ int run_mpi_job(const JobOptions& options, JobKind kind) {
   // with a checkpoint (a second one ends it at once); mpirun's SIGKILL
   // follows if a rank waits on one that died, and the last checkpoint stays.
   if (!options.checkpoint.enabled()) {
-    end_on_signals("the job did not finish (if another rank failed or was killed, its message "
-                   "or mpirun's says why); the output and the filter file were left as they "
-                   "were before the job");
+    end_on_signals(unfinished_run(options, kind, mode_for(options, kind),
+                                  " (if another rank failed or was killed, its message or "
+                                  "mpirun's says why)"));
   }
   const std::string where = "rank " + std::to_string(me.rank) + " on " + me.host + ": ";
   // A launcher that started N processes which MPI could not join (srun
@@ -295,6 +305,13 @@ int run_mpi_job(const JobOptions& options, JobKind kind) {
     status = run(*setup, options, kind, me);
   } catch (const mpi::JobFailed& e) {
     if (!e.failure) return end_together(0);
+    if (broken_pipe(e.failure)) {
+      // Rank 0's stream: as one process, quiet unless it was to save what
+      // it saw.
+      if (!setup->saves_filter && options.stats_path.empty()) return end_together(0);
+      console.error(closed_pipe_text(options, setup->saves_filter));
+      return end_together(kExitRuntime);
+    }
     status = describe(e.failure, message);
     console.error(e.everywhere ? message : where + message);
     return end_together(status);

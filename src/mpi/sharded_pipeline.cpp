@@ -53,12 +53,6 @@ void check_supported(const PipelineOptions& options) {
     throw UsageError("--input-format u64 is not supported under --mpi yet; run the job in one "
                      "process, or give text input");
   }
-  if (options.mode != Mode::kBuild && io::replaced_file(options.output).empty()) {
-    throw UsageError("under --mpi the output must be a file (-o FILE), which every rank writes "
-                     "its part of; " +
-                     (options.output == "-" ? std::string("standard output") : options.output) +
-                     " cannot be written so");
-  }
 }
 
 namespace {
@@ -113,6 +107,7 @@ std::vector<uint64_t> gather(const uint64_t* mine, int count) {
 // MPI_Allgather a round.
 struct RankRound {
   PieceReport report;
+  bool output_closed = false;  // rank 0: the output's reader went away
   uint64_t records = 0;      // records it read and has not applied yet
   uint64_t bytes = 0;        // their decoded bytes
   uint64_t next_offset = 0;  // its input's offset past them
@@ -120,13 +115,14 @@ struct RankRound {
 
 std::vector<RankRound> gather(const RankRound& mine) {
   const uint64_t flags = (mine.report.holds ? 1u : 0u) | (mine.report.read_all ? 2u : 0u) |
-                         (mine.report.failed ? 4u : 0u);
+                         (mine.report.failed ? 4u : 0u) | (mine.output_closed ? 8u : 0u);
   const uint64_t packed[4] = {flags, mine.records, mine.bytes, mine.next_offset};
   const std::vector<uint64_t> all = gather(packed, 4);
   std::vector<RankRound> out(rank_info().ranks);
   for (size_t r = 0; r < out.size(); ++r) {
     const uint64_t* at = all.data() + 4 * r;
     out[r].report = PieceReport{(at[0] & 1) != 0, (at[0] & 2) != 0, (at[0] & 4) != 0};
+    out[r].output_closed = (at[0] & 8) != 0;
     out[r].records = at[1];
     out[r].bytes = at[2];
     out[r].next_offset = at[3];
@@ -288,7 +284,18 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
     }
     const std::vector<RankRound> ranks = gather(
         RankRound{PieceReport{piece.has_value(), read_all, failure != nullptr},
-                  records.fingerprints.size(), records.bytes, reader ? reader->next_offset() : 0});
+                  output && output->closed(), records.fingerprints.size(), records.bytes,
+                  reader ? reader->next_offset() : 0});
+    if (ranks[0].output_closed) {
+      // The reader of the output (a pipe) went away: the rest cannot be
+      // delivered, and the job ends as one process's does.
+      JobFailed closed;
+      if (me.rank == 0) {
+        closed.failure = std::make_exception_ptr(
+            Error("the reader of " + options.output + " went away", ErrorKind::broken_pipe));
+      }
+      throw closed;
+    }
     std::vector<PieceReport> reports(ranks.size());
     for (size_t r = 0; r < ranks.size(); ++r) reports[r] = ranks[r].report;
     const std::vector<unsigned> order = plan.applied(reports);
@@ -301,21 +308,16 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
       job.bytes += ranks[r].bytes;
     }
     if (writes) {
-      // Each applying rank writes after the bytes kept before its records
-      // in input order.
       uint64_t kept[2] = {0, 0};  // bytes, records
       if (applies) {
         collect_kept(records, answers, mode, options.record_separator, kept_bytes, kept[1]);
         kept[0] = kept_bytes.size();
       }
       const std::vector<uint64_t> all = gather(kept, 2);
-      uint64_t offset = written;
-      for (unsigned r : order) {
-        if (r == me.rank) output->write_at(kept_bytes.data(), kept[0], offset);
-        offset += all[2 * r];
-        job.kept += all[2 * r + 1];
-      }
-      written = offset;
+      std::vector<uint64_t> sizes(me.ranks);
+      for (unsigned r = 0; r < me.ranks; ++r) sizes[r] = all[2 * r];
+      for (unsigned r : order) job.kept += all[2 * r + 1];
+      written = output->write_round(kept_bytes.data(), kept[0], order, sizes, written);
     }
     if (applies) {
       records.used = 0;

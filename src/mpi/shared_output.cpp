@@ -20,11 +20,26 @@ struct SharedOutput::Checksum {
   uint64_t hashed = 0;
 };
 
-SharedOutput::SharedOutput(const std::string& path, const ResumeState* resume) : path_(path) {
-  // Rank 0 creates (or continues) the temporary file and tells the others
-  // its name.
+namespace {
+
+// Collective. When rank 0's `failure` is set, every rank throws JobFailed,
+// rank 0's holding it.
+void share_failure_of_rank0(const std::exception_ptr& failure) {
+  int failed = failure ? 1 : 0;
+  check(MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  if (failed == 0) return;
+  JobFailed job;
+  job.failure = failure;
+  throw job;
+}
+
+}  // namespace
+
+SharedOutput::SharedOutput(const std::string& path, const ResumeState* resume)
+    : path_(path), in_place_(io::replaced_file(path).empty()) {
+  // Rank 0 creates (or continues) the output and, for a file, tells the
+  // others its temporary file's name.
   std::string name;
-  int failed = 0;
   std::exception_ptr failure;
   if (rank_info().rank == 0) {
     try {
@@ -36,19 +51,15 @@ SharedOutput::SharedOutput(const std::string& path, const ResumeState* resume) :
       name = output_->temporary();
       checksum_ = std::make_unique<Checksum>();
       XXH3_64bits_reset(&checksum_->state);
+      // A stream is never checkpointed (resume_check refuses it).
+      if (in_place_) output_->writer().skip_checksum();
     } catch (const Error&) {
-      failed = 1;
       failure = std::current_exception();
     }
   }
+  share_failure_of_rank0(failure);
+  if (in_place_) return;
   uint64_t length = name.size();
-  check(MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
-  if (failed != 0) {
-    // Every rank knows: rank 0 alone reports it.
-    JobFailed job;
-    job.failure = failure;
-    throw job;
-  }
   check(MPI_Bcast(&length, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
   name.resize(length);
   check(MPI_Bcast(name.data(), mpi_count(length, "the output's name"), MPI_CHAR, 0,
@@ -64,6 +75,44 @@ SharedOutput::SharedOutput(const std::string& path, const ResumeState* resume) :
 }
 
 SharedOutput::~SharedOutput() = default;
+
+uint64_t SharedOutput::write_round(const char* data, uint64_t size,
+                                   const std::vector<unsigned>& order,
+                                   const std::vector<uint64_t>& sizes, uint64_t written) {
+  const unsigned me = rank_info().rank;
+  for (unsigned r : order) {
+    if (!in_place_) {
+      if (r == me) write_at(data, size, written);
+    } else if (me == 0) {
+      // Rank 0 takes each rank's bytes in turn: it holds one rank's at most.
+      if (r == 0) {
+        write_stream(data, size);
+      } else if (sizes[r] != 0) {
+        received_.resize(static_cast<size_t>(sizes[r]));
+        check(MPI_Recv(received_.data(), mpi_count(sizes[r], "a rank's kept bytes in a round"),
+                       MPI_CHAR, static_cast<int>(r), 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+              "MPI_Recv");
+        write_stream(received_.data(), sizes[r]);
+      }
+    } else if (r == me && size != 0) {
+      check(MPI_Send(data, mpi_count(size, "a rank's kept bytes in a round"), MPI_CHAR, 0, 0,
+                     MPI_COMM_WORLD),
+            "MPI_Send");
+    }
+    written += sizes[r];
+  }
+  return written;
+}
+
+void SharedOutput::write_stream(const char* data, uint64_t size) {
+  if (closed_ || size == 0) return;
+  try {
+    output_->writer().write(data, static_cast<size_t>(size));
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::broken_pipe) throw;
+    closed_ = true;
+  }
+}
 
 void SharedOutput::write_at(const char* data, uint64_t size, uint64_t offset) {
   if (size == 0) return;
@@ -113,6 +162,20 @@ void SharedOutput::discard() {
 }
 
 void SharedOutput::commit() {
+  if (in_place_) {
+    std::exception_ptr failure;
+    if (output_) {
+      try {
+        if (closed_) throw Error("the reader of " + path_ + " went away", ErrorKind::broken_pipe);
+        output_->close();
+        output_->commit();
+      } catch (const Error&) {
+        failure = std::current_exception();
+      }
+    }
+    share_failure_of_rank0(failure);
+    return;
+  }
   if (const int err = file_.sync()) {
     throw Error("cannot sync the output " + path_ + " (its temporary file " + file_.name() +
                     "): " + fs::error_text(err),

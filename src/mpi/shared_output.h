@@ -1,5 +1,5 @@
-// The output of a sharded run: one file that every rank writes its kept
-// records into, each at its offset (the bytes kept before it in input
+// The output of a sharded run. A file is one that every rank writes its
+// kept records into, each at its offset (the bytes kept before it in input
 // order), with pwrite. As one process does (gdedup/output_file.h), rank 0
 // creates a unique temporary file beside the output and renames it over the
 // output only when every rank has written and synced its part, so a job
@@ -7,13 +7,16 @@
 // rank 0 on failure (abort_job, or the signal handlers), or stays under its
 // own name if rank 0 itself is killed, or once a checkpoint names it. Every
 // rank opens the temporary file by name, so past one machine it must be on a
-// filesystem all ranks share.
+// filesystem all ranks share. Standard output, pipes and devices, written
+// where they are as a stream, are written by rank 0 alone: the other ranks
+// send it their kept records each round, and it writes them in input order.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "fs/file_ops.h"
 #include "gdedup/checkpoint.h"
@@ -32,9 +35,18 @@ class SharedOutput {
   SharedOutput(const std::string& path, const ResumeState* resume);
   ~SharedOutput();
 
-  // Writes `size` bytes of this rank's at byte `offset` (the bytes kept
-  // before them in input order). Not collective.
-  void write_at(const char* data, uint64_t size, uint64_t offset);
+  // Collective. Writes a round's kept records, after the `written` bytes of
+  // the rounds before: this rank's `size` bytes at `data`, and every rank's
+  // in `order` (the applying ranks in input order), `sizes[r]` bytes of
+  // rank r. Returns the bytes written by this and every earlier round. A
+  // stream whose reader went away (a closed pipe) is closed() from then on,
+  // and the rounds' bytes go nowhere.
+  uint64_t write_round(const char* data, uint64_t size, const std::vector<unsigned>& order,
+                       const std::vector<uint64_t>& sizes, uint64_t written);
+
+  // Rank 0, on a stream: its reader went away. The job cannot deliver the
+  // rest, so it ends (run_sharded_pipeline).
+  bool closed() const { return closed_; }
 
   // Collective, for a checkpoint after the rounds that wrote `written` bytes
   // holding `kept` records: every rank syncs its part to disk, and from then
@@ -52,14 +64,22 @@ class SharedOutput {
   const std::string& temporary() const { return file_.name(); }
 
   // Collective. Syncs every rank's part, then rank 0 renames the file into
-  // place.
+  // place (or flushes the stream). When rank 0 cannot, every rank throws
+  // JobFailed, rank 0's holding its error.
   void commit();
 
  private:
   // Rank 0: adds the file's bytes up to `upto` to the running checksum.
   void hash_up_to(uint64_t upto);
+  // Writes `size` bytes of this rank's at byte `offset` of the file.
+  void write_at(const char* data, uint64_t size, uint64_t offset);
+  // Rank 0 of a stream: writes `size` bytes of the round, in input order.
+  void write_stream(const char* data, uint64_t size);
 
   std::string path_;
+  bool in_place_;        // a stream, written by rank 0 alone
+  bool closed_ = false;  // rank 0 of a stream: its reader went away
+  std::vector<char> received_;  // rank 0 of a stream: another rank's bytes
   std::optional<io::OutputFile> output_;  // rank 0's: the temporary file's owner
   fs::File file_;                         // this rank's descriptor of it
   struct Checksum;                        // XXH3-64 of the file's first `hashed` bytes

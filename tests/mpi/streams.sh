@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Whole inputs under --mpi (docs/SCALE-OUT.md, "Rounds"): compressed files
-# and standard input are read a chunk of --piece-bytes decoded bytes at a
-# time, by one rank, while the other ranks read ahead their own pieces (at
-# most 32 chunks each); the output and filter file stay those of one
-# process, and no rank holds a whole input. GDEDUP_MPIEXEC names mpirun.
+# Streams under --mpi (docs/SCALE-OUT.md, "Rounds" and "Output"): compressed
+# files and standard input are read a chunk of --piece-bytes decoded bytes
+# at a time, by one rank, while the other ranks read ahead their own pieces
+# (at most 32 chunks each); standard output and pipes are written by rank 0
+# in input order. The output and filter file stay those of one process, and
+# no rank holds a whole input. GDEDUP_MPIEXEC names mpirun.
 source "$(dirname "$0")/lib.sh"
 
 case_compressed_inputs_longer_than_the_read_ahead() {
@@ -91,6 +92,33 @@ case_no_rank_holds_a_whole_compressed_input() {
     [ "$peak" -lt 160000 ] || fail "a rank peaked at $peak KiB: it held the input whole"
   done
   [ "$(grep -c peak rss.txt)" -eq 2 ] || fail "no peak of each rank: $(cat rss.txt)"
+}
+
+case_standard_output_and_pipes() {
+  random_lines 20000 5000 95 >a.txt
+  gzip -c a.txt >a.gz
+  random_lines 8000 5000 96 >b.txt
+  "$GDEDUP" dedup a.gz b.txt -o one.out --capacity 6000 --no-grow -q || fail "one process failed"
+  local ranks
+  for ranks in $RANKS; do
+    "$MPIEXEC" --oversubscribe -np "$ranks" "$GDEDUP" dedup a.gz b.txt -o - --capacity 6000 \
+      --no-grow --piece-bytes 4K -q --mpi >out.txt 2>err || fail "$ranks ranks: $(cat err)"
+    cmp -s one.out out.txt || fail "standard output of $ranks ranks differs from one process's"
+  done
+  # A pipe whose reader goes away: quiet, as one process, unless the job
+  # was to save what it saw; then nothing is saved and the job fails.
+  mkfifo pipe
+  head -c 100 <pipe >head.txt &
+  run_mpi 3 dedup a.gz b.txt -o pipe --capacity 6000 --no-grow --piece-bytes 4K
+  wait
+  expect_status 0
+  cmp -s head.txt <(head -c 100 one.out) || fail "the reader did not get the first bytes"
+  head -c 100 <pipe >/dev/null &
+  run_mpi 3 dedup a.gz b.txt -o pipe -f f.gdf --capacity 6000 --no-grow --piece-bytes 4K
+  wait
+  expect_status 1
+  one_message "the filter f.gdf was not updated"
+  [ ! -e f.gdf ] || fail "a filter was saved for records nobody received"
 }
 
 run_cases
