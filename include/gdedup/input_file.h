@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gdedup::io {
 
@@ -17,6 +18,10 @@ namespace gdedup::io {
 // gdedup::Error naming the path when it does not exist, is a directory or
 // cannot be read.
 std::optional<uint64_t> input_size(const std::string& path);
+
+// The sizes of `inputs` summed, as input_size() gives them; 0 when one is
+// unknown (a pipe). What a progress line measures its percentage against.
+uint64_t total_input_size(const std::vector<std::string>& inputs);
 
 // Throws gdedup::Error, worded as open_input() would, unless `path` can be
 // opened for reading: lets a caller check every input before the first.

@@ -21,6 +21,7 @@
 #include "cli/numbers.h"
 #include "cli/overfull.h"
 #include "cli/preflight.h"
+#include "cli/progress.h"
 #include "cli/report.h"
 #include "cli/sizing.h"
 #include "cli/stats.h"
@@ -42,7 +43,6 @@ void refuse_unsupported(const JobOptions& o, JobKind kind, const SizingRequest& 
     throw UsageError(option + " is not supported under --mpi yet; " + advice);
   };
   if (!o.max_memory.empty()) refuse("--max-memory", "a filter under --mpi has a fixed size");
-  if (o.progress) refuse("--progress", "leave it out");
   if (o.threads > 1) {
     refuse("--threads", "each rank reads with one thread: run more ranks instead (--filter-threads "
                         "sets the threads that run a rank's blocks on its CPU)");
@@ -165,7 +165,17 @@ int run(Setup& s, const JobOptions& o, JobKind kind, const mpi::RankInfo& me) {
     Console::get().info("backend of rank 0: " + backend);
     return std::move(made.backend);
   };
-  const PipelineStats stats = mpi::run_sharded_pipeline(s.run, filter, make_backend);
+  // Rank 0 draws the job's progress after every round.
+  ProgressLine progress(me.rank == 0 && progress_wanted(o.progress_mode()));
+  s.run.on_progress = [&progress](const Progress& p) { progress.update(p); };
+  PipelineStats stats;
+  try {
+    stats = mpi::run_sharded_pipeline(s.run, filter, make_backend);
+  } catch (...) {
+    progress.finish();
+    throw;
+  }
+  progress.finish();
   Console& console = Console::get();
   if (stats.interrupted) {
     // Every rank's part of the checkpoint is written; rank 0 says so, and

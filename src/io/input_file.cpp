@@ -25,6 +25,16 @@ std::optional<uint64_t> input_size(const std::string& path) {
   return input->size();
 }
 
+uint64_t total_input_size(const std::vector<std::string>& inputs) {
+  uint64_t total = 0;
+  for (const std::string& path : inputs) {
+    const std::optional<uint64_t> size = input_size(path);
+    if (!size) return 0;
+    total += *size;
+  }
+  return total;
+}
+
 void check_readable(const std::string& path) {
   if (path == "-") return;
   FdSource::open(path);  // throws the same message a real open would

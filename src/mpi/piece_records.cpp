@@ -84,6 +84,7 @@ PieceReader::PieceReader(const pipeline::Piece& piece, const std::string& path,
   // A plain range's stream starts at its first record; a whole input's
   // after the bytes a resume skips.
   stream_start_ = range.begin;
+  plain_ = piece.kind == pipeline::PieceKind::kPlainRange;
   pipeline::OpenPiece opened = pipeline::open_piece(range, path, options.record_separator);
   io::ReaderOptions reading;
   reading.batch_records = static_cast<size_t>(options.batch_records);
@@ -94,6 +95,13 @@ PieceReader::PieceReader(const pipeline::Piece& piece, const std::string& path,
 
 uint64_t PieceReader::next_offset() const {
   return stream_start_ + (reader_ ? reader_->position().offset : 0);
+}
+
+uint64_t PieceReader::raw_bytes_read() const {
+  // A plain range's raw bytes are its records' (its source also counts
+  // those it mapped ahead); a whole input's, its decoder's.
+  if (!reader_) return 0;
+  return plain_ ? next_offset() - stream_start_ : reader_->source().raw_bytes_read();
 }
 
 bool PieceReader::read(uint64_t chunk_bytes, pipeline::KeyHasher& hasher, PieceRecords& out) {

@@ -60,10 +60,13 @@ class PieceReader {
   // The input's byte offset just past the last record read: where the
   // piece's unread records begin.
   uint64_t next_offset() const;
+  // The raw (compressed) bytes read so far, for the progress line.
+  uint64_t raw_bytes_read() const;
 
  private:
   std::unique_ptr<io::RecordReader> reader_;  // none: no record starts in the piece
   uint64_t stream_start_ = 0;                 // the input offset the reader starts at
+  bool plain_ = false;                        // a plain range
 };
 
 // Where the records of `piece` of the input at `path` begin: the piece's

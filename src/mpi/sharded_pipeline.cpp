@@ -18,6 +18,7 @@
 #include "gdedup/backend.h"
 #include "gdedup/checkpoint.h"
 #include "gdedup/error.h"
+#include "gdedup/input_file.h"
 #include "gdedup/output_file.h"
 #include "io/record_reader.h"
 #include "gdedup/mpi.h"
@@ -111,21 +112,23 @@ struct RankRound {
   uint64_t records = 0;      // records it read and has not applied yet
   uint64_t bytes = 0;        // their decoded bytes
   uint64_t next_offset = 0;  // its input's offset past them
+  uint64_t raw = 0;          // the raw bytes read for them (the progress line)
 };
 
 std::vector<RankRound> gather(const RankRound& mine) {
   const uint64_t flags = (mine.report.holds ? 1u : 0u) | (mine.report.read_all ? 2u : 0u) |
                          (mine.report.failed ? 4u : 0u) | (mine.output_closed ? 8u : 0u);
-  const uint64_t packed[4] = {flags, mine.records, mine.bytes, mine.next_offset};
-  const std::vector<uint64_t> all = gather(packed, 4);
+  const uint64_t packed[5] = {flags, mine.records, mine.bytes, mine.next_offset, mine.raw};
+  const std::vector<uint64_t> all = gather(packed, 5);
   std::vector<RankRound> out(rank_info().ranks);
   for (size_t r = 0; r < out.size(); ++r) {
-    const uint64_t* at = all.data() + 4 * r;
+    const uint64_t* at = all.data() + 5 * r;
     out[r].report = PieceReport{(at[0] & 1) != 0, (at[0] & 2) != 0, (at[0] & 4) != 0};
     out[r].output_closed = (at[0] & 8) != 0;
     out[r].records = at[1];
     out[r].bytes = at[2];
     out[r].next_offset = at[3];
+    out[r].raw = at[4];
   }
   return out;
 }
@@ -135,6 +138,7 @@ struct Totals {
   uint64_t records = 0;
   uint64_t kept = 0;  // records written (a build's: keys found new)
   uint64_t bytes = 0;  // decoded input bytes read
+  uint64_t raw = 0;    // raw input bytes read, this run (the progress line)
 };
 
 // The rank holding `piece`.
@@ -244,12 +248,19 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
   std::optional<PieceReader> reader;
   std::exception_ptr failure;
   bool read_all = false;
+  uint64_t raw_applied = 0;  // of the piece's raw bytes read, those applied
   PieceRecords records;
   std::vector<uint8_t> answers;
   std::string kept_bytes;
   uint64_t fresh = 0;  // keys new to this rank's blocks
   uint64_t written = resume ? resume->output_offset : 0;
   CheckpointSchedule schedule(options, job.records);
+  // Rank 0's progress line, after every round.
+  Progress progress;
+  if (options.on_progress && me.rank == 0) {
+    progress.input_size = io::total_input_size(options.inputs);
+    progress.inputs = options.inputs.size();
+  }
   uint64_t checkpoints = 0;
   uint64_t last_checkpoint_records = job.records;
   bool interrupted = false;
@@ -259,6 +270,7 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
       reader.reset();
       failure = nullptr;
       read_all = false;
+      raw_applied = 0;
       if (piece) {
         const pipeline::Piece& p = pieces[*piece];
         try {
@@ -285,7 +297,8 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
     const std::vector<RankRound> ranks = gather(
         RankRound{PieceReport{piece.has_value(), read_all, failure != nullptr},
                   output && output->closed(), records.fingerprints.size(), records.bytes,
-                  reader ? reader->next_offset() : 0});
+                  reader ? reader->next_offset() : 0,
+                  reader ? reader->raw_bytes_read() - raw_applied : 0});
     if (ranks[0].output_closed) {
       // The reader of the output (a pipe) went away: the rest cannot be
       // delivered, and the job ends as one process's does.
@@ -306,6 +319,7 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
     for (unsigned r : order) {
       job.records += ranks[r].records;
       job.bytes += ranks[r].bytes;
+      job.raw += ranks[r].raw;
     }
     if (writes) {
       uint64_t kept[2] = {0, 0};  // bytes, records
@@ -323,6 +337,7 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
       records.used = 0;
       records.fingerprints.clear();
       records.bytes = 0;
+      raw_applied += ranks[me.rank].raw;
     }
     if (!order.empty() && reports[order.back()].failed) {
       // The earliest failure in input order, after the records before it:
@@ -343,6 +358,15 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
       throw failed;
     }
     plan.advance(order, reports);
+    if (options.on_progress && me.rank == 0) {
+      progress.records = job.records;
+      progress.kept = job.kept;
+      progress.input_bytes = job.raw;
+      progress.input = plan.done() ? options.inputs.size() : pieces[plan.cursor()].input;
+      progress.seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      options.on_progress(progress);
+    }
     // Between rounds every record before the cursor has been applied and
     // written: the place a checkpoint records. None once the job is done.
     if (!checkpointing || plan.done()) continue;

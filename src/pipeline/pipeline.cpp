@@ -29,16 +29,6 @@ using pipeline::CheckpointWriter;
 using pipeline::WorkBatch;
 using Clock = std::chrono::steady_clock;
 
-uint64_t total_input_size(const std::vector<std::string>& inputs) {
-  uint64_t total = 0;
-  for (const std::string& path : inputs) {
-    const std::optional<uint64_t> size = io::input_size(path);
-    if (!size) return 0;
-    total += *size;
-  }
-  return total;
-}
-
 bool writes_output(Mode mode) { return mode != Mode::kBuild; }
 
 // Every record a mode keeps is written, so the output of a resumed run
@@ -135,7 +125,7 @@ class Driver {
     }
     last_checkpoint_records_ = stats_.records;
     last_checkpoint_time_ = Clock::now();
-    progress_.input_size = total_input_size(options_.inputs);
+    progress_.input_size = io::total_input_size(options_.inputs);
     progress_.inputs = options_.inputs.size();
 
     front->start();

@@ -144,4 +144,16 @@ case_bad_input_one_message() {
   [ ! -e out.txt ] || fail "a refused job left out.txt"
 }
 
+case_progress_line() {
+  # Rank 0 draws the job's progress after each round; the output is as
+  # without it.
+  random_lines 20000 4000 97 >a.txt
+  random_lines 20000 4000 98 | gzip -c >b.gz
+  same_bytes dedup a.txt b.gz -o @OUT --capacity 8000 --no-grow --piece-bytes 8K --progress
+  run_mpi 2 dedup a.txt b.gz -o out.txt --capacity 8000 --no-grow --piece-bytes 8K --progress
+  expect_status 0
+  expect_message "records, "
+  expect_message " of 2, "
+}
+
 run_cases
