@@ -120,18 +120,14 @@ class ShardedFilter {
   Filter part_;
 };
 
-// Collective. run_pipeline over the ranks: modes dedup, duplicates, build and query,
-// text input from regular files, an output file (which every rank must be
-// able to open: a shared filesystem past one machine), checkpoints.
+// Collective. run_pipeline over the ranks: modes dedup, duplicates, build and
+// query, text or fingerprint input, an output file (which every rank must
+// be able to open: a shared filesystem past one machine) or a stream that
+// rank 0 writes, checkpoints.
 // `make_backend` makes the backend of this rank's part (the CPU backend
 // when empty). Returns the whole job's stats on every rank, with the part's
 // words current.
 PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter& filter,
                                    const BackendMaker& make_backend = {});
-
-// Throws UsageError, naming the option, for what run_sharded_pipeline does
-// not support yet; not collective, so that every rank can refuse alike
-// before the job begins.
-void check_supported(const PipelineOptions& options);
 
 }  // namespace gdedup::mpi

@@ -97,7 +97,6 @@ Setup prepare(const JobOptions& options, JobKind kind, const mpi::RankInfo& me) 
   s.run.max_record_bytes = max_record_bytes(o.max_record_length, format);
   s.run.piece_bytes = piece_bytes(o.piece_bytes);
   apply_checkpoint_options(o.checkpoint, s.run);
-  mpi::check_supported(s.run);
 
   if (me.rank == 0) {
     s.locks = lock_job_files(mode != Mode::kBuild ? o.output : "",

@@ -35,6 +35,5 @@ uint64_t ShardedFilter::count_set_bits() const { not_built(); }
 PipelineStats run_sharded_pipeline(const PipelineOptions&, ShardedFilter&, const BackendMaker&) {
   not_built();
 }
-void check_supported(const PipelineOptions&) { not_built(); }
 
 }  // namespace gdedup::mpi

@@ -1,5 +1,6 @@
 #include "mpi/piece_records.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -67,15 +68,37 @@ pipeline::Piece records_starting_in(const pipeline::Piece& piece, const std::str
 
 }  // namespace
 
-uint64_t first_record_at(const pipeline::Piece& piece, const std::string& path, char separator) {
-  if (piece.starts_record) return piece.begin;
+uint64_t first_record_at(const pipeline::Piece& piece, const std::string& path,
+                         const PipelineOptions& options) {
+  if (piece.starts_record || options.format == InputFormat::kU64) return piece.begin;
   const fs::File file = open_input_file(path);
-  return after_separator(file, piece.begin - 1, piece.stamp.size, separator)
+  return after_separator(file, piece.begin - 1, piece.stamp.size, options.record_separator)
       .value_or(piece.stamp.size);
 }
 
 PieceReader::PieceReader(const pipeline::Piece& piece, const std::string& path,
                          const PipelineOptions& options) {
+  plain_ = piece.kind == pipeline::PieceKind::kPlainRange;
+  stream_start_ = piece.begin;
+  if (options.format == InputFormat::kU64) {
+    // Fingerprints have no separator to look for: a range is read as it
+    // is, and a whole input from its start, skipping a resume's bytes.
+    pipeline::Piece from = piece;
+    from.starts_record = false;
+    if (!plain_) from.begin = 0;
+    source_ = pipeline::open_piece(from, path, options.record_separator).source;
+    std::vector<char> skipped(static_cast<size_t>(std::min<uint64_t>(piece.begin, 1 << 20)));
+    for (uint64_t left = plain_ ? 0 : piece.begin; left > 0;) {
+      const size_t got = source_->read(skipped.data(), std::min<uint64_t>(left, skipped.size()));
+      if (got == 0) {
+        throw Error("the input is not the one the checkpoint was taken on: " + path +
+                        " ends before the checkpoint's byte " + std::to_string(piece.begin),
+                    ErrorKind::resume_mismatch);
+      }
+      left -= got;
+    }
+    return;
+  }
   pipeline::Piece range = piece;
   if (piece.kind == pipeline::PieceKind::kPlainRange) {
     range = records_starting_in(piece, path, options);
@@ -84,7 +107,6 @@ PieceReader::PieceReader(const pipeline::Piece& piece, const std::string& path,
   // A plain range's stream starts at its first record; a whole input's
   // after the bytes a resume skips.
   stream_start_ = range.begin;
-  plain_ = piece.kind == pipeline::PieceKind::kPlainRange;
   pipeline::OpenPiece opened = pipeline::open_piece(range, path, options.record_separator);
   io::ReaderOptions reading;
   reading.batch_records = static_cast<size_t>(options.batch_records);
@@ -94,17 +116,60 @@ PieceReader::PieceReader(const pipeline::Piece& piece, const std::string& path,
 }
 
 uint64_t PieceReader::next_offset() const {
-  return stream_start_ + (reader_ ? reader_->position().offset : 0);
+  return stream_start_ + (reader_ ? reader_->position().offset : consumed_);
 }
 
 uint64_t PieceReader::raw_bytes_read() const {
   // A plain range's raw bytes are its records' (its source also counts
   // those it mapped ahead); a whole input's, its decoder's.
-  if (!reader_) return 0;
-  return plain_ ? next_offset() - stream_start_ : reader_->source().raw_bytes_read();
+  if (plain_) return next_offset() - stream_start_;
+  if (source_) return source_->raw_bytes_read();
+  return reader_ ? reader_->source().raw_bytes_read() : 0;
+}
+
+bool PieceReader::read_fingerprints(uint64_t chunk_bytes, PieceRecords& out) {
+  // A chunk is whole fingerprints, read at most 1 MiB at a time.
+  constexpr uint64_t kBlock = uint64_t{1} << 20;
+  std::vector<char> block;
+  const uint64_t from = consumed_;
+  bool ended = false;
+  while (!ended && consumed_ - from < chunk_bytes) {
+    const uint64_t left = chunk_bytes - (consumed_ - from);
+    block.resize(static_cast<size_t>(left >= kBlock ? kBlock : (left + 7) / 8 * 8));
+    size_t have = 0;
+    while (have < block.size()) {
+      const size_t got = source_->read(block.data() + have, block.size() - have);
+      if (got == 0) {
+        ended = true;
+        break;
+      }
+      have += got;
+    }
+    const size_t whole = have / 8 * 8;
+    for (size_t at = 0; at < whole; at += 8) {
+      uint64_t fingerprint;
+      std::memcpy(&fingerprint, block.data() + at, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+      fingerprint = __builtin_bswap64(fingerprint);
+#endif
+      out.fingerprints.push_back(fingerprint);
+    }
+    consumed_ += whole;
+    out.bytes += whole;
+    if (whole != have) {
+      // Only at the input's end: as one process says it.
+      const uint64_t size = stream_start_ + consumed_ + (have - whole);
+      throw Error(source_->name() + " is not a whole number of 64-bit fingerprints: it has " +
+                      std::to_string(size) + " bytes, " + std::to_string(size % 8) +
+                      " more than a multiple of 8.",
+                  ErrorKind::damaged);
+    }
+  }
+  return ended;
 }
 
 bool PieceReader::read(uint64_t chunk_bytes, pipeline::KeyHasher& hasher, PieceRecords& out) {
+  if (source_) return read_fingerprints(chunk_bytes, out);
   if (!reader_) return true;
   const uint64_t from = reader_->position().offset;
   try {

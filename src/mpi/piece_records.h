@@ -27,7 +27,9 @@
 namespace gdedup::mpi {
 
 struct PieceRecords {
-  std::vector<io::RecordBatch> batches;  // the first `used` hold the piece's records
+  // Text records: the first `used` batches hold them. Fingerprint input
+  // (u64) has none: its records are the fingerprints.
+  std::vector<io::RecordBatch> batches;
   size_t used = 0;
   std::vector<uint64_t> fingerprints;    // one per record, in order
   uint64_t bytes = 0;                    // the decoded bytes read, separators included
@@ -41,7 +43,9 @@ struct PieceRecordTooLong {
   uint64_t input_offset = 0;
 };
 
-// One piece, open and read a chunk at a time.
+// One piece, open and read a chunk at a time: text records, or 8-byte
+// fingerprints (InputFormat::kU64, whose pieces the plan cuts at multiples
+// of 8 bytes, so that each starts a record).
 class PieceReader {
  public:
   // Opens `piece` of the input at `path`. Throws Error as the one-process
@@ -64,16 +68,24 @@ class PieceReader {
   uint64_t raw_bytes_read() const;
 
  private:
-  std::unique_ptr<io::RecordReader> reader_;  // none: no record starts in the piece
-  uint64_t stream_start_ = 0;                 // the input offset the reader starts at
-  bool plain_ = false;                        // a plain range
+  bool read_fingerprints(uint64_t chunk_bytes, PieceRecords& out);
+
+  // Text: none when no record starts in the piece.
+  std::unique_ptr<io::RecordReader> reader_;
+  // Fingerprints: the piece's bytes, of which `consumed_` are read.
+  std::unique_ptr<io::ByteSource> source_;
+  uint64_t consumed_ = 0;
+  uint64_t stream_start_ = 0;  // the input offset the piece's stream starts at
+  bool plain_ = false;         // a plain range
 };
 
 // Where the records of `piece` of the input at `path` begin: the piece's
-// start when it starts a record, else just past the first `separator` from
-// the byte before it on (the end of the record that spans into it), or the
-// input's end when no separator follows. The place a run that has read
-// every piece before `piece` stands at (a checkpoint's position).
-uint64_t first_record_at(const pipeline::Piece& piece, const std::string& path, char separator);
+// start when it starts a record (always, for fingerprints), else just past
+// the first separator from the byte before it on (the end of the record
+// that spans into it), or the input's end when no separator follows. The
+// place a run that has read every piece before `piece` stands at (a
+// checkpoint's position).
+uint64_t first_record_at(const pipeline::Piece& piece, const std::string& path,
+                         const PipelineOptions& options);
 
 }  // namespace gdedup::mpi

@@ -49,19 +49,29 @@ constexpr uint64_t kRecordCost = 24;
 
 }  // namespace
 
-void check_supported(const PipelineOptions& options) {
-  if (options.format != InputFormat::kText) {
-    throw UsageError("--input-format u64 is not supported under --mpi yet; run the job in one "
-                     "process, or give text input");
-  }
-}
+
 
 namespace {
 
-// Appends each kept record of `records` and its separator to `out`.
-void collect_kept(const PieceRecords& records, const std::vector<uint8_t>& answers, Mode mode,
-                  char separator, std::string& out, uint64_t& kept) {
+// Appends each kept record of `records` to `out`, as one process writes
+// it: text with its separator, a fingerprint as its 8 bytes.
+void collect_kept(const PieceRecords& records, const std::vector<uint8_t>& answers,
+                  const PipelineOptions& options, std::string& out, uint64_t& kept) {
   out.clear();
+  const Mode mode = options.mode;
+  const char separator = options.record_separator;
+  if (options.format == InputFormat::kU64) {
+    for (size_t key = 0; key < records.fingerprints.size(); ++key) {
+      if (!keeps_record(mode, answers[key])) continue;
+      uint64_t bytes = records.fingerprints[key];
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+      bytes = __builtin_bswap64(bytes);
+#endif
+      out.append(reinterpret_cast<const char*>(&bytes), 8);
+      ++kept;
+    }
+    return;
+  }
   size_t key = 0;
   for (size_t b = 0; b < records.used; ++b) {
     const io::RecordBatch& batch = records.batches[b];
@@ -185,7 +195,6 @@ class CheckpointSchedule {
 
 PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter& filter,
                                    const BackendMaker& make_backend) {
-  check_supported(options);
   const auto start = std::chrono::steady_clock::now();
   const RankInfo& me = rank_info();
   const Mode mode = options.mode;
@@ -215,7 +224,9 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
   // a part is a claim that only the part before it can confirm
   // (pipeline/piece_plan.h).
   pipeline::PieceSizes sizes;
-  sizes.plain = options.piece_bytes;
+  // Fingerprint pieces hold whole fingerprints: 8-byte multiples.
+  sizes.plain = options.format == InputFormat::kU64 ? (options.piece_bytes + 7) / 8 * 8
+                                                      : options.piece_bytes;
   sizes.compressed = options.compressed_piece_bytes;
   sizes.compressed_parts = false;
   const std::vector<pipeline::Piece> pieces = pipeline::plan_pieces(
@@ -324,7 +335,7 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
     if (writes) {
       uint64_t kept[2] = {0, 0};  // bytes, records
       if (applies) {
-        collect_kept(records, answers, mode, options.record_separator, kept_bytes, kept[1]);
+        collect_kept(records, answers, options, kept_bytes, kept[1]);
         kept[0] = kept_bytes.size();
       }
       const std::vector<uint64_t> all = gather(kept, 2);
@@ -391,7 +402,7 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
       state.position.input_offset =
           plan.cursor_started()
               ? ranks[holder_of(plan, plan.cursor())].next_offset
-              : first_record_at(at, options.inputs[at.input], options.record_separator);
+              : first_record_at(at, options.inputs[at.input], options);
     }
     try {
       filter.save_checkpoint(state, options.checkpoint);

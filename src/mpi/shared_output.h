@@ -26,9 +26,9 @@ namespace gdedup::mpi {
 
 class SharedOutput {
  public:
-  // Collective. `path` must be one that is replaced through a temporary
-  // file (io::replaced_file; check_supported refuses the others). With
-  // `resume`, rank 0 continues the checkpointed run's temporary file
+  // Collective. Opens the output at `path`: a file replaced through a
+  // temporary file (io::replaced_file), or a stream. With `resume` (a
+  // file's), rank 0 continues the checkpointed run's temporary file
   // (io::OutputFile::resume: checked against the state's prefix and cut back
   // to it) instead of creating one. When rank 0 cannot, every rank throws
   // JobFailed, rank 0's holding its error.

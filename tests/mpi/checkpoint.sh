@@ -132,6 +132,36 @@ case_resume_a_gzip_job() {
   expect_reference "a gzip job stopped in one process, resumed on 2 ranks"
 }
 
+case_resume_a_fingerprint_job() {
+  # 8-byte records, plain (cut in ranges) and compressed (read in chunks):
+  # a checkpoint inside either resumes on ranks or in one process.
+  python3 -c "
+import random, struct, sys
+random.seed(5)
+values = [random.getrandbits(64) for _ in range(3000)]
+sys.stdout.buffer.write(b''.join(struct.pack('<Q', random.choice(values)) for _ in range(24000)))" \
+    >all.u64
+  head -c 96000 all.u64 | gzip -c >a.u64.gz
+  tail -c +96001 all.u64 >b.u64
+  "$GDEDUP" dedup a.u64.gz b.u64 -o ref.out -f ref.gdf --input-format u64 --capacity 4000 \
+    --no-grow -q || fail "the one-process reference run failed"
+  JOB=(dedup a.u64.gz b.u64 -o out.txt -f f.gdf --input-format u64 --capacity 4000 --no-grow
+       --piece-bytes 4K --checkpoint ck --checkpoint-every 1000)
+  local to
+  for to in 3 0; do
+    rm -f ck out.txt f.gdf out.txt.tmp.*
+    stop_at_checkpoint 2 2
+    resume_on "$to"
+    expect_reference "a fingerprint job stopped on 2 ranks, resumed on $to (0: one process)"
+    rm -f ck out.txt f.gdf out.txt.tmp.*
+    stop_at_checkpoint 14 2
+    "$GDEDUP" info ck | grep -q '^position .* of b\.u64 (input 2 of 2)' ||
+      fail "the checkpoint is not inside b.u64: $("$GDEDUP" info ck)"
+    resume_on "$to"
+    expect_reference "a fingerprint job stopped in its plain input, resumed on $to"
+  done
+}
+
 case_sigkill_of_a_rank_then_resume() {
   # Whenever rank 1 dies, the last checkpoint and the output it names stay,
   # and the resume ends as one uninterrupted process.

@@ -144,6 +144,39 @@ case_bad_input_one_message() {
   [ ! -e out.txt ] || fail "a refused job left out.txt"
 }
 
+# fingerprints COUNT KEYS SEED: COUNT 8-byte fingerprints drawn with seed
+# SEED from the same KEYS values.
+fingerprints() {
+  python3 -c "
+import random, struct, sys
+random.seed(1)
+values = [random.getrandbits(64) for _ in range($2)]
+random.seed($3)
+sys.stdout.buffer.write(b''.join(struct.pack('<Q', random.choice(values)) for _ in range($1)))"
+}
+
+case_fingerprint_input() {
+  # 8-byte records: ranges cut at multiples of 8 (a --piece-bytes that is
+  # not one is rounded up), a compressed input read in chunks, and a file
+  # with bytes past its last whole fingerprint.
+  fingerprints 30000 6000 31 >a.u64
+  fingerprints 20000 6000 32 | gzip -c >b.u64.gz
+  same_bytes dedup a.u64 b.u64.gz -o @OUT -f @FILTER --input-format u64 --capacity 8000 \
+    --no-grow --piece-bytes 3001
+  same_bytes build a.u64 -f @FILTER --input-format u64 --capacity 8000 --no-grow \
+    --piece-bytes 4K
+  "$GDEDUP" build a.u64 -f known.gdf --input-format u64 --capacity 8000 --no-grow -q ||
+    fail "one process could not build the filter"
+  START=known.gdf same_bytes query b.u64.gz a.u64 -f @FILTER -o @OUT --absent \
+    --input-format u64 --piece-bytes 2K
+  { head -c 8000 a.u64; printf 'abc'; } >ragged.u64
+  run_mpi 3 dedup a.u64 ragged.u64 -o out.txt --input-format u64 --capacity 8000 --no-grow \
+    --piece-bytes 2K
+  expect_status 1
+  one_message "ragged.u64 is not a whole number of 64-bit fingerprints: it has 8003 bytes"
+  [ ! -e out.txt ] || fail "a failed job left an output"
+}
+
 case_progress_line() {
   # Rank 0 draws the job's progress after each round; the output is as
   # without it.
