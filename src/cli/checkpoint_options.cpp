@@ -1,3 +1,5 @@
+#include <CLI/CLI.hpp>
+
 #include "cli/checkpoint_options.h"
 
 #include <algorithm>

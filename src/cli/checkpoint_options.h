@@ -8,8 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
+#include "cli/cli11_fwd.h"
 #include "gdedup/pipeline.h"
 
 namespace gdedup::cli {

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "cli/backend_choice.h"
 #include "cli/commands.h"
 #include "cli/console.h"

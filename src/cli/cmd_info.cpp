@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "cli/checkpoint_info.h"
 #include "cli/commands.h"
 #include "cli/console.h"

@@ -2,6 +2,8 @@
 // a filter. They share options and one runner (job.cpp).
 #include <memory>
 
+#include <CLI/CLI.hpp>
+
 #include "cli/commands.h"
 #include "cli/job.h"
 #include "cli/mpi_launch.h"

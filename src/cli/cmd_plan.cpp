@@ -4,6 +4,8 @@
 #include <optional>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/report.h"

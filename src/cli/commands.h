@@ -5,7 +5,7 @@
 
 #include <functional>
 
-#include <CLI/CLI.hpp>
+#include "cli/cli11_fwd.h"
 
 namespace gdedup::cli {
 

@@ -1,3 +1,5 @@
+#include <CLI/CLI.hpp>
+
 #include "cli/options.h"
 
 #include "cli/backend_choice.h"

@@ -7,9 +7,8 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "cli/checkpoint_options.h"
+#include "cli/cli11_fwd.h"
 #include "cli/input_list.h"
 #include "gdedup/error.h"
 #include "gdedup/pipeline.h"
