@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "gdedup/checkpoint.h"
 #include "gdedup/filter.h"
@@ -129,5 +130,28 @@ class ShardedFilter {
 // words current.
 PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter& filter,
                                    const BackendMaker& make_backend = {});
+
+// What a round of the sharded filter costs (gdedup bench --mpi), in the
+// slowest rank's seconds over all the batches.
+struct ExchangeCosts {
+  // Partition by owner and the two MPI_Alltoallv (8 bytes out, 1 back a
+  // key), with owners that answer without probing.
+  double exchange_seconds = 0;
+  // The same with each owner's test_and_set on its blocks: what a round
+  // costs besides reading, hashing and writing.
+  double round_seconds = 0;
+  // test_and_set of the rank's keys on the whole filter held by the rank
+  // alone: the one-process figure to compare with.
+  double whole_seconds = 0;
+  std::string backend;  // the backend the owners ran on
+};
+
+// Collective. Hands in each of this rank's `batches` of fingerprints in
+// turn, over a zeroed filter of `params` shared by the ranks whose parts
+// (and, for the last figure, whole filter) run on backends made by
+// `make_backend`.
+ExchangeCosts measure_exchange(const FilterParams& params,
+                               const std::vector<std::vector<uint64_t>>& batches,
+                               const BackendMaker& make_backend);
 
 }  // namespace gdedup::mpi

@@ -23,11 +23,13 @@
 #include "cli/commands.h"
 #include "cli/console.h"
 #include "cli/json.h"
+#include "cli/mpi_launch.h"
 #include "cli/numbers.h"
 #include "cli/options.h"
 #include "gdedup/backend_registry.h"
 #include "gdedup/error.h"
 #include "gdedup/gpu.h"
+#include "gdedup/mpi.h"
 #include "gdedup/paths.h"
 #include "gdedup/pipeline.h"
 #include "gdedup/planner.h"
@@ -45,6 +47,7 @@ struct BenchOptions {
   int device = 0;
   bool json = false;
   bool list_backends = false;
+  bool mpi = false;
 };
 
 uint64_t splitmix(uint64_t& state) {
@@ -183,7 +186,52 @@ int list_backends(const BenchOptions& options) {
   return 0;
 }
 
-int run_bench(const BenchOptions& options) {
+// Keys a rank hands in per round under --mpi.
+constexpr uint64_t kMpiRoundKeys = uint64_t{1} << 20;
+
+// gdedup bench --mpi: the key exchange of the sharded filter, per key and
+// rank, with the owners on the backend each rank would run a job on.
+int run_mpi_bench(const BenchOptions& options, uint64_t key_count, double fpr) {
+  const mpi::RankInfo me = mpi::join(nullptr, nullptr);
+  const Plan plan = plan_for_capacity(key_count * me.ranks, fpr);
+  // This rank's keys, a quarter of them repeats, in rounds of kMpiRoundKeys.
+  std::vector<std::vector<uint64_t>> batches;
+  uint64_t state = 0x6764656475700000ull + me.rank;
+  for (uint64_t done = 0; done < key_count;) {
+    std::vector<uint64_t>& batch = batches.emplace_back(std::min(kMpiRoundKeys, key_count - done));
+    for (uint64_t i = 0; i < batch.size(); ++i) {
+      const uint64_t r = splitmix(state);
+      batch[i] = (i > 0 && (r & 3) == 0) ? batch[(r >> 2) % i] : r;
+    }
+    done += batch.size();
+  }
+  BackendOptions on;
+  on.threads = options.threads > 0 ? options.threads : 1;
+  on.device = static_cast<int>(me.local_rank);
+  const mpi::ExchangeCosts costs = mpi::measure_exchange(
+      FilterParams{plan.num_blocks, plan.layout, kDefaultSeed}, batches,
+      [&](Filter& filter) { return choose_backend("auto", on, filter).backend; });
+  if (me.rank == 0) {
+    const uint64_t total = key_count * me.ranks;
+    const std::string ranks = counted(me.ranks, "rank");
+    std::vector<Measurement> rows = {
+        {"mpi exchange", ranks + ", owners answer at once", costs.exchange_seconds, total},
+        {"mpi round", ranks + ", owners on " + costs.backend, costs.round_seconds, total},
+        {"whole filter", "each rank alone on " + costs.backend, costs.whole_seconds, total}};
+    std::vector<std::string> lines;
+    for (const Measurement& m : rows) {
+      char line[160];
+      std::snprintf(line, sizeof line, "%s: %.1f ns a key and rank", m.workload.c_str(),
+                    1e9 * m.seconds / static_cast<double>(key_count));
+      lines.push_back(line);
+    }
+    print(rows, options.json, "", lines);
+  }
+  mpi::leave();
+  return 0;
+}
+
+int run_bench(const BenchOptions& options, bool urls_given) {
   if (options.list_backends) return list_backends(options);
   const uint64_t key_count = parse_count(options.keys, "--keys");
   const uint64_t url_count = parse_count(options.urls, "--urls");
@@ -192,6 +240,14 @@ int run_bench(const BenchOptions& options) {
                      "give one of them a count");
   }
   const double fpr = parse_fpr(options.fpr, "--fpr");
+  if (options.mpi) {
+    if (urls_given && url_count > 0) {
+      throw UsageError("--urls has no effect with --mpi, which measures the key exchange of "
+                       "the sharded filter; drop --urls");
+    }
+    if (key_count == 0) throw UsageError("--keys 0 leaves --mpi nothing to measure");
+    return run_mpi_bench(options, key_count, fpr);
+  }
   BackendOptions on;
   on.threads = options.threads;
   on.device = options.device;
@@ -268,10 +324,21 @@ Action add_bench_command(CLI::App& app) {
                 "measure nothing")
       ->group(kGroupOutput);
   sub->add_flag("--json", options->json, "Print the measurements as a JSON object")->group(kGroupOutput);
+  sub->add_flag("--mpi", options->mpi,
+                "Under mpirun (-np R): measure the sharded filter's key exchange instead, per "
+                "key and rank, with --keys fingerprints a rank (default 8M) and the owners on "
+                "the backend a job would use (docs/SCALE-OUT.md); the default where an MPI "
+                "launcher started several processes")
+      ->group(kGroupBackend);
   sub->footer(
       "Each workload runs on the CPU and, when a GPU is usable, on the GPU; the two must leave "
       "identical answers and filter bytes, or the command fails.");
-  return [options] { return run_bench(*options); };
+  return [options, sub] {
+    if (!options->mpi && detect_mpi_launch().processes > 1) options->mpi = true;
+    // One process's default would hold 64M keys on every rank.
+    if (options->mpi && sub->count("--keys") == 0) options->keys = "8M";
+    return run_bench(*options, sub->count("--urls") > 0);
+  };
 }
 
 }  // namespace gdedup::cli

@@ -36,4 +36,9 @@ PipelineStats run_sharded_pipeline(const PipelineOptions&, ShardedFilter&, const
   not_built();
 }
 
+ExchangeCosts measure_exchange(const FilterParams&, const std::vector<std::vector<uint64_t>>&,
+                               const BackendMaker&) {
+  not_built();
+}
+
 }  // namespace gdedup::mpi

@@ -63,4 +63,22 @@ case_mpi_and_no_mpi_exclude_each_other() {
   expect_message "--mpi excludes --no-mpi"
 }
 
+case_bench_of_the_key_exchange() {
+  # gdedup bench under mpirun measures the sharded filter's rounds: three
+  # figures over every rank's keys.
+  "$MPIEXEC" --oversubscribe -np 2 "$GDEDUP" bench --keys 100K --json >bench.json 2>err ||
+    fail "the bench failed: $(cat err)"
+  python3 - bench.json <<'PY' || fail "the bench's figures are not three measured runs: $(cat bench.json)"
+import json, sys
+runs = json.load(open(sys.argv[1]))
+names = [runs[k]["workload"] for k in sorted(runs)]
+assert names == ["mpi exchange", "mpi round", "whole filter"], names
+for run in runs.values():
+    assert run["items"] == 200000 and run["seconds"] > 0, run
+PY
+  run_gdedup bench --mpi --urls 5
+  expect_status 2
+  expect_message "--urls has no effect with --mpi"
+}
+
 run_cases
