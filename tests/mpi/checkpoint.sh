@@ -55,6 +55,18 @@ expect_reference() {
   ! compgen -G 'out.txt.tmp.*' >/dev/null || fail "$1: a temporary file was left: $(ls)"
 }
 
+# stop_and_resume N RANKS PLACE WHAT: JOB on 2 ranks stopped at its Nth
+# checkpoint, which must lie in PLACE (how gdedup info names its input),
+# then resumed on RANKS (0: one process), ends as one uninterrupted process.
+stop_and_resume() {
+  rm -f ck out.txt f.gdf out.txt.tmp.*
+  stop_at_checkpoint "$1" 2
+  "$GDEDUP" info ck | grep -q "^position .* of $3" ||
+    fail "$4: checkpoint $1 is not in $3: $("$GDEDUP" info ck)"
+  resume_on "$2"
+  expect_reference "$4 stopped at checkpoint $1 on 2 ranks, resumed on $2 (0: one process)"
+}
+
 # resume_on RANKS: the same command plus --resume, on RANKS ranks (0: one
 # process).
 resume_on() {
@@ -116,12 +128,7 @@ case_resume_a_gzip_job() {
        --checkpoint ck --checkpoint-every 1000)
   local to
   for to in 3 0; do
-    rm -f ck out.txt f.gdf out.txt.tmp.*
-    stop_at_checkpoint 2 2
-    "$GDEDUP" info ck | grep -q '^position .* of a\.gz (input 1 of 3)' ||
-      fail "the checkpoint is not inside a.gz: $("$GDEDUP" info ck)"
-    resume_on "$to"
-    expect_reference "a job stopped inside a gzip input on 2 ranks, resumed on $to (0: one process)"
+    stop_and_resume 2 "$to" 'a\.gz (input 1 of 3)' "a job of gzip and plain inputs"
   done
   # One process stops inside a gzip input; the ranks read it from its start.
   rm -f ck out.txt f.gdf out.txt.tmp.*
@@ -135,12 +142,7 @@ case_resume_a_gzip_job() {
 case_resume_a_fingerprint_job() {
   # 8-byte records, plain (cut in ranges) and compressed (read in chunks):
   # a checkpoint inside either resumes on ranks or in one process.
-  python3 -c "
-import random, struct, sys
-random.seed(5)
-values = [random.getrandbits(64) for _ in range(3000)]
-sys.stdout.buffer.write(b''.join(struct.pack('<Q', random.choice(values)) for _ in range(24000)))" \
-    >all.u64
+  fingerprints 24000 3000 5 >all.u64
   head -c 96000 all.u64 | gzip -c >a.u64.gz
   tail -c +96001 all.u64 >b.u64
   "$GDEDUP" dedup a.u64.gz b.u64 -o ref.out -f ref.gdf --input-format u64 --capacity 4000 \
@@ -149,16 +151,8 @@ sys.stdout.buffer.write(b''.join(struct.pack('<Q', random.choice(values)) for _ 
        --piece-bytes 4K --checkpoint ck --checkpoint-every 1000)
   local to
   for to in 3 0; do
-    rm -f ck out.txt f.gdf out.txt.tmp.*
-    stop_at_checkpoint 2 2
-    resume_on "$to"
-    expect_reference "a fingerprint job stopped on 2 ranks, resumed on $to (0: one process)"
-    rm -f ck out.txt f.gdf out.txt.tmp.*
-    stop_at_checkpoint 14 2
-    "$GDEDUP" info ck | grep -q '^position .* of b\.u64 (input 2 of 2)' ||
-      fail "the checkpoint is not inside b.u64: $("$GDEDUP" info ck)"
-    resume_on "$to"
-    expect_reference "a fingerprint job stopped in its plain input, resumed on $to"
+    stop_and_resume 2 "$to" 'a\.u64\.gz (input 1 of 2)' "a fingerprint job"
+    stop_and_resume 14 "$to" 'b\.u64 (input 2 of 2)' "a fingerprint job"
   done
 }
 

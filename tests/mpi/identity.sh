@@ -144,17 +144,6 @@ case_bad_input_one_message() {
   [ ! -e out.txt ] || fail "a refused job left out.txt"
 }
 
-# fingerprints COUNT KEYS SEED: COUNT 8-byte fingerprints drawn with seed
-# SEED from the same KEYS values.
-fingerprints() {
-  python3 -c "
-import random, struct, sys
-random.seed(1)
-values = [random.getrandbits(64) for _ in range($2)]
-random.seed($3)
-sys.stdout.buffer.write(b''.join(struct.pack('<Q', random.choice(values)) for _ in range($1)))"
-}
-
 case_fingerprint_input() {
   # 8-byte records: ranges cut at multiples of 8 (a --piece-bytes that is
   # not one is rounded up), a compressed input read in chunks, and a file

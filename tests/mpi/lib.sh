@@ -76,6 +76,17 @@ random_lines() {  # COUNT KEYS SEED
   }'
 }
 
+# fingerprints COUNT KEYS SEED: COUNT 8-byte fingerprints drawn with seed
+# SEED from the same KEYS values.
+fingerprints() {
+  python3 -c "
+import random, struct, sys
+random.seed(1)
+values = [random.getrandbits(64) for _ in range($2)]
+random.seed($3)
+sys.stdout.buffer.write(b''.join(struct.pack('<Q', random.choice(values)) for _ in range($1)))"
+}
+
 # start_ranks R BIN ARGS...: `BIN ARGS -q --mpi` on R ranks in the
 # background, stdout and stderr to ./stdout and ./stderr. Returns once all R
 # are running, with mpirun's pid in LAUNCHER and the ranks' in PIDS, in
