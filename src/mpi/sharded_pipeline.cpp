@@ -191,6 +191,98 @@ class CheckpointSchedule {
   Clock::time_point last_time_;
 };
 
+// This rank's piece: its reader, and the records read and not yet applied.
+// A whole input is read a piece's bytes at a time; what waits for its turn
+// is at most kReadAheadPieces pieces' worth.
+class HeldPiece {
+ public:
+  HeldPiece(const std::vector<pipeline::Piece>& pieces, const PipelineOptions& options)
+      : pieces_(pieces), options_(options) {}
+
+  // Takes `held`, the piece the plan hands this rank now, if it is new.
+  void follow(std::optional<size_t> held) {
+    if (held == index_) return;
+    index_ = held;
+    reader_.reset();
+    failure_ = nullptr;
+    read_all_ = false;
+    raw_applied_ = 0;
+    if (!index_) return;
+    try {
+      reader_.emplace(piece(), path(), options_);
+    } catch (...) {
+      failed();
+    }
+  }
+
+  // Reads a chunk more, unless the piece is read to its end or its records
+  // wait past the read-ahead. A failure stops the piece after the records
+  // before it, which still go through their round, as one process handles
+  // them before it fails; then every rank learns of it.
+  void read_more(pipeline::KeyHasher& hasher) {
+    const uint64_t waiting = records_.bytes + kRecordCost * records_.fingerprints.size();
+    if (!index_ || read_all_ || waiting >= kReadAheadPieces * options_.piece_bytes) return;
+    const bool plain = piece().kind == pipeline::PieceKind::kPlainRange;
+    try {
+      read_all_ = reader_->read(plain ? UINT64_MAX : options_.piece_bytes, hasher, records_);
+    } catch (...) {
+      failed();
+    }
+  }
+
+  // What the other ranks learn of it this round.
+  RankRound report(bool output_closed) const {
+    return RankRound{PieceReport{index_.has_value(), read_all_, failure_ != nullptr},
+                     output_closed,
+                     records_.fingerprints.size(),
+                     records_.bytes,
+                     reader_ ? reader_->next_offset() : 0,
+                     reader_ ? reader_->raw_bytes_read() - raw_applied_ : 0};
+  }
+
+  PieceRecords& records() { return records_; }
+
+  // After a round applied the records read so far, `raw` bytes of input.
+  void applied(uint64_t raw) {
+    records_.used = 0;
+    records_.fingerprints.clear();
+    records_.bytes = 0;
+    raw_applied_ += raw;
+  }
+
+  // The error the piece failed with, as one process would give it: a
+  // record too long is named by its number in the whole input, the one
+  // after the `applied` records of the job.
+  std::exception_ptr failure(uint64_t applied) const {
+    try {
+      std::rethrow_exception(failure_);
+    } catch (const PieceRecordTooLong& e) {
+      return std::make_exception_ptr(io::RecordTooLong(path(), applied + 1, e.input_offset,
+                                                       options_.max_record_bytes,
+                                                       options_.record_separator));
+    } catch (...) {
+      return failure_;
+    }
+  }
+
+ private:
+  const pipeline::Piece& piece() const { return pieces_[*index_]; }
+  const std::string& path() const { return options_.inputs[piece().input]; }
+  void failed() {
+    failure_ = std::current_exception();
+    read_all_ = true;
+  }
+
+  const std::vector<pipeline::Piece>& pieces_;
+  const PipelineOptions& options_;
+  std::optional<size_t> index_;
+  std::optional<PieceReader> reader_;
+  PieceRecords records_;
+  std::exception_ptr failure_;
+  bool read_all_ = false;
+  uint64_t raw_applied_ = 0;  // of the piece's raw bytes read, those applied
+};
+
 }  // namespace
 
 PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter& filter,
@@ -250,17 +342,8 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
   };
   KeyExchange exchange(block_owners(filter.params().num_blocks));
 
-  // This rank's piece: its reader, and the records read and not yet applied.
-  // A whole input is read a piece's bytes at a time; what waits for its turn
-  // is at most kReadAheadPieces pieces' worth.
-  const uint64_t chunk = options.piece_bytes;
-  const uint64_t read_ahead = kReadAheadPieces * options.piece_bytes;
-  std::optional<size_t> piece;
-  std::optional<PieceReader> reader;
-  std::exception_ptr failure;
-  bool read_all = false;
-  uint64_t raw_applied = 0;  // of the piece's raw bytes read, those applied
-  PieceRecords records;
+  HeldPiece held(pieces, options);
+  PieceRecords& records = held.records();
   std::vector<uint8_t> answers;
   std::string kept_bytes;
   uint64_t fresh = 0;  // keys new to this rank's blocks
@@ -276,40 +359,9 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
   uint64_t last_checkpoint_records = job.records;
   bool interrupted = false;
   while (!plan.done()) {
-    if (plan.held(me.rank) != piece) {
-      piece = plan.held(me.rank);
-      reader.reset();
-      failure = nullptr;
-      read_all = false;
-      raw_applied = 0;
-      if (piece) {
-        const pipeline::Piece& p = pieces[*piece];
-        try {
-          reader.emplace(p, options.inputs[p.input], options);
-        } catch (...) {
-          failure = std::current_exception();
-          read_all = true;
-        }
-      }
-    }
-    // A failure stops this rank's piece after the records before it, which
-    // still go through their round, as one process handles them before it
-    // fails; then every rank learns of it.
-    const uint64_t waiting = records.bytes + kRecordCost * records.fingerprints.size();
-    if (piece && !read_all && waiting < read_ahead) {
-      const bool plain = pieces[*piece].kind == pipeline::PieceKind::kPlainRange;
-      try {
-        read_all = reader->read(plain ? UINT64_MAX : chunk, hasher, records);
-      } catch (...) {
-        failure = std::current_exception();
-        read_all = true;
-      }
-    }
-    const std::vector<RankRound> ranks = gather(
-        RankRound{PieceReport{piece.has_value(), read_all, failure != nullptr},
-                  output && output->closed(), records.fingerprints.size(), records.bytes,
-                  reader ? reader->next_offset() : 0,
-                  reader ? reader->raw_bytes_read() - raw_applied : 0});
+    held.follow(plan.held(me.rank));
+    held.read_more(hasher);
+    const std::vector<RankRound> ranks = gather(held.report(output && output->closed()));
     if (ranks[0].output_closed) {
       // The reader of the output (a pipe) went away: the rest cannot be
       // delivered, and the job ends as one process's does.
@@ -344,28 +396,13 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
       for (unsigned r : order) job.kept += all[2 * r + 1];
       written = output->write_round(kept_bytes.data(), kept[0], order, sizes, written);
     }
-    if (applies) {
-      records.used = 0;
-      records.fingerprints.clear();
-      records.bytes = 0;
-      raw_applied += ranks[me.rank].raw;
-    }
+    if (applies) held.applied(ranks[me.rank].raw);
     if (!order.empty() && reports[order.back()].failed) {
       // The earliest failure in input order, after the records before it:
       // the one a single process would meet first.
       JobFailed failed;
       failed.rank = static_cast<int>(order.back());
-      if (order.back() == me.rank) {
-        try {
-          std::rethrow_exception(failure);
-        } catch (const PieceRecordTooLong& e) {
-          failed.failure = std::make_exception_ptr(io::RecordTooLong(
-              options.inputs[pieces[*piece].input], job.records + 1, e.input_offset,
-              options.max_record_bytes, options.record_separator));
-        } catch (...) {
-          failed.failure = failure;
-        }
-      }
+      if (order.back() == me.rank) failed.failure = held.failure(job.records);
       throw failed;
     }
     plan.advance(order, reports);
