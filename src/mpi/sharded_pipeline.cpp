@@ -221,7 +221,11 @@ class HeldPiece {
   // them before it fails; then every rank learns of it.
   void read_more(pipeline::KeyHasher& hasher) {
     const uint64_t waiting = records_.bytes + kRecordCost * records_.fingerprints.size();
-    if (!index_ || read_all_ || waiting >= kReadAheadPieces * options_.piece_bytes) return;
+    const uint64_t read_ahead = options_.piece_bytes > UINT64_MAX / kReadAheadPieces
+                                    ? UINT64_MAX
+                                    : kReadAheadPieces * options_.piece_bytes;
+    // Nothing waiting: a chunk more, whatever the budget.
+    if (!index_ || read_all_ || (waiting > 0 && waiting >= read_ahead)) return;
     const bool plain = piece().kind == pipeline::PieceKind::kPlainRange;
     try {
       read_all_ = reader_->read(plain ? UINT64_MAX : options_.piece_bytes, hasher, records_);
@@ -317,8 +321,9 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
   // (pipeline/piece_plan.h).
   pipeline::PieceSizes sizes;
   // Fingerprint pieces hold whole fingerprints: 8-byte multiples.
-  sizes.plain = options.format == InputFormat::kU64 ? (options.piece_bytes + 7) / 8 * 8
-                                                      : options.piece_bytes;
+  sizes.plain = options.format == InputFormat::kU64
+                    ? (std::min<uint64_t>(options.piece_bytes, UINT64_MAX - 7) + 7) / 8 * 8
+                    : options.piece_bytes;
   sizes.compressed = options.compressed_piece_bytes;
   sizes.compressed_parts = false;
   const std::vector<pipeline::Piece> pieces = pipeline::plan_pieces(

@@ -94,6 +94,20 @@ case_no_rank_holds_a_whole_compressed_input() {
   [ "$(grep -c peak rss.txt)" -eq 2 ] || fail "no peak of each rank: $(cat rss.txt)"
 }
 
+case_huge_piece_sizes() {
+  # Piece sizes whose read-ahead (32 pieces) passes 2^64: the job still
+  # ends, with one process's output.
+  random_lines 3000 700 99 | gzip -c >a.gz
+  random_lines 3000 700 98 >b.txt
+  fingerprints 3000 700 97 >c.u64
+  local size
+  for size in 576460752303423488 18446744073709551615; do
+    same_bytes dedup a.gz b.txt -o @OUT --capacity 1500 --no-grow --piece-bytes "$size"
+    same_bytes dedup c.u64 -o @OUT --input-format u64 --capacity 1500 --no-grow \
+      --piece-bytes "$size"
+  done
+}
+
 case_standard_output_and_pipes() {
   random_lines 20000 5000 95 >a.txt
   gzip -c a.txt >a.gz
