@@ -57,6 +57,15 @@ uint64_t splitmix(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
+// Fills `keys` with random fingerprints from `state`, every fourth one a
+// repeat of an earlier one, so that test_and_set answers both ways.
+void fill_keys(std::vector<uint64_t>& keys, uint64_t& state) {
+  for (uint64_t i = 0; i < keys.size(); ++i) {
+    const uint64_t r = splitmix(state);
+    keys[i] = (i > 0 && (r & 3) == 0) ? keys[(r >> 2) % i] : r;
+  }
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -194,15 +203,12 @@ constexpr uint64_t kMpiRoundKeys = uint64_t{1} << 20;
 int run_mpi_bench(const BenchOptions& options, uint64_t key_count, double fpr) {
   const mpi::RankInfo me = mpi::join(nullptr, nullptr);
   const Plan plan = plan_for_capacity(key_count * me.ranks, fpr);
-  // This rank's keys, a quarter of them repeats, in rounds of kMpiRoundKeys.
+  // This rank's keys, in rounds of kMpiRoundKeys.
   std::vector<std::vector<uint64_t>> batches;
   uint64_t state = 0x6764656475700000ull + me.rank;
   for (uint64_t done = 0; done < key_count;) {
     std::vector<uint64_t>& batch = batches.emplace_back(std::min(kMpiRoundKeys, key_count - done));
-    for (uint64_t i = 0; i < batch.size(); ++i) {
-      const uint64_t r = splitmix(state);
-      batch[i] = (i > 0 && (r & 3) == 0) ? batch[(r >> 2) % i] : r;
-    }
+    fill_keys(batch, state);
     done += batch.size();
   }
   BackendOptions on;
@@ -271,11 +277,7 @@ int run_bench(const BenchOptions& options, bool urls_given) {
     const Plan plan = plan_for_capacity(key_count, fpr);
     std::vector<uint64_t> keys(key_count);
     uint64_t state = 1;
-    // Every fourth key repeats an earlier one, so test_and_set answers both ways.
-    for (uint64_t i = 0; i < key_count; ++i) {
-      const uint64_t r = splitmix(state);
-      keys[i] = (i > 0 && (r & 3) == 0) ? keys[(r >> 2) % i] : r;
-    }
+    fill_keys(keys, state);
     const Result cpu = run_fingerprints("cpu", on, plan, keys);
     std::unique_ptr<Result> on_gpu;
     if (gpu) on_gpu = std::make_unique<Result>(run_fingerprints("gpu", on, plan, keys));

@@ -19,16 +19,22 @@ void RoundPlan::hand_out() {
   }
 }
 
+std::optional<unsigned> RoundPlan::holder(size_t piece) const {
+  for (unsigned r = 0; r < held_.size(); ++r) {
+    if (held_[r] == piece) return r;
+  }
+  return std::nullopt;
+}
+
 std::vector<unsigned> RoundPlan::applied(const std::vector<PieceReport>& reports) const {
   std::vector<unsigned> order;
   for (size_t piece = cursor_; piece < pieces_; ++piece) {
-    unsigned holder = 0;
-    while (holder < held_.size() && held_[holder] != piece) ++holder;
     // Pieces are handed out in order: the first one not held is not yet
     // handed out, and neither is any after it.
-    if (holder == held_.size()) break;
-    order.push_back(holder);
-    const PieceReport& report = reports[holder];
+    const std::optional<unsigned> rank = holder(piece);
+    if (!rank) break;
+    order.push_back(*rank);
+    const PieceReport& report = reports[*rank];
     if (!report.read_all || report.failed) break;
   }
   return order;

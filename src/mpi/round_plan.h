@@ -38,6 +38,8 @@ class RoundPlan {
 
   // The piece `rank` holds.
   std::optional<size_t> held(unsigned rank) const { return held_[rank]; }
+  // The rank that holds `piece`, if any does.
+  std::optional<unsigned> holder(size_t piece) const;
   // The first piece not applied to its end: pieces before it are done.
   size_t cursor() const { return cursor_; }
   bool done() const { return cursor_ == pieces_; }

@@ -47,11 +47,6 @@ constexpr uint64_t kReadAheadPieces = 32;
 // fingerprint.
 constexpr uint64_t kRecordCost = 24;
 
-}  // namespace
-
-
-
-namespace {
 
 // Appends each kept record of `records` to `out`, as one process writes
 // it: text with its separator, a fingerprint as its 8 bytes.
@@ -150,13 +145,6 @@ struct Totals {
   uint64_t bytes = 0;  // decoded input bytes read
   uint64_t raw = 0;    // raw input bytes read, this run (the progress line)
 };
-
-// The rank holding `piece`.
-unsigned holder_of(const RoundPlan& plan, size_t piece) {
-  unsigned r = 0;
-  while (plan.held(r) != piece) ++r;
-  return r;
-}
 
 // When the ranks checkpoint: the same answer on every rank, after the same
 // round. A signal on any rank, or rank 0's clock, or the job's records.
@@ -352,6 +340,9 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
   std::vector<uint8_t> answers;
   std::string kept_bytes;
   uint64_t fresh = 0;  // keys new to this rank's blocks
+  // Collective. The job's kept records so far; a build's are the keys
+  // found new, which only their owners count.
+  auto kept_so_far = [&] { return writes ? job.kept : job.kept + sum(fresh); };
   uint64_t written = resume ? resume->output_offset : 0;
   CheckpointSchedule schedule(options, job.records);
   // Rank 0's progress line, after every round.
@@ -371,10 +362,7 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
       // The reader of the output (a pipe) went away: the rest cannot be
       // delivered, and the job ends as one process's does.
       JobFailed closed;
-      if (me.rank == 0) {
-        closed.failure = std::make_exception_ptr(
-            Error("the reader of " + options.output + " went away", ErrorKind::broken_pipe));
-      }
+      if (me.rank == 0) closed.failure = std::make_exception_ptr(output->closed_error());
       throw closed;
     }
     std::vector<PieceReport> reports(ranks.size());
@@ -426,14 +414,14 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
     bool stop = false;
     if (!schedule.due(job.records, stop)) continue;
     ResumeState state = base;
-    const uint64_t kept_so_far = writes ? job.kept : job.kept + sum(fresh);
+    const uint64_t kept = kept_so_far();
     const io::OutputPrefix prefix =
-        output ? output->sync_for_checkpoint(written, kept_so_far) : io::OutputPrefix{};
+        output ? output->sync_for_checkpoint(written, kept) : io::OutputPrefix{};
     state.output_offset = prefix.bytes;
     state.output_checksum = prefix.checksum;
     state.records = job.records;
-    state.kept = kept_so_far;
-    state.dropped = job.records - kept_so_far;
+    state.kept = kept;
+    state.dropped = job.records - kept;
     state.input_bytes = job.bytes;
     const pipeline::Piece& at = pieces[plan.cursor()];
     state.position = StreamPoint{job.records, job.bytes, at.input, 0};
@@ -443,7 +431,7 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
       // record.
       state.position.input_offset =
           plan.cursor_started()
-              ? ranks[holder_of(plan, plan.cursor())].next_offset
+              ? ranks[*plan.holder(plan.cursor())].next_offset
               : first_record_at(at, options.inputs[at.input], options);
     }
     try {
@@ -471,7 +459,7 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
   PipelineStats stats;
   stats.records = job.records;
   // A build keeps nothing; it counts the keys that were new, as one process.
-  stats.kept = writes ? job.kept : job.kept + sum(fresh);
+  stats.kept = kept_so_far();
   stats.dropped = stats.records - stats.kept;
   stats.input_bytes = job.bytes;
   stats.output_bytes = written;

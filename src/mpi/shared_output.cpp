@@ -104,6 +104,10 @@ uint64_t SharedOutput::write_round(const char* data, uint64_t size,
   return written;
 }
 
+Error SharedOutput::closed_error() const {
+  return Error("the reader of " + path_ + " went away", ErrorKind::broken_pipe);
+}
+
 void SharedOutput::write_stream(const char* data, uint64_t size) {
   if (closed_ || size == 0) return;
   try {
@@ -166,7 +170,7 @@ void SharedOutput::commit() {
     std::exception_ptr failure;
     if (output_) {
       try {
-        if (closed_) throw Error("the reader of " + path_ + " went away", ErrorKind::broken_pipe);
+        if (closed_) throw closed_error();
         output_->close();
         output_->commit();
       } catch (const Error&) {

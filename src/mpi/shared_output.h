@@ -20,6 +20,7 @@
 
 #include "fs/file_ops.h"
 #include "gdedup/checkpoint.h"
+#include "gdedup/error.h"
 #include "gdedup/output_file.h"
 
 namespace gdedup::mpi {
@@ -47,6 +48,8 @@ class SharedOutput {
   // Rank 0, on a stream: its reader went away. The job cannot deliver the
   // rest, so it ends (run_sharded_pipeline).
   bool closed() const { return closed_; }
+  // The error a closed stream ends the job with (ErrorKind::broken_pipe).
+  Error closed_error() const;
 
   // Collective, for a checkpoint after the rounds that wrote `written` bytes
   // holding `kept` records: every rank syncs its part to disk, and from then
