@@ -79,16 +79,19 @@ void save_filter(const LayeredFilter& filter, const std::string& path,
 // not fit the rules.
 void save_filter_file(const FilterFile& file, const std::string& path);
 
-// For a fixed filter whose bits no one process holds whole (the ranks of an
-// MPI job, gdedup/mpi.h): save_filter of a fixed filter of `params` and
-// `counters` whose bit array `read(offset, length, into)` copies into
-// `into`, called in order of offset, at most 64 MiB at a time. The file is
-// byte for byte the one save_filter writes for the same bits.
-void save_filter_streamed(
-    const FilterParams& params, const FilterCounters& counters, const std::string& path,
-    const std::optional<KeyRules>& keys,
-    const std::function<void(uint64_t offset, uint64_t length, unsigned char* into)>& read);
-
+// One layer of a filter whose bits no one process holds whole (the ranks of
+// an MPI job, gdedup/mpi.h): its parameters and counters, and `read(offset,
+// length, into)`, which copies bytes of its bit array into `into`; called
+// in order of offset, at most 64 MiB at a time.
+struct StreamedLayer {
+  FilterParams params;
+  FilterCounters counters;
+  std::function<void(uint64_t offset, uint64_t length, unsigned char* into)> read;
+};
+// save_filter_file of such layers: the file is byte for byte the one
+// save_filter writes for the same bits and rules.
+void save_filter_streamed(const std::vector<StreamedLayer>& layers, const FilterRules& rules,
+                          const std::string& path);
 // Reads and verifies a filter file of any version: magic, version, every
 // parameter, every checksum and the exact length. Throws Error naming the
 // file and what is wrong with it; never returns a filter from a damaged
@@ -120,14 +123,15 @@ struct FilterFileInfo {
 };
 FilterFileInfo read_filter_info(const std::string& path);
 
-// Bytes [from, from + length) of the bit array of the fixed filter file at
-// `path`, into `into`: for a process that holds part of the filter (the
-// ranks of an MPI job). The file is verified as read_filter_info verifies
-// it; the bit array's checksum covers the whole array, so it is checked only
-// with `verify_all`, which reads the whole array once more, a piece at a
-// time. Throws Error as load_filter_file does, and UsageError for a growing
-// filter's file.
-void read_filter_slice(const std::string& path, uint64_t from, uint64_t length,
+// Bytes [from, from + length) of the bit array of layer `layer` (0: the
+// oldest, or a fixed filter's one) of the filter file at `path`, into
+// `into`: for a process that holds part of the filter (the ranks of an MPI
+// job). The file is verified as read_filter_info verifies it; the bit
+// array's checksum covers the whole array, so it is checked only with
+// `verify_all`, which reads the layer's whole array once more, a piece at
+// a time. Throws Error as load_filter_file does, and UsageError for a layer
+// or range the file does not hold.
+void read_filter_slice(const std::string& path, size_t layer, uint64_t from, uint64_t length,
                        unsigned char* into, bool verify_all);
 
 }  // namespace gdedup

@@ -30,6 +30,10 @@
 
 namespace gdedup {
 
+namespace detail {
+class LayerStack;
+}
+
 // Makes the backend of one layer; the layer outlives it.
 using BackendMaker = std::function<std::unique_ptr<Backend>(Filter& layer)>;
 
@@ -65,12 +69,12 @@ class LayeredFilter {
   std::unique_ptr<Backend> as_backend();
 
   const GrowthRule& rule() const { return rule_; }
-  uint64_t seed() const { return layers_.front()->params().seed; }
-  size_t layer_count() const { return layers_.size(); }
-  const Filter& layer(size_t i) const { return *layers_[i]; }
-  Filter& layer(size_t i) { return *layers_[i]; }
-  Backend& backend(size_t i) { return *backends_[i]; }
-  const Backend& backend(size_t i) const { return *backends_[i]; }
+  uint64_t seed() const { return layer(0).params().seed; }
+  size_t layer_count() const;
+  const Filter& layer(size_t i) const;
+  Filter& layer(size_t i);
+  Backend& backend(size_t i);
+  const Backend& backend(size_t i) const;
   // Keys offered to test_and_set so far, over the filter's life.
   uint64_t keys_offered() const { return keys_offered_; }
   uint64_t bytes() const;
@@ -80,35 +84,16 @@ class LayeredFilter {
   double expected_fpr() const;
 
  private:
-  void add_layer(Filter layer);
   void grow_if_due();
   // Keys that can be processed before the next check that could add a layer.
   uint64_t keys_before_possible_growth() const;
-  // The keys no layer held: keys[i] is the caller's key at[i], or, when at
-  // is null, keys are all the caller's keys, in place.
-  struct Left {
-    const uint64_t* keys;
-    uint64_t count;
-    const uint64_t* at;
-  };
-  // Looks the keys up in the oldest `layers` layers: sets present[i] = 1
-  // for those found, and returns the others (present[i] of those is
-  // undefined).
-  Left look_up(size_t layers, const uint64_t* fingerprints, uint64_t count, uint8_t* present);
-  uint64_t test_and_set_span(const uint64_t* fingerprints, uint64_t count, uint8_t* was_present);
+  const Filter& newest() const { return layer(layer_count() - 1); }
 
   GrowthRule rule_;
-  BackendMaker make_backend_;
-  std::vector<std::unique_ptr<Filter>> layers_;
-  std::vector<std::unique_ptr<Backend>> backends_;  // one per layer, destroyed first
+  std::unique_ptr<detail::LayerStack> layers_;
   uint64_t keys_offered_ = 0;
   uint64_t max_bytes_ = 0;
   bool growth_refused_ = false;
-  // Scratch for the keys no older layer holds once one held some, reused
-  // between calls.
-  std::vector<uint64_t> pending_;
-  std::vector<uint64_t> pending_at_;
-  std::vector<uint8_t> answers_;
 };
 
 }  // namespace gdedup

@@ -12,6 +12,8 @@
 
 #include <cstdint>
 #include <exception>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -22,6 +24,11 @@
 #include "gdedup/filter_file.h"
 #include "gdedup/layered_filter.h"
 #include "gdedup/pipeline.h"
+
+namespace gdedup::detail {
+class BlockOwners;
+class LayerStack;
+}  // namespace gdedup::detail
 
 namespace gdedup::mpi {
 
@@ -71,54 +78,124 @@ int max_status(int status);
 // Collective. Whether every rank gave the same `value`.
 bool same_everywhere(uint64_t value);
 
-// A fixed filter spread over the ranks: rank r holds blocks
-// [first_block(r), first_block(r + 1)) of the whole layout
-// (core/owner_partition.h), num_blocks / ranks of them, and nothing else:
-// a Filter::part, which a backend (CPU, or the GPU of the rank) works on.
+// A filter spread over the ranks, fixed (one layer) or growing (layers added
+// by a GrowthRule at the same keys as in one process, gdedup/layered_filter.h).
+// Rank r holds of the newest layer the blocks [first_block(r),
+// first_block(r + 1)) (core/owner_partition.h), num_blocks / ranks of them,
+// and owns the keys whose blocks these are; of each older layer (frozen,
+// read-only) it holds every block one of those keys maps to, so that it
+// answers its keys in every layer alone: about num_blocks / ranks of each
+// layer, plus a block or two at each edge that a neighbour holds too. Each
+// layer's blocks are a Filter::part, which a backend (CPU, or the GPU of
+// the rank) works on.
 class ShardedFilter {
  public:
-  // A zeroed filter of `params`; `counters` are the whole filter's. Throws
-  // UsageError for more ranks than blocks or than 256.
+  // A zeroed fixed filter of `params`; `counters` are the whole filter's.
+  // Throws UsageError for more ranks than blocks or than 256.
   ShardedFilter(const FilterParams& params, const FilterCounters& counters);
-  // The fixed filter of the file at `path`: each rank reads only its blocks;
-  // rank 0 also reads the whole bit array once, without holding it, to
-  // verify its checksum. Throws Error as load_filter_file does, and
-  // UsageError for a growing filter (a fixed one is needed under MPI). Not
-  // collective: a rank that fails throws alone.
+  // A new growing filter: its first layer planned by `rule`, keys
+  // fingerprinted with `seed`; no layer is added past `max_bytes` of
+  // layers (0: no limit).
+  ShardedFilter(const GrowthRule& rule, uint64_t seed, uint64_t max_bytes);
+  // The filter of the file at `path`, fixed or growing as saved: each rank
+  // reads only its blocks; rank 0 also reads each whole bit array once,
+  // without holding it, to verify its checksum. Throws Error as
+  // load_filter_file does. Not collective: a rank that fails throws alone.
   static ShardedFilter load(const std::string& path);
-  ShardedFilter(ShardedFilter&&) noexcept = default;
+  // The filter of the checkpoint at `path`, read the same way, and in
+  // `state` the checkpoint's state. Throws Error as load_checkpoint does.
+  // Not collective.
+  static ShardedFilter load_checkpoint(const std::string& path, ResumeState& state);
+  ShardedFilter(ShardedFilter&&) noexcept;
   ShardedFilter& operator=(ShardedFilter&&) = delete;
   ShardedFilter(const ShardedFilter&) = delete;
   ShardedFilter& operator=(const ShardedFilter&) = delete;
+  ~ShardedFilter();
 
   // Collective. Writes the filter to `path` as save_filter writes the whole
-  // filter, byte for byte: rank 0 writes the file, taking each rank's blocks
-  // in turn in pieces of at most 64 MiB, so that no rank holds more than its
-  // own. The part's words must be current (Backend::sync_to_host).
+  // filter, byte for byte: rank 0 writes the file, taking each layer's
+  // blocks from the ranks in turn in pieces of at most 64 MiB, so that no
+  // rank holds more than its own. The parts' words must be current
+  // (sync_to_host).
   void save(const std::string& path, const std::optional<KeyRules>& keys);
   // Collective. Writes a checkpoint of the filter and `state` to `path`, as
-  // save_checkpoint writes one process's fixed filter (the same format, so
-  // either kind of run resumes it), the way save() writes a filter file.
+  // save_checkpoint writes one process's filter (the same format, so either
+  // kind of run resumes it), the way save() writes a filter file.
   void save_checkpoint(const ResumeState& state, const std::string& path);
-  // The fixed filter of the checkpoint at `path`, each rank reading only its
-  // blocks and rank 0 checking the whole bit array's checksum, and in
-  // `state` the checkpoint's state. Throws Error as load_checkpoint does,
-  // and UsageError for a growing filter's checkpoint. Not collective.
-  static ShardedFilter load_checkpoint(const std::string& path, ResumeState& state);
 
-  const FilterParams& params() const { return part_.params(); }
-  // Collective. The whole filter's counters (the ranks' insertions summed).
-  FilterCounters counters() const;
-  // Collective. Set bits of the whole filter.
-  uint64_t count_set_bits() const;
+  // The growth rule; nullopt for a fixed filter.
+  const std::optional<GrowthRule>& growth() const { return growth_; }
+  // Growing filters: keys offered over the filter's life, the limit on the
+  // layers' bytes (0: none), and whether a layer was due past it.
+  uint64_t keys_offered() const { return keys_offered_; }
+  void set_max_bytes(uint64_t max_bytes) { max_bytes_ = max_bytes; }
+  uint64_t max_bytes() const { return max_bytes_; }
+  bool growth_refused() const { return growth_refused_; }
 
-  // This rank's blocks. Its counters count the keys found new by them (a
-  // backend made on it counts them); counters() sums them over the ranks.
-  Filter& part() { return part_; }
+  size_t layer_count() const;
+  // The first layer's parameters (a fixed filter's only ones): the seed.
+  const FilterParams& params() const { return layer_params(0); }
+  const FilterParams& layer_params(size_t layer) const;
+  // The whole filter's bytes, all layers.
+  uint64_t bytes() const;
+  // Collective. The whole layer's counters (insertions summed over the
+  // ranks) and set bits.
+  FilterCounters counters(size_t layer = 0) const;
+  uint64_t count_set_bits(size_t layer = 0) const;
+
+  // The work of run_sharded_pipeline. Collective: makes each layer's
+  // backend on this rank's part by `make_backend` (the CPU backend when
+  // empty), and those of the layers added later.
+  void use_backends(const BackendMaker& make_backend);
+  // The owners of keys by their blocks of the newest layer, which change
+  // when a layer is added.
+  const detail::BlockOwners& owners() const;
+  // Backend::test_and_set and contains over the layers, for keys this rank
+  // owns (answers may be null for test_and_set); returns the keys new to the
+  // newest layer.
+  uint64_t test_and_set(const uint64_t* fingerprints, uint64_t count, uint8_t* answers);
+  void contains(const uint64_t* fingerprints, uint64_t count, uint8_t* present);
+  // Collective, growing filters only: adds a layer where one is due (the
+  // keys offered are at a growth check), then returns how many keys can be
+  // offered before the next check that could add one; offered() counts them.
+  uint64_t next_span();
+  void offered(uint64_t keys) { keys_offered_ += keys; }
+  // Makes every part's words current.
+  void sync_to_host();
 
  private:
-  FilterCounters counters_;  // the whole filter's, as planned or loaded
-  Filter part_;
+  struct Layer {
+    FilterParams params;
+    // The whole layer's: as planned or loaded, and for a layer no longer
+    // the newest, its insertions at that point; the parts count the
+    // insertions since.
+    FilterCounters counters;
+  };
+  ShardedFilter();
+  // Adds a layer as the newest, this rank's part of it zeroed.
+  void add_layer(const FilterParams& params, const FilterCounters& counters);
+  void add_planned_layer(const Plan& plan, uint64_t seed);
+  // Adds this rank's part of layer i (the next one the parts lack), as the
+  // layers now stand.
+  void hold(size_t i);
+  // The parts of loaded layers, once all are known.
+  void hold_all_layers();
+  // Collective. Rank 0 calls `write` with views of the layers whose bits
+  // it gathers from the ranks; the others serve them.
+  void write_on_rank0(const std::function<void(const std::vector<StreamedLayer>& layers)>& write);
+  // Collective. After a layer was added to layers of `before` blocks: each
+  // rank takes the blocks of the older layers that its keys now fall in,
+  // those it lacks from the ranks that held them.
+  void reshard_older_layers(const std::vector<uint64_t>& before);
+  std::vector<uint64_t> layer_blocks() const;
+
+  std::optional<GrowthRule> growth_;
+  uint64_t keys_offered_ = 0;
+  uint64_t max_bytes_ = 0;
+  bool growth_refused_ = false;
+  std::vector<Layer> layers_;
+  std::unique_ptr<detail::LayerStack> parts_;  // this rank's part of each layer
+  std::unique_ptr<detail::BlockOwners> owners_;  // of the newest layer
 };
 
 // Collective. run_pipeline over the ranks: modes dedup, duplicates, build and

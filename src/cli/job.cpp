@@ -10,6 +10,7 @@
 #include "cli/checkpoint_options.h"
 #include "cli/console.h"
 #include "cli/file_locks.h"
+#include "cli/growth_choice.h"
 #include "cli/interrupt.h"
 #include "cli/job_checks.h"
 #include "cli/job_filter.h"
@@ -31,54 +32,12 @@
 namespace gdedup::cli {
 namespace {
 
-// An existing filter keeps its parameters: sizing options only shape new
-// ones. They are accepted (a daily job can pass the same options whether or
-// not the file exists yet) but a warning says so when they ask for another
-// filter than the file holds.
-void warn_ignored_sizing(const JobOptions& o, const SizingRequest& request,
-                         const FilterFile& file, InputFormat format) {
-  if (!o.sizing.given()) return;
-  if (request.capacity) {
-    if (file.rules.growth) {
-      if (plan_growth(request, o.inputs, format, o.record_separator()) == *file.rules.growth) return;
-    } else {
-      const Plan plan = plan_job(request, o.inputs, format, o.record_separator());
-      const FilterParams& p = file.layers[0].params();
-      if (plan.layout == p.layout && plan.num_blocks == p.num_blocks) return;
-    }
-  }
-  Console::get().warn(o.filter_path + " exists, so its own parameters are used and the "
-                      "sizing options (--capacity, --fpr, --memory, --block-bits) are ignored; "
-                      "they size new filters only");
-}
-
 // A new filter of fixed size, with a line saying what it is.
 Filter new_fixed_filter(const JobOptions& o, const SizingRequest& request, InputFormat format) {
   const Plan plan = plan_job(request, o.inputs, format, o.record_separator());
   Console::get().info(plan_summary(plan) +
                       (o.filter_path.empty() ? "" : ", saved to " + o.filter_path));
   return Filter::from_plan(plan);
-}
-
-// Checkpoints of this version and older held one layer whatever the
-// command: they resume as a fixed filter.
-constexpr uint32_t kLastOneLayerCheckpointVersion = 4;
-
-// A resumed job's filter must grow as the command makes it grow, or be
-// fixed as the command makes it fixed.
-void check_resume_growth(const JobOptions& o, const ResumeState& saved,
-                         const std::optional<GrowthState>& requested) {
-  if (!saved.growth && saved.file_version <= kLastOneLayerCheckpointVersion) return;
-  try {
-    check_checkpoint_growth(saved.growth, requested);
-  } catch (const Error& e) {
-    const std::string fixed_by =
-        " (--no-grow and --memory make a new filter fixed; an existing filter file keeps its "
-        "own kind)";
-    throw Error("cannot resume from checkpoint " + o.checkpoint.path + ": " + e.what() +
-                    (saved.growth.has_value() == requested.has_value() ? "" : fixed_by),
-                e);
-  }
 }
 
 Checkpoint load_for_resume(const JobOptions& o, const SizingRequest& request,
@@ -88,23 +47,6 @@ Checkpoint load_for_resume(const JobOptions& o, const SizingRequest& request,
   check_resume_growth(o, ck.state, requested);
   if (!ck.state.growth) check_resume_sizing(o, request, format, ck.filter.params());
   return ck;
-}
-
-// Whether a new filter grows: a dedup or build filter, unless its size is
-// fixed by an option (checkpoints hold every layer). A filter file that
-// exists decides for itself. Throws UsageError for
-// --max-memory on a fixed one.
-bool growth_chosen(const JobOptions& o, JobKind kind, const SizingRequest& request) {
-  std::string fixed_by;
-  if (o.no_grow) fixed_by = "--no-grow";
-  else if (request.memory) fixed_by = "--memory";
-  if (kind == JobKind::kQuery) return false;
-  if (!fixed_by.empty() && !o.max_memory.empty()) {
-    throw UsageError("--max-memory " + o.max_memory + " caps a filter that grows, but " +
-                     fixed_by + " gives this job a fixed filter; leave out --max-memory, or "
-                     "give --memory to fix the filter's size");
-  }
-  return fixed_by.empty();
 }
 
 BackendOptions backend_options(const JobOptions& o) {
@@ -120,24 +62,14 @@ JobFilter fixed_filter(const JobOptions& o, const SizingRequest& request, InputF
                    backend_options(o));
 }
 
-// Caps `filter` at --max-memory; throws UsageError when it is already past.
-void cap_growth(const JobOptions& o, LayeredFilter& filter, uint64_t max_memory) {
-  if (max_memory == 0) return;
-  if (filter.bytes() > max_memory) {
-    throw UsageError("--max-memory " + o.max_memory + " is less than the filter's " +
-                     human_bytes(filter.bytes()) + "; raise it" +
-                     (filter.layer_count() == 1 ? ", or give a smaller --capacity" : ""));
-  }
-  filter.set_max_bytes(max_memory);
-}
-
 JobFilter growing_filter(const JobOptions& o, const SizingRequest& request, InputFormat format,
                          uint64_t max_memory) {
   refuse_existing_checkpoint(o);
   const GrowthRule rule = plan_growth(request, o.inputs, format, o.record_separator());
   JobFilter job(rule, o.backend, backend_options(o));
-  cap_growth(o, *job.growing(), max_memory);
-  Console::get().info(growth_summary(*job.growing()));
+  LayeredFilter& filter = *job.growing();
+  filter.set_max_bytes(growth_limit(o, filter.bytes(), filter.layer_count(), max_memory));
+  Console::get().info(growth_summary(rule));
   return job;
 }
 
@@ -145,7 +77,7 @@ JobFilter growing_filter(const JobOptions& o, const SizingRequest& request, Inpu
 // layers) or stays fixed as it was made.
 JobFilter filter_from_file(const JobOptions& o, JobKind kind, const SizingRequest& request,
                            InputFormat format, uint64_t max_memory, FilterFile file) {
-  if (kind != JobKind::kQuery) warn_ignored_sizing(o, request, file, format);
+  if (kind != JobKind::kQuery) warn_ignored_sizing(o, request, file.rules, file.layers[0].params(), format);
   if (!file.rules.growth) {
     // A fixed file cannot grow past the cap, but it may start past it.
     const uint64_t bytes = file.layers[0].params().bytes();
@@ -161,8 +93,7 @@ JobFilter filter_from_file(const JobOptions& o, JobKind kind, const SizingReques
   JobFilter job(*file.rules.growth, std::move(file.layers), file.rules.keys_offered, o.backend,
                 backend_options(o));
   LayeredFilter& filter = *job.growing();
-  if (o.no_grow) filter.set_max_bytes(filter.bytes());
-  cap_growth(o, filter, max_memory);
+  filter.set_max_bytes(growth_limit(o, filter.bytes(), filter.layer_count(), max_memory));
   Console::get().info(filter_summary(filter, o.filter_path));
   return job;
 }
@@ -178,26 +109,6 @@ JobFilter resumed_filter(const JobOptions& o, const SizingRequest& request, Inpu
   Console::get().info("resuming from checkpoint " + path + " at record " +
                       group_digits(job.resume_state().records) + "; " + summary);
   return job;
-}
-
-// The growth a resumed command asks for. An existing filter file decides
-// for itself (filter_from_file): a growing one grows by its own rule, capped
-// by --max-memory or held at its layers by --no-grow; the file is rewritten
-// only when the job completes, so it is still the one the run started from.
-std::optional<GrowthState> requested_growth(const JobOptions& o, const SizingRequest& request,
-                                            InputFormat format, bool grows, bool filter_existed,
-                                            uint64_t max_memory) {
-  if (filter_existed) {
-    const FilterFileInfo info = read_filter_info(o.filter_path);
-    if (!info.rules.growth) return std::nullopt;
-    uint64_t limit = max_memory;
-    if (limit == 0 && o.no_grow) {
-      for (const FilterParams& layer : info.params) limit += layer.bytes();
-    }
-    return GrowthState{*info.rules.growth, limit, 0};
-  }
-  if (!grows) return std::nullopt;
-  return GrowthState{plan_growth(request, o.inputs, format, o.record_separator()), max_memory, 0};
 }
 
 // Appended to an error that struck after work began, so the user knows what

@@ -13,6 +13,7 @@
 #include "cli/console.h"
 #include "cli/error_advice.h"
 #include "cli/file_locks.h"
+#include "cli/growth_choice.h"
 #include "cli/input_list.h"
 #include "cli/interrupt.h"
 #include "cli/job.h"
@@ -27,6 +28,7 @@
 #include "cli/stats.h"
 #include "gdedup/error.h"
 #include "gdedup/filter_file.h"
+#include "gdedup/filter_summary.h"
 #include "gdedup/mpi.h"
 
 namespace gdedup::cli {
@@ -37,22 +39,11 @@ constexpr int kExitUsage = 2;
 
 // What one process would accept but the ranks cannot do yet: refused by
 // name, never ignored.
-void refuse_unsupported(const JobOptions& o, JobKind kind, const SizingRequest& request,
-                        bool filter_existed) {
-  auto refuse = [](const std::string& option, const std::string& advice) {
-    throw UsageError(option + " is not supported under --mpi yet; " + advice);
-  };
-  if (!o.max_memory.empty()) refuse("--max-memory", "a filter under --mpi has a fixed size");
+void refuse_unsupported(const JobOptions& o) {
   if (o.threads > 1) {
-    refuse("--threads", "each rank reads with one thread: run more ranks instead (--filter-threads "
-                        "sets the threads that run a rank's blocks on its CPU)");
-  }
-  // --capacity alone makes one process's filter grow; the same options
-  // must make the same file.
-  if (kind != JobKind::kQuery && !filter_existed && !request.memory && !o.no_grow) {
-    throw UsageError("under --mpi a new filter has a fixed size, which the ranks share: give "
-                     "--no-grow (with --capacity N, or sized from the input) or --memory SIZE; "
-                     "a filter that grows is not supported under --mpi yet");
+    throw UsageError("--threads is not supported under --mpi yet; each rank reads with one "
+                     "thread: run more ranks instead (--filter-threads sets the threads that "
+                     "run a rank's blocks on its CPU)");
   }
 }
 
@@ -84,7 +75,10 @@ Setup prepare(const JobOptions& options, JobKind kind, const mpi::RankInfo& me) 
   s.saves_filter = !o.filter_path.empty() && kind != JobKind::kQuery;
   const bool filter_existed = !o.filter_path.empty() && file_exists(o.filter_path);
   s.filter_existed = filter_existed;
-  refuse_unsupported(o, kind, request, filter_existed);
+  refuse_unsupported(o);
+  const bool grows = growth_chosen(o, kind, request);
+  const uint64_t max_memory =
+      o.max_memory.empty() ? 0 : parse_bytes(o.max_memory, "--max-memory");
   check_files(o, mode, s.saves_filter);
 
   s.run.inputs = o.inputs;
@@ -113,7 +107,9 @@ Setup prepare(const JobOptions& options, JobKind kind, const mpi::RankInfo& me) 
       if (auto rules = read_filter_info(o.filter_path).rules.keys) s.saved_rules = *rules;
     }
     s.filter.emplace(mpi::ShardedFilter::load_checkpoint(o.checkpoint.path, s.resume));
-    check_resume_sizing(o, request, format, s.resume.params);
+    check_resume_growth(o, s.resume,
+                        requested_growth(o, request, format, grows, filter_existed, max_memory));
+    if (!s.resume.growth) check_resume_sizing(o, request, format, s.resume.params);
     Console::get().info("resuming from checkpoint " + o.checkpoint.path + " at record " +
                         group_digits(s.resume.records));
     return s;
@@ -123,7 +119,22 @@ Setup prepare(const JobOptions& options, JobKind kind, const mpi::RankInfo& me) 
     const FilterFileInfo info = read_filter_info(o.filter_path);
     check_key_rules(o, info.rules, info.version, key_rules);
     if (info.rules.keys) s.saved_rules = *info.rules.keys;
+    if (kind != JobKind::kQuery) warn_ignored_sizing(o, request, info.rules, info.params[0], format);
     s.filter.emplace(mpi::ShardedFilter::load(o.filter_path));
+    mpi::ShardedFilter& filter = *s.filter;
+    if (filter.growth()) {
+      filter.set_max_bytes(growth_limit(o, filter.bytes(), filter.layer_count(), max_memory));
+    } else if (max_memory != 0 && filter.bytes() > max_memory) {
+      throw UsageError("--max-memory " + o.max_memory + " is less than the " +
+                       human_bytes(filter.bytes()) + " of the fixed filter " + o.filter_path +
+                       "; raise it, or leave it out");
+    }
+  } else if (grows) {
+    const GrowthRule rule = plan_growth(request, o.inputs, format, o.record_separator());
+    Console::get().info(growth_summary(rule) +
+                        (o.filter_path.empty() ? "" : ", saved to " + o.filter_path));
+    s.filter.emplace(rule, kDefaultSeed, 0);
+    s.filter->set_max_bytes(growth_limit(o, s.filter->bytes(), 1, max_memory));
   } else {
     const Plan plan = plan_job(request, o.inputs, format, o.record_separator());
     Console::get().info(plan_summary(plan) +
@@ -187,12 +198,20 @@ int run(Setup& s, const JobOptions& o, JobKind kind, const mpi::RankInfo& me) {
   // Only now, with the output renamed and the filter saved, is the
   // checkpoint no longer needed.
   if (o.checkpoint.enabled() && me.rank == 0) std::remove(o.checkpoint.path.c_str());
-  const uint64_t set = filter.count_set_bits();
-  const FilterCounters counters = filter.counters();
+  // Every layer's counters and set bits, summed over the ranks.
+  std::vector<FilterSummary> layers;
+  std::vector<std::optional<Overfull>> over;
+  for (size_t i = 0; i < filter.layer_count(); ++i) {
+    const FilterParams& params = filter.layer_params(i);
+    const FilterCounters counters = filter.counters(i);
+    const uint64_t set = filter.count_set_bits(i);
+    layers.push_back(summarize(params, counters, set));
+    over.push_back(check_overfull(params, counters, set));
+  }
   JobReport report;
   report.mode = s.run.mode;
   report.stats = stats;
-  report.filter = summarize(filter.params(), counters, set);
+  report.filter = combine(layers);
   report.backend = backend.substr(0, backend.find(' ')) + " on " + std::to_string(me.ranks) +
                    (me.ranks == 1 ? " rank" : " ranks");
   report.inputs = s.run.inputs.size();
@@ -207,11 +226,23 @@ int run(Setup& s, const JobOptions& o, JobKind kind, const mpi::RankInfo& me) {
   }
   console.info(summary_line(report) + " (" + report.backend + ")");
   if (kind == JobKind::kQuery) return 0;
-  const std::optional<Overfull> over = check_overfull(filter.params(), counters, set);
-  if (!over) return 0;
-  // Every rank found the same: rank 0 says it.
-  if (me.rank == 0) console.error(overfull_message(*over, s.run.mode, s.filter_existed));
-  return kExitOverfull;
+  // Every rank found the same: rank 0 says it, as one process would.
+  const size_t count = filter.layer_count();
+  for (size_t i = 0; i < count; ++i) {
+    if (!over[i]) continue;
+    if (me.rank != 0) return kExitOverfull;
+    if (!filter.growth()) {
+      console.error(overfull_message(*over[i], s.run.mode, s.filter_existed));
+    } else if (i + 1 == count && filter.growth_refused()) {
+      console.error(growth_limit_message(*over[i], s.run.mode, o.no_grow ? "" : o.max_memory,
+                                         count));
+    } else {
+      console.error(merged_past_plan_message(*over[i], "the filter " + o.filter_path, i + 1,
+                                             count, s.run.mode));
+    }
+    return kExitOverfull;
+  }
+  return 0;
 }
 
 bool broken_pipe(const std::exception_ptr& failure) {

@@ -112,12 +112,11 @@ std::string plan_summary(const Plan& plan) {
          counted(plan.capacity, "distinct key");
 }
 
-std::string growth_summary(const LayeredFilter& filter) {
-  const GrowthRule& rule = filter.rule();
-  const Filter& first = filter.layer(0);
-  return "new growing filter: a first layer of " + human_bytes(first.params().bytes()) + " (" +
-         layout_text(first.params().layout) + ") for " +
-         counted(first.counters().planned_capacity, "distinct key") + ", then layers of " +
+std::string growth_summary(const GrowthRule& rule) {
+  const Plan first = plan_layer(rule, 0);
+  return "new growing filter: a first layer of " + human_bytes(first.bytes()) + " (" +
+         layout_text(first.layout) + ") for " + counted(first.capacity, "distinct key") +
+         ", then layers of " +
          std::to_string(rule.growth) + "x the keys as more arrive; expected FPR at most " +
          format_rate(rule.target_fpr) + " however many";
 }

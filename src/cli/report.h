@@ -27,7 +27,7 @@ JsonObject growth_json(const GrowthRule& rule, const std::vector<GrowthPoint>& p
 // One line: "filter 2.62 GiB (512-bit blocks, k = 16, ...): expected FPR ..."
 std::string plan_summary(const Plan& plan);
 // The same for a new growing filter: its first layer and how it grows.
-std::string growth_summary(const LayeredFilter& filter);
+std::string growth_summary(const GrowthRule& rule);
 // The same for a filter loaded from `path`.
 std::string filter_summary(const Filter& filter, const std::string& path);
 std::string filter_summary(const LayeredFilter& filter, const std::string& path);

@@ -5,19 +5,23 @@
 #include <string>
 #include <utility>
 
+#include "core/growth_checks.h"
+#include "core/layer_stack.h"
 #include "gdedup/error.h"
 
 namespace gdedup {
 
 LayeredFilter::LayeredFilter(const GrowthRule& rule, uint64_t seed, BackendMaker make_backend)
-    : rule_(rule), make_backend_(std::move(make_backend)) {
+    : rule_(rule), layers_(std::make_unique<detail::LayerStack>(std::move(make_backend))) {
   rule_.validate();
-  add_layer(Filter::from_plan(plan_layer(rule_, 0), seed));
+  layers_->add(Filter::from_plan(plan_layer(rule_, 0), seed));
 }
 
 LayeredFilter::LayeredFilter(const GrowthRule& rule, std::vector<Filter> layers,
                              uint64_t keys_offered, BackendMaker make_backend)
-    : rule_(rule), make_backend_(std::move(make_backend)), keys_offered_(keys_offered) {
+    : rule_(rule),
+      layers_(std::make_unique<detail::LayerStack>(std::move(make_backend))),
+      keys_offered_(keys_offered) {
   rule_.validate();
   if (layers.empty()) throw UsageError("a growing filter needs at least one layer; got none");
   for (size_t i = 0; i < layers.size(); ++i) {
@@ -27,7 +31,7 @@ LayeredFilter::LayeredFilter(const GrowthRule& rule, std::vector<Filter> layers,
                        std::to_string(layers[0].params().seed) +
                        "; all layers of a filter must share one seed");
     }
-    add_layer(std::move(layers[i]));
+    layers_->add(std::move(layers[i]));
   }
 }
 
@@ -73,59 +77,54 @@ std::unique_ptr<Backend> LayeredFilter::as_backend() {
   return std::make_unique<LayeredBackend>(*this);
 }
 
-void LayeredFilter::add_layer(Filter layer) {
-  layers_.push_back(std::make_unique<Filter>(std::move(layer)));
-  backends_.push_back(make_backend_(*layers_.back()));
-}
+size_t LayeredFilter::layer_count() const { return layers_->size(); }
+const Filter& LayeredFilter::layer(size_t i) const { return layers_->layer(i); }
+Filter& LayeredFilter::layer(size_t i) { return layers_->layer(i); }
+Backend& LayeredFilter::backend(size_t i) { return layers_->backend(i); }
+const Backend& LayeredFilter::backend(size_t i) const { return layers_->backend(i); }
 
 uint64_t LayeredFilter::bytes() const {
   uint64_t total = 0;
-  for (const auto& layer : layers_) total += layer->params().bytes();
+  for (size_t i = 0; i < layer_count(); ++i) total += layer(i).params().bytes();
   return total;
 }
 
 uint64_t LayeredFilter::insertions() const {
   uint64_t total = 0;
-  for (const auto& layer : layers_) total += layer->counters().insertions;
+  for (size_t i = 0; i < layer_count(); ++i) total += layer(i).counters().insertions;
   return total;
 }
 
 double LayeredFilter::expected_fpr() const {
   std::vector<double> rates;
-  for (const auto& layer : layers_) {
-    const FilterParams& p = layer->params();
-    rates.push_back(gdedup::expected_fpr(p.layout, p.num_blocks, layer->counters().insertions));
+  for (size_t i = 0; i < layer_count(); ++i) {
+    const FilterParams& p = layer(i).params();
+    rates.push_back(gdedup::expected_fpr(p.layout, p.num_blocks, layer(i).counters().insertions));
   }
   return compound_fpr(rates.data(), rates.size());
 }
 
-void LayeredFilter::sync_to_host() {
-  for (auto& backend : backends_) backend->sync_to_host();
-}
+void LayeredFilter::sync_to_host() { layers_->sync_to_host(); }
 
 void LayeredFilter::grow_if_due() {
-  const FilterCounters& newest = layers_.back()->counters();
-  if (growth_refused_ || newest.insertions + rule_.check_every <= newest.planned_capacity) return;
-  const Plan next = plan_layer(rule_, static_cast<uint32_t>(layers_.size()));
+  const FilterCounters& counters = newest().counters();
+  if (growth_refused_ ||
+      !detail::layer_due(rule_, {counters.insertions, counters.planned_capacity})) {
+    return;
+  }
+  const Plan next = plan_layer(rule_, static_cast<uint32_t>(layer_count()));
   if (max_bytes_ != 0 && bytes() + next.bytes() > max_bytes_) {
     growth_refused_ = true;
     return;
   }
-  add_layer(Filter::from_plan(next, seed()));
+  layers_->add(Filter::from_plan(next, seed()));
 }
 
 uint64_t LayeredFilter::keys_before_possible_growth() const {
   if (growth_refused_) return std::numeric_limits<uint64_t>::max();
-  const uint64_t every = rule_.check_every;
-  const uint64_t next_check = (keys_offered_ / every + 1) * every;
-  const FilterCounters& newest = layers_.back()->counters();
-  const uint64_t capacity = newest.planned_capacity;
-  if (newest.insertions + every > capacity) return next_check - keys_offered_;
-  // Insertions grow by at most one a key, so no check before the newest
-  // layer could hold capacity - every + 1 keys can add a layer.
-  const uint64_t first_possible = keys_offered_ + (capacity - every - newest.insertions) + 1;
-  const uint64_t check = (first_possible + every - 1) / every * every;
-  return std::max(next_check, check) - keys_offered_;
+  const FilterCounters& counters = newest().counters();
+  return detail::keys_before_possible_growth(rule_, keys_offered_,
+                                             {counters.insertions, counters.planned_capacity});
 }
 
 uint64_t LayeredFilter::test_and_set(const uint64_t* fingerprints, uint64_t count,
@@ -134,7 +133,7 @@ uint64_t LayeredFilter::test_and_set(const uint64_t* fingerprints, uint64_t coun
   while (count > 0) {
     if (keys_offered_ % rule_.check_every == 0) grow_if_due();
     const uint64_t span = std::min(count, keys_before_possible_growth());
-    fresh += test_and_set_span(fingerprints, span, was_present);
+    fresh += layers_->test_and_set(fingerprints, span, was_present);
     fingerprints += span;
     was_present += span;
     count -= span;
@@ -143,59 +142,8 @@ uint64_t LayeredFilter::test_and_set(const uint64_t* fingerprints, uint64_t coun
   return fresh;
 }
 
-LayeredFilter::Left LayeredFilter::look_up(size_t layers, const uint64_t* fingerprints,
-                                           uint64_t count, uint8_t* present) {
-  Left left{fingerprints, count, nullptr};
-  // Newest first: the larger layers hold more keys, and a key found in one
-  // is not looked up in the rest.
-  for (size_t j = layers; j-- > 0 && left.count > 0;) {
-    answers_.resize(left.count);
-    backends_[j]->contains(left.keys, left.count, answers_.data());
-    uint64_t found = 0;
-    for (uint64_t i = 0; i < left.count; ++i) found += answers_[i];
-    // A stream of new keys finds none: it is looked up in place, uncopied.
-    if (found == 0) continue;
-    if (left.at == nullptr) {
-      pending_.resize(left.count);
-      pending_at_.resize(left.count);
-    }
-    // Without branches, as most keys are not found. In place from the second
-    // layer on: entry i is read before entry kept <= i is written.
-    uint64_t kept = 0;
-    for (uint64_t i = 0; i < left.count; ++i) {
-      const uint64_t at = left.at == nullptr ? i : left.at[i];
-      const uint8_t hit = answers_[i];
-      present[at] = hit;
-      pending_[kept] = left.keys[i];
-      pending_at_[kept] = at;
-      kept += 1 - hit;
-    }
-    left = Left{pending_.data(), kept, pending_at_.data()};
-  }
-  return left;
-}
-
-uint64_t LayeredFilter::test_and_set_span(const uint64_t* fingerprints, uint64_t count,
-                                          uint8_t* was_present) {
-  Backend& newest = *backends_.back();
-  if (layers_.size() == 1) return newest.test_and_set(fingerprints, count, was_present);
-  const Left left = look_up(layers_.size() - 1, fingerprints, count, was_present);
-  if (left.at == nullptr) return newest.test_and_set(left.keys, left.count, was_present);
-  if (left.count == 0) return 0;  // every key was in an older layer
-  answers_.resize(left.count);
-  const uint64_t fresh = newest.test_and_set(left.keys, left.count, answers_.data());
-  for (uint64_t i = 0; i < left.count; ++i) was_present[left.at[i]] = answers_[i];
-  return fresh;
-}
-
 void LayeredFilter::contains(const uint64_t* fingerprints, uint64_t count, uint8_t* present) {
-  if (layers_.size() == 1) return backends_[0]->contains(fingerprints, count, present);
-  const Left left = look_up(layers_.size(), fingerprints, count, present);
-  if (left.at == nullptr) {
-    std::fill(present, present + count, uint8_t{0});
-    return;
-  }
-  for (uint64_t i = 0; i < left.count; ++i) present[left.at[i]] = 0;
+  layers_->contains(fingerprints, count, present);
 }
 
 }  // namespace gdedup

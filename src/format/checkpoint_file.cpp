@@ -180,14 +180,26 @@ void write_checkpoint_file(const std::vector<LayerView>& layers, const ResumeSta
   format::write_file(path, "cannot write checkpoint " + path, contents);
 }
 
-FilterCounters read_checkpoint_slice(const std::string& path, uint64_t from, uint64_t length,
-                                     unsigned char* into, bool verify_all) {
+FilterCounters read_checkpoint_slice(const std::string& path, size_t layer, uint64_t from,
+                                     uint64_t length, unsigned char* into, bool verify_all) {
   Opened f;
   open_verified(path, f);
-  read_bit_array_slice(checkpoint_kind(), f.file, kHeaderBytes, f.file.fields.payload_bytes,
-                       f.file.fields.payload_checksum, from, length, into, verify_all,
-                       "bit array");
-  return f.file.fields.counters;
+  const size_t layers = 1 + f.later.layers.size();
+  if (layer >= layers) {
+    throw UsageError("layer " + std::to_string(layer + 1) + " of checkpoint " + path +
+                     " was asked for, but it holds " + std::to_string(layers));
+  }
+  if (layer == 0) {
+    read_bit_array_slice(checkpoint_kind(), f.file, kHeaderBytes, f.file.fields.payload_bytes,
+                         f.file.fields.payload_checksum, from, length, into, verify_all,
+                         "bit array");
+    return f.file.fields.counters;
+  }
+  const filter_file::FilterFields& fields = f.later.layers[layer - 1];
+  read_bit_array_slice(later_layers_kind(), f.file, f.later.at[layer - 1], fields.payload_bytes,
+                       fields.payload_checksum, from, length, into, verify_all,
+                       "layer " + std::to_string(layer + 1) + "'s bit array");
+  return fields.counters;
 }
 
 }  // namespace format

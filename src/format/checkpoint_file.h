@@ -19,13 +19,14 @@ namespace gdedup::format {
 void write_checkpoint_file(const std::vector<LayerView>& layers, const ResumeState& state,
                            const std::string& path);
 
-// Bytes [from, from + length) of the (first layer's) bit array of the
-// checkpoint at `path`, verified as load_checkpoint verifies the file, read
-// into `into`: the blocks a rank of an MPI job holds. With `verify_all` the
-// whole bit array is read once more, a piece at a time, to check its
-// checksum. Returns the filter's counters. Throws Error as load_checkpoint
-// does, and UsageError for a range outside the bit array.
-FilterCounters read_checkpoint_slice(const std::string& path, uint64_t from, uint64_t length,
-                                     unsigned char* into, bool verify_all);
+// Bytes [from, from + length) of the bit array of layer `layer` (0: the
+// first, or a fixed filter's one) of the checkpoint at `path`, verified as
+// load_checkpoint verifies the file, read into `into`: the blocks a rank of
+// an MPI job holds. With `verify_all` the layer's whole bit array is read
+// once more, a piece at a time, to check its checksum. Returns the layer's
+// counters. Throws Error as load_checkpoint does, and UsageError for a
+// layer or range the checkpoint does not hold.
+FilterCounters read_checkpoint_slice(const std::string& path, size_t layer, uint64_t from,
+                                     uint64_t length, unsigned char* into, bool verify_all);
 
 }  // namespace gdedup::format

@@ -192,27 +192,34 @@ void save_filter_file(const FilterFile& file, const std::string& path) {
   write_current(path, layers, file.rules);
 }
 
-void save_filter_streamed(
-    const FilterParams& params, const FilterCounters& counters, const std::string& path,
-    const std::optional<KeyRules>& keys,
-    const std::function<void(uint64_t offset, uint64_t length, unsigned char* into)>& read) {
-  write_current(path, {format::LayerView{nullptr, params, counters, read}},
-                FilterRules{keys, std::nullopt, 0});
+void save_filter_streamed(const std::vector<StreamedLayer>& layers, const FilterRules& rules,
+                          const std::string& path) {
+  if (!rules.growth && layers.size() != 1) {
+    throw UsageError("a fixed filter has one layer; this one has " +
+                     std::to_string(layers.size()) + " and no growth rule");
+  }
+  std::vector<format::LayerView> views;
+  for (const StreamedLayer& layer : layers) {
+    views.push_back(format::LayerView{nullptr, layer.params, layer.counters, layer.read});
+  }
+  write_current(path, views, rules);
 }
 
-void read_filter_slice(const std::string& path, uint64_t from, uint64_t length,
+void read_filter_slice(const std::string& path, size_t layer, uint64_t from, uint64_t length,
                        unsigned char* into, bool verify_all) {
   const format::FileKind kind = filter_kind();
   Opened f;
   open_filter_file(kind, path, f);
-  if (f.rules.growth) {
-    throw UsageError("filter file " + path + " holds a growing filter, which cannot be shared "
-                     "by ranks yet; use a fixed filter (made with --memory or --no-grow)");
+  if (layer >= f.table.layers.size()) {
+    throw UsageError("layer " + std::to_string(layer + 1) + " of filter file " + path +
+                     " was asked for, but it holds " + std::to_string(f.table.layers.size()));
   }
-  const FilterFields& fields = f.table.layers[0];
-  format::read_bit_array_slice(kind, f.file, f.table.at[0], fields.payload_bytes,
+  const FilterFields& fields = f.table.layers[layer];
+  format::read_bit_array_slice(kind, f.file, f.table.at[layer], fields.payload_bytes,
                                fields.payload_checksum, from, length, into, verify_all,
-                               f.file.version >= kVersion2 ? "layer 1's bit array" : "bit array");
+                               f.file.version >= kVersion2
+                                   ? "layer " + std::to_string(layer + 1) + "'s bit array"
+                                   : "bit array");
 }
 
 FilterFileInfo read_filter_info(const std::string& path) {

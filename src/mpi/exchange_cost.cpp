@@ -32,7 +32,7 @@ ExchangeCosts measure_exchange(const FilterParams& params,
                                const BackendMaker& make_backend) {
   const RankInfo& me = rank_info();
   ShardedFilter shard(params, FilterCounters{});
-  KeyExchange exchange(block_owners(params.num_blocks));
+  KeyExchange exchange(shard.owners());
   std::vector<unsigned> order(me.ranks);  // every rank sends, in rank order
   for (unsigned r = 0; r < me.ranks; ++r) order[r] = r;
   std::vector<uint8_t> answers;
@@ -50,19 +50,21 @@ ExchangeCosts measure_exchange(const FilterParams& params,
   exchange_all();
   ExchangeCosts costs;
   costs.exchange_seconds = slowest(exchange_all);
-  std::unique_ptr<Backend> part = make_backend(shard.part());
-  costs.backend = part->name();
+  shard.use_backends([&](Filter& part) {
+    std::unique_ptr<Backend> backend = make_backend(part);
+    costs.backend = backend->name();
+    return backend;
+  });
   costs.round_seconds = slowest([&] {
     const KeyExchange::Apply probe = [&](const uint64_t* keys, uint64_t n, uint8_t* a) {
-      return part->test_and_set(keys, n, a);
+      return shard.test_and_set(keys, n, a);
     };
     for (const std::vector<uint64_t>& batch : batches) {
       answers.resize(batch.size());
       exchange.run(batch.data(), batch.size(), true, answers.data(), order, probe);
     }
-    part->sync_to_host();
+    shard.sync_to_host();
   });
-  part.reset();
   Filter whole(params);
   std::unique_ptr<Backend> alone = make_backend(whole);
   costs.whole_seconds = slowest([&] {

@@ -23,6 +23,8 @@ class KeyExchange {
   using Apply = std::function<uint64_t(const uint64_t* keys, uint64_t count, uint8_t* answers)>;
 
   explicit KeyExchange(const detail::BlockOwners& owners) : owners_(owners) {}
+  // The owners change when a growing filter adds a layer.
+  void set_owners(const detail::BlockOwners& owners) { owners_ = owners; }
 
   // Collective. Sends the `count` keys at `fingerprints` to their owners,
   // runs `apply` on the keys this rank received from each rank in `order`

@@ -2,6 +2,8 @@
 // the command needs no #ifdef. Compiled into gdedup_mpi only when MPI is off.
 #include <string>
 
+#include "core/layer_stack.h"
+#include "core/owner_partition.h"
 #include "gdedup/error.h"
 #include "gdedup/mpi.h"
 
@@ -23,14 +25,20 @@ int first_failure(bool, bool&) { not_built(); }
 int max_status(int) { not_built(); }
 bool same_everywhere(uint64_t) { not_built(); }
 
-ShardedFilter::ShardedFilter(const FilterParams&, const FilterCounters&)
-    : part_((not_built(), Filter::part({}, 0, 0))) {}
+ShardedFilter::ShardedFilter() { not_built(); }
+ShardedFilter::ShardedFilter(const FilterParams&, const FilterCounters&) { not_built(); }
+ShardedFilter::ShardedFilter(const GrowthRule&, uint64_t, uint64_t) { not_built(); }
+ShardedFilter::ShardedFilter(ShardedFilter&&) noexcept = default;
+ShardedFilter::~ShardedFilter() = default;
 ShardedFilter ShardedFilter::load(const std::string&) { not_built(); }
+ShardedFilter ShardedFilter::load_checkpoint(const std::string&, ResumeState&) { not_built(); }
 void ShardedFilter::save(const std::string&, const std::optional<KeyRules>&) { not_built(); }
 void ShardedFilter::save_checkpoint(const ResumeState&, const std::string&) { not_built(); }
-ShardedFilter ShardedFilter::load_checkpoint(const std::string&, ResumeState&) { not_built(); }
-FilterCounters ShardedFilter::counters() const { not_built(); }
-uint64_t ShardedFilter::count_set_bits() const { not_built(); }
+size_t ShardedFilter::layer_count() const { not_built(); }
+const FilterParams& ShardedFilter::layer_params(size_t) const { not_built(); }
+uint64_t ShardedFilter::bytes() const { not_built(); }
+FilterCounters ShardedFilter::counters(size_t) const { not_built(); }
+uint64_t ShardedFilter::count_set_bits(size_t) const { not_built(); }
 
 PipelineStats run_sharded_pipeline(const PipelineOptions&, ShardedFilter&, const BackendMaker&) {
   not_built();

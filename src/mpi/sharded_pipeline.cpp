@@ -179,6 +179,39 @@ class CheckpointSchedule {
   Clock::time_point last_time_;
 };
 
+// Collective. Sends the round's keys to their owners and applies them
+// (KeyExchange::run): `count` keys of this rank at `fingerprints`, and
+// counts[r] keys of each rank r in `order`, the round's keys in input
+// order. A growing filter takes them in spans that no growth check cuts
+// (ShardedFilter::next_span): a layer added between two spans changes the
+// owners of the keys after it, as in one process it changes where they go.
+uint64_t apply_round(ShardedFilter& filter, KeyExchange& exchange, const uint64_t* fingerprints,
+                     uint64_t count, bool answered, uint8_t* answers,
+                     const std::vector<unsigned>& order, const std::vector<uint64_t>& counts,
+                     const KeyExchange::Apply& apply, bool offers) {
+  if (!filter.growth() || !offers) {
+    return exchange.run(fingerprints, count, answered, answers, order, apply);
+  }
+  uint64_t total = 0;
+  uint64_t mine = 0;  // the round's keys before this rank's
+  for (unsigned r : order) {
+    if (r == rank_info().rank) mine = total;
+    total += counts[r];
+  }
+  auto local = [&](uint64_t at) { return std::min(count, at > mine ? at - mine : 0); };
+  uint64_t fresh = 0;
+  for (uint64_t at = 0; at < total;) {
+    const uint64_t span = std::min(total - at, filter.next_span());
+    exchange.set_owners(filter.owners());
+    const uint64_t lo = local(at);
+    const uint64_t hi = local(at + span);
+    fresh += exchange.run(fingerprints + lo, hi - lo, answered, answers + lo, order, apply);
+    filter.offered(span);
+    at += span;
+  }
+  return fresh;
+}
+
 // This rank's piece: its reader, and the records read and not yet applied.
 // A whole input is read a piece's bytes at a time; what waits for its turn
 // is at most kReadAheadPieces pieces' worth.
@@ -295,13 +328,10 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
       check_checkpoint_params(resume->params, filter.params());
     }
   });
-  // The backend counts the keys new to this rank's blocks in its part's
+  // The backends count the keys new to this rank's blocks in its parts'
   // counters, which the filter's counters() sums. A rank whose backend
   // cannot run (no GPU of its number) stops the job before any output.
-  std::unique_ptr<Backend> backend;
-  check_together([&] {
-    backend = make_backend ? make_backend(filter.part()) : make_cpu_backend(filter.part());
-  });
+  check_together([&] { filter.use_backends(make_backend); });
   Totals job = resume ? Totals{resume->records, resume->kept, resume->position.offset} : Totals{};
   pipeline::KeyHasher hasher(options, filter.params().seed);
   // Compressed files are whole pieces, read a chunk at a time: the start of
@@ -328,12 +358,12 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
 
   const KeyExchange::Apply apply = [&](const uint64_t* keys, uint64_t n, uint8_t* answers) {
     if (is_query(mode)) {
-      backend->contains(keys, n, answers);
+      filter.contains(keys, n, answers);
       return uint64_t{0};
     }
-    return backend->test_and_set(keys, n, answers);
+    return filter.test_and_set(keys, n, answers);
   };
-  KeyExchange exchange(block_owners(filter.params().num_blocks));
+  KeyExchange exchange(filter.owners());
 
   HeldPiece held(pieces, options);
   PieceRecords& records = held.records();
@@ -371,7 +401,10 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
     const bool applies = std::find(order.begin(), order.end(), me.rank) != order.end();
     const uint64_t n = applies ? records.fingerprints.size() : 0;
     answers.resize(n);
-    fresh += exchange.run(records.fingerprints.data(), n, writes, answers.data(), order, apply);
+    std::vector<uint64_t> counts(me.ranks);
+    for (unsigned r : order) counts[r] = ranks[r].records;
+    fresh += apply_round(filter, exchange, records.fingerprints.data(), n, writes,
+                         answers.data(), order, counts, apply, !is_query(mode));
     for (unsigned r : order) {
       job.records += ranks[r].records;
       job.bytes += ranks[r].bytes;
@@ -425,7 +458,7 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
     state.input_bytes = job.bytes;
     const pipeline::Piece& at = pieces[plan.cursor()];
     state.position = StreamPoint{job.records, job.bytes, at.input, 0};
-    backend->sync_to_host();
+    filter.sync_to_host();
     if (me.rank == 0) {
       // Inside a piece its rank stopped in, or at the next piece's first
       // record.
@@ -454,7 +487,7 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
     }
   }
   if (output && !interrupted) output->commit();
-  backend->sync_to_host();
+  filter.sync_to_host();
 
   PipelineStats stats;
   stats.records = job.records;

@@ -144,7 +144,8 @@ run_cases() {
   HOSTILE_ROOT=$(mktemp -d "${TMPDIR:-/tmp}/gdedup-hostile.XXXXXX")
   trap 'rm -rf "$HOSTILE_ROOT"' EXIT
   local c
-  for c in $(declare -F | awk '{ print $3 }' | grep '^case_'); do
+  # HOSTILE_ONLY=REGEX runs the cases whose names match it, alone.
+  for c in $(declare -F | awk '{ print $3 }' | grep -E "^case_(${HOSTILE_ONLY:-.*})\$"); do
     CASE=${c#case_}
     SCRATCH="$HOSTILE_ROOT/$CASE"
     mkdir -p "$SCRATCH"

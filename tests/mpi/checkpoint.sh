@@ -156,6 +156,45 @@ case_resume_a_fingerprint_job() {
   done
 }
 
+case_resume_a_growing_filter() {
+  # Checkpoints hold every layer, the growth rule and the keys offered: a
+  # job stopped on ranks resumes on any number of ranks or in one process,
+  # and one process's on ranks, adding its layers where one process adds
+  # them.
+  awk 'BEGIN { srand(17); for (i = 0; i < 30000; i++) print "k" int(rand() * 9000) }' >in.txt
+  "$GDEDUP" dedup in.txt -o ref.out -f ref.gdf --capacity 1100 -q || fail "the reference run failed"
+  local saved=("${JOB[@]}") from to
+  JOB=(dedup in.txt -o out.txt -f f.gdf --capacity 1100 --piece-bytes 2K --checkpoint ck
+       --checkpoint-every 1000)
+  for from in 2 3; do
+    for to in 0 $RANKS; do
+      [ "$from" -eq "$to" ] && continue
+      rm -f ck out.txt f.gdf out.txt.tmp.*
+      stop_at_checkpoint 4 "$from"
+      "$GDEDUP" info ck | grep -q '^layers *3$' ||
+        fail "checkpoint 4 does not hold 3 layers: $("$GDEDUP" info ck)"
+      resume_on "$to"
+      expect_reference "a growing filter stopped on $from ranks and resumed on $to (0: one process)"
+    done
+  done
+  rm -f ck out.txt f.gdf out.txt.tmp.*
+  run_gdedup_failing_write 5 ck "${JOB[@]}" --batch 500 -q
+  expect_status 1
+  resume_on 3
+  expect_reference "a growing filter stopped in one process and resumed on 3 ranks"
+  # A resume that asks for a fixed filter is refused and changes nothing.
+  rm -f ck out.txt f.gdf out.txt.tmp.*
+  stop_at_checkpoint 2 2
+  cp ck ck.saved
+  run_mpi 2 "${JOB[@]}" --no-grow --resume
+  expect_failure
+  one_message "cannot resume from checkpoint ck"
+  cmp -s ck ck.saved || fail "a refused resume changed the checkpoint"
+  resume_on 2
+  expect_reference "a growing filter resumed after a refused resume"
+  JOB=("${saved[@]}")
+}
+
 case_sigkill_of_a_rank_then_resume() {
   # Whenever rank 1 dies, the last checkpoint and the output it names stay,
   # and the resume ends as one uninterrupted process.

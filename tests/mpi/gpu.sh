@@ -51,6 +51,19 @@ expect_one_process() {
   [ ! -e one.gdf ] || cmp -s one.gdf g.gdf || fail "$1: the filter file differs from one process's"
 }
 
+case_growing_filter_on_gpu_ranks() {
+  # Each layer's part on the rank's GPU; when a layer is added, the older
+  # layers' bits come back from the GPUs to be resharded, then go up again.
+  random_lines 40000 12000 13 >in.txt
+  local args=(dedup in.txt -o @OUT -f @FILTER --capacity 1100 --piece-bytes 3K) ranks
+  one_process "${args[@]}"
+  for ranks in $RANKS; do
+    gpu_ranks "$ranks" "${args[@]}" --backend gpu
+    expect_status 0
+    expect_one_process "a growing filter on $ranks GPU ranks"
+  done
+}
+
 case_gpu_ranks_give_one_process_bytes() {
   random_lines 30000 5000 11 >in.txt
   one_process "${JOB[@]}"
