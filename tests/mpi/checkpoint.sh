@@ -205,6 +205,18 @@ case_sigkill_of_a_rank_then_resume() {
   reference 50000 in.txt
   JOB=(dedup in.txt -o out.txt -f f.gdf --capacity 50000 --no-grow --piece-bytes 1K
        --checkpoint ck --checkpoint-every 2000)
+  kill_rank_1_then_resume "a fixed filter"
+  # A growing filter, killed while it adds layers.
+  rm -f ck out.txt f.gdf out.txt.tmp.* ref.out ref.gdf
+  "$GDEDUP" dedup in.txt -o ref.out -f ref.gdf --capacity 2000 -q || fail "the reference run failed"
+  JOB=(dedup in.txt -o out.txt -f f.gdf --capacity 2000 --piece-bytes 1K --checkpoint ck
+       --checkpoint-every 2000)
+  kill_rank_1_then_resume "a growing filter"
+}
+
+# kill_rank_1_then_resume WHAT: JOB on 2 ranks, rank 1 killed after the
+# first checkpoint, resumed on 2 ranks: one uninterrupted process's bytes.
+kill_rank_1_then_resume() {
   start_ranks 2 "$GDEDUP" "${JOB[@]}" || return
   local i
   for i in $(seq 1 400); do  # up to 20 s for a first checkpoint
@@ -213,11 +225,11 @@ case_sigkill_of_a_rank_then_resume() {
   done
   kill -KILL "${PIDS[1]}"
   wait_ranks
-  [ "$STATUS" -ne 0 ] || fail "mpirun exited 0 although rank 1 was killed"
-  [ ! -e out.txt ] || fail "the output took its final name although a rank was killed"
-  [ -f ck ] || { fail "no checkpoint to resume from"; return; }
+  [ "$STATUS" -ne 0 ] || fail "$1: mpirun exited 0 although rank 1 was killed"
+  [ ! -e out.txt ] || fail "$1: the output took its final name although a rank was killed"
+  [ -f ck ] || { fail "$1: no checkpoint to resume from"; return; }
   resume_on 2
-  expect_reference "rank 1 killed, then resumed"
+  expect_reference "$1: rank 1 killed, then resumed"
 }
 
 case_sigterm_stops_every_rank_at_a_checkpoint() {
