@@ -119,7 +119,9 @@ Setup prepare(const JobOptions& options, JobKind kind, const mpi::RankInfo& me) 
     const FilterFileInfo info = read_filter_info(o.filter_path);
     check_key_rules(o, info.rules, info.version, key_rules);
     if (info.rules.keys) s.saved_rules = *info.rules.keys;
-    if (kind != JobKind::kQuery) warn_ignored_sizing(o, request, info.rules, info.params[0], format);
+    if (kind != JobKind::kQuery && me.rank == 0) {
+      warn_ignored_sizing(o, request, info.rules, info.params[0], format);
+    }
     s.filter.emplace(mpi::ShardedFilter::load(o.filter_path));
     mpi::ShardedFilter& filter = *s.filter;
     if (filter.growth()) {
