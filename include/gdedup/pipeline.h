@@ -74,6 +74,15 @@ struct PipelineOptions {
   // renamed over it when the run completes: a run that fails or is stopped
   // leaves it as it was. Standard output, devices and pipes are streamed.
   std::string output = "-";
+  // When set (a folder, created if missing), the output goes there as part
+  // files and a manifest instead of to `output`: the parts listed in
+  // FOLDER/MANIFEST, concatenated in order, are the bytes `output` would
+  // hold. One process writes one part; the ranks of an MPI job one for each
+  // input piece that kept a record. The manifest is written last, so a run
+  // that fails leaves the folder's previous output (manifest and parts)
+  // standing; a run that completes removes the parts of the previous one.
+  // Not with checkpoints (UsageError).
+  std::string output_parts;
   Mode mode = Mode::kDedup;
   InputFormat format = InputFormat::kText;
   // The byte that ends a text record, in the input and in the output: '\n'

@@ -130,7 +130,10 @@ std::string aftermath(const JobOptions& o, JobKind kind) {
 
 std::string unfinished_run(const JobOptions& o, JobKind kind, Mode mode, const std::string& why) {
   std::string text = "the job did not finish" + why;
-  if (mode != Mode::kBuild && !io::replaced_file(o.output).empty()) {
+  if (mode != Mode::kBuild && !o.output_parts.empty()) {
+    text += "; the folder " + o.output_parts + " keeps its previous output (its MANIFEST is "
+            "written last), perhaps beside part files of this job that no manifest lists";
+  } else if (mode != Mode::kBuild && !io::replaced_file(o.output).empty()) {
     text += "; the output " + o.output + " was left as it was before the job";
   } else if (mode != Mode::kBuild) {
     text += "; " + (o.output == "-" ? std::string("standard output") : o.output) +
@@ -191,7 +194,7 @@ int run_job(const JobOptions& options, JobKind kind) {
   // Held until the job ends; taken before any file is read or created, so
   // that a job waiting for the filter starts from the one saved before it.
   const FileLocks locks =
-      lock_job_files(mode != Mode::kBuild && o.output != "-" ? o.output : "",
+      lock_job_files(output_to_lock(o, mode),
                      o.checkpoint.enabled() ? o.checkpoint.path : "",
                      saves_filter ? o.filter_path : "");
 
@@ -225,6 +228,7 @@ int run_job(const JobOptions& options, JobKind kind) {
   PipelineOptions run;
   run.inputs = o.inputs;
   run.output = o.output;
+  run.output_parts = o.output_parts;
   run.mode = mode;
   run.format = format;
   run.record_separator = o.record_separator();

@@ -8,6 +8,7 @@
 #include "cli/preflight.h"
 #include "cli/report.h"
 #include "gdedup/error.h"
+#include "gdedup/output_parts.h"
 
 namespace gdedup::cli {
 
@@ -82,9 +83,25 @@ uint64_t piece_bytes(const std::string& text) {
   return bytes;
 }
 
+std::string output_to_lock(const JobOptions& o, Mode mode) {
+  if (mode == Mode::kBuild) return "";
+  if (o.output_parts.empty()) return o.output != "-" ? o.output : "";
+  io::prepare_parts_dir(o.output_parts);
+  return io::parts_manifest(o.output_parts);
+}
+
 void check_files(const JobOptions& o, Mode mode, bool saves_filter) {
+  if (!o.output_parts.empty()) {
+    PipelineOptions parts;
+    parts.inputs = o.inputs;
+    parts.mode = mode;
+    parts.output = o.output;
+    parts.output_parts = o.output_parts;
+    if (o.checkpoint.enabled()) parts.checkpoint = o.checkpoint.path;
+    io::check_parts_options(parts);
+  }
   std::vector<WrittenFile> written;
-  if (mode != Mode::kBuild) written.push_back({o.output, "output", true});
+  if (mode != Mode::kBuild && o.output_parts.empty()) written.push_back({o.output, "output", true});
   if (saves_filter) written.push_back({o.filter_path, "filter", false});
   if (o.checkpoint.enabled()) written.push_back({o.checkpoint.path, "checkpoint", false});
   if (!o.stats_path.empty()) {

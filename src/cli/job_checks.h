@@ -33,8 +33,14 @@ uint64_t batch_records(const std::string& text);
 // --piece-bytes, parsed (the default when "").
 uint64_t piece_bytes(const std::string& text);
 
+// The file whose lock keeps two jobs from writing one output at once: the
+// output file, or the manifest of --output-parts, whose folder is created
+// now so that the lock can be taken; "" for none.
+std::string output_to_lock(const JobOptions& o, Mode mode);
+
 // The files the job writes: distinct from the inputs and from each other
-// (usage errors first), then each one writable.
+// (usage errors first), then each one writable; --output-parts as
+// check_parts_options (gdedup/output_parts.h) checks it.
 void check_files(const JobOptions& o, Mode mode, bool saves_filter);
 
 }  // namespace gdedup::cli

@@ -83,6 +83,7 @@ Setup prepare(const JobOptions& options, JobKind kind, const mpi::RankInfo& me) 
 
   s.run.inputs = o.inputs;
   s.run.output = o.output;
+  s.run.output_parts = o.output_parts;
   s.run.mode = mode;
   s.run.format = format;
   s.run.record_separator = o.record_separator();
@@ -93,7 +94,7 @@ Setup prepare(const JobOptions& options, JobKind kind, const mpi::RankInfo& me) 
   apply_checkpoint_options(o.checkpoint, s.run);
 
   if (me.rank == 0) {
-    s.locks = lock_job_files(mode != Mode::kBuild ? o.output : "",
+    s.locks = lock_job_files(output_to_lock(o, mode),
                              o.checkpoint.enabled() ? o.checkpoint.path : "",
                              s.saves_filter ? o.filter_path : "");
   }

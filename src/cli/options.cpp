@@ -51,9 +51,16 @@ void add_input_options(CLI::App& app, JobOptions& options) {
 
 void add_output_options(CLI::App& app, JobOptions& options, bool with_output) {
   if (with_output) {
-    app.add_option("-o,--output", options.output,
-                   "Write the records here instead of standard output")
-        ->type_name("FILE")
+    CLI::Option* output = app.add_option("-o,--output", options.output,
+                                         "Write the records here instead of standard output")
+                              ->type_name("FILE")
+                              ->group(kGroupOutput);
+    app.add_option("--output-parts", options.output_parts,
+                   "Write the records as part files in DIR (created if missing) and list them, "
+                   "in order, in DIR/MANIFEST: their concatenation is what -o would hold. "
+                   "Under --mpi each rank writes its own parts, so no file is shared")
+        ->type_name("DIR")
+        ->excludes(output)
         ->group(kGroupOutput);
   }
   app.add_option("--stats", options.stats_path,

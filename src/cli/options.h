@@ -49,6 +49,7 @@ struct JobOptions {
   std::vector<std::string> inputs;  // INPUT arguments; resolve_inputs() adds the rest
   InputListOptions input_list;      // --files-from, -0, --recursive, --skip-missing
   std::string output = "-";
+  std::string output_parts;  // --output-parts DIR: the output as parts and a manifest
   std::string filter_path;
   SizingOptions sizing;
   KeyFlags keys;

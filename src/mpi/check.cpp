@@ -28,4 +28,21 @@ int mpi_count(uint64_t count, const char* what) {
   return static_cast<int>(count);
 }
 
+void share_failure_of_rank0(const std::exception_ptr& failure) {
+  int failed = failure ? 1 : 0;
+  check(MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  if (failed == 0) return;
+  JobFailed job;
+  job.failure = failure;
+  throw job;
+}
+
+void broadcast(std::string& text, const char* what) {
+  uint64_t length = text.size();
+  check(MPI_Bcast(&length, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  text.resize(length);
+  check(MPI_Bcast(text.data(), mpi_count(length, what), MPI_CHAR, 0, MPI_COMM_WORLD),
+        "MPI_Bcast");
+}
+
 }  // namespace gdedup::mpi

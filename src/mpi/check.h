@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <string>
 
 #include "gdedup/mpi.h"
@@ -20,5 +21,13 @@ void check(int code, const char* what);
 // `count` as the int that MPI counts take; throws Error naming `what` when
 // it does not fit.
 int mpi_count(uint64_t count, const char* what);
+
+// Collective. After a step only rank 0 takes: when it failed (`failure`,
+// rank 0's; null on the others), every rank throws JobFailed, rank 0's
+// holding its error.
+void share_failure_of_rank0(const std::exception_ptr& failure);
+
+// Collective. Rank 0's `text` on every rank.
+void broadcast(std::string& text, const char* what);
 
 }  // namespace gdedup::mpi

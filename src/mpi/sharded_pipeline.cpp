@@ -20,11 +20,13 @@
 #include "gdedup/error.h"
 #include "gdedup/input_file.h"
 #include "gdedup/output_file.h"
+#include "gdedup/output_parts.h"
 #include "io/record_reader.h"
 #include "gdedup/mpi.h"
 #include "mpi/check.h"
 #include "mpi/key_exchange.h"
 #include "mpi/piece_records.h"
+#include "mpi/parts_output.h"
 #include "mpi/round_plan.h"
 #include "mpi/shared_output.h"
 #include "mpi/sharding.h"
@@ -266,6 +268,8 @@ class HeldPiece {
   }
 
   PieceRecords& records() { return records_; }
+  // The piece held now.
+  std::optional<size_t> index() const { return index_; }
 
   // After a round applied the records read so far, `raw` bytes of input.
   void applied(uint64_t raw) {
@@ -322,6 +326,7 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
   // one process) wrote it: the same options and inputs, from its position.
   ResumeState base;
   check_together([&] {
+    io::check_parts_options(options);
     if (checkpointing || resume) base = pipeline::identify_run(options);
     if (resume) {
       pipeline::check_resume_run(*resume, options, base.inputs);
@@ -351,7 +356,10 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
   for (size_t p = 0; p < pieces.size(); ++p) rank0_only[p] = options.inputs[pieces[p].input] == "-";
   RoundPlan plan(pieces.size(), me.ranks, rank0_only);
   std::optional<SharedOutput> output;
-  if (writes) {
+  std::optional<PartsOutput> parts;
+  if (writes && !options.output_parts.empty()) {
+    parts.emplace(options.output_parts, pieces.size());
+  } else if (writes) {
     output.emplace(options.output, resume);
     base.output_temporary = output->temporary();
   }
@@ -420,7 +428,12 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
       std::vector<uint64_t> sizes(me.ranks);
       for (unsigned r = 0; r < me.ranks; ++r) sizes[r] = all[2 * r];
       for (unsigned r : order) job.kept += all[2 * r + 1];
-      written = output->write_round(kept_bytes.data(), kept[0], order, sizes, written);
+      if (output) {
+        written = output->write_round(kept_bytes.data(), kept[0], order, sizes, written);
+      } else {
+        if (applies) parts->write(*held.index(), kept_bytes.data(), kept[0]);
+        for (unsigned r : order) written += sizes[r];
+      }
     }
     if (applies) held.applied(ranks[me.rank].raw);
     if (!order.empty() && reports[order.back()].failed) {
@@ -487,6 +500,7 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
     }
   }
   if (output && !interrupted) output->commit();
+  if (parts) parts->commit();
   filter.sync_to_host();
 
   PipelineStats stats;

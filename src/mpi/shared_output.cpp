@@ -20,21 +20,6 @@ struct SharedOutput::Checksum {
   uint64_t hashed = 0;
 };
 
-namespace {
-
-// Collective. When rank 0's `failure` is set, every rank throws JobFailed,
-// rank 0's holding it.
-void share_failure_of_rank0(const std::exception_ptr& failure) {
-  int failed = failure ? 1 : 0;
-  check(MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
-  if (failed == 0) return;
-  JobFailed job;
-  job.failure = failure;
-  throw job;
-}
-
-}  // namespace
-
 SharedOutput::SharedOutput(const std::string& path, const ResumeState* resume)
     : path_(path), in_place_(io::replaced_file(path).empty()) {
   // Rank 0 creates (or continues) the output and, for a file, tells the
@@ -59,12 +44,7 @@ SharedOutput::SharedOutput(const std::string& path, const ResumeState* resume)
   }
   share_failure_of_rank0(failure);
   if (in_place_) return;
-  uint64_t length = name.size();
-  check(MPI_Bcast(&length, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
-  name.resize(length);
-  check(MPI_Bcast(name.data(), mpi_count(length, "the output's name"), MPI_CHAR, 0,
-                  MPI_COMM_WORLD),
-        "MPI_Bcast");
+  broadcast(name, "the output's name");
   if (const int err = fs::open_own_file(name, file_)) {
     throw Error("cannot open the output's temporary file " + name + ", which rank 0 created: " +
                 fs::error_text(err) + "; every rank must see the output's folder (a shared "

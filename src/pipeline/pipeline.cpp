@@ -17,6 +17,7 @@
 #include "gdedup/output_file.h"
 #include "gdedup/output_writer.h"
 #include "io/byte_source.h"
+#include "gdedup/output_parts.h"
 #include "pipeline/checkpoint_writer.h"
 #include "pipeline/front_end.h"
 #include "pipeline/input_identity.h"
@@ -434,7 +435,9 @@ const char* mode_name(Mode mode) {
 }
 
 PipelineStats run_pipeline(const PipelineOptions& options, Filter& filter, Backend& backend) {
-  return Driver(options, filter, backend).run();
+  return io::run_in_parts(options, [&](const PipelineOptions& run) {
+    return Driver(run, filter, backend).run();
+  });
 }
 
 PipelineStats run_pipeline(const PipelineOptions& options, LayeredFilter& filter) {
@@ -443,7 +446,9 @@ PipelineStats run_pipeline(const PipelineOptions& options, LayeredFilter& filter
   const std::unique_ptr<Backend> backend = filter.as_backend();
   // The first layer stands for the filter where one is needed: its seed is
   // every layer's, and its counters are not checked without the callback.
-  return Driver(growing, filter.layer(0), *backend, &filter).run();
+  return io::run_in_parts(growing, [&](const PipelineOptions& run) {
+    return Driver(run, filter.layer(0), *backend, &filter).run();
+  });
 }
 
 }  // namespace gdedup

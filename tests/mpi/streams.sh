@@ -135,4 +135,59 @@ case_standard_output_and_pipes() {
   [ ! -e f.gdf ] || fail "a filter was saved for records nobody received"
 }
 
+# assembled DIR: the parts DIR/MANIFEST lists, concatenated in order.
+assembled() {
+  local name bytes checksum host
+  tail -n +2 "$1/MANIFEST" | while IFS=$'\t' read -r name bytes checksum host; do
+    [ "$(stat -c %s "$1/$name")" = "$bytes" ] || fail "$1/$name is not $bytes bytes long"
+    cat "$1/$name"
+  done
+}
+
+case_output_parts() {
+  # Each rank writes a part a piece it kept records of, no file shared; the
+  # parts the manifest lists, in order, are one process's -o output.
+  random_lines 30000 5000 91 >a.txt
+  random_lines 20000 9000 92 | gzip >b.gz
+  random_lines 10000 9000 93 >c.txt
+  "$GDEDUP" dedup a.txt b.gz - c.txt -o whole.txt --capacity 1100 -q <c.txt ||
+    fail "one process failed"
+  local ranks
+  for ranks in $RANKS; do
+    run_mpi "$ranks" dedup a.txt b.gz - c.txt --output-parts "parts$ranks" --capacity 1100 \
+      --piece-bytes 2K <c.txt
+    expect_status 0
+    assembled "parts$ranks" | cmp -s - whole.txt ||
+      fail "the parts on $ranks ranks differ from one process's output"
+    [ "$(tail -n +2 "parts$ranks/MANIFEST" | wc -l)" -gt "$ranks" ] ||
+      fail "$ranks ranks wrote fewer parts than pieces: $(cat "parts$ranks/MANIFEST")"
+  done
+  # A query in parts; the next run into a folder removes the earlier parts.
+  "$GDEDUP" build a.txt -f f.gdf -q || fail "one-process build"
+  "$GDEDUP" query c.txt -f f.gdf -o whole.txt --absent -q || fail "one-process query"
+  local first
+  first=$(tail -n +2 parts3/MANIFEST | cut -f1)
+  run_mpi 3 query c.txt -f f.gdf --output-parts parts3 --absent --piece-bytes 4K
+  expect_status 0
+  assembled parts3 | cmp -s - whole.txt || fail "a query's parts differ from one process's"
+  for name in $first; do
+    [ ! -e "parts3/$name" ] || { fail "the earlier run's part $name was left"; break; }
+  done
+  # One piece on one rank: the same part, checksum and all, as one process.
+  "$GDEDUP" dedup a.txt --output-parts single -q || fail "one process failed"
+  run_mpi 1 dedup a.txt --output-parts single1 --piece-bytes 1G
+  expect_status 0
+  cmp -s <(tail -n +2 single/MANIFEST | cut -f2,3) <(tail -n +2 single1/MANIFEST | cut -f2,3) ||
+    fail "one part on one rank is not one process's: $(cat single/MANIFEST single1/MANIFEST)"
+  # A job that fails leaves the folder's previous output as it was.
+  { cat a.txt; head -c 3000 /dev/zero | tr '\0' z; echo; } >bad.txt
+  cp parts3/MANIFEST saved
+  ls parts3 >listed
+  run_mpi 3 dedup bad.txt --output-parts parts3 --max-record-length 1K --piece-bytes 4K
+  expect_status 1
+  one_message "longer than the record length limit"
+  cmp -s parts3/MANIFEST saved || fail "a failed job changed the manifest"
+  ls parts3 | cmp -s - listed || fail "a failed job left parts: $(ls parts3)"
+}
+
 run_cases

@@ -1,0 +1,228 @@
+#include "gdedup/output_parts.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <random>
+#include <sstream>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "fs/file_ops.h"
+#include "fs/replacement.h"
+#include "gdedup/error.h"
+#include "gdedup/number_text.h"
+
+namespace gdedup::io {
+namespace {
+
+constexpr const char* kManifestLine = "gdedup output parts 1";
+
+// A name a manifest may list: "part-" and hex digits and dashes, so that
+// removing the parts of a planted manifest can never reach another file.
+bool part_like(const std::string& name) {
+  if (name.size() <= 5 || name.compare(0, 5, "part-") != 0) return false;
+  for (char c : name) {
+    const bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// The folder's resolved path; "" when it does not exist.
+std::string real_folder(const std::string& dir) {
+  char* resolved = ::realpath(dir.c_str(), nullptr);
+  if (resolved == nullptr) return "";
+  std::string out(resolved);
+  std::free(resolved);
+  return out;
+}
+
+std::string in_dir(const std::string& dir, const std::string& name) {
+  return dir.empty() || dir.back() == '/' ? dir + name : dir + "/" + name;
+}
+
+}  // namespace
+
+std::string parts_manifest(const std::string& dir) { return in_dir(dir, "MANIFEST"); }
+
+std::string new_parts_run() {
+  std::random_device device;
+  const uint64_t token = (static_cast<uint64_t>(device()) << 32) ^ device();
+  return hex64(token).substr(2);
+}
+
+std::string part_name(const std::string& run, uint64_t index, uint64_t count) {
+  std::string digits = std::to_string(index);
+  const size_t width = std::max<size_t>(6, std::to_string(count > 0 ? count - 1 : 0).size());
+  if (digits.size() < width) digits.insert(0, width - digits.size(), '0');
+  return "part-" + run + "-" + digits;
+}
+
+void prepare_parts_dir(const std::string& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) {
+      throw UsageError("--output-parts " + dir + " is not a folder; give a folder (created if "
+                       "missing) for the output's parts and manifest");
+    }
+    return;
+  }
+  if (errno != ENOENT || (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)) {
+    throw Error("cannot create the folder " + dir + " for --output-parts: " +
+                    fs::error_text(errno),
+                ErrorKind::io);
+  }
+}
+
+std::vector<std::string> listed_parts(const std::string& dir) {
+  const std::string path = parts_manifest(dir);
+  fs::File file;
+  const int err = fs::open_for_reading(path, file);
+  if (err == ENOENT) return {};
+  if (err != 0) {
+    throw Error("cannot read the manifest " + path + ": " + fs::error_text(err), ErrorKind::io);
+  }
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const long got = fs::read_some(file.fd(), buffer, sizeof buffer);
+    if (got < 0) {
+      throw Error("cannot read the manifest " + path + ": " + fs::error_text(errno),
+                  ErrorKind::io);
+    }
+    if (got == 0) break;
+    text.append(buffer, static_cast<size_t>(got));
+  }
+  std::istringstream lines(text);
+  std::string line;
+  std::vector<std::string> names;
+  if (!std::getline(lines, line) || line != kManifestLine) {
+    throw Error(path + " is not a manifest of gdedup output parts (its first line is not \"" +
+                    std::string(kManifestLine) + "\"); move it away, or give --output-parts "
+                    "another folder",
+                ErrorKind::damaged);
+  }
+  while (std::getline(lines, line)) {
+    const std::string name = line.substr(0, line.find('\t'));
+    if (!part_like(name)) {
+      throw Error(path + " lists \"" + name + "\", which is not a part's name; move it away, "
+                      "or give --output-parts another folder",
+                  ErrorKind::damaged);
+    }
+    names.push_back(name);
+  }
+  return names;
+}
+
+void write_parts_manifest(const std::string& dir, const std::vector<OutputPart>& parts) {
+  std::string text = std::string(kManifestLine) + "\n";
+  for (const OutputPart& part : parts) {
+    text += part.name + "\t" + std::to_string(part.bytes) + "\t" + hex64(part.checksum) + "\t" +
+            part.host + "\n";
+  }
+  const std::string path = parts_manifest(dir);
+  fs::Replacement file(path, "cannot write the manifest " + path);
+  file.write(text.data(), text.size());
+  file.commit();
+}
+
+void remove_parts(const std::string& dir, const std::vector<std::string>& names,
+                  const std::vector<OutputPart>& keep) {
+  for (const std::string& name : names) {
+    bool kept = false;
+    for (const OutputPart& part : keep) kept = kept || part.name == name;
+    if (kept || !part_like(name)) continue;
+    const std::string path = in_dir(dir, name);
+    const int err = fs::unlink_file(path);
+    if (err != 0 && err != ENOENT) {
+      throw Error("cannot remove " + path + ", a part of the folder's previous output: " +
+                      fs::error_text(err),
+                  ErrorKind::io);
+    }
+  }
+}
+
+void check_parts_options(const PipelineOptions& options) {
+  if (options.output_parts.empty()) return;
+  if (options.mode == Mode::kBuild) {
+    throw UsageError("a build writes no output, so it has no parts; leave out --output-parts");
+  }
+  if (options.output != "-") {
+    throw UsageError("the output goes either to " + options.output + " or in parts to " +
+                     options.output_parts + "; give one of -o and --output-parts");
+  }
+  if (!options.checkpoint.empty() || options.resume != nullptr) {
+    throw UsageError("--output-parts cannot be checkpointed yet; give -o FILE to checkpoint "
+                     "the job, or leave out --checkpoint");
+  }
+  // A run removes the parts of the one before: never an input.
+  const std::string folder = real_folder(options.output_parts);
+  if (folder.empty()) return;
+  for (const std::string& input : options.inputs) {
+    const size_t slash = input.rfind('/');
+    const std::string name = slash == std::string::npos ? input : input.substr(slash + 1);
+    if (!part_like(name) && name != "MANIFEST") continue;
+    if (real_folder(slash == std::string::npos ? "." : input.substr(0, slash + 1)) != folder) {
+      continue;
+    }
+    throw UsageError("input " + input + " lies in the --output-parts folder " +
+                     options.output_parts + ", whose parts the run replaces; copy it elsewhere "
+                     "first, or give another folder");
+  }
+}
+
+std::string host_name() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "unknown";
+  return name;
+}
+
+PipelineStats run_in_parts(const PipelineOptions& options,
+                           const std::function<PipelineStats(const PipelineOptions&)>& run) {
+  if (options.output_parts.empty()) return run(options);
+  check_parts_options(options);
+  const std::string& dir = options.output_parts;
+  prepare_parts_dir(dir);
+  const std::vector<std::string> previous = listed_parts(dir);
+  PipelineOptions one = options;
+  const std::string name = part_name(new_parts_run(), 0, 1);
+  one.output = in_dir(dir, name);
+  const PipelineStats stats = run(one);
+  std::vector<OutputPart> parts;
+  try {
+    if (stats.output_bytes > 0) {
+      parts.push_back(OutputPart{name, stats.output_bytes, file_checksum(one.output), host_name()});
+    }
+    write_parts_manifest(dir, parts);
+  } catch (...) {
+    fs::unlink_file(one.output);
+    throw;
+  }
+  if (parts.empty()) fs::unlink_file(one.output);
+  remove_parts(dir, previous, parts);
+  return stats;
+}
+
+uint64_t file_checksum(const std::string& path) {
+  fs::File file;
+  const int err = fs::open_for_reading(path, file);
+  if (err != 0) throw Error("cannot read " + path + ": " + fs::error_text(err), ErrorKind::io);
+  XXH3_state_t state;
+  XXH3_INITSTATE(&state);
+  XXH3_64bits_reset(&state);
+  std::vector<char> buffer(size_t{1} << 20);
+  for (;;) {
+    const long got = fs::read_some(file.fd(), buffer.data(), buffer.size());
+    if (got < 0) throw Error("cannot read " + path + ": " + fs::error_text(errno), ErrorKind::io);
+    if (got == 0) break;
+    XXH3_64bits_update(&state, buffer.data(), static_cast<size_t>(got));
+  }
+  return XXH3_64bits_digest(&state);
+}
+
+}  // namespace gdedup::io
