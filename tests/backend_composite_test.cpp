@@ -84,7 +84,7 @@ class TwoShardBackend final : public Backend {
   std::vector<std::unique_ptr<Filter>> shard_filters_;
   std::vector<std::unique_ptr<Backend>> shards_;
   std::vector<detail::OwnerBucket> row_;
-  std::vector<uint8_t> owner_of_key_;
+  std::vector<detail::OwnerIndex> owner_of_key_;
 };
 
 std::vector<uint32_t> words_of(const Filter& f) {

@@ -34,7 +34,7 @@ uint8_t answer_for(uint64_t fingerprint) {
 
 TEST(OwnerPartition, OwnersHoldContiguousRangesOfFairSize) {
   for (uint64_t num_blocks : {1u, 2u, 3u, 7u, 64u, 1000u, 4099u}) {
-    for (unsigned owners : {1u, 2u, 3u, 5u, 8u, 256u}) {
+    for (unsigned owners : {1u, 2u, 3u, 5u, 8u, 256u, 65536u}) {
       const BlockOwners split(num_blocks, owners);
       ASSERT_EQ(split.first_block(0), 0u);
       ASSERT_EQ(split.first_block(owners), num_blocks);
@@ -65,25 +65,24 @@ TEST(OwnerPartition, HugeFiltersSplitWithoutOverflow) {
 TEST(OwnerPartition, BucketsKeepInputOrderAndAnswersReturnToTheirKeys) {
   std::mt19937_64 rng(14);
   for (uint64_t num_blocks : {1u, 5u, 1000u, 1u << 20}) {
-    for (unsigned owners : {1u, 2u, 3u, 8u, 256u}) {
+    for (unsigned owners : {1u, 2u, 3u, 8u, 256u, 257u, 1000u}) {
       const BlockOwners split(num_blocks, owners);
       std::vector<uint64_t> keys(3000);
       for (uint64_t& k : keys) k = rng();
       const uint64_t lo = 100, hi = 2900;  // a slice, as one thread's share
       std::vector<OwnerBucket> row(owners + 3);  // stale buckets from a bigger call
       row.back().fingerprints.assign(5, 1);
-      std::vector<uint8_t> owner_of_key(keys.size(), 0xee);
+      std::vector<OwnerIndex> owner_of_key(keys.size(), 0xee);
       partition_by_owner(split, keys.data(), lo, hi, row, owner_of_key.data());
 
       ASSERT_EQ(row.size(), owners);
+      std::vector<std::vector<uint64_t>> expected(owners);
+      for (uint64_t i = lo; i < hi; ++i) {
+        expected[oracle_owner(block_index(keys[i], num_blocks), num_blocks, owners)].push_back(
+            keys[i]);
+      }
       for (unsigned o = 0; o < owners; ++o) {
-        std::vector<uint64_t> expected;
-        for (uint64_t i = lo; i < hi; ++i) {
-          if (oracle_owner(block_index(keys[i], num_blocks), num_blocks, owners) == o) {
-            expected.push_back(keys[i]);
-          }
-        }
-        ASSERT_EQ(row[o].fingerprints, expected) << "owner " << o << " of " << owners;
+        ASSERT_EQ(row[o].fingerprints, expected[o]) << "owner " << o << " of " << owners;
         for (uint64_t k : row[o].fingerprints) row[o].answers.push_back(answer_for(k));
       }
       for (uint64_t i = 0; i < keys.size(); ++i) {
@@ -127,7 +126,7 @@ TEST(OwnerPartition, OwnersOfAPartShareItsBlocksEvenly) {
 TEST(OwnerPartition, ImpossibleSplitsAreRefused) {
   EXPECT_THROW(BlockOwners(0, 1), Error);
   EXPECT_THROW(BlockOwners(10, 0), Error);
-  EXPECT_THROW(BlockOwners(10, 257), Error);
+  EXPECT_THROW(BlockOwners(10, BlockOwners::kMaxOwners + 1), Error);
   EXPECT_THROW(BlockOwners(10, 1, 5, 6), Error);
   EXPECT_THROW(BlockOwners(10, 1, 11, 0), Error);
   EXPECT_THROW(BlockOwners(10, 1, 3, 0), Error);

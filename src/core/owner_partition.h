@@ -18,10 +18,13 @@ namespace gdedup::detail {
 // the blocks b with floor((b - first) * owners / held) = o, which are the
 // range [first_block(o), first_block(o + 1)), held / owners blocks rounded
 // up or down.
+// An owner as partition_by_owner notes it for each key: the ranks of an MPI
+// job are owners too, and jobs run on more than 256 GPUs.
+using OwnerIndex = uint16_t;
+
 class BlockOwners {
  public:
-  // An owner is noted in one byte per key (partition_by_owner).
-  static constexpr unsigned kMaxOwners = 256;
+  static constexpr unsigned kMaxOwners = 65536;
 
   // Needs 1 <= owners <= kMaxOwners and num_blocks >= 1.
   BlockOwners(uint64_t num_blocks, unsigned owners)
@@ -61,12 +64,12 @@ struct OwnerBucket {
 // `owner_of_key` is not null, owner_of_key[i] = the owner of key i, which
 // scatter_answers needs.
 void partition_by_owner(const BlockOwners& owners, const uint64_t* fingerprints, uint64_t lo,
-                        uint64_t hi, std::vector<OwnerBucket>& row, uint8_t* owner_of_key);
+                        uint64_t hi, std::vector<OwnerBucket>& row, OwnerIndex* owner_of_key);
 
 // The inverse for answers: answers[i] for i in [lo, hi) = the next unread
 // answer of row[owner_of_key[i]], so each owner's answers return to their
 // keys' places.
-void scatter_answers(const std::vector<OwnerBucket>& row, const uint8_t* owner_of_key,
+void scatter_answers(const std::vector<OwnerBucket>& row, const OwnerIndex* owner_of_key,
                      uint64_t lo, uint64_t hi, uint8_t* answers);
 
 }  // namespace gdedup::detail

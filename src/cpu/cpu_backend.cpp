@@ -119,7 +119,7 @@ class CpuBackend final : public Backend {
   uint64_t min_keys_per_thread_;
   // buckets_[slice][owner], reused across batches.
   std::vector<std::vector<detail::OwnerBucket>> buckets_;
-  std::vector<uint8_t> owner_of_key_;  // for the batch in progress
+  std::vector<detail::OwnerIndex> owner_of_key_;  // for the batch in progress
   detail::ThreadPool pool_{"the CPU backend"};  // the threads of every call, started once
 };
 

@@ -39,7 +39,7 @@ class KeyExchange {
   detail::BlockOwners owners_;
   // Reused from round to round.
   std::vector<detail::OwnerBucket> row_;  // this rank's keys by owner
-  std::vector<uint8_t> owner_of_key_;
+  std::vector<detail::OwnerIndex> owner_of_key_;
   std::vector<uint64_t> sent_keys_;      // row_ laid end to end
   std::vector<uint64_t> received_keys_;  // by source rank, rank 0's first
   std::vector<uint8_t> received_answers_;

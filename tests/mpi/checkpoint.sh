@@ -163,19 +163,18 @@ case_resume_a_growing_filter() {
   # them.
   awk 'BEGIN { srand(17); for (i = 0; i < 30000; i++) print "k" int(rand() * 9000) }' >in.txt
   "$GDEDUP" dedup in.txt -o ref.out -f ref.gdf --capacity 1100 -q || fail "the reference run failed"
-  local saved=("${JOB[@]}") from to
+  local saved=("${JOB[@]}") from_to from to
   JOB=(dedup in.txt -o out.txt -f f.gdf --capacity 1100 --piece-bytes 2K --checkpoint ck
        --checkpoint-every 1000)
-  for from in 2 3; do
-    for to in 0 $RANKS; do
-      [ "$from" -eq "$to" ] && continue
-      rm -f ck out.txt f.gdf out.txt.tmp.*
-      stop_at_checkpoint 4 "$from"
-      "$GDEDUP" info ck | grep -q '^layers *3$' ||
-        fail "checkpoint 4 does not hold 3 layers: $("$GDEDUP" info ck)"
-      resume_on "$to"
-      expect_reference "a growing filter stopped on $from ranks and resumed on $to (0: one process)"
-    done
+  for from_to in 2:0 2:3 3:2 3:4; do
+    from=${from_to%:*}
+    to=${from_to#*:}
+    rm -f ck out.txt f.gdf out.txt.tmp.*
+    stop_at_checkpoint 4 "$from"
+    "$GDEDUP" info ck | grep -q '^layers *3$' ||
+      fail "checkpoint 4 does not hold 3 layers: $("$GDEDUP" info ck)"
+    resume_on "$to"
+    expect_reference "a growing filter stopped on $from ranks and resumed on $to (0: one process)"
   done
   rm -f ck out.txt f.gdf out.txt.tmp.*
   run_gdedup_failing_write 5 ck "${JOB[@]}" --batch 500 -q

@@ -80,25 +80,24 @@ case_growing_filters() {
   # One process's default: a filter that adds layers as keys arrive, at the
   # same keys on any number of ranks (rounds cut at the growth checks; the
   # older layers' edge blocks taken from the neighbours when owners change).
-  random_lines 40000 12000 91 >in.txt
-  random_lines 20000 30000 92 | gzip >more.gz
-  same_bytes dedup in.txt more.gz -o @OUT -f @FILTER --capacity 1100 --piece-bytes 3K
-  same_bytes dedup in.txt -o @OUT -f @FILTER --capacity 1100 --piece-bytes 3K --duplicates
-  same_bytes build in.txt -f @FILTER --capacity 1100 --piece-bytes 3K
+  random_lines 20000 12000 91 >in.txt
+  random_lines 10000 30000 92 | gzip >more.gz
+  same_bytes dedup in.txt more.gz -o @OUT -f @FILTER --capacity 1100 --piece-bytes 2K
+  same_bytes build in.txt -f @FILTER --capacity 1100 --piece-bytes 2K
   same_bytes dedup in.txt -o @OUT -f @FILTER --piece-bytes 5K  # the default first layer
   "$GDEDUP" build in.txt -f grown.gdf --capacity 1100 -q || fail "one-process build"
   local layers
   layers=$("$GDEDUP" info grown.gdf | awk '$1 == "layers" { print $2 }')
   [ "${layers:-0}" -ge 4 ] || fail "the filter grew to ${layers:-no} layers, not 4 or more"
   # A grown file goes on growing, answers queries, or is held at its layers.
-  START=grown.gdf same_bytes query more.gz -f @FILTER -o @OUT --piece-bytes 2K
   START=grown.gdf same_bytes query more.gz -f @FILTER -o @OUT --absent --piece-bytes 2K
   START=grown.gdf same_bytes dedup more.gz -f @FILTER -o @OUT --piece-bytes 2K
-  START=grown.gdf EXPECT_STATUS=4 same_bytes dedup more.gz in.txt -f @FILTER -o @OUT --no-grow \
+  distinct_urls 20000 https://new.example/ >new.txt
+  START=grown.gdf EXPECT_STATUS=4 same_bytes dedup new.txt -f @FILTER -o @OUT --no-grow \
     --piece-bytes 2K
   # Capped by --max-memory: status 4 and the same bytes.
   EXPECT_STATUS=4 same_bytes dedup in.txt -o @OUT -f @FILTER --capacity 1100 --max-memory 40K \
-    --piece-bytes 3K
+    --piece-bytes 2K
 }
 
 case_filter_far_past_its_plan() {

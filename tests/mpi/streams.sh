@@ -147,9 +147,9 @@ assembled() {
 case_output_parts() {
   # Each rank writes a part a piece it kept records of, no file shared; the
   # parts the manifest lists, in order, are one process's -o output.
-  random_lines 30000 5000 91 >a.txt
-  random_lines 20000 9000 92 | gzip >b.gz
-  random_lines 10000 9000 93 >c.txt
+  random_lines 10000 5000 91 >a.txt
+  random_lines 8000 9000 92 | gzip >b.gz
+  random_lines 5000 9000 93 >c.txt
   "$GDEDUP" dedup a.txt b.gz - c.txt -o whole.txt --capacity 1100 -q <c.txt ||
     fail "one process failed"
   local ranks
