@@ -389,7 +389,7 @@ std::vector<uint32_t> filter_words(const Filter& f) {
 
 TEST(GpuBackend, TestAndSetMatchesReferenceForAllLayoutsAndBatches) {
   GDEDUP_REQUIRE_GPU();
-  const uint64_t n = 50000;
+  const uint64_t n = 20000;
   const std::vector<uint64_t> random = random_keys(n, 21);
   const std::vector<uint64_t> pooled = pooled_keys(n, 100, 22);
   for (const Layout& l : kLayouts) {

@@ -309,7 +309,7 @@ TEST_F(IoWriter, WriterThreadKeepsStoredExactBetweenFlushes) {
   // Buffers of a few records and of many: between flushes stored() only
   // ever names whole records the file already holds; after a flush, all
   // of them with the checksum of the whole output.
-  const std::vector<std::string> records = random_records(5, 20000);
+  const std::vector<std::string> records = random_records(5, 10000);
   for (size_t buffer : {size_t{64}, size_t{4096}, size_t{65536}}) {
     const std::string out = path("out" + std::to_string(buffer));
     OutputWriter w = OutputWriter::create(out, buffer);

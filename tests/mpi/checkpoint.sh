@@ -169,6 +169,7 @@ case_resume_a_growing_filter() {
   for from_to in 2:0 2:3 3:2 3:4; do
     from=${from_to%:*}
     to=${from_to#*:}
+    [[ " 0 $RANKS " == *" $to "* ]] || continue  # sanitizer builds run fewer ranks
     rm -f ck out.txt f.gdf out.txt.tmp.*
     stop_at_checkpoint 4 "$from"
     "$GDEDUP" info ck | grep -q '^layers *3$' ||
