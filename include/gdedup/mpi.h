@@ -91,7 +91,7 @@ bool same_everywhere(uint64_t value);
 class ShardedFilter {
  public:
   // A zeroed fixed filter of `params`; `counters` are the whole filter's.
-  // Throws UsageError for more ranks than blocks or than 256.
+  // Throws UsageError for more ranks than blocks or than 65,536.
   ShardedFilter(const FilterParams& params, const FilterCounters& counters);
   // A new growing filter: its first layer planned by `rule`, keys
   // fingerprinted with `seed`; no layer is added past `max_bytes` of
@@ -199,12 +199,13 @@ class ShardedFilter {
 };
 
 // Collective. run_pipeline over the ranks: modes dedup, duplicates, build and
-// query, text or fingerprint input, an output file (which every rank must
-// be able to open: a shared filesystem past one machine) or a stream that
-// rank 0 writes, checkpoints.
-// `make_backend` makes the backend of this rank's part (the CPU backend
-// when empty). Returns the whole job's stats on every rank, with the part's
-// words current.
+// query, text or fingerprint input, fixed or growing filters, an output
+// file (which every rank must be able to open: a shared filesystem past one
+// machine), a stream that rank 0 writes, or parts each rank writes
+// (PipelineOptions::output_parts), checkpoints.
+// `make_backend` makes the backend of each of this rank's parts (the CPU
+// backend when empty). Returns the whole job's stats on every rank, with
+// the parts' words current.
 PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter& filter,
                                    const BackendMaker& make_backend = {});
 

@@ -77,7 +77,9 @@ JobFilter growing_filter(const JobOptions& o, const SizingRequest& request, Inpu
 // layers) or stays fixed as it was made.
 JobFilter filter_from_file(const JobOptions& o, JobKind kind, const SizingRequest& request,
                            InputFormat format, uint64_t max_memory, FilterFile file) {
-  if (kind != JobKind::kQuery) warn_ignored_sizing(o, request, file.rules, file.layers[0].params(), format);
+  if (kind != JobKind::kQuery) {
+    warn_ignored_sizing(o, request, file.rules, file.layers[0].params(), format);
+  }
   if (!file.rules.growth) {
     // A fixed file cannot grow past the cap, but it may start past it.
     const uint64_t bytes = file.layers[0].params().bytes();

@@ -134,7 +134,8 @@ uint64_t ShardedFilter::count_set_bits(size_t i) const {
     mine = part.count_set_bits();
   } else if (begin < held[me].end) {
     const uint64_t words = part.params().layout.block_words() / 2;  // 64-bit words a block
-    const auto* at = reinterpret_cast<const uint64_t*>(part.words()) + (begin - held[me].begin) * words;
+    const auto* at =
+        reinterpret_cast<const uint64_t*>(part.words()) + (begin - held[me].begin) * words;
     mine = detail::count_set_bits(at, (held[me].end - begin) * words, 1);
   }
   return sum(mine);
@@ -161,8 +162,8 @@ void ShardedFilter::add_planned_layer(const Plan& plan, uint64_t seed) {
 }
 
 void ShardedFilter::use_backends(const BackendMaker& make_backend) {
-  parts_->use_backends(make_backend ? make_backend
-                                    : BackendMaker([](Filter& part) { return make_cpu_backend(part); }));
+  if (make_backend) return parts_->use_backends(make_backend);
+  parts_->use_backends([](Filter& part) { return make_cpu_backend(part); });
 }
 
 uint64_t ShardedFilter::test_and_set(const uint64_t* fingerprints, uint64_t count,

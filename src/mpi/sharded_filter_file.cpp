@@ -24,7 +24,8 @@
 namespace gdedup::mpi {
 namespace {
 
-constexpr int kRequestTag = 1;  // rank 0 to a rank: {layer, offset in its part, bytes}; 0 bytes: done
+// Rank 0 to a rank: {layer, offset in its part, bytes}; 0 bytes: done.
+constexpr int kRequestTag = 1;
 constexpr int kBitsTag = 2;     // the bytes asked for
 
 uint64_t block_bytes(const FilterParams& params) { return params.layout.block_bits / 8; }
