@@ -59,6 +59,9 @@ PartsOutput::PartsOutput(const std::string& dir, uint64_t pieces)
   broadcast(run_, "the name of the output's parts");
   broadcast(previous, "the names of the folder's previous parts");
   previous_ = split(previous);
+  // The folder as this rank's machine sees it: its own where the ranks
+  // share no filesystem.
+  if (rank_info().rank != 0) io::prepare_parts_dir(dir);
 }
 
 PartsOutput::~PartsOutput() {
