@@ -27,6 +27,8 @@ struct OutputPart {
   std::string host;       // the machine that wrote it (its folder may be its own)
 };
 
+// DIR/NAME.
+std::string in_dir(const std::string& dir, const std::string& name);
 // DIR/MANIFEST.
 std::string parts_manifest(const std::string& dir);
 

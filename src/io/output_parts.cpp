@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <random>
 #include <sstream>
 
@@ -16,6 +15,7 @@
 #include "fs/replacement.h"
 #include "gdedup/error.h"
 #include "gdedup/number_text.h"
+#include "gdedup/paths.h"
 
 namespace gdedup::io {
 namespace {
@@ -33,20 +33,11 @@ bool part_like(const std::string& name) {
   return true;
 }
 
-// The folder's resolved path; "" when it does not exist.
-std::string real_folder(const std::string& dir) {
-  char* resolved = ::realpath(dir.c_str(), nullptr);
-  if (resolved == nullptr) return "";
-  std::string out(resolved);
-  std::free(resolved);
-  return out;
-}
+}  // namespace
 
 std::string in_dir(const std::string& dir, const std::string& name) {
   return dir.empty() || dir.back() == '/' ? dir + name : dir + "/" + name;
 }
-
-}  // namespace
 
 std::string parts_manifest(const std::string& dir) { return in_dir(dir, "MANIFEST"); }
 
@@ -161,13 +152,13 @@ void check_parts_options(const PipelineOptions& options) {
                      "the job, or leave out --checkpoint");
   }
   // A run removes the parts of the one before: never an input.
-  const std::string folder = real_folder(options.output_parts);
+  const std::string folder = fs::real_path(options.output_parts);
   if (folder.empty()) return;
   for (const std::string& input : options.inputs) {
     const size_t slash = input.rfind('/');
     const std::string name = slash == std::string::npos ? input : input.substr(slash + 1);
     if (!part_like(name) && name != "MANIFEST") continue;
-    if (real_folder(slash == std::string::npos ? "." : input.substr(0, slash + 1)) != folder) {
+    if (fs::real_path(slash == std::string::npos ? "." : input.substr(0, slash + 1)) != folder) {
       continue;
     }
     throw UsageError("input " + input + " lies in the --output-parts folder " +

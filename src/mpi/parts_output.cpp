@@ -22,10 +22,6 @@ struct PartsOutput::Checksum {
 
 namespace {
 
-std::string in_dir(const std::string& dir, const std::string& name) {
-  return dir.empty() || dir.back() == '/' ? dir + name : dir + "/" + name;
-}
-
 // A list of names, one a line, as it crosses MPI.
 std::string join(const std::vector<std::string>& names) {
   std::string text;
@@ -67,14 +63,14 @@ PartsOutput::PartsOutput(const std::string& dir, uint64_t pieces)
 PartsOutput::~PartsOutput() {
   current_.reset();  // its temporary file goes
   if (listed_) return;
-  for (const auto& [piece, part] : done_) fs::unlink_file(in_dir(dir_, part.name));
+  for (const auto& [piece, part] : done_) fs::unlink_file(io::in_dir(dir_, part.name));
 }
 
 void PartsOutput::write(uint64_t piece, const char* data, uint64_t size) {
   if (size == 0) return;
   if (current_ && current_piece_ != piece) finish_part();
   if (!current_) {
-    current_.emplace(io::OutputFile::create(in_dir(dir_, io::part_name(run_, piece, pieces_)),
+    current_.emplace(io::OutputFile::create(io::in_dir(dir_, io::part_name(run_, piece, pieces_)),
                                             io::OutputWriter::kDefaultBuffer, "output part"));
     current_->writer().skip_checksum();
     current_piece_ = piece;

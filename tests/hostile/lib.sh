@@ -140,6 +140,17 @@ check_unchanged() {
 # distinct_urls N PREFIX: N distinct lines, PREFIX0 .. PREFIX(N-1).
 distinct_urls() { seq 0 $(($1 - 1)) | sed "s|^|$2|"; }
 
+# assembled DIR: the output --output-parts DIR wrote (docs/CLI.md): the
+# parts DIR/MANIFEST lists, concatenated in order, on stdout; fails unless
+# each part has the size the manifest gives.
+assembled() {
+  local name bytes checksum host
+  tail -n +2 "$1/MANIFEST" | while IFS=$'\t' read -r name bytes checksum host; do
+    [ "$(stat -c %s "$1/$name")" = "$bytes" ] || fail "$1/$name is not $bytes bytes long"
+    cat "$1/$name"
+  done
+}
+
 run_cases() {
   HOSTILE_ROOT=$(mktemp -d "${TMPDIR:-/tmp}/gdedup-hostile.XXXXXX")
   trap 'rm -rf "$HOSTILE_ROOT"' EXIT

@@ -6,16 +6,6 @@
 # planted manifest can make a job remove nothing outside the folder.
 source "$(dirname "$0")/lib.sh"
 
-# assembled DIR: the parts DIR/MANIFEST lists, concatenated, on stdout;
-# fails unless each part exists with the size the manifest gives.
-assembled() {
-  local name bytes checksum host
-  tail -n +2 "$1/MANIFEST" | while IFS=$'\t' read -r name bytes checksum host; do
-    [ "$(stat -c %s "$1/$name")" = "$bytes" ] || fail "$1/$name is not $bytes bytes long"
-    cat "$1/$name"
-  done
-}
-
 case_parts_are_the_output() {
   distinct_urls 30000 https://a.example/ >a.txt
   { distinct_urls 20000 https://a.example/; distinct_urls 20000 https://b.example/; } >b.txt

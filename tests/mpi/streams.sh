@@ -135,15 +135,6 @@ case_standard_output_and_pipes() {
   [ ! -e f.gdf ] || fail "a filter was saved for records nobody received"
 }
 
-# assembled DIR: the parts DIR/MANIFEST lists, concatenated in order.
-assembled() {
-  local name bytes checksum host
-  tail -n +2 "$1/MANIFEST" | while IFS=$'\t' read -r name bytes checksum host; do
-    [ "$(stat -c %s "$1/$name")" = "$bytes" ] || fail "$1/$name is not $bytes bytes long"
-    cat "$1/$name"
-  done
-}
-
 case_output_parts() {
   # Each rank writes a part a piece it kept records of, no file shared; the
   # parts the manifest lists, in order, are one process's -o output.
