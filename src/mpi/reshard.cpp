@@ -48,8 +48,9 @@ std::vector<Fetch> fetches(const std::vector<BlockRange>& held, const BlockRange
 void ShardedFilter::reshard_older_layers(const std::vector<uint64_t>& before) {
   const RankInfo& me = rank_info();
   const std::vector<uint64_t> after = layer_blocks();
-  // The layer just frozen may have its bits on a GPU.
-  parts_->sync_to_host();
+  // The layer just frozen may have newer bits on a GPU; the older ones were
+  // only read since their parts were made on the host.
+  parts_->backend(before.size() - 1).sync_to_host();
   for (size_t i = 0; i + 1 < after.size(); ++i) {
     const std::vector<BlockRange> from = held_blocks(before, i, me.ranks);
     const std::vector<BlockRange> to = held_blocks(after, i, me.ranks);
