@@ -44,6 +44,9 @@ struct FilterCounters {
 // current_fpr for a filter whose bits are counted elsewhere (spread over
 // the ranks of an MPI job).
 double estimated_keys(const FilterParams& params, uint64_t set_bits);
+// The same from the bits still clear (a fraction of a bit allowed: a bound
+// on the count, not a count).
+double estimated_keys_at_clear(const FilterParams& params, double clear_bits);
 double fpr_at_fill(const FilterParams& params, uint64_t set_bits);
 
 class Filter {

@@ -38,17 +38,34 @@ struct Overfull {
   double fpr_now = 0;
   double planned_fpr = 0;
   uint64_t probably_lost = 0;  // new keys taken for ones already present
+  // The fill is too near 100% to tell how many keys went in: probably_lost
+  // is then what the fewest keys that fill allows imply, a lower bound.
+  bool lost_at_least = false;
   uint64_t capacity = 0;       // a capacity that would have served
 };
+
+// The keys offered to a filter that were not counted new, where the caller
+// knows them (a job: the records it read less those whose keys were new).
+// They bound the keys lost from above, so they size the capacity advice
+// when the fill cannot.
+inline constexpr uint64_t kUnknownKeys = UINT64_MAX;
 
 // Set when `filter` holds more keys than planned and its rate is more than
 // kOverfullFactor times the planned one; nullopt otherwise, and for filters
 // whose plan is unknown.
-std::optional<Overfull> check_overfull(const Filter& filter);
+std::optional<Overfull> check_overfull(const Filter& filter,
+                                       uint64_t uncounted_keys = kUnknownKeys);
 // The same for a filter of `params` and `counters` with `set_bits` bits set
 // (one whose bits are spread over the ranks of an MPI job).
 std::optional<Overfull> check_overfull(const FilterParams& params, const FilterCounters& counters,
-                                       uint64_t set_bits);
+                                       uint64_t set_bits,
+                                       uint64_t uncounted_keys = kUnknownKeys);
+
+// The keys an overfull filter took in and those it probably lost, as
+// messages say them: "about 1,234" or "at least 1,234" (and "some" for a
+// loss that rounds to none, since the rate is still far past the plan).
+std::string keys_taken_text(const Overfull& over);
+std::string keys_lost_text(const Overfull& over);
 
 // The first of `layers` (oldest first) that check_overfull finds far past
 // its plan, with its index; nullopt when none is. A merge of filters whose

@@ -199,8 +199,7 @@ std::string overfull_merge_message(const OverfullLayer& over, size_t layers, boo
               : "the merged filter";
   const Overfull& o = over.over;
   return "cannot merge: " + part + " would be far past its plan: planned for " +
-         group_digits(o.planned) + " distinct keys, it would hold about " +
-         group_digits(o.keys + o.probably_lost) +
+         group_digits(o.planned) + " distinct keys, it would hold " + keys_taken_text(o) +
          " (a merge adds up the keys of its inputs, and theirs were full), so its "
          "false-positive rate would be " + format_rate(o.fpr_now) + " (planned " +
          format_rate(o.planned_fpr) +

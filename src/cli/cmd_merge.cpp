@@ -102,7 +102,7 @@ int run_merge(const MergeOptions& options) {
   if (const std::optional<OverfullLayer> over = first_overfull_layer(merged.layers)) {
     Console::get().error(merged_past_plan_message(over->over, "the merged filter " + options.output,
                                                   merged.rules.growth ? over->index + 1 : 0,
-                                                  merged.layers.size(), std::nullopt));
+                                                  merged.layers.size()));
     return kExitOverfull;
   }
   return 0;

@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli/backend_choice.h"
 #include "cli/checkpoint_job.h"
@@ -32,14 +33,6 @@
 namespace gdedup::cli {
 namespace {
 
-// A new filter of fixed size, with a line saying what it is.
-Filter new_fixed_filter(const JobOptions& o, const SizingRequest& request, InputFormat format) {
-  const Plan plan = plan_job(request, o.inputs, format, o.record_separator());
-  Console::get().info(plan_summary(plan) +
-                      (o.filter_path.empty() ? "" : ", saved to " + o.filter_path));
-  return Filter::from_plan(plan);
-}
-
 Checkpoint load_for_resume(const JobOptions& o, const SizingRequest& request,
                            InputFormat format, const std::optional<GrowthState>& requested) {
   require_checkpoint(o);
@@ -58,7 +51,9 @@ BackendOptions backend_options(const JobOptions& o) {
 
 JobFilter fixed_filter(const JobOptions& o, const SizingRequest& request, InputFormat format) {
   refuse_existing_checkpoint(o);
-  return JobFilter(Checkpoint{new_fixed_filter(o, request, format), ResumeState{}, {}}, o.backend,
+  const Plan plan = plan_new_filter(request, o.inputs, format, o.record_separator(),
+                                    o.filter_path);
+  return JobFilter(Checkpoint{Filter::from_plan(plan), ResumeState{}, {}}, o.backend,
                    backend_options(o));
 }
 
@@ -290,41 +285,46 @@ int run_job(const JobOptions& options, JobKind kind) {
   }
 
   job.sync_to_host();
-  if (saves_filter) {
+  // A query adds no keys: its filter's state is not its doing.
+  std::optional<std::string> overfull;
+  if (kind != JobKind::kQuery) {
+    std::vector<std::optional<Overfull>> layers;
+    const uint64_t uncounted = uncounted_keys(report.stats, mode);
+    if (growing) {
+      for (size_t i = 0; i < growing->layer_count(); ++i) {
+        layers.push_back(check_overfull(growing->layer(i), uncounted));
+      }
+    } else {
+      layers.push_back(check_overfull(*job.fixed(), uncounted));
+    }
+    FilterEnd end;
+    end.mode = mode;
+    end.growing = growing != nullptr;
+    end.growth_refused = growing != nullptr && growing->growth_refused();
+    end.max_memory = o.no_grow ? "" : o.max_memory;
+    end.filter_path = o.filter_path;
+    end.filter_existed = filter_existed;
+    end.saves_filter = saves_filter;
+    overfull = overfull_error(layers, end);
+  }
+  // A filter far past its plan is not saved (overfull_error says so).
+  if (saves_filter && !overfull) {
     if (growing) {
       save_filter(*growing, o.filter_path, saved_rules);
     } else {
       save_filter(*job.fixed(), o.filter_path, saved_rules);
     }
-    // Only now is the checkpoint no longer needed: see keep_checkpoint.
-    if (o.checkpoint.enabled()) std::remove(o.checkpoint.path.c_str());
   }
+  // Only now is the checkpoint no longer needed: see keep_checkpoint.
+  if (saves_filter && o.checkpoint.enabled()) std::remove(o.checkpoint.path.c_str());
   report.filter = job.state();
   report.backend = job.backend_name();
   if (!o.stats_path.empty()) write_stats_file(o.stats_path, stats_json(report).str() + "\n");
   console.info(summary_line(report));
-  // Everything is written and saved; the exit status says it is not what
-  // was promised. A query adds no keys: its filter's state is not its doing.
-  if (kind == JobKind::kQuery) return 0;
-  if (growing) {
-    // A layer fills past its plan in a run only when it is the newest and
-    // --max-memory or --no-grow refused the next one; otherwise a merge of
-    // full filters filled it.
-    const size_t layers = growing->layer_count();
-    for (size_t i = 0; i < layers; ++i) {
-      const std::optional<Overfull> over = check_overfull(growing->layer(i));
-      if (!over) continue;
-      const bool held = i + 1 == layers && growing->growth_refused();
-      console.error(held ? growth_limit_message(*over, mode, o.no_grow ? "" : o.max_memory, layers)
-                         : merged_past_plan_message(*over, "the filter " + o.filter_path, i + 1,
-                                                    layers, mode));
-      return kExitOverfull;
-    }
-  } else {
-    if (const std::optional<Overfull> over = check_overfull(*job.fixed())) {
-      console.error(overfull_message(*over, mode, filter_existed));
-      return kExitOverfull;
-    }
+  // Everything is written; the exit status says it is not what was promised.
+  if (overfull) {
+    console.error(*overfull);
+    return kExitOverfull;
   }
   return 0;
 }

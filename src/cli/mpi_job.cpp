@@ -139,9 +139,8 @@ Setup prepare(const JobOptions& options, JobKind kind, const mpi::RankInfo& me) 
     s.filter.emplace(rule, kDefaultSeed, 0);
     s.filter->set_max_bytes(growth_limit(o, s.filter->bytes(), 1, max_memory));
   } else {
-    const Plan plan = plan_job(request, o.inputs, format, o.record_separator());
-    Console::get().info(plan_summary(plan) +
-                        (o.filter_path.empty() ? "" : ", saved to " + o.filter_path));
+    const Plan plan =
+        plan_new_filter(request, o.inputs, format, o.record_separator(), o.filter_path);
     FilterCounters counters;
     counters.planned_capacity = plan.capacity;
     counters.planned_fpr = plan.expected_fpr;
@@ -197,11 +196,8 @@ int run(Setup& s, const JobOptions& o, JobKind kind, const mpi::RankInfo& me) {
     if (me.rank == 0) console.error(interrupted_line(stats, o.checkpoint.path));
     return kExitInterrupted;
   }
-  if (s.saves_filter) filter.save(o.filter_path, s.saved_rules);
-  // Only now, with the output renamed and the filter saved, is the
-  // checkpoint no longer needed.
-  if (o.checkpoint.enabled() && me.rank == 0) std::remove(o.checkpoint.path.c_str());
-  // Every layer's counters and set bits, summed over the ranks.
+  // Every layer's counters and set bits, summed over the ranks: every rank
+  // finds the same.
   std::vector<FilterSummary> layers;
   std::vector<std::optional<Overfull>> over;
   for (size_t i = 0; i < filter.layer_count(); ++i) {
@@ -209,8 +205,26 @@ int run(Setup& s, const JobOptions& o, JobKind kind, const mpi::RankInfo& me) {
     const FilterCounters counters = filter.counters(i);
     const uint64_t set = filter.count_set_bits(i);
     layers.push_back(summarize(params, counters, set));
-    over.push_back(check_overfull(params, counters, set));
+    over.push_back(check_overfull(params, counters, set, uncounted_keys(stats, s.run.mode)));
   }
+  // A query adds no keys: its filter's state is not its doing.
+  std::optional<std::string> overfull;
+  if (kind != JobKind::kQuery) {
+    FilterEnd end;
+    end.mode = s.run.mode;
+    end.growing = filter.growth().has_value();
+    end.growth_refused = filter.growth_refused();
+    end.max_memory = o.no_grow ? "" : o.max_memory;
+    end.filter_path = o.filter_path;
+    end.filter_existed = s.filter_existed;
+    end.saves_filter = s.saves_filter;
+    overfull = overfull_error(over, end);
+  }
+  // A filter far past its plan is not saved (overfull_error says so).
+  if (s.saves_filter && !overfull) filter.save(o.filter_path, s.saved_rules);
+  // Only now, with the output renamed and the filter saved, is the
+  // checkpoint no longer needed.
+  if (o.checkpoint.enabled() && me.rank == 0) std::remove(o.checkpoint.path.c_str());
   JobReport report;
   report.mode = s.run.mode;
   report.stats = stats;
@@ -228,24 +242,10 @@ int run(Setup& s, const JobOptions& o, JobKind kind, const mpi::RankInfo& me) {
     write_stats_file(o.stats_path, stats_json(report).str() + "\n");
   }
   console.info(summary_line(report) + " (" + report.backend + ")");
-  if (kind == JobKind::kQuery) return 0;
-  // Every rank found the same: rank 0 says it, as one process would.
-  const size_t count = filter.layer_count();
-  for (size_t i = 0; i < count; ++i) {
-    if (!over[i]) continue;
-    if (me.rank != 0) return kExitOverfull;
-    if (!filter.growth()) {
-      console.error(overfull_message(*over[i], s.run.mode, s.filter_existed));
-    } else if (i + 1 == count && filter.growth_refused()) {
-      console.error(growth_limit_message(*over[i], s.run.mode, o.no_grow ? "" : o.max_memory,
-                                         count));
-    } else {
-      console.error(merged_past_plan_message(*over[i], "the filter " + o.filter_path, i + 1,
-                                             count, s.run.mode));
-    }
-    return kExitOverfull;
-  }
-  return 0;
+  if (!overfull) return 0;
+  // Rank 0 says it, as one process would.
+  if (me.rank == 0) console.error(*overfull);
+  return kExitOverfull;
 }
 
 bool broken_pipe(const std::exception_ptr& failure) {

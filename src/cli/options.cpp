@@ -98,6 +98,10 @@ void add_sizing_options(CLI::App& app, SizingOptions& options) {
       ->type_name("256|512")
       ->check(CLI::IsMember({256u, 512u}).description(""))
       ->group(kGroupSizing);
+  app.add_flag("--allow-high-fpr", options.allow_high_fpr,
+               "Run with a new filter whose expected false-positive rate is above 0.5 (a "
+               "--memory far too small for the input): refused without this")
+      ->group(kGroupSizing);
 }
 
 void add_growth_options(CLI::App& app, JobOptions& options) {

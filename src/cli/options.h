@@ -28,6 +28,7 @@ struct SizingOptions {
   std::string fpr;
   std::string memory;
   unsigned block_bits = 0;  // 0: the planner chooses
+  bool allow_high_fpr = false;  // run a new filter whose planned rate is above kMaxPlannedFpr
 
   bool given() const { return !capacity.empty() || !fpr.empty() || !memory.empty() || block_bits != 0; }
 };

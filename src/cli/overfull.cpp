@@ -6,74 +6,116 @@ namespace gdedup::cli {
 namespace {
 
 // The end of the sentence on the keys lost, by what the mode writes.
-const char* lost_keys(Mode mode) {
+std::string lost_keys(Mode mode) {
   switch (mode) {
-    case Mode::kDedup: return " unique records were probably dropped as duplicates.";
-    case Mode::kDuplicates: return " unique records were probably written as duplicates.";
-    default: return " new keys were probably counted as present already.";
+    case Mode::kDedup: return " unique records were dropped as duplicates.";
+    case Mode::kDuplicates: return " unique records were written as duplicates.";
+    default: return " new keys were counted as present already.";
   }
 }
 
-// The keys probably lost, as the message says them: an estimate that
-// rounds to none still follows a rate far past the plan, so it says some.
-std::string lost_text(uint64_t lost) {
-  return lost == 0 ? "some" : "about " + group_digits(lost);
+// "about N unique records were dropped ...", or "at least N ...".
+std::string lost_sentence(const Overfull& over, Mode mode) {
+  return keys_lost_text(over) + lost_keys(mode);
 }
 
 std::string layers_text(size_t layers) {
   return std::to_string(layers) + (layers == 1 ? " layer" : " layers");
 }
 
+// "planned for N distinct keys, it took in about M, so its false-positive
+// rate is now R (planned P)"
+std::string past_plan(const Overfull& over, const char* took) {
+  return "planned for " + group_digits(over.planned) + " distinct keys, it " + took + " " +
+         keys_taken_text(over) + ", so its false-positive rate is now " +
+         format_rate(over.fpr_now) + " (planned " + format_rate(over.planned_fpr) + ")";
+}
+
+// Where the capacity advice comes from: the fill, or where that is too
+// high to tell, the keys read.
+std::string capacity_advice(const std::string& flag, const Overfull& over) {
+  return flag + " " + std::to_string(over.capacity) + " (or more" +
+         (over.lost_at_least ? "; the filter is too full to count its keys, so this takes "
+                               "every record read for a distinct key, with a quarter more)."
+                             : ").");
+}
+
+// What became of the filter file: a filter this far past its plan would
+// take new keys for old ones in every job that uses it, so it is not saved.
+std::string filter_not_saved(const FilterEnd& end) {
+  if (!end.saves_filter) return "";
+  return " The filter was not saved: " + end.filter_path +
+         (end.filter_existed ? " was left as it was before the job."
+                             : " was not written.");
+}
+
+// A fixed filter, or one held at its layers, filled past its plan by this
+// job's keys.
+std::string filled_by_job(const Overfull& over, const FilterEnd& end, size_t layers) {
+  std::string text;
+  if (!end.growing) {
+    text = "the filter ended far past its plan: " + past_plan(over, "took in") + " and " +
+           lost_sentence(over, end.mode);
+  } else {
+    const std::string held =
+        end.max_memory.empty()
+            ? "the filter was held at its " + layers_text(layers) + " by --no-grow"
+            : "the filter reached --max-memory " + end.max_memory + " at " +
+                  layers_text(layers) + " and could not grow further";
+    text = held + ": its newest layer, " + past_plan(over, "took in") + " and " +
+           lost_sentence(over, end.mode);
+  }
+  text += filter_not_saved(end);
+  if (end.growing) {
+    return text + (end.max_memory.empty()
+                       ? " Run the job again without --no-grow."
+                       : " Run the job again with a larger --max-memory, or without it.");
+  }
+  if (end.filter_existed) {
+    return text + " Its counts cover every job that added to " + end.filter_path +
+           ": start a new filter file with " + capacity_advice("--capacity", over);
+  }
+  return text + " Run the job again with " + capacity_advice("--capacity", over);
+}
+
 }  // namespace
 
-std::string overfull_message(const Overfull& over, Mode mode, bool existing_filter) {
-  std::string text = "the filter ended far past its plan: planned for " +
-                     group_digits(over.planned) + " distinct keys, it took in about " +
-                     group_digits(over.keys + over.probably_lost) +
-                     ", so its false-positive rate is now " + format_rate(over.fpr_now) +
-                     " (planned " + format_rate(over.planned_fpr) + ") and " +
-                     lost_text(over.probably_lost);
-  if (existing_filter) {
-    // Its counts cover every job that ever added to it.
-    return text + " of the keys offered to it over its life were probably taken for ones "
-                  "already present. Start a new filter file with --capacity " +
-           std::to_string(over.capacity) + " (or more).";
+uint64_t uncounted_keys(const PipelineStats& stats, Mode mode) {
+  const uint64_t counted_new = mode == Mode::kDuplicates ? stats.dropped : stats.kept;
+  return stats.records - counted_new;
+}
+
+std::optional<std::string> overfull_error(const std::vector<std::optional<Overfull>>& layers,
+                                          const FilterEnd& end) {
+  for (size_t i = 0; i < layers.size(); ++i) {
+    if (!layers[i]) continue;
+    const Overfull& over = *layers[i];
+    // A job fills only its newest layer, and past its plan only when it may
+    // not grow; an older layer (or a newest one that the job did not get to
+    // grow past) came to the job already full.
+    const bool newest = i + 1 == layers.size();
+    if (!end.growing || (newest && end.growth_refused)) {
+      return filled_by_job(over, end, layers.size());
+    }
+    return "layer " + std::to_string(i + 1) + " of the " + layers_text(layers.size()) +
+           " of the filter " + end.filter_path + " was already far past its plan when the job "
+           "began: " + past_plan(over, "holds") + ", and some" + lost_keys(end.mode) +
+           filter_not_saved(end) + " A merge of filters that were full, or an earlier job "
+           "that held it at its size, filled it: build one filter from the inputs of those "
+           "jobs instead.";
   }
-  return text + lost_keys(mode) + " Run the job again with --capacity " +
-         std::to_string(over.capacity) + " (or more).";
+  return std::nullopt;
 }
 
 std::string merged_past_plan_message(const Overfull& over, const std::string& what, size_t layer,
-                                     size_t layers, std::optional<Mode> mode) {
+                                     size_t layers) {
   const std::string part = layer == 0 ? what
                                       : "layer " + std::to_string(layer) + " of the " +
                                             layers_text(layers) + " of " + what;
-  const std::string effect =
-      mode ? std::string(" and some") + lost_keys(*mode)
-           : "; jobs that use it will take new keys for ones already present that much more "
-             "often.";
-  return part + " is far past its plan: planned for " + group_digits(over.planned) +
-         " distinct keys, it holds about " + group_digits(over.keys + over.probably_lost) +
-         " (a merge adds up the keys of its inputs, which were full), so its false-positive "
-         "rate is " + format_rate(over.fpr_now) + " (planned " + format_rate(over.planned_fpr) +
-         ")" + effect + " Build one filter from the inputs of the merged filters instead of "
-         "merging them.";
-}
-
-std::string growth_limit_message(const Overfull& over, Mode mode, const std::string& max_memory,
-                                 size_t layers) {
-  const std::string held = max_memory.empty()
-                               ? "the filter was held at its " + layers_text(layers) +
-                                     " by --no-grow"
-                               : "the filter reached --max-memory " + max_memory + " at " +
-                                     layers_text(layers) + " and could not grow further";
-  return held + ": its newest layer, planned for " +
-         group_digits(over.planned) + " distinct keys, took in about " +
-         group_digits(over.keys + over.probably_lost) + ", so its false-positive rate is now " +
-         format_rate(over.fpr_now) + " (planned " + format_rate(over.planned_fpr) +
-         ") and " + lost_text(over.probably_lost) + lost_keys(mode) +
-         (max_memory.empty() ? " Run the job again without --no-grow."
-                             : " Run the job again with a larger --max-memory, or without it.");
+  return part + " is far past its plan: " + past_plan(over, "holds") +
+         " (a merge adds up the keys of its inputs, which were full); jobs that use it will "
+         "take new keys for ones already present that much more often. Build one filter from "
+         "the inputs of the merged filters instead of merging them.";
 }
 
 }  // namespace gdedup::cli

@@ -1,11 +1,13 @@
 // A job whose filter ended far past its plan: the promise of a lost record
-// only now and then no longer holds, so the job must not exit 0. Says how
-// many records were probably lost and the capacity that would have served.
+// only now and then no longer holds, so the job must not exit 0, nor save
+// the filter. Says how many records were probably lost and the capacity
+// that would have served.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "gdedup/filter.h"
 #include "gdedup/filter_merge.h"
@@ -23,24 +25,36 @@ using gdedup::check_overfull;
 using gdedup::kOverfullFactor;
 using gdedup::Overfull;
 
-// The error line: what went wrong, what the output lacks (by mode), and
-// what to run instead. `existing_filter`: the job extended a filter file,
-// whose size the sizing options cannot change.
-std::string overfull_message(const Overfull& over, Mode mode, bool existing_filter);
+// How a job's filter ended, as one process and the ranks of an MPI job
+// both know it.
+struct FilterEnd {
+  Mode mode = Mode::kDedup;
+  bool growing = false;
+  bool growth_refused = false;  // the newest layer was held by --no-grow or --max-memory
+  std::string max_memory;       // --max-memory as given; "" when --no-grow held it
+  std::string filter_path;      // "" without -f
+  bool filter_existed = false;  // -f named a filter file that the job extended
+  bool saves_filter = false;    // the job was to save the filter to filter_path
+};
+
+// The keys of a job that were offered to its filter but not counted new:
+// the records read less the keys found new (PipelineStats::kept counts
+// written records, which in --duplicates mode are the keys seen before).
+uint64_t uncounted_keys(const PipelineStats& stats, Mode mode);
+
+// The error line of the first layer (oldest first; a fixed filter is one)
+// that `layers` found far past its plan, or nullopt when none is. It says
+// what went wrong, what the output lacks, that the filter was not saved
+// (end.saves_filter: such a filter takes new keys for old ones in every job
+// that uses it) and what to run instead.
+std::optional<std::string> overfull_error(const std::vector<std::optional<Overfull>>& layers,
+                                          const FilterEnd& end);
 
 // The error line of a filter whose layer `layer` (1-based, of `layers`; 0
 // for a fixed filter) is far past its plan because a merge added up the
-// keys of filters that each filled it: a layer before the newest never
-// takes in more than planned by itself, and none can grow. `what` names
-// the filter ("the filter F.gdf", "the merged filter F.gdf"); `mode`, of a
-// job that used it, says what its output lacks.
+// keys of filters that each filled it. `what` names the filter ("the
+// merged filter F.gdf").
 std::string merged_past_plan_message(const Overfull& over, const std::string& what, size_t layer,
-                                     size_t layers, std::optional<Mode> mode);
-
-// The error line of a growing filter whose newest layer ended far past its
-// plan because --max-memory (as the user gave it; "" for --no-grow, which
-// held a growing filter file at its layers) refused the next layer.
-std::string growth_limit_message(const Overfull& over, Mode mode, const std::string& max_memory,
-                                 size_t layers);
+                                     size_t layers);
 
 }  // namespace gdedup::cli

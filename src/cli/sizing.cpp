@@ -5,6 +5,7 @@
 
 #include "cli/console.h"
 #include "cli/numbers.h"
+#include "cli/report.h"
 #include "gdedup/error.h"
 #include "gdedup/input_estimate.h"
 
@@ -50,6 +51,7 @@ SizingRequest parse_sizing(const SizingOptions& options) {
   if (!options.memory.empty()) r.memory = parse_bytes(options.memory, "--memory");
   if (!options.fpr.empty()) r.fpr = parse_fpr(options.fpr, "--fpr");
   r.block_bits = options.block_bits;
+  r.allow_high_fpr = options.allow_high_fpr;
   return r;
 }
 
@@ -80,6 +82,32 @@ Plan plan_job(const SizingRequest& request, const std::vector<std::string>& inpu
                       " and planned for all of them being distinct");
   return request.memory ? plan_for_memory(*request.memory, capacity, request.block_bits)
                         : plan_for_capacity(capacity, request.fpr, request.block_bits);
+}
+
+Plan plan_new_filter(const SizingRequest& request, const std::vector<std::string>& inputs,
+                     InputFormat format, char separator, const std::string& filter_path) {
+  const Plan plan = plan_job(request, inputs, format, separator);
+  Console::get().info(plan_summary(plan) + (filter_path.empty() ? "" : ", saved to " + filter_path));
+  const bool absurd = plan.expected_fpr > kMaxPlannedFpr;
+  const bool costly = request.memory && plan.expected_fpr > 10 * kDefaultFpr;
+  if (!(absurd && !request.allow_high_fpr) && !costly) return plan;
+  const std::string rate = "the new filter of " + human_bytes(plan.bytes()) + " for " +
+                           group_digits(plan.capacity) + " distinct keys" +
+                           (request.capacity ? "" : " (the estimate of the input)") +
+                           " has an expected false-positive rate of " +
+                           format_rate(plan.expected_fpr) + ": about " +
+                           format_percent(plan.expected_fpr) +
+                           " of new keys will be taken for ones already present";
+  const Plan right = plan_for_capacity(plan.capacity, kDefaultFpr, request.block_bits);
+  const std::string remedy = "; --memory " + human_bytes(right.bytes()) + " gives " +
+                             format_rate(kDefaultFpr);
+  if (absurd && !request.allow_high_fpr) {
+    throw UsageError(rate + (request.memory ? remedy : "") +
+                     ". Nothing was written; add --allow-high-fpr to run with that "
+                     "rate all the same");
+  }
+  Console::get().warn(rate + remedy);
+  return plan;
 }
 
 GrowthRule growth_rule(const SizingRequest& request) {

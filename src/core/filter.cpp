@@ -165,11 +165,16 @@ uint64_t Filter::count_set_bits() const {
 }
 
 double estimated_keys(const FilterParams& params, uint64_t set_bits) {
+  const double total = static_cast<double>(params.words()) * kWordBits;
+  return estimated_keys_at_clear(params, total - static_cast<double>(set_bits));
+}
+
+double estimated_keys_at_clear(const FilterParams& params, double clear) {
   // Each key sets c bits in each word of its block, so a bit stays clear with
   // probability E[(31/32)^{cL}] = exp(-lambda (1 - (31/32)^c)), L ~ Poisson(lambda).
   const double total = static_cast<double>(params.words()) * kWordBits;
-  const double clear = total - static_cast<double>(set_bits);
   if (clear <= 0) return std::numeric_limits<double>::infinity();
+  clear = std::min(clear, total);
   const double per_word = params.layout.bits_per_word();
   const double lambda = -std::log(clear / total) / (1.0 - std::pow(31.0 / 32.0, per_word));
   return lambda * static_cast<double>(params.num_blocks);

@@ -61,21 +61,16 @@ uint64_t keys_offered_for_growth(const FilterRules& rules,
   return (rules.keys_offered + every - 1) / every * every;
 }
 
-// A key found present is left as it was, and one found new is set: either
-// way its bits end up set, so the filter's fill is that of every distinct
-// key it was offered. Those beyond the keys counted new were lost. When the
-// fill is too high to tell (every bit set), the loss is what the planned
-// rates imply for the keys counted new: taking them one at a time, a new
-// key gets through with probability 1 - f(n) with n keys in, so the keys
-// lost on the way to `keys` are the integral of f / (1 - f) (trapezoids
-// over 256 steps, f capped below 1): a lower bound.
-double probably_lost(const FilterParams& params, uint64_t set_bits, uint64_t keys) {
-  const double offered = estimated_keys(params, set_bits);
-  if (std::isfinite(offered)) return std::max(0.0, offered - static_cast<double>(keys));
+// The keys lost on the way to `keys` counted new, as the planner's model
+// expects: with n keys in, a new key gets through with probability
+// 1 - f(n), so the keys lost are the integral of f / (1 - f) over the keys
+// counted new (trapezoids over 256 steps). While f stays well below 1 this
+// is far steadier than a count from the fill, whose chance variation (the
+// square root of the clear bits) can be larger than the whole loss.
+double lost_by_model(const FilterParams& params, uint64_t keys) {
   constexpr int kSteps = 256;
   auto lost_rate = [&](double n) {
-    const double f = std::min(0.999, expected_fpr(params.layout, params.num_blocks,
-                                                  static_cast<uint64_t>(n)));
+    const double f = expected_fpr(params.layout, params.num_blocks, static_cast<uint64_t>(n));
     return f / (1 - f);
   };
   const double step = static_cast<double>(keys) / kSteps;
@@ -84,6 +79,35 @@ double probably_lost(const FilterParams& params, uint64_t set_bits, uint64_t key
     lost += step * (lost_rate(step * i) + lost_rate(step * (i + 1))) / 2;
   }
   return lost;
+}
+
+// Past this rate at the keys counted new, the model's loss is no longer
+// steady (f / (1 - f) grows without bound), and the fill tells the keys.
+constexpr double kModelRate = 0.25;
+
+// A key found present is left as it was, and one found new is set: either
+// way its bits end up set, so the fill is that of every distinct key the
+// filter was offered, and those beyond the keys counted new were lost. The
+// clear bits vary by about their square root from one input to the next;
+// near 100% fill a few clear bits more or less change the count manyfold,
+// and with none clear it is infinite. Then the count from clear bits two
+// deviations above those seen (the fewest keys this fill allows) is the
+// figure, as a lower bound.
+struct Lost {
+  double keys = 0;
+  bool at_least = false;
+};
+Lost lost_keys(const FilterParams& params, uint64_t set_bits, uint64_t keys) {
+  if (expected_fpr(params.layout, params.num_blocks, keys) <= kModelRate) {
+    return {lost_by_model(params, keys), false};
+  }
+  const double clear =
+      static_cast<double>(params.words()) * kWordBits - static_cast<double>(set_bits);
+  const double central = estimated_keys_at_clear(params, clear);
+  const double fewest = estimated_keys_at_clear(params, clear + 2 * std::sqrt(clear) + 2);
+  const bool at_least = !(std::isfinite(central) && fewest >= 0.9 * central);
+  const double offered = at_least ? fewest : central;
+  return {std::max(0.0, offered - static_cast<double>(keys)), at_least};
 }
 
 // Up to two significant digits: 2,206,600 -> 2,300,000.
@@ -135,16 +159,16 @@ FilterRules merged_rules(const std::vector<FilterFileInfo>& infos,
   return rules;
 }
 
-std::optional<Overfull> check_overfull(const Filter& filter) {
+std::optional<Overfull> check_overfull(const Filter& filter, uint64_t uncounted_keys) {
   const FilterCounters& c = filter.counters();
   if (c.planned_capacity == 0 || c.planned_fpr <= 0 || c.insertions <= c.planned_capacity) {
     return std::nullopt;  // before the bits are counted: the common case costs nothing
   }
-  return check_overfull(filter.params(), c, filter.count_set_bits());
+  return check_overfull(filter.params(), c, filter.count_set_bits(), uncounted_keys);
 }
 
 std::optional<Overfull> check_overfull(const FilterParams& params, const FilterCounters& c,
-                                       uint64_t set_bits) {
+                                       uint64_t set_bits, uint64_t uncounted_keys) {
   if (c.planned_capacity == 0 || c.planned_fpr <= 0 || c.insertions <= c.planned_capacity) {
     return std::nullopt;
   }
@@ -155,11 +179,26 @@ std::optional<Overfull> check_overfull(const FilterParams& params, const FilterC
   o.keys = c.insertions;
   o.fpr_now = fpr_now;
   o.planned_fpr = c.planned_fpr;
-  o.probably_lost =
-      static_cast<uint64_t>(std::llround(probably_lost(params, set_bits, o.keys)));
-  // The distinct keys seen, and a quarter more for the input to grow.
-  o.capacity = round_up_2_digits(1.25 * static_cast<double>(o.keys + o.probably_lost));
+  const Lost lost = lost_keys(params, set_bits, o.keys);
+  o.probably_lost = static_cast<uint64_t>(std::llround(lost.keys));
+  o.lost_at_least = lost.at_least;
+  // The distinct keys seen, and a quarter more for the input to grow; where
+  // the fill cannot tell them, every key offered that was not counted new.
+  const double seen = static_cast<double>(o.keys) +
+                      (lost.at_least && uncounted_keys != kUnknownKeys
+                           ? static_cast<double>(std::max(uncounted_keys, o.probably_lost))
+                           : static_cast<double>(o.probably_lost));
+  o.capacity = round_up_2_digits(1.25 * seen);
   return o;
+}
+
+std::string keys_taken_text(const Overfull& over) {
+  return (over.lost_at_least ? "at least " : "about ") + group_digits(over.keys + over.probably_lost);
+}
+
+std::string keys_lost_text(const Overfull& over) {
+  if (over.lost_at_least) return "at least " + group_digits(over.probably_lost);
+  return over.probably_lost == 0 ? "some" : "about " + group_digits(over.probably_lost);
 }
 
 std::optional<OverfullLayer> first_overfull_layer(const std::vector<Filter>& layers) {
