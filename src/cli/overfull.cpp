@@ -112,10 +112,10 @@ std::string merged_past_plan_message(const Overfull& over, const std::string& wh
   const std::string part = layer == 0 ? what
                                       : "layer " + std::to_string(layer) + " of the " +
                                             layers_text(layers) + " of " + what;
-  return part + " is far past its plan: " + past_plan(over, "holds") +
-         " (a merge adds up the keys of its inputs, which were full); jobs that use it will "
-         "take new keys for ones already present that much more often. Build one filter from "
-         "the inputs of the merged filters instead of merging them.";
+  return part + " is far past its plan (a merge adds up the keys of its inputs, which were "
+         "full): " + past_plan(over, "holds") + "; jobs that use it will take new keys for "
+         "ones already present that much more often. Build one filter from the inputs of the "
+         "merged filters instead of merging them.";
 }
 
 }  // namespace gdedup::cli

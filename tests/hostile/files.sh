@@ -108,8 +108,8 @@ case_merge_of_full_growing_filters_fails_loudly() {
   expect_keys_in M.gdf "merged" a.txt c.txt
   run_gdedup dedup b.txt -o ob.txt -f M.gdf
   expect_status 4
-  expect_message "of the filter M.gdf is far past its plan"
-  expect_message "unique records were probably dropped as duplicates"
+  expect_message "layer 1 of the 3 layers of the filter M.gdf was already far past its plan when the job began"
+  expect_message "some unique records were dropped as duplicates"
 }
 
 # A job stopped after its second checkpoint, then resumed twice at once, 50

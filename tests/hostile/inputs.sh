@@ -125,7 +125,7 @@ case_filter_far_past_its_plan_exits_4() {
   run_gdedup dedup --no-grow --capacity 20000 in.txt -o out.txt
   expect_status 4
   expect_message "the filter ended far past its plan: planned for 20,000 distinct keys"
-  expect_message "unique records were probably dropped as duplicates. Run the job again with --capacity"
+  expect_message "unique records were dropped as duplicates. Run the job again with --capacity"
   local lost
   lost=$(grep -o 'about [0-9,]* unique records' <<<"$ERR" | tr -dc 0-9)
   local actual=$((200000 - $(wc -l <out.txt)))
