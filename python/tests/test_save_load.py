@@ -294,7 +294,8 @@ def test_a_read_only_filter_loaded_before_fork_is_shared_not_copied(tmp_path):
     new_keys = gdedup.fingerprint([b"new %d" % i for i in range(400_000)])
     f.add(keys[::2])
     f.save(tmp_path / "seen.gdf")
-    # One thread each: a forked child has no other threads to run on.
+    # One thread each: the stacks of helper threads the child starts would
+    # count in its private memory.
     shared = gdedup.Filter.load(tmp_path / "seen.gdf", read_only=True, backend="cpu", threads=1)
     writable = gdedup.Filter.load(tmp_path / "seen.gdf", backend="cpu", threads=1)
     expected = shared.contains(keys)
