@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "fs/mapping_guard.h"
 #include "gdedup/backend_registry.h"
 #include "gdedup/filter.h"
 #include "gdedup/filter_file.h"
@@ -41,8 +42,10 @@ class FilterEngine {
   // Throws UsageError for sizes that cannot be planned or that contradict
   // each other, naming the Python arguments.
   FilterEngine(const Sizing& sizing, const BackendChoice& backend);
-  // The layers and growth rule of a loaded filter file.
-  FilterEngine(FilterFile file, const BackendChoice& backend);
+  // The layers and growth rule of a loaded filter file, named `path` in
+  // errors. The bit arrays of a mapped one (map_filter_file) are guarded:
+  // see check_mapping.
+  FilterEngine(FilterFile file, const BackendChoice& backend, const std::string& path = "");
 
   uint64_t test_and_set(const uint64_t* fingerprints, uint64_t count, uint8_t* was_present);
   void contains(const uint64_t* fingerprints, uint64_t count, uint8_t* present);
@@ -79,6 +82,12 @@ class FilterEngine {
     double fpr_now = 0;
   };
   std::optional<OverCapacity> over_capacity() const;
+  // Throws Error (input_changed) once another program has cut the mapped
+  // filter file short: the pages gone read as zeros since (fs/mapping_guard.h)
+  // rather than ending the process with SIGBUS, so answers read from them
+  // must not be handed out. Called after every use of the bits; every call
+  // fails from then on. Does nothing for a filter in its own memory.
+  void check_mapping() const;
   // "cpu (AVX2, 1 thread)" for the first layer.
   const std::string& description() const { return description_; }
 
@@ -95,6 +104,10 @@ class FilterEngine {
   std::unique_ptr<LayeredFilter> growing_;
   std::shared_ptr<std::string> first_description_ = std::make_shared<std::string>();
   std::string description_;
+  // A mapped filter's: the file, and the guard of its bit arrays, declared
+  // after the layers so that it ends before their mapping does.
+  std::string mapped_path_;
+  std::unique_ptr<fs::MappingGuard> mapping_guard_;
 };
 
 }  // namespace gdedup::python

@@ -65,6 +65,7 @@ class PyFilter {
         nb::gil_scoped_release release;
         std::lock_guard<std::mutex> lock(mutex_);
         run(&fp, 1, op, &answer);
+        engine_->check_mapping();
         if (op != Op::kContains) over = engine_->over_capacity();
       }
       warn_once(over);
@@ -78,6 +79,7 @@ class PyFilter {
       nb::gil_scoped_release release;
       std::lock_guard<std::mutex> lock(mutex_);
       fresh = run_input(input, op, answers.get());
+      engine_->check_mapping();
       if (op != Op::kContains) over = engine_->over_capacity();
     }
     warn_once(over);
@@ -209,12 +211,15 @@ BackendChoice backend_choice(const std::string& name, std::optional<unsigned> th
 }
 
 // fn(engine) with the GIL released and the filter's lock held: a call from
-// another thread may be running on it.
+// another thread may be running on it. Its result is not handed out from
+// bits of a mapped file found cut short.
 template <class Fn>
 auto locked(PyFilter& f, Fn fn) {
   nb::gil_scoped_release release;
   std::lock_guard<std::mutex> lock(f.mutex());
-  return fn(f.engine());
+  auto result = fn(f.engine());
+  f.engine().check_mapping();
+  return result;
 }
 
 struct LayerPlan {
@@ -434,8 +439,8 @@ place. Calls release the GIL; one filter runs one call at a time.)")
               nb::gil_scoped_release release;
               FilterFile file = mmap ? map_filter_file(name) : load_filter_file(name);
               rules = loaded_key_rules(name, file.rules.keys, key, delimiter, normalize);
-              engine = std::make_unique<FilterEngine>(std::move(file),
-                                                      backend_choice(backend, threads, device));
+              engine = std::make_unique<FilterEngine>(
+                  std::move(file), backend_choice(backend, threads, device), name);
             }
             return new PyFilter(std::move(engine), rules, read_only, name);
           },

@@ -60,3 +60,57 @@ def test_a_forked_child_uses_a_filter_whose_threads_the_parent_started(tmp_path,
 
     assert exit_status_of_forked(child) == 0
     assert (f.contains(keys) == expected).all()  # the parent's filter is its own
+
+
+def run_python(script, *args, timeout=60):
+    """Runs `script` in a new Python process: a crash is its exit status."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    return subprocess.run([sys.executable, "-c", script, *map(str, args)], env=env,
+                          capture_output=True, timeout=timeout, text=True)
+
+
+# Maps a filter file, cuts it short as another program would, and tries
+# every call that reads the bits: each must raise, none may end the process
+# with SIGBUS (exit status -7, 135 from a shell).
+CUT_SHORT = r"""
+import os, sys
+import gdedup
+path, copy, whole, kind = sys.argv[1:]
+keys = [b"key %d" % i for i in range(20000)]
+f = gdedup.Filter(memory=1 << 20) if kind == "fixed" else gdedup.Filter(capacity=5000)
+f.add(keys)
+f.save(path)
+mapped = gdedup.Filter.load(path, mmap=True, read_only=True, backend="cpu")
+assert mapped.contains(keys).all()
+os.truncate(path, 8192)  # the headers stay, the bit arrays go
+calls = {
+    "contains": lambda: mapped.contains(keys),
+    "in": lambda: b"key 1" in mapped,
+    "fill": lambda: mapped.fill,
+    "info": lambda: mapped.info(),
+    "save": lambda: mapped.save(copy),
+    "merge": lambda: gdedup.Filter.load(whole).merge(mapped),
+}
+for name, call in calls.items():
+    try:
+        call()
+        print(name, "answered")
+    except gdedup.InputChangedError as e:
+        print(name, "raised", "cut short" in str(e) and path in str(e))
+"""
+
+
+@pytest.mark.parametrize("kind", ["fixed", "growing"])
+def test_a_mapped_file_cut_short_raises_instead_of_ending_python(tmp_path, kind):
+    cut, copy = tmp_path / "cut.gdf", tmp_path / "copy.gdf"
+    # merge() is given an unmapped filter of the same rules to merge into.
+    whole = tmp_path / "whole.gdf"
+    if kind == "fixed":
+        gdedup.Filter(memory=1 << 20).save(whole)
+    else:
+        gdedup.Filter(capacity=5000).save(whole)
+    proc = run_python(CUT_SHORT, cut, copy, whole, kind)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr)
+    calls = ["contains", "in", "fill", "info", "save", "merge"]
+    assert proc.stdout.split("\n")[:-1] == [f"{c} raised True" for c in calls], proc.stdout
+    assert not copy.exists()  # save wrote nothing from the zeros
