@@ -455,19 +455,20 @@ place. Calls release the GIL; one filter runs one call at a time.)")
           "read-only and shared and uses its bits in place, so that processes mapping one file "
           "share one copy in the page cache; the file must be version 4 (written by this "
           "release), every checksum is verified as by a load (docs/PYTHON.md).")
+      // keys=None is let through, to be refused with the accepted types named.
       .def("add", [](PyFilter& f, nb::handle keys) { return f.apply(keys, Op::kAdd); },
-           nb::arg("keys"),
+           nb::arg("keys").none(),
            "Add keys. One key: True when it was new. Many: the number that were new.")
       .def("test_and_set",
            [](PyFilter& f, nb::handle keys) { return f.apply(keys, Op::kTestAndSet); },
-           nb::arg("keys"),
+           nb::arg("keys").none(),
            "Whether each key was present before (keys earlier in the same call count), then "
            "add it: the command's dedup keeps the records answered False. One key: a bool; "
            "many: a NumPy bool array.")
       .def("contains", [](PyFilter& f, nb::handle keys) { return f.apply(keys, Op::kContains); },
-           nb::arg("keys"),
+           nb::arg("keys").none(),
            "Whether each key is present (read-only). One key: a bool; many: a NumPy bool array.")
-      .def("__contains__", &PyFilter::contains_one, nb::arg("key"))
+      .def("__contains__", &PyFilter::contains_one, nb::arg("key").none())
       .def("save", &PyFilter::save, nb::arg("path"),
            "Write the command's filter file format to path, crash-safely: a temporary file "
            "beside it, fsync, rename.")
