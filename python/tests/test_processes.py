@@ -114,3 +114,56 @@ def test_a_mapped_file_cut_short_raises_instead_of_ending_python(tmp_path, kind)
     calls = ["contains", "in", "fill", "info", "save", "merge"]
     assert proc.stdout.split("\n")[:-1] == [f"{c} raised True" for c in calls], proc.stdout
     assert not copy.exists()  # save wrote nothing from the zeros
+
+
+# Maps the filter file, tries to write to it, then (after a line on stdin)
+# queries it again: prints what it found.
+MAPPED_WRITER = r"""
+import sys
+import gdedup
+path = sys.argv[1]
+old = [b"old %d" % i for i in range(1000)]
+new = [b"new %d" % i for i in range(1000)]
+mapped = gdedup.Filter.load(path, mmap=True, read_only=True)
+for call in (lambda: mapped.add(new), lambda: mapped.test_and_set(new),
+             lambda: gdedup.Filter.load(path, mmap=True)):
+    try:
+        call()
+        print("written", flush=True)
+    except gdedup.InvalidArgumentError:
+        print("refused", flush=True)
+sys.stdin.readline()  # the other process has saved over the file meanwhile
+print(int(mapped.contains(old).sum()), int(mapped.contains(new).sum()), flush=True)
+"""
+
+
+def test_two_processes_cannot_write_one_mapped_filter(tmp_path):
+    """A mapped filter is never written, by any process: adding keys to it
+    is refused (mmap=True needs read_only=True). A process that adds keys
+    does so in its own copy (a load without mmap) and saves it by rename:
+    the mapping process goes on with the bits it mapped, unharmed, and a
+    new mapping sees the new keys."""
+    path = tmp_path / "shared.gdf"
+    old = [b"old %d" % i for i in range(1000)]
+    new = [b"new %d" % i for i in range(1000)]
+    f = gdedup.Filter(capacity=10_000, fpr=1e-9)
+    f.add(old)
+    f.save(path)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    with subprocess.Popen([sys.executable, "-c", MAPPED_WRITER, str(path)], env=env, text=True,
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE) as other:
+        try:
+            assert [other.stdout.readline() for _ in range(3)] == ["refused\n"] * 3
+            with pytest.raises(gdedup.InvalidArgumentError, match="read_only"):
+                gdedup.Filter.load(path, mmap=True)
+            writable = gdedup.Filter.load(path)
+            writable.add(new)
+            writable.save(path)
+            other.stdin.write("go\n")
+            other.stdin.flush()
+            assert other.stdout.readline() == "1000 0\n"  # its mapped copy, whole
+        finally:
+            other.stdin.close()
+            assert other.wait(timeout=60) == 0
+    remapped = gdedup.Filter.load(path, mmap=True, read_only=True)
+    assert remapped.contains(old).all() and remapped.contains(new).all()
