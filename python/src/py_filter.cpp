@@ -1,5 +1,7 @@
 #include "py_filter.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -55,6 +57,7 @@ class PyFilter {
 
   // add, test_and_set or contains of one key (bytes or str) or many.
   nb::object apply(nb::handle keys, Op op) {
+    check_process();
     if (op != Op::kContains) check_writable();
     if (const std::optional<std::string_view> key = single_key(keys)) {
       check_records();
@@ -97,6 +100,7 @@ class PyFilter {
   }
 
   void save(const std::filesystem::path& path) {
+    check_process();
     nb::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex_);
     engine_->save(path.string(), rules_);
@@ -105,6 +109,8 @@ class PyFilter {
   // ORs `other` into this filter (gdedup merge): the same key rules, and
   // both fixed or both growing by one rule.
   void merge(PyFilter& other) {
+    check_process();
+    other.check_process();
     check_writable();
     if (other.rules_ != rules_) {
       throw UsageError("cannot merge filters whose keys were made by different rules (\"" +
@@ -126,6 +132,31 @@ class PyFilter {
   bool read_only() const { return read_only_; }
   const std::string& path() const { return path_; }
   std::mutex& mutex() { return mutex_; }
+
+  // Before every call, with the GIL held (which orders the calls of this
+  // process's threads). In a process forked from the one that last used
+  // the filter, the first call finds whether a thread of the parent was in
+  // a call when it forked: then the lock is held by a thread this process
+  // has not, and the engine is part way through a call that will never
+  // end here, so the filter refuses every call (it hung at the lock).
+  void check_process() {
+    const pid_t pid = ::getpid();
+    if (pid != pid_) {
+      pid_ = pid;
+      if (mutex_.try_lock()) {
+        mutex_.unlock();
+      } else {
+        forked_in_call_ = true;
+        new (&mutex_) std::mutex;  // its copy is never unlocked here
+      }
+    }
+    if (forked_in_call_) {
+      throw Error("this filter was in a call on another thread when the process forked, and "
+                  "that call never ends in process " + std::to_string(pid) + ": the filter's "
+                  "state here is unknown, so it refuses every call. Fork while no thread uses "
+                  "the filter, or load or make the filter in the forked process.");
+    }
+  }
 
  private:
   void check_writable() const {
@@ -200,6 +231,8 @@ class PyFilter {
   std::string scratch_for_one_;  // used with the GIL held
   bool warned_ = false;  // over capacity, once
   std::mutex mutex_;  // one engine call at a time, taken with the GIL released
+  pid_t pid_ = ::getpid();  // the process that last checked (check_process)
+  bool forked_in_call_ = false;
 };
 
 BackendChoice backend_choice(const std::string& name, std::optional<unsigned> threads, int device) {
@@ -215,6 +248,7 @@ BackendChoice backend_choice(const std::string& name, std::optional<unsigned> th
 // bits of a mapped file found cut short.
 template <class Fn>
 auto locked(PyFilter& f, Fn fn) {
+  f.check_process();
   nb::gil_scoped_release release;
   std::lock_guard<std::mutex> lock(f.mutex());
   auto result = fn(f.engine());

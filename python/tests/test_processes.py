@@ -62,6 +62,47 @@ def test_a_forked_child_uses_a_filter_whose_threads_the_parent_started(tmp_path,
     assert (f.contains(keys) == expected).all()  # the parent's filter is its own
 
 
+@needs_fork
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # fork with threads, Python 3.12+
+def test_a_child_forked_while_another_thread_is_in_a_call_raises_instead_of_hanging():
+    """A fork while a thread is inside a call leaves the child a lock that
+    no thread of it will release, and an engine part way through the call:
+    the child's calls raise (they hung). Children forked between two calls
+    use the filter as usual. Forks are tried until one lands inside a call
+    (nearly all do: the thread is in calls almost all the time)."""
+    import threading
+    keys = gdedup.fingerprint([b"key %d" % i for i in range(300_000)])
+    f = gdedup.Filter(capacity=1_000_000, backend="cpu", threads=2)
+    f.add(keys)
+    running = threading.Event()
+    stop = threading.Event()
+
+    def add_again_and_again():
+        while not stop.is_set():
+            f.add(keys)
+            running.set()
+
+    def child():
+        try:
+            return f.contains(keys[:1000]).all()
+        except gdedup.Error as e:
+            os._exit(3 if "forked" in str(e) else 4)
+
+    thread = threading.Thread(target=add_again_and_again)
+    thread.start()
+    try:
+        assert running.wait(timeout=60)
+        for _ in range(50):  # until a fork lands inside a call
+            status = exit_status_of_forked(child)
+            if status != 0:
+                break
+    finally:
+        stop.set()
+        thread.join()
+    assert status == 3  # refused: not hung, no other error
+    assert f.contains(keys).all()  # the parent's filter is unharmed
+
+
 def run_python(script, *args, timeout=60):
     """Runs `script` in a new Python process: a crash is its exit status."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
