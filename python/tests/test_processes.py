@@ -62,6 +62,32 @@ def test_a_forked_child_uses_a_filter_whose_threads_the_parent_started(tmp_path,
     assert (f.contains(keys) == expected).all()  # the parent's filter is its own
 
 
+# The filter that multiprocessing's forked workers inherit.
+_inherited = None
+
+
+def _contains_all(keys):
+    return bool(_inherited.contains(keys).all())
+
+
+@needs_fork
+def test_a_multiprocessing_pool_of_forked_workers_queries_a_filter_loaded_before():
+    """docs/PYTHON.md's "load, then fork" with the default threads: the
+    workers' calls start threads of their own (the pool hung)."""
+    import multiprocessing
+    global _inherited
+    keys = gdedup.fingerprint([b"key %d" % i for i in range(400_000)])
+    _inherited = gdedup.Filter(capacity=1_000_000, backend="cpu", threads=2)
+    _inherited.add(keys)
+    _inherited.contains(keys)  # the parent's helper threads start here
+    try:
+        with multiprocessing.get_context("fork").Pool(2) as pool:
+            batches = [keys[i::4] for i in range(4)]
+            assert pool.map_async(_contains_all, batches).get(timeout=30) == [True] * 4
+    finally:
+        _inherited = None
+
+
 @needs_fork
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # fork with threads, Python 3.12+
 def test_a_child_forked_while_another_thread_is_in_a_call_raises_instead_of_hanging():

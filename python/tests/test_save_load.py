@@ -169,6 +169,23 @@ def test_mmap_needs_read_only(tmp_path):
     assert str(path) in str(caught.value) and "mmap=True" in str(caught.value)
 
 
+def test_mapped_filters_past_the_guarded_mappings_are_refused(tmp_path):
+    """Each mapped filter takes one of the 256 guards against its file
+    being cut short; past them a mapped load raises, naming the way out,
+    and a guard is free again once its filter is gone."""
+    path = tmp_path / "seen.gdf"
+    gdedup.Filter(capacity=1000).save(path)
+    mapped = []
+    with pytest.raises(gdedup.FileError, match="load it without mmap") as caught:
+        for _ in range(300):
+            mapped.append(gdedup.Filter.load(path, mmap=True, read_only=True))
+    assert str(path) in str(caught.value)
+    assert len(mapped) <= 256
+    mapped.pop()
+    mapped.append(gdedup.Filter.load(path, mmap=True, read_only=True))
+    assert b"a" not in gdedup.Filter.load(path, read_only=True)  # a load without mmap
+
+
 def test_a_damaged_mapped_file_is_refused(tmp_path, urls):
     for path in growing_and_fixed(tmp_path, urls):
         good = path.read_bytes()
