@@ -86,6 +86,8 @@ FilterEngine::FilterEngine(const Sizing& s, const BackendChoice& backend) : choi
   description_ = *first_description_;
 }
 
+namespace {
+
 // [begin, end) of the bit arrays of `layers` that are mapped read-only
 // (all of them or none), or {0, 0}: they lie in one mapping, in order.
 std::pair<uintptr_t, uintptr_t> mapped_span(const std::vector<Filter>& layers) {
@@ -98,6 +100,8 @@ std::pair<uintptr_t, uintptr_t> mapped_span(const std::vector<Filter>& layers) {
   }
   return end == 0 ? std::pair<uintptr_t, uintptr_t>{0, 0} : std::pair{begin, end};
 }
+
+}  // namespace
 
 FilterEngine::FilterEngine(FilterFile file, const BackendChoice& backend, const std::string& path)
     : choice_(backend) {
