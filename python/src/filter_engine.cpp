@@ -175,7 +175,9 @@ const Filter& FilterEngine::at(size_t i) const {
   return growing_ ? growing_->layer(i) : *fixed_;
 }
 
-void FilterEngine::save(const std::string& path, const std::optional<KeyRules>& keys) {
+std::optional<FileStamp> FilterEngine::save(const std::string& path,
+                                            const std::optional<KeyRules>& keys,
+                                            const std::optional<FileStamp>& last_seen) {
   // A gdedup job that saves this filter holds PATH.lock for its life, as
   // every writer of it does (gdedup/path_lock.h): a save now would be
   // replaced by the job's when it ends, its keys lost. Refused at once, not
@@ -193,6 +195,17 @@ void FilterEngine::save(const std::string& path, const std::optional<KeyRules>& 
                     fs::error_text(err),
                 ErrorKind::io);
   }
+  // Under the lock, which every save takes: no other can come between.
+  if (last_seen && last_seen->path == stamp_path(path)) {
+    if (const std::optional<FileStamp> now = file_stamp(path); now && *now != *last_seen) {
+      throw Error("the filter file " + path + " changed since this filter last read or wrote "
+                      "it (another process saved it, or a gdedup job wrote it), so it was not "
+                      "saved: this save would replace the keys added there with this "
+                      "filter's. Merge that file in first (merge(Filter.load(path))), then "
+                      "save; or save to another path",
+                  ErrorKind::input_changed);
+    }
+  }
   if (mapping_guard_) {
     // Bits read from a file cut short meanwhile would be saved as zeros:
     // they are copied and checked first.
@@ -200,14 +213,15 @@ void FilterEngine::save(const std::string& path, const std::optional<KeyRules>& 
     check_mapping();
     copy.rules.keys = keys;
     save_filter_file(copy, path);
-    return;
-  }
-  sync();
-  if (growing_) {
-    save_filter(*growing_, path, keys);
   } else {
-    save_filter(*fixed_, path, keys);
+    sync();
+    if (growing_) {
+      save_filter(*growing_, path, keys);
+    } else {
+      save_filter(*fixed_, path, keys);
+    }
   }
+  return file_stamp(path);
 }
 
 FilterFile FilterEngine::to_file() {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "file_stamp.h"
 #include "fs/mapping_guard.h"
 #include "gdedup/backend_registry.h"
 #include "gdedup/filter.h"
@@ -57,7 +58,12 @@ class FilterEngine {
   // bits.
   void merge(FilterEngine& other);
   // Crash-safe (filter_file.h), with `keys` as the key rules recorded.
-  void save(const std::string& path, const std::optional<KeyRules>& keys);
+  // `last_seen`: the file this filter last read or wrote. A save to its
+  // path while another version lies there (another process saved it since)
+  // is refused with Error (input_changed), the file untouched: it would
+  // lose the keys of that save. Returns the stamp of the file written.
+  std::optional<FileStamp> save(const std::string& path, const std::optional<KeyRules>& keys,
+                                const std::optional<FileStamp>& last_seen);
 
   bool growing() const { return growing_ != nullptr; }
   size_t layer_count() const { return growing_ ? growing_->layer_count() : 1; }

@@ -15,6 +15,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
+#include "file_stamp.h"
 #include "filter_engine.h"
 #include "gdedup/error.h"
 #include "gdedup/filter_summary.h"
@@ -47,13 +48,15 @@ nb::object bool_array(std::unique_ptr<uint8_t[]> answers, size_t n) {
 
 class PyFilter {
  public:
+  // `loaded`: the file it was loaded from, as it was before the load.
   PyFilter(std::unique_ptr<FilterEngine> engine, const KeyRules& rules, bool read_only,
-           std::string path)
+           std::string path, std::optional<FileStamp> loaded)
       : engine_(std::move(engine)),
         rules_(rules),
         hasher_(rules),
         read_only_(read_only),
-        path_(std::move(path)) {}
+        path_(std::move(path)),
+        last_seen_(std::move(loaded)) {}
 
   // add, test_and_set or contains of one key (bytes or str) or many.
   nb::object apply(nb::handle keys, Op op) {
@@ -103,7 +106,7 @@ class PyFilter {
     check_process();
     nb::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex_);
-    engine_->save(path.string(), rules_);
+    last_seen_ = engine_->save(path.string(), rules_, last_seen_);
   }
 
   // ORs `other` into this filter (gdedup merge): the same key rules, and
@@ -124,6 +127,11 @@ class PyFilter {
     } else {
       std::scoped_lock lock(mutex_, other.mutex_);
       engine_->merge(*other.engine_);
+      // This filter now holds the keys of the version of its file that
+      // `other` read: a save over that version loses none.
+      if (last_seen_ && other.last_seen_ && other.last_seen_->path == last_seen_->path) {
+        last_seen_ = other.last_seen_;
+      }
     }
   }
 
@@ -228,6 +236,7 @@ class PyFilter {
   KeyHasher hasher_;
   bool read_only_;
   std::string path_;  // the file it was loaded from, for messages
+  std::optional<FileStamp> last_seen_;  // the file it last read or wrote (FilterEngine::save)
   std::string scratch_for_one_;  // used with the GIL held
   bool warned_ = false;  // over capacity, once
   std::mutex mutex_;  // one engine call at a time, taken with the GIL released
@@ -444,7 +453,7 @@ place. Calls release the GIL; one filter runs one call at a time.)")
             sizing.max_memory = max_memory.value_or(0);
             sizing.block_bits = block_bits.value_or(0);
             auto engine = std::make_unique<FilterEngine>(sizing, backend_choice(backend, threads, device));
-            new (self) PyFilter(std::move(engine), rules, false, "");
+            new (self) PyFilter(std::move(engine), rules, false, "", std::nullopt);
           },
           nb::arg("capacity") = nb::none(), nb::arg("fpr") = nb::none(),
           nb::arg("memory") = nb::none(), nb::arg("backend") = "auto",
@@ -469,14 +478,19 @@ place. Calls release the GIL; one filter runs one call at a time.)")
             }
             std::unique_ptr<FilterEngine> engine;
             KeyRules rules;
+            std::optional<FileStamp> loaded;
             {
               nb::gil_scoped_release release;
+              // Taken before the load: a file replaced during it then
+              // differs at the next save, which is refused rather than
+              // replacing keys this filter never read.
+              loaded = file_stamp(name);
               FilterFile file = mmap ? map_filter_file(name) : load_filter_file(name);
               rules = loaded_key_rules(name, file.rules.keys, key, delimiter, normalize);
               engine = std::make_unique<FilterEngine>(
                   std::move(file), backend_choice(backend, threads, device), name);
             }
-            return new PyFilter(std::move(engine), rules, read_only, name);
+            return new PyFilter(std::move(engine), rules, read_only, name, std::move(loaded));
           },
           nb::arg("path"), nb::arg("mmap") = false, nb::arg("read_only") = false, nb::kw_only(),
           nb::arg("backend") = "auto", nb::arg("threads") = nb::none(),
@@ -505,7 +519,8 @@ place. Calls release the GIL; one filter runs one call at a time.)")
       .def("__contains__", &PyFilter::contains_one, nb::arg("key").none())
       .def("save", &PyFilter::save, nb::arg("path"),
            "Write the command's filter file format to path, crash-safely: a temporary file "
-           "beside it, fsync, rename.")
+           "beside it, fsync, rename. Refused (InputChangedError) when path is the file this "
+           "filter last loaded or saved and another process saved it since: merge it first.")
       .def("merge", &PyFilter::merge, nb::arg("other"),
            "OR another filter into this one, as gdedup merge: the same key rules, and both "
            "fixed with equal parameters or both growing by one rule.")

@@ -234,3 +234,36 @@ def test_two_processes_cannot_write_one_mapped_filter(tmp_path):
             assert other.wait(timeout=60) == 0
     remapped = gdedup.Filter.load(path, mmap=True, read_only=True)
     assert remapped.contains(old).all() and remapped.contains(new).all()
+
+
+ADD_AND_SAVE = r"""
+import sys
+import gdedup
+f = gdedup.Filter.load(sys.argv[1])
+f.add([b"theirs %d" % i for i in range(1000)])
+f.save(sys.argv[1])
+"""
+
+
+def test_a_save_over_keys_another_process_saved_since_the_load_is_refused(tmp_path):
+    """Two processes load one filter file, add keys and save it: the second
+    save would replace the first one's keys, so it raises and leaves the
+    file as it is; merging the file in first keeps both processes' keys."""
+    path = tmp_path / "seen.gdf"
+    gdedup.Filter(capacity=10_000, fpr=1e-9).save(path)
+    ours = [b"ours %d" % i for i in range(1000)]
+    theirs = [b"theirs %d" % i for i in range(1000)]
+    f = gdedup.Filter.load(path)
+    f.add(ours)
+    proc = run_python(ADD_AND_SAVE, path)
+    assert proc.returncode == 0, proc.stderr
+    saved = path.read_bytes()
+    with pytest.raises(gdedup.InputChangedError, match="changed since this filter") as caught:
+        f.save(path)
+    assert str(path) in str(caught.value)
+    assert path.read_bytes() == saved
+    f.merge(gdedup.Filter.load(path))
+    f.save(path)
+    f.save(path)  # its own save is not a change
+    both = gdedup.Filter.load(path)
+    assert both.contains(ours).all() and both.contains(theirs).all()
