@@ -175,9 +175,8 @@ const Filter& FilterEngine::at(size_t i) const {
   return growing_ ? growing_->layer(i) : *fixed_;
 }
 
-std::optional<FileStamp> FilterEngine::save(const std::string& path,
-                                            const std::optional<KeyRules>& keys,
-                                            const std::optional<FileStamp>& last_seen) {
+void FilterEngine::save(const std::string& path, const std::optional<KeyRules>& keys,
+                        std::optional<FileStamp>& last_seen) {
   // A gdedup job that saves this filter holds PATH.lock for its life, as
   // every writer of it does (gdedup/path_lock.h): a save now would be
   // replaced by the job's when it ends, its keys lost. Refused at once, not
@@ -196,8 +195,9 @@ std::optional<FileStamp> FilterEngine::save(const std::string& path,
                 ErrorKind::io);
   }
   // Under the lock, which every save takes: no other can come between.
-  if (last_seen && last_seen->path == stamp_path(path)) {
-    if (const std::optional<FileStamp> now = file_stamp(path); now && *now != *last_seen) {
+  const std::optional<FileStamp> before = file_stamp(path);
+  if (last_seen && before && last_seen->path == before->path) {
+    if (*before != *last_seen) {
       throw Error("the filter file " + path + " changed since this filter last read or wrote "
                       "it (another process saved it, or a gdedup job wrote it), so it was not "
                       "saved: this save would replace the keys added there with this "
@@ -206,6 +206,17 @@ std::optional<FileStamp> FilterEngine::save(const std::string& path,
                   ErrorKind::input_changed);
     }
   }
+  try {
+    write(path, keys);
+  } catch (...) {
+    // Still under the lock: a file there that changed is the one written.
+    if (std::optional<FileStamp> now = file_stamp(path); now != before) last_seen = std::move(now);
+    throw;
+  }
+  last_seen = file_stamp(path);
+}
+
+void FilterEngine::write(const std::string& path, const std::optional<KeyRules>& keys) {
   if (mapping_guard_) {
     // Bits read from a file cut short meanwhile would be saved as zeros:
     // they are copied and checked first.
@@ -213,15 +224,14 @@ std::optional<FileStamp> FilterEngine::save(const std::string& path,
     check_mapping();
     copy.rules.keys = keys;
     save_filter_file(copy, path);
-  } else {
-    sync();
-    if (growing_) {
-      save_filter(*growing_, path, keys);
-    } else {
-      save_filter(*fixed_, path, keys);
-    }
+    return;
   }
-  return file_stamp(path);
+  sync();
+  if (growing_) {
+    save_filter(*growing_, path, keys);
+  } else {
+    save_filter(*fixed_, path, keys);
+  }
 }
 
 FilterFile FilterEngine::to_file() {

@@ -61,9 +61,10 @@ class FilterEngine {
   // `last_seen`: the file this filter last read or wrote. A save to its
   // path while another version lies there (another process saved it since)
   // is refused with Error (input_changed), the file untouched: it would
-  // lose the keys of that save. Returns the stamp of the file written.
-  std::optional<FileStamp> save(const std::string& path, const std::optional<KeyRules>& keys,
-                                const std::optional<FileStamp>& last_seen);
+  // lose the keys of that save. Set to the file written, also when the
+  // save fails after its rename (the folder's fsync).
+  void save(const std::string& path, const std::optional<KeyRules>& keys,
+            std::optional<FileStamp>& last_seen);
 
   bool growing() const { return growing_ != nullptr; }
   size_t layer_count() const { return growing_ ? growing_->layer_count() : 1; }
@@ -99,6 +100,8 @@ class FilterEngine {
 
  private:
   BackendMaker backends();
+  // save's writing, under its lock.
+  void write(const std::string& path, const std::optional<KeyRules>& keys);
   // Copies of the layers and the growth state, as a filter file holds them.
   FilterFile to_file();
   void sync();

@@ -106,7 +106,7 @@ class PyFilter {
     check_process();
     nb::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex_);
-    last_seen_ = engine_->save(path.string(), rules_, last_seen_);
+    engine_->save(path.string(), rules_, last_seen_);
   }
 
   // ORs `other` into this filter (gdedup merge): the same key rules, and
