@@ -196,15 +196,13 @@ void FilterEngine::save(const std::string& path, const std::optional<KeyRules>& 
   }
   // Under the lock, which every save takes: no other can come between.
   const std::optional<FileStamp> before = file_stamp(path);
-  if (last_seen && before && last_seen->path == before->path) {
-    if (*before != *last_seen) {
-      throw Error("the filter file " + path + " changed since this filter last read or wrote "
-                      "it (another process saved it, or a gdedup job wrote it), so it was not "
-                      "saved: this save would replace the keys added there with this "
-                      "filter's. Merge that file in first (merge(Filter.load(path))), then "
-                      "save; or save to another path",
-                  ErrorKind::input_changed);
-    }
+  if (last_seen && before && last_seen->path == before->path && *before != *last_seen) {
+    throw Error("the filter file " + path + " changed since this filter last read or wrote it "
+                    "(another process saved it, or a gdedup job wrote it), so it was not saved: "
+                    "this save would replace the keys added there with this filter's. Merge "
+                    "that file in first (merge(Filter.load(path))), then save; or save to "
+                    "another path",
+                ErrorKind::input_changed);
   }
   try {
     write(path, keys);
