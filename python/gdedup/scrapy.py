@@ -129,6 +129,7 @@ class BloomDupeFilter(BaseDupeFilter):
         self._new_since_save = 0
         self._last_save = time.monotonic()
         self._lock = None
+        self._closed = False
 
         self._seen_filters = [_open_seen_filter(seen, backend) for seen in seen_filters]
         if path is None:
@@ -171,6 +172,11 @@ class BloomDupeFilter(BaseDupeFilter):
         )
 
     def request_seen(self, request):
+        if self._closed:
+            # Its job directory is unlocked: a save now could replace the
+            # file of another crawl that locked it since.
+            raise ValueError("gdedup: request_seen() on a BloomDupeFilter that is closed; "
+                             "make a new one (from_crawler) to check more requests")
         key = self._fingerprinter.fingerprint(request) if self._key == "fingerprint" else request.url
         self._requests += 1
         if any(key in seen for seen in self._seen_filters):
@@ -213,6 +219,10 @@ class BloomDupeFilter(BaseDupeFilter):
         self._new_since_save = 0
 
     def close(self, reason):
+        # Once only, as a file's close: a second would save without the lock.
+        if self._closed:
+            return
+        self._closed = True
         try:
             self._log_stats()
             if self._path is not None:

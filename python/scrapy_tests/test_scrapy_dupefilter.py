@@ -89,6 +89,22 @@ def test_close_saves_a_filter_that_holds_every_request(tmp_path):
     resumed.close("finished")
 
 
+def test_a_closed_filter_refuses_requests_and_saves_no_more(tmp_path):
+    """After close the job directory is unlocked (another crawl may lock it):
+    request_seen raises, and a second close does nothing, as a file's."""
+    dupefilter, _ = make_filter(JOBDIR=str(tmp_path), GDEDUP_SAVE_EVERY_REQUESTS=1)
+    dupefilter.request_seen(Request("http://example.com/a"))
+    dupefilter.close("finished")
+    saved = tmp_path / "gdedup-fingerprints.gdf"
+    saved.unlink()
+    with pytest.raises(ValueError, match="closed"):
+        dupefilter.request_seen(Request("http://example.com/b"))
+    dupefilter.close("finished")
+    assert not saved.exists()
+    other, _ = make_filter(JOBDIR=str(tmp_path))  # the lock was released once
+    other.close("finished")
+
+
 def test_saves_every_n_new_requests(tmp_path):
     dupefilter, crawler = make_filter(JOBDIR=str(tmp_path), GDEDUP_SAVE_EVERY_REQUESTS=3)
     path = tmp_path / "gdedup-fingerprints.gdf"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -85,7 +86,37 @@ FilterEngine::FilterEngine(const Sizing& s, const BackendChoice& backend) : choi
   description_ = *first_description_;
 }
 
-FilterEngine::FilterEngine(FilterFile file, const BackendChoice& backend) : choice_(backend) {
+namespace {
+
+// [begin, end) of the bit arrays of `layers` that are mapped read-only
+// (all of them or none), or {0, 0}: they lie in one mapping, in order.
+std::pair<uintptr_t, uintptr_t> mapped_span(const std::vector<Filter>& layers) {
+  uintptr_t begin = UINTPTR_MAX, end = 0;
+  for (const Filter& layer : layers) {
+    if (!layer.read_only()) continue;
+    const auto at = reinterpret_cast<uintptr_t>(layer.words());
+    begin = std::min(begin, at);
+    end = std::max(end, at + layer.params().bytes());
+  }
+  return end == 0 ? std::pair<uintptr_t, uintptr_t>{0, 0} : std::pair{begin, end};
+}
+
+}  // namespace
+
+FilterEngine::FilterEngine(FilterFile file, const BackendChoice& backend, const std::string& path)
+    : choice_(backend) {
+  if (const auto [begin, end] = mapped_span(file.layers); end != 0) {
+    mapped_path_ = path;
+    mapping_guard_ = std::make_unique<fs::MappingGuard>(reinterpret_cast<const void*>(begin),
+                                                        end - begin);
+    if (!mapping_guard_->taken()) {
+      throw Error("cannot use the mapped filter file " + path + ": this process already maps " +
+                      std::to_string(fs::MappingGuard::kSlots) +
+                      " files, the most that are guarded against being cut short by another "
+                      "program; load it without mmap, or release other mapped filters",
+                  ErrorKind::io);
+    }
+  }
   BackendMaker make = backends();
   if (file.rules.growth) {
     growing_ = std::make_unique<LayeredFilter>(*file.rules.growth, std::move(file.layers),
@@ -95,6 +126,18 @@ FilterEngine::FilterEngine(FilterFile file, const BackendChoice& backend) : choi
     fixed_backend_ = make(*fixed_);
   }
   description_ = *first_description_;
+  check_mapping();  // a device backend copied the bits
+}
+
+void FilterEngine::check_mapping() const {
+  if (!mapping_guard_ || !mapping_guard_->cut()) return;
+  throw Error("the filter file " + mapped_path_ + " was cut short by another program while it "
+                  "was mapped (mmap=True): the bits gone with it read as zeros, so this "
+                  "filter's answers would be wrong, and it refuses every call now. Load the "
+                  "file again once nothing truncates or rewrites it in place (gdedup and save "
+                  "replace a filter file by renaming a new one over it, which a mapped filter "
+                  "survives).",
+              ErrorKind::input_changed);
 }
 
 uint64_t FilterEngine::test_and_set(const uint64_t* fingerprints, uint64_t count,
@@ -132,7 +175,8 @@ const Filter& FilterEngine::at(size_t i) const {
   return growing_ ? growing_->layer(i) : *fixed_;
 }
 
-void FilterEngine::save(const std::string& path, const std::optional<KeyRules>& keys) {
+void FilterEngine::save(const std::string& path, const std::optional<KeyRules>& keys,
+                        std::optional<FileStamp>& last_seen) {
   // A gdedup job that saves this filter holds PATH.lock for its life, as
   // every writer of it does (gdedup/path_lock.h): a save now would be
   // replaced by the job's when it ends, its keys lost. Refused at once, not
@@ -149,6 +193,36 @@ void FilterEngine::save(const std::string& path, const std::optional<KeyRules>& 
     throw Error("cannot lock " + fs::lock_file_for(path) + " to save the filter " + path + ": " +
                     fs::error_text(err),
                 ErrorKind::io);
+  }
+  // Under the lock, which every save takes: no other can come between.
+  const std::optional<FileStamp> before = file_stamp(path);
+  if (last_seen && before && last_seen->path == before->path && *before != *last_seen) {
+    throw Error("the filter file " + path + " changed since this filter last read or wrote it "
+                    "(another process saved it, or a gdedup job wrote it), so it was not saved: "
+                    "this save would replace the keys added there with this filter's. Merge "
+                    "that file in first (merge(Filter.load(path))), then save; or save to "
+                    "another path",
+                ErrorKind::input_changed);
+  }
+  try {
+    write(path, keys);
+  } catch (...) {
+    // Still under the lock: a file there that changed is the one written.
+    if (std::optional<FileStamp> now = file_stamp(path); now != before) last_seen = std::move(now);
+    throw;
+  }
+  last_seen = file_stamp(path);
+}
+
+void FilterEngine::write(const std::string& path, const std::optional<KeyRules>& keys) {
+  if (mapping_guard_) {
+    // Bits read from a file cut short meanwhile would be saved as zeros:
+    // they are copied and checked first.
+    FilterFile copy = to_file();
+    check_mapping();
+    copy.rules.keys = keys;
+    save_filter_file(copy, path);
+    return;
   }
   sync();
   if (growing_) {
@@ -215,6 +289,8 @@ std::string overfull_merge_message(const OverfullLayer& over, size_t layers, boo
 void FilterEngine::merge(FilterEngine& other) {
   FilterFile merged = to_file();
   FilterFile theirs = &other == this ? to_file() : other.to_file();
+  check_mapping();
+  other.check_mapping();
   const FilterRules rules =
       merged_rules({info_of(merged), info_of(theirs)}, {"this filter", "the other filter"}, false);
   merge_layers(merged.layers, std::move(theirs.layers));
@@ -228,6 +304,8 @@ void FilterEngine::merge(FilterEngine& other) {
   std::swap(fixed_, rebuilt.fixed_);
   std::swap(fixed_backend_, rebuilt.fixed_backend_);
   std::swap(growing_, rebuilt.growing_);
+  std::swap(mapped_path_, rebuilt.mapped_path_);
+  std::swap(mapping_guard_, rebuilt.mapping_guard_);
 }
 
 std::optional<FilterEngine::OverCapacity> FilterEngine::over_capacity() const {

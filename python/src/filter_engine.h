@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 
+#include "file_stamp.h"
+#include "fs/mapping_guard.h"
 #include "gdedup/backend_registry.h"
 #include "gdedup/filter.h"
 #include "gdedup/filter_file.h"
@@ -41,8 +43,10 @@ class FilterEngine {
   // Throws UsageError for sizes that cannot be planned or that contradict
   // each other, naming the Python arguments.
   FilterEngine(const Sizing& sizing, const BackendChoice& backend);
-  // The layers and growth rule of a loaded filter file.
-  FilterEngine(FilterFile file, const BackendChoice& backend);
+  // The layers and growth rule of a loaded filter file, named `path` in
+  // errors. The bit arrays of a mapped one (map_filter_file) are guarded:
+  // see check_mapping.
+  FilterEngine(FilterFile file, const BackendChoice& backend, const std::string& path = "");
 
   uint64_t test_and_set(const uint64_t* fingerprints, uint64_t count, uint8_t* was_present);
   void contains(const uint64_t* fingerprints, uint64_t count, uint8_t* present);
@@ -54,7 +58,13 @@ class FilterEngine {
   // bits.
   void merge(FilterEngine& other);
   // Crash-safe (filter_file.h), with `keys` as the key rules recorded.
-  void save(const std::string& path, const std::optional<KeyRules>& keys);
+  // `last_seen`: the file this filter last read or wrote. A save to its
+  // path while another version lies there (another process saved it since)
+  // is refused with Error (input_changed), the file untouched: it would
+  // lose the keys of that save. Set to the file written, also when the
+  // save fails after its rename (the folder's fsync).
+  void save(const std::string& path, const std::optional<KeyRules>& keys,
+            std::optional<FileStamp>& last_seen);
 
   bool growing() const { return growing_ != nullptr; }
   size_t layer_count() const { return growing_ ? growing_->layer_count() : 1; }
@@ -79,11 +89,19 @@ class FilterEngine {
     double fpr_now = 0;
   };
   std::optional<OverCapacity> over_capacity() const;
+  // Throws Error (input_changed) once another program has cut the mapped
+  // filter file short: the pages gone read as zeros since (fs/mapping_guard.h)
+  // rather than ending the process with SIGBUS, so answers read from them
+  // must not be handed out. Called after every use of the bits; every call
+  // fails from then on. Does nothing for a filter in its own memory.
+  void check_mapping() const;
   // "cpu (AVX2, 1 thread)" for the first layer.
   const std::string& description() const { return description_; }
 
  private:
   BackendMaker backends();
+  // save's writing, under its lock.
+  void write(const std::string& path, const std::optional<KeyRules>& keys);
   // Copies of the layers and the growth state, as a filter file holds them.
   FilterFile to_file();
   void sync();
@@ -95,6 +113,10 @@ class FilterEngine {
   std::unique_ptr<LayeredFilter> growing_;
   std::shared_ptr<std::string> first_description_ = std::make_shared<std::string>();
   std::string description_;
+  // A mapped filter's: the file, and the guard of its bit arrays, declared
+  // after the layers so that it ends before their mapping does.
+  std::string mapped_path_;
+  std::unique_ptr<fs::MappingGuard> mapping_guard_;
 };
 
 }  // namespace gdedup::python

@@ -1,6 +1,8 @@
 #include "key_input.h"
 
 #include <cstring>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include <nanobind/ndarray.h>
@@ -16,16 +18,31 @@ std::string type_of(nb::handle object) {
   return nb::type_name(object.type()).c_str();
 }
 
+// str(object).
+std::string text_of(nb::handle object) {
+  PyObject* text = PyObject_Str(object.ptr());
+  if (text == nullptr) throw nb::python_error();
+  return nb::steal<nb::str>(text).c_str();
+}
+
+// The TypeError for an array of numbers that are not fingerprints: `what`
+// describes it ("a 2-dimensional array").
+[[noreturn]] void refuse_array(nb::handle keys, const std::string& what) {
+  std::string dtype = "another dtype";
+  if (nb::hasattr(keys, "dtype")) dtype = "dtype " + text_of(keys.attr("dtype"));
+  throw nb::type_error(("an array of keys must be a 1-dimensional NumPy uint64 array of "
+                        "fingerprints (gdedup.fingerprint makes them) in the machine's byte "
+                        "order, not " + what + " of " + dtype + "; accepted: " +
+                        kAcceptedKeys).c_str());
+}
+
 // True when `keys` is an array (NumPy, or anything with the buffer protocol
 // or DLPack) with a dtype nanobind reads; then it must be 1-D uint64.
 bool add_array(nb::handle keys, KeyInput& input) {
   nb::ndarray<nb::ro, nb::device::cpu> array;
   if (!nb::try_cast(keys, array, false)) return false;
   if (array.dtype() != nb::dtype<uint64_t>() || array.ndim() != 1) {
-    throw nb::type_error(("an array of keys must be a 1-dimensional NumPy uint64 array of "
-                          "fingerprints (gdedup.fingerprint makes them), not a " +
-                          std::to_string(array.ndim()) + "-dimensional array of another dtype; "
-                          "accepted: " + kAcceptedKeys).c_str());
+    refuse_array(keys, "a " + std::to_string(array.ndim()) + "-dimensional array");
   }
   const uint64_t n = array.shape(0);
   const auto* data = static_cast<const uint64_t*>(array.data());
@@ -124,6 +141,14 @@ KeyInput key_input(nb::handle keys, const KeyHasher& hasher, const std::string& 
     return input;
   }
   if (add_array(keys, input)) return input;
+  // A NumPy array of numbers that nanobind does not read (another byte
+  // order, a date): its items are numbers, not keys, whatever the order.
+  if (nb::hasattr(keys, "dtype") && nb::hasattr(keys.attr("dtype"), "kind")) {
+    const std::string kind = text_of(keys.attr("dtype").attr("kind"));
+    if (kind.size() == 1 && std::string_view("biufcmM").find(kind[0]) != std::string_view::npos) {
+      refuse_array(keys, "an array");
+    }
+  }
   add_objects(keys, input, hasher, refuse_records);
   return input;
 }

@@ -59,7 +59,8 @@ NB_MODULE(_core, m) {
   using namespace gdedup::python;
   bind_errors(m);
   bind_filter(m);
-  m.def("fingerprint", &fingerprints, nb::arg("keys"), nb::kw_only(),
+  // keys=None is let through, to be refused with the accepted types named.
+  m.def("fingerprint", &fingerprints, nb::arg("keys").none(), nb::kw_only(),
         nb::arg("key") = nb::none(), nb::arg("delimiter") = nb::none(),
         nb::arg("normalize") = nb::none(), nb::arg("seed") = nb::none(),
         "The command's fingerprints (XXH3-64 with the seed, after the key rules key=, "

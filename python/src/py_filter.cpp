@@ -1,5 +1,7 @@
 #include "py_filter.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -13,6 +15,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
+#include "file_stamp.h"
 #include "filter_engine.h"
 #include "gdedup/error.h"
 #include "gdedup/filter_summary.h"
@@ -45,16 +48,19 @@ nb::object bool_array(std::unique_ptr<uint8_t[]> answers, size_t n) {
 
 class PyFilter {
  public:
+  // `loaded`: the file it was loaded from, as it was before the load.
   PyFilter(std::unique_ptr<FilterEngine> engine, const KeyRules& rules, bool read_only,
-           std::string path)
+           std::string path, std::optional<FileStamp> loaded)
       : engine_(std::move(engine)),
         rules_(rules),
         hasher_(rules),
         read_only_(read_only),
-        path_(std::move(path)) {}
+        path_(std::move(path)),
+        last_seen_(std::move(loaded)) {}
 
   // add, test_and_set or contains of one key (bytes or str) or many.
   nb::object apply(nb::handle keys, Op op) {
+    check_process();
     if (op != Op::kContains) check_writable();
     if (const std::optional<std::string_view> key = single_key(keys)) {
       check_records();
@@ -65,6 +71,7 @@ class PyFilter {
         nb::gil_scoped_release release;
         std::lock_guard<std::mutex> lock(mutex_);
         run(&fp, 1, op, &answer);
+        engine_->check_mapping();
         if (op != Op::kContains) over = engine_->over_capacity();
       }
       warn_once(over);
@@ -78,6 +85,7 @@ class PyFilter {
       nb::gil_scoped_release release;
       std::lock_guard<std::mutex> lock(mutex_);
       fresh = run_input(input, op, answers.get());
+      engine_->check_mapping();
       if (op != Op::kContains) over = engine_->over_capacity();
     }
     warn_once(over);
@@ -95,14 +103,17 @@ class PyFilter {
   }
 
   void save(const std::filesystem::path& path) {
+    check_process();
     nb::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex_);
-    engine_->save(path.string(), rules_);
+    engine_->save(path.string(), rules_, last_seen_);
   }
 
   // ORs `other` into this filter (gdedup merge): the same key rules, and
   // both fixed or both growing by one rule.
   void merge(PyFilter& other) {
+    check_process();
+    other.check_process();
     check_writable();
     if (other.rules_ != rules_) {
       throw UsageError("cannot merge filters whose keys were made by different rules (\"" +
@@ -116,6 +127,11 @@ class PyFilter {
     } else {
       std::scoped_lock lock(mutex_, other.mutex_);
       engine_->merge(*other.engine_);
+      // This filter now holds the keys of the version of its file that
+      // `other` read: a save over that version loses none.
+      if (last_seen_ && other.last_seen_ && other.last_seen_->path == last_seen_->path) {
+        last_seen_ = other.last_seen_;
+      }
     }
   }
 
@@ -124,6 +140,31 @@ class PyFilter {
   bool read_only() const { return read_only_; }
   const std::string& path() const { return path_; }
   std::mutex& mutex() { return mutex_; }
+
+  // Before every call, with the GIL held (which orders the calls of this
+  // process's threads). In a process forked from the one that last used
+  // the filter, the first call finds whether a thread of the parent was in
+  // a call when it forked: then the lock is held by a thread this process
+  // has not, and the engine is part way through a call that will never
+  // end here, so the filter refuses every call (it hung at the lock).
+  void check_process() {
+    const pid_t pid = ::getpid();
+    if (pid != pid_) {
+      pid_ = pid;
+      if (mutex_.try_lock()) {
+        mutex_.unlock();
+      } else {
+        forked_in_call_ = true;
+        new (&mutex_) std::mutex;  // its copy is never unlocked here
+      }
+    }
+    if (forked_in_call_) {
+      throw Error("this filter was in a call on another thread when the process forked, and "
+                  "that call never ends in process " + std::to_string(pid) + ": the filter's "
+                  "state here is unknown, so it refuses every call. Fork while no thread uses "
+                  "the filter, or load or make the filter in the forked process.");
+    }
+  }
 
  private:
   void check_writable() const {
@@ -195,9 +236,12 @@ class PyFilter {
   KeyHasher hasher_;
   bool read_only_;
   std::string path_;  // the file it was loaded from, for messages
+  std::optional<FileStamp> last_seen_;  // the file it last read or wrote (FilterEngine::save)
   std::string scratch_for_one_;  // used with the GIL held
   bool warned_ = false;  // over capacity, once
   std::mutex mutex_;  // one engine call at a time, taken with the GIL released
+  pid_t pid_ = ::getpid();  // the process that last checked (check_process)
+  bool forked_in_call_ = false;
 };
 
 BackendChoice backend_choice(const std::string& name, std::optional<unsigned> threads, int device) {
@@ -209,12 +253,16 @@ BackendChoice backend_choice(const std::string& name, std::optional<unsigned> th
 }
 
 // fn(engine) with the GIL released and the filter's lock held: a call from
-// another thread may be running on it.
+// another thread may be running on it. Its result is not handed out from
+// bits of a mapped file found cut short.
 template <class Fn>
 auto locked(PyFilter& f, Fn fn) {
+  f.check_process();
   nb::gil_scoped_release release;
   std::lock_guard<std::mutex> lock(f.mutex());
-  return fn(f.engine());
+  auto result = fn(f.engine());
+  f.engine().check_mapping();
+  return result;
 }
 
 struct LayerPlan {
@@ -405,7 +453,7 @@ place. Calls release the GIL; one filter runs one call at a time.)")
             sizing.max_memory = max_memory.value_or(0);
             sizing.block_bits = block_bits.value_or(0);
             auto engine = std::make_unique<FilterEngine>(sizing, backend_choice(backend, threads, device));
-            new (self) PyFilter(std::move(engine), rules, false, "");
+            new (self) PyFilter(std::move(engine), rules, false, "", std::nullopt);
           },
           nb::arg("capacity") = nb::none(), nb::arg("fpr") = nb::none(),
           nb::arg("memory") = nb::none(), nb::arg("backend") = "auto",
@@ -430,14 +478,19 @@ place. Calls release the GIL; one filter runs one call at a time.)")
             }
             std::unique_ptr<FilterEngine> engine;
             KeyRules rules;
+            std::optional<FileStamp> loaded;
             {
               nb::gil_scoped_release release;
+              // Taken before the load: a file replaced during it then
+              // differs at the next save, which is refused rather than
+              // replacing keys this filter never read.
+              loaded = file_stamp(name);
               FilterFile file = mmap ? map_filter_file(name) : load_filter_file(name);
               rules = loaded_key_rules(name, file.rules.keys, key, delimiter, normalize);
-              engine = std::make_unique<FilterEngine>(std::move(file),
-                                                      backend_choice(backend, threads, device));
+              engine = std::make_unique<FilterEngine>(
+                  std::move(file), backend_choice(backend, threads, device), name);
             }
-            return new PyFilter(std::move(engine), rules, read_only, name);
+            return new PyFilter(std::move(engine), rules, read_only, name, std::move(loaded));
           },
           nb::arg("path"), nb::arg("mmap") = false, nb::arg("read_only") = false, nb::kw_only(),
           nb::arg("backend") = "auto", nb::arg("threads") = nb::none(),
@@ -450,22 +503,24 @@ place. Calls release the GIL; one filter runs one call at a time.)")
           "read-only and shared and uses its bits in place, so that processes mapping one file "
           "share one copy in the page cache; the file must be version 4 (written by this "
           "release), every checksum is verified as by a load (docs/PYTHON.md).")
+      // keys=None is let through, to be refused with the accepted types named.
       .def("add", [](PyFilter& f, nb::handle keys) { return f.apply(keys, Op::kAdd); },
-           nb::arg("keys"),
+           nb::arg("keys").none(),
            "Add keys. One key: True when it was new. Many: the number that were new.")
       .def("test_and_set",
            [](PyFilter& f, nb::handle keys) { return f.apply(keys, Op::kTestAndSet); },
-           nb::arg("keys"),
+           nb::arg("keys").none(),
            "Whether each key was present before (keys earlier in the same call count), then "
            "add it: the command's dedup keeps the records answered False. One key: a bool; "
            "many: a NumPy bool array.")
       .def("contains", [](PyFilter& f, nb::handle keys) { return f.apply(keys, Op::kContains); },
-           nb::arg("keys"),
+           nb::arg("keys").none(),
            "Whether each key is present (read-only). One key: a bool; many: a NumPy bool array.")
-      .def("__contains__", &PyFilter::contains_one, nb::arg("key"))
+      .def("__contains__", &PyFilter::contains_one, nb::arg("key").none())
       .def("save", &PyFilter::save, nb::arg("path"),
            "Write the command's filter file format to path, crash-safely: a temporary file "
-           "beside it, fsync, rename.")
+           "beside it, fsync, rename. Refused (InputChangedError) when path is the file this "
+           "filter last loaded or saved and another process saved it since: merge it first.")
       .def("merge", &PyFilter::merge, nb::arg("other"),
            "OR another filter into this one, as gdedup merge: the same key rules, and both "
            "fixed with equal parameters or both growing by one rule.")

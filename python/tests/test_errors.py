@@ -10,7 +10,9 @@ import pytest
 import gdedup
 
 
-@pytest.mark.parametrize("keys", [[b"a", 1], [b"a", None], [bytearray(b"x")]])
+@pytest.mark.parametrize("keys", [[b"a", 1], [b"a", None], [bytearray(b"x")], [b"a", [b"b"]],
+                                  [[[b"a"]]], (b"a", (b"b",)),
+                                  np.array([b"a", None], dtype=object)])
 def test_a_key_that_is_not_bytes_or_str(keys):
     f = gdedup.Filter(capacity=10)
     with pytest.raises(TypeError, match="must be bytes or str"):
@@ -18,7 +20,7 @@ def test_a_key_that_is_not_bytes_or_str(keys):
     assert f.insertions == 0     # nothing was added before the refusal
 
 
-@pytest.mark.parametrize("keys", [42, 3.5, object()])
+@pytest.mark.parametrize("keys", [42, 3.5, object(), None])
 def test_keys_of_no_accepted_type(keys):
     f = gdedup.Filter(capacity=10)
     for op in (f.add, f.test_and_set, f.contains):
@@ -29,10 +31,17 @@ def test_keys_of_no_accepted_type(keys):
 
 
 @pytest.mark.parametrize("array", [np.arange(3, dtype=np.int64),
-                                   np.zeros((2, 2), dtype=np.uint64)])
+                                   np.zeros((2, 2), dtype=np.uint64),
+                                   np.zeros(3, dtype=np.float16),
+                                   np.arange(3, dtype=">u8"),  # not the machine's byte order
+                                   np.array(["2020-01-01"], dtype="datetime64[D]")])
 def test_arrays_other_than_1d_uint64(array):
-    with pytest.raises(TypeError, match="1-dimensional NumPy uint64"):
-        gdedup.Filter(capacity=10).contains(array)
+    f = gdedup.Filter(capacity=10)
+    for op in (f.add, f.test_and_set, f.contains, gdedup.fingerprint):
+        with pytest.raises(TypeError, match="1-dimensional NumPy uint64") as e:
+            op(array)
+        assert f"dtype {array.dtype}" in str(e.value)
+    assert f.insertions == 0
 
 
 def test_arrow_types_without_keys():

@@ -1,6 +1,8 @@
 """Filter operations against an exact oracle (a Python set), at a rate low
 enough (1e-9) that a false positive among these keys is not expected."""
 
+import os
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -177,3 +179,20 @@ def test_past_its_plan_a_filter_that_cannot_grow_warns_once():
     with pytest.warns(RuntimeWarning, match="max_memory"):
         capped.add([str(i).encode() for i in range(5000)])
     assert capped.layers == 1
+
+
+@pytest.mark.skipif(os.environ.get("GDEDUP_BIG_TESTS") != "1",
+                    reason="a 2 GiB key: about 10 s and 4 GiB of memory; set GDEDUP_BIG_TESTS=1")
+def test_a_key_past_2_gib_is_hashed_whole():
+    """Sizes past 31 and 32 bits: the key is hashed whole (the command's
+    record limit does not apply to keys handed over one by one), and a
+    field key past byte 2**31 is found where it is."""
+    big = b"\tX".rjust((1 << 31) + 10, b"a")  # one record, fields a...a and X
+    f = gdedup.Filter(capacity=10)
+    assert f.add(big) and big in f and not f.add([big])
+    assert b"a" * 100 not in f
+    assert gdedup.fingerprint(big.decode()) == gdedup.fingerprint(big)
+    field = gdedup.Filter(capacity=10, key="field:2")
+    assert field.add([big]) == 1
+    assert b"other\tX" in field  # the same second field
+    assert gdedup.fingerprint([big], key="field:2")[0] == gdedup.fingerprint(b"X")

@@ -169,6 +169,23 @@ def test_mmap_needs_read_only(tmp_path):
     assert str(path) in str(caught.value) and "mmap=True" in str(caught.value)
 
 
+def test_mapped_filters_past_the_guarded_mappings_are_refused(tmp_path):
+    """Each mapped filter takes one of the 256 guards against its file
+    being cut short; past them a mapped load raises, naming the way out,
+    and a guard is free again once its filter is gone."""
+    path = tmp_path / "seen.gdf"
+    gdedup.Filter(capacity=1000).save(path)
+    mapped = []
+    with pytest.raises(gdedup.FileError, match="load it without mmap") as caught:
+        for _ in range(300):
+            mapped.append(gdedup.Filter.load(path, mmap=True, read_only=True, backend="cpu"))
+    assert str(path) in str(caught.value)
+    assert len(mapped) <= 256
+    mapped.pop()
+    mapped.append(gdedup.Filter.load(path, mmap=True, read_only=True, backend="cpu"))
+    assert b"a" not in gdedup.Filter.load(path, read_only=True)  # a load without mmap
+
+
 def test_a_damaged_mapped_file_is_refused(tmp_path, urls):
     for path in growing_and_fixed(tmp_path, urls):
         good = path.read_bytes()
@@ -294,7 +311,8 @@ def test_a_read_only_filter_loaded_before_fork_is_shared_not_copied(tmp_path):
     new_keys = gdedup.fingerprint([b"new %d" % i for i in range(400_000)])
     f.add(keys[::2])
     f.save(tmp_path / "seen.gdf")
-    # One thread each: a forked child has no other threads to run on.
+    # One thread each: the stacks of helper threads the child starts would
+    # count in its private memory.
     shared = gdedup.Filter.load(tmp_path / "seen.gdf", read_only=True, backend="cpu", threads=1)
     writable = gdedup.Filter.load(tmp_path / "seen.gdf", backend="cpu", threads=1)
     expected = shared.contains(keys)

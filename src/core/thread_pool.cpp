@@ -1,5 +1,8 @@
 #include "core/thread_pool.h"
 
+#include <unistd.h>
+
+#include <new>
 #include <string>
 #include <system_error>
 
@@ -28,6 +31,7 @@ void Barrier::abort() {
 }
 
 ThreadPool::~ThreadPool() {
+  forget_helpers_after_fork();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     ending_ = true;
@@ -36,7 +40,36 @@ ThreadPool::~ThreadPool() {
   for (std::thread& helper : helpers_) helper.join();
 }
 
+void ThreadPool::forget_helpers_after_fork() {
+  if (helpers_.empty() || helpers_pid_ == ::getpid()) return;
+  // The std::threads name the parent's threads, whose records the child's
+  // C library has already reused: joining or detaching them acts on freed
+  // records, and destroying them joinable ends the process. They are kept,
+  // never touched again, where a leak checker still reaches them.
+  static std::mutex forgotten_mutex;
+  static auto* forgotten = new std::vector<std::thread>;
+  {
+    std::lock_guard<std::mutex> lock(forgotten_mutex);
+    for (std::thread& helper : helpers_) forgotten->push_back(std::move(helper));
+  }
+  helpers_.clear();
+  // A helper may have held the mutex, or waited on a condition variable,
+  // when the parent forked: their copies here may never be released. They
+  // are made anew in place; no thread of this process uses them.
+  new (&mutex_) std::mutex;
+  new (&call_posted_) std::condition_variable;
+  new (&parts_ended_) std::condition_variable;
+  fn_ = nullptr;
+  barrier_ = nullptr;
+  parts_ = 0;
+  running_ = 0;
+  call_ = 0;
+  ending_ = false;
+  failure_ = nullptr;
+}
+
 void ThreadPool::start_helpers(unsigned count) {
+  if (helpers_.empty()) helpers_pid_ = ::getpid();
   while (helpers_.size() < count) {
     const auto part = static_cast<unsigned>(helpers_.size()) + 1;
     try {
@@ -52,6 +85,7 @@ void ThreadPool::start_helpers(unsigned count) {
 }
 
 void ThreadPool::run(unsigned parts, const std::function<void(unsigned)>& fn, Barrier* barrier) {
+  forget_helpers_after_fork();
   start_helpers(parts - 1);
   {
     std::lock_guard<std::mutex> lock(mutex_);

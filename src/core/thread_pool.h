@@ -3,7 +3,13 @@
 // that started its helpers on every call paid that on every batch. The pool
 // starts a helper the first time a call needs it and keeps it, parked on a
 // condition variable, until the pool ends.
+//
+// A process forked from one that used the pool has none of its helpers
+// (fork copies only the calling thread): the first call in the child finds
+// the pool's process gone and starts helpers of its own.
 #pragma once
+
+#include <sys/types.h>
 
 #include <condition_variable>
 #include <cstdint>
@@ -56,6 +62,10 @@ class ThreadPool {
   void run(unsigned parts, const std::function<void(unsigned)>& fn, Barrier* barrier);
 
  private:
+  // In a process forked since the helpers started: forgets them (they are
+  // not in this process) and makes the pool as new, so that run() starts
+  // helpers here and the destructor waits for none.
+  void forget_helpers_after_fork();
   void start_helpers(unsigned count);
   void serve(unsigned part);
   void run_part(unsigned part);
@@ -65,6 +75,7 @@ class ThreadPool {
   std::condition_variable call_posted_;
   std::condition_variable parts_ended_;
   std::vector<std::thread> helpers_;  // helpers_[i] runs part i + 1
+  pid_t helpers_pid_ = 0;  // the process the helpers run in
   // The call in progress; guarded by mutex_.
   const std::function<void(unsigned)>* fn_ = nullptr;
   Barrier* barrier_ = nullptr;
