@@ -42,7 +42,6 @@ Filter new_fixed_filter(const JobOptions& o, const SizingRequest& request, Input
 
 Checkpoint load_for_resume(const JobOptions& o, const SizingRequest& request,
                            InputFormat format, const std::optional<GrowthState>& requested) {
-  require_checkpoint(o);
   Checkpoint ck = load_checkpoint(o.checkpoint.path);
   check_resume_growth(o, ck.state, requested);
   if (!ck.state.growth) check_resume_sizing(o, request, format, ck.filter.params());
@@ -205,8 +204,10 @@ int run_job(const JobOptions& options, JobKind kind) {
   // The rules the saved filter records: its own where it has them.
   KeyRules saved_rules = key_rules;
   // Returned, never moved: a fixed filter's backend works on it in place.
+  FilterFileCheck filter_file_check = FilterFileCheck::kUnchanged;
   JobFilter job = [&]() -> JobFilter {
     if (o.checkpoint.resume) {
+      filter_file_check = check_resume_files(o, saves_filter, true);
       // The file is still the one the run started from: its rules stand.
       if (filter_existed) {
         if (auto keys = read_filter_info(o.filter_path).rules.keys) saved_rules = *keys;
@@ -243,6 +244,7 @@ int run_job(const JobOptions& options, JobKind kind) {
   run.resume = o.checkpoint.resume ? &job.resume_state() : nullptr;
   run.stop = stop;
   run.keep_checkpoint = saves_filter;
+  run.saved_filter = saves_filter ? o.filter_path : "";
   bool began = false;  // a batch went through: the files may have changed
   LayeredFilter* growing = job.growing();
   run.on_progress = [&progress, &began, growing](const Progress& p) {
@@ -290,6 +292,9 @@ int run_job(const JobOptions& options, JobKind kind) {
   }
 
   job.sync_to_host();
+  if (filter_file_check == FilterFileCheck::kCompareAtEnd) {
+    require_own_filter_file(o, job, saved_rules);
+  }
   if (saves_filter) {
     if (growing) {
       save_filter(*growing, o.filter_path, saved_rules);
