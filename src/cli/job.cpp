@@ -203,8 +203,8 @@ int run_job(const JobOptions& options, JobKind kind) {
   const KeyRules key_rules = command_key_rules(format, keys, o.record_separator());
   // The rules the saved filter records: its own where it has them.
   KeyRules saved_rules = key_rules;
-  // Returned, never moved: a fixed filter's backend works on it in place.
   FilterFileCheck filter_file_check = FilterFileCheck::kUnchanged;
+  // Returned, never moved: a fixed filter's backend works on it in place.
   JobFilter job = [&]() -> JobFilter {
     if (o.checkpoint.resume) {
       filter_file_check = check_resume_files(o, saves_filter, true);
