@@ -1042,8 +1042,8 @@ TEST(CliCheckpoint, AResumeWithOtherInputsNamesThem) {
   cli_test::write_file(job.dir() / "more.txt", make_records(100000, 100000, 18));
   r = run(with(estimated, {"--resume", "-q", job.dir() / "more.txt"}));
   EXPECT_EQ(r.status, 1) << r.err;
-  EXPECT_TRUE(contains(r.err, "the input option differs: the checkpoint was written with 1 "
-                              "inputs, this run has 2"))
+  EXPECT_TRUE(contains(r.err, "the input list differs: the checkpoint was written with 1 "
+                              "input, this run has 2 inputs"))
       << r.err;
   EXPECT_FALSE(contains(r.err, "first layer")) << r.err;
 }

@@ -68,15 +68,21 @@ void check_same_filter(const ResumeState& state, const RunFilter& filter) {
 
 // The input list: as many inputs, by the same paths.
 void check_input_paths(const ResumeState& state, const std::vector<std::string>& inputs) {
+  auto differs = [&](const std::string& saved, const std::string& now) {
+    const std::string from = state.loaded_from.empty() ? "" : " " + state.loaded_from;
+    throw Error("cannot resume from checkpoint" + from + ": the input list differs: the "
+                    "checkpoint was written with " + saved + ", this run has " + now +
+                    "; resume with the inputs of the interrupted run",
+                ErrorKind::resume_mismatch);
+  };
+  auto count = [](size_t n) { return std::to_string(n) + (n == 1 ? " input" : " inputs"); };
   if (state.inputs.size() != inputs.size()) {
-    option_differs(state, "input", std::to_string(state.inputs.size()) + " inputs",
-                   std::to_string(inputs.size()));
+    differs(count(state.inputs.size()), count(inputs.size()));
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (state.inputs[i].path != inputs[i]) {
-      option_differs(state, "input", "input " + std::to_string(i + 1) + " " +
-                                         quoted(state.inputs[i].path),
-                     quoted(inputs[i]));
+      differs("input " + std::to_string(i + 1) + " " + quoted(state.inputs[i].path),
+              quoted(inputs[i]));
     }
   }
 }

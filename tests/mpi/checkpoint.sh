@@ -277,7 +277,7 @@ case_refusals() {
   run_mpi 2 dedup other.txt -o out.txt -f f.gdf --capacity 5000 --no-grow --piece-bytes 2K \
     --checkpoint ck --resume
   expect_failure
-  one_message "the input option differs"
+  one_message "the input list differs"
   run_mpi 2 "${JOB[@]}" --resume --key field:1
   expect_failure
   one_message "the key option differs"
