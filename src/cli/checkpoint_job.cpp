@@ -122,7 +122,11 @@ FilterFileCheck check_resume_files(const JobOptions& o, bool saves_filter,
 }
 
 void require_own_filter_file(const JobOptions& o, JobFilter& job, const KeyRules& rules) {
-  if (file_exists(o.filter_path) && file_holds(o.filter_path, job, rules)) return;
+  try {
+    if (file_exists(o.filter_path) && file_holds(o.filter_path, job, rules)) return;
+  } catch (const Error&) {
+    // Not a filter file this job could have saved (damaged, another kind).
+  }
   throw Error("the job completed, but its filter was not saved to " + o.filter_path +
                   ", which another job saved or removed while this one was stopped: saving "
                   "this job's filter over it would lose what that job did. The checkpoint " +
