@@ -187,6 +187,17 @@ int64_t interrupted_at(const std::string& err) {
 
 // ----------------------------------------------------------------- kill loop
 
+// The temporary files of the output `out` beside it, OUT.tmp.XXXXXX.
+std::vector<std::string> output_temporaries(const std::string& out) {
+  const std::filesystem::path path(out);
+  const std::string prefix = path.filename().string() + ".tmp.";
+  std::vector<std::string> found;
+  for (const auto& e : std::filesystem::directory_iterator(path.parent_path())) {
+    if (e.path().filename().string().rfind(prefix, 0) == 0) found.push_back(e.path().string());
+  }
+  return found;
+}
+
 constexpr uint64_t kLoopRecords = 2'000'000;
 // Two slices of 16,384 keys: enough for the CPU backend to split each batch
 // over the two threads the loop asks for.
@@ -255,6 +266,10 @@ void CliCheckpointKillLoop::loop(int sig, uint64_t seed, Counts& c) {
   int attempts = 0;
   while (c.signals < kSignalsPerLoop) {
     for (const std::string& path : {out, filter, ck, ck + ".tmp"}) std::remove(path.c_str());
+    for (const std::string& path : output_temporaries(out)) std::remove(path.c_str());
+    // Only a fresh run killed before its first checkpoint may leave an
+    // output's temporary file no checkpoint names.
+    int unnamed_allowed = 0;
     bool resume = false;
     for (;;) {
       ASSERT_LT(++attempts, 400) << "the loop is not converging";
@@ -306,6 +321,7 @@ void CliCheckpointKillLoop::loop(int sig, uint64_t seed, Counts& c) {
       }
       if (status == 1 && resume && contains(err, "no checkpoint at " + ck + " to resume from")) {
         ++c.no_checkpoint;
+        ++unnamed_allowed;
         resume = false;
         continue;
       }
@@ -317,6 +333,8 @@ void CliCheckpointKillLoop::loop(int sig, uint64_t seed, Counts& c) {
     ASSERT_TRUE(cli_test::same_bytes(cli_test::read_file(filter), reference_filter_))
         << "filter of round " << c.rounds;
     EXPECT_FALSE(cli_test::exists(ck)) << "a completed run leaves no checkpoint";
+    EXPECT_LE(output_temporaries(out).size(), static_cast<size_t>(unnamed_allowed))
+        << "round " << c.rounds;
   }
 }
 
@@ -975,15 +993,8 @@ Result run_killed_at(const std::string& at, const std::vector<std::string>& args
   return run(spec);
 }
 
-// The output's temporary files beside it, OUT.tmp.XXXXXX.
 std::vector<std::string> temporaries_of(const StoppedJob& job) {
-  std::vector<std::string> found;
-  for (const auto& e : std::filesystem::directory_iterator(job.dir().path())) {
-    if (e.path().filename().string().rfind("out.txt.tmp.", 0) == 0) {
-      found.push_back(e.path().string());
-    }
-  }
-  return found;
+  return output_temporaries(job.output());
 }
 
 // A job killed after it renamed its output, before it removed its
