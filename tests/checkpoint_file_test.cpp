@@ -1,7 +1,8 @@
 // Checkpoint files: exact round trips of filter and resume state, fixed and
 // growing, refusal of every damaged, truncated, extended, foreign or
 // other-version file with a message that names it, version 4 files loaded
-// as a fixed filter, and a failed write that leaves the old file intact.
+// as a fixed filter, version 5 ones without the filter file, and a failed
+// write that leaves the old file intact.
 #include "gdedup/checkpoint.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,9 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include "failing_replacement.h"
 #include "file_util.h"
@@ -123,7 +127,7 @@ TEST_F(CheckpointFileTest, HeaderFieldsSitWhereTheFormatSays) {
   save_checkpoint(filter, sample_state(), path("ck"));
   const Bytes file = read_bytes(path("ck"));
   EXPECT_EQ(std::memcmp(file.data(), "GDEDUPCK", 8), 0);
-  EXPECT_EQ(cf::get_u32(&file[cf::kOffVersion]), 5u);
+  EXPECT_EQ(cf::get_u32(&file[cf::kOffVersion]), 6u);
   EXPECT_EQ(cf::get_u64(&file[cf::kOffNumBlocks]), 4u);
   EXPECT_EQ(cf::get_u64(&file[cf::kOffPayloadBytes]), 128u);
   const uint64_t state_bytes = cf::get_u64(&file[cf::kOffStateBytes]);
@@ -187,7 +191,7 @@ TEST_F(CheckpointFileTest, EveryTruncationAndAppendedByteIsRefused) {
 
 TEST_F(CheckpointFileTest, OtherVersionIsRefusedNamingBothVersions) {
   save_checkpoint(small_filter(), sample_state(), path("good"));
-  for (uint32_t version : {0u, 1u, 2u, 3u, 6u, 77u}) {
+  for (uint32_t version : {0u, 1u, 2u, 3u, 7u, 77u}) {
     Bytes file = read_bytes(path("good"));
     cf::put_u32(&file[cf::kOffVersion], version);
     cf::put_u64(&file[cf::kOffHeaderChecksum], cf::header_checksum(file.data()));
@@ -195,13 +199,38 @@ TEST_F(CheckpointFileTest, OtherVersionIsRefusedNamingBothVersions) {
     const std::string message = load_error(path("other"));
     EXPECT_NE(message.find("format version " + std::to_string(version)), std::string::npos)
         << message;
-    EXPECT_NE(message.find("reads versions 4 to 5"), std::string::npos) << message;
+    EXPECT_NE(message.find("reads versions 4 to 6"), std::string::npos) << message;
   }
 }
 
-// A version 5 file of a fixed filter rewritten as version 4 wrote it: no
-// growth section, the header's bytes from 96 zero.
+// The state section of a checkpoint without its last `bytes` bytes, its
+// length and checksum sealed again.
+void cut_state(Bytes& file, uint64_t bytes) {
+  const uint64_t at = 4096 + cf::get_u64(&file[cf::kOffPayloadBytes]);
+  const uint64_t state_bytes = cf::get_u64(&file[cf::kOffStateBytes]) - bytes;
+  file.erase(file.begin() + static_cast<std::ptrdiff_t>(at + state_bytes),
+             file.begin() + static_cast<std::ptrdiff_t>(at + state_bytes + bytes));
+  cf::put_u64(&file[cf::kOffStateBytes], state_bytes);
+  cf::put_u64(&file[cf::kOffStateChecksum], XXH3_64bits(&file[at], state_bytes));
+  cf::put_u64(&file[cf::kOffHeaderChecksum], cf::header_checksum(file.data()));
+}
+
+// A version 6 file whose state notes no filter file (sample_state's: its
+// last byte, 2) as version 5 wrote it: without that byte.
+Bytes as_version_5(Bytes file) {
+  EXPECT_EQ(file[4096 + cf::get_u64(&file[cf::kOffPayloadBytes]) +
+                 cf::get_u64(&file[cf::kOffStateBytes]) - 1],
+            2);
+  cut_state(file, 1);
+  cf::put_u32(&file[cf::kOffVersion], 5);
+  cf::put_u64(&file[cf::kOffHeaderChecksum], cf::header_checksum(file.data()));
+  return file;
+}
+
+// Such a file of a fixed filter as version 4 wrote it: no growth section,
+// the header's bytes from 96 zero.
 Bytes as_version_4(Bytes file) {
+  file = as_version_5(std::move(file));
   const uint64_t growth = cf::get_u64(&file[cf::kOffGrowthBytes]);
   file.resize(file.size() - growth);
   cf::put_u32(&file[cf::kOffVersion], 4);
@@ -211,19 +240,54 @@ Bytes as_version_4(Bytes file) {
   return file;
 }
 
+// The filter file a job saves to: none, a file and its identity, or not
+// noted (a run resumed from a version 5 checkpoint carries that on); a
+// version 5 file notes none and loads so.
+TEST_F(CheckpointFileTest, TheFilterFileRoundTrips) {
+  const Filter filter = small_filter();
+  ResumeState state = sample_state();
+  for (int kind = 0; kind < 3; ++kind) {
+    state.filter_file = FilterFileMark{kind != 2, kind == 1, {}};
+    if (kind == 1) state.filter_file.file = InputIdentity{"day.gdf", true, 4096, -7, 0x1234};
+    save_checkpoint(filter, state, path("ck"));
+    const FilterFileMark got = load_checkpoint(path("ck")).state.filter_file;
+    EXPECT_EQ(got.recorded, kind != 2);
+    EXPECT_EQ(got.existed, kind == 1);
+    EXPECT_EQ(got.file.path, kind == 1 ? "day.gdf" : "");
+    EXPECT_EQ(got.file.size, kind == 1 ? 4096u : 0u);
+    EXPECT_EQ(got.file.mtime_ns, kind == 1 ? -7 : 0);
+    EXPECT_EQ(got.file.sample_hash, kind == 1 ? 0x1234u : 0u);
+  }
+  write_bytes(path("v5"), as_version_5(read_bytes(path("ck"))));
+  const Checkpoint v5 = load_checkpoint(path("v5"));
+  EXPECT_EQ(v5.state.file_version, 5u);
+  EXPECT_FALSE(v5.state.filter_file.recorded);
+  expect_same_state(v5.state, sample_state());
+  // Saved again, it is the version 6 file.
+  save_checkpoint(v5, path("again"));
+  EXPECT_EQ(read_bytes(path("again")), read_bytes(path("ck")));
+  // A byte past the noted values is refused.
+  Bytes forged = read_bytes(path("ck"));
+  forged[4096 + 128 + cf::get_u64(&forged[cf::kOffStateBytes]) - 1] = 3;
+  cut_state(forged, 0);
+  write_bytes(path("forged"), forged);
+  EXPECT_NE(load_error(path("forged")).find("malformed resume state"), std::string::npos)
+      << load_error(path("forged"));
+}
+
 TEST_F(CheckpointFileTest, Version4LoadsAsAFixedFilter) {
   const Filter filter = small_filter();
-  save_checkpoint(filter, sample_state(), path("v5"));
-  write_bytes(path("v4"), as_version_4(read_bytes(path("v5"))));
+  save_checkpoint(filter, sample_state(), path("v6"));
+  write_bytes(path("v4"), as_version_4(read_bytes(path("v6"))));
   const Checkpoint ck = load_checkpoint(path("v4"));
   EXPECT_EQ(ck.state.file_version, 4u);
   EXPECT_FALSE(ck.state.growth.has_value());
   EXPECT_TRUE(ck.later_layers.empty());
   EXPECT_EQ(std::memcmp(ck.filter.words(), filter.words(), filter.params().bytes()), 0);
   expect_same_state(ck.state, sample_state());
-  // Saved again, it is the version 5 file.
+  // Saved again, it is the version 6 file.
   save_checkpoint(ck, path("again"));
-  EXPECT_EQ(read_bytes(path("again")), read_bytes(path("v5")));
+  EXPECT_EQ(read_bytes(path("again")), read_bytes(path("v6")));
   // Its reserved bytes are still checked.
   Bytes forged = read_bytes(path("v4"));
   forged[cf::kOffGrowthBytes] = 1;

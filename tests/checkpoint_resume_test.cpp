@@ -244,12 +244,21 @@ TEST_F(CheckpointRefusalTest, EachOptionThatDiffersIsNamed) {
   o = o_;
   o.output = path("other.txt");
   expect_named(o, "output");
+  // The input list, named so.
+  auto expect_list = [&](PipelineOptions o, const std::string& what) {
+    const std::string message = resume_error(o);
+    EXPECT_NE(message.find("the input list differs: the checkpoint was written with " + what),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find(o_.checkpoint), std::string::npos) << message;
+  };
   o = o_;
   o.inputs.pop_back();
-  expect_named(o, "input");
+  expect_list(o, std::to_string(o_.inputs.size()) + " inputs, this run has " +
+                     std::to_string(o.inputs.size()));
   o = o_;
   std::swap(o.inputs[0], o.inputs[1]);
-  expect_named(o, "input");
+  expect_list(o, "input 1 \"" + o_.inputs[0] + "\", this run has \"" + o_.inputs[1] + "\"");
   EXPECT_EQ(read_file(o_.output), out_before) << "a refused resume leaves the output alone";
   // The resume that matches still works after all of those.
   EXPECT_EQ(resume_error(o_), "");

@@ -187,6 +187,17 @@ int64_t interrupted_at(const std::string& err) {
 
 // ----------------------------------------------------------------- kill loop
 
+// The temporary files of the output `out` beside it, OUT.tmp.XXXXXX.
+std::vector<std::string> output_temporaries(const std::string& out) {
+  const std::filesystem::path path(out);
+  const std::string prefix = path.filename().string() + ".tmp.";
+  std::vector<std::string> found;
+  for (const auto& e : std::filesystem::directory_iterator(path.parent_path())) {
+    if (e.path().filename().string().rfind(prefix, 0) == 0) found.push_back(e.path().string());
+  }
+  return found;
+}
+
 constexpr uint64_t kLoopRecords = 2'000'000;
 // Two slices of 16,384 keys: enough for the CPU backend to split each batch
 // over the two threads the loop asks for.
@@ -255,6 +266,10 @@ void CliCheckpointKillLoop::loop(int sig, uint64_t seed, Counts& c) {
   int attempts = 0;
   while (c.signals < kSignalsPerLoop) {
     for (const std::string& path : {out, filter, ck, ck + ".tmp"}) std::remove(path.c_str());
+    for (const std::string& path : output_temporaries(out)) std::remove(path.c_str());
+    // Only a fresh run killed before its first checkpoint may leave an
+    // output's temporary file no checkpoint names.
+    int unnamed_allowed = 0;
     bool resume = false;
     for (;;) {
       ASSERT_LT(++attempts, 400) << "the loop is not converging";
@@ -306,6 +321,7 @@ void CliCheckpointKillLoop::loop(int sig, uint64_t seed, Counts& c) {
       }
       if (status == 1 && resume && contains(err, "no checkpoint at " + ck + " to resume from")) {
         ++c.no_checkpoint;
+        ++unnamed_allowed;
         resume = false;
         continue;
       }
@@ -317,6 +333,8 @@ void CliCheckpointKillLoop::loop(int sig, uint64_t seed, Counts& c) {
     ASSERT_TRUE(cli_test::same_bytes(cli_test::read_file(filter), reference_filter_))
         << "filter of round " << c.rounds;
     EXPECT_FALSE(cli_test::exists(ck)) << "a completed run leaves no checkpoint";
+    EXPECT_LE(output_temporaries(out).size(), static_cast<size_t>(unnamed_allowed))
+        << "round " << c.rounds;
   }
 }
 
@@ -663,6 +681,163 @@ TEST(CliCheckpoint, AGrowingFilterFileGrowsOnAcrossAResume) {
   EXPECT_TRUE(contains(r.out, "layers")) << r.out;
 }
 
+// ------------------------------------- the filter file while a job is stopped
+
+// "PREFIX1\nPREFIX2\n...": `count` distinct keys.
+std::string numbered(const std::string& prefix, uint64_t count) {
+  std::string text;
+  for (uint64_t i = 1; i <= count; ++i) text += prefix + std::to_string(i) + '\n';
+  return text;
+}
+
+// Lines of `query KEYS -f FILTER`: the keys of KEYS the filter holds.
+size_t keys_present(const std::string& keys, const std::string& filter) {
+  const Result r = run({"query", keys, "-f", filter, "-q"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  return static_cast<size_t>(std::count(r.out.begin(), r.out.end(), '\n'));
+}
+
+// A dedup with -f day.gdf stopped at its checkpoint of record 100,000 (its
+// second checkpoint write fails), the same every time.
+struct DayJob {
+  explicit DayJob(const cli_test::TempDir& dir)
+      : day(dir / "day.gdf"), ck(dir / "ck"), output(dir / "o.txt"),
+        args{"dedup", dir / "big.txt", "-o", output, "-f", day, "--checkpoint", ck,
+             "--checkpoint-every", kEvery, "--batch", kBatchText, "-q"} {
+    cli_test::write_file(dir / "big.txt", make_records(kSmallRecords, kSmallRecords / 2, 12));
+  }
+  void stop() const {
+    const Result r = run_failing_write(ck, 2, args);
+    ASSERT_EQ(r.status, 1) << r.err;
+    ASSERT_TRUE(contains(r.err, "at record 100000, is intact")) << r.err;
+  }
+  std::vector<std::string> resumed() const { return with(args, {"--resume"}); }
+
+  std::string day, ck, output;
+  std::vector<std::string> args;
+};
+
+// Another job saves keys to the filter file while this one is stopped: the
+// resume is refused, naming what happened, and the file keeps those keys
+// (a resume saved the checkpoint's older filter over them: 6 of 100,000
+// keys were left). Starting the job again, as the message says, keeps both.
+TEST(CliCheckpoint, AResumeKeepsTheKeysAnotherJobSavedToTheFilterFile) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  cli_test::write_file(dir / "a.txt", numbered("A", 5000));
+  cli_test::write_file(dir / "c.txt", numbered("C", 100000));
+  const DayJob job(dir);
+  Result r = run({"build", dir / "a.txt", "-f", job.day, "--capacity", "5000", "-q"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  job.stop();
+  r = run({"build", dir / "c.txt", "-f", job.day, "-q"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_EQ(keys_present(dir / "c.txt", job.day), 100000u);
+  const std::string with_c = cli_test::read_file(job.day);
+  const std::string ck_before = cli_test::read_file(job.ck);
+  r = run(job.resumed());
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
+  EXPECT_TRUE(contains(r.err, "cannot resume from checkpoint " + job.ck + ": the filter file " +
+                                  job.day + " changed while the job was stopped: it was saved "
+                                  "again or replaced (its size was "))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "Start the job again from the file as it is now: delete " +
+                                  job.ck + " and run the same command without --resume."))
+      << r.err;
+  EXPECT_EQ(cli_test::read_file(job.day), with_c);
+  EXPECT_EQ(cli_test::read_file(job.ck), ck_before);
+  EXPECT_FALSE(cli_test::exists(job.output));
+  std::remove(job.ck.c_str());
+  r = run(job.args);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(keys_present(dir / "c.txt", job.day), 100000u);
+  EXPECT_EQ(keys_present(dir / "a.txt", job.day), 5000u);
+  EXPECT_EQ(keys_present(dir / "big.txt", job.day), kSmallRecords);
+}
+
+// A filter file that appeared where the job had none, or that went away,
+// is refused too; the file the job started from, put back as it was (same
+// bytes and modification time), resumes to the uninterrupted run's files.
+TEST(CliCheckpoint, AResumeRefusesAFilterFileCreatedOrRemovedMeanwhile) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  cli_test::write_file(dir / "c.txt", numbered("C", 1000));
+  const DayJob job(dir);
+  job.stop();
+  Result r = run({"build", dir / "c.txt", "-f", job.day, "-q"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = run(job.resumed());
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "the filter file " + job.day + " changed while the job was "
+                              "stopped: it was created (the job started without one)"))
+      << r.err;
+  EXPECT_EQ(keys_present(dir / "c.txt", job.day), 1000u);
+
+  // Started from the file, which is then removed.
+  std::remove(job.ck.c_str());
+  const std::vector<std::string> ref = {"dedup", dir / "big.txt", "-o", dir / "ref.txt", "-f",
+                                        dir / "ref.gdf", "--batch", kBatchText, "-q"};
+  ASSERT_EQ(std::system(("cp -p " + job.day + " " + std::string(dir / "ref.gdf")).c_str()), 0);
+  ASSERT_EQ(std::system(("cp -p " + job.day + " " + std::string(dir / "kept.gdf")).c_str()), 0);
+  r = run(ref);
+  ASSERT_EQ(r.status, 0) << r.err;
+  job.stop();
+  std::remove(job.day.c_str());
+  r = run(job.resumed());
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "changed while the job was stopped: it was removed. A resume "
+                              "would save the checkpoint's filter there, bringing back the keys "
+                              "the file held when the job started. Restore the file, or start "
+                              "the job again: delete "))
+      << r.err;
+  EXPECT_FALSE(cli_test::exists(job.day));
+  ASSERT_EQ(std::system(("cp -p " + std::string(dir / "kept.gdf") + " " + job.day).c_str()), 0);
+  r = run(job.resumed());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(job.output),
+                                   cli_test::read_file(dir / "ref.txt")));
+  EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(job.day),
+                                   cli_test::read_file(dir / "ref.gdf")));
+}
+
+// A job stopped after it saved its filter and renamed its output, but
+// before it removed its checkpoint, changed the file itself: its resume
+// completes with the same files. Had another job saved the file meanwhile,
+// the resume completes the output but leaves the file as that job saved it,
+// and says so.
+TEST(CliCheckpoint, AJobStoppedAfterItSavedItsFilterResumes) {
+  REQUIRE_GDEDUP_BIN();
+  StoppedJob job;
+  const cli_test::TempDir& dir = job.dir();
+  const std::string stopped = cli_test::read_file(job.checkpoint());
+  Result r = run(job.resumed({"-q"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_TRUE(job.matches_reference());
+  cli_test::write_file(job.checkpoint(), stopped);
+  r = run(job.resumed({"-q"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(job.matches_reference());
+  EXPECT_FALSE(cli_test::exists(job.checkpoint()));
+  EXPECT_EQ(job.temporary(), "");
+
+  cli_test::write_file(job.checkpoint(), stopped);
+  cli_test::write_file(dir / "c.txt", numbered("C", 1000));
+  r = run({"build", dir / "c.txt", "-f", job.filter(), "-q"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string other = cli_test::read_file(job.filter());
+  r = run(job.resumed({"-q"}));
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "the job completed, but its filter was not saved to " +
+                                  job.filter() + ", which another job saved or removed while "
+                                  "this one was stopped"))
+      << r.err;
+  EXPECT_EQ(cli_test::read_file(job.filter()), other);
+  EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(job.output()),
+                                   cli_test::read_file(dir / "ref.txt")));
+  EXPECT_TRUE(cli_test::exists(job.checkpoint()));
+}
+
 // Key options are compared as the values they mean, not as typed: a job
 // checkpointed with one spelling resumes with another, and the output is the
 // uninterrupted run's.
@@ -808,6 +983,82 @@ TEST(CliCheckpoint, AGrowingFilterResumesOnlyWithTheSameGrowth) {
       << r.err;
 }
 
+// The test-only build of the command, killed with SIGKILL just before the
+// file call `at` names (tests/tools/gdedup_faults.cpp, GDEDUP_KILL_AT).
+Result run_killed_at(const std::string& at, const std::vector<std::string>& args) {
+  cli_test::ScopedEnv kill_at("GDEDUP_KILL_AT", at);
+  cli_test::RunSpec spec;
+  spec.args = args;
+  spec.bin = GDEDUP_FAULTS_CLI;
+  return run(spec);
+}
+
+std::vector<std::string> temporaries_of(const StoppedJob& job) {
+  return output_temporaries(job.output());
+}
+
+// A job killed after it renamed its output, before it removed its
+// checkpoint, then resumed and killed again before its first checkpoint,
+// again and again, left a new OUT.tmp.XXXXXX each time (40 kills left 26,
+// 1.2 GB for a 78 MB output), which no run removed. Each resume now makes
+// the file again at the name the checkpoint holds, or completes it there.
+TEST(CliCheckpoint, KilledResumesLeaveNoTemporaryTheCheckpointDoesNotName) {
+  REQUIRE_GDEDUP_BIN();
+  StoppedJob job;
+  const std::string named = job.temporary();
+  ASSERT_NE(named, "");
+  // After the output's rename, before the filter is saved.
+  Result r = run_killed_at("rename:1:" + job.filter(), job.resumed({"-q"}));
+  ASSERT_EQ(r.status, 128 + SIGKILL) << r.err;
+  ASSERT_TRUE(cli_test::exists(job.output()));
+  ASSERT_TRUE(cli_test::exists(job.checkpoint()));
+  ASSERT_TRUE(temporaries_of(job).empty());
+  // At the copy's first write (twice: the second resume completes the empty
+  // file the first one left), at the first checkpoint's sync of the output,
+  // and when the output is cut back to the checkpoint's offset.
+  const std::string prefix = job.output() + ".tmp.";
+  for (const char* at : {"write:1:", "write:1:", "sync:1:", "truncate:1:"}) {
+    r = run_killed_at(at + prefix, job.resumed({"-q"}));
+    ASSERT_EQ(r.status, 128 + SIGKILL) << at << " " << r.err;
+    EXPECT_EQ(temporaries_of(job), std::vector<std::string>{named}) << at;
+    EXPECT_TRUE(cli_test::exists(job.checkpoint()));
+  }
+  r = run(job.resumed({"-q"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(job.matches_reference());
+  EXPECT_TRUE(temporaries_of(job).empty());
+  EXPECT_FALSE(cli_test::exists(job.checkpoint()));
+}
+
+// A first layer estimated from the inputs' sizes differs when the inputs
+// do: a resume names the inputs that changed, not the layer ("the filter's
+// first layer differs from the checkpoint's: the checkpoint has 5013959
+// keys, this run asks for 5013962 keys").
+TEST(CliCheckpoint, AResumeWithOtherInputsNamesThem) {
+  REQUIRE_GDEDUP_BIN();
+  GrowingJob job;
+  const std::vector<std::string> estimated = job.checkpointed({}, {});
+  Result r = run_failing_write(job.checkpoint(), 2, with(estimated, {"-q"}));
+  ASSERT_EQ(r.status, 1) << r.err;
+  const std::string input = cli_test::read_file(job.input());
+  cli_test::write_file(job.input(), input + "k1\nk2\nk3\n");
+  r = run(with(estimated, {"--resume", "-q"}));
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "cannot resume: input 1 (" + job.input() + ") has changed since "
+                              "the checkpoint was written: its size was " +
+                              std::to_string(input.size()) + " bytes and is now " +
+                              std::to_string(input.size() + 9)))
+      << r.err;
+  cli_test::write_file(job.input(), input);
+  cli_test::write_file(job.dir() / "more.txt", make_records(100000, 100000, 18));
+  r = run(with(estimated, {"--resume", "-q", job.dir() / "more.txt"}));
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "the input list differs: the checkpoint was written with 1 "
+                              "input, this run has 2 inputs"))
+      << r.err;
+  EXPECT_FALSE(contains(r.err, "first layer")) << r.err;
+}
+
 // Checkpoint format version 4 held one layer: a job checkpointed then had a
 // fixed filter, whatever its options, and resumes with one.
 TEST(CliCheckpoint, AVersion4CheckpointResumesWithItsFixedFilter) {
@@ -817,14 +1068,28 @@ TEST(CliCheckpoint, AVersion4CheckpointResumesWithItsFixedFilter) {
   ASSERT_EQ(r.status, 4) << r.err;  // 1,000 keys planned: overfull, as it was then
   r = run_failing_write(job.checkpoint(), 2, with(job.checkpointed({"--no-grow"}), {"-q"}));
   ASSERT_EQ(r.status, 1) << r.err;
-  // The fixed filter's version 5 file, as version 4 wrote it: no growth
-  // section (its last byte), the header's bytes from 96 zero.
+  // The fixed filter's version 6 file, as version 4 wrote it: no growth
+  // section (its last byte), no filter file (the state's last byte: none,
+  // as no -f was given), the header's bytes from 96 zero.
   std::string bytes = cli_test::read_file(job.checkpoint());
   bytes.pop_back();
+  ASSERT_EQ(bytes.back(), '\0');
+  bytes.pop_back();
+  auto get_u64 = [&](size_t at) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(bytes[at + i]);
+    return v;
+  };
+  auto put_u64 = [&](size_t at, uint64_t v) {
+    for (int i = 0; i < 8; ++i) bytes[at + i] = static_cast<char>(v >> (8 * i));
+  };
+  const uint64_t state_bytes = get_u64(80) - 1;
+  put_u64(80, state_bytes);
+  put_u64(88, XXH3_64bits(bytes.data() + 4096 + get_u64(40), state_bytes));
   bytes[8] = 4;
   std::fill(bytes.begin() + 96, bytes.begin() + 112, '\0');
   const uint64_t sum = XXH3_64bits(bytes.data(), 4088);
-  for (int i = 0; i < 8; ++i) bytes[4088 + i] = static_cast<char>(sum >> (8 * i));
+  put_u64(4088, sum);
   cli_test::write_file(job.checkpoint(), bytes);
   r = run(with(job.checkpointed(), {"--resume"}));
   EXPECT_EQ(r.status, 4) << r.err;
@@ -903,6 +1168,10 @@ TEST(CliCheckpoint, HelpShowsTheOptionsAndExitStatus) {
       EXPECT_TRUE(contains(r.out, option)) << command << " --help lacks " << option;
     }
   }
+  // Checkpointed runs grow like any other.
+  const Result dedup = run({"dedup", "--help"});
+  EXPECT_TRUE(contains(dedup.out, "with or without --checkpoint")) << dedup.out;
+  EXPECT_FALSE(contains(dedup.out, "With --checkpoint")) << dedup.out;
   const Result top = run({"--help"});
   EXPECT_TRUE(contains(top.out, "3 interrupted with a checkpoint to resume from")) << top.out;
 }

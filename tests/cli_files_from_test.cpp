@@ -233,8 +233,8 @@ TEST(CliFilesFrom, ResumesAListJob) {
   other[3] = dir / "other";
   Result r = run(other);
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(contains(r.err, "the input option differs: the checkpoint was written with 40 "
-                              "inputs, this run has 2"))
+  EXPECT_TRUE(contains(r.err, "the input list differs: the checkpoint was written with 40 "
+                              "inputs, this run has 2 inputs"))
       << r.err;
   // Resumed by several workers: the checkpoint's position is an ordered one.
   r = run(with(job, {"--resume", "--threads", "3"}));

@@ -410,7 +410,8 @@ TEST(Format, FilterFileVersion2BytesStillLoad) {
   expect_version2_loads(growing, growing_file_key_rules());
 }
 
-// The filter above with a fixed resume state: one input, ten records kept.
+// The filter above with a fixed resume state: one input, ten records kept,
+// the filter file seen.gdf.
 ResumeState ten_record_state() {
   ResumeState state;
   state.inputs = {InputIdentity{"in.txt", true, 70, 1700000000123456789, 0x0123456789abcdef}};
@@ -422,6 +423,8 @@ ResumeState ten_record_state() {
   state.records = 10;
   state.kept = 10;
   state.input_bytes = 70;
+  state.filter_file = FilterFileMark{
+      true, true, InputIdentity{"seen.gdf", true, 4224, 1700000000987654321, 0x1122334455667788}};
   return state;
 }
 
@@ -430,12 +433,12 @@ TEST(Format, CheckpointFileBytes) {
   const std::vector<char> file = saved_bytes([&](const std::string& path) {
     save_checkpoint(filter, ten_record_state(), path);
   });
-  ASSERT_EQ(file.size(), 4096u + 128u + 209u + 1u);
+  ASSERT_EQ(file.size(), 4096u + 128u + 251u + 1u);
   EXPECT_EQ(XXH3_64bits(file.data() + 4096, 128), 0x40ce02f05c7d0370ull);  // payload checksum
-  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128, 209), 0x505dcef53015df0eull);  // state
+  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128, 251), 0xd36672c1874ffb5aull);  // state
   EXPECT_EQ(file.back(), 0);  // the growth section: a fixed filter
-  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0x9a201ec0c92b32e4ull);  // whole header
-  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x4fbe58e974bfca40ull);
+  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0xda8a88c14936605cull);  // whole header
+  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x6f1f3dea03c48a8aull);
 }
 
 // The same as the first layer of a growing filter whose second layer holds
@@ -452,12 +455,12 @@ TEST(Format, GrowingCheckpointFileBytes) {
     save_checkpoint(ck, path);
   });
   // The growth section, then the layers section of the second layer.
-  ASSERT_EQ(file.size(), 4096u + 128u + 209u + 61u + (8u + 64u + 8u + 128u));
-  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128, 209), 0x505dcef53015df0eull);  // state
-  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128 + 209, 61), 0x177b1de3aa00f552ull);  // growth
-  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128 + 209 + 61 + 80, 128), 0x40ce02f05c7d0370ull);
-  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0xb5e80d782308ef3eull);  // whole header
-  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x7aa0ae2da41f8da2ull);
+  ASSERT_EQ(file.size(), 4096u + 128u + 251u + 61u + (8u + 64u + 8u + 128u));
+  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128, 251), 0xd36672c1874ffb5aull);  // state
+  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128 + 251, 61), 0x177b1de3aa00f552ull);  // growth
+  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128 + 251 + 61 + 80, 128), 0x40ce02f05c7d0370ull);
+  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0xe856395237dbdefdull);  // whole header
+  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x192a0e1922d99ac5ull);
 }
 
 }  // namespace

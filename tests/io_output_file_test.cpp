@@ -200,20 +200,53 @@ TEST_F(IoOutputFile, ResumeRefusesAMissingTemporaryNamingIt) {
 }
 
 // A run stopped after renaming its temporary over the output, before it
-// removed the checkpoint: the resume continues from a copy of the output and
-// leaves it whole until its own rename.
+// removed the checkpoint: the resume continues from a copy of the output,
+// made at the name the checkpoint holds (a resume stopped in turn leaves no
+// file the checkpoint does not name), and leaves the output whole until its
+// own rename.
 TEST_F(IoOutputFile, ATemporaryRenamedOverTheOutputIsContinuedFromACopy) {
   const std::string out = path("out");
   const StoppedRun run = stopped_run(out, true);
   ASSERT_EQ(slurp(out), run.all);
   OutputFile file = OutputFile::resume(out, run.temporary, run.prefix);
-  EXPECT_NE(file.temporary(), run.temporary);
+  EXPECT_EQ(file.temporary(), run.temporary);
+  EXPECT_TRUE(file.kept());
   EXPECT_EQ(slurp(out), run.all) << "the output must stay whole until the resumed run renames";
   const std::string rest = write_records(file.writer(), 6, 2000);
   file.close();
   file.commit();
   EXPECT_EQ(slurp(out), run.first + rest);
   EXPECT_EQ(names(), std::vector<std::string>{"out"});
+}
+
+// A resume of such a run stopped while it made the copy: the copy it left,
+// shorter than the prefix, is completed from the output.
+TEST_F(IoOutputFile, APartCopyOfTheRenamedTemporaryIsCompleted) {
+  const std::string out = path("out");
+  const StoppedRun run = stopped_run(out, true);
+  std::ofstream(run.temporary) << run.first.substr(0, run.first.size() / 3);
+  OutputFile file = OutputFile::resume(out, run.temporary, run.prefix);
+  EXPECT_EQ(file.temporary(), run.temporary);
+  const std::string rest = write_records(file.writer(), 6, 100);
+  file.close();
+  file.commit();
+  EXPECT_EQ(slurp(out), run.first + rest);
+  EXPECT_EQ(names(), std::vector<std::string>{"out"});
+}
+
+// A short temporary that the output does not continue is refused as short,
+// and left as it was.
+TEST_F(IoOutputFile, AShortTemporaryTheOutputDoesNotContinueIsRefused) {
+  const std::string out = path("out");
+  const StoppedRun run = stopped_run(out, false);
+  std::ofstream(out) << std::string(run.first.size() + 10, 'x');
+  const std::string part = run.first.substr(0, 100);
+  std::ofstream(run.temporary) << part;
+  const std::string message = resume_error(out, run.temporary, run.prefix);
+  EXPECT_NE(message.find("holds 100 bytes, fewer than the " + std::to_string(run.prefix.bytes)),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(slurp(run.temporary), part);
 }
 
 TEST_F(IoOutputFile, AMissingTemporaryWithAnOutputThatDoesNotContinueItIsRefused) {

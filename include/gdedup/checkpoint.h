@@ -41,6 +41,26 @@ struct InputIdentity {
   uint64_t sample_hash = 0;   // XXH3-64 of sampled stored bytes (docs/CHECKPOINT.md)
 };
 
+// The filter file a job saves its filter to when it completes, as it was
+// when the job started (PipelineOptions::saved_filter): a job that starts
+// from a filter file, or creates one, holds it locked while it runs, but not
+// while it is stopped, and its checkpoint's filter does not hold the keys
+// another job saved there meanwhile (docs/CHECKPOINT.md, "The filter file").
+struct FilterFileMark {
+  bool recorded = false;  // false: a checkpoint of version 5 or older noted none
+  bool existed = false;   // a file was there (its identity below); false: none, or no -f
+  InputIdentity file;     // size, modification time and sample, as for an input
+};
+
+// The filter file at `path` as it is now (existed is false for "" and a
+// missing file). Throws Error naming it when it cannot be read.
+FilterFileMark mark_filter_file(const std::string& path);
+
+// "" when the file `now` is the one `then` noted (or `then` noted nothing);
+// otherwise what became of it, in words: "it was removed", "it was saved
+// again or replaced (its size was N bytes and is now M)".
+std::string filter_file_change(const FilterFileMark& then, const FilterFileMark& now);
+
 // How a growing filter grows and how far it got: saved with its layers, so
 // that a resumed run adds its layers exactly where the uninterrupted run
 // would (gdedup/layered_filter.h).
@@ -67,6 +87,8 @@ struct ResumeState {
   // The file the output is written to until the run completes and renames
   // it over `output` (gdedup/output_file.h): what a resumed run continues.
   std::string output_temporary;
+  // The filter file the job saves to, as it was when the job started.
+  FilterFileMark filter_file;
 
   StreamPoint position;        // input consumed up to here
   uint64_t output_offset = 0;  // output bytes written for those records
@@ -150,5 +172,12 @@ void check_checkpoint_params(const FilterParams& saved, const FilterParams& requ
 // the growth from options and resume with the checkpoint's filter.
 void check_checkpoint_growth(const std::optional<GrowthState>& saved,
                              const std::optional<GrowthState>& requested);
+
+// Throws Error naming the first way in which `inputs` differ from the inputs
+// `state` was taken on: their count, a path, a file's size. A cheap look
+// (run_pipeline checks every input's whole identity) for a caller that
+// sizes the filter from the inputs before the run: a filter estimated from
+// other inputs would otherwise be the first difference it finds.
+void check_checkpoint_inputs(const ResumeState& state, const std::vector<std::string>& inputs);
 
 }  // namespace gdedup

@@ -34,9 +34,11 @@ class OutputFile {
   // user running the job that starts with `prefix`; it is cut to
   // prefix.bytes. Throws gdedup::Error naming it otherwise, leaving it alone.
   // When it is missing because the interrupted run renamed it over `path`
-  // and was stopped before removing its checkpoint, the run continues from a
-  // new temporary file that copies `path`'s prefix, leaving `path` whole
-  // until its own rename.
+  // and was stopped before removing its checkpoint, it is made again, at
+  // the same name, from `path`'s prefix, leaving `path` whole until its own
+  // rename; one shorter than the prefix (a resume stopped while it made it)
+  // is completed so. Either way the checkpoint names the only temporary
+  // file the job has, however often it is stopped.
   static OutputFile resume(const std::string& path, const std::string& temporary,
                            const OutputPrefix& prefix,
                            size_t buffer = OutputWriter::kDefaultBuffer);
@@ -73,8 +75,6 @@ class OutputFile {
  private:
   OutputFile(std::string what, std::string path, std::string target, std::string temporary,
              OutputWriter writer);
-  static OutputFile resume_renamed(const std::string& path, const std::string& temporary,
-                                   const OutputPrefix& prefix, size_t buffer);
 
   std::string what_;       // "output", "statistics file": for messages
   std::string path_;       // as the user gave it

@@ -148,6 +148,12 @@ struct PipelineOptions {
   // that saves more state afterwards (a filter file) and removes it only then:
   // a crash between the two must still find something to resume from.
   bool keep_checkpoint = false;
+  // The filter file the caller saves the filter to once the run completes
+  // ("" for none). Checkpoints note it as it was when the run started
+  // (FilterFileMark, gdedup/checkpoint.h; a resumed run notes what its
+  // checkpoint did), so that a resume can tell whether another job saved it
+  // while this one was stopped. The run itself neither reads nor writes it.
+  std::string saved_filter;
   // Set (e.g. by a SIGINT/SIGTERM handler) to stop: the batch in hand is
   // finished, a checkpoint is written if checkpoints are on, and run_pipeline
   // returns with PipelineStats::interrupted set; the output is not renamed

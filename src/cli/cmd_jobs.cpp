@@ -33,10 +33,10 @@ Action add_dedup_command(CLI::App& app) {
   sub->footer(
       "The filter grows: it starts at --capacity, or the record count estimated from the input "
       "sizes, or 524,288 keys for standard input, and adds layers as keys arrive, keeping the "
-      "rate. With --checkpoint, --memory or --no-grow it has a fixed size instead, sized "
-      "the same way (standard input then needs --capacity or --memory). A filter file given "
-      "with -f keeps growing if it was made growing, and is refused if its keys were made by "
-      "other key rules.");
+      "rate, with or without --checkpoint. With --memory or --no-grow it has a fixed size "
+      "instead, sized the same way (standard input then needs --capacity or --memory). A "
+      "filter file given with -f keeps growing if it was made growing, and is refused if its "
+      "keys were made by other key rules.");
   return [o, sub] {
     resolve_mpi_launch(*o);
     refuse_ignored_options(*sub, *o);

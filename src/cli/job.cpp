@@ -35,7 +35,6 @@ namespace {
 
 Checkpoint load_for_resume(const JobOptions& o, const SizingRequest& request,
                            InputFormat format, const std::optional<GrowthState>& requested) {
-  require_checkpoint(o);
   Checkpoint ck = load_checkpoint(o.checkpoint.path);
   check_resume_growth(o, ck.state, requested);
   if (!ck.state.growth) check_resume_sizing(o, request, format, ck.filter.params());
@@ -199,9 +198,11 @@ int run_job(const JobOptions& options, JobKind kind) {
   const KeyRules key_rules = command_key_rules(format, keys, o.record_separator());
   // The rules the saved filter records: its own where it has them.
   KeyRules saved_rules = key_rules;
+  FilterFileCheck filter_file_check = FilterFileCheck::kUnchanged;
   // Returned, never moved: a fixed filter's backend works on it in place.
   JobFilter job = [&]() -> JobFilter {
     if (o.checkpoint.resume) {
+      filter_file_check = check_resume_files(o, saves_filter, true);
       // The file is still the one the run started from: its rules stand.
       if (filter_existed) {
         if (auto keys = read_filter_info(o.filter_path).rules.keys) saved_rules = *keys;
@@ -238,6 +239,7 @@ int run_job(const JobOptions& options, JobKind kind) {
   run.resume = o.checkpoint.resume ? &job.resume_state() : nullptr;
   run.stop = stop;
   run.keep_checkpoint = saves_filter;
+  run.saved_filter = saves_filter ? o.filter_path : "";
   bool began = false;  // a batch went through: the files may have changed
   LayeredFilter* growing = job.growing();
   run.on_progress = [&progress, &began, growing](const Progress& p) {
@@ -306,6 +308,9 @@ int run_job(const JobOptions& options, JobKind kind) {
     end.filter_existed = filter_existed;
     end.saves_filter = saves_filter;
     overfull = overfull_error(layers, end);
+  }
+  if (filter_file_check == FilterFileCheck::kCompareAtEnd) {
+    require_own_filter_file(o, job, saved_rules);
   }
   // A filter far past its plan is not saved (overfull_error says so).
   if (saves_filter && !overfull) {

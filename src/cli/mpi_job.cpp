@@ -92,6 +92,7 @@ Setup prepare(const JobOptions& options, JobKind kind, const mpi::RankInfo& me) 
   s.run.max_record_bytes = max_record_bytes(o.max_record_length, format);
   s.run.piece_bytes = piece_bytes(o.piece_bytes);
   apply_checkpoint_options(o.checkpoint, s.run);
+  s.run.saved_filter = s.saves_filter ? o.filter_path : "";
 
   if (me.rank == 0) {
     s.locks = lock_job_files(output_to_lock(o, mode),
@@ -103,7 +104,8 @@ Setup prepare(const JobOptions& options, JobKind kind, const mpi::RankInfo& me) 
   if (o.checkpoint.resume) {
     // The filter is the checkpoint's; an existing filter file keeps its
     // own key rules, as when the run began.
-    require_checkpoint(o);
+    // Rank 0 saves the filter file; no rank can compare it with its part.
+    check_resume_files(o, s.saves_filter && me.rank == 0, false);
     if (filter_existed) {
       if (auto rules = read_filter_info(o.filter_path).rules.keys) s.saved_rules = *rules;
     }

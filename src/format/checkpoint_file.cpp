@@ -137,7 +137,7 @@ ResumeState read_state(const Opened& f) {
   const std::string bytes =
       read_section(f, kHeaderBytes + f.file.fields.payload_bytes, f.state_bytes,
                    f.state_checksum, "resume state");
-  ResumeState s = format::decode_resume_state(path, bytes);
+  ResumeState s = format::decode_resume_state(path, bytes, f.file.version);
   s.params = f.file.fields.params;
   s.insertions = f.file.fields.counters.insertions;
   s.growth = f.growth.growth;

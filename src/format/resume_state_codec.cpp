@@ -6,6 +6,37 @@
 #include "gdedup/error.h"
 
 namespace gdedup::format {
+namespace {
+
+// The checkpoint format version that added the filter file to the state.
+constexpr uint32_t kFirstVersionWithFilterFile = 6;
+// Its first byte: no file; a file, whose identity follows; not known (a run
+// resumed from an older checkpoint carries that on).
+constexpr uint8_t kNoFilterFile = 0;
+constexpr uint8_t kFilterFileExisted = 1;
+constexpr uint8_t kFilterFileUnknown = 2;
+
+void encode_identity(Encoder& e, const InputIdentity& in) {
+  e.str(in.path);
+  e.u8(in.regular ? 1 : 0);
+  e.u64(in.size);
+  e.u64(static_cast<uint64_t>(in.mtime_ns));
+  e.u64(in.sample_hash);
+}
+
+InputIdentity decode_identity(Decoder& d) {
+  InputIdentity in;
+  in.path = d.str();
+  const uint8_t regular = d.u8();
+  if (regular > 1) d.malformed();
+  in.regular = regular == 1;
+  in.size = d.u64();
+  in.mtime_ns = static_cast<int64_t>(d.u64());
+  in.sample_hash = d.u64();
+  return in;
+}
+
+}  // namespace
 
 std::string encode_resume_state(const ResumeState& s) {
   Encoder e;
@@ -28,17 +59,16 @@ std::string encode_resume_state(const ResumeState& s) {
   e.u64(s.dropped);
   e.u64(s.input_bytes);
   e.u64(s.inputs.size());
-  for (const InputIdentity& in : s.inputs) {
-    e.str(in.path);
-    e.u8(in.regular ? 1 : 0);
-    e.u64(in.size);
-    e.u64(static_cast<uint64_t>(in.mtime_ns));
-    e.u64(in.sample_hash);
-  }
+  for (const InputIdentity& in : s.inputs) encode_identity(e, in);
+  // Version 6: the filter file the job saves to.
+  const FilterFileMark& mark = s.filter_file;
+  e.u8(!mark.recorded ? kFilterFileUnknown : mark.existed ? kFilterFileExisted : kNoFilterFile);
+  if (mark.recorded && mark.existed) encode_identity(e, mark.file);
   return e.take();
 }
 
-ResumeState decode_resume_state(const std::string& path, const std::string& bytes) {
+ResumeState decode_resume_state(const std::string& path, const std::string& bytes,
+                                uint32_t version) {
   Decoder d(bytes, path + " has a malformed resume state (its checksum matches, so it was "
                        "written by a program that does not follow the checkpoint format)");
   ResumeState s;
@@ -76,14 +106,13 @@ ResumeState decode_resume_state(const std::string& path, const std::string& byte
   // An input takes at least 8 (path length) + 1 + 3 * 8 bytes.
   const uint64_t inputs = d.count(33);
   s.inputs.resize(inputs);
-  for (InputIdentity& in : s.inputs) {
-    in.path = d.str();
-    const uint8_t regular = d.u8();
-    if (regular > 1) d.malformed();
-    in.regular = regular == 1;
-    in.size = d.u64();
-    in.mtime_ns = static_cast<int64_t>(d.u64());
-    in.sample_hash = d.u64();
+  for (InputIdentity& in : s.inputs) in = decode_identity(d);
+  if (version >= kFirstVersionWithFilterFile) {
+    const uint8_t mark = d.u8();
+    if (mark > kFilterFileUnknown) d.malformed();
+    s.filter_file.recorded = mark != kFilterFileUnknown;
+    s.filter_file.existed = mark == kFilterFileExisted;
+    if (s.filter_file.existed) s.filter_file.file = decode_identity(d);
   }
   d.finish();
   return s;

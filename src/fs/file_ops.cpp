@@ -197,22 +197,25 @@ int open_for_reading_trusted(const std::string& path, File& out) {
 int create_temp_beside(const std::string& target, File& out, int& live_slot, mode_t mode) {
   int err = EEXIST;
   for (int i = 0; i < kTempTries && err == EEXIST; ++i) {
-    const std::string name = target + ".tmp." + random_suffix();
-    if ((err = observe(Op::kCreate, name)) != 0) return err;
-    // Registered before it exists: a signal between the open and a later
-    // registration would leave the file behind.
-    const int slot = register_temporary(name);
-    const int fd = ::open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                          mode);
-    if (fd >= 0) {
-      out = File(fd, name);
-      live_slot = slot;
-      return 0;
-    }
-    err = errno;
-    forget_temporary(slot);
+    err = create_temp_named(target + ".tmp." + random_suffix(), out, live_slot, mode);
   }
   return err;
+}
+
+int create_temp_named(const std::string& name, File& out, int& live_slot, mode_t mode) {
+  if (const int err = observe(Op::kCreate, name)) return err;
+  // Registered before it exists: a signal between the open and a later
+  // registration would leave the file behind.
+  const int slot = register_temporary(name);
+  const int fd = ::open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+  if (fd < 0) {
+    const int err = errno;
+    forget_temporary(slot);
+    return err;
+  }
+  out = File(fd, name);
+  live_slot = slot;
+  return 0;
 }
 
 bool trusted_link(const std::string& path) {

@@ -122,6 +122,9 @@ int open_for_reading_trusted(const std::string& path, File& out);
 // `live_slot`: the owner forgets it once the file is renamed or removed.
 int create_temp_beside(const std::string& target, File& out, int& live_slot,
                        mode_t mode = 0644);
+// The same at the name `name` itself (EEXIST when it is taken): for a
+// temporary file whose name a checkpoint already holds.
+int create_temp_named(const std::string& name, File& out, int& live_slot, mode_t mode = 0644);
 
 // Opens a file the job created, or the run it continues created (an output's
 // temporary file), for reading and writing, never through a symbolic link

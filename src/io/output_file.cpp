@@ -27,9 +27,17 @@ constexpr uint32_t kNewFileMode = 0666;
               ErrorKind::resume_mismatch);
 }
 
+// Gives `temp` the permission bits of `target`, the file it will replace
+// (none to take when there is none yet), so that replacing it changes its
+// contents only, as writing it in place did. 0 or an errno.
+int take_permissions(const std::string& target, fs::File& temp) {
+  fs::FileStatus replaced;
+  if (fs::status_of_path(target, replaced) != 0) return 0;
+  return fs::set_permissions(temp.fd(), replaced.permissions);
+}
+
 // A new temporary file beside `target`, in the registry of live temporaries
-// (`live_slot`), with the permission bits of the file it will replace, so
-// that replacing it changes its contents only, as writing it in place did.
+// (`live_slot`), with the permission bits of the file it will replace.
 fs::File new_temporary(const std::string& target, const std::string& what,
                        const std::string& path, int& live_slot) {
   fs::File temp;
@@ -37,10 +45,7 @@ fs::File new_temporary(const std::string& target, const std::string& what,
     cannot_create(what, path, "creating a temporary file beside it in folder " +
                             fs::containing_folder(target) + " failed: " + fs::error_text(err));
   }
-  fs::FileStatus replaced;
-  int err = 0;
-  if (fs::status_of_path(target, replaced) == 0 &&
-      (err = fs::set_permissions(temp.fd(), replaced.permissions)) != 0) {
+  if (const int err = take_permissions(target, temp)) {
     fs::unlink_file(temp.name());
     fs::forget_temporary(live_slot);
     cannot_create(what, path, "setting the permissions of " + temp.name() + " failed: " +
@@ -49,19 +54,32 @@ fs::File new_temporary(const std::string& target, const std::string& what,
   return temp;
 }
 
-// The first `bytes` of `from` (fewer if it is shorter) appended to `to`.
-// 0 or an errno.
-int copy_prefix(int from, fs::File& to, uint64_t bytes) {
+// Bytes [from, to) of the file `renamed` appended to `to`, which holds
+// `from` bytes. Throws Error saying what failed.
+void copy_range(const std::string& renamed, fs::File& to, uint64_t from, uint64_t end) {
+  fs::File source;
+  if (renamed.empty() || fs::open_for_reading(renamed, source) != 0) {
+    throw Error("it cannot be read", ErrorKind::io);
+  }
+  if (const int err = fs::seek(to.fd(), from)) {
+    throw Error("seeking in " + to.name() + " failed: " + fs::error_text(err), ErrorKind::io);
+  }
   std::vector<char> chunk(size_t{1} << 20);
-  for (uint64_t at = 0; at < bytes;) {
-    const uint64_t want = std::min<uint64_t>(chunk.size(), bytes - at);
-    const int64_t got = fs::read_at(from, chunk.data(), want, at);
-    if (got < 0) return errno;
-    if (got == 0) break;
-    if (const int err = to.write_all(chunk.data(), static_cast<size_t>(got))) return err;
+  for (uint64_t at = from; at < end;) {
+    const uint64_t want = std::min<uint64_t>(chunk.size(), end - at);
+    const int64_t got = fs::read_at(source.fd(), chunk.data(), want, at);
+    if (got < 0) throw Error("reading it failed: " + fs::error_text(errno), ErrorKind::io);
+    if (got == 0) {
+      throw Error("it holds " + std::to_string(at) + " bytes, fewer than the " +
+                      std::to_string(end) + " the checkpoint recorded",
+                  ErrorKind::io);
+    }
+    if (const int err = to.write_all(chunk.data(), static_cast<size_t>(got))) {
+      throw Error("copying it into " + to.name() + " failed: " + fs::error_text(err),
+                  ErrorKind::io);
+    }
     at += static_cast<uint64_t>(got);
   }
-  return 0;
 }
 
 }  // namespace
@@ -111,48 +129,38 @@ OutputFile OutputFile::create(const std::string& path, size_t buffer, const std:
   return out;
 }
 
-OutputFile OutputFile::resume_renamed(const std::string& path, const std::string& temporary,
-                                      const OutputPrefix& prefix, size_t buffer) {
+OutputFile OutputFile::resume(const std::string& path, const std::string& temporary,
+                              const OutputPrefix& prefix, size_t buffer) {
+  // A run stopped after it renamed the file over `path`, before it removed
+  // its checkpoint, left it missing: it is made again at the name the
+  // checkpoint holds (so that a resume stopped in turn leaves no file the
+  // checkpoint does not name), from the first bytes of `path`.
+  fs::File file;
+  int live_slot = -1;
+  int err = fs::open_own_file(temporary, file);
+  const bool made = err == ENOENT;
+  std::string target = replaced_file(path);
+  if (made && (err = fs::create_temp_named(temporary, file, live_slot, kNewFileMode)) == 0) {
+    err = take_permissions(target, file);
+  }
   const std::string missing =
       "is missing: it was removed, or renamed over " + path + " by a run that was stopped "
       "before it removed the checkpoint";
-  const std::string target = replaced_file(path);
-  fs::File renamed;
-  if (target.empty() || fs::open_for_reading(target, renamed) != 0) {
-    cannot_resume(temporary, path, missing + "; delete the checkpoint and run the job again "
-                                             "from its start.");
+  const std::string start_again = "; delete the checkpoint and run the job again from its start.";
+  auto forget_made = [&] {
+    if (!made) return;
+    fs::unlink_file(temporary);
+    fs::forget_temporary(std::exchange(live_slot, -1));
+  };
+  if (err == ELOOP) {
+    cannot_resume(temporary, path, "is a symbolic link, which gdedup never follows; it is "
+                                   "not the file the interrupted run wrote.");
   }
-  int live_slot = -1;
-  fs::File copy = new_temporary(target, "output", path, live_slot);
-  const std::string name = copy.name();
-  try {
-    if (const int err = copy_prefix(renamed.fd(), copy, prefix.bytes)) {
-      throw Error("copying " + target + " into " + name + " failed: " + fs::error_text(err),
-                  ErrorKind::io);
-    }
-    OutputFile out("output", path, target, name,
-                   OutputWriter::continue_file(copy.release(), name, prefix, buffer));
-    out.live_slot_ = live_slot;
-    return out;
-  } catch (const Error& e) {
-    fs::unlink_file(name);
-    fs::forget_temporary(live_slot);
-    cannot_resume(temporary, path, missing + ", and " + path + " does not continue from it (" +
-                                       e.what() + "); delete the checkpoint and run the job "
-                                       "again from its start.");
-  }
-}
-
-OutputFile OutputFile::resume(const std::string& path, const std::string& temporary,
-                              const OutputPrefix& prefix, size_t buffer) {
-  fs::File file;
-  if (const int err = fs::open_own_file(temporary, file)) {
-    if (err == ENOENT) return resume_renamed(path, temporary, prefix, buffer);
-    if (err == ELOOP) {
-      cannot_resume(temporary, path, "is a symbolic link, which gdedup never follows; it is "
-                                     "not the file the interrupted run wrote.");
-    }
-    cannot_resume(temporary, path, "cannot be opened: " + fs::error_text(err) + ".");
+  if (err != 0) {
+    if (made && file.is_open()) forget_made();
+    cannot_resume(temporary, path, made ? missing + ", and making it again failed: " +
+                                              fs::error_text(err) + start_again
+                                        : "cannot be opened: " + fs::error_text(err) + ".");
   }
   fs::FileStatus status;
   if (const int err = fs::status_of(file.fd(), status)) {
@@ -168,12 +176,45 @@ OutputFile OutputFile::resume(const std::string& path, const std::string& tempor
                                        std::to_string(fs::current_user()) + "), so it is not "
                                        "the file the interrupted run wrote.");
   }
-  OutputWriter writer = OutputWriter::continue_file(file.release(), temporary, prefix, buffer);
-  std::string target = replaced_file(path);
-  if (target.empty()) target = path;  // replaced meanwhile by a device: the rename says so
-  OutputFile out("output", path, target, temporary, std::move(writer));
-  out.kept_ = true;
-  return out;
+  // Shorter than the checkpoint's offset: made just now, or by a resume
+  // stopped while it copied. The checksum below tells whether `path`
+  // continues it; if not, a file that was there is cut back as it was.
+  const uint64_t held = status.size;
+  bool extended = false;
+  if (held < prefix.bytes) {
+    try {
+      copy_range(target, file, held, prefix.bytes);
+      extended = true;
+    } catch (const Error& e) {
+      if (made) {
+        forget_made();
+        cannot_resume(temporary, path, missing + ", and " + path + " does not continue from "
+                                           "it (" + e.what() + ")" + start_again);
+      }
+      file.truncate(held);
+    }
+  }
+  try {
+    OutputWriter writer = OutputWriter::continue_file(file.release(), temporary, prefix, buffer);
+    if (target.empty()) target = path;  // replaced meanwhile by a device: the rename says so
+    OutputFile out("output", path, target, temporary, std::move(writer));
+    // The checkpoint names the file: it outlives a failure, for a resume.
+    fs::forget_temporary(live_slot);
+    out.kept_ = true;
+    return out;
+  } catch (const Error& e) {
+    if (made) {
+      forget_made();
+      cannot_resume(temporary, path, missing + ", and " + path + " does not continue from it (" +
+                                         e.what() + ")" + start_again);
+    }
+    if (!extended) throw;
+    // As it was, refused as it was.
+    fs::File again;
+    if (fs::open_own_file(temporary, again) == 0) again.truncate(held);
+    OutputWriter::continue_file(again.release(), temporary, prefix, buffer);
+    throw;
+  }
 }
 
 OutputFile::~OutputFile() {

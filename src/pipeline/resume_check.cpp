@@ -1,6 +1,9 @@
 #include "pipeline/resume_check.h"
 
+#include <optional>
+
 #include "gdedup/error.h"
+#include "gdedup/input_file.h"
 #include "gdedup/output_file.h"
 #include "io/record_reader.h"
 #include "pipeline/input_identity.h"
@@ -63,6 +66,27 @@ void check_same_filter(const ResumeState& state, const RunFilter& filter) {
   }
 }
 
+// The input list: as many inputs, by the same paths.
+void check_input_paths(const ResumeState& state, const std::vector<std::string>& inputs) {
+  auto differs = [&](const std::string& saved, const std::string& now) {
+    const std::string from = state.loaded_from.empty() ? "" : " " + state.loaded_from;
+    throw Error("cannot resume from checkpoint" + from + ": the input list differs: the "
+                    "checkpoint was written with " + saved + ", this run has " + now +
+                    "; resume with the inputs of the interrupted run",
+                ErrorKind::resume_mismatch);
+  };
+  auto count = [](size_t n) { return std::to_string(n) + (n == 1 ? " input" : " inputs"); };
+  if (state.inputs.size() != inputs.size()) {
+    differs(count(state.inputs.size()), count(inputs.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (state.inputs[i].path != inputs[i]) {
+      differs("input " + std::to_string(i + 1) + " " + quoted(state.inputs[i].path),
+              quoted(inputs[i]));
+    }
+  }
+}
+
 }  // namespace
 
 const char* mode_text(Mode mode) {
@@ -111,17 +135,7 @@ void check_resume_run(const ResumeState& state, const PipelineOptions& options,
   if (state.output != output) {
     option_differs(state, "output", output_text(state.output), output_text(output));
   }
-  if (state.inputs.size() != now.size()) {
-    option_differs(state, "input", std::to_string(state.inputs.size()) + " inputs",
-                   std::to_string(now.size()));
-  }
-  for (size_t i = 0; i < now.size(); ++i) {
-    if (state.inputs[i].path != now[i].path) {
-      option_differs(state, "input", "input " + std::to_string(i + 1) + " " +
-                                         quoted(state.inputs[i].path),
-                     quoted(now[i].path));
-    }
-  }
+  check_input_paths(state, options.inputs);
   for (size_t i = 0; i < now.size(); ++i) check_same_input(state.inputs[i], now[i], i + 1);
 }
 
@@ -155,7 +169,24 @@ ResumeState identify_run(const PipelineOptions& options) {
     }
     state.inputs.push_back(std::move(id));
   }
+  // A resumed run notes the file as its checkpoint did: as the job found it
+  // when it started, whatever became of it since.
+  state.filter_file = options.resume != nullptr ? options.resume->filter_file
+                                                : mark_filter_file(options.saved_filter);
   return state;
 }
 
 }  // namespace gdedup::pipeline
+
+namespace gdedup {
+
+void check_checkpoint_inputs(const ResumeState& state, const std::vector<std::string>& inputs) {
+  pipeline::check_input_paths(state, inputs);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (const std::optional<uint64_t> size = io::input_size(inputs[i])) {
+      pipeline::check_same_size(state.inputs[i], *size, i + 1);
+    }
+  }
+}
+
+}  // namespace gdedup

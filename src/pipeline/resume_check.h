@@ -18,7 +18,9 @@ struct RunFilter {
 };
 
 // The parts of the resume state fixed for the whole run `options`
-// describes: its options and its inputs' identities (identify_input).
+// describes: its options, its inputs' identities (identify_input) and the
+// filter file it saves to (mark_filter_file; a resumed run's from its
+// checkpoint).
 // Throws UsageError for what a resumed run could not read or write again
 // (standard output, an output or an input that is not a regular file).
 ResumeState identify_run(const PipelineOptions& options);

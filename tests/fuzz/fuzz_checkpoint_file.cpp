@@ -86,14 +86,19 @@ bool same_layers(const std::vector<gdedup::SavedLayer>& a,
   return true;
 }
 
+bool same_identity(const gdedup::InputIdentity& x, const gdedup::InputIdentity& y) {
+  return x.path == y.path && x.regular == y.regular && x.size == y.size &&
+         x.mtime_ns == y.mtime_ns && x.sample_hash == y.sample_hash;
+}
+
 bool same_state(const gdedup::ResumeState& a, const gdedup::ResumeState& b) {
   if (a.inputs.size() != b.inputs.size()) return false;
   for (size_t i = 0; i < a.inputs.size(); ++i) {
-    const auto &x = a.inputs[i], &y = b.inputs[i];
-    if (x.path != y.path || x.regular != y.regular || x.size != y.size ||
-        x.mtime_ns != y.mtime_ns || x.sample_hash != y.sample_hash) {
-      return false;
-    }
+    if (!same_identity(a.inputs[i], b.inputs[i])) return false;
+  }
+  const gdedup::FilterFileMark &f = a.filter_file, &g = b.filter_file;
+  if (f.recorded != g.recorded || f.existed != g.existed || !same_identity(f.file, g.file)) {
+    return false;
   }
   return a.mode == b.mode && a.format == b.format && a.keys == b.keys &&
          a.output == b.output && a.output_temporary == b.output_temporary &&

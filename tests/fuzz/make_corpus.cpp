@@ -297,6 +297,11 @@ void checkpoint_seeds() {
   put("checkpoint_file", "valid", std::string(1, '\0') + file);
   put("checkpoint_file", "reseal-lengths", std::string(1, '\3') + file);
   put("checkpoint_file", "truncated-state", std::string(1, '\2') + file.substr(0, file.size() - 9));
+  // The filter file the job saves to, noted (format version 6).
+  gdedup::ResumeState noted = state;
+  noted.filter_file = {true, true, {"seen.gdf", true, 4224, 1700000000987654321, 0x0102030405060708}};
+  gdedup::save_checkpoint(f, noted, tmp);
+  put("checkpoint_file", "filter-file", std::string(1, '\0') + read_file(tmp));
   gdedup::ResumeState empty;
   empty.mode = gdedup::Mode::kBuild;
   gdedup::save_checkpoint(f, empty, tmp);

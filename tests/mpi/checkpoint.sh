@@ -277,7 +277,7 @@ case_refusals() {
   run_mpi 2 dedup other.txt -o out.txt -f f.gdf --capacity 5000 --no-grow --piece-bytes 2K \
     --checkpoint ck --resume
   expect_failure
-  one_message "the input option differs"
+  one_message "the input list differs"
   run_mpi 2 "${JOB[@]}" --resume --key field:1
   expect_failure
   one_message "the key option differs"
@@ -305,6 +305,17 @@ case_refusals() {
   expect_status 1
   one_message "is missing"
   mv saved.tmp "$temporary"
+  # A filter file another job saved while this one was stopped (the job
+  # started without one): the resume would save its filter over that job's
+  # keys.
+  random_lines 100 10 98 >c.txt
+  "$GDEDUP" build c.txt -f f.gdf -q || fail "the other job's build failed"
+  cp f.gdf f.other
+  run_mpi 2 "${JOB[@]}" --resume
+  expect_failure
+  one_message "the filter file f.gdf changed while the job was stopped: it was created"
+  cmp -s f.gdf f.other || fail "a refused resume changed the other job's filter file"
+  rm f.gdf f.other
   # The same checkpoint, undamaged, still resumes.
   resume_on 2
   expect_reference "a resume after refused ones"
