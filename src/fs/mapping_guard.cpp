@@ -1,4 +1,4 @@
-#include "fs/mapping_guard.h"
+#include "gdedup/mapping_guard.h"
 
 #include <signal.h>
 #include <sys/mman.h>

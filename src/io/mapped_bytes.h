@@ -12,7 +12,7 @@
 
 #include "gdedup/error.h"
 
-#include "fs/mapping_guard.h"
+#include "gdedup/mapping_guard.h"
 
 namespace gdedup::io {
 

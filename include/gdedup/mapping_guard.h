@@ -9,6 +9,9 @@
 //
 // A SIGBUS outside every guarded mapping goes to the handler that was there
 // before the first guard was taken (the default one ends the process).
+// Part of the OS layer (src/fs), public for front ends that hold a mapped
+// filter file (map_filter_file) long after its load, as the Python package
+// does.
 #pragma once
 
 #include <cstddef>
