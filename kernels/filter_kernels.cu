@@ -463,7 +463,7 @@ struct SortedPairs {
 
 #if defined(__CUDACC__)
 // Runs a CUB algorithm on the workspace's scratch: sized once for the
-// largest batch (test_and_set_scratch_bytes), checked here.
+// largest chunk (test_and_set_scratch_bytes), checked here.
 template <class Algorithm>
 void run_cub(const TestAndSetWorkspace& ws, Algorithm algorithm) {
   size_t needed = 0;
@@ -562,10 +562,10 @@ uint64_t shared_keys(const TestAndSetWorkspace& ws, cudaStream_t stream) {
 static_assert(kChunkKeys <= kernels::kEntryPositions, "chunk positions exceed the table entry");
 
 // Keys a chunk takes: few enough that about 1 in 32 shares its block with
-// another, within the table.
+// another, within the workspace and its table.
 uint64_t chunk_keys(const TestAndSetWorkspace& ws, uint64_t blocks) {
   const uint64_t table_keys = uint64_t{1} << (ws.table_log2 - 1);
-  return std::min(table_keys, std::max(blocks / 32, kMinChunkKeys));
+  return std::min({ws.capacity, table_keys, std::max(blocks / 32, kMinChunkKeys)});
 }
 
 }  // namespace
@@ -655,10 +655,9 @@ void launch_test_and_set(const FilterRef& filter, const uint64_t* fingerprints,
                          unsigned long long* fresh, const TestAndSetWorkspace& workspace,
                          LaunchShape shape, cudaStream_t stream, cudaEvent_t chain) {
   if (count == 0) return;
-  if (count > workspace.capacity) {
-    throw Error("a test_and_set batch of " + std::to_string(count) +
-                " keys exceeds the workspace of " + std::to_string(workspace.capacity) +
-                " keys.");
+  if (count > kMaxBatchKeys) {
+    throw Error("a test_and_set batch holds at most " + std::to_string(kMaxBatchKeys) +
+                " keys; got " + std::to_string(count) + ".");
   }
   if (filter.num_blocks > kernels::kMaxTableBlocks) {
     throw Error("test_and_set on the GPU takes filters of at most " +

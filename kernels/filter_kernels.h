@@ -30,24 +30,30 @@ constexpr uint64_t kMaxBatchKeys = uint64_t{1} << 30;
 
 // test_and_set works through a batch in chunks of at most kChunkKeys keys,
 // each with a table of the fingerprints it holds at most half full: 2^22
-// entries of 8 bytes, 32 MiB, which stays in the H200's 50 MB L2 beside the
-// blocks in flight.
+// entries of 8 bytes, 32 MiB.
 constexpr uint64_t kChunkKeys = uint64_t{1} << 21;
 // Smaller chunks than this cost more in launches and waits than the keys
 // that share a block cost in the sort.
 constexpr uint64_t kMinChunkKeys = uint64_t{1} << 16;
 
+// Keys a workspace holds for batches of `batch_keys`: what one chunk uses,
+// so a batch larger than a chunk needs no more.
+inline uint64_t test_and_set_workspace_keys(uint64_t batch_keys) {
+  return batch_keys < kChunkKeys ? batch_keys : kChunkKeys;
+}
+
 // log2 of the table entries for a workspace of `capacity` keys: room for
 // two entries a key of the largest chunk.
 inline uint32_t test_and_set_table_log2(uint64_t capacity) {
-  const uint64_t chunk = capacity < kChunkKeys ? capacity : kChunkKeys;
+  const uint64_t chunk = test_and_set_workspace_keys(capacity);
   uint32_t log2 = 1;
   while ((uint64_t{1} << log2) < 2 * chunk) ++log2;
   return log2;
 }
 
-// Device buffers of test_and_set, each for `capacity` keys: sort keys
-// (block indices) and values (positions) twice over, the scan's masks
+// Device buffers of test_and_set, each for `capacity` keys, the most one
+// chunk of a batch takes (test_and_set_workspace_keys): sort keys (block
+// indices) and values (positions) twice over, the scan's masks
 // (kernels::BlockMask, 64 bytes a key at most), and the scratch space of the
 // sort, the scan and the compaction; for a chunk, the table of
 // fingerprints, a flag a key (to be sorted: the first of its fingerprint in
@@ -61,13 +67,13 @@ struct TestAndSetWorkspace {
   uint64_t capacity;
   uint64_t* table;  // 2^table_log2 entries
   uint32_t table_log2;
-  uint8_t* shared;  // 2^(table_log2 - 1) flags
+  uint8_t* shared;  // `capacity` flags
   uint32_t* shared_count;
 };
 
 // Bytes of `before` for each key (16 words), and of the whole workspace for
-// each key, beside the scratch space and the table (test_and_set_table_log2;
-// its flags are counted here).
+// each key, beside the scratch space and the table (test_and_set_table_log2),
+// flags included.
 constexpr uint64_t kMaskBytesPerKey = 16 * 4;
 constexpr uint64_t kWorkspaceBytesPerKey = 2 * 8 + 2 * 4 + kMaskBytesPerKey + 1;
 
@@ -75,8 +81,19 @@ constexpr uint64_t kWorkspaceBytesPerKey = 2 * 8 + 2 * 4 + kMaskBytesPerKey + 1;
 // error that a launch would give (no kernel image for the device, say).
 cudaError_t probe_kernels();
 
-// Scratch bytes test_and_set needs for a batch of `keys` keys (no device work).
+// Scratch bytes test_and_set needs for a workspace of `keys` keys (no device
+// work).
 size_t test_and_set_scratch_bytes(uint64_t keys);
+
+// Device bytes of the whole workspace for batches of `batch_keys`: at most
+// 2^21 keys of 89 bytes, the table (8 bytes an entry, two entries a key),
+// the scratch and the count: about 210 MiB and CUB's scratch from 2^21
+// keys on.
+inline uint64_t test_and_set_workspace_bytes(uint64_t batch_keys) {
+  const uint64_t keys = test_and_set_workspace_keys(batch_keys);
+  return keys * kWorkspaceBytesPerKey + (uint64_t{8} << test_and_set_table_log2(keys)) +
+         test_and_set_scratch_bytes(keys) + sizeof(uint32_t);
+}
 
 void launch_add(const FilterRef& filter, const uint64_t* fingerprints, uint64_t count,
                 LaunchShape shape, cudaStream_t stream);

@@ -779,6 +779,61 @@ struct DeviceBuffer {
   }
 };
 
+// test_and_set's device buffers for `capacity` keys, as a slot holds them.
+struct DeviceWorkspace {
+  explicit DeviceWorkspace(uint64_t capacity)
+      : blocks0(capacity * 8), blocks1(capacity * 8), positions0(capacity * 4),
+        positions1(capacity * 4), before(capacity * cuda::kMaskBytesPerKey),
+        scratch(cuda::test_and_set_scratch_bytes(capacity)),
+        table(uint64_t{8} << cuda::test_and_set_table_log2(capacity)), shared(capacity),
+        count(4),
+        ws{{blocks0.as<uint64_t>(), blocks1.as<uint64_t>()},
+           {positions0.as<uint32_t>(), positions1.as<uint32_t>()},
+           before.p, scratch.p, cuda::test_and_set_scratch_bytes(capacity), capacity,
+           table.as<uint64_t>(), cuda::test_and_set_table_log2(capacity), shared.as<uint8_t>(),
+           count.as<uint32_t>()} {}
+  DeviceBuffer blocks0, blocks1, positions0, positions1, before, scratch, table, shared, count;
+  cuda::TestAndSetWorkspace ws;
+};
+
+// A batch larger than its workspace (a slot's holds one chunk, at most
+// 2^21 keys, whatever the batch) goes chunk by chunk through it: three
+// chunks and a bit of 2^16 keys, each seeing the bits of the one before.
+TEST(GpuKernels, ABatchLargerThanItsWorkspaceGoesChunkByChunk) {
+  GDEDUP_REQUIRE_GPU();
+  const Layout l{256, 8};
+  const uint64_t blocks = 4099, capacity = cuda::kMinChunkKeys, n = 3 * capacity + 5;
+  const std::vector<uint64_t> keys = pooled_keys(n, 40000, 94);
+  Reference ref(blocks, l);
+  std::vector<uint8_t> expected;
+  const uint64_t expected_fresh = ref.test_and_set(keys, &expected);
+
+  DeviceBuffer words(blocks * l.block_words() * 4), d_keys(n * 8), d_answers(n), d_fresh(8);
+  const DeviceWorkspace workspace(capacity);
+  const FilterRef filter = whole_filter(words.as<uint32_t>(), blocks, l);
+  cudaStream_t stream = nullptr;
+  cudaEvent_t chain = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  ASSERT_EQ(cudaEventCreate(&chain), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d_keys.p, keys.data(), n * 8, cudaMemcpyHostToDevice), cudaSuccess);
+  cuda::launch_test_and_set(filter, d_keys.as<uint64_t>(), n, d_answers.as<uint8_t>(),
+                            d_fresh.as<unsigned long long>(), workspace.ws,
+                            cuda::launch_shape(0), stream, chain);
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  std::vector<uint8_t> answers(n);
+  std::vector<uint32_t> host(ref.words.size());
+  unsigned long long fresh = 0;
+  ASSERT_EQ(cudaMemcpy(answers.data(), d_answers.p, n, cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(host.data(), words.p, host.size() * 4, cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(&fresh, d_fresh.p, 8, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(fresh, expected_fresh);
+  EXPECT_EQ(answers, expected);
+  EXPECT_EQ(host, ref.words);
+  cudaEventDestroy(chain);
+  cudaStreamDestroy(stream);
+}
+
 // The kernels on shards (layout.h's FilterRef with a block offset): two
 // references holding the halves of a filter, each in a device array of its
 // own, give every key they own the whole reference filter's answer, and
@@ -829,17 +884,8 @@ TEST(GpuKernels, ShardsOfAFilterAnswerAsTheWholeReference) {
         const uint64_t n = std::max({mine.size(), mine_added.size(), mine_probes.size()});
 
         DeviceBuffer d_keys(n * 8), d_answers(n), d_fresh(8), d_bits(8);
-        DeviceBuffer blocks0(n * 8), blocks1(n * 8), positions0(n * 4), positions1(n * 4);
-        DeviceBuffer before(n * cuda::kMaskBytesPerKey);
-        const size_t scratch_bytes = cuda::test_and_set_scratch_bytes(n);
-        DeviceBuffer scratch(scratch_bytes);
-        const uint32_t log2 = cuda::test_and_set_table_log2(n);
-        DeviceBuffer table(uint64_t{8} << log2), shared(uint64_t{1} << (log2 - 1)), count(4);
-        const cuda::TestAndSetWorkspace ws{{blocks0.as<uint64_t>(), blocks1.as<uint64_t>()},
-                                           {positions0.as<uint32_t>(), positions1.as<uint32_t>()},
-                                           before.p, scratch.p, scratch_bytes, n,
-                                           table.as<uint64_t>(), log2, shared.as<uint8_t>(),
-                                           count.as<uint32_t>()};
+        const DeviceWorkspace workspace(n);
+        const cuda::TestAndSetWorkspace& ws = workspace.ws;
 
         std::vector<uint8_t> mine_answers(mine.size());
         ASSERT_EQ(cudaMemcpy(d_keys.p, mine.data(), mine.size() * 8, cudaMemcpyHostToDevice),
@@ -944,6 +990,50 @@ TEST(GpuBackend, DuplicateHeavyBatchesSortOnlyDistinctFingerprints) {
     ASSERT_EQ(backend->test_and_set(keys->data(), n, answers.data()), fresh);
     EXPECT_EQ(answers, expected);
     EXPECT_EQ(cuda::take_sorted_keys(), sorted);
+  }
+}
+#endif
+
+#if defined(GDEDUP_CUDA_STANDIN)
+// gpu.h's gpu_device_bytes is all a backend takes: a device with exactly
+// that free beside the reserve gets the batch asked for, 2^22 keys (two
+// chunks: the workspace holds one), and one byte less halves it. With
+// test_and_set's workspace of 89 bytes a key for the whole batch, as
+// before, it would have needed some 530 MiB more.
+TEST(GpuBackend, DeviceMemoryIsWhatGpuDeviceBytesSays) {
+  GDEDUP_REQUIRE_GPU();
+  const Layout l{512, 16};
+  const uint64_t blocks = 4099, batch = uint64_t{1} << 22;
+  const std::vector<uint64_t> keys = pooled_keys(20000, 9000, 95);
+  Reference ref(blocks, l);
+  std::vector<uint8_t> expected;
+  const uint64_t expected_fresh = ref.test_and_set(keys, &expected);
+  const uint64_t filter_bytes = blocks * l.block_words() * 4;
+  const uint64_t need = gpu_device_bytes(filter_bytes, batch);
+  const uint64_t whole_batch_workspace =
+      batch * cuda::kWorkspaceBytesPerKey + (uint64_t{8} << cuda::test_and_set_table_log2(batch));
+  EXPECT_LT(need + (uint64_t{500} << 20), filter_bytes + 3 * (batch * 9 + whole_batch_workspace));
+  const cuda_standin::Settings saved = cuda_standin::current();
+  for (const uint64_t short_by : {uint64_t{0}, uint64_t{1}}) {
+    SCOPED_TRACE("short by " + std::to_string(short_by));
+    cuda_standin::Settings exact = saved;
+    exact.device_bytes =
+        cuda_standin::device_bytes_in_use() + cuda::kDeviceReserveBytes + need - short_by;
+    cuda_standin::set(exact);
+    const uint64_t in_use = cuda_standin::device_bytes_in_use();
+    {
+      Filter filter(FilterParams{blocks, l, 5});
+      auto backend = make_gpu_backend(filter, GpuOptions{0, batch});
+      const uint64_t taken = cuda_standin::device_bytes_in_use() - in_use;
+      const uint64_t got = dynamic_cast<GpuBackend*>(backend.get())->batch_keys();
+      EXPECT_EQ(got, short_by == 0 ? batch : batch / 2);
+      EXPECT_LE(taken, gpu_device_bytes(filter_bytes, got));
+      EXPECT_GE(taken, filter_bytes + 3 * got * 9);
+      std::vector<uint8_t> answers(keys.size());
+      EXPECT_EQ(backend->test_and_set(keys.data(), keys.size(), answers.data()), expected_fresh);
+      EXPECT_EQ(answers, expected);
+    }
+    cuda_standin::set(saved);
   }
 }
 #endif

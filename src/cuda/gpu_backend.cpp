@@ -6,7 +6,7 @@
 // one event: the kernels of batch c+1 that touch the filter wait for those of
 // batch c, whose bits they must see, while its grouping may overlap them;
 // add and contains kernels may overlap, being order-free or read-only.
-// The slots (about 4.9 GB at 2^24 keys) are shared by the backends on a
+// The slots (about 1.1 GB at 2^24 keys: gpu.h) are shared by the backends on a
 // device that ask for the same batch size, such as the layers of a growing
 // filter, which took a set each before; their calls take turns.
 #include <algorithm>
@@ -34,6 +34,8 @@ using cuda::LaunchShape;
 
 // Three slots: one copying in, one computing, one copying back.
 constexpr size_t kSlots = 3;
+// A slot's count of new keys, and a byte for each empty buffer.
+constexpr uint64_t kSmallChangeBytes = 64;
 
 // Thrown by device_malloc when the device is out of memory, so the
 // constructor can say how much the filter needed.
@@ -139,10 +141,10 @@ class Event {
 };
 
 // Device bytes one slot takes for a batch of `keys`: fingerprints 8 and
-// answers 1 a key, test_and_set's workspace and table, and small change.
+// answers 1 a key, test_and_set's workspace (one chunk's), and small change.
 uint64_t slot_device_bytes(uint64_t keys) {
-  return keys * (8 + 1 + cuda::kWorkspaceBytesPerKey) + cuda::test_and_set_scratch_bytes(keys) +
-         (uint64_t{8} << cuda::test_and_set_table_log2(keys)) + 4096;
+  return std::max<uint64_t>(keys, 1) * (8 + 1) + cuda::test_and_set_workspace_bytes(keys) +
+         kSmallChangeBytes;
 }
 
 std::string version_text(int v) {
@@ -199,16 +201,18 @@ struct Slot {
         answers(capacity),
         fresh(1),
         fresh_host(1) {
+    // test_and_set works chunk by chunk: its buffers hold one chunk.
+    const uint64_t chunk = cuda::test_and_set_workspace_keys(capacity);
     for (int i = 0; i < 2; ++i) {
-      blocks[i] = DeviceArray<uint64_t>(capacity);
-      positions[i] = DeviceArray<uint32_t>(capacity);
+      blocks[i] = DeviceArray<uint64_t>(chunk);
+      positions[i] = DeviceArray<uint32_t>(chunk);
     }
-    before = DeviceArray<unsigned char>(capacity * cuda::kMaskBytesPerKey);
-    scratch_bytes = cuda::test_and_set_scratch_bytes(capacity);
+    before = DeviceArray<unsigned char>(chunk * cuda::kMaskBytesPerKey);
+    scratch_bytes = cuda::test_and_set_scratch_bytes(chunk);
     scratch = DeviceArray<unsigned char>(scratch_bytes);
-    table_log2 = cuda::test_and_set_table_log2(capacity);
+    table_log2 = cuda::test_and_set_table_log2(chunk);
     table = DeviceArray<uint64_t>(uint64_t{1} << table_log2);
-    shared = DeviceArray<uint8_t>(uint64_t{1} << (table_log2 - 1));
+    shared = DeviceArray<uint8_t>(chunk);
     shared_count = DeviceArray<uint32_t>(1);
   }
 
@@ -218,7 +222,7 @@ struct Slot {
                                      before.get(),
                                      scratch.get(),
                                      scratch_bytes,
-                                     keys_capacity,
+                                     cuda::test_and_set_workspace_keys(keys_capacity),
                                      table.get(),
                                      table_log2,
                                      shared.get(),
@@ -616,6 +620,10 @@ void check_gpu_fits(uint64_t filter_bytes, const GpuOptions& options) {
     cuda::plan_batch_keys(filter_bytes, free_device_bytes(), options.batch_keys, kSlots,
                           cuda::kMaxBatchKeys, slot_device_bytes);
   }
+}
+
+uint64_t gpu_device_bytes(uint64_t filter_bytes, uint64_t batch_keys) {
+  return filter_bytes + kSlots * slot_device_bytes(batch_keys);
 }
 
 std::unique_ptr<Backend> make_gpu_backend(Filter& filter, const GpuOptions& options) {
