@@ -11,8 +11,12 @@
 // traffic, not arithmetic.
 //
 // add:      one thread per key; reads the block and ORs in only the 64-bit
-//           lanes that still miss bits (atomically), so a saturated filter
-//           is only read.
+//           lanes that still miss bits (RED, no answer back), so a saturated
+//           filter is only read. The lanes of a warp with keys of one block
+//           OR their missing bits first (__match_any_sync, __reduce_or_sync)
+//           and one of them makes the atomics: a hot key costs one RED a
+//           lane a warp, not one a thread (a wave of ~270k threads, all
+//           seeing the hot block's bits missing, made up to 8 each).
 // contains: one thread per key; 16-byte loads through the read-only cache.
 // test_and_set: kernels/block_ops.h says why this is sequential. A batch is
 // worked through in chunks of at most min(kChunkKeys = 2^21, max(blocks / 32,
@@ -24,7 +28,10 @@
 //      most, two a key                              16 L2
 //   1. enter each key's fingerprint in the table under its block (an atomic
 //      exchange for a new one; a repeat reads the entry and the fingerprint
-//      at its position, both hot in cache)          read 8, 8 L2
+//      at its position, both hot in cache; of the lanes of a warp with one
+//      fingerprint only the lowest goes on, so a hot key's exchanges and
+//      position-lowering loop come from one lane a warp)
+//                                                   read 8, 8 L2
 //   2. a repeat of a fingerprint answers present; the first occurrence of a
 //      fingerprint alone in its block answers from the block and writes it
 //      back when it set a bit, in input order, no atomics; every key writes
@@ -75,18 +82,23 @@
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 #else
-// The CPU device: Thrust's CPP system, sequential inside a launch. The
-// stand-in's streams give the concurrency between launches. (The OMP system
-// compiles too, but its threads are invisible to the sanitizers.)
+// The CPU device: Thrust's CPP system for the library algorithms (sort,
+// scan, compaction), sequential; the kernels' own launches run one thread
+// at a time, or several at once in the stand-in's concurrent mode
+// (run_launch). The stand-in's streams give the concurrency between
+// launches. (Thrust's OMP system compiles too, but its threads are
+// invisible to the sanitizers.)
 #include <thrust/copy.h>
 #include <thrust/execution_policy.h>
-#include <thrust/for_each.h>
 #include <thrust/functional.h>
 #include <thrust/scan.h>
 #include <thrust/sort.h>
-#include <thrust/transform_reduce.h>
 
 #include <atomic>
+#include <thread>
+#include <vector>
+
+#include "cuda_standin.h"
 #endif
 
 #include <cuda/atomic>
@@ -107,10 +119,19 @@ namespace {
 // Per-key work, shared by both device systems: thread i of a launch calls
 // operator()(i).
 
-// libcu++'s atomic_ref: atom.or on the device, a host atomic on the CPU.
+// A relaxed device-scope OR whose old value nobody reads: RED on the device
+// (a reduction the memory system completes without answering the thread;
+// libcu++'s fetch_or compiled to ATOM with the result discarded), a host
+// atomic on the CPU.
 GDEDUP_HD void atomic_or(uint64_t* lane, uint64_t bits) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("red.relaxed.gpu.global.or.b64 [%0], %1;" ::"l"(__cvta_generic_to_global(lane)),
+               "l"(bits)
+               : "memory");
+#else
   ::cuda::atomic_ref<uint64_t, ::cuda::thread_scope_device>(*lane).fetch_or(
       bits, ::cuda::memory_order_relaxed);
+#endif
 }
 
 // The block of a key that add may OR into meanwhile. On the device plain
@@ -143,9 +164,16 @@ struct AddKey {
     load_block_shared<BW>(block, w);
     uint64_t missing[BW / 2];
     kernels::block_missing<BW, BPW>(w, fp, missing);
+    // The lanes of a warp with keys of this block OR their missing bits and
+    // one of them ORs them in: a hot key makes one atomic a lane of its
+    // block a warp, not one a thread.
+    if (!kernels::or_over_peers<BW / 2>(f.block_of(fp), missing)) return;
     GDEDUP_UNROLL
     for (uint32_t q = 0; q < BW / 2; ++q) {
-      if (missing[q] != 0) atomic_or(reinterpret_cast<uint64_t*>(block) + q, missing[q]);
+      if (missing[q] != 0) {
+        kernels::between_steps();
+        atomic_or(reinterpret_cast<uint64_t*>(block) + q, missing[q]);
+      }
     }
   }
 };
@@ -165,8 +193,12 @@ struct ContainsKey {
 
 // Step 1 of a chunk: enters key i's fingerprint in the table (block_ops.h),
 // keeping its lowest position, and marks the entries of two fingerprints of
-// one block. Touches no filter word. Repeats of a fingerprint only read its
-// entry, so a duplicate-heavy chunk makes no queue of atomics on one entry.
+// one block. Touches no filter word. Of the lanes of a warp that hold one
+// fingerprint only the lowest, which holds the lowest position, goes on:
+// the others' walk would be the same with higher positions. So a hot key
+// makes one probe a warp, and its atomics (the exchange that claims the
+// entry, the loop that lowers its position) come from one lane a warp.
+// Repeats in later warps mostly only read the entry.
 struct MarkFingerprint {
   FilterRef f;
   const uint64_t* fingerprints;  // the chunk's
@@ -174,27 +206,33 @@ struct MarkFingerprint {
   uint32_t log2_entries;
   GDEDUP_HD void operator()(uint64_t i) const {
     const uint64_t fp = kernels::load_readonly(fingerprints + i);
+    if (!kernels::lowest_of_peers(fp)) return;
     const uint64_t block = f.block_of(fp);
     const uint64_t mask = (uint64_t{1} << log2_entries) - 1;
     uint64_t other = 0;  // kOtherFingerprint once another fingerprint's entry of the block was passed
     for (uint64_t s = kernels::table_home(block + 1, log2_entries);; s = (s + 1) & mask) {
       ::cuda::atomic_ref<uint64_t, ::cuda::thread_scope_device> slot(table[s]);
       uint64_t seen = slot.load(::cuda::memory_order_relaxed);
-      // A failed exchange loads the entry that won the slot into `seen`.
-      if (seen == 0 && slot.compare_exchange_strong(seen, other | kernels::table_entry(block, i),
-                                                    ::cuda::memory_order_relaxed)) {
-        return;
+      if (seen == 0) {
+        kernels::between_steps();
+        // A failed exchange loads the entry that won the slot into `seen`.
+        if (slot.compare_exchange_strong(seen, other | kernels::table_entry(block, i),
+                                         ::cuda::memory_order_relaxed)) {
+          return;
+        }
       }
       if (kernels::entry_tag(seen) != block + 1) continue;
       // Every position an entry ever holds is one of its fingerprint's.
       if (kernels::load_readonly(fingerprints + kernels::entry_position(seen)) != fp) {
         if ((seen & kernels::kOtherFingerprint) == 0) {
-          slot.fetch_or(kernels::kOtherFingerprint, ::cuda::memory_order_relaxed);
+          kernels::between_steps();
+          atomic_or(&table[s], kernels::kOtherFingerprint);
         }
         other = kernels::kOtherFingerprint;
         continue;
       }
       for (;;) {
+        kernels::between_steps();
         const uint64_t first = kernels::entry_position(seen) < i ? kernels::entry_position(seen) : i;
         const uint64_t want = (seen & ~(kernels::kEntryPositions - 1)) | other | first;
         if (want == seen ||
@@ -405,16 +443,14 @@ void enqueue(cudaStream_t stream, Work work) {
   job.release();
 }
 
-thrust::counting_iterator<uint64_t> index(uint64_t i) { return thrust::counting_iterator<uint64_t>(i); }
-
 std::atomic<uint64_t> longest_thread_keys{0};
 std::atomic<uint64_t> sorted_keys{0};
 
 // Thread i of a launch: f(n - 1 - i), noting how many keys it worked
-// through. The threads run from the last index down, so that a kernel
-// relying on a lower thread's writes being done (no GPU promises that; the
-// keys of a block that test_and_set answers directly, say) gives wrong
-// answers here instead of sequential ones.
+// through. One at a time the threads run from the last index down, so that
+// a kernel relying on a lower thread's writes being done (no GPU promises
+// that; the keys of a block that test_and_set answers directly, say) gives
+// wrong answers here instead of sequential ones.
 template <class F>
 struct CountedThread {
   F f;
@@ -434,18 +470,64 @@ struct CountedThread {
   }
 };
 
+std::atomic<uint64_t> concurrent_launches{0};
+
+// Runs thread(t) for every t below n: one at a time, or with the stand-in's
+// launch_threads (cuda_standin.h) on that many OS threads at once, each
+// taking every launch_threads-th t and yielding at random between its steps
+// (kernels::between_steps), so that the threads of one launch race as a
+// GPU's do: compare-and-swap retries, contended atomics. Returns the sum of
+// what the calls return.
+template <class Thread>
+uint64_t run_launch(uint64_t n, const Thread& thread) {
+  const cuda_standin::Settings settings = cuda_standin::current();
+  const uint64_t workers = std::min<uint64_t>(settings.launch_threads, n);
+  if (workers <= 1) {
+    uint64_t sum = 0;
+    for (uint64_t t = 0; t < n; ++t) sum += thread(t);
+    return sum;
+  }
+  const uint64_t seed = settings.seed * 0x9e3779b97f4a7c15ull + ++concurrent_launches;
+  std::atomic<uint64_t> sum{0};
+  std::vector<std::thread> pool;
+  for (uint64_t w = 0; w < workers; ++w) {
+    pool.emplace_back([&, w] {
+      kernels::Interleaving mine{kernels::splitmix64(seed, w) | 1};
+      kernels::interleaving = &mine;
+      uint64_t part = 0;
+      for (uint64_t t = w; t < n; t += workers) part += thread(t);
+      kernels::interleaving = nullptr;
+      sum += part;
+    });
+  }
+  for (std::thread& p : pool) p.join();
+  return sum;
+}
+
+// The functor's result as a number to sum (0 for a void one).
+template <class F>
+uint64_t call_counted(const CountedThread<F>& thread, uint64_t t) {
+  if constexpr (std::is_void_v<decltype(thread(t))>) {
+    thread(t);
+    return 0;
+  } else {
+    return thread(t);
+  }
+}
+
 template <class F>
 void for_each_index(F f, uint64_t n, LaunchShape, cudaStream_t stream) {
   enqueue(stream, [f, n] {
-    thrust::for_each(thrust::cpp::par, index(0), index(n), CountedThread<F>{f, n});
+    const CountedThread<F> thread{f, n};
+    run_launch(n, [&](uint64_t t) { return call_counted(thread, t); });
   });
 }
 
 template <class F>
 void sum_into(F f, uint64_t n, unsigned long long* total, LaunchShape, cudaStream_t stream) {
   enqueue(stream, [f, n, total] {
-    *total += thrust::transform_reduce(thrust::cpp::par, index(0), index(n), CountedThread<F>{f, n},
-                                       uint64_t{0}, thrust::plus<uint64_t>());
+    const CountedThread<F> thread{f, n};
+    *total += run_launch(n, [&](uint64_t t) { return call_counted(thread, t); });
   });
 }
 

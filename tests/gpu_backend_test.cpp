@@ -364,7 +364,9 @@ TEST(GpuAvailability, ADeviceNumberPastTheLastIsRefusedWithTheCount) {
 #endif
 
 // Runs `body` once per stand-in schedule (the seed of its streams' delays),
-// `schedules` times in all; once on a real GPU. Stops at a fatal failure.
+// `schedules` times in all; once on a real GPU. Even schedules run each
+// launch's threads at once on 4 OS threads (the stand-in's concurrent
+// mode), odd ones one at a time. Stops at a fatal failure.
 template <class Body>
 void for_each_schedule(int schedules, Body&& body) {
 #if defined(GDEDUP_CUDA_STANDIN)
@@ -372,8 +374,10 @@ void for_each_schedule(int schedules, Body&& body) {
   for (int seed = 1; seed <= schedules && !::testing::Test::HasFatalFailure(); ++seed) {
     cuda_standin::Settings settings = saved;
     settings.seed = static_cast<uint64_t>(seed);
+    settings.launch_threads = seed % 2 == 0 ? 4 : saved.launch_threads;
     cuda_standin::set(settings);
-    SCOPED_TRACE("stand-in schedule " + std::to_string(seed));
+    SCOPED_TRACE("stand-in schedule " + std::to_string(seed) +
+                 (settings.launch_threads > 1 ? ", concurrent launches" : ""));
     body();
   }
   cuda_standin::set(saved);
@@ -993,6 +997,56 @@ TEST(GpuBackend, DuplicateHeavyBatchesSortOnlyDistinctFingerprints) {
   }
 }
 #endif
+
+// Hot keys: one fingerprint in 15 keys of 16, or a few hundred fingerprints
+// making up 15 keys of 16, the rest random. On a GPU the lanes of a warp
+// with one fingerprint or block aggregate their atomics; on the stand-in's
+// concurrent launches (even schedules) the threads of a launch race for the
+// hot entry and the hot block's lanes. test_and_set, add and contains give
+// the CPU backend's answers and bytes.
+TEST(GpuBackend, HotKeysMatchTheCpuBackend) {
+  GDEDUP_REQUIRE_GPU();
+  const uint64_t n = uint64_t{1} << 16, blocks = 4099;
+  test::Rng rng(96);
+  const uint64_t hot = rng.next();
+  std::vector<uint64_t> pool(300);
+  for (uint64_t& k : pool) k = rng.next();
+  std::vector<uint64_t> one_hot(n), few_hot(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    one_hot[i] = i % 16 == 0 ? rng.next() : hot;
+    few_hot[i] = i % 16 == 0 ? rng.next() : pool[rng.below(pool.size())];
+  }
+  const std::vector<uint64_t> probes = random_keys(20000, 97);
+  for_each_schedule(2, [&] {
+    for (const Layout& l : {kLayouts[0], kLayouts[3]}) {
+      for (const auto* keys : {&one_hot, &few_hot}) {
+        SCOPED_TRACE(layout_name(l) + (keys == &one_hot ? ", one hot key" : ", 300 hot keys"));
+        Filter cpu_filter(FilterParams{blocks, l, 5}), gpu_filter(FilterParams{blocks, l, 5});
+        auto cpu = make_cpu_backend(cpu_filter);
+        auto gpu = make_gpu_backend(gpu_filter, GpuOptions{0, n});
+        // The second call finds every key present.
+        for (int call = 0; call < 2; ++call) {
+          std::vector<uint8_t> want(n), got(n, 0xee);
+          const uint64_t fresh = cpu->test_and_set(keys->data(), n, want.data());
+          ASSERT_EQ(gpu->test_and_set(keys->data(), n, got.data()), fresh) << "call " << call;
+          ASSERT_EQ(got, want) << "call " << call;
+        }
+        cpu->add(keys->data(), n);
+        Filter added(FilterParams{blocks, l, 5});
+        auto gpu_add = make_gpu_backend(added, GpuOptions{0, n});
+        gpu_add->add(keys->data(), n);
+        std::vector<uint8_t> want(probes.size()), got(probes.size(), 0xee);
+        cpu->contains(probes.data(), probes.size(), want.data());
+        gpu_add->contains(probes.data(), probes.size(), got.data());
+        EXPECT_EQ(got, want);
+        gpu->sync_to_host();
+        gpu_add->sync_to_host();
+        ASSERT_EQ(filter_words(gpu_filter), filter_words(cpu_filter));
+        ASSERT_EQ(filter_words(added), filter_words(cpu_filter));
+      }
+    }
+  });
+}
 
 #if defined(GDEDUP_CUDA_STANDIN)
 // gpu.h's gpu_device_bytes is all a backend takes: a device with exactly

@@ -27,6 +27,13 @@ struct Settings {
   // (the ranks of an MPI job on one machine each take their own number).
   // GDEDUP_STANDIN_DEVICES.
   uint64_t devices = 1;
+  // 0 or 1: the CPU device runs a launch's threads one at a time, from the
+  // last index down. More: on that many OS threads at once, each taking
+  // every launch_threads-th index, with random yields between a thread's
+  // steps on shared memory (kernels/block_ops.h, between_steps), so that
+  // compare-and-swap retries and contended atomics happen.
+  // GDEDUP_STANDIN_LAUNCH_THREADS.
+  uint32_t launch_threads = 0;
 };
 
 // The settings in force (the environment's, until set() is called).
