@@ -633,11 +633,10 @@ void compact_shared(const TestAndSetWorkspace& ws, uint64_t begin, uint64_t n,
 // The keys the chunk's step 3 kept, on the host: the sort and the scan take
 // their length from there.
 uint64_t shared_keys(const TestAndSetWorkspace& ws, cudaStream_t stream) {
-  uint32_t count = 0;
-  GDEDUP_CUDA_CHECK(cudaMemcpyAsync(&count, ws.shared_count, sizeof(count),
+  GDEDUP_CUDA_CHECK(cudaMemcpyAsync(ws.shared_count_host, ws.shared_count, sizeof(uint32_t),
                                     cudaMemcpyDeviceToHost, stream));
   GDEDUP_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return count;
+  return *ws.shared_count_host;
 }
 
 // A chunk's positions fit the table's entries.

@@ -57,7 +57,9 @@ inline uint32_t test_and_set_table_log2(uint64_t capacity) {
 // (kernels::BlockMask, 64 bytes a key at most), and the scratch space of the
 // sort, the scan and the compaction; for a chunk, the table of
 // fingerprints, a flag a key (to be sorted: the first of its fingerprint in
-// a block that holds others) and the count of flagged keys.
+// a block that holds others) and the count of flagged keys, with pinned host
+// memory to read it back into (a copy to pageable memory would wait for
+// the whole device, not only the stream).
 struct TestAndSetWorkspace {
   uint64_t* blocks[2];
   uint32_t* positions[2];
@@ -69,6 +71,7 @@ struct TestAndSetWorkspace {
   uint32_t table_log2;
   uint8_t* shared;  // `capacity` flags
   uint32_t* shared_count;
+  uint32_t* shared_count_host;  // pinned host memory, where the count is read back
 };
 
 // Bytes of `before` for each key (16 words), and of the whole workspace for

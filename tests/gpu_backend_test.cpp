@@ -695,7 +695,8 @@ TEST(GpuBackend, DeviceAndPinnedBuffersGiveTheSameAnswers) {
 // Backend::host_buffer's memory is pinned, and the backend's copies read the
 // keys from it and write the answers into it in place: the stand-in counts
 // one copy each way per batch the call was cut into, where a staging copy
-// would leave the caller's buffers untouched by any copy.
+// would leave the caller's buffers untouched by any copy; and no copy of the
+// call touches pageable memory.
 TEST(GpuBackend, HostBuffersArePinnedAndCopiedInPlace) {
   GDEDUP_REQUIRE_GPU();
   for_each_schedule(4, [] {
@@ -716,6 +717,9 @@ TEST(GpuBackend, HostBuffersArePinnedAndCopiedInPlace) {
     auto* h_keys = static_cast<uint64_t*>(key_buffer.data());
     auto* h_answers = static_cast<uint8_t*>(answer_buffer.data());
     std::memcpy(h_keys, keys.data(), n * 8);
+#if defined(GDEDUP_CUDA_STANDIN)
+    const uint64_t pageable_before = cuda_standin::pageable_async_copies();
+#endif
     EXPECT_EQ(backend->test_and_set(h_keys, n, h_answers), fresh);
     EXPECT_EQ(std::vector<uint8_t>(h_answers, h_answers + n), expected);
     backend->contains(h_keys, n, h_answers);
@@ -724,6 +728,8 @@ TEST(GpuBackend, HostBuffersArePinnedAndCopiedInPlace) {
     const uint64_t batches = (n + batch - 1) / batch;
     EXPECT_EQ(cuda_standin::copies_touching(h_keys), 2 * batches);
     EXPECT_EQ(cuda_standin::copies_touching(h_answers), 2 * batches);
+    // Nor does test_and_set read a count back into pageable memory.
+    EXPECT_EQ(cuda_standin::pageable_async_copies(), pageable_before);
 #endif
     backend->sync_to_host();
     EXPECT_EQ(filter_words(filter), ref.words);
@@ -795,7 +801,11 @@ struct DeviceWorkspace {
            {positions0.as<uint32_t>(), positions1.as<uint32_t>()},
            before.p, scratch.p, cuda::test_and_set_scratch_bytes(capacity), capacity,
            table.as<uint64_t>(), cuda::test_and_set_table_log2(capacity), shared.as<uint8_t>(),
-           count.as<uint32_t>()} {}
+           count.as<uint32_t>(), nullptr} {
+    EXPECT_EQ(cudaMallocHost(reinterpret_cast<void**>(&ws.shared_count_host), 4), cudaSuccess);
+  }
+  DeviceWorkspace(const DeviceWorkspace&) = delete;
+  ~DeviceWorkspace() { cudaFreeHost(ws.shared_count_host); }
   DeviceBuffer blocks0, blocks1, positions0, positions1, before, scratch, table, shared, count;
   cuda::TestAndSetWorkspace ws;
 };

@@ -46,6 +46,11 @@ uint64_t device_bytes_in_use();
 // Pinned host bytes (cudaMallocHost) allocated now.
 uint64_t pinned_bytes_in_use();
 
+// How many cudaMemcpyAsync calls so far read from or wrote to pageable host
+// memory: each stages the source at the call or blocks the caller until the
+// copy to the host is done, so none belongs on a hot path.
+uint64_t pageable_async_copies();
+
 // How many cudaMemcpy and cudaMemcpyAsync calls so far read from or wrote
 // to the pinned allocation that holds `host` (0 when it is not pinned
 // memory): a caller's pinned buffer that a backend copies through its own
