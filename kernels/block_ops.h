@@ -27,7 +27,8 @@
 #include "gdedup/layout.h"
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-#error "gdedup's kernels need compute capability 8.0 or newer (__reduce_or_sync); set CMAKE_CUDA_ARCHITECTURES to 80 or above"
+#error "gdedup's kernels need compute capability 8.0 or newer (__reduce_or_sync): \
+set CMAKE_CUDA_ARCHITECTURES to 80 or above"
 #endif
 
 namespace gdedup::kernels {

@@ -795,18 +795,18 @@ struct DeviceWorkspace {
       : blocks0(capacity * 8), blocks1(capacity * 8), positions0(capacity * 4),
         positions1(capacity * 4), before(capacity * cuda::kMaskBytesPerKey),
         scratch(cuda::test_and_set_scratch_bytes(capacity)),
-        table(uint64_t{8} << cuda::test_and_set_table_log2(capacity)), shared(capacity),
+        table(uint64_t{8} << cuda::test_and_set_table_log2(capacity)), deferred(4),
         count(4),
         ws{{blocks0.as<uint64_t>(), blocks1.as<uint64_t>()},
            {positions0.as<uint32_t>(), positions1.as<uint32_t>()},
            before.p, scratch.p, cuda::test_and_set_scratch_bytes(capacity), capacity,
-           table.as<uint64_t>(), cuda::test_and_set_table_log2(capacity), shared.as<uint8_t>(),
-           count.as<uint32_t>(), nullptr} {
-    EXPECT_EQ(cudaMallocHost(reinterpret_cast<void**>(&ws.shared_count_host), 4), cudaSuccess);
+           table.as<uint64_t>(), cuda::test_and_set_table_log2(capacity),
+           deferred.as<uint32_t>(), count.as<uint32_t>(), nullptr} {
+    EXPECT_EQ(cudaMallocHost(reinterpret_cast<void**>(&ws.sort_count_host), 4), cudaSuccess);
   }
   DeviceWorkspace(const DeviceWorkspace&) = delete;
-  ~DeviceWorkspace() { cudaFreeHost(ws.shared_count_host); }
-  DeviceBuffer blocks0, blocks1, positions0, positions1, before, scratch, table, shared, count;
+  ~DeviceWorkspace() { cudaFreeHost(ws.sort_count_host); }
+  DeviceBuffer blocks0, blocks1, positions0, positions1, before, scratch, table, deferred, count;
   cuda::TestAndSetWorkspace ws;
 };
 
@@ -975,35 +975,45 @@ TEST(GpuBackend, NoThreadWorksThroughADuplicateHeavyBatchAlone) {
   }
 }
 
-// Repeats of a fingerprint never reach test_and_set's sort: a batch of one
-// key repeated, or of a few keys in blocks of their own, sorts none; one of
-// two fingerprints of one block, each repeated, sorts those two.
-TEST(GpuBackend, DuplicateHeavyBatchesSortOnlyDistinctFingerprints) {
+// Repeats of a fingerprint never reach test_and_set's sort, and the first
+// occurrences of at most kGroupKeys fingerprints of one block are answered
+// by one thread without it: a batch of one key repeated, of a few keys in
+// blocks of their own, or of 2 or 8 fingerprints of one block, each
+// repeated, sorts none; one of 9 fingerprints of one block sorts those 9.
+// No thread works through more than kGroupKeys keys.
+TEST(GpuBackend, DuplicateHeavyBatchesSortOnlyBlocksOfManyFingerprints) {
   const uint64_t n = uint64_t{1} << 16, blocks = uint64_t{1} << 16;
   test::Rng rng(85);
-  std::vector<uint64_t> pair_in_block(n), few(n);
-  const uint64_t pair[] = {key_in_block(4242, blocks, rng.next()),
-                           key_in_block(4242, blocks, rng.next())};
+  const auto of_block = [&](uint32_t fingerprints) {
+    std::vector<uint64_t> distinct(fingerprints), keys(n);
+    for (uint64_t& k : distinct) k = key_in_block(4242, blocks, rng.next());
+    for (uint64_t& k : keys) k = distinct[rng.below(fingerprints)];
+    return keys;
+  };
   const uint64_t spread[] = {key_in_block(1, blocks, rng.next()),
                              key_in_block(30000, blocks, rng.next()),
                              key_in_block(60000, blocks, rng.next())};
-  for (uint64_t i = 0; i < n; ++i) {
-    pair_in_block[i] = pair[rng.below(2)];
-    few[i] = spread[rng.below(3)];
-  }
-  std::vector<uint64_t> one_key(n, 0x0123456789abcdefull);
-  for (const auto& [keys, sorted] : {std::pair{&one_key, 0u}, std::pair{&few, 0u},
-                                     std::pair{&pair_in_block, 2u}}) {
+  std::vector<uint64_t> spread_keys(n);
+  for (uint64_t& k : spread_keys) k = spread[rng.below(3)];
+  const std::vector<uint64_t> few = spread_keys, one_key(n, 0x0123456789abcdefull),
+      pair = of_block(2), eight = of_block(cuda::kGroupKeys),
+      nine = of_block(cuda::kGroupKeys + 1);
+  for (const auto& [keys, sorted] :
+       {std::pair{&one_key, 0u}, std::pair{&few, 0u}, std::pair{&pair, 0u},
+        std::pair{&eight, 0u}, std::pair{&nine, cuda::kGroupKeys + 1}}) {
+    SCOPED_TRACE("sorting " + std::to_string(sorted));
     Reference ref(blocks, kLayouts[2]);
     std::vector<uint8_t> expected;
     const uint64_t fresh = ref.test_and_set(*keys, &expected);
     Filter filter(FilterParams{blocks, kLayouts[2], 5});
     auto backend = make_gpu_backend(filter, GpuOptions{0, n});
     cuda::take_sorted_keys();
+    cuda::take_longest_thread_keys();
     std::vector<uint8_t> answers(n);
     ASSERT_EQ(backend->test_and_set(keys->data(), n, answers.data()), fresh);
     EXPECT_EQ(answers, expected);
     EXPECT_EQ(cuda::take_sorted_keys(), sorted);
+    EXPECT_LE(cuda::take_longest_thread_keys(), cuda::kGroupKeys);
   }
 }
 #endif

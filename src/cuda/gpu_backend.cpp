@@ -212,9 +212,9 @@ struct Slot {
     scratch = DeviceArray<unsigned char>(scratch_bytes);
     table_log2 = cuda::test_and_set_table_log2(chunk);
     table = DeviceArray<uint64_t>(uint64_t{1} << table_log2);
-    shared = DeviceArray<uint8_t>(chunk);
-    shared_count = DeviceArray<uint32_t>(1);
-    shared_count_host = PinnedArray<uint32_t>(1);
+    deferred = DeviceArray<uint32_t>(1);
+    sort_count = DeviceArray<uint32_t>(1);
+    sort_count_host = PinnedArray<uint32_t>(1);
   }
 
   cuda::TestAndSetWorkspace workspace() const {
@@ -226,9 +226,9 @@ struct Slot {
                                      cuda::test_and_set_workspace_keys(keys_capacity),
                                      table.get(),
                                      table_log2,
-                                     shared.get(),
-                                     shared_count.get(),
-                                     shared_count_host.get()};
+                                     deferred.get(),
+                                     sort_count.get(),
+                                     sort_count_host.get()};
   }
 
   // Pinned staging for pageable callers' buffers, made on first use; false
@@ -260,9 +260,9 @@ struct Slot {
   DeviceArray<unsigned char> scratch;
   uint32_t table_log2 = 0;
   DeviceArray<uint64_t> table;
-  DeviceArray<uint8_t> shared;
-  DeviceArray<uint32_t> shared_count;
-  PinnedArray<uint32_t> shared_count_host;
+  DeviceArray<uint32_t> deferred;
+  DeviceArray<uint32_t> sort_count;
+  PinnedArray<uint32_t> sort_count_host;
   size_t scratch_bytes = 0;
   DeviceArray<unsigned long long> fresh;
   PinnedArray<unsigned long long> fresh_host;
@@ -527,9 +527,9 @@ class CudaBackend final : public GpuBackend {
   }
 
   // Batch c + 1's keys are on their way in before batch c's kernels are
-  // enqueued: test_and_set's launcher waits on the host for each chunk
+  // enqueued: test_and_set's launcher waits on the host for the batch's end
   // (kernels/filter_kernels.h), and a copy enqueued after it would overlap
-  // only the last chunk.
+  // nothing.
   uint64_t run(Op op, const uint64_t* fingerprints, uint64_t count, uint8_t* answers) {
     if (count == 0) return 0;
     GDEDUP_CUDA_CHECK(cudaSetDevice(device_));
