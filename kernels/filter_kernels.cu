@@ -764,7 +764,8 @@ size_t test_and_set_scratch_bytes(uint64_t keys) {
   scan_bytes(std::integral_constant<uint32_t, 8>{});
   scan_bytes(std::integral_constant<uint32_t, 16>{});
   GDEDUP_CUDA_CHECK(cub::DeviceSelect::Flagged(
-      nullptr, bytes, thrust::counting_iterator<uint32_t>(0), static_cast<const uint8_t*>(nullptr),
+      nullptr, bytes, thrust::counting_iterator<uint32_t>(0),
+      thrust::transform_iterator<IsDeferred, const uint8_t*>(nullptr, IsDeferred{}),
       static_cast<uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr),
       static_cast<int>(std::min(keys, kChunkKeys))));
   note(bytes);
