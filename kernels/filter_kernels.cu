@@ -299,32 +299,42 @@ struct AnswerFirst {
       was_present[i] = 1;
       return 0;
     }
+    if ((entry & kernels::kOtherFingerprint) == 0) {
+      // Alone in its block: a group of one, in registers.
+      return answer(block, 1, [&](uint32_t) { return static_cast<uint32_t>(i); });
+    }
     // The block's entries all lie in its probe run, which ends at an empty
     // entry (the table is at most half full, and entries are never removed).
     uint32_t group[kGroupKeys];
-    group[0] = static_cast<uint32_t>(i);
-    uint32_t g = 1;
-    if ((entry & kernels::kOtherFingerprint) != 0) {
-      g = 0;  // the walk meets this key's entry too
-      for (uint64_t s = home; table[s] != 0; s = (s + 1) & mask) {
-        if (kernels::entry_tag(table[s]) != block + 1) continue;
-        if (g == kGroupKeys) {
-          defer(deferred, was_present + i);
-          return 0;
-        }
-        group[g++] = static_cast<uint32_t>(kernels::entry_position(table[s]));
+    uint32_t g = 0;
+    for (uint64_t s = home; table[s] != 0; s = (s + 1) & mask) {
+      if (kernels::entry_tag(table[s]) != block + 1) continue;
+      if (g == kGroupKeys) {
+        defer(deferred, was_present + i);
+        return 0;
       }
+      group[g++] = static_cast<uint32_t>(kernels::entry_position(table[s]));
     }
-    // Insertion sort: position order, the lowest first.
+    // The lowest position answers; insertion sort puts the rest in order.
+    for (uint32_t a = 0; a < g; ++a) {
+      if (group[a] < i) return 0;
+    }
     for (uint32_t a = 1; a < g; ++a) {
       const uint32_t p = group[a];
       uint32_t b = a;
       for (; b > 0 && group[b - 1] > p; --b) group[b] = group[b - 1];
       group[b] = p;
     }
-    if (group[0] != i) return 0;
+    return answer(block, g, [&](uint32_t a) { return group[a]; });
+  }
+
+  // Answers the first occurrences at position(0) .. position(g - 1), in
+  // that order, against `block` and writes it back once; or, once any key
+  // of the batch was deferred, defers them all. Returns the new keys.
+  template <class Position>
+  GDEDUP_HD uint64_t answer(uint64_t block, uint32_t g, const Position& position) const {
     if (any_deferred(deferred)) {
-      for (uint32_t a = 0; a < g; ++a) defer(deferred, was_present + group[a]);
+      for (uint32_t a = 0; a < g; ++a) defer(deferred, was_present + position(a));
       return 0;
     }
     uint32_t* words = f.block(block);
@@ -332,9 +342,10 @@ struct AnswerFirst {
     kernels::load_block<BW>(words, w);
     uint64_t fresh = 0;
     for (uint32_t a = 0; a < g; ++a) {
+      const uint32_t p = position(a);
       const bool present =
-          kernels::block_test_and_set<BW, BPW>(w, kernels::load_readonly(fingerprints + group[a]));
-      was_present[group[a]] = present ? 1 : 0;
+          kernels::block_test_and_set<BW, BPW>(w, kernels::load_readonly(fingerprints + p));
+      was_present[p] = present ? 1 : 0;
       fresh += present ? 0 : 1;
     }
     if (fresh != 0) kernels::store_block<BW>(words, w);
