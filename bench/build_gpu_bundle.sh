@@ -5,32 +5,45 @@
 # model, and gathers them into one folder to carry to a GPU machine that has
 # the CUDA driver but none of our libraries:
 #
-#   BUNDLE/bin/   the executables (CUDA runtime, gtest and the project's
-#                 libraries static; libstdc++ and libgcc static)
+#   BUNDLE/bin/   the executables, stripped (CUDA runtime, gtest and the
+#                 project's libraries static; libstdc++ and libgcc static;
+#                 no MPI: the device run needs none, and its libraries
+#                 would take a third of the room)
 #   BUNDLE/tools/ this machine's GNU time, pigz, igzip and zstd, which
 #                 bench/e2e.sh runs (gpu_check.sh puts them first on PATH)
-#   BUNDLE/lib/   every other shared library they load, except the C library
-#                 and the NVIDIA driver, which must come from that machine
-#   BUNDLE/compute-sanitizer/  the toolkit's compute-sanitizer, when this
-#                 machine has one (gpu_check.sh runs the small GPU tests
-#                 under it)
-#   BUNDLE/MANIFEST  commit, compiler, the glibc the binaries need (checked
-#                 first by gpu_check.sh), files and their checksums
+#   BUNDLE/lib/   every other shared library they load, stripped, except the
+#                 C library and the NVIDIA driver, which must come from that
+#                 machine
+#   BUNDLE/compute-sanitizer/  the toolkit's compute-sanitizer, only with
+#                 SANITIZER=1 and when this machine has one (gpu_check.sh
+#                 finds it there or on PATH for its sanitizer step)
+#   BUNDLE/MANIFEST  commit, compiler, the device (a GPU, or the simulated
+#                 one), the glibc the binaries need (checked first by
+#                 gpu_check.sh), files and their checksums
 #
-# usage: bench/build_gpu_bundle.sh [BUNDLE]     (default: build-gpu)
-# env:   JOBS (default 2), GDEDUP_GPU_BUILD (object folder, default build-gpu-work)
+# A device run carries at most 64 MiB of build output, so the bundle must
+# stay under 60 MiB: its size is printed (du) and a larger one fails.
+#
+# usage: bench/build_gpu_bundle.sh [--simulated] [BUNDLE]   (default: build-gpu)
+#   --simulated  no nvcc build: bundles the GPU tests, gpu_ops_bench and
+#                gdedup-standin (as bin/gdedup) of a build with the CUDA
+#                stand-in (GDEDUP_GPU_BUILD, default build), so that
+#                gpu_check.sh runs the same steps here on the CPU device.
+# env:   JOBS (default 2), GDEDUP_GPU_BUILD (object folder, default
+#        build-gpu-work; build with --simulated), SANITIZER (1: carry
+#        compute-sanitizer), MAX_MIB (default 60)
 # Then run there: bash bench/gpu_check.sh BUNDLE
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+simulated=0
+if [ "${1:-}" = --simulated ]; then
+  simulated=1
+  shift
+fi
 bundle=${1:-$root/build-gpu}
-build=${GDEDUP_GPU_BUILD:-$root/build-gpu-work}
 jobs=${JOBS:-2}
-
-command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || {
-  echo "build_gpu_bundle.sh: nvcc not found; install the CUDA toolkit (or put it on PATH)." >&2
-  exit 2
-}
+max_mib=${MAX_MIB:-60}
 
 targets=()
 for src in "$root"/tests/gpu_*_test.cpp "$root"/bench/gpu_*_bench.cpp; do
@@ -40,10 +53,6 @@ if [ ${#targets[@]} -eq 0 ]; then
   echo "build_gpu_bundle.sh: no tests/gpu_*_test.cpp or bench/gpu_*_bench.cpp to build." >&2
   exit 2
 fi
-# For bench/e2e.sh: the command (target gdedup_cli, file gdedup) and the
-# data generator; and the front end's step costs on that machine's cores.
-targets+=(gdedup_cli gen_urls frontend_steps_bench)
-file_of() { [ "$1" = gdedup_cli ] && echo gdedup || echo "$1"; }
 tools=(time pigz igzip zstd)
 for tool in "${tools[@]}"; do
   type -P "$tool" >/dev/null || {
@@ -52,11 +61,44 @@ for tool in "${tools[@]}"; do
   }
 done
 
-cmake -S "$root" -B "$build" -G Ninja \
-  -DCMAKE_BUILD_TYPE=Release \
-  -DGDEDUP_CUDA=ON -DGDEDUP_CUDA_STANDIN=OFF \
-  -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc"
+# For bench/e2e.sh: the command (target gdedup_cli, file gdedup; on the
+# stand-in gdedup_standin_cli, file gdedup-standin) and the data generator;
+# and the front end's step costs on that machine's cores.
+if [ "$simulated" -eq 1 ]; then
+  build=${GDEDUP_GPU_BUILD:-$root/build}
+  if ! grep -qs 'gdedup_standin_cli' "$build/build.ninja" "$build/Makefile"; then
+    echo "build_gpu_bundle.sh: $build is not a build with the CUDA stand-in; configure one (tests/cuda_standin/README.md) or set GDEDUP_GPU_BUILD." >&2
+    exit 2
+  fi
+  cli=gdedup_standin_cli
+  device="simulated (the CUDA stand-in: kernels on the CPU device)"
+else
+  build=${GDEDUP_GPU_BUILD:-$root/build-gpu-work}
+  command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || {
+    echo "build_gpu_bundle.sh: nvcc not found; install the CUDA toolkit (or put it on PATH)." >&2
+    exit 2
+  }
+  # ccache, where there is one, makes a rebuild of the bundle cheap.
+  launchers=()
+  if command -v ccache >/dev/null; then
+    for lang in C CXX CUDA; do launchers+=("-DCMAKE_${lang}_COMPILER_LAUNCHER=ccache"); done
+  fi
+  cmake -S "$root" -B "$build" -G Ninja "${launchers[@]}" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DGDEDUP_CUDA=ON -DGDEDUP_CUDA_STANDIN=OFF -DGDEDUP_MPI=OFF -DGDEDUP_PYTHON=OFF \
+    -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc"
+  cli=gdedup_cli
+  device="GPU (sm_90)"
+fi
+targets+=("$cli" gen_urls frontend_steps_bench)
+file_of() {
+  case "$1" in
+    gdedup_cli) echo gdedup ;;
+    gdedup_standin_cli) echo gdedup-standin ;;
+    *) echo "$1" ;;
+  esac
+}
 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 
 rm -rf "$bundle"
@@ -67,7 +109,9 @@ for t in "${targets[@]}"; do
     echo "build_gpu_bundle.sh: $t was not built." >&2
     exit 1
   fi
-  cp "$exe" "$bundle/bin/"
+  name=$(basename "$exe")
+  [ "$name" = gdedup-standin ] && name=gdedup
+  cp "$exe" "$bundle/bin/$name"
 done
 for tool in "${tools[@]}"; do cp -L "$(type -P "$tool")" "$bundle/tools/"; done
 
@@ -87,24 +131,46 @@ for exe in "$bundle"/bin/* "$bundle"/tools/*; do
     fi
   done
 done
-
-for tool in /usr/local/cuda/compute-sanitizer "$(dirname "$(command -v compute-sanitizer 2>/dev/null || echo /none/x)")"; do
-  if [ -x "$tool/compute-sanitizer" ]; then
-    cp -rL "$tool" "$bundle/compute-sanitizer"
-    break
-  fi
+# Symbols and debug sections are most of an executable's bytes; what runs
+# stays the same.
+chmod u+w "$bundle"/bin/* "$bundle"/tools/* "$bundle"/lib/* 2>/dev/null || true
+for f in "$bundle"/bin/* "$bundle"/tools/* "$bundle"/lib/*; do
+  [ -f "$f" ] || continue
+  strip --strip-unneeded "$f" 2>/dev/null || {
+    echo "build_gpu_bundle.sh: strip failed on $f." >&2
+    exit 1
+  }
 done
+
+if [ "${SANITIZER:-0}" = 1 ]; then
+  for tool in /usr/local/cuda/compute-sanitizer "$(dirname "$(command -v compute-sanitizer 2>/dev/null || echo /none/x)")"; do
+    if [ -x "$tool/compute-sanitizer" ]; then
+      cp -rL "$tool" "$bundle/compute-sanitizer"
+      break
+    fi
+  done
+fi
 
 {
   echo "gdedup GPU bundle"
+  echo "device: $device"
   echo "commit: $(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
   echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -m), $(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")"
-  echo "nvcc: $( (command -v nvcc >/dev/null && nvcc --version || /usr/local/cuda/bin/nvcc --version) | tail -n 1)"
+  if [ "$simulated" -eq 0 ]; then
+    echo "nvcc: $( (command -v nvcc >/dev/null && nvcc --version || /usr/local/cuda/bin/nvcc --version) | tail -n 1)"
+  fi
   echo "glibc needed: $(objdump -T "$bundle"/bin/* "$bundle"/tools/* 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sort -Vu | tail -n 1)"
   echo "files:"
   (cd "$bundle" && find bin tools lib -type f | sort | xargs sha256sum)
-  [ -d "$bundle/compute-sanitizer" ] && echo "compute-sanitizer: carried" || echo "compute-sanitizer: none on this machine"
+  [ -d "$bundle/compute-sanitizer" ] && echo "compute-sanitizer: carried" || echo "compute-sanitizer: not carried"
 } > "$bundle/MANIFEST"
 
 cat "$bundle/MANIFEST"
-echo "bundle: $bundle ($(du -sh "$bundle" | cut -f1)); carry it and run: bash bench/gpu_check.sh $(basename "$bundle")"
+du -sh "$bundle"/*
+du -sh "$bundle"
+bytes=$(du -sb "$bundle" | cut -f1)
+if [ "$bytes" -gt $(( max_mib << 20 )) ]; then
+  echo "build_gpu_bundle.sh: the bundle $bundle holds $bytes bytes, more than $max_mib MiB; a device run carries at most 64 MiB. Leave out compute-sanitizer (SANITIZER=0) or find what grew in the du above." >&2
+  exit 1
+fi
+echo "bundle: $bundle ($bytes bytes, under $max_mib MiB); carry it and run: bash bench/gpu_check.sh $(basename "$bundle")"

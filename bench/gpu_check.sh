@@ -1,19 +1,40 @@
 #!/usr/bin/env bash
-# Runs the carried GPU tests and benchmarks on a machine with an NVIDIA GPU
+# Runs the GPU tests and the kernel benchmark on a machine with an NVIDIA GPU
 # and the CUDA driver, from a bundle made by bench/build_gpu_bundle.sh. Needs
-# nothing else of ours installed there. Order: the glibc the bundle needs,
-# every binary's libraries (a failure names the missing library or symbol),
-# the GPU tests (among them gpu_pipeline_test: dedup, build, query and resume
-# through the GPU backend against the CPU backend), the small GPU tests under
-# compute-sanitizer memcheck and racecheck (where the bundle or PATH has it),
-# then the benchmarks (random and duplicate-heavy keys, 1, 4 and 16 GiB).
-# Everything fits BUDGET seconds (default 540, 9 minutes): each step gets
-# what is left, and is cut off when it runs out.
+# nothing else of ours installed there. Kernel figures come first, since a
+# device run may be cut short:
+#   1. check: the glibc the bundle needs, every binary's libraries (a failure
+#      names the missing library or symbol), the GPU (nvidia-smi);
+#   2. tests: the GPU tests (gpu_backend_test first; gpu_pipeline_test runs
+#      dedup, build, query and resume through the GPU backend against the
+#      CPU backend), at most TESTS_SECONDS in all;
+#   3. bench: gpu_ops_bench at 4 GiB and 2^24 keys (contains, add and
+#      test_and_set; random, repeats and hot-key keys; device-resident and
+#      streamed), at most BENCH_SECONDS;
+#   then only the optional steps named in STEPS, each with its own cap:
+#   sanitizer (the small GPU tests under compute-sanitizer memcheck and
+#   racecheck, SANITIZER_SECONDS each), e2e (bench/e2e.sh with both
+#   backends, E2E_SECONDS), steps (frontend_steps_bench, STEPS_SECONDS).
+# The default steps (check tests bench) take under 4 minutes of device time.
+#
+# A bundle built with --simulated (the CUDA stand-in, kernels on the CPU
+# device) runs the same steps here: the GPU check becomes a note, and the
+# benchmark shrinks to BENCH_SIZE=26 and BENCH_KEYS=20 (64 MiB, 2^20 keys)
+# unless set, as the CPU device is far slower than a GPU.
+#
+# What it leaves under OUT is three files, as a device run returns at most
+# eight: gpu_check.log (everything printed), figures.json (the machine, each
+# step's status and seconds, and every benchmark's keys/s) and details.tar.gz
+# (test XML, the benchmark's own JSON, the optional steps' logs). They are
+# written also when the run is cut off (SIGTERM or SIGINT).
 #
 # usage: bash bench/gpu_check.sh [BUNDLE]     (default: build-gpu in the repo)
-# env:   OUT         folder for the logs (default: BUNDLE/logs)
-#        MIN_TIME    --benchmark_min_time in seconds (default 0.1)
-#        BUDGET      seconds for the whole run (default 540)
+# env:   OUT         folder for the three files (default: BUNDLE/logs)
+#        STEPS       default "tests bench"; add sanitizer, e2e, steps
+#        MIN_TIME    --benchmark_min_time in seconds (default 0.05)
+#        BENCH_SIZE, BENCH_KEYS  log2 filter bytes and keys a call (32, 24)
+#        TESTS_SECONDS (90), BENCH_SECONDS (100), SANITIZER_SECONDS (120),
+#        E2E_SECONDS (240), STEPS_SECONDS (120)
 # Exit status: 0 all passed, 1 a test or benchmark failed, 2 something missing.
 set -uo pipefail
 
@@ -22,25 +43,121 @@ bundle=${1:-$root/build-gpu}
 # Absolute, so LD_LIBRARY_PATH holds wherever the binaries look from.
 [ -d "$bundle" ] && bundle=$(cd "$bundle" && pwd)
 out=${OUT:-$bundle/logs}
-min_time=${MIN_TIME:-0.1}
-deadline=$(( $(date +%s) + ${BUDGET:-540} ))
-steps=" ${STEPS:-tests sanitizer e2e steps bench} "
+min_time=${MIN_TIME:-0.05}
+steps=" check ${STEPS:-tests bench} "
 step() { [[ $steps == *" $1 "* ]]; }
-
-# Seconds left for a step: at most $1, at least 1.
-left() {
-  local rest=$(( deadline - $(date +%s) ))
-  [ "$rest" -gt "$1" ] && rest=$1
-  [ "$rest" -lt 1 ] && rest=1
-  echo "$rest"
-}
+simulated=0
+grep -q '^device: simulated' "$bundle/MANIFEST" 2>/dev/null && simulated=1
+if [ "$simulated" -eq 1 ]; then
+  bench_size=${BENCH_SIZE:-26} bench_keys=${BENCH_KEYS:-20}
+else
+  bench_size=${BENCH_SIZE:-32} bench_keys=${BENCH_KEYS:-24}
+fi
 
 mkdir -p "$out" || { echo "gpu_check.sh: cannot create $out" >&2; exit 2; }
+out=$(cd "$out" && pwd)
 log=$out/gpu_check.log
 : > "$log"
+work=$(mktemp -d "${TMPDIR:-/tmp}/gpu_check.XXXXXX") || exit 2
 say() { echo "$*" | tee -a "$log"; }
 
+started=$(date +%s)
+# Each step: name, status, seconds, for figures.json.
+step_rows=()
+gpu_name=""
+failed=()
+skipped=()
+
+json_text() { printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr -d '\000-\037'; }
+
+# figures.json from the step rows and the benchmark's JSON (Google
+# Benchmark's own output, one field a line).
+write_figures() {
+  {
+    printf '{\n  "device": "%s",\n  "simulated": %s,\n' "$(json_text "$gpu_name")" \
+      "$([ "$simulated" -eq 1 ] && echo true || echo false)"
+    printf '  "bench_filter_log2_bytes": %s,\n  "bench_log2_keys": %s,\n' "$bench_size" "$bench_keys"
+    printf '  "seconds": %s,\n  "steps": [' "$(( $(date +%s) - started ))"
+    local sep="" row
+    for row in "${step_rows[@]}"; do
+      IFS='|' read -r name status seconds <<< "$row"
+      printf '%s\n    {"name": "%s", "status": "%s", "seconds": %s}' "$sep" "$name" \
+        "$(json_text "$status")" "$seconds"
+      sep=","
+    done
+    printf '\n  ],\n  "benchmarks": ['
+    if [ -f "$work/gpu_ops_bench.json" ]; then
+      awk '
+        function flush() {
+          if (name == "") return
+          printf "%s\n    {\"name\": %s, \"keys_per_second\": %s, \"ms_per_call\": %s, \"fill_percent\": %s%s}",
+                 sep, name, ips == "" ? "null" : ips, ms == "" ? "null" : ms,
+                 fill == "" ? "null" : fill, err == "" ? "" : ", \"error\": " err
+          sep = ","
+          name = ""; ips = ""; ms = ""; fill = ""; err = ""
+        }
+        function value(line) { sub(/^[^:]*: */, "", line); sub(/,$/, "", line); return line }
+        /"benchmarks": \[/ { inside = 1; next }
+        !inside { next }
+        /^    {/ { flush() }
+        /"name":/ { name = value($0) }
+        /"items_per_second":/ { ips = value($0) }
+        /"real_time":/ { ms = value($0) }
+        /"fill_percent":/ { fill = value($0) }
+        /"error_message":/ { err = value($0) }
+        END { flush() }
+      ' "$work/gpu_ops_bench.json"
+    fi
+    printf '\n  ]\n}\n'
+  } > "$out/figures.json"
+}
+
+finish() {
+  trap - EXIT INT TERM
+  write_figures
+  tar -czf "$out/details.tar.gz" -C "$work" . 2>/dev/null ||
+    echo "gpu_check.sh: could not write $out/details.tar.gz" >&2
+  rm -rf "$work"
+}
+# The step running now, stopped first when a signal ends the run.
+current_pid="" current_step="" current_t0=0
+on_signal() {
+  if [ -n "$current_pid" ]; then
+    kill -TERM "$current_pid" 2>/dev/null
+    step_rows+=("$current_step|stopped by a signal|$(( $(date +%s) - current_t0 ))")
+  fi
+  say "gpu_check.sh: stopped by a signal after $(( $(date +%s) - started )) s"
+  exit 1
+}
+trap finish EXIT
+trap on_signal INT TERM
+
+# Runs "$@" under a cap of $1 seconds, its output to the log; notes the
+# step's row and any failure. STEP_NAME names it. In the background, so
+# that a signal is handled at once rather than when the step ends.
+run_step() {
+  local cap=$1 name=$STEP_NAME t0 rc
+  shift
+  t0=$(date +%s)
+  say "== $name (at most $cap s)"
+  timeout "$cap" "$@" > >(tee -a "$log") 2>&1 &
+  current_pid=$! current_step=$name current_t0=$t0
+  wait "$current_pid"
+  rc=$?
+  current_pid=""
+  local took=$(( $(date +%s) - t0 ))
+  say "== $name: exit status $rc, $took s"
+  local status=passed
+  if [ "$rc" -ne 0 ]; then
+    status="failed (exit status $rc$([ "$rc" -eq 124 ] && echo ", cut off at $cap s"))"
+    failed+=("$name: $status")
+  fi
+  step_rows+=("$name|$status|$took")
+  return "$rc"
+}
+
 # Everything missing is reported at once, then the script stops.
+t0=$(date +%s)
 missing=()
 # The glibc first: binaries built against a newer one cannot even start.
 needed=$(sed -n 's/^glibc needed: GLIBC_//p' "$bundle/MANIFEST" 2>/dev/null)
@@ -49,7 +166,7 @@ if [ -n "$needed" ] && [ -n "$have" ] &&
    [ "$(printf '%s\n%s\n' "$needed" "$have" | sort -V | head -n 1)" != "$needed" ]; then
   missing+=("this machine has glibc $have but the bundle needs $needed or newer: build the bundle on a machine with glibc $have or older (bench/build_gpu_bundle.sh).")
 fi
-if ! command -v nvidia-smi >/dev/null 2>&1; then
+if [ "$simulated" -eq 0 ] && ! command -v nvidia-smi >/dev/null 2>&1; then
   missing+=("nvidia-smi is not on PATH: this machine has no NVIDIA driver, or it is not installed where PATH finds it.")
 fi
 if [ ! -d "$bundle/bin" ]; then
@@ -57,149 +174,147 @@ if [ ! -d "$bundle/bin" ]; then
 fi
 shopt -s nullglob
 tests=() benches=() programs=() tools=()
-step tests && tests=("$bundle"/bin/gpu_*_test)
-step bench && benches=("$bundle"/bin/gpu_*_bench)
+if step tests || step sanitizer; then
+  # gpu_backend_test first: the kernels against the reference.
+  tests=("$bundle"/bin/gpu_backend_test)
+  for t in "$bundle"/bin/gpu_*_test; do [ "$t" = "$bundle/bin/gpu_backend_test" ] || tests+=("$t"); done
+fi
+step bench && benches=("$bundle"/bin/gpu_ops_bench)
 step e2e && programs+=("$bundle/bin/gdedup" "$bundle/bin/gen_urls") && tools=("$bundle"/tools/*)
 step steps && programs+=("$bundle/bin/frontend_steps_bench")
 shopt -u nullglob
-if [ -d "$bundle/bin" ] && step tests && [ ${#tests[@]} -eq 0 ]; then
-  missing+=("no GPU test (gpu_*_test) in $bundle/bin.")
-fi
-if [ -d "$bundle/bin" ] && step bench && [ ${#benches[@]} -eq 0 ]; then
-  missing+=("no GPU benchmark (gpu_*_bench) in $bundle/bin.")
-fi
 if [ -d "$bundle/bin" ] && step e2e && [ ${#tools[@]} -eq 0 ]; then
   missing+=("$bundle/tools is empty: the bundle predates the e2e step; build it again with bench/build_gpu_bundle.sh.")
 fi
 export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-for exe in "${tests[@]}" "${benches[@]}" "${programs[@]}" "${tools[@]}"; do
-  if [ ! -x "$exe" ]; then
-    missing+=("$exe is not executable.")
-    continue
-  fi
-  unresolved=$(ldd "$exe" 2>&1 | grep 'not found' | awk '{print $1}' | tr '\n' ' ')
-  if [ -n "$unresolved" ]; then
-    missing+=("$(basename "$exe") cannot load: $unresolved(not in $bundle/lib nor on this machine).")
-    continue
-  fi
-  # Start it for real: the loader names a missing symbol or symbol version
-  # (GLIBC_2.38, GLIBCXX_3.4.32) only then.
-  case "$exe" in
-    *_test) listing=$("$exe" --gtest_list_tests 2>&1) ;;
-    *_bench) listing=$("$exe" --benchmark_list_tests 2>&1) ;;
-    *) listing=$("$exe" --help 2>&1 < /dev/null) ;;
-  esac
-  loader=$(printf '%s\n' "$listing" | grep -m 1 -E 'error while loading shared libraries|symbol lookup error|version .* not found|undefined symbol')
-  if [ -n "$loader" ]; then
-    missing+=("$(basename "$exe") cannot start: $loader")
-  fi
-done
+if [ -d "$bundle/bin" ]; then
+  for exe in "${tests[@]}" "${benches[@]}" "${programs[@]}" "${tools[@]}"; do
+    if [ ! -x "$exe" ]; then
+      missing+=("$exe is not in the bundle or not executable.")
+      continue
+    fi
+    unresolved=$(ldd "$exe" 2>&1 | grep 'not found' | awk '{print $1}' | tr '\n' ' ')
+    if [ -n "$unresolved" ]; then
+      missing+=("$(basename "$exe") cannot load: $unresolved(not in $bundle/lib nor on this machine).")
+      continue
+    fi
+    # Start it for real: the loader names a missing symbol or symbol version
+    # (GLIBC_2.38, GLIBCXX_3.4.32) only then.
+    case "$exe" in
+      *_test) listing=$("$exe" --gtest_list_tests 2>&1) ;;
+      *_bench) listing=$("$exe" --benchmark_list_tests 2>&1) ;;
+      *) listing=$("$exe" --help 2>&1 < /dev/null) ;;
+    esac
+    loader=$(printf '%s\n' "$listing" | grep -m 1 -E 'error while loading shared libraries|symbol lookup error|version .* not found|undefined symbol')
+    if [ -n "$loader" ]; then
+      missing+=("$(basename "$exe") cannot start: $loader")
+    fi
+  done
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   for m in "${missing[@]}"; do say "gpu_check.sh: missing: $m"; done
+  step_rows+=("check|missing: ${missing[*]}|$(( $(date +%s) - t0 ))")
   exit 2
 fi
 
 say "== machine"
-say "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  host: $(uname -srm)"
-nvidia-smi 2>&1 | tee -a "$log"
-nvidia-smi --query-gpu=name,driver_version,memory.total,memory.used,clocks.sm,clocks.mem \
-  --format=csv 2>&1 | tee -a "$log"
-[ -f "$bundle/MANIFEST" ] && { say "== bundle"; tee -a "$log" < "$bundle/MANIFEST"; }
+say "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  host: $(uname -srm)  cores: $(nproc)"
+if [ "$simulated" -eq 1 ]; then
+  gpu_name="simulated: the CUDA stand-in on the CPU (no GPU ran this)"
+  say "device: $gpu_name; nvidia-smi not run; benchmark at 2^$bench_size bytes and 2^$bench_keys keys"
+else
+  timeout 20 nvidia-smi 2>&1 | tee -a "$log"
+  gpu_name=$(timeout 20 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem \
+    --format=csv,noheader 2>&1 | head -n 1)
+  say "gpu: $gpu_name"
+fi
+[ -f "$bundle/MANIFEST" ] && { say "== bundle"; sed '/^files:/,$d' "$bundle/MANIFEST" | tee -a "$log"; }
+step_rows+=("check|passed|$(( $(date +%s) - t0 ))")
 
-failed=()
-skipped=()
-# A test that skips for want of a GPU fails here: this machine has one.
+# A test that skips for want of a GPU fails here: this machine has one (or
+# the stand-in's).
 export GDEDUP_REQUIRE_GPU=1
-for exe in "${tests[@]}"; do
-  name=$(basename "$exe")
-  say "== $name"
-  timeout "$(left 150)" "$exe" --gtest_output="xml:$out/$name.xml" 2>&1 | tee -a "$log"
-  rc=${PIPESTATUS[0]}
-  say "== $name: exit status $rc"
-  [ "$rc" -eq 0 ] || failed+=("$name (exit status $rc$([ "$rc" -eq 124 ] && echo ', timed out'))")
-done
+if step tests; then
+  tests_deadline=$(( $(date +%s) + ${TESTS_SECONDS:-90} ))
+  for exe in "${tests[@]}"; do
+    rest=$(( tests_deadline - $(date +%s) ))
+    name=$(basename "$exe")
+    if [ "$rest" -lt 1 ]; then
+      say "== $name: not run, the tests' ${TESTS_SECONDS:-90} s are spent"
+      failed+=("$name: not run (the tests' cap was spent)")
+      step_rows+=("$name|not run|0")
+      continue
+    fi
+    STEP_NAME=$name run_step "$rest" "$exe" --gtest_output="xml:$work/$name.xml"
+  done
+fi
+
+if step bench; then
+  this_log=$work/gpu_ops_bench.log
+  GDEDUP_GPU_BENCH_SIZES=$bench_size GDEDUP_GPU_BENCH_KEYS=$bench_keys \
+    STEP_NAME=gpu_ops_bench run_step "${BENCH_SECONDS:-100}" \
+    "$bundle/bin/gpu_ops_bench" --benchmark_min_time="$min_time" \
+    --benchmark_out="$work/gpu_ops_bench.json" --benchmark_out_format=json
+  # A benchmark that cannot run is skipped with an error, not a failing status.
+  if grep -q '"error_occurred": true' "$work/gpu_ops_bench.json" 2>/dev/null; then
+    failed+=("gpu_ops_bench: a benchmark reported an error (figures.json names it)")
+  fi
+  write_figures
+fi
 
 # The small GPU tests under compute-sanitizer: out-of-bounds and misaligned
 # accesses (memcheck) and shared-memory races (racecheck) in the kernels,
 # CUB's among them. "Device not supported" (a driver or GPU the tool does
 # not know) is reported, not failed.
-sanitizer=""
-for candidate in "$bundle/compute-sanitizer/compute-sanitizer" "$(command -v compute-sanitizer 2>/dev/null)"; do
-  [ -n "$candidate" ] && [ -x "$candidate" ] && { sanitizer=$candidate; break; }
-done
-small='GpuBackend.LaterCallsSeeEarlierBitsAndTheInitialFilter:GpuBackend.DeviceAndPinnedBuffersGiveTheSameAnswers'
-if ! step sanitizer; then
-  :
-elif [ -z "$sanitizer" ]; then
-  say "== compute-sanitizer: not run, neither $bundle/compute-sanitizer nor PATH has it"
-  skipped+=("compute-sanitizer (not found)")
-elif [ -x "$bundle/bin/gpu_backend_test" ]; then
-  for tool in memcheck racecheck; do
-    say "== compute-sanitizer --tool $tool gpu_backend_test ($small)"
-    this_log=$(mktemp)
-    timeout "$(left 120)" "$sanitizer" --tool "$tool" --error-exitcode 99 \
-      "$bundle/bin/gpu_backend_test" --gtest_filter="$small" 2>&1 | tee "$this_log"
-    rc=${PIPESTATUS[0]}
-    cat "$this_log" >> "$log"
-    say "== compute-sanitizer $tool: exit status $rc"
-    if grep -q 'Device not supported' "$this_log"; then
-      skipped+=("compute-sanitizer $tool (Device not supported)")
-    elif [ "$rc" -ne 0 ]; then
-      failed+=("compute-sanitizer $tool (exit status $rc$([ "$rc" -eq 124 ] && echo ', timed out'))")
-    fi
-    rm -f "$this_log"
+if step sanitizer; then
+  sanitizer=""
+  for candidate in "$bundle/compute-sanitizer/compute-sanitizer" "$(command -v compute-sanitizer 2>/dev/null)"; do
+    [ -n "$candidate" ] && [ -x "$candidate" ] && { sanitizer=$candidate; break; }
   done
+  small='GpuBackend.LaterCallsSeeEarlierBitsAndTheInitialFilter:GpuBackend.DeviceAndPinnedBuffersGiveTheSameAnswers'
+  if [ "$simulated" -eq 1 ]; then
+    say "== compute-sanitizer: not run on the simulated device"
+    skipped+=("compute-sanitizer (simulated device)")
+  elif [ -z "$sanitizer" ]; then
+    say "== compute-sanitizer: not run, neither $bundle/compute-sanitizer nor PATH has it"
+    skipped+=("compute-sanitizer (not found)")
+  else
+    for tool in memcheck racecheck; do
+      STEP_NAME="compute-sanitizer $tool" run_step "${SANITIZER_SECONDS:-120}" \
+        "$sanitizer" --tool "$tool" --error-exitcode 99 \
+        "$bundle/bin/gpu_backend_test" --gtest_filter="$small"
+    done
+    if grep -q 'Device not supported' "$log"; then
+      skipped+=("compute-sanitizer (Device not supported)")
+    fi
+  fi
 fi
 
 # End to end, CPU and GPU backends, with the bundle's tools first on PATH.
 if step e2e; then
-  say "== e2e.sh (10M URLs: --backend cpu and gpu, at most ${E2E_SECONDS:-240} s)"
   PATH="$bundle/tools:$PATH" GDEDUP="$bundle/bin/gdedup" GEN_URLS="$bundle/bin/gen_urls" \
     DATA_DIR="${TMPDIR:-/tmp}/gdedup-e2e" LINES="${E2E_LINES:-1e7}" \
-    timeout "$(left "${E2E_SECONDS:-240}")" bash "$root/bench/e2e.sh" --no-others --markdown \
-    --runs "${E2E_RUNS:-3}" --backend cpu --backend gpu > "$out/e2e.md" 2> "$out/e2e.log"
-  rc=$?
-  tee -a "$log" < "$out/e2e.md"
-  tail -n 20 "$out/e2e.log" | tee -a "$log"
-  say "== e2e.sh: exit status $rc (its table: $out/e2e.md; every run: $out/e2e.log)"
-  [ "$rc" -eq 0 ] || failed+=("e2e.sh (exit status $rc$([ "$rc" -eq 124 ] && echo ', timed out: the runs so far are in e2e.log'))")
+    STEP_NAME="e2e.sh (${E2E_LINES:-1e7} URLs, --backend cpu and gpu)" \
+    run_step "${E2E_SECONDS:-240}" bash -c \
+    'bash "$1/bench/e2e.sh" --no-others --markdown --runs "$2" --backend cpu --backend gpu \
+       > "$3/e2e.md" 2> "$3/e2e.log"; rc=$?; cat "$3/e2e.md"; tail -n 20 "$3/e2e.log"; exit $rc' \
+    e2e "$root" "${E2E_RUNS:-3}" "$work"
 fi
 
 # The front end's step costs on this machine's cores (bench/README.md's model).
+# xz and bzip2 are left out: the slowest to prepare, and no part of the
+# model's plain, gzip and zstd predictions.
 if step steps; then
-  # xz and bzip2 are left out: the slowest to prepare, and no part of the
-  # model's plain, gzip and zstd predictions.
-  say "== frontend_steps_bench (--benchmark_min_time=0.2, without xz and bzip2)"
-  timeout "$(left 120)" "$bundle/bin/frontend_steps_bench" --benchmark_min_time=0.2 \
-    --benchmark_filter='-(xz|bzip2)' \
-    --benchmark_out="$out/frontend_steps_bench.json" --benchmark_out_format=json 2>&1 | tee -a "$log"
-  rc=${PIPESTATUS[0]}
-  say "== frontend_steps_bench: exit status $rc"
-  [ "$rc" -eq 0 ] || failed+=("frontend_steps_bench (exit status $rc$([ "$rc" -eq 124 ] && echo ', timed out'))")
+  STEP_NAME=frontend_steps_bench run_step "${STEPS_SECONDS:-120}" \
+    "$bundle/bin/frontend_steps_bench" --benchmark_min_time=0.2 --benchmark_filter='-(xz|bzip2)' \
+    --benchmark_out="$work/frontend_steps_bench.json" --benchmark_out_format=json
 fi
 
-for exe in "${benches[@]}"; do
-  name=$(basename "$exe")
-  say "== $name (--benchmark_min_time=$min_time)"
-  this_log=$(mktemp)
-  timeout "$(left 400)" "$exe" --benchmark_min_time="$min_time" \
-    --benchmark_out="$out/$name.json" --benchmark_out_format=json 2>&1 | tee "$this_log"
-  rc=${PIPESTATUS[0]}
-  cat "$this_log" >> "$log"
-  say "== $name: exit status $rc"
-  [ "$rc" -eq 0 ] || failed+=("$name (exit status $rc$([ "$rc" -eq 124 ] && echo ', timed out'))")
-  # A benchmark that cannot run is skipped with an error, not a failing status.
-  if grep -q 'ERROR OCCURRED' "$this_log"; then
-    failed+=("$name (a benchmark reported an error; see $log)")
-  fi
-  rm -f "$this_log"
-done
-
-say "== summary"
+say "== summary ($(( $(date +%s) - started )) s)"
 for k in "${skipped[@]}"; do say "SKIPPED: $k"; done
 if [ ${#failed[@]} -gt 0 ]; then
   for f in "${failed[@]}"; do say "FAILED: $f"; done
   exit 1
 fi
-say "all steps passed ($steps); logs in $out"
+say "all steps passed ($steps); the log, figures.json and details.tar.gz are in $out"
 exit 0

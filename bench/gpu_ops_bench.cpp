@@ -5,10 +5,13 @@
 //   an H200 with a 4 GiB filter: test_and_set 15, add 20, contains 30 G keys/s.
 // gpu_streamed/OP/KEYS/SIZE: the same keys in pinned host memory, answers
 //   copied back to pinned host memory, automatic batches over three streams:
-//   what a host pipeline gets, bounded by PCIe (9 bytes a key); 4 GiB only.
-// KEYS: random (fresh keys every iteration, made on the device) or
-//   duplicate-heavy (15 keys in 16 one fingerprint, as records lacking their
-//   --key field, the rest random).
+//   what a host pipeline gets, bounded by PCIe (9 bytes a key); 4 GiB only
+//   (the first size where GDEDUP_GPU_BENCH_SIZES is set), every KEYS.
+// KEYS: random (fresh keys every iteration, made on the device), repeats
+//   (9 keys in 10 repeats: each key drawn from a pool of n / 10 random
+//   fingerprints, as a stream of mostly seen records) or hot-key (15 keys in
+//   16 one fingerprint, as records lacking their --key field, the rest
+//   random).
 // SIZE: 1, 4 and 16 GiB filters (the 64 MiB one this replaced fit in the
 //   H200's 50 MB L2 nearly whole).
 //
@@ -22,10 +25,12 @@
 // Run: build/bench/gpu_ops_bench --benchmark_min_time=0.2
 // Env: GDEDUP_GPU_BENCH_SIZES (log2 filter bytes, comma-separated; default
 // 30,32,34), GDEDUP_GPU_BENCH_KEYS (log2 keys a call; default 26), to fit a
-// smaller device or the CUDA stand-in. Without a usable GPU every benchmark
+// smaller device or the CUDA stand-in. bench/gpu_check.sh runs 4 GiB and
+// 2^24 keys (SIZES=32, KEYS=24). Without a usable GPU every benchmark
 // is skipped with the reason.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -66,8 +71,10 @@ const char* op_name(Op op) {
   return op == Op::kAdd ? "add" : op == Op::kContains ? "contains" : "test_and_set";
 }
 
-enum class Keys { kRandom, kDuplicateHeavy };
-const char* keys_name(Keys k) { return k == Keys::kRandom ? "random" : "duplicate-heavy"; }
+enum class Keys { kRandom, kRepeats, kHotKey };
+const char* keys_name(Keys k) {
+  return k == Keys::kRandom ? "random" : k == Keys::kRepeats ? "repeats" : "hot-key";
+}
 
 std::string size_name(int log2_bytes) {
   return log2_bytes >= 30 ? std::to_string(1 << (log2_bytes - 30)) + "GiB"
@@ -150,16 +157,24 @@ Setup& setup_for(int log2_bytes, uint64_t batch) {
   return s;
 }
 
-// Device buffers for keys and answers, made once; the duplicate-heavy keys
-// are made on the host once.
+// Device buffers for keys and answers, made once; the repeats and hot-key
+// keys are made on the host once.
 struct DeviceKeys {
   uint64_t* keys = nullptr;
   uint8_t* answers = nullptr;
   uint64_t* pinned_keys = nullptr;
   uint8_t* pinned_answers = nullptr;
-  std::vector<uint64_t> heavy;
+  std::vector<uint64_t> repeats;
+  std::vector<uint64_t> hot;
   cuda::LaunchShape shape{};
 };
+
+uint64_t splitmix64(uint64_t x) {
+  uint64_t z = x + 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
 
 DeviceKeys* device_keys(benchmark::State& state, uint64_t n) {
   static DeviceKeys d;
@@ -173,13 +188,12 @@ DeviceKeys* device_keys(benchmark::State& state, uint64_t n) {
                  "cudaMallocHost")) {
       return nullptr;
     }
-    d.heavy.resize(n);
-    uint64_t s = 0x4ea7ull;
+    d.repeats.resize(n);
+    d.hot.resize(n);
+    const uint64_t pool = std::max<uint64_t>(n / 10, 1);
     for (uint64_t i = 0; i < n; ++i) {
-      uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-      d.heavy[i] = (i & 15) != 0 ? 0x0123456789abcdefull : z ^ (z >> 31);
+      d.repeats[i] = splitmix64(0x7e9ea7000000ull + splitmix64(i) % pool);
+      d.hot[i] = (i & 15) != 0 ? 0x0123456789abcdefull : splitmix64(0x4ea7ull + i);
     }
     d.shape = cuda::launch_shape(0);
     made = true;
@@ -218,8 +232,10 @@ void BM_Op(benchmark::State& state, int log2_bytes, Op op, Keys kind, bool strea
       }
       if (kind == Keys::kRandom) {
         cuda::launch_random_keys(d->keys, n, seed++ * n, d->shape, nullptr);
-      } else if (!cuda_ok(state, cudaMemcpy(d->keys, d->heavy.data(), n * 8,
-                                            cudaMemcpyHostToDevice),
+      } else if (!cuda_ok(state, cudaMemcpy(d->keys, (kind == Keys::kRepeats ? d->repeats
+                                                                              : d->hot)
+                                                             .data(),
+                                            n * 8, cudaMemcpyHostToDevice),
                           "cudaMemcpy")) {
         break;
       }
@@ -276,7 +292,7 @@ void register_one(const char* path, int size, Op op, Keys keys, bool streamed) {
 
 void register_all() {
   const Op ops[] = {Op::kAdd, Op::kContains, Op::kTestAndSet};
-  const Keys kinds[] = {Keys::kRandom, Keys::kDuplicateHeavy};
+  const Keys kinds[] = {Keys::kRandom, Keys::kRepeats, Keys::kHotKey};
   // Size-major, so each filter is built once.
   const std::vector<int> sizes = env_list("GDEDUP_GPU_BENCH_SIZES", "30,32,34");
   for (int size : sizes) {
@@ -286,7 +302,9 @@ void register_all() {
   }
   const int streamed_size =
       std::getenv("GDEDUP_GPU_BENCH_SIZES") != nullptr ? sizes.front() : kStreamedSize;
-  for (Op op : ops) register_one("gpu_streamed", streamed_size, op, Keys::kRandom, true);
+  for (Op op : ops) {
+    for (Keys keys : kinds) register_one("gpu_streamed", streamed_size, op, keys, true);
+  }
 }
 
 }  // namespace

@@ -20,9 +20,84 @@
 
 #include <cstdint>
 
+#if defined(GDEDUP_CPU_DEVICE)
+#include <thread>
+#endif
+
 #include "gdedup/layout.h"
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#error "gdedup's kernels need compute capability 8.0 or newer (__reduce_or_sync): \
+set CMAKE_CUDA_ARCHITECTURES to 80 or above"
+#endif
+
 namespace gdedup::kernels {
+
+#if defined(GDEDUP_CPU_DEVICE)
+// Set by the CPU device's concurrent launches (tests/cuda_standin/README.md)
+// for each of their OS threads: xorshift state that decides at each step
+// whether the thread yields first.
+struct Interleaving {
+  uint64_t state;
+};
+inline thread_local Interleaving* interleaving = nullptr;
+#endif
+
+// Between two steps of a thread on memory that other threads of the launch
+// touch (a table entry, a filter lane): in the CPU device's concurrent
+// launches a random yield, so that other threads come between the steps,
+// as they do on a GPU; nothing elsewhere.
+GDEDUP_HD void between_steps() {
+#if defined(GDEDUP_CPU_DEVICE)
+  if (interleaving != nullptr) {
+    uint64_t& x = interleaving->state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    if ((x & 1) != 0) std::this_thread::yield();
+  }
+#endif
+}
+
+// Warp aggregation: whether this thread is the lowest lane of its warp among
+// those active now that hold the same `value`. In a grid-stride loop the
+// lowest lane holds the lowest index. On the CPU device a warp is one lane:
+// always.
+GDEDUP_HD bool lowest_of_peers(uint64_t value) {
+#if defined(__CUDA_ARCH__)
+  const unsigned peers = __match_any_sync(__activemask(), value);
+  const unsigned below = (1u << (threadIdx.x & 31)) - 1;
+  return (peers & below) == 0;
+#else
+  (void)value;
+  return true;
+#endif
+}
+
+// Warp aggregation of atomics: the lanes of a warp active now that hold the
+// same `value` OR their `bits` together; returns whether this lane is the
+// lowest of them, the one to make the atomics with the OR. On the CPU device
+// a warp is one lane: its own bits, always.
+template <uint32_t N>
+GDEDUP_HD bool or_over_peers(uint64_t value, uint64_t (&bits)[N]) {
+#if defined(__CUDA_ARCH__)
+  const unsigned me = 1u << (threadIdx.x & 31);
+  const unsigned peers = __match_any_sync(__activemask(), value);
+  if (peers != me) {
+    GDEDUP_UNROLL
+    for (uint32_t q = 0; q < N; ++q) {
+      const uint64_t lo = __reduce_or_sync(peers, static_cast<unsigned>(bits[q]));
+      const uint64_t hi = __reduce_or_sync(peers, static_cast<unsigned>(bits[q] >> 32));
+      bits[q] = (hi << 32) | lo;
+    }
+  }
+  return (peers & (me - 1)) == 0;
+#else
+  (void)value;
+  (void)bits;
+  return true;
+#endif
+}
 
 // Number of bits needed to write v (0 for 0).
 GDEDUP_HD uint32_t bit_width(uint64_t v) {

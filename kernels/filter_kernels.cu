@@ -8,65 +8,75 @@
 //
 // Memory-bound: per key one 8-byte fingerprint read and one random 32- or
 // 64-byte block (one or two sectors), so throughput is set by random sector
-// traffic, not arithmetic.
+// traffic, not arithmetic. The byte counts below are DRAM bytes a key for
+// 512-bit blocks (256-bit: 32 less a block read or write), a random sector
+// counted whole; rates assume an H200's random 32-byte sectors move at
+// about half its 4.8 TB/s (2.4 TB/s) and PCIe 5 x16 at about 55 GB/s each
+// way. None of these rates is measured on a GPU (bench/RESULTS.md's
+// estimate table; gpu_ops_bench measures them).
 //
 // add:      one thread per key; reads the block and ORs in only the 64-bit
-//           lanes that still miss bits (atomically), so a saturated filter
-//           is only read.
+//           lanes that still miss bits (RED, no answer back), so a saturated
+//           filter is only read. The lanes of a warp with keys of one block
+//           OR their missing bits first (__match_any_sync, __reduce_or_sync)
+//           and one of them makes the atomics: a hot key costs one RED a
+//           lane a warp, not one a thread (a wave of ~270k threads, all
+//           seeing the hot block's bits missing, made up to 8 each), and
+//           once its bits are in, reads only.
+//           Random: 8 + 64 read + 64 written = 136: ~18 G keys/s.
 // contains: one thread per key; 16-byte loads through the read-only cache.
+//           Random: 8 + 64 + 1 = 73: ~33 G keys/s.
 // test_and_set: kernels/block_ops.h says why this is sequential. A batch is
 // worked through in chunks of at most min(kChunkKeys = 2^21, max(blocks / 32,
 // 2^16)) keys, so that about 1 key in 32 shares its block with another key
-// of the chunk. Bytes a key below are for 512-bit blocks (256-bit: 64 less
-// on the fast path); "L2" is traffic that stays in the H200's 50 MB L2.
-// Per chunk:
-//   0. clear the table of fingerprints: 2^22 entries (32 MiB, kept in L2) at
-//      most, two a key                              16 L2
+// of the chunk. Per chunk, without the host:
+//   0. clear the table of fingerprints: 2^22 entries (32 MiB) at most, two
+//      a key                                        16 written
 //   1. enter each key's fingerprint in the table under its block (an atomic
 //      exchange for a new one; a repeat reads the entry and the fingerprint
-//      at its position, both hot in cache)          read 8, 8 L2
-//   2. a repeat of a fingerprint answers present; the first occurrence of a
-//      fingerprint alone in its block answers from the block and writes it
-//      back when it set a bit, in input order, no atomics; every key writes
-//      its sort flag                                8 (L2) + 8 L2 + 1 + 1,
-//                                                   and a first one alone
-//                                                   + 64 + 64
-//   3. stable compaction of the positions of the flagged keys; then the host
-//      waits for their count (the sort takes its length from the host)
-//                                                   1 + 4 per flagged key
-//   4-7. the flagged keys only (first occurrences of fingerprints whose block
-//      holds another fingerprint of the chunk): gather their block, stable
-//      radix sort of (block, position), segmented exclusive OR-scan of their
-//      masks (CUB's ScanByKey), answers, and the last key of each block's
-//      segment writes the block once               ~700 per flagged key
-//   Random keys: about 150 bytes a key alone (fingerprint twice, the block
-//   read and written, flag and answer; only the block is a random access,
-//   with no key gathers or answer scatters), about 170 on average with 1 key
-//   in 32 flagged: about 15-20 G keys/s on an H200 if random 32-byte sectors
-//   move at about half its 4.8 TB/s.
-//   Duplicate-heavy keys (most keys one fingerprint, or a few fingerprints
-//   repeated): a repeat moves about 20 bytes of DRAM (fingerprint twice, flag
-//   and answer, the compaction's flag) and 16 of L2, and only each
-//   fingerprint's first occurrence reads and writes its block, so such a
-//   chunk costs less than a random one: at least the random rate, 15-20 G
-//   keys/s, on an H200. Its bound there is the one entry every repeat reads
-//   (one L2 request a warp in step 1: about 2^16 requests a chunk of 2^21
-//   keys on one L2 slice, some 35 us against ~140 us for a random chunk).
-//   Only distinct fingerprints are ever sorted; no thread handles more than
-//   one key (the walk before the sort gave all the keys of a block to one
-//   thread: 262k dependent steps for a 2^18 batch of records lacking their
-//   --key field). None of these rates is measured on a GPU.
-//   The host wait of step 3, once a chunk: a 4-byte copy back and the launch
-//   of the next kernel, about 10-20 us of idle device, 7-15% of a 2^21-key
-//   chunk (~140 us at 15 G keys/s); chunks are that large from 2^26 blocks
-//   (4 GiB of 512-bit blocks), below which they shrink to 2^16 keys and the
-//   wait dominates. It stays: CUB's sort takes its length on the host, and
-//   sorting the whole chunk instead, with a sentinel block for the unflagged
-//   keys, would radix sort every key where 1 in 32 is sorted now (some 80-100
-//   bytes a sorted key in 3-4 passes: +50% on a random chunk's ~170 bytes a
-//   key, against 7-15% for the wait).
+//      at its position, both hot in cache; of the lanes of a warp with one
+//      fingerprint only the lowest goes on, so a hot key's exchanges and
+//      position-lowering loop come from one lane a warp)
+//                                                   8, and the entry's sector
+//                                                   read and written: 0 where
+//                                                   the table stays in the
+//                                                   50 MB L2, 64 where not
+//   2. a repeat of a fingerprint answers present; the first occurrences of
+//      the fingerprints of a block, at most kGroupKeys = 8 of them (one
+//      alone in its block the common case), are answered by the thread of
+//      the lowest position, which gathers them from the block's probe run in
+//      the table, answers them in position order and writes the block back
+//      once, no atomics; a block with more fingerprints, and every group
+//      once any key of the batch was, is left to the sort (answer
+//      kDeferred, and the batch's deferred flag set)
+//                                                   8 + the entry's sector
+//                                                   (0-32) + 1 answer, and a
+//                                                   first occurrence + 64 +
+//                                                   64 (when it set a bit)
+// After the last chunk the host reads the deferred flag (4 bytes, pinned):
+// the one wait of a batch. Only when it is set (a block with more than 8
+// fingerprints in a chunk: below 10^-19 a block for random keys, 1/32 of a
+// key a block; many with a filter of few blocks), window by window of the
+// chunks: stable compaction of the deferred keys' positions (1 a key of the
+// window) and a wait for their count (the sort takes its length from the
+// host); then gather their blocks, stable radix sort of (block, position),
+// segmented exclusive OR-scan of their masks (CUB's ScanByKey), answers,
+// and the last key of each block's segment writes the block once: ~700 a
+// deferred key, and some 20-40 us of waits a window.
+//   Random keys at 4 GiB (chunks of 2^21 keys, the table beside 128 MiB of
+//   block traffic a chunk, so partly out of L2): 8 + 8 fingerprints, 16
+//   table clear, 0-96 table sectors, 64 + 64 block, 1 answer: 161-257 bytes
+//   a key, 9-15 G keys/s; streamed, 9 bytes a key over PCIe (8 in, 1 back,
+//   each way its own link) bound it at ~6.5 G keys/s once batch c + 1's
+//   copy overlaps batch c's kernels (src/cuda/gpu_backend.cpp), which no
+//   longer wait on the host chunk by chunk.
+//   Duplicate-heavy keys (one hot key in 15 of 16, or 9 in 10 repeats): a
+//   repeat moves about 17 bytes (fingerprint twice, answer) and reads the
+//   hot entry (one L2 request a warp), so such a chunk costs less than a
+//   random one: at least the random rate. Only distinct fingerprints reach
+//   a block or the sort; no thread handles more than kGroupKeys keys.
 //   Steps 0 and 1 of the first chunk run before the wait for the previous
-//   batch; the rest touches the filter.
+//   batch (`chain`); the rest touches the filter.
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
@@ -75,18 +85,23 @@
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 #else
-// The CPU device: Thrust's CPP system, sequential inside a launch. The
-// stand-in's streams give the concurrency between launches. (The OMP system
-// compiles too, but its threads are invisible to the sanitizers.)
+// The CPU device: Thrust's CPP system for the library algorithms (sort,
+// scan, compaction), sequential; the kernels' own launches run one thread
+// at a time, or several at once in the stand-in's concurrent mode
+// (run_launch). The stand-in's streams give the concurrency between
+// launches. (Thrust's OMP system compiles too, but its threads are
+// invisible to the sanitizers.)
 #include <thrust/copy.h>
 #include <thrust/execution_policy.h>
-#include <thrust/for_each.h>
 #include <thrust/functional.h>
 #include <thrust/scan.h>
 #include <thrust/sort.h>
-#include <thrust/transform_reduce.h>
 
 #include <atomic>
+#include <thread>
+#include <vector>
+
+#include "cuda_standin.h"
 #endif
 
 #include <cuda/atomic>
@@ -107,10 +122,19 @@ namespace {
 // Per-key work, shared by both device systems: thread i of a launch calls
 // operator()(i).
 
-// libcu++'s atomic_ref: atom.or on the device, a host atomic on the CPU.
+// A relaxed device-scope OR whose old value nobody reads: RED on the device
+// (a reduction the memory system completes without answering the thread;
+// libcu++'s fetch_or compiled to ATOM with the result discarded), a host
+// atomic on the CPU.
 GDEDUP_HD void atomic_or(uint64_t* lane, uint64_t bits) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("red.relaxed.gpu.global.or.b64 [%0], %1;" ::"l"(__cvta_generic_to_global(lane)),
+               "l"(bits)
+               : "memory");
+#else
   ::cuda::atomic_ref<uint64_t, ::cuda::thread_scope_device>(*lane).fetch_or(
       bits, ::cuda::memory_order_relaxed);
+#endif
 }
 
 // The block of a key that add may OR into meanwhile. On the device plain
@@ -143,9 +167,16 @@ struct AddKey {
     load_block_shared<BW>(block, w);
     uint64_t missing[BW / 2];
     kernels::block_missing<BW, BPW>(w, fp, missing);
+    // The lanes of a warp with keys of this block OR their missing bits and
+    // one of them ORs them in: a hot key makes one atomic a lane of its
+    // block a warp, not one a thread.
+    if (!kernels::or_over_peers<BW / 2>(f.block_of(fp), missing)) return;
     GDEDUP_UNROLL
     for (uint32_t q = 0; q < BW / 2; ++q) {
-      if (missing[q] != 0) atomic_or(reinterpret_cast<uint64_t*>(block) + q, missing[q]);
+      if (missing[q] != 0) {
+        kernels::between_steps();
+        atomic_or(reinterpret_cast<uint64_t*>(block) + q, missing[q]);
+      }
     }
   }
 };
@@ -165,8 +196,12 @@ struct ContainsKey {
 
 // Step 1 of a chunk: enters key i's fingerprint in the table (block_ops.h),
 // keeping its lowest position, and marks the entries of two fingerprints of
-// one block. Touches no filter word. Repeats of a fingerprint only read its
-// entry, so a duplicate-heavy chunk makes no queue of atomics on one entry.
+// one block. Touches no filter word. Of the lanes of a warp that hold one
+// fingerprint only the lowest, which holds the lowest position, goes on:
+// the others' walk would be the same with higher positions. So a hot key
+// makes one probe a warp, and its atomics (the exchange that claims the
+// entry, the loop that lowers its position) come from one lane a warp.
+// Repeats in later warps mostly only read the entry.
 struct MarkFingerprint {
   FilterRef f;
   const uint64_t* fingerprints;  // the chunk's
@@ -174,27 +209,33 @@ struct MarkFingerprint {
   uint32_t log2_entries;
   GDEDUP_HD void operator()(uint64_t i) const {
     const uint64_t fp = kernels::load_readonly(fingerprints + i);
+    if (!kernels::lowest_of_peers(fp)) return;
     const uint64_t block = f.block_of(fp);
     const uint64_t mask = (uint64_t{1} << log2_entries) - 1;
     uint64_t other = 0;  // kOtherFingerprint once another fingerprint's entry of the block was passed
     for (uint64_t s = kernels::table_home(block + 1, log2_entries);; s = (s + 1) & mask) {
       ::cuda::atomic_ref<uint64_t, ::cuda::thread_scope_device> slot(table[s]);
       uint64_t seen = slot.load(::cuda::memory_order_relaxed);
-      // A failed exchange loads the entry that won the slot into `seen`.
-      if (seen == 0 && slot.compare_exchange_strong(seen, other | kernels::table_entry(block, i),
-                                                    ::cuda::memory_order_relaxed)) {
-        return;
+      if (seen == 0) {
+        kernels::between_steps();
+        // A failed exchange loads the entry that won the slot into `seen`.
+        if (slot.compare_exchange_strong(seen, other | kernels::table_entry(block, i),
+                                         ::cuda::memory_order_relaxed)) {
+          return;
+        }
       }
       if (kernels::entry_tag(seen) != block + 1) continue;
       // Every position an entry ever holds is one of its fingerprint's.
       if (kernels::load_readonly(fingerprints + kernels::entry_position(seen)) != fp) {
         if ((seen & kernels::kOtherFingerprint) == 0) {
-          slot.fetch_or(kernels::kOtherFingerprint, ::cuda::memory_order_relaxed);
+          kernels::between_steps();
+          atomic_or(&table[s], kernels::kOtherFingerprint);
         }
         other = kernels::kOtherFingerprint;
         continue;
       }
       for (;;) {
+        kernels::between_steps();
         const uint64_t first = kernels::entry_position(seen) < i ? kernels::entry_position(seen) : i;
         const uint64_t want = (seen & ~(kernels::kEntryPositions - 1)) | other | first;
         if (want == seen ||
@@ -206,45 +247,109 @@ struct MarkFingerprint {
   }
 };
 
+// Answers of keys left to the sort (kDeferred) until it answers them.
+constexpr uint8_t kDeferred = 2;
+
+// The deferred flag of a batch: set once any of its keys is left to the sort.
+GDEDUP_HD bool any_deferred(uint32_t* flag) {
+  return ::cuda::atomic_ref<uint32_t, ::cuda::thread_scope_device>(*flag).load(
+             ::cuda::memory_order_relaxed) != 0;
+}
+
+GDEDUP_HD void defer(uint32_t* flag, uint8_t* answer) {
+  *answer = kDeferred;
+  if (!any_deferred(flag)) {
+    ::cuda::atomic_ref<uint32_t, ::cuda::thread_scope_device>(*flag).store(
+        1, ::cuda::memory_order_relaxed);
+  }
+}
+
 // Step 2 of a chunk: a repeat of a fingerprint is present (the first one
-// set its bits); the first occurrence of a fingerprint alone in its block
-// answers and writes the block directly (no other key of the chunk changes
-// it); one of a block with other fingerprints is flagged for the sorted
-// path. Returns 1 when the key was new.
+// set its bits). The first occurrences of the fingerprints of one block,
+// at most kGroupKeys of them, are answered by one thread, the one of the
+// lowest position: it gathers them from the block's probe run in the table,
+// answers them in position order against the block and writes it back once
+// (no other key of the chunk changes it); a fingerprint alone in its block
+// is a group of one. A block with more fingerprints is left to the sort
+// (kDeferred), and so is every group once any key of the batch was: the
+// sort then answers the deferred keys in position order after the batch's
+// last chunk, so no block may be answered here after a deferred key of it.
+// Returns the number of new keys the thread answered.
 template <uint32_t BW, uint32_t BPW>
 struct AnswerFirst {
   FilterRef f;
   const uint64_t* fingerprints;  // the chunk's
   const uint64_t* table;
   uint32_t log2_entries;
-  uint8_t* shared;
+  uint32_t* deferred;
   uint8_t* was_present;  // the chunk's
   GDEDUP_HD uint64_t operator()(uint64_t i) const {
     const uint64_t fp = kernels::load_readonly(fingerprints + i);
     const uint64_t block = f.block_of(fp);
     const uint64_t mask = (uint64_t{1} << log2_entries) - 1;
+    const uint64_t home = kernels::table_home(block + 1, log2_entries);
     uint64_t entry = 0;
-    for (uint64_t s = kernels::table_home(block + 1, log2_entries);; s = (s + 1) & mask) {
+    for (uint64_t s = home;; s = (s + 1) & mask) {
       entry = table[s];
       if (kernels::entry_tag(entry) != block + 1) continue;
       const uint64_t first = kernels::entry_position(entry);
       if (first == i || kernels::load_readonly(fingerprints + first) == fp) break;
     }
-    const bool repeat = kernels::entry_position(entry) != i;
-    const bool sorted = !repeat && (entry & kernels::kOtherFingerprint) != 0;
-    shared[i] = sorted ? 1 : 0;
-    if (repeat) {
+    if (kernels::entry_position(entry) != i) {
       was_present[i] = 1;
       return 0;
     }
-    if (sorted) return 0;
+    if ((entry & kernels::kOtherFingerprint) == 0) {
+      // Alone in its block: a group of one, in registers.
+      return answer(block, 1, [&](uint32_t) { return static_cast<uint32_t>(i); });
+    }
+    // The block's entries all lie in its probe run, which ends at an empty
+    // entry (the table is at most half full, and entries are never removed).
+    uint32_t group[kGroupKeys];
+    uint32_t g = 0;
+    for (uint64_t s = home; table[s] != 0; s = (s + 1) & mask) {
+      if (kernels::entry_tag(table[s]) != block + 1) continue;
+      if (g == kGroupKeys) {
+        defer(deferred, was_present + i);
+        return 0;
+      }
+      group[g++] = static_cast<uint32_t>(kernels::entry_position(table[s]));
+    }
+    // The lowest position answers; insertion sort puts the rest in order.
+    for (uint32_t a = 0; a < g; ++a) {
+      if (group[a] < i) return 0;
+    }
+    for (uint32_t a = 1; a < g; ++a) {
+      const uint32_t p = group[a];
+      uint32_t b = a;
+      for (; b > 0 && group[b - 1] > p; --b) group[b] = group[b - 1];
+      group[b] = p;
+    }
+    return answer(block, g, [&](uint32_t a) { return group[a]; });
+  }
+
+  // Answers the first occurrences at position(0) .. position(g - 1), in
+  // that order, against `block` and writes it back once; or, once any key
+  // of the batch was deferred, defers them all. Returns the new keys.
+  template <class Position>
+  GDEDUP_HD uint64_t answer(uint64_t block, uint32_t g, const Position& position) const {
+    if (any_deferred(deferred)) {
+      for (uint32_t a = 0; a < g; ++a) defer(deferred, was_present + position(a));
+      return 0;
+    }
     uint32_t* words = f.block(block);
     uint32_t w[BW];
     kernels::load_block<BW>(words, w);
-    const bool present = kernels::block_test_and_set<BW, BPW>(w, fp);
-    if (!present) kernels::store_block<BW>(words, w);
-    was_present[i] = present ? 1 : 0;
-    return present ? 0 : 1;
+    uint64_t fresh = 0;
+    for (uint32_t a = 0; a < g; ++a) {
+      const uint32_t p = position(a);
+      const bool present =
+          kernels::block_test_and_set<BW, BPW>(w, kernels::load_readonly(fingerprints + p));
+      was_present[p] = present ? 1 : 0;
+      fresh += present ? 0 : 1;
+    }
+    if (fresh != 0) kernels::store_block<BW>(words, w);
+    return fresh;
   }
 };
 
@@ -405,16 +510,14 @@ void enqueue(cudaStream_t stream, Work work) {
   job.release();
 }
 
-thrust::counting_iterator<uint64_t> index(uint64_t i) { return thrust::counting_iterator<uint64_t>(i); }
-
 std::atomic<uint64_t> longest_thread_keys{0};
 std::atomic<uint64_t> sorted_keys{0};
 
 // Thread i of a launch: f(n - 1 - i), noting how many keys it worked
-// through. The threads run from the last index down, so that a kernel
-// relying on a lower thread's writes being done (no GPU promises that; the
-// keys of a block that test_and_set answers directly, say) gives wrong
-// answers here instead of sequential ones.
+// through. One at a time the threads run from the last index down, so that
+// a kernel relying on a lower thread's writes being done (no GPU promises
+// that; the keys of a block that test_and_set answers directly, say) gives
+// wrong answers here instead of sequential ones.
 template <class F>
 struct CountedThread {
   F f;
@@ -434,18 +537,64 @@ struct CountedThread {
   }
 };
 
+std::atomic<uint64_t> concurrent_launches{0};
+
+// Runs thread(t) for every t below n: one at a time, or with the stand-in's
+// launch_threads (cuda_standin.h) on that many OS threads at once, each
+// taking every launch_threads-th t and yielding at random between its steps
+// (kernels::between_steps), so that the threads of one launch race as a
+// GPU's do: compare-and-swap retries, contended atomics. Returns the sum of
+// what the calls return.
+template <class Thread>
+uint64_t run_launch(uint64_t n, const Thread& thread) {
+  const cuda_standin::Settings settings = cuda_standin::current();
+  const uint64_t workers = std::min<uint64_t>(settings.launch_threads, n);
+  if (workers <= 1) {
+    uint64_t sum = 0;
+    for (uint64_t t = 0; t < n; ++t) sum += thread(t);
+    return sum;
+  }
+  const uint64_t seed = settings.seed * 0x9e3779b97f4a7c15ull + ++concurrent_launches;
+  std::atomic<uint64_t> sum{0};
+  std::vector<std::thread> pool;
+  for (uint64_t w = 0; w < workers; ++w) {
+    pool.emplace_back([&, w] {
+      kernels::Interleaving mine{kernels::splitmix64(seed, w) | 1};
+      kernels::interleaving = &mine;
+      uint64_t part = 0;
+      for (uint64_t t = w; t < n; t += workers) part += thread(t);
+      kernels::interleaving = nullptr;
+      sum += part;
+    });
+  }
+  for (std::thread& p : pool) p.join();
+  return sum;
+}
+
+// The functor's result as a number to sum (0 for a void one).
+template <class F>
+uint64_t call_counted(const CountedThread<F>& thread, uint64_t t) {
+  if constexpr (std::is_void_v<decltype(thread(t))>) {
+    thread(t);
+    return 0;
+  } else {
+    return thread(t);
+  }
+}
+
 template <class F>
 void for_each_index(F f, uint64_t n, LaunchShape, cudaStream_t stream) {
   enqueue(stream, [f, n] {
-    thrust::for_each(thrust::cpp::par, index(0), index(n), CountedThread<F>{f, n});
+    const CountedThread<F> thread{f, n};
+    run_launch(n, [&](uint64_t t) { return call_counted(thread, t); });
   });
 }
 
 template <class F>
 void sum_into(F f, uint64_t n, unsigned long long* total, LaunchShape, cudaStream_t stream) {
   enqueue(stream, [f, n, total] {
-    *total += thrust::transform_reduce(thrust::cpp::par, index(0), index(n), CountedThread<F>{f, n},
-                                       uint64_t{0}, thrust::plus<uint64_t>());
+    const CountedThread<F> thread{f, n};
+    *total += run_launch(n, [&](uint64_t t) { return call_counted(thread, t); });
   });
 }
 
@@ -463,7 +612,7 @@ struct SortedPairs {
 
 #if defined(__CUDACC__)
 // Runs a CUB algorithm on the workspace's scratch: sized once for the
-// largest batch (test_and_set_scratch_bytes), checked here.
+// largest chunk (test_and_set_scratch_bytes), checked here.
 template <class Algorithm>
 void run_cub(const TestAndSetWorkspace& ws, Algorithm algorithm) {
   size_t needed = 0;
@@ -526,46 +675,50 @@ void scan_masks(const TestAndSetWorkspace& ws, const SortedPairs& sorted,
 #endif
 }
 
-// Step 3 of a chunk: the batch positions begin + i of the flagged keys, in
-// order, to ws.positions[0], and their count to *ws.shared_count.
-void compact_shared(const TestAndSetWorkspace& ws, uint64_t begin, uint64_t n,
-                    cudaStream_t stream) {
+// Whether a key's answer is kDeferred: the compaction's flag.
+struct IsDeferred {
+  GDEDUP_HD bool operator()(uint8_t answer) const { return answer == kDeferred; }
+};
+
+// The batch positions begin + i (i < n) of the deferred keys, in order, to
+// ws.positions[0], and their count to *ws.sort_count.
+void compact_deferred(const TestAndSetWorkspace& ws, const uint8_t* was_present, uint64_t begin,
+                      uint64_t n, cudaStream_t stream) {
   const thrust::counting_iterator<uint32_t> first(static_cast<uint32_t>(begin));
+  const thrust::transform_iterator<IsDeferred, const uint8_t*> flags(was_present + begin,
+                                                                      IsDeferred{});
 #if defined(__CUDACC__)
   run_cub(ws, [&](void* scratch, size_t& bytes) {
-    return cub::DeviceSelect::Flagged(scratch, bytes, first, ws.shared, ws.positions[0],
-                                      ws.shared_count, static_cast<int>(n), stream);
+    return cub::DeviceSelect::Flagged(scratch, bytes, first, flags, ws.positions[0],
+                                      ws.sort_count, static_cast<int>(n), stream);
   });
 #else
-  const uint8_t* flags = ws.shared;
   uint32_t* out = ws.positions[0];
-  uint32_t* count = ws.shared_count;
+  uint32_t* count = ws.sort_count;
   enqueue(stream, [first, n, flags, out, count] {
     uint32_t* end = thrust::copy_if(thrust::cpp::par, first, first + n, flags, out,
-                                    [](uint8_t flag) { return flag != 0; });
+                                    [](bool flag) { return flag; });
     *count = static_cast<uint32_t>(end - out);
   });
 #endif
 }
 
-// The keys the chunk's step 3 kept, on the host: the sort and the scan take
-// their length from there.
-uint64_t shared_keys(const TestAndSetWorkspace& ws, cudaStream_t stream) {
-  uint32_t count = 0;
-  GDEDUP_CUDA_CHECK(cudaMemcpyAsync(&count, ws.shared_count, sizeof(count),
+// A 4-byte count on the device, on the host: waits for the stream.
+uint32_t read_count(const TestAndSetWorkspace& ws, const uint32_t* count, cudaStream_t stream) {
+  GDEDUP_CUDA_CHECK(cudaMemcpyAsync(ws.sort_count_host, count, sizeof(uint32_t),
                                     cudaMemcpyDeviceToHost, stream));
   GDEDUP_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return count;
+  return *ws.sort_count_host;
 }
 
 // A chunk's positions fit the table's entries.
 static_assert(kChunkKeys <= kernels::kEntryPositions, "chunk positions exceed the table entry");
 
 // Keys a chunk takes: few enough that about 1 in 32 shares its block with
-// another, within the table.
+// another, within the workspace and its table.
 uint64_t chunk_keys(const TestAndSetWorkspace& ws, uint64_t blocks) {
   const uint64_t table_keys = uint64_t{1} << (ws.table_log2 - 1);
-  return std::min(table_keys, std::max(blocks / 32, kMinChunkKeys));
+  return std::min({ws.capacity, table_keys, std::max(blocks / 32, kMinChunkKeys)});
 }
 
 }  // namespace
@@ -622,7 +775,8 @@ size_t test_and_set_scratch_bytes(uint64_t keys) {
   scan_bytes(std::integral_constant<uint32_t, 8>{});
   scan_bytes(std::integral_constant<uint32_t, 16>{});
   GDEDUP_CUDA_CHECK(cub::DeviceSelect::Flagged(
-      nullptr, bytes, thrust::counting_iterator<uint32_t>(0), static_cast<const uint8_t*>(nullptr),
+      nullptr, bytes, thrust::counting_iterator<uint32_t>(0),
+      thrust::transform_iterator<IsDeferred, const uint8_t*>(nullptr, IsDeferred{}),
       static_cast<uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr),
       static_cast<int>(std::min(keys, kChunkKeys))));
   note(bytes);
@@ -655,10 +809,9 @@ void launch_test_and_set(const FilterRef& filter, const uint64_t* fingerprints,
                          unsigned long long* fresh, const TestAndSetWorkspace& workspace,
                          LaunchShape shape, cudaStream_t stream, cudaEvent_t chain) {
   if (count == 0) return;
-  if (count > workspace.capacity) {
-    throw Error("a test_and_set batch of " + std::to_string(count) +
-                " keys exceeds the workspace of " + std::to_string(workspace.capacity) +
-                " keys.");
+  if (count > kMaxBatchKeys) {
+    throw Error("a test_and_set batch holds at most " + std::to_string(kMaxBatchKeys) +
+                " keys; got " + std::to_string(count) + ".");
   }
   if (filter.num_blocks > kernels::kMaxTableBlocks) {
     throw Error("test_and_set on the GPU takes filters of at most " +
@@ -670,6 +823,7 @@ void launch_test_and_set(const FilterRef& filter, const uint64_t* fingerprints,
   with_layout(filter, [&](auto bw, auto bpw) {
     constexpr uint32_t BW = decltype(bw)::value, BPW = decltype(bpw)::value;
     auto* before = static_cast<kernels::BlockMask<BW>*>(workspace.before);
+    GDEDUP_CUDA_CHECK(cudaMemsetAsync(workspace.deferred, 0, sizeof(uint32_t), stream));
     for (uint64_t begin = 0; begin < count; begin += chunk) {
       const uint64_t n = std::min(chunk, count - begin);
       const uint32_t log2 = test_and_set_table_log2(n);
@@ -679,22 +833,30 @@ void launch_test_and_set(const FilterRef& filter, const uint64_t* fingerprints,
           shape, stream);
       if (begin == 0) GDEDUP_CUDA_CHECK(cudaStreamWaitEvent(stream, chain, 0));
       sum_into(AnswerFirst<BW, BPW>{filter, fingerprints + begin, workspace.table, log2,
-                                    workspace.shared, was_present + begin},
+                                    workspace.deferred, was_present + begin},
                n, fresh, shape, stream);
-      compact_shared(workspace, begin, n, stream);
-      const uint64_t m = shared_keys(workspace, stream);
+    }
+    // The deferred keys, window by window of the chunks, in position order:
+    // the sort and the scan take their length from the host.
+    if (read_count(workspace, workspace.deferred, stream) != 0) {
+      for (uint64_t begin = 0; begin < count; begin += chunk) {
+        const uint64_t n = std::min(chunk, count - begin);
+        compact_deferred(workspace, was_present, begin, n, stream);
+        const uint64_t m = read_count(workspace, workspace.sort_count, stream);
 #if defined(GDEDUP_CPU_DEVICE)
-      sorted_keys += m;
+        sorted_keys += m;
 #endif
-      if (m == 0) continue;
-      for_each_index(CompactedBlock{filter, fingerprints, workspace.positions[0],
-                                    workspace.blocks[0]},
-                     m, shape, stream);
-      const SortedPairs sorted = sort_pairs(workspace, m, bits, stream);
-      scan_masks<BW, BPW>(workspace, sorted, fingerprints, m, before, stream);
-      const SortedBatch<BW> batch{filter, fingerprints, sorted.blocks, sorted.positions, before, m};
-      sum_into(AnswerSorted<BW, BPW>{batch, was_present}, m, fresh, shape, stream);
-      for_each_index(StoreSegment<BW, BPW>{batch}, m, shape, stream);
+        if (m == 0) continue;
+        for_each_index(CompactedBlock{filter, fingerprints, workspace.positions[0],
+                                      workspace.blocks[0]},
+                       m, shape, stream);
+        const SortedPairs sorted = sort_pairs(workspace, m, bits, stream);
+        scan_masks<BW, BPW>(workspace, sorted, fingerprints, m, before, stream);
+        const SortedBatch<BW> batch{filter, fingerprints, sorted.blocks, sorted.positions,
+                                    before, m};
+        sum_into(AnswerSorted<BW, BPW>{batch, was_present}, m, fresh, shape, stream);
+        for_each_index(StoreSegment<BW, BPW>{batch}, m, shape, stream);
+      }
     }
     GDEDUP_CUDA_CHECK(cudaEventRecord(chain, stream));
   });

@@ -30,28 +30,39 @@ constexpr uint64_t kMaxBatchKeys = uint64_t{1} << 30;
 
 // test_and_set works through a batch in chunks of at most kChunkKeys keys,
 // each with a table of the fingerprints it holds at most half full: 2^22
-// entries of 8 bytes, 32 MiB, which stays in the H200's 50 MB L2 beside the
-// blocks in flight.
+// entries of 8 bytes, 32 MiB.
 constexpr uint64_t kChunkKeys = uint64_t{1} << 21;
 // Smaller chunks than this cost more in launches and waits than the keys
 // that share a block cost in the sort.
 constexpr uint64_t kMinChunkKeys = uint64_t{1} << 16;
+// The most fingerprints of one block in a chunk that one thread answers in
+// turn; a block with more goes to the sort.
+constexpr uint32_t kGroupKeys = 8;
+
+// Keys a workspace holds for batches of `batch_keys`: what one chunk uses,
+// so a batch larger than a chunk needs no more.
+inline uint64_t test_and_set_workspace_keys(uint64_t batch_keys) {
+  return batch_keys < kChunkKeys ? batch_keys : kChunkKeys;
+}
 
 // log2 of the table entries for a workspace of `capacity` keys: room for
 // two entries a key of the largest chunk.
 inline uint32_t test_and_set_table_log2(uint64_t capacity) {
-  const uint64_t chunk = capacity < kChunkKeys ? capacity : kChunkKeys;
+  const uint64_t chunk = test_and_set_workspace_keys(capacity);
   uint32_t log2 = 1;
   while ((uint64_t{1} << log2) < 2 * chunk) ++log2;
   return log2;
 }
 
-// Device buffers of test_and_set, each for `capacity` keys: sort keys
-// (block indices) and values (positions) twice over, the scan's masks
+// Device buffers of test_and_set, each for `capacity` keys, the most one
+// chunk of a batch takes (test_and_set_workspace_keys): sort keys (block
+// indices) and values (positions) twice over, the scan's masks
 // (kernels::BlockMask, 64 bytes a key at most), and the scratch space of the
 // sort, the scan and the compaction; for a chunk, the table of
-// fingerprints, a flag a key (to be sorted: the first of its fingerprint in
-// a block that holds others) and the count of flagged keys.
+// fingerprints; for the batch, the flag of keys left to the sort and the
+// count of those of a window, with pinned host memory to read them back
+// into (a copy to pageable memory would wait for the whole device, not only
+// the stream).
 struct TestAndSetWorkspace {
   uint64_t* blocks[2];
   uint32_t* positions[2];
@@ -61,22 +72,33 @@ struct TestAndSetWorkspace {
   uint64_t capacity;
   uint64_t* table;  // 2^table_log2 entries
   uint32_t table_log2;
-  uint8_t* shared;  // 2^(table_log2 - 1) flags
-  uint32_t* shared_count;
+  uint32_t* deferred;    // set once a key of the batch is left to the sort
+  uint32_t* sort_count;  // keys of a window of the batch to sort
+  uint32_t* sort_count_host;  // pinned host memory, where counts are read back
 };
 
 // Bytes of `before` for each key (16 words), and of the whole workspace for
-// each key, beside the scratch space and the table (test_and_set_table_log2;
-// its flags are counted here).
+// each key, beside the scratch space and the table (test_and_set_table_log2).
 constexpr uint64_t kMaskBytesPerKey = 16 * 4;
-constexpr uint64_t kWorkspaceBytesPerKey = 2 * 8 + 2 * 4 + kMaskBytesPerKey + 1;
+constexpr uint64_t kWorkspaceBytesPerKey = 2 * 8 + 2 * 4 + kMaskBytesPerKey;
 
 // cudaSuccess when the kernels can run on the current device; otherwise the
 // error that a launch would give (no kernel image for the device, say).
 cudaError_t probe_kernels();
 
-// Scratch bytes test_and_set needs for a batch of `keys` keys (no device work).
+// Scratch bytes test_and_set needs for a workspace of `keys` keys (no device
+// work).
 size_t test_and_set_scratch_bytes(uint64_t keys);
+
+// Device bytes of the whole workspace for batches of `batch_keys`: at most
+// 2^21 keys of 88 bytes, the table (8 bytes an entry, two entries a key),
+// the scratch and the flag and count: about 208 MiB and CUB's scratch from
+// 2^21 keys on.
+inline uint64_t test_and_set_workspace_bytes(uint64_t batch_keys) {
+  const uint64_t keys = test_and_set_workspace_keys(batch_keys);
+  return keys * kWorkspaceBytesPerKey + (uint64_t{8} << test_and_set_table_log2(keys)) +
+         test_and_set_scratch_bytes(keys) + 2 * sizeof(uint32_t);
+}
 
 void launch_add(const FilterRef& filter, const uint64_t* fingerprints, uint64_t count,
                 LaunchShape shape, cudaStream_t stream);
@@ -90,9 +112,11 @@ void launch_contains(const FilterRef& filter, const uint64_t* fingerprints, uint
 // streams are chained through `chain`: the first kernel that touches the
 // filter waits for it and the last records it, so one batch sees the bits of
 // the previous one while grouping its keys meanwhile. Not fully
-// asynchronous: for each chunk the caller's thread waits on `stream` until
-// the chunk's keys to sort are counted (the sort takes its length
-// from the host), and so also for the previous batch to finish.
+// asynchronous: the caller's thread waits on `stream` once, at the end, for
+// the flag of keys left to the sort (and so for the batch and the previous
+// one to finish); only when it is set, once more for each chunk, as the
+// sort takes its length from the host. `count` may exceed the workspace's
+// capacity (it goes chunk by chunk).
 void launch_test_and_set(const FilterRef& filter, const uint64_t* fingerprints,
                          uint64_t count, uint8_t* was_present,
                          unsigned long long* fresh, const TestAndSetWorkspace& workspace,
@@ -107,9 +131,9 @@ void launch_count_set_bits(const FilterRef& filter, unsigned long long* total,
 // last call; resets it. The CPU device's measure of a kernel's critical path
 // (kernels/block_ops.h, cpu_device_steps).
 uint64_t take_longest_thread_keys();
-// The keys test_and_set sorted (first occurrences of fingerprints that share
-// their block with another fingerprint of the chunk) since the last call;
-// resets it.
+// The keys test_and_set sorted (first occurrences of the fingerprints of
+// blocks with more than kGroupKeys of them in a chunk, and every first
+// occurrence in a batch after one such) since the last call; resets it.
 uint64_t take_sorted_keys();
 #endif
 

@@ -364,7 +364,9 @@ TEST(GpuAvailability, ADeviceNumberPastTheLastIsRefusedWithTheCount) {
 #endif
 
 // Runs `body` once per stand-in schedule (the seed of its streams' delays),
-// `schedules` times in all; once on a real GPU. Stops at a fatal failure.
+// `schedules` times in all; once on a real GPU. Even schedules run each
+// launch's threads at once on 4 OS threads (the stand-in's concurrent
+// mode), odd ones one at a time. Stops at a fatal failure.
 template <class Body>
 void for_each_schedule(int schedules, Body&& body) {
 #if defined(GDEDUP_CUDA_STANDIN)
@@ -372,8 +374,10 @@ void for_each_schedule(int schedules, Body&& body) {
   for (int seed = 1; seed <= schedules && !::testing::Test::HasFatalFailure(); ++seed) {
     cuda_standin::Settings settings = saved;
     settings.seed = static_cast<uint64_t>(seed);
+    settings.launch_threads = seed % 2 == 0 ? 4 : saved.launch_threads;
     cuda_standin::set(settings);
-    SCOPED_TRACE("stand-in schedule " + std::to_string(seed));
+    SCOPED_TRACE("stand-in schedule " + std::to_string(seed) +
+                 (settings.launch_threads > 1 ? ", concurrent launches" : ""));
     body();
   }
   cuda_standin::set(saved);
@@ -691,7 +695,8 @@ TEST(GpuBackend, DeviceAndPinnedBuffersGiveTheSameAnswers) {
 // Backend::host_buffer's memory is pinned, and the backend's copies read the
 // keys from it and write the answers into it in place: the stand-in counts
 // one copy each way per batch the call was cut into, where a staging copy
-// would leave the caller's buffers untouched by any copy.
+// would leave the caller's buffers untouched by any copy; and no copy of the
+// call touches pageable memory.
 TEST(GpuBackend, HostBuffersArePinnedAndCopiedInPlace) {
   GDEDUP_REQUIRE_GPU();
   for_each_schedule(4, [] {
@@ -712,6 +717,9 @@ TEST(GpuBackend, HostBuffersArePinnedAndCopiedInPlace) {
     auto* h_keys = static_cast<uint64_t*>(key_buffer.data());
     auto* h_answers = static_cast<uint8_t*>(answer_buffer.data());
     std::memcpy(h_keys, keys.data(), n * 8);
+#if defined(GDEDUP_CUDA_STANDIN)
+    const uint64_t pageable_before = cuda_standin::pageable_async_copies();
+#endif
     EXPECT_EQ(backend->test_and_set(h_keys, n, h_answers), fresh);
     EXPECT_EQ(std::vector<uint8_t>(h_answers, h_answers + n), expected);
     backend->contains(h_keys, n, h_answers);
@@ -720,6 +728,8 @@ TEST(GpuBackend, HostBuffersArePinnedAndCopiedInPlace) {
     const uint64_t batches = (n + batch - 1) / batch;
     EXPECT_EQ(cuda_standin::copies_touching(h_keys), 2 * batches);
     EXPECT_EQ(cuda_standin::copies_touching(h_answers), 2 * batches);
+    // Nor does test_and_set read a count back into pageable memory.
+    EXPECT_EQ(cuda_standin::pageable_async_copies(), pageable_before);
 #endif
     backend->sync_to_host();
     EXPECT_EQ(filter_words(filter), ref.words);
@@ -779,6 +789,65 @@ struct DeviceBuffer {
   }
 };
 
+// test_and_set's device buffers for `capacity` keys, as a slot holds them.
+struct DeviceWorkspace {
+  explicit DeviceWorkspace(uint64_t capacity)
+      : blocks0(capacity * 8), blocks1(capacity * 8), positions0(capacity * 4),
+        positions1(capacity * 4), before(capacity * cuda::kMaskBytesPerKey),
+        scratch(cuda::test_and_set_scratch_bytes(capacity)),
+        table(uint64_t{8} << cuda::test_and_set_table_log2(capacity)), deferred(4),
+        count(4),
+        ws{{blocks0.as<uint64_t>(), blocks1.as<uint64_t>()},
+           {positions0.as<uint32_t>(), positions1.as<uint32_t>()},
+           before.p, scratch.p, cuda::test_and_set_scratch_bytes(capacity), capacity,
+           table.as<uint64_t>(), cuda::test_and_set_table_log2(capacity),
+           deferred.as<uint32_t>(), count.as<uint32_t>(), nullptr} {
+    EXPECT_EQ(cudaMallocHost(reinterpret_cast<void**>(&ws.sort_count_host), 4), cudaSuccess);
+  }
+  DeviceWorkspace(const DeviceWorkspace&) = delete;
+  ~DeviceWorkspace() { cudaFreeHost(ws.sort_count_host); }
+  DeviceBuffer blocks0, blocks1, positions0, positions1, before, scratch, table, deferred, count;
+  cuda::TestAndSetWorkspace ws;
+};
+
+// A batch larger than its workspace (a slot's holds one chunk, at most
+// 2^21 keys, whatever the batch) goes chunk by chunk through it: three
+// chunks and a bit of 2^16 keys, each seeing the bits of the one before.
+TEST(GpuKernels, ABatchLargerThanItsWorkspaceGoesChunkByChunk) {
+  GDEDUP_REQUIRE_GPU();
+  const Layout l{256, 8};
+  const uint64_t blocks = 4099, capacity = cuda::kMinChunkKeys, n = 3 * capacity + 5;
+  const std::vector<uint64_t> keys = pooled_keys(n, 40000, 94);
+  Reference ref(blocks, l);
+  std::vector<uint8_t> expected;
+  const uint64_t expected_fresh = ref.test_and_set(keys, &expected);
+
+  DeviceBuffer words(blocks * l.block_words() * 4), d_keys(n * 8), d_answers(n), d_fresh(8);
+  const DeviceWorkspace workspace(capacity);
+  const FilterRef filter = whole_filter(words.as<uint32_t>(), blocks, l);
+  cudaStream_t stream = nullptr;
+  cudaEvent_t chain = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  ASSERT_EQ(cudaEventCreate(&chain), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d_keys.p, keys.data(), n * 8, cudaMemcpyHostToDevice), cudaSuccess);
+  cuda::launch_test_and_set(filter, d_keys.as<uint64_t>(), n, d_answers.as<uint8_t>(),
+                            d_fresh.as<unsigned long long>(), workspace.ws,
+                            cuda::launch_shape(0), stream, chain);
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  std::vector<uint8_t> answers(n);
+  std::vector<uint32_t> host(ref.words.size());
+  unsigned long long fresh = 0;
+  ASSERT_EQ(cudaMemcpy(answers.data(), d_answers.p, n, cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(host.data(), words.p, host.size() * 4, cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(&fresh, d_fresh.p, 8, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(fresh, expected_fresh);
+  EXPECT_EQ(answers, expected);
+  EXPECT_EQ(host, ref.words);
+  cudaEventDestroy(chain);
+  cudaStreamDestroy(stream);
+}
+
 // The kernels on shards (layout.h's FilterRef with a block offset): two
 // references holding the halves of a filter, each in a device array of its
 // own, give every key they own the whole reference filter's answer, and
@@ -829,17 +898,8 @@ TEST(GpuKernels, ShardsOfAFilterAnswerAsTheWholeReference) {
         const uint64_t n = std::max({mine.size(), mine_added.size(), mine_probes.size()});
 
         DeviceBuffer d_keys(n * 8), d_answers(n), d_fresh(8), d_bits(8);
-        DeviceBuffer blocks0(n * 8), blocks1(n * 8), positions0(n * 4), positions1(n * 4);
-        DeviceBuffer before(n * cuda::kMaskBytesPerKey);
-        const size_t scratch_bytes = cuda::test_and_set_scratch_bytes(n);
-        DeviceBuffer scratch(scratch_bytes);
-        const uint32_t log2 = cuda::test_and_set_table_log2(n);
-        DeviceBuffer table(uint64_t{8} << log2), shared(uint64_t{1} << (log2 - 1)), count(4);
-        const cuda::TestAndSetWorkspace ws{{blocks0.as<uint64_t>(), blocks1.as<uint64_t>()},
-                                           {positions0.as<uint32_t>(), positions1.as<uint32_t>()},
-                                           before.p, scratch.p, scratch_bytes, n,
-                                           table.as<uint64_t>(), log2, shared.as<uint8_t>(),
-                                           count.as<uint32_t>()};
+        const DeviceWorkspace workspace(n);
+        const cuda::TestAndSetWorkspace& ws = workspace.ws;
 
         std::vector<uint8_t> mine_answers(mine.size());
         ASSERT_EQ(cudaMemcpy(d_keys.p, mine.data(), mine.size() * 8, cudaMemcpyHostToDevice),
@@ -915,35 +975,139 @@ TEST(GpuBackend, NoThreadWorksThroughADuplicateHeavyBatchAlone) {
   }
 }
 
-// Repeats of a fingerprint never reach test_and_set's sort: a batch of one
-// key repeated, or of a few keys in blocks of their own, sorts none; one of
-// two fingerprints of one block, each repeated, sorts those two.
-TEST(GpuBackend, DuplicateHeavyBatchesSortOnlyDistinctFingerprints) {
+// Repeats of a fingerprint never reach test_and_set's sort, and the first
+// occurrences of at most kGroupKeys fingerprints of one block are answered
+// by one thread without it: a batch of one key repeated, of a few keys in
+// blocks of their own, or of 2 or 8 fingerprints of one block, each
+// repeated, sorts none; one of 9 fingerprints of one block sorts those 9.
+// No thread works through more than kGroupKeys keys.
+TEST(GpuBackend, DuplicateHeavyBatchesSortOnlyBlocksOfManyFingerprints) {
   const uint64_t n = uint64_t{1} << 16, blocks = uint64_t{1} << 16;
   test::Rng rng(85);
-  std::vector<uint64_t> pair_in_block(n), few(n);
-  const uint64_t pair[] = {key_in_block(4242, blocks, rng.next()),
-                           key_in_block(4242, blocks, rng.next())};
+  const auto of_block = [&](uint32_t fingerprints) {
+    std::vector<uint64_t> distinct(fingerprints), keys(n);
+    for (uint64_t& k : distinct) k = key_in_block(4242, blocks, rng.next());
+    for (uint64_t& k : keys) k = distinct[rng.below(fingerprints)];
+    return keys;
+  };
   const uint64_t spread[] = {key_in_block(1, blocks, rng.next()),
                              key_in_block(30000, blocks, rng.next()),
                              key_in_block(60000, blocks, rng.next())};
-  for (uint64_t i = 0; i < n; ++i) {
-    pair_in_block[i] = pair[rng.below(2)];
-    few[i] = spread[rng.below(3)];
-  }
-  std::vector<uint64_t> one_key(n, 0x0123456789abcdefull);
-  for (const auto& [keys, sorted] : {std::pair{&one_key, 0u}, std::pair{&few, 0u},
-                                     std::pair{&pair_in_block, 2u}}) {
+  std::vector<uint64_t> spread_keys(n);
+  for (uint64_t& k : spread_keys) k = spread[rng.below(3)];
+  const std::vector<uint64_t> few = spread_keys, one_key(n, 0x0123456789abcdefull),
+      pair = of_block(2), eight = of_block(cuda::kGroupKeys),
+      nine = of_block(cuda::kGroupKeys + 1);
+  for (const auto& [keys, sorted] :
+       {std::pair{&one_key, 0u}, std::pair{&few, 0u}, std::pair{&pair, 0u},
+        std::pair{&eight, 0u}, std::pair{&nine, cuda::kGroupKeys + 1}}) {
+    SCOPED_TRACE("sorting " + std::to_string(sorted));
     Reference ref(blocks, kLayouts[2]);
     std::vector<uint8_t> expected;
     const uint64_t fresh = ref.test_and_set(*keys, &expected);
     Filter filter(FilterParams{blocks, kLayouts[2], 5});
     auto backend = make_gpu_backend(filter, GpuOptions{0, n});
     cuda::take_sorted_keys();
+    cuda::take_longest_thread_keys();
     std::vector<uint8_t> answers(n);
     ASSERT_EQ(backend->test_and_set(keys->data(), n, answers.data()), fresh);
     EXPECT_EQ(answers, expected);
     EXPECT_EQ(cuda::take_sorted_keys(), sorted);
+    EXPECT_LE(cuda::take_longest_thread_keys(), cuda::kGroupKeys);
+  }
+}
+#endif
+
+// Hot keys: one fingerprint in 15 keys of 16, or a few hundred fingerprints
+// making up 15 keys of 16, the rest random. On a GPU the lanes of a warp
+// with one fingerprint or block aggregate their atomics; on the stand-in's
+// concurrent launches (even schedules) the threads of a launch race for the
+// hot entry and the hot block's lanes. test_and_set, add and contains give
+// the CPU backend's answers and bytes.
+TEST(GpuBackend, HotKeysMatchTheCpuBackend) {
+  GDEDUP_REQUIRE_GPU();
+  const uint64_t n = uint64_t{1} << 16, blocks = 4099;
+  test::Rng rng(96);
+  const uint64_t hot = rng.next();
+  std::vector<uint64_t> pool(300);
+  for (uint64_t& k : pool) k = rng.next();
+  std::vector<uint64_t> one_hot(n), few_hot(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    one_hot[i] = i % 16 == 0 ? rng.next() : hot;
+    few_hot[i] = i % 16 == 0 ? rng.next() : pool[rng.below(pool.size())];
+  }
+  const std::vector<uint64_t> probes = random_keys(20000, 97);
+  for_each_schedule(2, [&] {
+    for (const Layout& l : {kLayouts[0], kLayouts[3]}) {
+      for (const auto* keys : {&one_hot, &few_hot}) {
+        SCOPED_TRACE(layout_name(l) + (keys == &one_hot ? ", one hot key" : ", 300 hot keys"));
+        Filter cpu_filter(FilterParams{blocks, l, 5}), gpu_filter(FilterParams{blocks, l, 5});
+        auto cpu = make_cpu_backend(cpu_filter);
+        auto gpu = make_gpu_backend(gpu_filter, GpuOptions{0, n});
+        // The second call finds every key present.
+        for (int call = 0; call < 2; ++call) {
+          std::vector<uint8_t> want(n), got(n, 0xee);
+          const uint64_t fresh = cpu->test_and_set(keys->data(), n, want.data());
+          ASSERT_EQ(gpu->test_and_set(keys->data(), n, got.data()), fresh) << "call " << call;
+          ASSERT_EQ(got, want) << "call " << call;
+        }
+        cpu->add(keys->data(), n);
+        Filter added(FilterParams{blocks, l, 5});
+        auto gpu_add = make_gpu_backend(added, GpuOptions{0, n});
+        gpu_add->add(keys->data(), n);
+        std::vector<uint8_t> want(probes.size()), got(probes.size(), 0xee);
+        cpu->contains(probes.data(), probes.size(), want.data());
+        gpu_add->contains(probes.data(), probes.size(), got.data());
+        EXPECT_EQ(got, want);
+        gpu->sync_to_host();
+        gpu_add->sync_to_host();
+        ASSERT_EQ(filter_words(gpu_filter), filter_words(cpu_filter));
+        ASSERT_EQ(filter_words(added), filter_words(cpu_filter));
+      }
+    }
+  });
+}
+
+#if defined(GDEDUP_CUDA_STANDIN)
+// gpu.h's gpu_device_bytes is all a backend takes: a device with exactly
+// that free beside the reserve gets the batch asked for, 2^22 keys (two
+// chunks: the workspace holds one), and one byte less halves it. With
+// test_and_set's workspace of 89 bytes a key for the whole batch, as
+// before, it would have needed some 530 MiB more.
+TEST(GpuBackend, DeviceMemoryIsWhatGpuDeviceBytesSays) {
+  GDEDUP_REQUIRE_GPU();
+  const Layout l{512, 16};
+  const uint64_t blocks = 4099, batch = uint64_t{1} << 22;
+  const std::vector<uint64_t> keys = pooled_keys(20000, 9000, 95);
+  Reference ref(blocks, l);
+  std::vector<uint8_t> expected;
+  const uint64_t expected_fresh = ref.test_and_set(keys, &expected);
+  const uint64_t filter_bytes = blocks * l.block_words() * 4;
+  const uint64_t need = gpu_device_bytes(filter_bytes, batch);
+  const uint64_t whole_batch_workspace =
+      batch * cuda::kWorkspaceBytesPerKey + (uint64_t{8} << cuda::test_and_set_table_log2(batch));
+  EXPECT_LT(need + (uint64_t{500} << 20), filter_bytes + 3 * (batch * 9 + whole_batch_workspace));
+  const cuda_standin::Settings saved = cuda_standin::current();
+  for (const uint64_t short_by : {uint64_t{0}, uint64_t{1}}) {
+    SCOPED_TRACE("short by " + std::to_string(short_by));
+    cuda_standin::Settings exact = saved;
+    exact.device_bytes =
+        cuda_standin::device_bytes_in_use() + cuda::kDeviceReserveBytes + need - short_by;
+    cuda_standin::set(exact);
+    const uint64_t in_use = cuda_standin::device_bytes_in_use();
+    {
+      Filter filter(FilterParams{blocks, l, 5});
+      auto backend = make_gpu_backend(filter, GpuOptions{0, batch});
+      const uint64_t taken = cuda_standin::device_bytes_in_use() - in_use;
+      const uint64_t got = dynamic_cast<GpuBackend*>(backend.get())->batch_keys();
+      EXPECT_EQ(got, short_by == 0 ? batch : batch / 2);
+      EXPECT_LE(taken, gpu_device_bytes(filter_bytes, got));
+      EXPECT_GE(taken, filter_bytes + 3 * got * 9);
+      std::vector<uint8_t> answers(keys.size());
+      EXPECT_EQ(backend->test_and_set(keys.data(), keys.size(), answers.data()), expected_fresh);
+      EXPECT_EQ(answers, expected);
+    }
+    cuda_standin::set(saved);
   }
 }
 #endif

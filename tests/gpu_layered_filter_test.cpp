@@ -66,7 +66,7 @@ TEST(GpuLayeredFilter, LayersOnTheDeviceGiveTheCpuBytes) {
 }
 
 // Each layer's backend takes the batch buffers the first one made (at 2^24
-// keys they are about 4.9 GB a set): the layers after the first add their
+// keys they are about 1.1 GB a set: gpu.h's gpu_device_bytes): the layers after the first add their
 // filters' bytes to the device, and no more buffers.
 TEST(GpuLayeredFilter, LayersShareOneSetOfBatchBuffers) {
   GDEDUP_REQUIRE_GPU();

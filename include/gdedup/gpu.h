@@ -15,9 +15,9 @@ namespace gdedup {
 struct GpuOptions {
   int device = 0;
   // Keys per batch sent to the device; 0 picks one from the free device
-  // memory: at most 2^24, for which the three slots take about 4.9 GB of
-  // device memory (97 bytes a key each, plus CUB's scratch) and, for
-  // pageable callers, 0.45 GB of pinned host memory (9 bytes a key each).
+  // memory: at most 2^24, for which the three slots take about 1.1 GB of
+  // device memory (gpu_device_bytes) and, for pageable callers, 0.45 GB of
+  // pinned host memory (9 bytes a key each).
   // test_and_set batches are at most 2^30 keys. Backends on one device with
   // the same batch_keys share one set of slots (the layers of a growing
   // filter need only one), and their calls take turns.
@@ -48,6 +48,20 @@ GpuDeviceInfo gpu_device_info(int device = 0);
 // device's free memory (only the filter when a live backend's buffers would
 // be shared). Lets a caller refuse before building a filter.
 void check_gpu_fits(uint64_t filter_bytes, const GpuOptions& options = {});
+
+// Device bytes a backend with batches of `batch_keys` takes, all of them
+// allocated when it is made: the filter's held bytes, and three batch slots
+// (one copying in, one computing, one copying back), each of
+//   9 bytes a key of the batch (fingerprints and answers), and
+//   test_and_set's workspace for one chunk of at most 2^21 keys: 89 bytes
+//   a key, a table of 16 bytes a key and CUB's scratch (about 210 MiB in
+//   all from 2^21 keys on),
+// which backends on one device with the same GpuOptions::batch_keys share.
+// About 1.1 GB beside the filter at 2^24 keys. No call allocates more:
+// contains, add, test_and_set and device_set_bits work in the slots, and
+// callers' device buffers are used in place. The free memory must also
+// leave 256 MiB to the runtime (check_gpu_fits counts it).
+uint64_t gpu_device_bytes(uint64_t filter_bytes, uint64_t batch_keys);
 
 // The backend make_gpu_backend returns; reach it with dynamic_cast for what
 // only a device backend offers.

@@ -6,7 +6,7 @@
 // one event: the kernels of batch c+1 that touch the filter wait for those of
 // batch c, whose bits they must see, while its grouping may overlap them;
 // add and contains kernels may overlap, being order-free or read-only.
-// The slots (about 4.9 GB at 2^24 keys) are shared by the backends on a
+// The slots (about 1.1 GB at 2^24 keys: gpu.h) are shared by the backends on a
 // device that ask for the same batch size, such as the layers of a growing
 // filter, which took a set each before; their calls take turns.
 #include <algorithm>
@@ -34,6 +34,8 @@ using cuda::LaunchShape;
 
 // Three slots: one copying in, one computing, one copying back.
 constexpr size_t kSlots = 3;
+// A slot's count of new keys, and a byte for each empty buffer.
+constexpr uint64_t kSmallChangeBytes = 64;
 
 // Thrown by device_malloc when the device is out of memory, so the
 // constructor can say how much the filter needed.
@@ -139,10 +141,10 @@ class Event {
 };
 
 // Device bytes one slot takes for a batch of `keys`: fingerprints 8 and
-// answers 1 a key, test_and_set's workspace and table, and small change.
+// answers 1 a key, test_and_set's workspace (one chunk's), and small change.
 uint64_t slot_device_bytes(uint64_t keys) {
-  return keys * (8 + 1 + cuda::kWorkspaceBytesPerKey) + cuda::test_and_set_scratch_bytes(keys) +
-         (uint64_t{8} << cuda::test_and_set_table_log2(keys)) + 4096;
+  return std::max<uint64_t>(keys, 1) * (8 + 1) + cuda::test_and_set_workspace_bytes(keys) +
+         kSmallChangeBytes;
 }
 
 std::string version_text(int v) {
@@ -199,17 +201,20 @@ struct Slot {
         answers(capacity),
         fresh(1),
         fresh_host(1) {
+    // test_and_set works chunk by chunk: its buffers hold one chunk.
+    const uint64_t chunk = cuda::test_and_set_workspace_keys(capacity);
     for (int i = 0; i < 2; ++i) {
-      blocks[i] = DeviceArray<uint64_t>(capacity);
-      positions[i] = DeviceArray<uint32_t>(capacity);
+      blocks[i] = DeviceArray<uint64_t>(chunk);
+      positions[i] = DeviceArray<uint32_t>(chunk);
     }
-    before = DeviceArray<unsigned char>(capacity * cuda::kMaskBytesPerKey);
-    scratch_bytes = cuda::test_and_set_scratch_bytes(capacity);
+    before = DeviceArray<unsigned char>(chunk * cuda::kMaskBytesPerKey);
+    scratch_bytes = cuda::test_and_set_scratch_bytes(chunk);
     scratch = DeviceArray<unsigned char>(scratch_bytes);
-    table_log2 = cuda::test_and_set_table_log2(capacity);
+    table_log2 = cuda::test_and_set_table_log2(chunk);
     table = DeviceArray<uint64_t>(uint64_t{1} << table_log2);
-    shared = DeviceArray<uint8_t>(uint64_t{1} << (table_log2 - 1));
-    shared_count = DeviceArray<uint32_t>(1);
+    deferred = DeviceArray<uint32_t>(1);
+    sort_count = DeviceArray<uint32_t>(1);
+    sort_count_host = PinnedArray<uint32_t>(1);
   }
 
   cuda::TestAndSetWorkspace workspace() const {
@@ -218,11 +223,12 @@ struct Slot {
                                      before.get(),
                                      scratch.get(),
                                      scratch_bytes,
-                                     keys_capacity,
+                                     cuda::test_and_set_workspace_keys(keys_capacity),
                                      table.get(),
                                      table_log2,
-                                     shared.get(),
-                                     shared_count.get()};
+                                     deferred.get(),
+                                     sort_count.get(),
+                                     sort_count_host.get()};
   }
 
   // Pinned staging for pageable callers' buffers, made on first use; false
@@ -254,8 +260,9 @@ struct Slot {
   DeviceArray<unsigned char> scratch;
   uint32_t table_log2 = 0;
   DeviceArray<uint64_t> table;
-  DeviceArray<uint8_t> shared;
-  DeviceArray<uint32_t> shared_count;
+  DeviceArray<uint32_t> deferred;
+  DeviceArray<uint32_t> sort_count;
+  PinnedArray<uint32_t> sort_count_host;
   size_t scratch_bytes = 0;
   DeviceArray<unsigned long long> fresh;
   PinnedArray<unsigned long long> fresh_host;
@@ -453,71 +460,99 @@ class CudaBackend final : public GpuBackend {
     cudaGetLastError();
   }
 
+  // What a call is doing: the caller's buffers and where they live.
+  struct Call {
+    Op op;
+    const uint64_t* fingerprints;
+    uint64_t count;
+    uint8_t* answers;
+    Space in;
+    Space out;
+  };
+
+  // Step 1 of batch `offset` in slot s: waits for the slot's previous batch
+  // (adding its new keys to *fresh) and enqueues the copy of the keys in.
+  // Returns where the kernels find them.
+  const uint64_t* copy_in(const Call& call, Slot& s, uint64_t offset, uint64_t* fresh) {
+    *fresh += finish(s);
+    const uint64_t n = std::min(buffers_->keys, call.count - offset);
+    const uint64_t* source = call.fingerprints + offset;
+    if (call.in == Space::kDevice) return source;
+    if (call.in == Space::kPageable && s.ensure_staging()) {
+      std::memcpy(s.staged_keys.get(), source, n * sizeof(uint64_t));
+      source = s.staged_keys.get();
+    }
+    GDEDUP_CUDA_CHECK(cudaMemcpyAsync(s.keys.get(), source, n * sizeof(uint64_t),
+                                      cudaMemcpyHostToDevice, s.stream.get()));
+    return s.keys.get();
+  }
+
+  // Step 2: the kernels of the batch and the copy of its answers back.
+  void compute(const Call& call, Slot& s, uint64_t offset, const uint64_t* device_keys) {
+    const uint64_t n = std::min(buffers_->keys, call.count - offset);
+    const cudaStream_t stream = s.stream.get();
+    uint8_t* device_answers = call.answers != nullptr && call.out == Space::kDevice
+                                  ? call.answers + offset
+                                  : s.answers.get();
+    switch (call.op) {
+      case Op::kAdd:
+        cuda::launch_add(ref_, device_keys, n, shape_, stream);
+        break;
+      case Op::kContains:
+        cuda::launch_contains(ref_, device_keys, n, device_answers, shape_, stream);
+        break;
+      case Op::kTestAndSet:
+        GDEDUP_CUDA_CHECK(cudaMemsetAsync(s.fresh.get(), 0, sizeof(unsigned long long), stream));
+        cuda::launch_test_and_set(ref_, device_keys, n, device_answers, s.fresh.get(),
+                                  s.workspace(), shape_, stream, chain_.get());
+        GDEDUP_CUDA_CHECK(cudaMemcpyAsync(s.fresh_host.get(), s.fresh.get(),
+                                          sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                                          stream));
+        break;
+    }
+    s.copy_answers_to = nullptr;
+    if (call.op != Op::kAdd && call.answers != nullptr && call.out != Space::kDevice) {
+      uint8_t* destination = call.answers + offset;
+      if (call.out == Space::kPageable && s.ensure_staging()) {
+        s.copy_answers_to = destination;
+        destination = s.staged_answers.get();
+      }
+      GDEDUP_CUDA_CHECK(
+          cudaMemcpyAsync(destination, device_answers, n, cudaMemcpyDeviceToHost, stream));
+    }
+    s.count = n;
+    s.counts_fresh = call.op == Op::kTestAndSet;
+    GDEDUP_CUDA_CHECK(cudaEventRecord(s.done.get(), stream));
+    s.busy = true;
+  }
+
+  // Batch c + 1's keys are on their way in before batch c's kernels are
+  // enqueued: test_and_set's launcher waits on the host for the batch's end
+  // (kernels/filter_kernels.h), and a copy enqueued after it would overlap
+  // nothing.
   uint64_t run(Op op, const uint64_t* fingerprints, uint64_t count, uint8_t* answers) {
     if (count == 0) return 0;
     GDEDUP_CUDA_CHECK(cudaSetDevice(device_));
     const std::lock_guard<std::mutex> lock(buffers_->mutex);
     const std::vector<std::unique_ptr<Slot>>& slots = buffers_->slots;
     const uint64_t batch = buffers_->keys;
-    const Space in = space_of(fingerprints, device_);
-    const Space out = answers != nullptr ? space_of(answers, device_) : Space::kDevice;
+    const Call call{op,
+                    fingerprints,
+                    count,
+                    answers,
+                    space_of(fingerprints, device_),
+                    answers != nullptr ? space_of(answers, device_) : Space::kDevice};
     uint64_t fresh = 0;
     size_t next = 0;
     try {
-      if (in == Space::kDevice || out == Space::kDevice) order_after_legacy_stream();
+      if (call.in == Space::kDevice || call.out == Space::kDevice) order_after_legacy_stream();
+      const uint64_t* keys_in = copy_in(call, *slots[0], 0, &fresh);
       for (uint64_t offset = 0; offset < count; offset += batch) {
-        const uint64_t n = std::min(batch, count - offset);
         Slot& s = *slots[next];
         next = (next + 1) % slots.size();
-        fresh += finish(s);
-        const cudaStream_t stream = s.stream.get();
-
-        const uint64_t* device_keys = fingerprints + offset;
-        if (in != Space::kDevice) {
-          const uint64_t* source = fingerprints + offset;
-          if (in == Space::kPageable && s.ensure_staging()) {
-            std::memcpy(s.staged_keys.get(), source, n * sizeof(uint64_t));
-            source = s.staged_keys.get();
-          }
-          GDEDUP_CUDA_CHECK(cudaMemcpyAsync(s.keys.get(), source, n * sizeof(uint64_t),
-                                            cudaMemcpyHostToDevice, stream));
-          device_keys = s.keys.get();
-        }
-        uint8_t* device_answers =
-            answers != nullptr && out == Space::kDevice ? answers + offset : s.answers.get();
-
-        switch (op) {
-          case Op::kAdd:
-            cuda::launch_add(ref_, device_keys, n, shape_, stream);
-            break;
-          case Op::kContains:
-            cuda::launch_contains(ref_, device_keys, n, device_answers, shape_, stream);
-            break;
-          case Op::kTestAndSet:
-            GDEDUP_CUDA_CHECK(
-                cudaMemsetAsync(s.fresh.get(), 0, sizeof(unsigned long long), stream));
-            cuda::launch_test_and_set(ref_, device_keys, n, device_answers, s.fresh.get(),
-                                      s.workspace(), shape_, stream, chain_.get());
-            GDEDUP_CUDA_CHECK(cudaMemcpyAsync(s.fresh_host.get(), s.fresh.get(),
-                                              sizeof(unsigned long long),
-                                              cudaMemcpyDeviceToHost, stream));
-            break;
-        }
-
-        s.copy_answers_to = nullptr;
-        if (op != Op::kAdd && answers != nullptr && out != Space::kDevice) {
-          uint8_t* destination = answers + offset;
-          if (out == Space::kPageable && s.ensure_staging()) {
-            s.copy_answers_to = destination;
-            destination = s.staged_answers.get();
-          }
-          GDEDUP_CUDA_CHECK(cudaMemcpyAsync(destination, device_answers, n,
-                                            cudaMemcpyDeviceToHost, stream));
-        }
-        s.count = n;
-        s.counts_fresh = op == Op::kTestAndSet;
-        GDEDUP_CUDA_CHECK(cudaEventRecord(s.done.get(), stream));
-        s.busy = true;
+        const uint64_t* keys = keys_in;
+        if (offset + batch < count) keys_in = copy_in(call, *slots[next], offset + batch, &fresh);
+        compute(call, s, offset, keys);
       }
       // Oldest first, so pageable answers land in order of the batches.
       for (size_t i = 0; i < slots.size(); ++i) fresh += finish(*slots[(next + i) % slots.size()]);
@@ -616,6 +651,10 @@ void check_gpu_fits(uint64_t filter_bytes, const GpuOptions& options) {
     cuda::plan_batch_keys(filter_bytes, free_device_bytes(), options.batch_keys, kSlots,
                           cuda::kMaxBatchKeys, slot_device_bytes);
   }
+}
+
+uint64_t gpu_device_bytes(uint64_t filter_bytes, uint64_t batch_keys) {
+  return filter_bytes + kSlots * slot_device_bytes(batch_keys);
 }
 
 std::unique_ptr<Backend> make_gpu_backend(Filter& filter, const GpuOptions& options) {

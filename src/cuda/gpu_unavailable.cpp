@@ -24,6 +24,10 @@ void check_gpu_fits(uint64_t /*filter_bytes*/, const GpuOptions& /*options*/) {
   throw Error(kNotBuilt, ErrorKind::no_device);
 }
 
+uint64_t gpu_device_bytes(uint64_t /*filter_bytes*/, uint64_t /*batch_keys*/) {
+  throw Error(kNotBuilt, ErrorKind::no_device);
+}
+
 std::unique_ptr<Backend> make_gpu_backend(Filter& /*filter*/, const GpuOptions& /*options*/) {
   throw Error(kNotBuilt, ErrorKind::no_device);
 }

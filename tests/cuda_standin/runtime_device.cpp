@@ -26,6 +26,8 @@ Settings from_environment() {
   s.device_bytes = env_number("GDEDUP_STANDIN_DEVICE_BYTES", s.device_bytes);
   s.pinned_bytes = env_number("GDEDUP_STANDIN_PINNED_BYTES", s.pinned_bytes);
   s.devices = std::max<uint64_t>(1, env_number("GDEDUP_STANDIN_DEVICES", s.devices));
+  s.launch_threads = static_cast<uint32_t>(
+      std::min<uint64_t>(64, env_number("GDEDUP_STANDIN_LAUNCH_THREADS", s.launch_threads)));
   return s;
 }
 

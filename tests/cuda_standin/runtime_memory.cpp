@@ -155,6 +155,7 @@ cudaError_t copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
   }
   const std::shared_ptr<Stream> s = stream_of(stream);
   const bool to_device = to == Space::kDevice, from_device = from == Space::kDevice;
+  if (async && (to == Space::kPageable || from == Space::kPageable)) ++rt.pageable_async_copies;
   if (!from_device && from == Space::kPageable && to_device) {
     if (!async) wait_for(lock, Dependency{s, s->enqueued});
     enqueue(lock, s, copy_from_staging(*s, dst, src, bytes));
@@ -181,6 +182,12 @@ uint64_t pinned_bytes_in_use() {
   Runtime& rt = runtime();
   Lock lock(rt.mutex);
   return rt.pinned_in_use;
+}
+
+uint64_t pageable_async_copies() {
+  Runtime& rt = runtime();
+  Lock lock(rt.mutex);
+  return rt.pageable_async_copies;
 }
 
 uint64_t copies_touching(const void* host) {

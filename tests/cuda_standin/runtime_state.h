@@ -63,6 +63,7 @@ struct Runtime {
   std::map<uintptr_t, Allocation> allocations;   // by base address
   uint64_t device_in_use = 0;
   uint64_t pinned_in_use = 0;
+  uint64_t pageable_async_copies = 0;  // cudaMemcpyAsync calls to or from pageable memory
 };
 
 // The one runtime, made at first use and never destroyed (the legacy

@@ -27,6 +27,13 @@ struct Settings {
   // (the ranks of an MPI job on one machine each take their own number).
   // GDEDUP_STANDIN_DEVICES.
   uint64_t devices = 1;
+  // 0 or 1: the CPU device runs a launch's threads one at a time, from the
+  // last index down. More: on that many OS threads at once, each taking
+  // every launch_threads-th index, with random yields between a thread's
+  // steps on shared memory (kernels/block_ops.h, between_steps), so that
+  // compare-and-swap retries and contended atomics happen.
+  // GDEDUP_STANDIN_LAUNCH_THREADS.
+  uint32_t launch_threads = 0;
 };
 
 // The settings in force (the environment's, until set() is called).
@@ -38,6 +45,11 @@ void set(const Settings& settings);
 uint64_t device_bytes_in_use();
 // Pinned host bytes (cudaMallocHost) allocated now.
 uint64_t pinned_bytes_in_use();
+
+// How many cudaMemcpyAsync calls so far read from or wrote to pageable host
+// memory: each stages the source at the call or blocks the caller until the
+// copy to the host is done, so none belongs on a hot path.
+uint64_t pageable_async_copies();
 
 // How many cudaMemcpy and cudaMemcpyAsync calls so far read from or wrote
 // to the pinned allocation that holds `host` (0 when it is not pinned
