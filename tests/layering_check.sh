@@ -9,6 +9,10 @@
 #    gets;
 #  - a public header includes only other public headers, so that an
 #    installed copy compiles without the sources;
+#  - every folder of the library includes only its own headers and those of
+#    the layers below it, and a public header only those of its own layer
+#    and below (the layer order and each public header's layer: the table
+#    below, the one place that states them);
 #  - no getenv in src/, include/ or kernels/: the library takes its choices
 #    as options, and a program that links it decides what its users may set.
 #    The one exception is the command's src/cli/mpi_launch.cpp, which reads
@@ -45,6 +49,78 @@ fi
 found=$(includes_outside 'gdedup/' include/gdedup/*.h)
 if [ -n "$found" ]; then
   echo "a public header includes one that is not installed; include only gdedup/ headers:" >&2
+  echo "$found" >&2
+  failed=1
+fi
+
+# The layers, lowest first: each line is a layer's folders (src/X, and
+# kernels/), then after the colon the public headers it implements. "base"
+# is the headers every layer may use. The command and the Python module sit
+# on top (checked above).
+layers=(
+  "base: error.h layout.h fingerprint.h mode.h"
+  "fs: paths.h path_lock.h live_temporaries.h mapping_guard.h path_text.h folder_walk.h"
+  "core: planner.h filter.h backend.h host_buffer.h growth.h layered_filter.h filter_summary.h
+   number_text.h"
+  "keys: key_options.h key_extractor.h key_rules.h"
+  "cpu cuda kernels io: gpu.h input_file.h output_file.h output_writer.h output_parts.h
+   stream_point.h"
+  "format: filter_file.h filter_merge.h checkpoint.h"
+  "backends: backend_registry.h"
+  "pipeline: pipeline.h input_estimate.h parts_run.h"
+  "mpi: mpi.h"
+)
+declare -A folder_level header_level
+for i in "${!layers[@]}"; do
+  for f in ${layers[$i]%%:*}; do folder_level[$f]=$i; done
+  for h in ${layers[$i]#*:}; do header_level[$h]=$i; done
+done
+
+# upward FOLDER_LEVEL OWN_FOLDER FILES...: prints each include in FILES of a
+# header of a higher layer, of a folder of the same layer, or of no layer.
+upward() {
+  local level=$1 own=$2 file line header folder
+  shift 2
+  for file in "$@"; do
+    while IFS= read -r line; do
+      header=${line#*\"}
+      header=${header%%\"*}
+      case $header in
+        gdedup/*)
+          [ -n "${header_level[${header#gdedup/}]:-}" ] ||
+            { echo "$file: includes $header, which the table gives no layer"; continue; }
+          [ "${header_level[${header#gdedup/}]}" -le "$level" ] || echo "$file: includes $header" ;;
+        */*)
+          folder=${header%%/*}
+          [ "$folder" = "$own" ] && continue
+          [ -n "${folder_level[$folder]:-}" ] && [ "${folder_level[$folder]}" -lt "$level" ] ||
+            echo "$file: includes $header" ;;
+      esac
+    done < <(grep -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$file")
+  done
+}
+
+found=""
+shopt -s nullglob
+for folder in "${!folder_level[@]}"; do
+  dir=src/$folder
+  [ "$folder" = kernels ] && dir=kernels
+  [ -d "$dir" ] || continue
+  found+=$(upward "${folder_level[$folder]}" "$folder" "$dir"/*.cpp "$dir"/*.cu "$dir"/*.h)$'\n'
+done
+for header in include/gdedup/*.h; do
+  name=${header#include/gdedup/}
+  if [ -z "${header_level[$name]:-}" ]; then
+    found+="$header: has no layer in the table of tests/layering_check.sh"$'\n'
+    continue
+  fi
+  found+=$(upward "${header_level[$name]}" "" "$header")$'\n'
+done
+shopt -u nullglob
+found=$(sed '/^$/d' <<<"$found")
+if [ -n "$found" ]; then
+  echo "a layer includes a header of a layer above it (or of one beside it); move the code" \
+    "down, or the include up (the layers: tests/layering_check.sh):" >&2
   echo "$found" >&2
   failed=1
 fi

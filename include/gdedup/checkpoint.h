@@ -25,7 +25,8 @@
 #include "gdedup/filter.h"
 #include "gdedup/growth.h"
 #include "gdedup/layered_filter.h"
-#include "gdedup/pipeline.h"
+#include "gdedup/key_options.h"
+#include "gdedup/mode.h"
 #include "gdedup/stream_point.h"
 
 namespace gdedup {

@@ -13,32 +13,13 @@
 
 #include "gdedup/filter.h"
 #include "gdedup/growth.h"
-#include "gdedup/key_options.h"
+#include "gdedup/key_rules.h"
 #include "gdedup/layered_filter.h"
-#include "gdedup/pipeline.h"
 
 namespace gdedup {
 
 // The version save_filter writes; load_filter reads it and versions 1 to 3.
 inline constexpr uint32_t kFilterFileVersion = 4;
-
-// How a filter's keys were made: a key found by other rules is another key.
-struct KeyRules {
-  InputFormat format = InputFormat::kText;
-  KeyOptions keys;  // text input only; u64 fingerprints have no key options
-  // Text input only: the byte that ends a record, '\n' or '\0' (-z). It
-  // decides which bytes a record, and so its key, holds: "a\nb" is one key
-  // when records end at NUL and two keys when they end at newlines.
-  char record_separator = '\n';
-  uint64_t seed = kDefaultSeed;
-
-  // The canonical form, e.g. "input text, key whole, delimiter tab,
-  // normalize none, separator newline, seed 0x6764656475700001"; equal
-  // rules give equal texts.
-  std::string to_string() const;
-  bool operator==(const KeyRules& o) const;
-  bool operator!=(const KeyRules& o) const { return !(*this == o); }
-};
 
 // What a filter file records besides the layers.
 struct FilterRules {

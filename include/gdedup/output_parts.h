@@ -11,11 +11,8 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
-
-#include "gdedup/pipeline.h"
 
 namespace gdedup::io {
 
@@ -26,6 +23,10 @@ struct OutputPart {
   uint64_t checksum = 0;  // XXH3-64 of its bytes
   std::string host;       // the machine that wrote it (its folder may be its own)
 };
+
+// A name a manifest may list: "part-" and hex digits and dashes, so that
+// removing the parts of a planted manifest can never reach another file.
+bool part_like(const std::string& name);
 
 // DIR/NAME.
 std::string in_dir(const std::string& dir, const std::string& name);
@@ -55,21 +56,6 @@ void write_parts_manifest(const std::string& dir, const std::vector<OutputPart>&
 // already gone is no error, any other failure throws Error naming it.
 void remove_parts(const std::string& dir, const std::vector<std::string>& names,
                   const std::vector<OutputPart>& keep);
-
-// A run of one process in parts: `run` with options whose output is the
-// one part of this run, then the manifest and the removal of the previous
-// run's parts. Without options.output_parts, `run` as it is. Throws
-// UsageError for parts with checkpoints, Error as the manifest's writers do
-// (the part is then removed).
-PipelineStats run_in_parts(const PipelineOptions& options,
-                           const std::function<PipelineStats(const PipelineOptions&)>& run);
-
-// Refuses (UsageError) what parts cannot go with: checkpoints, a build
-// (which writes no output), and `output` given as well.
-void check_parts_options(const PipelineOptions& options);
-
-// This machine's name, as a manifest lists it.
-std::string host_name();
 
 // The XXH3-64 of the file at `path`, read once: for a part written whole by
 // a writer that did not hash it.

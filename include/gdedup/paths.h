@@ -30,6 +30,9 @@ struct FileStatus {
   }
 };
 
+// unlink(2): 0 or an errno.
+int unlink_file(const std::string& path);
+
 // fstat(2) of `fd`: 0 or an errno.
 int status_of(int fd, FileStatus& out);
 // stat(2) of `path`, following links: 0 or an errno. Unlike opening, it

@@ -1,9 +1,9 @@
 #include "file_stamp.h"
 
-#include <sys/stat.h>
-
 #include <filesystem>
 #include <system_error>
+
+#include "gdedup/paths.h"
 
 namespace gdedup::python {
 
@@ -14,14 +14,14 @@ std::string stamp_path(const std::string& path) {
 }
 
 std::optional<FileStamp> file_stamp(const std::string& path) {
-  struct stat st = {};
-  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  fs::FileStatus status;
+  if (fs::status_of_path(path, status) != 0) return std::nullopt;
   FileStamp stamp;
   stamp.path = stamp_path(path);
-  stamp.device = static_cast<uint64_t>(st.st_dev);
-  stamp.inode = static_cast<uint64_t>(st.st_ino);
-  stamp.size = static_cast<uint64_t>(st.st_size);
-  stamp.modified_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  stamp.device = status.device;
+  stamp.inode = status.inode;
+  stamp.size = status.size;
+  stamp.modified_ns = status.mtime_ns;
   return stamp;
 }
 

@@ -292,10 +292,10 @@ int run_bench(const BenchOptions& options, bool urls_given) {
       if (gpu) on_gpu = std::make_unique<Result>(run_urls("gpu", on, plan, path, url_count));
       compare(cpu, on_gpu.get());
     } catch (...) {
-      std::remove(path.c_str());
+      fs::unlink_file(path);
       throw;
     }
-    std::remove(path.c_str());
+    fs::unlink_file(path);
   }
   print(rows, options.json, gpu ? "" : "not measured: " + why_not, ratios);
   return 0;

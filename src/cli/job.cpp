@@ -1,6 +1,5 @@
 #include "cli/job.h"
 
-#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +27,7 @@
 #include "gdedup/error.h"
 #include "gdedup/filter_file.h"
 #include "gdedup/output_file.h"
+#include "gdedup/paths.h"
 #include "gdedup/pipeline.h"
 
 namespace gdedup::cli {
@@ -321,7 +321,7 @@ int run_job(const JobOptions& options, JobKind kind) {
     }
   }
   // Only now is the checkpoint no longer needed: see keep_checkpoint.
-  if (saves_filter && o.checkpoint.enabled()) std::remove(o.checkpoint.path.c_str());
+  if (saves_filter && o.checkpoint.enabled()) fs::unlink_file(o.checkpoint.path);
   report.filter = job.state();
   report.backend = job.backend_name();
   if (!o.stats_path.empty()) write_stats_file(o.stats_path, stats_json(report).str() + "\n");

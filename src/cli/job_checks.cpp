@@ -9,6 +9,7 @@
 #include "cli/report.h"
 #include "gdedup/error.h"
 #include "gdedup/output_parts.h"
+#include "gdedup/parts_run.h"
 
 namespace gdedup::cli {
 
@@ -98,7 +99,7 @@ void check_files(const JobOptions& o, Mode mode, bool saves_filter) {
     parts.output = o.output;
     parts.output_parts = o.output_parts;
     if (o.checkpoint.enabled()) parts.checkpoint = o.checkpoint.path;
-    io::check_parts_options(parts);
+    check_parts_options(parts);
   }
   std::vector<WrittenFile> written;
   if (mode != Mode::kBuild && o.output_parts.empty()) written.push_back({o.output, "output", true});

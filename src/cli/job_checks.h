@@ -40,7 +40,7 @@ std::string output_to_lock(const JobOptions& o, Mode mode);
 
 // The files the job writes: distinct from the inputs and from each other
 // (usage errors first), then each one writable; --output-parts as
-// check_parts_options (gdedup/output_parts.h) checks it.
+// check_parts_options (gdedup/parts_run.h) checks it.
 void check_files(const JobOptions& o, Mode mode, bool saves_filter);
 
 }  // namespace gdedup::cli

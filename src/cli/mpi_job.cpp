@@ -1,6 +1,5 @@
 #include "cli/mpi_job.h"
 
-#include <cstdio>
 #include <exception>
 #include <functional>
 #include <new>
@@ -30,6 +29,7 @@
 #include "gdedup/filter_file.h"
 #include "gdedup/filter_summary.h"
 #include "gdedup/mpi.h"
+#include "gdedup/paths.h"
 
 namespace gdedup::cli {
 namespace {
@@ -226,7 +226,7 @@ int run(Setup& s, const JobOptions& o, JobKind kind, const mpi::RankInfo& me) {
   if (s.saves_filter && !overfull) filter.save(o.filter_path, s.saved_rules);
   // Only now, with the output renamed and the filter saved, is the
   // checkpoint no longer needed.
-  if (o.checkpoint.enabled() && me.rank == 0) std::remove(o.checkpoint.path.c_str());
+  if (o.checkpoint.enabled() && me.rank == 0) fs::unlink_file(o.checkpoint.path);
   JobReport report;
   report.mode = s.run.mode;
   report.stats = stats;

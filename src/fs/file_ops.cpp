@@ -271,6 +271,16 @@ int unlink_file(const std::string& path) {
   return ::unlink(path.c_str()) == 0 ? 0 : errno;
 }
 
+int make_folder(const std::string& path) {
+  return ::mkdir(path.c_str(), 0777) == 0 || errno == EEXIST ? 0 : errno;
+}
+
+std::string host_name() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "unknown";
+  return name;
+}
+
 std::string containing_folder(const std::string& path) {
   const size_t slash = path.find_last_of('/');
   if (slash == std::string::npos) return ".";

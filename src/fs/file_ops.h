@@ -143,7 +143,12 @@ bool is_symbolic_link(const std::string& path);
 int open_for_writing(const std::string& path, File& out);
 
 int rename_file(const std::string& from, const std::string& to);
-int unlink_file(const std::string& path);
+// mkdir(2) with permissions 0777 (less the umask); a folder already there
+// counts as made. 0 or an errno.
+int make_folder(const std::string& path);
+
+// This machine's name (gethostname(2)), or "unknown".
+std::string host_name();
 
 // fsync of the folder holding `path`, so that a rename in it is durable.
 // File systems that cannot sync a folder (EINVAL, ENOTSUP) count as done.

@@ -1,8 +1,5 @@
 #include "gdedup/output_parts.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <random>
@@ -22,6 +19,8 @@ namespace {
 
 constexpr const char* kManifestLine = "gdedup output parts 1";
 
+}  // namespace
+
 // A name a manifest may list: "part-" and hex digits and dashes, so that
 // removing the parts of a planted manifest can never reach another file.
 bool part_like(const std::string& name) {
@@ -32,8 +31,6 @@ bool part_like(const std::string& name) {
   }
   return true;
 }
-
-}  // namespace
 
 std::string in_dir(const std::string& dir, const std::string& name) {
   return dir.empty() || dir.back() == '/' ? dir + name : dir + "/" + name;
@@ -55,17 +52,16 @@ std::string part_name(const std::string& run, uint64_t index, uint64_t count) {
 }
 
 void prepare_parts_dir(const std::string& dir) {
-  struct stat st {};
-  if (::stat(dir.c_str(), &st) == 0) {
-    if (!S_ISDIR(st.st_mode)) {
-      throw UsageError("--output-parts " + dir + " is not a folder; give a folder (created if "
-                       "missing) for the output's parts and manifest");
-    }
-    return;
+  fs::FileStatus status;
+  int err = fs::status_of_path(dir, status);
+  if (err == 0 && !status.directory()) {
+    throw UsageError("--output-parts " + dir + " is not a folder; give a folder (created if "
+                     "missing) for the output's parts and manifest");
   }
-  if (errno != ENOENT || (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)) {
+  if (err == ENOENT) err = fs::make_folder(dir);
+  if (err != 0) {
     throw Error("cannot create the folder " + dir + " for --output-parts: " +
-                    fs::error_text(errno),
+                    fs::error_text(err),
                 ErrorKind::io);
   }
 }
@@ -136,67 +132,6 @@ void remove_parts(const std::string& dir, const std::vector<std::string>& names,
                   ErrorKind::io);
     }
   }
-}
-
-void check_parts_options(const PipelineOptions& options) {
-  if (options.output_parts.empty()) return;
-  if (options.mode == Mode::kBuild) {
-    throw UsageError("a build writes no output, so it has no parts; leave out --output-parts");
-  }
-  if (options.output != "-") {
-    throw UsageError("the output goes either to " + options.output + " or in parts to " +
-                     options.output_parts + "; give one of -o and --output-parts");
-  }
-  if (!options.checkpoint.empty() || options.resume != nullptr) {
-    throw UsageError("--output-parts cannot be checkpointed yet; give -o FILE to checkpoint "
-                     "the job, or leave out --checkpoint");
-  }
-  // A run removes the parts of the one before: never an input.
-  const std::string folder = fs::real_path(options.output_parts);
-  if (folder.empty()) return;
-  for (const std::string& input : options.inputs) {
-    const size_t slash = input.rfind('/');
-    const std::string name = slash == std::string::npos ? input : input.substr(slash + 1);
-    if (!part_like(name) && name != "MANIFEST") continue;
-    if (fs::real_path(slash == std::string::npos ? "." : input.substr(0, slash + 1)) != folder) {
-      continue;
-    }
-    throw UsageError("input " + input + " lies in the --output-parts folder " +
-                     options.output_parts + ", whose parts the run replaces; copy it elsewhere "
-                     "first, or give another folder");
-  }
-}
-
-std::string host_name() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return "unknown";
-  return name;
-}
-
-PipelineStats run_in_parts(const PipelineOptions& options,
-                           const std::function<PipelineStats(const PipelineOptions&)>& run) {
-  if (options.output_parts.empty()) return run(options);
-  check_parts_options(options);
-  const std::string& dir = options.output_parts;
-  prepare_parts_dir(dir);
-  const std::vector<std::string> previous = listed_parts(dir);
-  PipelineOptions one = options;
-  const std::string name = part_name(new_parts_run(), 0, 1);
-  one.output = in_dir(dir, name);
-  const PipelineStats stats = run(one);
-  std::vector<OutputPart> parts;
-  try {
-    if (stats.output_bytes > 0) {
-      parts.push_back(OutputPart{name, stats.output_bytes, file_checksum(one.output), host_name()});
-    }
-    write_parts_manifest(dir, parts);
-  } catch (...) {
-    fs::unlink_file(one.output);
-    throw;
-  }
-  if (parts.empty()) fs::unlink_file(one.output);
-  remove_parts(dir, previous, parts);
-  return stats;
 }
 
 uint64_t file_checksum(const std::string& path) {

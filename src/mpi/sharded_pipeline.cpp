@@ -21,6 +21,7 @@
 #include "gdedup/input_file.h"
 #include "gdedup/output_file.h"
 #include "gdedup/output_parts.h"
+#include "gdedup/parts_run.h"
 #include "io/record_reader.h"
 #include "gdedup/mpi.h"
 #include "mpi/check.h"
@@ -326,7 +327,7 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
   // one process) wrote it: the same options and inputs, from its position.
   ResumeState base;
   check_together([&] {
-    io::check_parts_options(options);
+    check_parts_options(options);
     if (checkpointing || resume) base = pipeline::identify_run(options);
     if (resume) {
       pipeline::check_resume_run(*resume, options, base.inputs);

@@ -17,7 +17,7 @@
 #include "gdedup/output_file.h"
 #include "gdedup/output_writer.h"
 #include "io/byte_source.h"
-#include "gdedup/output_parts.h"
+#include "gdedup/parts_run.h"
 #include "pipeline/checkpoint_writer.h"
 #include "pipeline/front_end.h"
 #include "pipeline/input_identity.h"
@@ -423,19 +423,8 @@ class Driver {
 
 }  // namespace
 
-const char* mode_name(Mode mode) {
-  switch (mode) {
-    case Mode::kDedup: return "dedup";
-    case Mode::kDuplicates: return "duplicates";
-    case Mode::kBuild: return "build";
-    case Mode::kQueryPresent: return "query";
-    case Mode::kQueryAbsent: return "query-absent";
-  }
-  return "unknown";
-}
-
 PipelineStats run_pipeline(const PipelineOptions& options, Filter& filter, Backend& backend) {
-  return io::run_in_parts(options, [&](const PipelineOptions& run) {
+  return run_in_parts(options, [&](const PipelineOptions& run) {
     return Driver(run, filter, backend).run();
   });
 }
@@ -446,7 +435,7 @@ PipelineStats run_pipeline(const PipelineOptions& options, LayeredFilter& filter
   const std::unique_ptr<Backend> backend = filter.as_backend();
   // The first layer stands for the filter where one is needed: its seed is
   // every layer's, and its counters are not checked without the callback.
-  return io::run_in_parts(growing, [&](const PipelineOptions& run) {
+  return run_in_parts(growing, [&](const PipelineOptions& run) {
     return Driver(run, filter.layer(0), *backend, &filter).run();
   });
 }
