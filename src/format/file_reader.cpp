@@ -98,9 +98,11 @@ void refuse(const FileKind& kind, const std::string& path, const std::string& pr
 }
 
 void open_header(const FileKind& kind, const std::string& path, VerifiedFile& out) {
-  if (const int err = fs::open_for_reading(path, out.file)) cannot(kind, "open", path, err);
+  // A named pipe is refused, not waited on: nothing may write one.
   fs::FileStatus status;
-  if (const int err = fs::status_of(out.file.fd(), status)) cannot(kind, "read", path, err);
+  if (const int err = fs::open_without_waiting(path, out.file, status)) {
+    cannot(kind, "open", path, err);
+  }
   if (status.type == fs::FileStatus::Type::kDirectory) {
     refuse(kind, path, "is a directory, not a gdedup " + kind.name, ErrorKind::io);
   }

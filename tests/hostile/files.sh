@@ -294,4 +294,30 @@ case_closed_pipe_does_not_save_a_partial_filter() {
   [ ! -s err.txt ] || fail "a plain dedup | head printed: $(cat err.txt)"
 }
 
+# A filter or checkpoint path that is a named pipe with no writer: every
+# command refuses it at once (reading would wait for a writer forever).
+# `timeout` turns a hang into a failure.
+case_named_pipe_as_filter_or_checkpoint_is_refused() {
+  mkfifo pipe.gdf
+  seq 1 100 >in.txt
+  run_gdedup build in.txt -f good.gdf
+  expect_status 0
+  local job
+  for job in "query in.txt -f pipe.gdf" "info pipe.gdf" "info --json pipe.gdf" \
+      "merge pipe.gdf good.gdf -o m.gdf" "merge good.gdf pipe.gdf -o m.gdf" \
+      "dedup in.txt -f pipe.gdf -o o.txt" "build in.txt -f pipe.gdf" \
+      "dedup in.txt -o o.txt --checkpoint pipe.gdf --resume"; do
+    # shellcheck disable=SC2086
+    timeout 10 "$GDEDUP" $job >stdout 2>stderr
+    STATUS=$?
+    ERR=$(cat stderr)
+    [ "$STATUS" -ne 124 ] || { fail "$job waited on the pipe"; continue; }
+    expect_status 1
+    expect_message "pipe.gdf"
+    expect_message "not a regular file"
+  done
+  [ -p pipe.gdf ] || fail "the named pipe was replaced"
+  ls ./*.lock >/dev/null 2>&1 && fail "a lock file is left: $(ls ./*.lock)"
+}
+
 run_cases
