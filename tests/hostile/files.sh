@@ -320,4 +320,40 @@ case_named_pipe_as_filter_or_checkpoint_is_refused() {
   ls ./*.lock >/dev/null 2>&1 && fail "a lock file is left: $(ls ./*.lock)"
 }
 
+# A job ended by SIGTERM or SIGHUP removes its lock files (docs/CLI.md,
+# "Locks"): the one that ends at once from the signal handler, and a
+# checkpointed one, stopped by a second signal while its first waits for a
+# batch that a silent pipe never completes. The job reads a named pipe that
+# the test holds open, so it is waiting when the signals come.
+case_signals_remove_lock_files() {
+  mkfifo feed
+  exec 3<>feed
+  seq 1 1000 >&3
+  local sig i
+  for sig in TERM HUP checkpointed; do
+    if [ "$sig" = checkpointed ]; then
+      start_gdedup dedup - -o out.txt -f F.gdf --checkpoint ck --replayable-stdin <feed
+    else
+      start_gdedup dedup - -o out.txt -f F.gdf <feed
+    fi
+    for ((i = 0; i < 2000; i++)); do
+      [ -e out.txt.lock ] && [ -e F.gdf.lock ] && break
+      sleep 0.01
+    done
+    [ -e out.txt.lock ] && [ -e F.gdf.lock ] || fail "$sig: the job took no locks"
+    if [ "$sig" = checkpointed ]; then
+      kill -s TERM "$BG_PID"
+      kill -s HUP "$BG_PID"
+    else
+      kill -s "$sig" "$BG_PID"
+    fi
+    finish_gdedup
+    [ "$STATUS" -ne 0 ] || fail "$sig: the job exited 0"
+    expect_message "interrupted by SIG"
+    ls ./*.lock >/dev/null 2>&1 && fail "$sig: lock files left: $(ls ./*.lock)"
+    ls ./*.tmp.* >/dev/null 2>&1 && fail "$sig: temporary files left: $(ls ./*.tmp.*)"
+  done
+  exec 3>&-
+}
+
 run_cases
