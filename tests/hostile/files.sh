@@ -356,4 +356,34 @@ case_signals_remove_lock_files() {
   exec 3>&-
 }
 
+# A growing filter that runs out of memory for a new layer mid-job: the
+# message is whole sentences (the cause, what the output and the filter
+# hold, and the advice, which names --max-memory), never two spliced
+# ("... needs less The output ..."). The limit is swept upwards until a run
+# fails that way; MALLOC_ARENA_MAX=1 keeps each thread's malloc arena from
+# taking 64 MiB of address space at a moment that depends on timing.
+case_out_of_memory_mid_job_is_told_in_sentences() {
+  # AddressSanitizer cannot start under a ulimit -v (hostile/cli.sh).
+  if ldd "$GDEDUP" 2>/dev/null | grep libasan >/dev/null; then return 0; fi
+  seq 1 2000000 >in.txt
+  local limit err hit=0
+  for ((limit = 40000; limit <= 400000 && !hit; limit += 3000)); do
+    (ulimit -v "$limit"
+     MALLOC_ARENA_MAX=1 "$GDEDUP" dedup in.txt -o out.txt -f grow.gdf --capacity 1000 \
+       --threads 1 -q) 2>err.txt
+    [ $? -eq 0 ] && { rm -f grow.gdf; continue; }
+    err=$(cat err.txt)
+    grep -Eq '[a-z0-9)] (The|Nothing|Once) |\.;' <<<"$err" &&
+      fail "ulimit -v $limit: sentences spliced: $err"
+    grep -q "bytes of memory for the filter" <<<"$err" &&
+      grep -q "The filter grow.gdf was not updated" <<<"$err" || continue
+    hit=1
+    grep -q "Cannot allocate memory; a smaller filter needs less\. The output out.txt was left" \
+      <<<"$err" || fail "ulimit -v $limit: the cause and the output's fate: $err"
+    grep -q "was not updated; plan a smaller filter .*--max-memory$" <<<"$err" ||
+      fail "ulimit -v $limit: the advice does not end the message naming --max-memory: $err"
+  done
+  [ "$hit" -eq 1 ] || fail "no address-space limit made the growing filter run out of memory"
+}
+
 run_cases
