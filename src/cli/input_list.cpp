@@ -11,13 +11,15 @@
 #include "cli/numbers.h"
 #include "gdedup/error.h"
 #include "gdedup/folder_walk.h"
+#include "gdedup/path_text.h"
 #include "gdedup/paths.h"
 
 namespace gdedup::cli {
 namespace {
 
 std::string list_name(const InputListOptions& o) {
-  return o.files_from == "-" ? "--files-from - (standard input)" : "--files-from " + o.files_from;
+  return o.files_from == "-" ? "--files-from - (standard input)"
+                              : "--files-from " + fs::printable(o.files_from);
 }
 
 std::string read_list(const InputListOptions& o) {
@@ -78,12 +80,13 @@ std::vector<std::string> listed_paths(const InputListOptions& o) {
 void add_folder(const std::string& folder, const InputListOptions& o, ResolvedInputs& out) {
   fs::FolderFiles found;
   if (const int err = fs::list_folder_files(folder, found)) {
-    throw Error("cannot read folder " + folder + " (input, --recursive): " +
+    throw Error("cannot read folder " + fs::printable(folder) + " (input, --recursive): " +
                 fs::error_text(err) + ".");
   }
   for (const fs::FolderFiles::Unreadable& entry : found.unreadable) {
-    const std::string problem = "cannot read " + entry.path + " (under input " + folder +
-                                ", --recursive): " + fs::error_text(entry.error);
+    const std::string problem = "cannot read " + fs::printable(entry.path) + " (under input " +
+                                fs::printable(folder) + ", --recursive): " +
+                                fs::error_text(entry.error);
     if (!o.skip_missing) {
       throw Error(problem + "; give --skip-missing to leave out what cannot be read.");
     }
@@ -126,15 +129,16 @@ ResolvedInputs resolve_inputs(const std::vector<std::string>& named,
     fs::FileStatus status;
     const int err = fs::status_of_path(path, status);
     if (missing(err) && options.skip_missing) {
-      Console::get().warn("input " + path + " does not exist; left out (--skip-missing)");
+      Console::get().warn("input " + fs::printable(path) +
+                          " does not exist; left out (--skip-missing)");
       inputs.skipped.push_back(path);
       continue;
     }
     // Other failures are reported when the input is checked, as opening it would.
     if (err == 0 && status.directory()) {
       if (!options.recursive) {
-        throw Error("input " + path + " is a folder; give --recursive to read the files under "
-                    "it, or name the files");
+        throw Error("input " + fs::printable(path) + " is a folder; give --recursive to read "
+                    "the files under it, or name the files");
       }
       add_folder(path, options, inputs);
       continue;

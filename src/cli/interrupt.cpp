@@ -12,6 +12,7 @@
 
 #include "gdedup/error.h"
 #include "gdedup/live_temporaries.h"
+#include "gdedup/path_text.h"
 #include "gdedup/paths.h"
 
 namespace gdedup::cli {
@@ -113,7 +114,8 @@ void end_on_signals(const std::string& aftermath) {
   static std::mutex mutex;
   static std::list<std::string> texts;
   std::lock_guard<std::mutex> lock(mutex);
-  texts.push_back(aftermath);
+  // Written raw from the handler: the paths it names are escaped here.
+  texts.push_back(fs::printable(aftermath));
   g_aftermath.store(texts.back().c_str());
   // A signal that came before the store above was only noted: act on it.
   const int sig = g_first_signal.load();
