@@ -50,20 +50,26 @@ void append(char* buf, size_t size, size_t* used, const char* text) {
   *used += n;
 }
 
-// Async-signal-safe: one write(2) of the line, then death by `sig` itself,
-// so that a shell sees what ended the process (and a loop around it stops).
+// The aftermath of a process that ends without a line.
+constexpr const char* kQuiet = "";
+
+// Async-signal-safe: one write(2) of the line (none for kQuiet), then death
+// by `sig` itself, so that a shell sees what ended the process (and a loop
+// around it stops).
 [[noreturn]] void end_now(int sig, const char* aftermath) {
-  char line[1024];
-  size_t used = 0;
-  append(line, sizeof line, &used, "gdedup: interrupted by ");
-  append(line, sizeof line, &used, signal_name(sig));
-  append(line, sizeof line, &used, "; ");
-  append(line, sizeof line, &used, aftermath);
-  line[used++] = '\n';
-  // Nothing more can be done about a stderr that is gone (SIGHUP).
-  [[maybe_unused]] const ssize_t ignored = ::write(STDERR_FILENO, line, used);
-  // A save in progress leaves no temporary file; the file it would have
-  // replaced is untouched.
+  if (aftermath != kQuiet) {
+    char line[1024];
+    size_t used = 0;
+    append(line, sizeof line, &used, "gdedup: interrupted by ");
+    append(line, sizeof line, &used, signal_name(sig));
+    append(line, sizeof line, &used, "; ");
+    append(line, sizeof line, &used, aftermath);
+    line[used++] = '\n';
+    // Nothing more can be done about a stderr that is gone (SIGHUP).
+    [[maybe_unused]] const ssize_t ignored = ::write(STDERR_FILENO, line, used);
+  }
+  // A save in progress leaves no temporary file (the file it would have
+  // replaced is untouched), and the job's lock files go too.
   fs::remove_live_temporaries();
   ::signal(sig, SIG_DFL);
   sigset_t set;
@@ -122,13 +128,8 @@ void end_on_signals(const std::string& aftermath) {
   if (sig != 0) end_now(sig, texts.back().c_str());
 }
 
-void end_quietly_on_signals() {
-  for (const int sig : kStopSignals) {
-    struct sigaction old {};
-    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == on_stop_signal) {
-      ::signal(sig, SIG_DFL);
-    }
-  }
-}
+// A signal noted before is the one the run stopped at a checkpoint for:
+// only later ones end the process.
+void end_quietly_on_signals() { g_aftermath.store(kQuiet); }
 
 }  // namespace gdedup::cli

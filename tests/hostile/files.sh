@@ -331,11 +331,12 @@ case_signals_remove_lock_files() {
   seq 1 1000 >&3
   local sig i
   for sig in TERM HUP checkpointed; do
-    if [ "$sig" = checkpointed ]; then
-      start_gdedup dedup - -o out.txt -f F.gdf --checkpoint ck --replayable-stdin <feed
-    else
-      start_gdedup dedup - -o out.txt -f F.gdf <feed
-    fi
+    local job=(dedup - -o out.txt -f F.gdf)
+    [ "$sig" = checkpointed ] && job+=(--checkpoint ck --replayable-stdin)
+    # Redirected on the command itself: a background command's standard
+    # input is otherwise /dev/null.
+    "$GDEDUP" "${job[@]}" <feed >bg.stdout 2>bg.stderr &
+    BG_PID=$!
     for ((i = 0; i < 2000; i++)); do
       [ -e out.txt.lock ] && [ -e F.gdf.lock ] && break
       sleep 0.01
