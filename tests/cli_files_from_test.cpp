@@ -119,8 +119,11 @@ TEST(CliFilesFrom, UnprintableBytesInPathsAreShownEscaped) {
   Result r = run(with({"dedup", "--files-from", dir / "crlf.txt"}, kExact));
   EXPECT_EQ(r.status, 1);
   EXPECT_TRUE(contains(r.err, "cannot open input " + dir / "x\\r: No such file")) << r.err;
-  const std::string odd = dir / "a\nb\x1b[1m\xff\xc3\xa9";
-  const std::string shown = dir / "a\\nb\\x1B[1m\\xFF\xc3\xa9";  // é is UTF-8: kept
+  // ESC, a byte that is no UTF-8, é (kept), U+202E (right-to-left
+  // override), U+0085 (a C1 control) and an overlong '/' (C0 AF).
+  const std::string odd = dir / "a\nb\x1b[1m\xff\xc3\xa9\xe2\x80\xae\xc2\x85\xc0\xaf";
+  const std::string shown =
+      dir / "a\\nb\\x1B[1m\\xFF\xc3\xa9\\xE2\\x80\\xAE\\xC2\\x85\\xC0\\xAF";
   r = run(with({"dedup", odd}, kExact));
   EXPECT_EQ(r.status, 1);
   EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
