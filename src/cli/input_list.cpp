@@ -75,18 +75,20 @@ std::vector<std::string> listed_paths(const InputListOptions& o) {
 }
 
 // The regular files under `folder`, in byte order of their paths; links
-// and special files met inside are left out. An entry that cannot be read
-// is an error naming it, or with --skip-missing a warning, and left out.
+// and special files met inside are left out. The folder, or an entry under
+// it, that cannot be read is an error naming it, or with --skip-missing a
+// warning, and left out.
 void add_folder(const std::string& folder, const InputListOptions& o, ResolvedInputs& out) {
   fs::FolderFiles found;
   if (const int err = fs::list_folder_files(folder, found)) {
-    throw Error("cannot read folder " + fs::printable(folder) + " (input, --recursive): " +
-                fs::error_text(err) + ".");
+    found.unreadable.push_back({folder, err});
   }
   for (const fs::FolderFiles::Unreadable& entry : found.unreadable) {
-    const std::string problem = "cannot read " + fs::printable(entry.path) + " (under input " +
-                                fs::printable(folder) + ", --recursive): " +
-                                fs::error_text(entry.error);
+    const std::string where = entry.path == folder
+                                  ? "folder " + fs::printable(folder) + " (input, --recursive)"
+                                  : fs::printable(entry.path) + " (under input " +
+                                        fs::printable(folder) + ", --recursive)";
+    const std::string problem = "cannot read " + where + ": " + fs::error_text(entry.error);
     if (!o.skip_missing) {
       throw Error(problem + "; give --skip-missing to leave out what cannot be read.");
     }
