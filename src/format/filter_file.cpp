@@ -213,7 +213,8 @@ void read_filter_slice(const std::string& path, size_t layer, uint64_t from, uin
   open_filter_file(kind, path, f);
   if (layer >= f.table.layers.size()) {
     throw UsageError("layer " + std::to_string(layer + 1) + " of filter file " +
-                     fs::printable(path) + " was asked for, but it holds " + std::to_string(f.table.layers.size()));
+                     fs::printable(path) + " was asked for, but it holds " +
+                     std::to_string(f.table.layers.size()));
   }
   const FilterFields& fields = f.table.layers[layer];
   format::read_bit_array_slice(kind, f.file, f.table.at[layer], fields.payload_bytes,
