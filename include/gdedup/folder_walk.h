@@ -29,7 +29,8 @@ struct FolderFiles {
 // (pipes, sockets, devices) are left out. Returns 0, or the errno of
 // `folder` itself when it cannot be opened as a folder; a tree deeper than
 // the descriptors the process may open gives EMFILE for the folder where
-// that happened, listed as unreadable.
+// that happened, listed as unreadable, and one deeper than 10,000 levels
+// ENAMETOOLONG.
 int list_folder_files(const std::string& folder, FolderFiles& out);
 
 }  // namespace gdedup::fs

@@ -14,6 +14,11 @@
 namespace gdedup::fs {
 namespace {
 
+// The walk recurses once per level: a tree deeper than this (a path of
+// 20,000 bytes at least) is refused where it goes deeper, not left to
+// overflow the stack where the descriptor limit is high.
+constexpr int kMaxDepth = 10000;
+
 // The names in the open folder `dir` ("." and ".." left out); the
 // descriptor is closed. 0 or an errno.
 int read_names(int dir, std::vector<std::string>& names) {
@@ -38,7 +43,7 @@ int read_names(int dir, std::vector<std::string>& names) {
 
 // Adds the files under the folder open at `dir` (closed here), called
 // `path`, to `out`. One descriptor per level of the tree is open at a time.
-void walk(int dir, const std::string& path, FolderFiles& out) {
+void walk(int dir, const std::string& path, int depth, FolderFiles& out) {
   // A second descriptor: fdopendir takes over the first, and its stream is
   // closed before the descent, so that only one per level stays open.
   const int parent = ::dup(dir);
@@ -55,13 +60,15 @@ void walk(int dir, const std::string& path, FolderFiles& out) {
     struct stat st {};
     if (::fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
       out.unreadable.push_back({entry, errno});
+    } else if (S_ISDIR(st.st_mode) && depth >= kMaxDepth) {
+      out.unreadable.push_back({entry, ENAMETOOLONG});
     } else if (S_ISDIR(st.st_mode)) {
       const int sub =
           ::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
       if (sub < 0) {
         out.unreadable.push_back({entry, errno});
       } else {
-        walk(sub, entry, out);
+        walk(sub, entry, depth + 1, out);
       }
     } else if (S_ISREG(st.st_mode)) {
       // Opened once here, so that a file the job could not read is named
@@ -84,7 +91,7 @@ void walk(int dir, const std::string& path, FolderFiles& out) {
 int list_folder_files(const std::string& folder, FolderFiles& out) {
   const int dir = open_any_length(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) return errno;
-  walk(dir, folder, out);
+  walk(dir, folder, 1, out);
   // std::string compares as unsigned bytes (char_traits<char>): byte order.
   std::sort(out.files.begin(), out.files.end());
   return 0;
