@@ -108,6 +108,41 @@ TEST(CliFilesFrom, PathsWithNewlinesNeedANulList) {
   EXPECT_TRUE(contains(r.err, "cannot open input " + dir.path() + "/two: No such file")) << r.err;
 }
 
+// A path's bytes that do not print are shown escaped, in messages and in
+// `info`: a list written with CRLF line ends names "x\r", a newline in a
+// name does not break a message or an info row in two, and an escape
+// sequence or a byte that is not UTF-8 never reaches the terminal raw.
+TEST(CliFilesFrom, UnprintableBytesInPathsAreShownEscaped) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  cli_test::write_file(dir / "crlf.txt", dir / "x\r\n");
+  Result r = run(with({"dedup", "--files-from", dir / "crlf.txt"}, kExact));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(contains(r.err, "cannot open input " + dir / "x\\r: No such file")) << r.err;
+  // ESC, a byte that is no UTF-8, é (kept), U+202E (right-to-left
+  // override), U+0085 (a C1 control) and an overlong '/' (C0 AF).
+  const std::string odd = dir / "a\nb\x1b[1m\xff\xc3\xa9\xe2\x80\xae\xc2\x85\xc0\xaf";
+  const std::string shown =
+      dir / "a\\nb\\x1B[1m\\xFF\xc3\xa9\\xE2\\x80\\xAE\\xC2\\x85\\xC0\\xAF";
+  r = run(with({"dedup", odd}, kExact));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
+  EXPECT_TRUE(contains(r.err, "cannot open input " + shown + ": No such file")) << r.err;
+  cli_test::write_file(dir / "in.txt", "k\n");
+  r = run(with({"dedup", dir / "in.txt", odd, "--skip-missing", "-q"}, kExact));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "warning: input " + shown + " does not exist")) << r.err;
+  r = run({"build", dir / "in.txt", "-f", odd, "-q"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = run({"info", odd});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "file          " + shown + "\n")) << r.out;
+  r = run({"query", dir / "in.txt", "-f", odd + ".missing"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(contains(r.err, "cannot open filter file " + shown + ".missing: No such file"))
+      << r.err;
+}
+
 TEST(CliFilesFrom, RecursiveReadsFilesInByteOrderAndFollowsNoLinkInside) {
   REQUIRE_GDEDUP_BIN();
   cli_test::TempDir dir;

@@ -1,7 +1,10 @@
 // fs::PathLock between real processes: a held lock is refused at once with
 // the holder's pid, waited for when asked, removed when released, and a
-// link planted at the lock file's name is refused, not followed.
+// link planted at the lock file's name is refused, not followed; a signal
+// handler's remove_live_temporaries() removes a held lock file, and only
+// while it is held.
 #include "gdedup/path_lock.h"
+#include "gdedup/live_temporaries.h"
 
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -181,6 +184,21 @@ TEST_F(PathLockTest, ALockOnTheFileItselfGuardsEveryNameAndRemovesNothing) {
   PathLock missing;
   EXPECT_EQ(missing.lock_itself(path("none.txt")), 0);
   EXPECT_FALSE(missing.held());
+}
+
+// What a signal that ends the process at once leaves: no lock file of a
+// lock held then, and a lock file another job made after this one let go
+// of its own is not removed.
+TEST_F(PathLockTest, ASignalHandlerRemovesTheLockFilesHeld) {
+  const std::string held = path("held"), released = path("released");
+  PathLock a, b;
+  ASSERT_EQ(a.acquire(held, false), 0);
+  ASSERT_EQ(b.acquire(released, false), 0);
+  b.release();
+  std::ofstream(lock_file_for(released)).close();  // another job's lock file
+  remove_live_temporaries();
+  EXPECT_FALSE(exists(lock_file_for(held)));
+  EXPECT_TRUE(exists(lock_file_for(released)));
 }
 
 }  // namespace

@@ -97,4 +97,18 @@ class UsageError : public Error {
   UsageError(const std::string& what, const UsageError& cause) : Error(what, cause) {}
 };
 
+// `text` followed by the sentence `more`, for a message told with more
+// context (what a failed job's files now hold): `text` gets a period unless
+// it ends a sentence already, then one space and `more` (its leading spaces
+// dropped). `text` alone when `more` is blank.
+inline std::string add_sentence(std::string text, const std::string& more) {
+  const size_t start = more.find_first_not_of(' ');
+  if (start == std::string::npos) return text;
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  if (!text.empty() && text.back() != '.' && text.back() != '!' && text.back() != '?') {
+    text += '.';
+  }
+  return text + (text.empty() ? "" : " ") + more.substr(start);
+}
+
 }  // namespace gdedup

@@ -4,6 +4,8 @@
 // the lock file PATH.lock beside it, the same for every kind of file the
 // job writes. The kernel drops the lock when the holder exits, even by
 // SIGKILL: a lock file left behind is free for the next job, which reuses it.
+// A lock file is in the registry of live temporaries (live_temporaries.h)
+// while held, so that a process a signal ends at once removes it too.
 // Part of the OS layer (src/fs): calls return 0 or an errno, which
 // error_text() (gdedup/paths.h) puts into words.
 #pragma once
@@ -47,6 +49,7 @@ class PathLock {
  private:
   int fd_ = -1;
   std::string name_;
+  int live_slot_ = -1;  // name_ in the registry of live temporaries
 };
 
 // The lock file for `path`.

@@ -19,6 +19,7 @@
 #include "gdedup/error.h"
 #include "gdedup/filter_file.h"
 #include "gdedup/filter_merge.h"
+#include "gdedup/path_text.h"
 
 namespace gdedup::cli {
 namespace {
@@ -39,7 +40,7 @@ FilterRules merged_rules(const MergeOptions& options, const std::vector<FilterFi
   const FilterRules rules = gdedup::merged_rules(infos, files, options.ignore_key_rules);
   for (size_t i = 0; i < infos.size(); ++i) {
     if (!infos[i].rules.keys) {
-      Console::get().info("note: " + files[i] + " does not record its key rules (" +
+      Console::get().info("note: " + fs::printable(files[i]) + " does not record its key rules (" +
                           key_rules_text(infos[i].rules, infos[i].version) + ")");
     }
   }
@@ -60,15 +61,17 @@ void check_replaced_file(const MergeOptions& options) {
   try {
     read_filter_info(options.output);
   } catch (const Error&) {
-    throw UsageError("output " + options.output + " exists and is not a readable gdedup filter file, and "
-                     "merge would replace it with the merged filter; name a new file, a filter "
-                     "or one of the inputs (nothing was done)");
+    throw UsageError("output " + fs::printable(options.output) +
+                     " exists and is not a readable gdedup filter file, and merge would "
+                     "replace it with the merged filter; name a new file, a filter or one of "
+                     "the inputs (nothing was done)");
   }
 }
 
 int run_merge(const MergeOptions& options) {
   Console::get().set_quiet(options.quiet);
-  end_on_signals("the merge did not finish and " + options.output + " was not written");
+  end_on_signals("the merge did not finish and " + fs::printable(options.output) +
+                 " was not written");
   check_writable({options.output, "output", false});
   // Held until the merge ends, taken before any input is read: a job that
   // saves this filter meanwhile is waited for, and its keys are in the
@@ -92,7 +95,8 @@ int run_merge(const MergeOptions& options) {
   for (const Filter& layer : merged.layers) layers.push_back(&layer);
   const FilterSummary state = summarize(layers);
   Console::get().info("merged " + std::to_string(options.files.size()) + " filters into " +
-                      options.output + ": " + format_percent(state.fill) + " of bits set, " +
+                      fs::printable(options.output) + ": " + format_percent(state.fill) +
+                      " of bits set, " +
                       approx_keys(state.estimated_keys, "distinct keys") + ", FPR now " +
                       format_rate(state.current_fpr));
   // The file holds every key of every input, as promised; but inputs that
@@ -100,7 +104,9 @@ int run_merge(const MergeOptions& options) {
   // job that uses the file breaks its false-positive rate: said and failed
   // here, where it happens.
   if (const std::optional<OverfullLayer> over = first_overfull_layer(merged.layers)) {
-    Console::get().error(merged_past_plan_message(over->over, "the merged filter " + options.output,
+    Console::get().error(merged_past_plan_message(over->over,
+                                                  "the merged filter " +
+                                                      fs::printable(options.output),
                                                   merged.rules.growth ? over->index + 1 : 0,
                                                   merged.layers.size()));
     return kExitOverfull;

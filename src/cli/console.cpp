@@ -4,6 +4,8 @@
 
 #include <cerrno>
 
+#include "gdedup/path_text.h"
+
 namespace gdedup::cli {
 namespace {
 
@@ -29,12 +31,10 @@ Console& Console::get() {
   return console;
 }
 
-std::string one_line(std::string text) {
-  for (char& c : text) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  while (!text.empty() && text.back() == ' ') text.pop_back();
-  return text;
+std::string one_line(const std::string& text) {
+  std::string line = fs::printable(text);
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  return line;
 }
 
 void Console::info(const std::string& message) {

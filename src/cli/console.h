@@ -36,8 +36,10 @@ class Console {
   size_t status_width_ = 0;  // columns of the progress line on screen, 0 if none
 };
 
-// `text` with every newline and carriage return turned into a space: library
-// messages may quote input bytes, and an error must stay one line.
-std::string one_line(std::string text);
+// `text` with every byte that does not print escaped (fs::printable): a
+// message names paths and may quote input bytes, and must stay one line
+// that cannot rewrite the terminal. Paths are escaped where they enter a
+// message; this catches the rest.
+std::string one_line(const std::string& text);
 
 }  // namespace gdedup::cli

@@ -5,7 +5,8 @@ namespace gdedup::cli {
 std::string flag_advice(ErrorKind kind) {
   switch (kind) {
     case ErrorKind::out_of_memory:
-      return "plan a smaller filter (--fpr, --capacity or --memory)";
+      return "plan a smaller filter (--fpr, --capacity or --memory), or cap a growing one "
+             "with --max-memory";
     case ErrorKind::thread_limit:
       return "give a smaller --filter-threads (bench: --threads) or allow more memory";
     case ErrorKind::plan_infeasible:
@@ -38,7 +39,8 @@ std::string with_advice(const Error& e) {
   std::string text = e.what();
   const std::string advice = flag_advice(e.kind());
   if (advice.empty()) return text;
-  // The library's sentence may end with a period; the advice continues it.
+  // The last sentence (the library's, or what the files now hold) may end
+  // with a period; the advice continues it.
   if (!text.empty() && text.back() == '.') text.pop_back();
   return text + "; " + advice;
 }

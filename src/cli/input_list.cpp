@@ -3,23 +3,23 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
-#include <system_error>
 
 #include "cli/console.h"
 #include "cli/numbers.h"
 #include "gdedup/error.h"
+#include "gdedup/folder_walk.h"
+#include "gdedup/path_text.h"
+#include "gdedup/paths.h"
 
 namespace gdedup::cli {
 namespace {
 
-namespace stdfs = std::filesystem;
-
 std::string list_name(const InputListOptions& o) {
-  return o.files_from == "-" ? "--files-from - (standard input)" : "--files-from " + o.files_from;
+  return o.files_from == "-" ? "--files-from - (standard input)"
+                              : "--files-from " + fs::printable(o.files_from);
 }
 
 std::string read_list(const InputListOptions& o) {
@@ -30,12 +30,12 @@ std::string read_list(const InputListOptions& o) {
     if (std::cin.bad()) throw Error("cannot read the list of inputs " + list_name(o) + ".");
     return text.str();
   }
-  std::error_code ec;
-  const stdfs::file_status status = stdfs::status(o.files_from, ec);
-  if (ec) {
-    throw Error("cannot read the list of inputs " + list_name(o) + ": " + ec.message() + ".");
+  fs::FileStatus status;
+  if (const int err = fs::status_of_path(o.files_from, status)) {
+    throw Error("cannot read the list of inputs " + list_name(o) + ": " + fs::error_text(err) +
+                ".");
   }
-  if (stdfs::is_directory(status)) {
+  if (status.directory()) {
     throw UsageError(list_name(o) + " is a folder; give a file that lists one input path per "
                      "line (or per NUL with -0), or the folder itself as an input with "
                      "--recursive");
@@ -75,29 +75,30 @@ std::vector<std::string> listed_paths(const InputListOptions& o) {
 }
 
 // The regular files under `folder`, in byte order of their paths; links
-// and special files met inside are left out.
-void add_folder(const std::string& folder, std::vector<std::string>& out) {
-  std::vector<std::string> found;
-  std::error_code ec;
-  stdfs::recursive_directory_iterator it(folder, stdfs::directory_options::none, ec);
-  for (const stdfs::recursive_directory_iterator end; !ec && it != end; it.increment(ec)) {
-    const stdfs::file_status status = it->symlink_status(ec);
-    if (!ec && stdfs::is_regular_file(status)) found.push_back(it->path().string());
+// and special files met inside are left out. The folder, or an entry under
+// it, that cannot be read is an error naming it, or with --skip-missing a
+// warning, and left out.
+void add_folder(const std::string& folder, const InputListOptions& o, ResolvedInputs& out) {
+  fs::FolderFiles found;
+  if (const int err = fs::list_folder_files(folder, found)) {
+    found.unreadable.push_back({folder, err});
   }
-  if (ec) {
-    const std::string where = it == stdfs::recursive_directory_iterator() ? folder
-                                                                         : it->path().string();
-    throw Error("cannot read folder " + where + " (under input " + folder + ", --recursive): " +
-                ec.message() + ".");
+  for (const fs::FolderFiles::Unreadable& entry : found.unreadable) {
+    const std::string where = entry.path == folder
+                                  ? "folder " + fs::printable(folder) + " (input, --recursive)"
+                                  : fs::printable(entry.path) + " (under input " +
+                                        fs::printable(folder) + ", --recursive)";
+    const std::string problem = "cannot read " + where + ": " + fs::error_text(entry.error);
+    if (!o.skip_missing) {
+      throw Error(problem + "; give --skip-missing to leave out what cannot be read.");
+    }
+    Console::get().warn(problem + "; left out (--skip-missing)");
+    out.skipped.push_back(entry.path);
   }
-  // std::string compares as unsigned bytes (char_traits<char>): byte order.
-  std::sort(found.begin(), found.end());
-  out.insert(out.end(), found.begin(), found.end());
+  out.paths.insert(out.paths.end(), found.files.begin(), found.files.end());
 }
 
-bool missing(std::error_code ec) {
-  return ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory;
-}
+bool missing(int err) { return err == ENOENT || err == ENOTDIR; }
 
 }  // namespace
 
@@ -127,20 +128,21 @@ ResolvedInputs resolve_inputs(const std::vector<std::string>& named,
       inputs.paths.push_back(path);
       continue;
     }
-    std::error_code ec;
-    const stdfs::file_status status = stdfs::status(path, ec);
-    if (ec && missing(ec) && options.skip_missing) {
-      Console::get().warn("input " + path + " does not exist; left out (--skip-missing)");
+    fs::FileStatus status;
+    const int err = fs::status_of_path(path, status);
+    if (missing(err) && options.skip_missing) {
+      Console::get().warn("input " + fs::printable(path) +
+                          " does not exist; left out (--skip-missing)");
       inputs.skipped.push_back(path);
       continue;
     }
     // Other failures are reported when the input is checked, as opening it would.
-    if (!ec && stdfs::is_directory(status)) {
+    if (err == 0 && status.directory()) {
       if (!options.recursive) {
-        throw Error("input " + path + " is a folder; give --recursive to read the files under "
-                    "it, or name the files");
+        throw Error("input " + fs::printable(path) + " is a folder; give --recursive to read "
+                    "the files under it, or name the files");
       }
-      add_folder(path, inputs.paths);
+      add_folder(path, options, inputs);
       continue;
     }
     inputs.paths.push_back(path);

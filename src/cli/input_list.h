@@ -18,7 +18,7 @@ struct InputListOptions {
 
 struct ResolvedInputs {
   std::vector<std::string> paths;    // in the order they are read
-  std::vector<std::string> skipped;  // named but missing (--skip-missing)
+  std::vector<std::string> skipped;  // missing or unreadable (--skip-missing)
 };
 
 // The INPUT arguments first, then the list's paths, each in the order given;
@@ -26,11 +26,13 @@ struct ResolvedInputs {
 // here, once: a list file that changes while the job runs does not change
 // the job. Empty entries of the list are ignored. A folder is refused
 // (Error naming it, as an input that cannot be opened) unless `recursive`; then it stands for every
-// regular file under it, in byte order of their paths, links met inside it
-// not followed (neither linked files nor linked folders are read) and
-// other special files (pipes, sockets, devices) left out. Named paths,
-// links included, are taken as named. A path that does not exist is an
-// Error unless `skip_missing`, which warns once per path and leaves it out.
+// regular file under it, in byte order of their paths, however deep
+// (fs::list_folder_files), links met inside it not followed (neither
+// linked files nor linked folders are read) and other special files
+// (pipes, sockets, devices) left out. Named paths, links included, are
+// taken as named. A path that does not exist, or an entry under a folder
+// that cannot be read, is an Error naming it unless `skip_missing`, which
+// warns once per path and leaves it out (in `skipped`).
 // Throws UsageError for a list that is a folder or names no path, for
 // standard input named twice (also as the list), and when nothing is left
 // to read; Error for a list that cannot be read or a folder that cannot be

@@ -12,6 +12,7 @@
 
 #include "gdedup/error.h"
 #include "gdedup/live_temporaries.h"
+#include "gdedup/path_text.h"
 #include "gdedup/paths.h"
 
 namespace gdedup::cli {
@@ -49,20 +50,26 @@ void append(char* buf, size_t size, size_t* used, const char* text) {
   *used += n;
 }
 
-// Async-signal-safe: one write(2) of the line, then death by `sig` itself,
-// so that a shell sees what ended the process (and a loop around it stops).
+// The aftermath of a process that ends without a line.
+constexpr const char* kQuiet = "";
+
+// Async-signal-safe: one write(2) of the line (none for kQuiet), then death
+// by `sig` itself, so that a shell sees what ended the process (and a loop
+// around it stops).
 [[noreturn]] void end_now(int sig, const char* aftermath) {
-  char line[1024];
-  size_t used = 0;
-  append(line, sizeof line, &used, "gdedup: interrupted by ");
-  append(line, sizeof line, &used, signal_name(sig));
-  append(line, sizeof line, &used, "; ");
-  append(line, sizeof line, &used, aftermath);
-  line[used++] = '\n';
-  // Nothing more can be done about a stderr that is gone (SIGHUP).
-  [[maybe_unused]] const ssize_t ignored = ::write(STDERR_FILENO, line, used);
-  // A save in progress leaves no temporary file; the file it would have
-  // replaced is untouched.
+  if (aftermath != kQuiet) {
+    char line[1024];
+    size_t used = 0;
+    append(line, sizeof line, &used, "gdedup: interrupted by ");
+    append(line, sizeof line, &used, signal_name(sig));
+    append(line, sizeof line, &used, "; ");
+    append(line, sizeof line, &used, aftermath);
+    line[used++] = '\n';
+    // Nothing more can be done about a stderr that is gone (SIGHUP).
+    [[maybe_unused]] const ssize_t ignored = ::write(STDERR_FILENO, line, used);
+  }
+  // A save in progress leaves no temporary file (the file it would have
+  // replaced is untouched), and the job's lock files go too.
   fs::remove_live_temporaries();
   ::signal(sig, SIG_DFL);
   sigset_t set;
@@ -113,20 +120,16 @@ void end_on_signals(const std::string& aftermath) {
   static std::mutex mutex;
   static std::list<std::string> texts;
   std::lock_guard<std::mutex> lock(mutex);
-  texts.push_back(aftermath);
+  // Written raw from the handler: the paths it names are escaped here.
+  texts.push_back(fs::printable(aftermath));
   g_aftermath.store(texts.back().c_str());
   // A signal that came before the store above was only noted: act on it.
   const int sig = g_first_signal.load();
   if (sig != 0) end_now(sig, texts.back().c_str());
 }
 
-void end_quietly_on_signals() {
-  for (const int sig : kStopSignals) {
-    struct sigaction old {};
-    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == on_stop_signal) {
-      ::signal(sig, SIG_DFL);
-    }
-  }
-}
+// A signal noted before is the one the run stopped at a checkpoint for:
+// only later ones end the process.
+void end_quietly_on_signals() { g_aftermath.store(kQuiet); }
 
 }  // namespace gdedup::cli

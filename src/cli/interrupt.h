@@ -24,13 +24,16 @@ void catch_stop_signals();
 const std::atomic<bool>* stop_flag();
 
 // From now on a signal ends the process after writing "gdedup: interrupted
-// by SIGTERM; " + `aftermath` to stderr; a signal that came before this call
-// does so now.
+// by SIGTERM; " + `aftermath` (its paths escaped, fs::printable) to stderr,
+// and removing the job's temporary and lock files; a signal that came before
+// this call does so now.
 void end_on_signals(const std::string& aftermath);
 
 // From now on a signal ends the process at once, without a line: for a
 // process whose outcome another has already reported (the ranks of an MPI
-// job that failed its checks, which mpirun then stops).
+// job that failed its checks, which mpirun then stops; a rank stopped at a
+// checkpoint, whose signal was noted before this call). Its temporary and
+// lock files are removed all the same.
 void end_quietly_on_signals();
 
 }  // namespace gdedup::cli

@@ -278,7 +278,7 @@ int run_job(const JobOptions& options, JobKind kind) {
     }
     // A resume refused before its first batch has changed nothing.
     if (run.resume != nullptr && !began) throw;
-    throw Error(std::string(e.what()) + aftermath(o, kind), e);
+    throw Error(add_sentence(e.what(), aftermath(o, kind)), e);
   }
   progress.finish();
   if (report.stats.interrupted) {

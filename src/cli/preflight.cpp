@@ -7,6 +7,7 @@
 #include "gdedup/error.h"
 #include "gdedup/input_file.h"
 #include "gdedup/path_lock.h"
+#include "gdedup/path_text.h"
 #include "gdedup/paths.h"
 
 namespace gdedup::cli {
@@ -74,7 +75,8 @@ std::string spelled(const std::string& path, const char* stream) {
 }
 
 [[noreturn]] void cannot_write(const WrittenFile& file, const std::string& why) {
-  throw Error("cannot write " + std::string(file.what) + " " + file.path + ": " + why + ".");
+  throw Error("cannot write " + std::string(file.what) + " " + fs::printable(file.path) + ": " +
+              why + ".");
 }
 
 }  // namespace
@@ -98,14 +100,16 @@ void check_written_files(const std::vector<WrittenFile>& written,
           !same(id, identify(fs::lock_file_for(owner.path), STDOUT_FILENO))) {
         continue;
       }
-      throw UsageError(std::string(w.what) + " " + w.path + " is the lock file of the " +
-                       owner.what + " " + owner.path + ", which the job holds and deletes "
-                       "when it ends; give it another name (nothing was done)");
+      throw UsageError(std::string(w.what) + " " + fs::printable(w.path) +
+                       " is the lock file of the " + owner.what + " " +
+                       fs::printable(owner.path) + ", which the job holds and deletes when "
+                       "it ends; give it another name (nothing was done)");
     }
     for (size_t j = 0; j < i; ++j) {
       if (!same(id, identify(written[j].path, STDOUT_FILENO))) continue;
-      throw UsageError(std::string(w.what) + " " + w.path + " is the same file as the " +
-                       written[j].what + " " + written[j].path +
+      throw UsageError(std::string(w.what) + " " + fs::printable(w.path) +
+                       " is the same file as the " + written[j].what + " " +
+                       fs::printable(written[j].path) +
                        "; a job writes each of them whole, so give them different names "
                        "(nothing was done)");
     }

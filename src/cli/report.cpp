@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "cli/numbers.h"
+#include "gdedup/path_text.h"
 
 namespace gdedup::cli {
 namespace {
@@ -20,7 +21,8 @@ std::string fixed(double value, int digits) {
 std::string row(const std::string& name, const std::string& value) {
   std::string line = name;
   line.resize(14, ' ');
-  return line + value + "\n";
+  // Values name paths, which may hold newlines: a row stays one line.
+  return line + fs::printable(value) + "\n";
 }
 
 std::string layout_text(const Layout& layout) {
@@ -124,7 +126,7 @@ std::string growth_summary(const GrowthRule& rule) {
 std::string filter_summary(const Filter& filter, const std::string& path) {
   const FilterParams& p = filter.params();
   const FilterCounters& c = filter.counters();
-  std::string text = "filter " + path + ": " + human_bytes(p.bytes()) + " (" +
+  std::string text = "filter " + fs::printable(path) + ": " + human_bytes(p.bytes()) + " (" +
                      layout_text(p.layout) + ", " + counted(p.num_blocks, "block") + ")";
   if (c.planned_capacity > 0) {
     text += ", planned for " + counted(c.planned_capacity, "key") + " at FPR " +
@@ -142,7 +144,8 @@ std::string filter_summary(const Filter& filter, const std::string& path) {
 
 std::string filter_summary(const LayeredFilter& filter, const std::string& path) {
   const FilterSummary state = summarize(filter);
-  return "filter " + path + ": growing, " + counted(filter.layer_count(), "layer") + " of " +
+  return "filter " + fs::printable(path) + ": growing, " +
+         counted(filter.layer_count(), "layer") + " of " +
          human_bytes(filter.bytes()) + " in all, holds " +
          (keys_estimable(state.estimated_keys) ? approx_keys(state.estimated_keys, "keys")
                                                 : "an unknown number of keys") +

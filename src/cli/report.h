@@ -59,7 +59,8 @@ std::string key_rules_text(const FilterRules& rules, uint32_t version);
 std::string info_text(const std::string& path, const FilterFile& file);
 JsonObject info_json(const std::string& path, const FilterFile& file);
 
-// One row of `info` and `plan` text: the name padded to a column, the value.
+// One row of `info` and `plan` text: the name padded to a column, the value
+// with the bytes that do not print escaped (fs::printable: paths).
 std::string row(const std::string& name, const std::string& value);
 // "512-bit blocks, k = 16"
 std::string layout_text(const Layout& layout);

@@ -227,7 +227,8 @@ void save_checkpoint(const Checkpoint& checkpoint, const std::string& path) {
 
 bool is_checkpoint_file(const std::string& path) {
   fs::File file;
-  if (fs::open_for_reading(path, file) != 0) return false;
+  fs::FileStatus status;
+  if (fs::open_without_waiting(path, file, status) != 0 || !status.regular()) return false;
   char magic[sizeof kMagic];
   return fs::read_at(file.fd(), magic, sizeof magic, kOffMagic) ==
              static_cast<int64_t>(sizeof magic) &&

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gdedup/error.h"
+#include "gdedup/path_text.h"
 #include "gdedup/paths.h"
 
 namespace gdedup::format {
@@ -19,7 +20,8 @@ constexpr uint64_t kReadChunk = uint64_t{8} << 20;
 
 [[noreturn]] void cannot(const FileKind& kind, const std::string& doing,
                          const std::string& path, int err) {
-  throw Error("cannot " + doing + " " + kind.name + " " + path + ": " + fs::error_text(err),
+  throw Error("cannot " + doing + " " + kind.name + " " + fs::printable(path) + ": " +
+                  fs::error_text(err),
               ErrorKind::io);
 }
 
@@ -94,13 +96,15 @@ void check_filter_fields(const FileKind& kind, const std::string& path, const Fi
 
 void refuse(const FileKind& kind, const std::string& path, const std::string& problem,
             ErrorKind error) {
-  throw Error(kind.prefix + path + " " + problem + kind.suffix, error);
+  throw Error(kind.prefix + fs::printable(path) + " " + problem + kind.suffix, error);
 }
 
 void open_header(const FileKind& kind, const std::string& path, VerifiedFile& out) {
-  if (const int err = fs::open_for_reading(path, out.file)) cannot(kind, "open", path, err);
+  // A named pipe is refused, not waited on: nothing may write one.
   fs::FileStatus status;
-  if (const int err = fs::status_of(out.file.fd(), status)) cannot(kind, "read", path, err);
+  if (const int err = fs::open_without_waiting(path, out.file, status)) {
+    cannot(kind, "open", path, err);
+  }
   if (status.type == fs::FileStatus::Type::kDirectory) {
     refuse(kind, path, "is a directory, not a gdedup " + kind.name, ErrorKind::io);
   }

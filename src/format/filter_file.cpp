@@ -27,6 +27,7 @@
 #include "fs/file_ops.h"
 #include "fs/memory.h"
 #include "gdedup/error.h"
+#include "gdedup/path_text.h"
 
 namespace gdedup {
 
@@ -60,7 +61,7 @@ format::FileKind filter_kind() {
 void write_current(const std::string& path, const std::vector<format::LayerView>& layers,
                    const FilterRules& rules) {
   const std::string rules_bytes = format::encode_filter_rules(rules);
-  fs::Replacement file(path, "cannot save filter to " + path);
+  fs::Replacement file(path, "cannot save filter to " + fs::printable(path));
   unsigned char header[kHeaderBytes] = {};
   file.write(header, kHeaderBytes);
   file.write(rules_bytes.data(), rules_bytes.size());
@@ -211,8 +212,9 @@ void read_filter_slice(const std::string& path, size_t layer, uint64_t from, uin
   Opened f;
   open_filter_file(kind, path, f);
   if (layer >= f.table.layers.size()) {
-    throw UsageError("layer " + std::to_string(layer + 1) + " of filter file " + path +
-                     " was asked for, but it holds " + std::to_string(f.table.layers.size()));
+    throw UsageError("layer " + std::to_string(layer + 1) + " of filter file " +
+                     fs::printable(path) + " was asked for, but it holds " +
+                     std::to_string(f.table.layers.size()));
   }
   const FilterFields& fields = f.table.layers[layer];
   format::read_bit_array_slice(kind, f.file, f.table.at[layer], fields.payload_bytes,
@@ -249,7 +251,7 @@ FilterFile load_filter_file(const std::string& path) {
   try {
     out.layers.emplace_back(f.file.fields.params);
   } catch (const Error& e) {  // out of memory: say which file needed it
-    throw Error("cannot load filter file " + path + ": " + e.what(), e);
+    throw Error("cannot load filter file " + fs::printable(path) + ": " + e.what(), e);
   }
   format::read_payload(kind, f.file, out.layers.back().words());
   out.layers.back().counters() = f.file.fields.counters;
@@ -261,7 +263,7 @@ FilterFile map_filter_file(const std::string& path) {
   Opened f;
   open_filter_file(kind, path, f);
   if (f.file.version < kVersion4) {
-    throw UsageError("cannot map filter file " + path + ": it is version " +
+    throw UsageError("cannot map filter file " + fs::printable(path) + ": it is version " +
                     std::to_string(f.file.version) + ", whose bit arrays are not aligned for use "
                     "in place (version " + std::to_string(kVersion4) + " aligns them to 4096 "
                     "bytes); load it without mapping, or save it again with this release to "
@@ -276,7 +278,7 @@ FilterFile map_filter_file(const std::string& path) {
   const void* base = fs::map_file_read_only(f.file.file.fd(), size);
   if (base == nullptr) {
     const int err = errno;
-    throw Error("cannot map filter file " + path + " (" + std::to_string(size) +
+    throw Error("cannot map filter file " + fs::printable(path) + " (" + std::to_string(size) +
                     " bytes): " + fs::error_text(err),
                 err == ENOMEM ? ErrorKind::out_of_memory : ErrorKind::io);
   }
@@ -301,7 +303,7 @@ FilterFile map_filter_file(const std::string& path) {
 Filter load_filter(const std::string& path) {
   FilterFile file = load_filter_file(path);
   if (file.layers.size() != 1) {
-    throw Error("filter file " + path + " holds a growing filter of " +
+    throw Error("filter file " + fs::printable(path) + " holds a growing filter of " +
                 std::to_string(file.layers.size()) +
                 " layers, which one Filter cannot hold; load it with load_filter_file");
   }

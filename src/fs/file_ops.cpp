@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "fs/live_temporaries.h"
+#include "fs/long_path.h"
 
 namespace gdedup::fs {
 namespace {
@@ -180,9 +181,23 @@ int seek(int fd, uint64_t offset) {
 void advise_sequential(int fd) { ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL); }
 
 int open_for_reading(const std::string& path, File& out) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = open_any_length(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return errno;
   out = File(fd, path);
+  return 0;
+}
+
+int open_without_waiting(const std::string& path, File& out, FileStatus& status) {
+  File file(open_any_length(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), path);
+  if (!file.is_open()) return errno;
+  if (const int err = status_of(file.fd(), status)) return err;
+  // Reads of a regular file never wait anyway; clearing the flag keeps
+  // them plain.
+  if (status.regular() &&
+      ::fcntl(file.fd(), F_SETFL, ::fcntl(file.fd(), F_GETFL) & ~O_NONBLOCK) != 0) {
+    return errno;
+  }
+  out = std::move(file);
   return 0;
 }
 

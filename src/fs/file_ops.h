@@ -108,8 +108,15 @@ void advise_sequential(int fd);
 int close_fd(int fd);
 
 // Opens `path` read-only, following links: reading through a link changes
-// nothing. 0 or an errno.
+// nothing. A path longer than PATH_MAX is opened one folder at a time
+// (long_path.h). 0 or an errno.
 int open_for_reading(const std::string& path, File& out);
+// The same, but it never waits: a named pipe with no writer would block
+// open(2) until one comes, so the file is opened with O_NONBLOCK and its
+// type given in `status` (O_NONBLOCK is cleared for a regular file). For
+// files that must be regular (a filter, a checkpoint): the caller refuses
+// any other type. 0 or an errno.
+int open_without_waiting(const std::string& path, File& out, FileStatus& status);
 // The same, but a symbolic link at `path` is followed only when
 // trusted_link() says so; otherwise ELOOP. For a file the job will write.
 int open_for_reading_trusted(const std::string& path, File& out);

@@ -5,6 +5,8 @@
 
 #include <cerrno>
 
+#include "fs/long_path.h"
+
 namespace gdedup::fs {
 namespace {
 
@@ -34,14 +36,14 @@ int status_of(int fd, FileStatus& out) {
 
 int status_of_path(const std::string& path, FileStatus& out) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return errno;
+  if (const int err = stat_any_length(path, st, true)) return err;
   out = from_stat(st);
   return 0;
 }
 
 int status_of_name(const std::string& path, FileStatus& out) {
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) return errno;
+  if (const int err = stat_any_length(path, st, false)) return err;
   out = from_stat(st);
   return 0;
 }

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "fs/file_ops.h"
+#include "fs/live_temporaries.h"
 
 namespace gdedup::fs {
 namespace {
@@ -63,13 +64,16 @@ bool empty_regular_file(int fd) {
 std::string lock_file_for(const std::string& path) { return path + ".lock"; }
 
 PathLock::PathLock(PathLock&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), name_(std::move(other.name_)) {}
+    : fd_(std::exchange(other.fd_, -1)),
+      name_(std::move(other.name_)),
+      live_slot_(std::exchange(other.live_slot_, -1)) {}
 
 PathLock& PathLock::operator=(PathLock&& other) noexcept {
   if (this != &other) {
     release();
     fd_ = std::exchange(other.fd_, -1);
     name_ = std::move(other.name_);
+    live_slot_ = std::exchange(other.live_slot_, -1);
   }
   return *this;
 }
@@ -80,6 +84,10 @@ void PathLock::release() {
   if (fd_ < 0) return;
   // Removed while still locked, so that no other job can lock this inode
   // and then lose it to the unlink (still_linked() makes them retry).
+  // Forgotten first: a signal in between leaves a lock file nobody holds,
+  // which the next job reuses, where the other order could remove a lock
+  // file that another job has created meanwhile.
+  forget_temporary(std::exchange(live_slot_, -1));
   if (!name_.empty()) unlink_file(name_);
   ::close(std::exchange(fd_, -1));
 }
@@ -131,6 +139,7 @@ int PathLock::acquire(const std::string& path, bool wait, pid_t* holder) {
     if (still_linked(fd, name)) {
       fd_ = fd;
       name_ = name;
+      live_slot_ = register_temporary(name);
       return 0;
     }
     ::close(fd);

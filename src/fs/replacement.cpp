@@ -2,6 +2,7 @@
 
 #include "fs/live_temporaries.h"
 #include "gdedup/error.h"
+#include "gdedup/path_text.h"
 
 namespace gdedup::fs {
 
@@ -9,7 +10,7 @@ Replacement::Replacement(std::string target, std::string failure)
     : target_(std::move(target)), failure_(std::move(failure)) {
   if (const int err = create_temp_beside(target_, temp_, live_slot_)) {
     throw Error(failure_ + ": creating a temporary file beside it in folder " +
-                    containing_folder(target_) + " failed: " + error_text(err),
+                    printable(containing_folder(target_)) + " failed: " + error_text(err),
                 ErrorKind::io);
   }
 }
@@ -27,23 +28,27 @@ void Replacement::fail(const std::string& doing, int err) const {
 }
 
 void Replacement::write(const void* data, size_t size) {
-  if (const int err = temp_.write_all(data, size)) fail("writing " + temp_.name(), err);
+  if (const int err = temp_.write_all(data, size)) fail("writing " + printable(temp_.name()), err);
 }
 
 void Replacement::pwrite(const void* data, size_t size, uint64_t offset) {
-  if (const int err = temp_.pwrite_all(data, size, offset)) fail("writing " + temp_.name(), err);
+  if (const int err = temp_.pwrite_all(data, size, offset)) {
+    fail("writing " + printable(temp_.name()), err);
+  }
 }
 
 void Replacement::commit() {
   const std::string name = temp_.name();
-  if (const int err = temp_.sync()) fail("syncing " + name + " to disk", err);
-  if (const int err = temp_.close_now()) fail("closing " + name, err);
-  if (const int err = rename_file(name, target_)) fail("renaming " + name + " over it", err);
+  if (const int err = temp_.sync()) fail("syncing " + printable(name) + " to disk", err);
+  if (const int err = temp_.close_now()) fail("closing " + printable(name), err);
+  if (const int err = rename_file(name, target_)) {
+    fail("renaming " + printable(name) + " over it", err);
+  }
   forget_temporary(live_slot_);
   committed_ = true;
   if (const int err = sync_folder(target_)) {
     throw Error(failure_ + ": the file was written, but syncing its folder " +
-                    containing_folder(target_) +
+                    printable(containing_folder(target_)) +
                     " failed, so it may not survive a crash: " + error_text(err),
                 ErrorKind::io);
   }

@@ -18,6 +18,7 @@
 
 #include "fs/file_ops.h"
 #include "fs/signals.h"
+#include "gdedup/path_text.h"
 #include "gdedup/paths.h"
 
 namespace gdedup::io {
@@ -48,13 +49,14 @@ bool holds_bytes(int fd) {
 
 [[noreturn]] void cannot_open(const std::string& doing, const std::string& path, int err) {
   if (err == ELOOP) {
-    throw Error(doing + " " + path +
+    throw Error(doing + " " + fs::printable(path) +
                     ": it is a symbolic link that belongs to another user, "
                     "and gdedup follows no link someone else may have planted; remove it, or "
                     "name the file it points to.",
                 ErrorKind::io);
   }
-  throw Error(doing + " " + path + ": " + fs::error_text(err) + ".", ErrorKind::io);
+  throw Error(doing + " " + fs::printable(path) + ": " + fs::error_text(err) + ".",
+              ErrorKind::io);
 }
 
 }  // namespace
@@ -204,7 +206,8 @@ OutputWriter OutputWriter::continue_file(int fd, std::string name, const OutputP
     cannot_open("cannot read output", path, err);
   }
   if (status.size < prefix.bytes) {
-    throw Error("cannot resume output " + path + ": it holds " + std::to_string(status.size) +
+    throw Error("cannot resume output " + fs::printable(path) + ": it holds " +
+                    std::to_string(status.size) +
                     " bytes, fewer than the " + std::to_string(prefix.bytes) +
                     " the checkpoint recorded; it is not the output of that run.",
                 ErrorKind::resume_mismatch);
@@ -222,7 +225,8 @@ OutputWriter OutputWriter::continue_file(int fd, std::string name, const OutputP
     at += static_cast<uint64_t>(got);
   }
   if (XXH3_64bits_digest(&hasher->state) != prefix.checksum) {
-    throw Error("cannot resume output " + path + ": its first " + std::to_string(prefix.bytes) +
+    throw Error("cannot resume output " + fs::printable(path) + ": its first " +
+                    std::to_string(prefix.bytes) +
                     " bytes are not those the interrupted run "
                     "wrote (their checksum differs from the checkpoint's), so it was changed "
                     "after the checkpoint and a resumed run would not give the output of one "

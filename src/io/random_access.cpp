@@ -6,6 +6,7 @@
 
 #include "fs/file_ops.h"
 #include "gdedup/error.h"
+#include "gdedup/path_text.h"
 #include "gdedup/paths.h"
 #include "io/input_changed.h"
 
@@ -38,7 +39,8 @@ class PositionalSource final : public ByteSource {
 
 std::unique_ptr<RandomAccessInput> RandomAccessInput::open(const std::string& path) {
   auto refuse = [&path](int err) {
-    return Error("cannot open input " + path + ": " + fs::error_text(err) + ".", ErrorKind::io);
+    return Error("cannot open input " + fs::printable(path) + ": " + fs::error_text(err) + ".",
+                 ErrorKind::io);
   };
   fs::FileStatus status;
   if (path == "-") {

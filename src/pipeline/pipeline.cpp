@@ -69,11 +69,11 @@ std::string output_holdings(const io::OutputFile& output) {
   } catch (const io::DamagedData& e) {
     if (output == nullptr) throw;
     const bool left = output->in_place() || output->kept();
-    throw Error(e.what() + output_holdings(*output) + (left ? unverified : ""), e);
+    throw Error(add_sentence(e.what(), output_holdings(*output) + (left ? unverified : "")), e);
   } catch (const Error& e) {
     // A broken pipe: nobody is reading, nothing to tell about the output.
     if (output == nullptr || e.kind() == ErrorKind::broken_pipe) throw;
-    throw Error(e.what() + output_holdings(*output), e);
+    throw Error(add_sentence(e.what(), output_holdings(*output)), e);
   }
 }
 

@@ -294,4 +294,97 @@ case_closed_pipe_does_not_save_a_partial_filter() {
   [ ! -s err.txt ] || fail "a plain dedup | head printed: $(cat err.txt)"
 }
 
+# A filter or checkpoint path that is a named pipe with no writer: every
+# command refuses it at once (reading would wait for a writer forever).
+# `timeout` turns a hang into a failure.
+case_named_pipe_as_filter_or_checkpoint_is_refused() {
+  mkfifo pipe.gdf
+  seq 1 100 >in.txt
+  run_gdedup build in.txt -f good.gdf
+  expect_status 0
+  local job
+  for job in "query in.txt -f pipe.gdf" "info pipe.gdf" "info --json pipe.gdf" \
+      "merge pipe.gdf good.gdf -o m.gdf" "merge good.gdf pipe.gdf -o m.gdf" \
+      "dedup in.txt -f pipe.gdf -o o.txt" "build in.txt -f pipe.gdf" \
+      "dedup in.txt -o o.txt --checkpoint pipe.gdf --resume"; do
+    # shellcheck disable=SC2086
+    timeout 10 "$GDEDUP" $job >stdout 2>stderr
+    STATUS=$?
+    ERR=$(cat stderr)
+    [ "$STATUS" -ne 124 ] || { fail "$job waited on the pipe"; continue; }
+    expect_status 1
+    expect_message "pipe.gdf"
+    expect_message "not a regular file"
+  done
+  [ -p pipe.gdf ] || fail "the named pipe was replaced"
+  ls ./*.lock >/dev/null 2>&1 && fail "a lock file is left: $(ls ./*.lock)"
+}
+
+# A job ended by SIGTERM or SIGHUP removes its lock files (docs/CLI.md,
+# "Locks"): the one that ends at once from the signal handler, and a
+# checkpointed one, stopped by a second signal while its first waits for a
+# batch that a silent pipe never completes. The job reads a named pipe that
+# the test holds open, so it is waiting when the signals come.
+case_signals_remove_lock_files() {
+  mkfifo feed
+  exec 3<>feed
+  seq 1 1000 >&3
+  local sig i
+  for sig in TERM HUP checkpointed; do
+    local job=(dedup - -o out.txt -f F.gdf)
+    [ "$sig" = checkpointed ] && job+=(--checkpoint ck --replayable-stdin)
+    # Redirected on the command itself: a background command's standard
+    # input is otherwise /dev/null.
+    "$GDEDUP" "${job[@]}" <feed >bg.stdout 2>bg.stderr &
+    BG_PID=$!
+    for ((i = 0; i < 2000; i++)); do
+      [ -e out.txt.lock ] && [ -e F.gdf.lock ] && break
+      sleep 0.01
+    done
+    [ -e out.txt.lock ] && [ -e F.gdf.lock ] || fail "$sig: the job took no locks"
+    if [ "$sig" = checkpointed ]; then
+      kill -s TERM "$BG_PID"
+      kill -s HUP "$BG_PID"
+    else
+      kill -s "$sig" "$BG_PID"
+    fi
+    finish_gdedup
+    [ "$STATUS" -ne 0 ] || fail "$sig: the job exited 0"
+    expect_message "interrupted by SIG"
+    ls ./*.lock >/dev/null 2>&1 && fail "$sig: lock files left: $(ls ./*.lock)"
+    ls ./*.tmp.* >/dev/null 2>&1 && fail "$sig: temporary files left: $(ls ./*.tmp.*)"
+  done
+  exec 3>&-
+}
+
+# A growing filter that runs out of memory for a new layer mid-job: the
+# message is whole sentences (the cause, what the output and the filter
+# hold, and the advice, which names --max-memory), never two spliced
+# ("... needs less The output ..."). The limit is swept upwards until a run
+# fails that way; MALLOC_ARENA_MAX=1 keeps each thread's malloc arena from
+# taking 64 MiB of address space at a moment that depends on timing.
+case_out_of_memory_mid_job_is_told_in_sentences() {
+  # AddressSanitizer cannot start under a ulimit -v (hostile/cli.sh).
+  if ldd "$GDEDUP" 2>/dev/null | grep libasan >/dev/null; then return 0; fi
+  seq 1 2000000 >in.txt
+  local limit err hit=0
+  for ((limit = 40000; limit <= 400000 && !hit; limit += 3000)); do
+    (ulimit -v "$limit"
+     MALLOC_ARENA_MAX=1 "$GDEDUP" dedup in.txt -o out.txt -f grow.gdf --capacity 1000 \
+       --threads 1 -q) 2>err.txt
+    [ $? -eq 0 ] && { rm -f grow.gdf; continue; }
+    err=$(cat err.txt)
+    grep -Eq '[a-z0-9)] (The|Nothing|Once) |\.;' <<<"$err" &&
+      fail "ulimit -v $limit: sentences spliced: $err"
+    grep -q "bytes of memory for the filter" <<<"$err" &&
+      grep -q "The filter grow.gdf was not updated" <<<"$err" || continue
+    hit=1
+    grep -q "Cannot allocate memory; a smaller filter needs less\. The output out.txt was left" \
+      <<<"$err" || fail "ulimit -v $limit: the cause and the output's fate: $err"
+    grep -q "was not updated; plan a smaller filter .*--max-memory$" <<<"$err" ||
+      fail "ulimit -v $limit: the advice does not end the message naming --max-memory: $err"
+  done
+  [ "$hit" -eq 1 ] || fail "no address-space limit made the growing filter run out of memory"
+}
+
 run_cases

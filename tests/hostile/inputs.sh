@@ -277,4 +277,38 @@ case_files_from_job_killed_and_resumed() {
   cmp -s ref.txt out.txt || fail "the resumed output differs from the uninterrupted run's"
 }
 
+# A tree deeper than PATH_MAX: its files are read like any other, in the
+# order `find` sorted by bytes gives (each file holds its depth and name, as
+# its path cannot be handed to cat). With few descriptors the walk cannot
+# reach the bottom: that entry is named, by its full path, and stops the job
+# unless --skip-missing.
+case_recursive_tree_deeper_than_path_max() {
+  local name i
+  name=$(printf 'd%.0s' {1..200})
+  mkdir deep && echo 0-top.txt >deep/top.txt
+  (cd deep && for ((i = 1; i <= 25; i++)); do
+     mkdir "$name" && cd "$name" || exit 1
+     [ "$i" -eq 10 ] && echo 10-mid.txt >mid.txt
+   done
+   echo 25-z.txt >z.txt) || { fail "cannot make the deep tree"; return; }
+  find deep -type f | LC_ALL=C sort | awk -F/ '{ print NF - 2 "-" $NF }' >want.txt
+  [ "$(wc -l <want.txt)" -eq 3 ] || fail "find lists $(wc -l <want.txt) files, not 3"
+  run_gdedup dedup -r deep -o out.txt --stats st.json
+  expect_status 0
+  cmp -s want.txt out.txt || fail "the output is not the tree's files in find's order"
+  grep -q '"inputs": 3,' st.json || fail "--stats does not count 3 inputs: $(cat st.json)"
+  # How deep the walk gets depends on the descriptors already open.
+  local named="cannot read deep/$name/$name/"
+  local why="(under input deep, --recursive): Too many open files"
+  (ulimit -n 20 && run_gdedup dedup -r deep -o out2.txt
+   expect_status 1
+   expect_message "gdedup: $named" && expect_message "$why; give --skip-missing"
+   run_gdedup dedup -r deep -o out2.txt --skip-missing --stats st2.json
+   expect_status 0
+   expect_message "warning: $named" && expect_message "$why; left out (--skip-missing)"
+   grep -q '"inputs_skipped": 1' st2.json || fail "the unreadable folder is not counted")
+  grep -v '^25-' want.txt | cmp -s - out2.txt ||
+    fail "--skip-missing did not read the files it could reach"
+}
+
 run_cases
