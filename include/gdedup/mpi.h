@@ -78,6 +78,16 @@ int max_status(int status);
 // Collective. Whether every rank gave the same `value`.
 bool same_everywhere(uint64_t value);
 
+// Collective. Whether every rank sees at each of `inputs` (its own list, as
+// it resolved the command's) the input rank 0 sees: the same paths, and of
+// each regular file the same size and the same first and last 4 KiB (not
+// the same modification time, which copies on different machines may not
+// share). If
+// not, throws JobFailed on every rank, the lowest rank that differs holding
+// a UsageError that names the input and how it differs. Standard input and
+// other streams are read by one rank: only their kind is compared.
+void check_same_inputs(const std::vector<std::string>& inputs);
+
 // A filter spread over the ranks, fixed (one layer) or growing (layers added
 // by a GrowthRule at the same keys as in one process, gdedup/layered_filter.h).
 // Rank r holds of the newest layer the blocks [first_block(r),

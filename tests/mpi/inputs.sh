@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Ranks that see different files at one input path (each rank's working
+# folder its own, as node-local scratch is) are refused with one message
+# before any work, naming the input, what differs and the ranks; copies
+# that differ only in modification time are one input (docs/SCALE-OUT.md,
+# "Inputs"). GDEDUP_MPIEXEC names mpirun.
+source "$(dirname "$0")/lib.sh"
+
+# rank_folders: r0 and r1, the working folders of per_rank_run's ranks.
+rank_folders() {
+  mkdir r0 r1
+  cat >in_rank_folder.sh <<'EOF'
+#!/usr/bin/env bash
+cd "r$OMPI_COMM_WORLD_RANK" && exec "$@"
+EOF
+  chmod +x in_rank_folder.sh
+}
+
+# per_rank_run ARGS...: `gdedup ARGS -q --mpi` on 2 ranks, each in its own
+# folder (rank_folders); as run_mpi.
+per_rank_run() {
+  "$MPIEXEC" --oversubscribe -np 2 ./in_rank_folder.sh "$GDEDUP" "$@" -q --mpi \
+    >"$SCRATCH/stdout" 2>"$SCRATCH/stderr"
+  STATUS=$?
+  ERR=$(cat "$SCRATCH/stderr")
+}
+
+# digits N: N as messages print it, 1234567 as 1,234,567.
+digits() { sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<<"$1"; }
+
+# refused STATUS TEXT: the last run exited with STATUS and one message
+# holding TEXT, and left no output.
+refused() {
+  expect_status "$1"
+  one_message "$2"
+  if compgen -G "$SCRATCH/out.txt*" >/dev/null; then
+    fail "a refused job left an output: $(ls "$SCRATCH")"
+  fi
+}
+
+case_files_of_other_sizes() {
+  rank_folders
+  random_lines 30000 5000 51 >r0/in.txt
+  random_lines 20000 5000 52 >r1/in.txt
+  local r0 r1
+  r0=$(stat -c %s r0/in.txt)
+  r1=$(stat -c %s r1/in.txt)
+  per_rank_run dedup in.txt -o "$SCRATCH/out.txt" --piece-bytes 8K
+  refused 2 "rank 1 on"
+  expect_message "input in.txt has $(digits "$r1") bytes here and $(digits "$r0") bytes on rank 0"
+}
+
+case_files_of_one_size_and_other_bytes() {
+  # Plain text, gzip and fingerprints alike; the same size, bytes that
+  # differ at the start.
+  rank_folders
+  random_lines 30000 5000 53 >r0/in.txt
+  sed '1s/^./X/' r0/in.txt >r1/in.txt
+  per_rank_run dedup in.txt -o "$SCRATCH/out.txt" --piece-bytes 8K --capacity 6000 --no-grow
+  refused 2 "input in.txt has the same size here as on rank 0"
+  gzip -n -c r0/in.txt >r0/in.gz
+  gzip -n -c r1/in.txt >r1/in.gz
+  per_rank_run dedup in.gz -o "$SCRATCH/out.txt" --piece-bytes 8K
+  refused 2 "input in.gz has"
+  fingerprints 20000 3000 54 >r0/in.u64
+  fingerprints 20000 3000 55 >r1/in.u64
+  per_rank_run dedup in.u64 --input-format u64 -o "$SCRATCH/out.txt" --piece-bytes 8K
+  refused 2 "input in.u64 has the same size here as on rank 0"
+}
+
+case_files_alike_at_both_ends() {
+  # The same size, start and end; records of another length between, which
+  # the sizing samples: the filters planned differ, and so would the keys'
+  # owners (a rank was ended by SIGSEGV).
+  rank_folders
+  local edge
+  edge=$(seq -f 'edge-%06g' 1 1000)
+  { echo "$edge"; seq -f 's%07g' 1 50000; echo "$edge"; } >r0/in.txt
+  { echo "$edge"; seq -f 'a-much-longer-record-%025g' 1 9000; } >r1/in.txt
+  head -c $(($(stat -c %s r0/in.txt) - $(stat -c %s r1/in.txt) - 12001)) /dev/zero |
+    tr '\0' x >>r1/in.txt
+  { echo; echo "$edge"; } >>r1/in.txt
+  [ "$(stat -c %s r0/in.txt)" = "$(stat -c %s r1/in.txt)" ] ||
+    fail "the two inputs were meant to be of one size"
+  per_rank_run dedup in.txt -o "$SCRATCH/out.txt" --piece-bytes 64K
+  refused 1 "the ranks planned different filters"
+}
+
+case_input_lists_that_differ() {
+  rank_folders
+  random_lines 2000 400 56 >a.txt
+  random_lines 2000 400 57 >b.txt
+  printf '%s\n' "$SCRATCH/a.txt" "$SCRATCH/b.txt" >r0/list
+  printf '%s\n' "$SCRATCH/a.txt" >r1/list
+  per_rank_run dedup --files-from list -o "$SCRATCH/out.txt" --memory 64K
+  refused 2 "this rank has 1 input and rank 0"
+  expect_message "its input 2 is $SCRATCH/b.txt"
+}
+
+case_copies_with_other_times_are_one_input() {
+  # Node-local copies made at other times: the bytes decide, not the
+  # modification time (docs/SCALE-OUT.md).
+  rank_folders
+  random_lines 30000 5000 58 >r0/in.txt
+  cp r0/in.txt r1/in.txt
+  touch -d '2001-02-03 04:05:06' r1/in.txt
+  "$GDEDUP" dedup r0/in.txt -o one.txt --capacity 6000 --no-grow -q || fail "one process failed"
+  per_rank_run dedup in.txt -o "$SCRATCH/out.txt" --piece-bytes 8K --capacity 6000 --no-grow
+  expect_status 0
+  cmp -s one.txt out.txt || fail "copies with other times: the output differs from one process's"
+}
+
+run_cases
