@@ -3,7 +3,8 @@
 # folder its own, as node-local scratch is) are refused with one message
 # before any work, naming the input, what differs and the ranks; copies
 # that differ only in modification time are one input (docs/SCALE-OUT.md,
-# "Inputs"). GDEDUP_MPIEXEC names mpirun.
+# "Inputs"); an input cut short while the job runs fails it, never leaving
+# an output without the records past the cut. GDEDUP_MPIEXEC names mpirun.
 source "$(dirname "$0")/lib.sh"
 
 # rank_folders: r0 and r1, the working folders of per_rank_run's ranks.
@@ -108,6 +109,35 @@ case_copies_with_other_times_are_one_input() {
   per_rank_run dedup in.txt -o "$SCRATCH/out.txt" --piece-bytes 8K --capacity 6000 --no-grow
   expect_status 0
   cmp -s one.txt out.txt || fail "copies with other times: the output differs from one process's"
+}
+
+case_input_cut_short_while_read() {
+  # Standard input first holds the job at its first piece while the ranks
+  # have planned the file's pieces (the output's temporary file is made
+  # after every rank planned them alike); the file is then cut short, and
+  # the pieces past the cut must fail the job, not pass for pieces without
+  # records.
+  random_lines 40000 8000 59 >in.txt
+  mkfifo feed
+  "$MPIEXEC" --oversubscribe -np 2 "$GDEDUP" dedup - in.txt -o "$SCRATCH/out.txt" \
+    --piece-bytes 8K --capacity 9000 --no-grow -q --mpi <feed >stdout 2>stderr &
+  LAUNCHER=$!
+  exec 3>feed
+  echo "a record from standard input" >&3
+  local i
+  for i in $(seq 1 600); do
+    compgen -G "out.txt.tmp.*" >/dev/null && break
+    sleep 0.05
+  done
+  compgen -G "out.txt.tmp.*" >/dev/null || fail "the job did not start: $(cat stderr)"
+  truncate -s 5000 in.txt
+  exec 3>&-
+  wait_ranks
+  ERR=$(cat stderr)
+  expect_status 1
+  one_message "input in.txt"
+  expect_message "while it was being read"
+  [ ! -e out.txt ] || fail "a job whose input was cut short left out.txt"
 }
 
 run_cases
