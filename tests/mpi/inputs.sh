@@ -87,6 +87,41 @@ case_files_alike_at_both_ends() {
   refused 1 "the ranks planned different filters"
 }
 
+case_input_cut_after_it_was_read() {
+  # A whole input that a rank has read waits for its round while standard
+  # input holds the job; cut short then, its records go out as they were
+  # read and checked, not as the zeros that a mapping's lost pages read as.
+  random_lines 60000 20000 60 >in.txt
+  echo "a record from standard input" >first.txt
+  "$GDEDUP" dedup first.txt in.txt -o expected.txt --capacity 25000 --no-grow -q ||
+    fail "one process failed"
+  local size
+  size=$(stat -c %s in.txt)
+  mkfifo feed
+  "$MPIEXEC" --oversubscribe -np 2 "$GDEDUP" dedup - in.txt -o "$SCRATCH/out.txt" \
+    --piece-bytes 8M --capacity 25000 --no-grow -q --mpi <feed >stdout 2>stderr &
+  LAUNCHER=$!
+  exec 3>feed
+  cat first.txt >&3
+  # Until a rank has read the file: read(2)'s bytes, which /proc counts.
+  local i pid read_all=
+  for i in $(seq 1 600); do
+    for pid in $(pgrep -P "$LAUNCHER"); do
+      [ "$(awk '/^rchar/ { print $2 }' "/proc/$pid/io" 2>/dev/null || echo 0)" -ge "$size" ] &&
+        read_all=yes
+    done
+    [ -n "$read_all" ] && break
+    sleep 0.05
+  done
+  [ -n "$read_all" ] || fail "no rank read in.txt: $(cat stderr)"
+  truncate -s 0 in.txt
+  exec 3>&-
+  wait_ranks
+  ERR=$(cat stderr)
+  expect_status 0
+  cmp -s expected.txt out.txt || fail "the output is not the records read: $(grep -c . out.txt)"
+}
+
 case_input_lists_that_differ() {
   rank_folders
   random_lines 2000 400 56 >a.txt
