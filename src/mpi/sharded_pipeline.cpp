@@ -314,7 +314,15 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
     io::check_parts_options(options);
     if (checkpointing || resume) base = pipeline::identify_run(options);
     if (resume) {
-      pipeline::check_resume_run(*resume, options, base.inputs);
+      // The checkpoint records rank 0's inputs. Another rank's own copy of
+      // one (a machine's scratch) may have been made at another time; that
+      // it holds rank 0's bytes, check_same_inputs saw, and its size and
+      // sample are compared here (docs/SCALE-OUT.md, "Inputs").
+      std::vector<InputIdentity> now = base.inputs;
+      for (size_t i = 0; me.rank != 0 && i < now.size() && i < resume->inputs.size(); ++i) {
+        now[i].mtime_ns = resume->inputs[i].mtime_ns;
+      }
+      pipeline::check_resume_run(*resume, options, now);
       check_checkpoint_params(resume->params, filter.params());
     }
   });

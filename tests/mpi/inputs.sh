@@ -135,15 +135,26 @@ case_input_lists_that_differ() {
 
 case_copies_with_other_times_are_one_input() {
   # Node-local copies made at other times: the bytes decide, not the
-  # modification time (docs/SCALE-OUT.md).
+  # modification time (docs/SCALE-OUT.md), also when a job stopped at a
+  # checkpoint (which records rank 0's inputs) resumes.
   rank_folders
   random_lines 30000 5000 58 >r0/in.txt
   cp r0/in.txt r1/in.txt
   touch -d '2001-02-03 04:05:06' r1/in.txt
   "$GDEDUP" dedup r0/in.txt -o one.txt --capacity 6000 --no-grow -q || fail "one process failed"
-  per_rank_run dedup in.txt -o "$SCRATCH/out.txt" --piece-bytes 8K --capacity 6000 --no-grow
+  local job=(dedup in.txt -o "$SCRATCH/out.txt" --piece-bytes 8K --capacity 6000 --no-grow)
+  per_rank_run "${job[@]}"
   expect_status 0
   cmp -s one.txt out.txt || fail "copies with other times: the output differs from one process's"
+  rm out.txt
+  job+=(--checkpoint "$SCRATCH/ck" --checkpoint-every 1000)
+  GDEDUP_FAIL_REPLACEMENT="3:$SCRATCH/ck" "$MPIEXEC" --oversubscribe -np 2 ./in_rank_folder.sh \
+    "${GDEDUP_FAULTS_BIN:?GDEDUP_FAULTS_BIN must name gdedup-faults}" "${job[@]}" -q --mpi \
+    >stdout 2>stderr
+  [ "$?" -ne 0 ] && [ -f ck ] || fail "the job did not stop at its third checkpoint: $(cat stderr)"
+  per_rank_run "${job[@]}" --resume
+  expect_status 0
+  cmp -s one.txt out.txt || fail "copies with other times, resumed: the output differs"
 }
 
 case_input_cut_short_while_read() {
