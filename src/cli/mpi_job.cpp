@@ -73,8 +73,7 @@ Setup parse(const JobOptions& options, JobKind kind) {
   s.request = parse_sizing(o.sizing);
   o.progress_mode();  // --progress with --no-progress
   s.run.batch_records = batch_records(o.batch);
-  s.run.keys =
-      s.run.format == InputFormat::kText ? parse_key_flags(o.keys) : KeyOptions{};
+  s.run.keys = s.run.format == InputFormat::kText ? parse_key_flags(o.keys) : KeyOptions{};
   ResolvedInputs inputs = resolve_inputs(o.inputs, o.input_list);
   o.inputs = std::move(inputs.paths);
   s.inputs_skipped = inputs.skipped.size();

@@ -128,17 +128,14 @@ void compare_with_rank0(const std::vector<Identity>& mine, const Rank0Inputs& ra
       "no input that --skip-missing leaves out on some of them)";
   for (size_t i = 0; i < mine.size() || i < rank0.paths.size(); ++i) {
     const std::string number = "input " + group_digits(i + 1);
-    if (i == mine.size()) {
+    if (i == mine.size() || i == rank0.paths.size()) {
+      const std::string extra = i == mine.size() ? "its " + number + " is " + rank0.paths[i]
+                                                 : number + " here is " + mine[i].path;
       throw UsageError("this rank has " + inputs_text(mine.size()) + " and rank 0 (on " +
-                       rank0.host + ") " + group_digits(rank0.paths.size()) + ": its " + number +
-                       " is " + rank0.paths[i] + lists);
+                       rank0.host + ") " + group_digits(rank0.paths.size()) + ": " + extra +
+                       lists);
     }
     const Identity& id = mine[i];
-    if (i == rank0.paths.size()) {
-      throw UsageError("this rank has " + inputs_text(mine.size()) + " and rank 0 (on " +
-                       rank0.host + ") " + group_digits(rank0.paths.size()) + ": " + number +
-                       " here is " + id.path + lists);
-    }
     if (id.path != rank0.paths[i]) {
       throw UsageError(number + " is " + id.path + " here and " + rank0.paths[i] + there + lists);
     }
