@@ -6,6 +6,8 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cli/backend_choice.h"
 #include "cli/checkpoint_job.h"
@@ -366,12 +368,17 @@ int run_mpi_job(const JobOptions& options, JobKind kind) {
     return first < 0;
   };
   if (!set_up([&] { setup.emplace(parse(options, kind)); })) return end_together(status);
-  // Sizing and the pieces are planned from the inputs each rank finds,
-  // and the rounds need the same everywhere: ranks that see different
-  // files at one path (each its own working folder, or its machine's copy)
-  // are refused before any work.
+  // Sizing and the pieces are planned from the inputs each rank finds, and
+  // each rank reads its blocks of a filter file or checkpoint, and the
+  // rounds need the same everywhere: ranks that see different files at one
+  // path (each its own working folder, or its machine's copy) are refused
+  // before any work.
   try {
-    mpi::check_same_inputs(setup->run.inputs);
+    const JobOptions& o = setup->options;
+    std::vector<std::pair<std::string, std::string>> job_files;
+    if (!o.filter_path.empty()) job_files.emplace_back("filter file", o.filter_path);
+    if (o.checkpoint.resume) job_files.emplace_back("checkpoint", o.checkpoint.path);
+    mpi::check_same_inputs(setup->run.inputs, job_files);
   } catch (const mpi::JobFailed& e) {
     return report(e);
   }

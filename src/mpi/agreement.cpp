@@ -23,47 +23,69 @@ namespace gdedup::mpi {
 namespace {
 
 constexpr const char* kSameFiles =
-    "; every rank must see the same file at each input path (a filesystem the ranks share, or "
-    "identical copies)";
+    "; every rank must see the same file at each path the job reads (a filesystem the ranks "
+    "share, or identical copies)";
 // After check_same_inputs, plans differ only where the inputs differ past
 // what it compares, or changed since.
 constexpr const char* kPlansDiffer =
-    ": the ranks see different inputs (alike in size and in their first and last 4 KiB), or "
+    ": the ranks see different inputs (alike in size and in their first and last 64 KiB), or "
     "an input changed while the job started; every rank must see the same files, unchanged "
     "while the job runs";
 
 std::string bytes_text(uint64_t bytes) { return group_digits(bytes) + " bytes"; }
 
-// The bytes of an input the ranks compare: its first and last 4 KiB (a
-// gzip file's last bytes hold its last member's CRC-32 and length), all of
-// it below 8 KiB. A few reads of each input on every rank, whatever its
-// size: a file's middle that differs between ranks whose copies have the
-// same size, start and end goes unseen.
-constexpr uint64_t kSampleEdge = 4 << 10;
+// The bytes of a file the ranks compare: its first and last 64 KiB (a
+// filter file's header and layer table with the bit arrays' checksums, a
+// checkpoint's header with its own; a gzip file's last bytes hold its last
+// member's CRC-32 and length), all of it below 128 KiB. Two reads of each
+// file on every rank, whatever its size: a file's middle that differs
+// between ranks whose copies have the same size, start and end goes unseen.
+constexpr uint64_t kSampleEdge = 64 << 10;
 
-// An input as the ranks compare it.
+// A file as the ranks compare it.
 struct Identity {
-  std::string path;
   // A stream (standard input, a pipe, a device) is read by one rank, and
-  // opening a pipe would wait for a writer: only its kind is compared.
-  bool regular = false;
+  // opening a pipe would wait for a writer: only its kind is compared. A
+  // job file (a filter file, a checkpoint) may be missing.
+  enum Kind : uint64_t { kMissing, kStream, kRegular };
+  std::string path;
+  Kind kind = kStream;
   uint64_t size = 0;
   uint64_t sample = 0;  // XXH3-64 of the bytes above
 };
 
-Identity identify(const std::string& path) {
+const char* kind_text(Identity::Kind kind) {
+  switch (kind) {
+    case Identity::kMissing:
+      return "missing";
+    case Identity::kStream:
+      return "a stream";
+    case Identity::kRegular:
+      break;
+  }
+  return "a regular file";
+}
+
+// `what`: "input", or what the job calls a job file.
+Identity identify(const std::string& path, const std::string& what) {
   Identity id;
   id.path = path;
   fs::FileStatus status;
-  if (path == "-" || (fs::status_of_path(path, status) == 0 && !status.regular())) return id;
+  if (path == "-") return id;
+  if (const int err = fs::status_of_path(path, status)) {
+    if (what != "input" && err == ENOENT) id.kind = Identity::kMissing;
+    if (id.kind == Identity::kMissing) return id;
+  } else if (!status.regular()) {
+    return id;
+  }
   fs::File file;
   int err = fs::open_for_reading(path, file);
   if (err == 0) err = fs::status_of(file.fd(), status);
   if (err != 0) {
-    throw Error("cannot open input " + path + ": " + fs::error_text(err), ErrorKind::io);
+    throw Error("cannot open " + what + " " + path + ": " + fs::error_text(err), ErrorKind::io);
   }
-  id.regular = status.regular();
-  if (!id.regular) return id;
+  if (!status.regular()) return id;
+  id.kind = Identity::kRegular;
   id.size = status.size;
   XXH3_state_t state;
   XXH3_INITSTATE(&state);
@@ -72,7 +94,7 @@ Identity identify(const std::string& path) {
   auto add = [&](uint64_t offset, uint64_t length) {
     const int64_t got = fs::read_at(file.fd(), buffer.data(), length, offset);
     if (got < 0) {
-      throw Error("cannot read input " + path + " at byte offset " + std::to_string(offset) +
+      throw Error("cannot read " + what + " " + path + " at byte offset " + std::to_string(offset) +
                       ": " + fs::error_text(errno),
                   ErrorKind::io);
     }
@@ -92,7 +114,7 @@ Identity identify(const std::string& path) {
 struct Rank0Inputs {
   std::string host;
   std::vector<std::string> paths;
-  std::vector<uint64_t> values;  // regular, size and sample of each input
+  std::vector<uint64_t> values;  // kind, size and sample of each file
 };
 
 // Collective. Rank 0's `mine` and host on every rank.
@@ -102,7 +124,7 @@ Rank0Inputs inputs_of_rank0(const std::vector<Identity>& mine) {
   std::vector<uint64_t> values;
   for (const Identity& id : mine) {
     text += '\0' + id.path;
-    values.insert(values.end(), {id.regular ? 1u : 0u, id.size, id.sample});
+    values.insert(values.end(), {id.kind, id.size, id.sample});
   }
   broadcast(text, "the inputs' paths");
   Rank0Inputs out;
@@ -117,8 +139,10 @@ Rank0Inputs inputs_of_rank0(const std::vector<Identity>& mine) {
   return out;
 }
 
-// Throws UsageError naming the first way `mine` differs from rank 0's.
-void compare_with_rank0(const std::vector<Identity>& mine, const Rank0Inputs& rank0) {
+// Throws UsageError naming the first way `mine`, the inputs and then the
+// job files `whats` name, differs from rank 0's.
+void compare_with_rank0(const std::vector<Identity>& mine, size_t inputs,
+                        const std::vector<std::string>& whats, const Rank0Inputs& rank0) {
   const std::string there = " on rank 0 (on " + rank0.host + ")";
   auto inputs_text = [](size_t count) {
     return group_digits(count) + (count == 1 ? " input" : " inputs");
@@ -126,33 +150,35 @@ void compare_with_rank0(const std::vector<Identity>& mine, const Rank0Inputs& ra
   const std::string lists =
       "; every rank must find the same inputs (the same input list, the same folders under -r, "
       "no input that --skip-missing leaves out on some of them)";
-  for (size_t i = 0; i < mine.size() || i < rank0.paths.size(); ++i) {
+  const size_t rank0_inputs = rank0.paths.size() - whats.size();
+  for (size_t i = 0; i < inputs || i < rank0_inputs; ++i) {
     const std::string number = "input " + group_digits(i + 1);
-    if (i == mine.size() || i == rank0.paths.size()) {
-      const std::string extra = i == mine.size() ? "its " + number + " is " + rank0.paths[i]
-                                                 : number + " here is " + mine[i].path;
-      throw UsageError("this rank has " + inputs_text(mine.size()) + " and rank 0 (on " +
-                       rank0.host + ") " + group_digits(rank0.paths.size()) + ": " + extra +
+    if (i == inputs || i == rank0_inputs) {
+      const std::string extra = i == inputs ? "its " + number + " is " + rank0.paths[i]
+                                            : number + " here is " + mine[i].path;
+      throw UsageError("this rank has " + inputs_text(inputs) + " and rank 0 (on " + rank0.host +
+                       ") " + group_digits(rank0_inputs) + ": " + extra + lists);
+    }
+    if (mine[i].path != rank0.paths[i]) {
+      throw UsageError(number + " is " + mine[i].path + " here and " + rank0.paths[i] + there +
                        lists);
     }
+  }
+  for (size_t i = 0; i < mine.size(); ++i) {
     const Identity& id = mine[i];
-    if (id.path != rank0.paths[i]) {
-      throw UsageError(number + " is " + id.path + " here and " + rank0.paths[i] + there + lists);
-    }
     const uint64_t* theirs = &rank0.values[3 * i];
-    const std::string input = "input " + id.path;
-    if (id.regular != (theirs[0] != 0)) {
-      const char* here = id.regular ? "a regular file" : "a stream";
-      const char* other = id.regular ? "a stream" : "a regular file";
-      throw UsageError(input + " is " + here + " here and " + other + there + kSameFiles);
+    const std::string file = (i < inputs ? "input" : whats[i - inputs]) + " " + id.path;
+    if (id.kind != theirs[0]) {
+      throw UsageError(file + " is " + kind_text(id.kind) + " here and " +
+                       kind_text(static_cast<Identity::Kind>(theirs[0])) + there + kSameFiles);
     }
-    if (!id.regular) continue;
+    if (id.kind != Identity::kRegular) continue;
     if (id.size != theirs[1]) {
-      throw UsageError(input + " has " + bytes_text(id.size) + " here and " +
+      throw UsageError(file + " has " + bytes_text(id.size) + " here and " +
                        bytes_text(theirs[1]) + there + kSameFiles);
     }
     if (id.sample != theirs[2]) {
-      throw UsageError(input + " has the same size here as" + there + ", " +
+      throw UsageError(file + " has the same size here as" + there + ", " +
                        bytes_text(id.size) + ", but other bytes at its start or end" +
                        kSameFiles);
     }
@@ -177,15 +203,21 @@ uint64_t double_bits(double value) {
 
 }  // namespace
 
-void check_same_inputs(const std::vector<std::string>& inputs) {
+void check_same_inputs(const std::vector<std::string>& inputs,
+                       const std::vector<std::pair<std::string, std::string>>& job_files) {
   if (rank_info().ranks == 1) return;  // nothing to compare with
-  std::vector<Identity> mine(inputs.size());
+  std::vector<std::string> whats;
+  for (const auto& [what, path] : job_files) whats.push_back(what);
+  std::vector<Identity> mine(inputs.size() + job_files.size());
   check_together([&] {
-    for (size_t i = 0; i < inputs.size(); ++i) mine[i] = identify(inputs[i]);
+    for (size_t i = 0; i < inputs.size(); ++i) mine[i] = identify(inputs[i], "input");
+    for (size_t i = 0; i < job_files.size(); ++i) {
+      mine[inputs.size() + i] = identify(job_files[i].second, job_files[i].first);
+    }
   });
   const Rank0Inputs rank0 = inputs_of_rank0(mine);
   check_together([&] {
-    if (rank_info().rank != 0) compare_with_rank0(mine, rank0);
+    if (rank_info().rank != 0) compare_with_rank0(mine, inputs.size(), whats, rank0);
   });
 }
 

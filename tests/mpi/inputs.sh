@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Ranks that see different files at one input path (each rank's working
-# folder its own, as node-local scratch is) are refused with one message
-# before any work, naming the input, what differs and the ranks; copies
-# that differ only in modification time are one input (docs/SCALE-OUT.md,
-# "Inputs"); an input cut short while the job runs fails it, never leaving
-# an output without the records past the cut. GDEDUP_MPIEXEC names mpirun.
+# Ranks that see different files at one input or filter file path (each
+# rank's working folder its own, as node-local scratch is) are refused with
+# one message before any work, naming the file, what differs and the ranks;
+# copies that differ only in modification time are one input
+# (docs/SCALE-OUT.md, "Inputs"); an input cut short while the job runs fails
+# it, never leaving an output without the records past the cut.
+# GDEDUP_MPIEXEC names mpirun.
 source "$(dirname "$0")/lib.sh"
 
 # rank_folders: r0 and r1, the working folders of per_rank_run's ranks.
@@ -74,17 +75,30 @@ case_files_alike_at_both_ends() {
   # the sizing samples: the filters planned differ, and so would the keys'
   # owners (a rank was ended by SIGSEGV).
   rank_folders
-  local edge
-  edge=$(seq -f 'edge-%06g' 1 1000)
-  { echo "$edge"; seq -f 's%07g' 1 50000; echo "$edge"; } >r0/in.txt
-  { echo "$edge"; seq -f 'a-much-longer-record-%025g' 1 9000; } >r1/in.txt
-  head -c $(($(stat -c %s r0/in.txt) - $(stat -c %s r1/in.txt) - 12001)) /dev/zero |
-    tr '\0' x >>r1/in.txt
-  { echo; echo "$edge"; } >>r1/in.txt
+  seq -f 'edge-%06g' 1 6000 >edge  # past the 64 KiB compared
+  cat edge <(seq -f 's%07g' 1 50000) edge >r0/in.txt
+  cat edge <(seq -f 'a-much-longer-record-%025g' 1 9000) >r1/in.txt
+  head -c $(($(stat -c %s r0/in.txt) - $(stat -c %s r1/in.txt) - $(stat -c %s edge) - 1)) \
+    /dev/zero | tr '\0' x >>r1/in.txt
+  { echo; cat edge; } >>r1/in.txt
   [ "$(stat -c %s r0/in.txt)" = "$(stat -c %s r1/in.txt)" ] ||
     fail "the two inputs were meant to be of one size"
   per_rank_run dedup in.txt -o "$SCRATCH/out.txt" --piece-bytes 64K
   refused 1 "the ranks planned different filters"
+}
+
+case_filter_files_that_differ() {
+  # Each rank reads its blocks of the filter file at its own path.
+  rank_folders
+  random_lines 4000 3000 62 >q.txt
+  random_lines 4000 3000 63 >other.txt
+  "$GDEDUP" build q.txt -f r0/day.gdf --capacity 5000 --no-grow -q || fail "build failed"
+  "$GDEDUP" build other.txt -f r1/day.gdf --capacity 5000 --no-grow -q || fail "build failed"
+  per_rank_run query "$SCRATCH/q.txt" -f day.gdf -o "$SCRATCH/out.txt"
+  refused 2 "filter file day.gdf has the same size here as on rank 0"
+  rm r1/day.gdf
+  per_rank_run query "$SCRATCH/q.txt" -f day.gdf -o "$SCRATCH/out.txt"
+  refused 2 "filter file day.gdf is missing here and a regular file on rank 0"
 }
 
 case_input_cut_after_it_was_read() {
