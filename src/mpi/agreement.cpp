@@ -8,6 +8,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #define XXH_INLINE_ALL
@@ -72,14 +73,15 @@ Identity identify(const std::string& path, const std::string& what) {
   id.path = path;
   fs::FileStatus status;
   if (path == "-") return id;
-  if (const int err = fs::status_of_path(path, status)) {
-    if (what != "input" && err == ENOENT) id.kind = Identity::kMissing;
-    if (id.kind == Identity::kMissing) return id;
-  } else if (!status.regular()) {
+  int err = fs::status_of_path(path, status);
+  // The job checked that its inputs exist; a job file may not exist yet.
+  if (err == ENOENT && what != "input") {
+    id.kind = Identity::kMissing;
     return id;
   }
+  if (err == 0 && !status.regular()) return id;
   fs::File file;
-  int err = fs::open_for_reading(path, file);
+  err = fs::open_for_reading(path, file);
   if (err == 0) err = fs::status_of(file.fd(), status);
   if (err != 0) {
     throw Error("cannot open " + what + " " + path + ": " + fs::error_text(err), ErrorKind::io);
@@ -103,7 +105,7 @@ Identity identify(const std::string& path, const std::string& what) {
     XXH3_64bits_update(&state, buffer.data(), static_cast<size_t>(got));
   };
   const uint64_t head = std::min(id.size, kSampleEdge);
-  const uint64_t tail = std::max(head, id.size - head);  // from the head's end at the latest
+  const uint64_t tail = std::max(head, id.size - head);  // where the head ends, at the earliest
   add(0, head);
   add(tail, id.size - tail);
   id.sample = XXH3_64bits_digest(&state);
@@ -139,10 +141,13 @@ Rank0Inputs inputs_of_rank0(const std::vector<Identity>& mine) {
   return out;
 }
 
-// Throws UsageError naming the first way `mine`, the inputs and then the
-// job files `whats` name, differs from rank 0's.
+// A file every rank reads besides the inputs, and what the job calls it.
+using JobFiles = std::vector<std::pair<std::string, std::string>>;
+
+// Throws UsageError naming the first way `mine` (`inputs` inputs, then the
+// job files) differs from rank 0's.
 void compare_with_rank0(const std::vector<Identity>& mine, size_t inputs,
-                        const std::vector<std::string>& whats, const Rank0Inputs& rank0) {
+                        const JobFiles& job_files, const Rank0Inputs& rank0) {
   const std::string there = " on rank 0 (on " + rank0.host + ")";
   auto inputs_text = [](size_t count) {
     return group_digits(count) + (count == 1 ? " input" : " inputs");
@@ -150,7 +155,8 @@ void compare_with_rank0(const std::vector<Identity>& mine, size_t inputs,
   const std::string lists =
       "; every rank must find the same inputs (the same input list, the same folders under -r, "
       "no input that --skip-missing leaves out on some of them)";
-  const size_t rank0_inputs = rank0.paths.size() - whats.size();
+  // The command lines are the same: so are the job files.
+  const size_t rank0_inputs = rank0.paths.size() - job_files.size();
   for (size_t i = 0; i < inputs || i < rank0_inputs; ++i) {
     const std::string number = "input " + group_digits(i + 1);
     if (i == inputs || i == rank0_inputs) {
@@ -167,7 +173,7 @@ void compare_with_rank0(const std::vector<Identity>& mine, size_t inputs,
   for (size_t i = 0; i < mine.size(); ++i) {
     const Identity& id = mine[i];
     const uint64_t* theirs = &rank0.values[3 * i];
-    const std::string file = (i < inputs ? "input" : whats[i - inputs]) + " " + id.path;
+    const std::string file = (i < inputs ? "input" : job_files[i - inputs].first) + " " + id.path;
     if (id.kind != theirs[0]) {
       throw UsageError(file + " is " + kind_text(id.kind) + " here and " +
                        kind_text(static_cast<Identity::Kind>(theirs[0])) + there + kSameFiles);
@@ -203,11 +209,8 @@ uint64_t double_bits(double value) {
 
 }  // namespace
 
-void check_same_inputs(const std::vector<std::string>& inputs,
-                       const std::vector<std::pair<std::string, std::string>>& job_files) {
+void check_same_inputs(const std::vector<std::string>& inputs, const JobFiles& job_files) {
   if (rank_info().ranks == 1) return;  // nothing to compare with
-  std::vector<std::string> whats;
-  for (const auto& [what, path] : job_files) whats.push_back(what);
   std::vector<Identity> mine(inputs.size() + job_files.size());
   check_together([&] {
     for (size_t i = 0; i < inputs.size(); ++i) mine[i] = identify(inputs[i], "input");
@@ -217,7 +220,7 @@ void check_same_inputs(const std::vector<std::string>& inputs,
   });
   const Rank0Inputs rank0 = inputs_of_rank0(mine);
   check_together([&] {
-    if (rank_info().rank != 0) compare_with_rank0(mine, inputs.size(), whats, rank0);
+    if (rank_info().rank != 0) compare_with_rank0(mine, inputs.size(), job_files, rank0);
   });
 }
 
