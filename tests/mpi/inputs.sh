@@ -8,12 +8,13 @@
 # GDEDUP_MPIEXEC names mpirun.
 source "$(dirname "$0")/lib.sh"
 
-# rank_folders: r0 and r1, the working folders of per_rank_run's ranks.
+# rank_folders: r0 and r1, the working folders of per_rank_run's ranks
+# (by the rank number OpenMPI's mpirun or a PMI launcher gives each).
 rank_folders() {
   mkdir r0 r1
   cat >in_rank_folder.sh <<'EOF'
 #!/usr/bin/env bash
-cd "r$OMPI_COMM_WORLD_RANK" && exec "$@"
+cd "r${OMPI_COMM_WORLD_RANK:-${PMI_RANK:?no rank number from the launcher}}" && exec "$@"
 EOF
   chmod +x in_rank_folder.sh
 }
