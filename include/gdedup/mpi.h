@@ -78,6 +78,20 @@ int max_status(int status);
 // Collective. Whether every rank gave the same `value`.
 bool same_everywhere(uint64_t value);
 
+// Collective. Whether every rank sees at each of `inputs` (its own list, as
+// it resolved the command's) the input rank 0 sees, and at each of
+// `job_files` (the other files every rank reads, each with what the job
+// calls it: "filter file", "checkpoint") the file rank 0 sees, or none where
+// it sees none: the same paths, and of each regular file the same size and
+// the same first and last 64 KiB (not the same modification time, which
+// copies on different machines may not share). If not, throws JobFailed on
+// every rank, the lowest rank that differs holding a UsageError that names
+// the file and how it differs. Standard input and other streams are read by
+// one rank: only their kind is compared.
+void check_same_inputs(
+    const std::vector<std::string>& inputs,
+    const std::vector<std::pair<std::string, std::string>>& job_files = {});
+
 // A filter spread over the ranks, fixed (one layer) or growing (layers added
 // by a GrowthRule at the same keys as in one process, gdedup/layered_filter.h).
 // Rank r holds of the newest layer the blocks [first_block(r),

@@ -5,6 +5,8 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cli/backend_choice.h"
 #include "cli/checkpoint_job.h"
@@ -49,6 +51,8 @@ void refuse_unsupported(const JobOptions& o) {
 
 // Everything a rank sets up before the work, checked alike on every rank.
 struct Setup {
+  JobOptions options;  // the command's, its inputs resolved
+  SizingRequest request;
   PipelineOptions run;
   std::optional<mpi::ShardedFilter> filter;
   ResumeState resume;  // with --resume: the checkpoint's
@@ -59,19 +63,34 @@ struct Setup {
   FileLocks locks;  // rank 0's
 };
 
-Setup prepare(const JobOptions& options, JobKind kind, const mpi::RankInfo& me) {
-  JobOptions o = options;
+// The first part of the setup: the options parsed, and the inputs resolved
+// and checked, which every rank then compares with rank 0's
+// (mpi::check_same_inputs) before anything is planned from them.
+Setup parse(const JobOptions& options, JobKind kind) {
   Setup s;
-  const Mode mode = mode_for(o, kind);
-  const InputFormat format = parse_input_format(o.input_format);
-  const SizingRequest request = parse_sizing(o.sizing);
+  s.options = options;
+  JobOptions& o = s.options;
+  s.run.mode = mode_for(o, kind);
+  s.run.format = parse_input_format(o.input_format);
+  s.request = parse_sizing(o.sizing);
   o.progress_mode();  // --progress with --no-progress
-  const uint64_t batch = batch_records(o.batch);
-  const KeyOptions keys = format == InputFormat::kText ? parse_key_flags(o.keys) : KeyOptions{};
+  s.run.batch_records = batch_records(o.batch);
+  s.run.keys = s.run.format == InputFormat::kText ? parse_key_flags(o.keys) : KeyOptions{};
   ResolvedInputs inputs = resolve_inputs(o.inputs, o.input_list);
   o.inputs = std::move(inputs.paths);
   s.inputs_skipped = inputs.skipped.size();
   check_inputs(o.inputs);
+  s.run.inputs = o.inputs;
+  return s;
+}
+
+// The rest, once every rank sees rank 0's inputs.
+void prepare(Setup& s, JobKind kind, const mpi::RankInfo& me) {
+  JobOptions& o = s.options;
+  const Mode mode = s.run.mode;
+  const InputFormat format = s.run.format;
+  const SizingRequest& request = s.request;
+  const KeyOptions& keys = s.run.keys;
   s.saves_filter = !o.filter_path.empty() && kind != JobKind::kQuery;
   const bool filter_existed = !o.filter_path.empty() && file_exists(o.filter_path);
   s.filter_existed = filter_existed;
@@ -81,14 +100,9 @@ Setup prepare(const JobOptions& options, JobKind kind, const mpi::RankInfo& me) 
       o.max_memory.empty() ? 0 : parse_bytes(o.max_memory, "--max-memory");
   check_files(o, mode, s.saves_filter);
 
-  s.run.inputs = o.inputs;
   s.run.output = o.output;
   s.run.output_parts = o.output_parts;
-  s.run.mode = mode;
-  s.run.format = format;
   s.run.record_separator = o.record_separator();
-  s.run.keys = keys;
-  s.run.batch_records = batch;
   s.run.max_record_bytes = max_record_bytes(o.max_record_length, format);
   s.run.piece_bytes = piece_bytes(o.piece_bytes);
   apply_checkpoint_options(o.checkpoint, s.run);
@@ -115,7 +129,7 @@ Setup prepare(const JobOptions& options, JobKind kind, const mpi::RankInfo& me) 
     if (!s.resume.growth) check_resume_sizing(o, request, format, s.resume.params);
     Console::get().info("resuming from checkpoint " + o.checkpoint.path + " at record " +
                         group_digits(s.resume.records));
-    return s;
+    return;
   }
   refuse_existing_checkpoint(o);
   if (kind == JobKind::kQuery || filter_existed) {
@@ -148,7 +162,6 @@ Setup prepare(const JobOptions& options, JobKind kind, const mpi::RankInfo& me) 
     counters.planned_fpr = plan.expected_fpr;
     s.filter.emplace(FilterParams{plan.num_blocks, plan.layout, kDefaultSeed}, counters);
   }
-  return s;
 }
 
 // The work, once every rank has passed its checks; the exit status, as one
@@ -326,11 +339,6 @@ int run_mpi_job(const JobOptions& options, JobKind kind) {
   std::optional<Setup> setup;
   std::string message;
   int status = 0;
-  try {
-    setup.emplace(prepare(options, kind, me));
-  } catch (...) {
-    status = describe(std::current_exception(), message);
-  }
   // Every rank knows the job failed: the one message is out, and every
   // rank ends with the job's worst status.
   auto end_together = [&](int status) {
@@ -340,26 +348,54 @@ int run_mpi_job(const JobOptions& options, JobKind kind) {
     mpi::leave();
     return job_status;
   };
-  bool all_failed = false;
-  const int first = mpi::first_failure(status != 0, all_failed);
-  if (first >= 0) {
-    if (static_cast<int>(me.rank) == first) console.error(all_failed ? message : where + message);
+  // A collective step that found a rank's failure: that rank says it.
+  auto report = [&](const mpi::JobFailed& e) {
+    if (!e.failure) return end_together(0);
+    status = describe(e.failure, message);
+    console.error(e.everywhere ? message : where + message);
     return end_together(status);
+  };
+  // A step of the setup that each rank takes alone: if it failed anywhere,
+  // the lowest failing rank says why (naming itself unless every rank
+  // failed alike).
+  auto set_up = [&](const std::function<void()>& step) {
+    try {
+      step();
+    } catch (...) {
+      status = describe(std::current_exception(), message);
+    }
+    bool all_failed = false;
+    const int first = mpi::first_failure(status != 0, all_failed);
+    if (static_cast<int>(me.rank) == first) console.error(all_failed ? message : where + message);
+    return first < 0;
+  };
+  if (!set_up([&] { setup.emplace(parse(options, kind)); })) return end_together(status);
+  // Sizing and the pieces are planned from the inputs each rank finds, and
+  // each rank reads its blocks of a filter file or checkpoint, and the
+  // rounds need the same everywhere: ranks that see different files at one
+  // path (each its own working folder, or its machine's copy) are refused
+  // before any work.
+  try {
+    const JobOptions& o = setup->options;
+    std::vector<std::pair<std::string, std::string>> job_files;
+    if (!o.filter_path.empty()) job_files.emplace_back("filter file", o.filter_path);
+    if (o.checkpoint.resume) job_files.emplace_back("checkpoint", o.checkpoint.path);
+    mpi::check_same_inputs(setup->run.inputs, job_files);
+  } catch (const mpi::JobFailed& e) {
+    return report(e);
   }
+  if (!set_up([&] { prepare(*setup, kind, me); })) return end_together(status);
   try {
     status = run(*setup, options, kind, me);
   } catch (const mpi::JobFailed& e) {
-    if (!e.failure) return end_together(0);
-    if (broken_pipe(e.failure)) {
+    if (e.failure && broken_pipe(e.failure)) {
       // Rank 0's stream: as one process, quiet unless it was to save what
       // it saw.
       if (!setup->saves_filter && options.stats_path.empty()) return end_together(0);
       console.error(closed_pipe_text(options, setup->saves_filter));
       return end_together(kExitRuntime);
     }
-    status = describe(e.failure, message);
-    console.error(e.everywhere ? message : where + message);
-    return end_together(status);
+    return report(e);
   } catch (...) {
     // This rank alone knows: the others wait in a collective call.
     status = describe(std::current_exception(), message);

@@ -45,4 +45,28 @@ void broadcast(std::string& text, const char* what) {
         "MPI_Bcast");
 }
 
+std::vector<uint64_t> values_of_rank0(const std::vector<uint64_t>& mine, const char* what) {
+  std::vector<uint64_t> values = mine;
+  uint64_t count = values.size();
+  check(MPI_Bcast(&count, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  values.resize(count);
+  check(MPI_Bcast(values.data(), mpi_count(count, what), MPI_UINT64_T, 0, MPI_COMM_WORLD),
+        "MPI_Bcast");
+  return values;
+}
+
+void check_together(const std::function<void()>& check) {
+  std::exception_ptr failure;
+  try {
+    check();
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  JobFailed failed;
+  failed.rank = first_failure(failure != nullptr, failed.everywhere);
+  if (failed.rank < 0) return;
+  if (static_cast<int>(rank_info().rank) == failed.rank) failed.failure = failure;
+  throw failed;
+}
+
 }  // namespace gdedup::mpi

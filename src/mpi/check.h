@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "gdedup/mpi.h"
 
@@ -29,5 +31,13 @@ void share_failure_of_rank0(const std::exception_ptr& failure);
 
 // Collective. Rank 0's `text` on every rank.
 void broadcast(std::string& text, const char* what);
+
+// Collective. Rank 0's `values` on every rank, however many each rank has:
+// each passes its own, and rank 0's are sent.
+std::vector<uint64_t> values_of_rank0(const std::vector<uint64_t>& mine, const char* what);
+
+// Collective. Runs `check` on every rank; when it threw on some, every rank
+// throws JobFailed, the lowest failing one with its error.
+void check_together(const std::function<void()>& check);
 
 }  // namespace gdedup::mpi

@@ -24,6 +24,10 @@ void abort_job(const std::string&, int) { not_built(); }
 int first_failure(bool, bool&) { not_built(); }
 int max_status(int) { not_built(); }
 bool same_everywhere(uint64_t) { not_built(); }
+void check_same_inputs(const std::vector<std::string>&,
+                       const std::vector<std::pair<std::string, std::string>>&) {
+  not_built();
+}
 
 ShardedFilter::ShardedFilter() { not_built(); }
 ShardedFilter::ShardedFilter(const FilterParams&, const FilterCounters&) { not_built(); }

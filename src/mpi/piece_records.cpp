@@ -7,6 +7,7 @@
 
 #include "fs/file_ops.h"
 #include "gdedup/error.h"
+#include "io/input_changed.h"
 #include "io/record_reader.h"
 
 namespace gdedup::mpi {
@@ -22,10 +23,23 @@ fs::File open_input_file(const std::string& path) {
   return file;
 }
 
+// Throws input_changed unless `file` still has the size and modification
+// time it was planned with; `at`: where it was being read.
+void check_unchanged(const fs::File& file, const io::FileStamp& stamp, uint64_t at) {
+  fs::FileStatus status;
+  if (const int err = fs::status_of(file.fd(), status)) {
+    throw Error("cannot read input " + file.name() + ": " + fs::error_text(err), ErrorKind::io);
+  }
+  if (status.size == stamp.size && status.mtime_ns == stamp.mtime_ns) return;
+  throw io::input_changed_error(file.name(), stamp.size, status.size,
+                                "at byte offset " + std::to_string(at));
+}
+
 // The position just past the first `separator` in [from, limit) of `file`,
-// or nullopt when there is none.
+// or nullopt when there is none. `limit` is at most the file's size as
+// planned (`stamp`): a file that ends before it changed since.
 std::optional<uint64_t> after_separator(const fs::File& file, uint64_t from, uint64_t limit,
-                                        char separator) {
+                                        char separator, const io::FileStamp& stamp) {
   std::vector<char> buffer(kScanBytes);
   for (uint64_t at = from; at < limit;) {
     const uint64_t want = std::min<uint64_t>(kScanBytes, limit - at);
@@ -34,7 +48,15 @@ std::optional<uint64_t> after_separator(const fs::File& file, uint64_t from, uin
       throw Error("cannot read " + file.name() + " at byte offset " + std::to_string(at) + ": " +
                   fs::error_text(errno));
     }
-    if (got == 0) return std::nullopt;  // shorter than planned: the reader says so
+    if (got == 0) {
+      // Cut short since it was planned. Not a piece without records: those
+      // after this place would be lost without a word.
+      check_unchanged(file, stamp, at);
+      throw Error("input " + file.name() + " ended at byte offset " + std::to_string(at) +
+                      " while it was being read, before its planned size of " +
+                      std::to_string(stamp.size) + " bytes",
+                  ErrorKind::input_changed);
+    }
     if (const void* hit = std::memchr(buffer.data(), separator, static_cast<size_t>(got))) {
       return at + static_cast<uint64_t>(static_cast<const char*>(hit) - buffer.data()) + 1;
     }
@@ -53,16 +75,19 @@ pipeline::Piece records_starting_in(const pipeline::Piece& piece, const std::str
   out.starts_record = true;
   if (!piece.starts_record) {
     const std::optional<uint64_t> first =
-        after_separator(file, piece.begin - 1, piece.end, separator);
+        after_separator(file, piece.begin - 1, piece.end, separator, piece.stamp);
     out.begin = first.value_or(piece.end);
   }
   if (!piece.ends_input && out.begin < piece.end) {
     // The last record ends at the first separator from the range's last byte
     // on. One longer than the limit is cut there, and the reader refuses it.
     const uint64_t limit = std::min(piece.stamp.size, piece.end + options.max_record_bytes + 1);
-    out.end = after_separator(file, piece.end - 1, limit, separator).value_or(limit);
+    out.end = after_separator(file, piece.end - 1, limit, separator, piece.stamp).value_or(limit);
   }
   out.end = std::max(out.begin, out.end);
+  // A range's reader checks the file again; a piece without records has
+  // none, and a file changed since it was planned must not pass for one.
+  check_unchanged(file, piece.stamp, out.begin);
   return out;
 }
 
@@ -72,7 +97,8 @@ uint64_t first_record_at(const pipeline::Piece& piece, const std::string& path,
                          const PipelineOptions& options) {
   if (piece.starts_record || options.format == InputFormat::kU64) return piece.begin;
   const fs::File file = open_input_file(path);
-  return after_separator(file, piece.begin - 1, piece.stamp.size, options.record_separator)
+  return after_separator(file, piece.begin - 1, piece.stamp.size, options.record_separator,
+                         piece.stamp)
       .value_or(piece.stamp.size);
 }
 
@@ -112,6 +138,11 @@ PieceReader::PieceReader(const pipeline::Piece& piece, const std::string& path,
   reading.batch_records = static_cast<size_t>(options.batch_records);
   reading.max_record_bytes = options.max_record_bytes;
   reading.separator = options.record_separator;
+  // Read, not mapped: the records wait for their round (the exchange, then
+  // the output), and a mapping's pages vanish when the file is truncated
+  // meanwhile, after the reader checked it: kept records would be written
+  // as zeros. A copy read and checked stays the bytes that were checked.
+  reading.min_mapped_bytes = UINT64_MAX;
   reader_ = std::make_unique<io::RecordReader>(std::move(opened.source), reading);
 }
 

@@ -24,6 +24,7 @@
 #include "gdedup/parts_run.h"
 #include "io/record_reader.h"
 #include "gdedup/mpi.h"
+#include "mpi/agreement.h"
 #include "mpi/check.h"
 #include "mpi/key_exchange.h"
 #include "mpi/piece_records.h"
@@ -80,22 +81,6 @@ void collect_kept(const PieceRecords& records, const std::vector<uint8_t>& answe
       ++kept;
     }
   }
-}
-
-// Collective. Runs `check` on every rank; when it threw on some, every rank
-// throws JobFailed, the lowest failing one with its error.
-void check_together(const std::function<void()>& check) {
-  std::exception_ptr failure;
-  try {
-    check();
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  JobFailed failed;
-  failed.rank = first_failure(failure != nullptr, failed.everywhere);
-  if (failed.rank < 0) return;
-  if (static_cast<int>(rank_info().rank) == failed.rank) failed.failure = failure;
-  throw failed;
 }
 
 uint64_t sum(uint64_t mine) {
@@ -330,10 +315,21 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
     check_parts_options(options);
     if (checkpointing || resume) base = pipeline::identify_run(options);
     if (resume) {
-      pipeline::check_resume_run(*resume, options, base.inputs);
+      // The checkpoint records rank 0's inputs. Another rank's own copy of
+      // one (a machine's scratch) may have been made at another time; that
+      // it holds rank 0's bytes, check_same_inputs saw, and its size and
+      // sample are compared here (docs/SCALE-OUT.md, "Inputs").
+      std::vector<InputIdentity> now = base.inputs;
+      for (size_t i = 0; me.rank != 0 && i < now.size() && i < resume->inputs.size(); ++i) {
+        now[i].mtime_ns = resume->inputs[i].mtime_ns;
+      }
+      pipeline::check_resume_run(*resume, options, now);
       check_checkpoint_params(resume->params, filter.params());
     }
   });
+  // Each rank planned the filter and will cut the inputs from what it found
+  // of them: the rounds need the same plans everywhere.
+  check_same_filter(filter);
   // The backends count the keys new to this rank's blocks in its parts'
   // counters, which the filter's counters() sums. A rank whose backend
   // cannot run (no GPU of its number) stops the job before any output.
@@ -352,6 +348,7 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
   sizes.compressed_parts = false;
   const std::vector<pipeline::Piece> pieces = pipeline::plan_pieces(
       options.inputs, sizes, resume ? resume->position : StreamPoint{});
+  check_same_pieces(pieces, options.inputs);
   // Standard input reaches rank 0 only (mpirun's default).
   std::vector<bool> rank0_only(pieces.size());
   for (size_t p = 0; p < pieces.size(); ++p) rank0_only[p] = options.inputs[pieces[p].input] == "-";
