@@ -1,6 +1,7 @@
 #include "io/mapped_bytes.h"
 
 #include "fs/memory.h"
+#include "gdedup/path_text.h"
 
 namespace gdedup::io {
 
@@ -50,6 +51,14 @@ Error unreadable_mapping_error(const std::string& name, uint64_t offset) {
                    "modification time are as when it was opened (a failing device, or a file "
                    "cut short and written back meanwhile).",
                ErrorKind::io);
+}
+
+Error cut_while_used_error(const std::string& name) {
+  return Error("input " + fs::printable(name) + " was cut short by another program while its "
+                   "records were being used: the bytes gone from it read as zeros since, so "
+                   "the job stops before it keeps any of them. Run it again once nothing "
+                   "truncates or rewrites the input in place.",
+               ErrorKind::input_changed);
 }
 
 }  // namespace gdedup::io

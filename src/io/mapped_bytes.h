@@ -58,4 +58,9 @@ class MappedBytes {
 // that did change says so instead (input_changed_error).
 Error unreadable_mapping_error(const std::string& name, uint64_t offset);
 
+// The error for a batch of records whose mapped file was found cut short
+// after they were read (RecordBatch::cut): their bytes were hashed or
+// written from the zeros left in its place.
+Error cut_while_used_error(const std::string& name);
+
 }  // namespace gdedup::io

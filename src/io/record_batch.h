@@ -36,6 +36,9 @@ class RecordBatch {
   const char* data() const { return base_; }
   // True when they lie in a mapped file (RecordReader's zero-copy reading).
   bool mapped() const { return mapped_ != nullptr; }
+  // True once the mapped file was found cut short (MappedBytes::cut): the
+  // bytes gone read as zeros since, so whatever used them since is wrong.
+  bool cut() const { return mapped_ != nullptr && mapped_->cut(); }
 
   // Where the stream stood before and after this batch: begin().records is
   // the index of the first record here in the whole stream.

@@ -17,6 +17,7 @@
 #include "gdedup/output_file.h"
 #include "gdedup/output_writer.h"
 #include "io/byte_source.h"
+#include "io/mapped_bytes.h"
 #include "gdedup/parts_run.h"
 #include "pipeline/checkpoint_writer.h"
 #include "pipeline/front_end.h"
@@ -220,9 +221,15 @@ class Driver {
         for (uint64_t i = 0; i < n; ++i) kept += keeps_record(options_.mode, answers[i]);
         break;
     }
+    // A mapped input cut short after its reader looked reads as zeros from
+    // then on (fs::MappingGuard): keys hashed or records copied from them
+    // are wrong, so the job ends before a checkpoint or the output's
+    // commit takes them in.
+    check_not_cut(batch);
     if (writer != nullptr) {
       const uint64_t bytes_before = writer->bytes_written();
       write_kept(batch, *writer);
+      check_not_cut(batch);
       note_verified(batch, bytes_before, kept, writer->bytes_written());
     }
     stats_.records += n;
@@ -271,6 +278,12 @@ class Driver {
     if (verified_.kept == 0) return text + ".";
     return text + "; the " + std::to_string(verified_.kept) +
            (verified_.kept == 1 ? " record" : " records") + " before it passed their checks.";
+  }
+
+  void check_not_cut(const WorkBatch& batch) const {
+    if (!batch.records.cut()) return;
+    const uint64_t input = batch.end.input_index;
+    throw io::cut_while_used_error(input < options_.inputs.size() ? options_.inputs[input] : "-");
   }
 
   void write_kept(const WorkBatch& batch, io::OutputWriter& writer) {

@@ -311,4 +311,28 @@ case_recursive_tree_deeper_than_path_max() {
     fail "--skip-missing did not read the files it could reach"
 }
 
+# A plain input is read through a mapping: cut short by another program
+# after the reader looked, its pages read as zeros, and a job wrote all of
+# its 3,000,000 records as NUL bytes with exit 0. Cut at several moments:
+# every run either fails or completed before the cut with the exact dedup.
+case_input_cut_short_while_its_records_are_used() {
+  distinct_urls 1500000 https://t.example/page/ >half.txt
+  cat half.txt half.txt >whole.txt
+  local delay
+  for delay in 0.05 0.1 0.2 0.3 0.5; do
+    cp whole.txt in.txt
+    rm -f out.txt
+    start_gdedup dedup -q in.txt -o out.txt --capacity 3e6
+    sleep "$delay"
+    truncate -s 10000000 in.txt
+    finish_gdedup
+    if [ "$STATUS" -eq 0 ]; then
+      cmp -s out.txt half.txt || fail "cut after ${delay}s: exit 0 with a wrong output"
+    else
+      [ "$STATUS" -eq 1 ] || fail "cut after ${delay}s: exit $STATUS: $ERR"
+      [ -e out.txt ] && fail "cut after ${delay}s: a failed job left out.txt"
+    fi
+  done
+}
+
 run_cases
