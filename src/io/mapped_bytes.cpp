@@ -1,7 +1,8 @@
 #include "io/mapped_bytes.h"
 
 #include "fs/memory.h"
-#include "gdedup/path_text.h"
+#include "gdedup/paths.h"
+#include "io/input_changed.h"
 
 namespace gdedup::io {
 
@@ -17,16 +18,18 @@ std::shared_ptr<MappedBytes> MappedBytes::map(int fd, uint64_t offset, uint64_t 
   const void* region = fs::map_file_read_only(fd, static_cast<size_t>(region_bytes), offset - lead);
   if (region == nullptr) return nullptr;
   std::shared_ptr<MappedBytes> mapped(
-      new MappedBytes(static_cast<const char*>(region), region_bytes, lead));
+      new MappedBytes(static_cast<const char*>(region), region_bytes, lead, offset + size));
   if (!mapped->guard_.taken()) return nullptr;
   return mapped;
 }
 
-MappedBytes::MappedBytes(const char* region, uint64_t region_bytes, uint64_t lead)
+MappedBytes::MappedBytes(const char* region, uint64_t region_bytes, uint64_t lead,
+                         uint64_t file_end)
     : region_(region),
       region_bytes_(region_bytes),
       data_(region + lead),
       size_(region_bytes - lead),
+      file_end_(file_end),
       guard_(region, static_cast<size_t>(region_bytes)) {}
 
 MappedBytes::~MappedBytes() {
@@ -53,12 +56,12 @@ Error unreadable_mapping_error(const std::string& name, uint64_t offset) {
                ErrorKind::io);
 }
 
-Error cut_while_used_error(const std::string& name) {
-  return Error("input " + fs::printable(name) + " was cut short by another program while its "
-                   "records were being used: the bytes gone from it read as zeros since, so "
-                   "the job stops before it keeps any of them. Run it again once nothing "
-                   "truncates or rewrites the input in place.",
-               ErrorKind::input_changed);
+Error cut_while_used_error(const std::string& name, const MappedBytes& mapped) {
+  fs::FileStatus status;
+  const uint64_t now = fs::status_of_path(name, status) == 0 ? status.size : 0;
+  return input_changed_error(name, mapped.file_end(), now,
+                             "after its records were read and before they were all used (they "
+                             "read as zeros since, so none of them is kept)");
 }
 
 }  // namespace gdedup::io

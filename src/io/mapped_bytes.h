@@ -33,6 +33,9 @@ class MappedBytes {
 
   const char* data() const { return data_; }
   uint64_t size() const { return size_; }
+  // The offset in the file where the mapped bytes end: the least size the
+  // file had when they were mapped.
+  uint64_t file_end() const { return file_end_; }
   // True once part of the file was found truncated away (its bytes read as
   // zeros since): whatever was read of it since it was mapped is suspect.
   bool cut() const { return guard_.cut(); }
@@ -42,12 +45,13 @@ class MappedBytes {
   void done_before(const char* p);
 
  private:
-  MappedBytes(const char* region, uint64_t region_bytes, uint64_t lead);
+  MappedBytes(const char* region, uint64_t region_bytes, uint64_t lead, uint64_t file_end);
 
   const char* region_;  // page-aligned start of the mapping
   uint64_t region_bytes_;
   const char* data_;  // region_ + the offset's distance from its page start
   uint64_t size_;
+  uint64_t file_end_;  // the file's offset of the mapped bytes' end
   fs::MappingGuard guard_;
   std::atomic<uint64_t> dropped_{0};  // region bytes given back so far
 };
@@ -58,9 +62,9 @@ class MappedBytes {
 // that did change says so instead (input_changed_error).
 Error unreadable_mapping_error(const std::string& name, uint64_t offset);
 
-// The error for a batch of records whose mapped file was found cut short
-// after they were read (RecordBatch::cut): their bytes were hashed or
-// written from the zeros left in its place.
-Error cut_while_used_error(const std::string& name);
+// The error for a batch of records whose mapped file (`name`, mapped as
+// `mapped`) was found cut short after they were read (RecordBatch::cut):
+// their bytes were hashed or written from the zeros left in its place.
+Error cut_while_used_error(const std::string& name, const MappedBytes& mapped);
 
 }  // namespace gdedup::io

@@ -106,6 +106,14 @@ struct OutputWriter::Stage {
     if (failed.load(std::memory_order_relaxed)) return;
     std::string msg = "cannot write to " + name + ": " + fs::error_text(err);
     ErrorKind kind = ErrorKind::io;
+    if (err == EFAULT) {
+      // Long runs of records go to the kernel straight from a mapped
+      // input, and pages that input lost since (cut short by another
+      // program) are no address to copy from.
+      msg += " (the records were being copied from an input that another program cut short "
+             "meanwhile)";
+      kind = ErrorKind::input_changed;
+    }
     if (err == EPIPE) {
       kind = ErrorKind::broken_pipe;
     } else if (kernel_offset > stored.bytes && is_regular(fd)) {

@@ -39,6 +39,8 @@ class RecordBatch {
   // True once the mapped file was found cut short (MappedBytes::cut): the
   // bytes gone read as zeros since, so whatever used them since is wrong.
   bool cut() const { return mapped_ != nullptr && mapped_->cut(); }
+  // The mapping the records lie in; null when they are the batch's own.
+  const MappedBytes* mapping() const { return mapped_.get(); }
 
   // Where the stream stood before and after this batch: begin().records is
   // the index of the first record here in the whole stream.

@@ -283,7 +283,8 @@ class Driver {
   void check_not_cut(const WorkBatch& batch) const {
     if (!batch.records.cut()) return;
     const uint64_t input = batch.end.input_index;
-    throw io::cut_while_used_error(input < options_.inputs.size() ? options_.inputs[input] : "-");
+    throw io::cut_while_used_error(input < options_.inputs.size() ? options_.inputs[input] : "-",
+                                   *batch.records.mapping());
   }
 
   void write_kept(const WorkBatch& batch, io::OutputWriter& writer) {
