@@ -327,6 +327,9 @@ int run_mpi_job(const JobOptions& options, JobKind kind) {
                     "needs; to run a job of its own in each process, give each --no-mpi "
                     "(and files of its own)");
     }
+    // mpirun stops the ranks still leaving once rank 0 is gone: they end
+    // without a line of their own.
+    end_quietly_on_signals();
     mpi::leave();
     return kExitUsage;
   }

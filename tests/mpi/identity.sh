@@ -95,6 +95,8 @@ case_growing_filters() {
   distinct_urls 20000 https://new.example/ >new.txt
   START=grown.gdf EXPECT_STATUS=4 same_bytes dedup new.txt -f @FILTER -o @OUT --no-grow \
     --piece-bytes 2K
+  # Held at its layers past its plan, the file is left as it was.
+  cmp -s grown.gdf one.gdf || fail "--no-grow past the plan changed the filter file"
   # Capped by --max-memory: status 4 and the same bytes.
   EXPECT_STATUS=4 same_bytes dedup in.txt -o @OUT -f @FILTER --capacity 1100 --max-memory 40K \
     --piece-bytes 2K
@@ -105,6 +107,8 @@ case_filter_far_past_its_plan() {
   random_lines 20000 8000 61 >in.txt
   EXPECT_STATUS=4 same_bytes dedup in.txt -o @OUT -f @FILTER --capacity 500 --no-grow \
     --piece-bytes 4K
+  # Such a filter is not saved, by one process or by ranks.
+  compgen -G '*.gdf' >/dev/null && fail "a filter far past its plan was saved: $(ls ./*.gdf)"
 }
 
 case_stats_file() {
