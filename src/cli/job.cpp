@@ -299,15 +299,9 @@ int run_job(const JobOptions& options, JobKind kind) {
     } else {
       layers.push_back(check_overfull(*job.fixed(), uncounted));
     }
-    FilterEnd end;
-    end.mode = mode;
-    end.growing = growing != nullptr;
-    end.growth_refused = growing != nullptr && growing->growth_refused();
-    end.max_memory = o.no_grow ? "" : o.max_memory;
-    end.filter_path = o.filter_path;
-    end.filter_existed = filter_existed;
-    end.saves_filter = saves_filter;
-    overfull = overfull_error(layers, end);
+    overfull = overfull_error(layers, filter_end(o, mode, growing != nullptr,
+                                                 growing != nullptr && growing->growth_refused(),
+                                                 filter_existed));
   }
   if (filter_file_check == FilterFileCheck::kCompareAtEnd) {
     require_own_filter_file(o, job, saved_rules);

@@ -225,15 +225,8 @@ int run(Setup& s, const JobOptions& o, JobKind kind, const mpi::RankInfo& me) {
   // A query adds no keys: its filter's state is not its doing.
   std::optional<std::string> overfull;
   if (kind != JobKind::kQuery) {
-    FilterEnd end;
-    end.mode = s.run.mode;
-    end.growing = filter.growth().has_value();
-    end.growth_refused = filter.growth_refused();
-    end.max_memory = o.no_grow ? "" : o.max_memory;
-    end.filter_path = o.filter_path;
-    end.filter_existed = s.filter_existed;
-    end.saves_filter = s.saves_filter;
-    overfull = overfull_error(over, end);
+    overfull = overfull_error(over, filter_end(o, s.run.mode, filter.growth().has_value(),
+                                               filter.growth_refused(), s.filter_existed));
   }
   // A filter far past its plan is not saved (overfull_error says so).
   if (s.saves_filter && !overfull) filter.save(o.filter_path, s.saved_rules);

@@ -43,7 +43,7 @@ std::string capacity_advice(const std::string& flag, const Overfull& over) {
 // What became of the filter file: a filter this far past its plan would
 // take new keys for old ones in every job that uses it, so it is not saved.
 std::string filter_not_saved(const FilterEnd& end) {
-  if (!end.saves_filter) return "";
+  if (end.filter_path.empty()) return "";
   return " The filter was not saved: " + end.filter_path +
          (end.filter_existed ? " was left as it was before the job."
                              : " was not written.");
@@ -52,20 +52,16 @@ std::string filter_not_saved(const FilterEnd& end) {
 // A fixed filter, or one held at its layers, filled past its plan by this
 // job's keys.
 std::string filled_by_job(const Overfull& over, const FilterEnd& end, size_t layers) {
-  std::string text;
-  if (!end.growing) {
-    text = "the filter ended far past its plan: " + past_plan(over, "took in") + " and " +
-           lost_sentence(over, end.mode);
-  } else {
-    const std::string held =
-        end.max_memory.empty()
-            ? "the filter was held at its " + layers_text(layers) + " by --no-grow"
-            : "the filter reached --max-memory " + end.max_memory + " at " +
-                  layers_text(layers) + " and could not grow further";
-    text = held + ": its newest layer, " + past_plan(over, "took in") + " and " +
-           lost_sentence(over, end.mode);
+  std::string what = "the filter ended far past its plan:";
+  if (end.growing) {
+    what = (end.max_memory.empty()
+                ? "the filter was held at its " + layers_text(layers) + " by --no-grow"
+                : "the filter reached --max-memory " + end.max_memory + " at " +
+                      layers_text(layers) + " and could not grow further") +
+           ": its newest layer,";
   }
-  text += filter_not_saved(end);
+  const std::string text = what + " " + past_plan(over, "took in") + " and " +
+                           lost_sentence(over, end.mode) + filter_not_saved(end);
   if (end.growing) {
     return text + (end.max_memory.empty()
                        ? " Run the job again without --no-grow."
@@ -79,6 +75,18 @@ std::string filled_by_job(const Overfull& over, const FilterEnd& end, size_t lay
 }
 
 }  // namespace
+
+FilterEnd filter_end(const JobOptions& o, Mode mode, bool growing, bool growth_refused,
+                     bool filter_existed) {
+  FilterEnd end;
+  end.mode = mode;
+  end.growing = growing;
+  end.growth_refused = growth_refused;
+  end.max_memory = o.no_grow ? "" : o.max_memory;
+  end.filter_path = o.filter_path;
+  end.filter_existed = filter_existed;
+  return end;
+}
 
 uint64_t uncounted_keys(const PipelineStats& stats, Mode mode) {
   const uint64_t counted_new = mode == Mode::kDuplicates ? stats.dropped : stats.kept;

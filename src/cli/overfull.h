@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/options.h"
 #include "gdedup/filter.h"
 #include "gdedup/filter_merge.h"
 #include "gdedup/pipeline.h"
@@ -25,17 +26,20 @@ using gdedup::check_overfull;
 using gdedup::kOverfullFactor;
 using gdedup::Overfull;
 
-// How a job's filter ended, as one process and the ranks of an MPI job
-// both know it.
+// How a dedup's or build's filter ended, as one process and the ranks of
+// an MPI job both know it.
 struct FilterEnd {
   Mode mode = Mode::kDedup;
   bool growing = false;
   bool growth_refused = false;  // the newest layer was held by --no-grow or --max-memory
   std::string max_memory;       // --max-memory as given; "" when --no-grow held it
-  std::string filter_path;      // "" without -f
+  std::string filter_path;      // "" without -f; with it, the job was to save there
   bool filter_existed = false;  // -f named a filter file that the job extended
-  bool saves_filter = false;    // the job was to save the filter to filter_path
 };
+
+// The FilterEnd of a job run with `o`.
+FilterEnd filter_end(const JobOptions& o, Mode mode, bool growing, bool growth_refused,
+                     bool filter_existed);
 
 // The keys of a job that were offered to its filter but not counted new:
 // the records read less the keys found new (PipelineStats::kept counts
@@ -45,8 +49,8 @@ uint64_t uncounted_keys(const PipelineStats& stats, Mode mode);
 // The error line of the first layer (oldest first; a fixed filter is one)
 // that `layers` found far past its plan, or nullopt when none is. It says
 // what went wrong, what the output lacks, that the filter was not saved
-// (end.saves_filter: such a filter takes new keys for old ones in every job
-// that uses it) and what to run instead.
+// (with end.filter_path: such a filter takes new keys for old ones in
+// every job that uses it) and what to run instead.
 std::optional<std::string> overfull_error(const std::vector<std::optional<Overfull>>& layers,
                                           const FilterEnd& end);
 

@@ -93,10 +93,11 @@ Plan plan_job(const SizingRequest& request, const std::vector<std::string>& inpu
 Plan plan_new_filter(const SizingRequest& request, const std::vector<std::string>& inputs,
                      InputFormat format, char separator, const std::string& filter_path) {
   const Plan plan = plan_job(request, inputs, format, separator);
-  Console::get().info(plan_summary(plan) + (filter_path.empty() ? "" : ", saved to " + filter_path));
-  const bool absurd = plan.expected_fpr > kMaxPlannedFpr;
+  Console::get().info(plan_summary(plan) +
+                      (filter_path.empty() ? "" : ", saved to " + filter_path));
+  const bool refused = plan.expected_fpr > kMaxPlannedFpr && !request.allow_high_fpr;
   const bool costly = request.memory && plan.expected_fpr > 10 * kDefaultFpr;
-  if (!(absurd && !request.allow_high_fpr) && !costly) return plan;
+  if (!refused && !costly) return plan;
   const std::string rate = "the new filter of " + human_bytes(plan.bytes()) + " for " +
                            group_digits(plan.capacity) + " distinct keys" +
                            (request.capacity ? "" : " (the estimate of the input)") +
@@ -107,7 +108,7 @@ Plan plan_new_filter(const SizingRequest& request, const std::vector<std::string
   const Plan right = plan_for_capacity(plan.capacity, kDefaultFpr, request.block_bits);
   const std::string remedy = "; --memory " + human_bytes(right.bytes()) + " gives " +
                              format_rate(kDefaultFpr);
-  if (absurd && !request.allow_high_fpr) {
+  if (refused) {
     throw UsageError(rate + (request.memory ? remedy : "") +
                      ". Nothing was written; add --allow-high-fpr to run with that "
                      "rate all the same");

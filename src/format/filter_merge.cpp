@@ -193,7 +193,8 @@ std::optional<Overfull> check_overfull(const FilterParams& params, const FilterC
 }
 
 std::string keys_taken_text(const Overfull& over) {
-  return (over.lost_at_least ? "at least " : "about ") + group_digits(over.keys + over.probably_lost);
+  return (over.lost_at_least ? "at least " : "about ") +
+         group_digits(over.keys + over.probably_lost);
 }
 
 std::string keys_lost_text(const Overfull& over) {
