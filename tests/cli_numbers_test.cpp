@@ -7,7 +7,7 @@
 #include <limits>
 #include <string>
 
-#include "cli/json.cpp"
+#include "gdedup/json.h"
 #include "cli/numbers.cpp"
 #include "gdedup/error.h"
 

@@ -1,10 +1,10 @@
 // How --threads and --filter-threads share the hardware threads
-// (cli/thread_split.h), against the rule written out case by case.
+// (job/thread_split.h), against the rule written out case by case.
 #include <gtest/gtest.h>
 
-#include "cli/thread_split.cpp"
+#include "job/thread_split.cpp"
 
-namespace gdedup::cli {
+namespace gdedup::job {
 namespace {
 
 TEST(ThreadSplit, DefaultsGiveTheFilterAThirdAndTheFrontEndTheRest) {
@@ -33,4 +33,4 @@ TEST(ThreadSplit, OneGivenLeavesTheRestToTheOther) {
 }
 
 }  // namespace
-}  // namespace gdedup::cli
+}  // namespace gdedup::job

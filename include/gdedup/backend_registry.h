@@ -71,4 +71,15 @@ struct SkippedBackend {
 const BackendEntry& first_usable_backend(uint64_t filter_bytes, const BackendOptions& options,
                                          std::vector<SkippedBackend>* skipped = nullptr);
 
+// The backend `which` names ("auto", or a registered name) for `filter`,
+// with the defaults every front end gets: threads 0 means the hardware
+// threads less the pipeline's two (at least 1). "auto" takes the first
+// backend that is available and fits the filter's held bytes, and its
+// description says why it passed over the others; a name insists (Error
+// when that backend cannot run). `given` is how the front end names the
+// choice in a refusal ("--backend foo"): UsageError when no backend has
+// that name.
+MadeBackend choose_backend(const std::string& which, BackendOptions options, Filter& filter,
+                           const std::string& given);
+
 }  // namespace gdedup

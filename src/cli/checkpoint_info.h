@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "cli/json.h"
-#include "cli/report.h"
+#include "gdedup/json.h"
+#include "gdedup/filter_report.h"
 #include "gdedup/checkpoint.h"
 
 namespace gdedup::cli {

@@ -7,7 +7,6 @@
 #include <cstdlib>
 
 #include "cli/numbers.h"
-#include "cli/preflight.h"
 #include "gdedup/error.h"
 
 namespace gdedup::cli {
@@ -69,12 +68,6 @@ void add_interval(std::string_view part, CheckpointInterval& interval) {
   interval.records = records;
 }
 
-void require_checkpoint(const CheckpointOptions& o, bool given, const char* option) {
-  if (given && !o.enabled()) {
-    throw UsageError(std::string(option) + " needs --checkpoint FILE");
-  }
-}
-
 }  // namespace
 
 void add_checkpoint_options(CLI::App& app, CheckpointOptions& options) {
@@ -107,42 +100,6 @@ CheckpointInterval parse_checkpoint_every(const std::vector<std::string>& values
   CheckpointInterval interval;
   for (const std::string& value : values) add_interval(value, interval);
   return interval;
-}
-
-void check_checkpoint_options(const CheckpointOptions& options,
-                              const std::vector<std::string>& inputs, const std::string& output) {
-  require_checkpoint(options, !options.every.empty(), kEvery);
-  require_checkpoint(options, options.resume, "--resume");
-  require_checkpoint(options, options.replayable_stdin, "--replayable-stdin");
-  if (!options.enabled()) return;
-  parse_checkpoint_every(options.every);
-  const std::string& path = options.path;
-  if (path == "-") throw UsageError("--checkpoint -: the checkpoint must be a file");
-  if (output == "-") {
-    throw UsageError("--checkpoint needs the output in a file (-o FILE): standard output "
-                     "cannot be cut back to the checkpoint's offset when the run is resumed");
-  }
-  const bool reads_stdin = std::find(inputs.begin(), inputs.end(), "-") != inputs.end();
-  if (options.replayable_stdin && !reads_stdin) {
-    throw UsageError("--replayable-stdin has no effect: no input is standard input ('-' or "
-                     "no input named); drop --replayable-stdin");
-  }
-  for (const std::string& input : inputs) {
-    if (input == "-" && !options.replayable_stdin) {
-      throw UsageError("cannot checkpoint a run that reads standard input: a resumed run "
-                       "could not read it again; give the input as a file, or add "
-                       "--replayable-stdin if the same bytes will be fed again on resume");
-    }
-  }
-}
-
-void apply_checkpoint_options(const CheckpointOptions& options, PipelineOptions& run) {
-  if (!options.enabled()) return;
-  const CheckpointInterval interval = parse_checkpoint_every(options.every);
-  run.checkpoint = options.path;
-  run.checkpoint_every_seconds = interval.seconds;
-  run.checkpoint_every_records = interval.records;
-  run.replayable_stdin = options.replayable_stdin;
 }
 
 }  // namespace gdedup::cli

@@ -1,6 +1,6 @@
 // --checkpoint, --checkpoint-every, --resume and --replayable-stdin for dedup
-// and build (docs/CHECKPOINT.md): parsing, the checks made before any work,
-// and turning them into PipelineOptions.
+// and build (docs/CHECKPOINT.md) as the command takes them; cli/job_spec.cpp
+// makes them the spec's JobCheckpoints.
 #pragma once
 
 #include <cstdint>
@@ -40,16 +40,5 @@ void add_checkpoint_options(CLI::App& app, CheckpointOptions& options);
 // repeated or comma-separated, at most one of each kind. Throws UsageError
 // naming the value.
 CheckpointInterval parse_checkpoint_every(const std::vector<std::string>& values);
-
-// Throws UsageError for options that need --checkpoint without it, and for
-// standard input or output in a checkpointed run (unless --replayable-stdin
-// covers the input). `output` is "" when the command writes no records.
-// (That the checkpoint is none of the other files is check_written_files'.)
-void check_checkpoint_options(const CheckpointOptions& options,
-                              const std::vector<std::string>& inputs, const std::string& output);
-
-// Sets checkpoint, intervals and replayable_stdin on `run` (resume and stop
-// are set by the caller, which owns what they point to).
-void apply_checkpoint_options(const CheckpointOptions& options, PipelineOptions& run);
 
 }  // namespace gdedup::cli

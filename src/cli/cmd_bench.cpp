@@ -19,10 +19,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/backend_choice.h"
+#include "cli/backend_help.h"
 #include "cli/commands.h"
 #include "cli/console.h"
-#include "cli/json.h"
+#include "gdedup/json.h"
 #include "cli/mpi_launch.h"
 #include "cli/numbers.h"
 #include "cli/options.h"
@@ -94,7 +94,7 @@ std::vector<uint32_t> words_of(const Filter& filter) {
 Result run_fingerprints(const std::string& which, const BackendOptions& on, const Plan& plan,
                         const std::vector<uint64_t>& keys) {
   Filter filter = Filter::from_plan(plan);
-  MadeBackend chosen = choose_backend(which, on, filter);
+  MadeBackend chosen = choose_backend(which, on, filter, "--backend " + which);
   Result r;
   r.answers.resize(keys.size());
   const auto start = std::chrono::steady_clock::now();
@@ -133,7 +133,7 @@ std::string write_urls(uint64_t count) {
 Result run_urls(const std::string& which, const BackendOptions& on, const Plan& plan,
                 const std::string& path, uint64_t count) {
   Filter filter = Filter::from_plan(plan);
-  MadeBackend chosen = choose_backend(which, on, filter);
+  MadeBackend chosen = choose_backend(which, on, filter, "--backend " + which);
   PipelineOptions options;
   options.inputs = {path};
   options.output = "/dev/null";
@@ -216,7 +216,7 @@ int run_mpi_bench(const BenchOptions& options, uint64_t key_count, double fpr) {
   on.device = static_cast<int>(me.local_rank);
   const mpi::ExchangeCosts costs = mpi::measure_exchange(
       FilterParams{plan.num_blocks, plan.layout, kDefaultSeed}, batches,
-      [&](Filter& filter) { return choose_backend("auto", on, filter).backend; });
+      [&](Filter& filter) { return choose_backend("auto", on, filter, "--backend auto").backend; });
   if (me.rank == 0) {
     const uint64_t total = key_count * me.ranks;
     const std::string ranks = counted(me.ranks, "rank");

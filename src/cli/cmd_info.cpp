@@ -10,7 +10,7 @@
 #include "cli/commands.h"
 #include "cli/console.h"
 #include "cli/options.h"
-#include "cli/report.h"
+#include "gdedup/filter_report.h"
 #include "gdedup/checkpoint.h"
 #include "gdedup/error.h"
 #include "gdedup/filter_file.h"

@@ -1,11 +1,11 @@
 // gdedup dedup, build and query: the subcommands that stream records through
-// a filter. They share options and one runner (job.cpp).
+// a filter. They share options and one runner (job_command.cpp).
 #include <memory>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
-#include "cli/job.h"
+#include "cli/job_command.h"
 #include "cli/mpi_launch.h"
 #include "cli/options.h"
 
@@ -40,7 +40,7 @@ Action add_dedup_command(CLI::App& app) {
   return [o, sub] {
     resolve_mpi_launch(*o);
     refuse_ignored_options(*sub, *o);
-    return run_job(*o, JobKind::kDedup);
+    return run_job_command(*o, JobKind::kDedup);
   };
 }
 
@@ -63,7 +63,7 @@ Action add_build_command(CLI::App& app) {
   return [o, sub] {
     resolve_mpi_launch(*o);
     refuse_ignored_options(*sub, *o);
-    return run_job(*o, JobKind::kBuild);
+    return run_job_command(*o, JobKind::kBuild);
   };
 }
 
@@ -85,7 +85,7 @@ Action add_query_command(CLI::App& app) {
   return [o, sub] {
     resolve_mpi_launch(*o);
     refuse_ignored_options(*sub, *o);
-    return run_job(*o, JobKind::kQuery);
+    return run_job_command(*o, JobKind::kQuery);
   };
 }
 

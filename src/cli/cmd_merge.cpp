@@ -8,17 +8,17 @@
 
 #include "cli/commands.h"
 #include "cli/console.h"
-#include "cli/file_locks.h"
+#include "cli/command_events.h"
 #include "cli/interrupt.h"
 #include "cli/mpi_launch.h"
 #include "cli/numbers.h"
 #include "cli/options.h"
-#include "cli/overfull.h"
-#include "cli/preflight.h"
-#include "cli/report.h"
+#include "cli/exit_status.h"
+#include "gdedup/filter_report.h"
 #include "gdedup/error.h"
 #include "gdedup/filter_file.h"
 #include "gdedup/filter_merge.h"
+#include "gdedup/job_files.h"
 #include "gdedup/path_text.h"
 
 namespace gdedup::cli {
@@ -77,7 +77,8 @@ int run_merge(const MergeOptions& options) {
   // saves this filter meanwhile is waited for, and its keys are in the
   // inputs read here when the output is one of them, never lost by the
   // rename below.
-  const FileLocks locks = lock_job_files("", "", options.output);
+  ConsoleEvents events;
+  const FileLocks locks = lock_job_files("", "", options.output, events);
   check_replaced_file(options);
   // Headers first: a mismatch is refused before gigabytes are read.
   std::vector<FilterFileInfo> infos;

@@ -8,8 +8,9 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "cli/report.h"
-#include "cli/sizing.h"
+#include "gdedup/filter_report.h"
+#include "cli/job_spec.h"
+#include "gdedup/job.h"
 
 namespace gdedup::cli {
 namespace {
@@ -30,10 +31,10 @@ std::vector<uint64_t> growth_points() {
 // filter for --capacity (if given) and the growth from a first layer of
 // that capacity are shown.
 int run_plan(const PlanOptions& options) {
-  const SizingRequest request = parse_sizing(options.sizing);
+  const JobSizing request = parse_sizing(options.sizing);
   std::optional<Plan> fixed;
   if (request.memory || request.capacity) fixed = plan_standalone(request);
-  const double target = request.memory ? -1.0 : request.fpr;
+  const double target = request.memory ? -1.0 : request.rate();
   std::optional<GrowthRule> rule;
   if (!request.memory) rule = growth_rule(request);
   const std::vector<GrowthPoint> points =

@@ -1,36 +1,24 @@
 // gdedup: entry point. Builds the command line, runs the chosen subcommand
-// and turns every failure into one line on stderr and an exit status:
-//   0  success (also when the reader of our output goes away: `| head`)
-//   1  runtime error: I/O, a damaged file, no device
-//   2  usage error: the command line or its values can never work as given
-//   3  interrupted (SIGINT, SIGTERM, SIGHUP) with a checkpoint to resume
-//      from (job.h); without checkpoints such a signal ends the process
-//      with a message, by the signal itself (interrupt.h)
-//   4  the filter ended far past its plan: records probably lost (overfull.h)
+// and turns every failure into one line on stderr and an exit status
+// (exit_status.h).
 #include <exception>
 #include <map>
-#include <new>
 #include <string>
-#include <system_error>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
 #include "cli/console.h"
-#include "cli/error_advice.h"
+#include "cli/exit_status.h"
 #include "cli/interrupt.h"
 #include "cli/options.h"
 #include "cli/mpi_launch.h"
 #include "cli/parse_errors.h"
 #include "cli/version.h"
-#include "gdedup/error.h"
 #include "gdedup/output_writer.h"
 
 namespace gdedup::cli {
 namespace {
-
-constexpr int kExitRuntime = 1;
-constexpr int kExitUsage = 2;
 
 // CLI11's messages start with a capital and sometimes an option list; ours
 // are one lowercase-led line with where to look next.
@@ -99,38 +87,15 @@ int run(int argc, char** argv) {
 }  // namespace gdedup::cli
 
 int main(int argc, char** argv) {
-  using gdedup::cli::Console;
   try {
     // First of all: until the handlers are in, a signal kills in silence.
     gdedup::cli::catch_stop_signals();
     gdedup::io::ignore_sigpipe();
     return gdedup::cli::run(argc, argv);
-  } catch (const gdedup::UsageError& e) {
-    Console::get().error(gdedup::cli::with_advice(e));
-    return gdedup::cli::kExitUsage;
-  } catch (const gdedup::Error& e) {
-    if (e.kind() == gdedup::ErrorKind::broken_pipe) return 0;
-    Console::get().error(gdedup::cli::with_advice(e));
-    return gdedup::cli::kExitRuntime;
-  } catch (const std::bad_alloc&) {
-    Console::get().error("out of memory; a smaller --memory or --capacity, or a smaller --batch, "
-                         "needs less");
-    return gdedup::cli::kExitRuntime;
-  } catch (const std::system_error& e) {
-    // std::thread throws this when the system has no memory for a new
-    // thread's stack (EAGAIN, as under a small ulimit -v).
-    if (e.code() == std::errc::resource_unavailable_try_again ||
-        e.code() == std::errc::not_enough_memory) {
-      Console::get().error("out of memory: the system refused a new thread (" +
-                           e.code().message() + "); a memory limit such as ulimit -v leaves "
-                           "too little, or a smaller --memory, --capacity, --batch or "
-                           "--threads needs less");
-    } else {
-      Console::get().error(std::string("unexpected error: ") + e.what());
-    }
-    return gdedup::cli::kExitRuntime;
-  } catch (const std::exception& e) {
-    Console::get().error(std::string("unexpected error: ") + e.what());
-    return gdedup::cli::kExitRuntime;
+  } catch (...) {
+    std::string message;
+    const int status = gdedup::cli::failure_status(std::current_exception(), message);
+    if (!message.empty()) gdedup::cli::Console::get().error(message);
+    return status;
   }
 }

@@ -2,7 +2,7 @@
 
 #include "cli/options.h"
 
-#include "cli/backend_choice.h"
+#include "cli/backend_help.h"
 #include "gdedup/backend_registry.h"
 #include "gdedup/error.h"
 #include "gdedup/key_options.h"

@@ -9,7 +9,6 @@
 
 #include "cli/checkpoint_options.h"
 #include "cli/cli11_fwd.h"
-#include "cli/input_list.h"
 #include "gdedup/error.h"
 #include "gdedup/pipeline.h"
 
@@ -22,6 +21,14 @@ inline constexpr const char* kGroupFilter = "Filter";
 inline constexpr const char* kGroupSizing = "Sizing (new filters)";
 inline constexpr const char* kGroupKeys = "Keys";
 inline constexpr const char* kGroupBackend = "Backend";
+
+// --files-from, -0, --recursive and --skip-missing (JobInputs).
+struct InputListOptions {
+  std::string files_from;     // "" for none; "-" reads the list from standard input
+  bool null_list = false;     // -0: the list's paths end with NUL, not newline
+  bool recursive = false;     // a folder stands for the files under it
+  bool skip_missing = false;  // a missing file is dropped with a warning
+};
 
 struct SizingOptions {
   std::string capacity;  // "" when not given
@@ -47,8 +54,8 @@ enum class ProgressMode { kAuto, kOn, kOff };
 
 // dedup, build and query.
 struct JobOptions {
-  std::vector<std::string> inputs;  // INPUT arguments; resolve_inputs() adds the rest
-  InputListOptions input_list;      // --files-from, -0, --recursive, --skip-missing
+  std::vector<std::string> inputs;  // INPUT arguments; the job resolves them with the rest
+  InputListOptions input_list;
   std::string output = "-";
   std::string output_parts;  // --output-parts DIR: the output as parts and a manifest
   std::string filter_path;
@@ -58,7 +65,7 @@ struct JobOptions {
   bool null_data = false;  // -z: records end at NUL instead of newline
   std::string max_record_length;  // "" for the default
   std::string backend = "auto";
-  // 0 where not given: cli/thread_split.h shares the hardware threads.
+  // 0 where not given: the job shares the hardware threads (JobSpec).
   unsigned threads = 0;         // --threads: front-end workers
   unsigned filter_threads = 0;  // --filter-threads: the CPU backend's threads
   int device = 0;        // --device: the GPU backend's CUDA device
@@ -72,7 +79,7 @@ struct JobOptions {
   bool no_grow = false;     // dedup and build --no-grow
   std::string max_memory;   // dedup and build --max-memory; "" for no cap
   CheckpointOptions checkpoint;  // dedup and build
-  bool mpi = false;  // --mpi: this process is one rank of an MPI job (mpi_job.h)
+  bool mpi = false;  // --mpi: this process is one rank of an MPI job (job_command.h)
   bool no_mpi = false;  // --no-mpi: one process, even when a launcher started several
   // Set when an MPI launch, not --mpi, made this a rank (cli/mpi_launch.h):
   // the launcher's variable that says so.

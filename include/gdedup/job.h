@@ -1,0 +1,192 @@
+// A job, described once as a typed value and run by the library: the
+// command line, the Python package and the ranks of an MPI job each map
+// their own words to a JobSpec, hear what the job says through JobEvents,
+// and map its JobResult (or its gdedup::Error) back to their own words.
+//
+//   JobSpec spec;
+//   spec.kind = JobKind::kDedup;
+//   spec.inputs.paths = {"urls.txt.gz"};
+//   spec.output = "unique.txt";
+//   spec.filter_path = "seen.gdf";  // extended when it exists, else made
+//   JobEvents quiet;                 // says nothing, names options plainly
+//   JobResult result = run_job(spec, quiet);
+//
+// Everything a job decides (its inputs, the filter's size and growth, the
+// backend and threads, locks, checkpoint and resume checks, what to save
+// when the filter ended far past its plan) is decided here, once, so that
+// every front end gets the same answers (docs/ARCHITECTURE.md, "The job").
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gdedup/filter_summary.h"
+#include "gdedup/growth.h"
+#include "gdedup/key_options.h"
+#include "gdedup/mode.h"
+#include "gdedup/pipeline.h"
+#include "gdedup/planner.h"
+
+namespace gdedup {
+
+enum class JobKind {
+  kDedup,  // write each record whose key is new (or, with duplicates, seen before)
+  kBuild,  // add every key to the filter, write nothing
+  kQuery,  // write each record whose key is in the filter (or, with absent, not)
+};
+
+// The rate a new filter is planned for when none is asked for.
+inline constexpr double kDefaultFpr = 1e-4;
+// A new filter planned to a rate above this drops most unique records: it
+// is refused unless JobSizing::allow_high_fpr.
+inline constexpr double kMaxPlannedFpr = 0.5;
+
+// The options of a job as a front end names them in messages
+// (JobEvents::name): the command says "--max-memory", Python "max_memory=".
+enum class JobOption {
+  kFilesFrom, kNullList, kRecursive, kSkipMissing, kOutput, kOutputParts, kFilter, kStats,
+  kCapacity, kFpr, kMemory, kBlockBits, kAllowHighFpr, kNoGrow, kMaxMemory,
+  kKey, kDelimiter, kNormalize, kIgnoreKeyRules, kInputFormat, kNullData,
+  kBackend, kThreads, kFilterThreads, kDevice, kCheckpoint, kResume, kReplayableStdin,
+  kMpi,
+};
+
+// Where the records come from, before they are resolved into files.
+struct JobInputs {
+  std::vector<std::string> paths;  // named inputs, in order; none and no list: standard input
+  std::string files_from;  // a file listing more paths ("" for none; "-" standard input)
+  bool null_list = false;     // the list's paths end with NUL, not newline
+  bool recursive = false;     // a folder stands for the regular files under it
+  bool skip_missing = false;  // a missing file is dropped with a warning
+};
+
+// The size of a new filter (an existing one keeps its own).
+struct JobSizing {
+  std::optional<uint64_t> capacity;  // distinct keys expected; else estimated from the inputs
+  std::optional<uint64_t> memory;    // the filter's bytes (fixes its size)
+  std::optional<double> fpr;         // the rate planned for; kDefaultFpr when not given
+  uint32_t block_bits = 0;           // 0: the planner chooses
+  bool allow_high_fpr = false;       // run a filter planned above kMaxPlannedFpr
+
+  bool given() const { return capacity || memory || fpr || block_bits != 0; }
+  double rate() const { return fpr.value_or(kDefaultFpr); }
+};
+
+// Checkpoints (docs/CHECKPOINT.md).
+struct JobCheckpoints {
+  std::string path;  // "" when checkpoints are off
+  double every_seconds = 60;
+  uint64_t every_records = 0;
+  bool resume = false;            // continue the run whose checkpoint is at `path`
+  bool replayable_stdin = false;  // standard input will be fed again from its start on resume
+
+  bool enabled() const { return !path.empty(); }
+};
+
+struct JobSpec {
+  JobKind kind = JobKind::kDedup;
+  bool duplicates = false;  // dedup: write the records whose key was seen before
+  bool absent = false;      // query: write the records whose key is not in the filter
+
+  JobInputs inputs;
+  InputFormat format = InputFormat::kText;
+  char record_separator = '\n';  // '\0' for NUL-separated records
+  KeyOptions keys;               // text input only
+  bool ignore_key_rules = false; // use a filter file whose keys were made by other rules
+  uint64_t max_record_bytes = PipelineOptions{}.max_record_bytes;
+
+  std::string output = "-";  // the records written; "-" is standard output
+  std::string output_parts;  // a folder of parts and a manifest instead of `output`
+  std::string filter_path;   // "" for none; dedup and build save to it, query reads it
+  std::string stats_path;    // the --stats JSON; "" for none
+
+  JobSizing sizing;
+  bool no_grow = false;     // a new filter is fixed; an existing growing one holds its layers
+  uint64_t max_memory = 0;  // the cap on a growing filter's bytes; 0 for none
+
+  std::string backend = "auto";  // a registered backend's name, or "auto"
+  unsigned threads = 0;         // front-end workers; 0: shared with filter_threads by default
+  unsigned filter_threads = 0;  // the CPU backend's threads; 0: the default share
+  int device = 0;               // the GPU backend's CUDA device
+  uint64_t batch_records = PipelineOptions{}.batch_records;
+  uint64_t piece_bytes = PipelineOptions{}.piece_bytes;
+
+  JobCheckpoints checkpoint;
+
+  Mode mode() const;
+  // Dedup and build save their filter to filter_path; a query only reads it.
+  bool saves_filter() const { return !filter_path.empty() && kind != JobKind::kQuery; }
+};
+
+// What a job says while it runs, and how the front end names its options.
+// The defaults say nothing and use the library's own names ("capacity").
+class JobEvents {
+ public:
+  virtual ~JobEvents() = default;
+  virtual void info(const std::string& message) { (void)message; }
+  virtual void warn(const std::string& message) { (void)message; }
+  // After each batch; `layers` > 0 for a growing filter. From the filter thread.
+  virtual void progress(const Progress& progress, size_t layers) { (void)progress, (void)layers; }
+  // Set when the job should stop at its next batch with a checkpoint; null: never.
+  virtual const std::atomic<bool>* stop() const { return nullptr; }
+  // The option as messages name it: "--max-memory".
+  virtual std::string name(JobOption option) const;
+  // The option with the value the user gave: "--max-memory 2G". The default
+  // names the option alone.
+  virtual std::string given(JobOption option) const { return name(option); }
+};
+
+enum class JobStatus {
+  kComplete,
+  kInterrupted,  // stopped at a checkpoint (JobEvents::stop); `message` says how to resume
+  kOverfull,     // the filter ended far past its plan and was not saved; `message` says more
+  kOutputClosed, // the output's reader went away and nothing else was to be saved
+};
+
+struct JobResult {
+  JobStatus status = JobStatus::kComplete;
+  std::string message;  // for kInterrupted and kOverfull
+  Mode mode = Mode::kDedup;
+  PipelineStats stats;
+  FilterSummary filter;  // the filter the job ended with
+  std::string backend;   // "cpu", or "cpu on 2 ranks"
+  bool checkpointing = false;
+  uint64_t inputs = 0;          // files read (standard input counts as one)
+  uint64_t inputs_skipped = 0;  // missing, left out by skip_missing
+  // A resumed run's stats count the records before the checkpoint too.
+  uint64_t resumed_records = 0;
+  uint64_t resumed_bytes = 0;
+};
+
+// Runs the job in this process. Throws UsageError for a spec that cannot
+// run (named in the front end's words), Error with its ErrorKind for a
+// failure; every check is made before any file is read or created.
+JobResult run_job(const JobSpec& spec, JobEvents& events);
+
+// The plan of a new fixed filter of `sizing` for keys a program adds itself
+// (no inputs to estimate from): a capacity, or a memory budget (the rate
+// then assumes the load typical of a filter of kDefaultFpr). Refused
+// (UsageError, in `events`' words) when neither is given, when both fpr and
+// memory are, or when the plan's expected rate is above kMaxPlannedFpr
+// without allow_high_fpr; a memory budget that holds the rate above ten
+// times kDefaultFpr is warned of.
+Plan plan_fixed_filter(const JobSizing& sizing, JobEvents& events);
+
+// The growth of a new growing filter of `sizing`: from its capacity, or
+// from a small first layer.
+GrowthRule growth_rule(const JobSizing& sizing);
+
+// "1,000,000 records: 600,000 kept, ... in 1.23 s (813k records/s); filter
+// 12.34% full, ~600,000 distinct keys, FPR now ..."
+std::string summary_line(const JobResult& result);
+
+// What a job that ends now, before it completes, leaves of its files:
+// "the job did not finish" + `why` + what became of each.
+std::string unfinished_job_text(const JobSpec& spec, const JobEvents& events,
+                                const std::string& why);
+
+}  // namespace gdedup

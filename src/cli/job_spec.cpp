@@ -1,0 +1,174 @@
+#include "cli/job_spec.h"
+
+#include "cli/checkpoint_options.h"
+#include "cli/numbers.h"
+#include "gdedup/error.h"
+#include "gdedup/number_text.h"
+
+namespace gdedup::cli {
+namespace {
+
+uint64_t max_record_bytes(const std::string& text, InputFormat format) {
+  if (text.empty()) return PipelineOptions{}.max_record_bytes;
+  if (format == InputFormat::kU64) {
+    throw UsageError("--max-record-length " + text + " does not apply to --input-format u64, "
+                     "whose records are 8 bytes each; leave it out");
+  }
+  const uint64_t bytes = parse_bytes(text, "--max-record-length");
+  if (bytes == 0) {
+    throw UsageError("--max-record-length " + text + ": must be at least 1 byte");
+  }
+  return bytes;
+}
+
+uint64_t batch_records(const std::string& text) {
+  if (text.empty()) return PipelineOptions{}.batch_records;
+  const uint64_t batch = parse_count(text, "--batch");
+  if (batch == 0) throw UsageError("--batch " + text + ": must be at least 1 record");
+  return batch;
+}
+
+uint64_t piece_bytes(const std::string& text) {
+  if (text.empty()) return PipelineOptions{}.piece_bytes;
+  const uint64_t bytes = parse_bytes(text, "--piece-bytes");
+  if (bytes == 0) throw UsageError("--piece-bytes " + text + ": must be at least 1 byte");
+  return bytes;
+}
+
+JobCheckpoints checkpoints(const CheckpointOptions& options) {
+  if (!options.every.empty() && !options.enabled()) {
+    throw UsageError("--checkpoint-every needs --checkpoint FILE");
+  }
+  JobCheckpoints c;
+  c.path = options.path;
+  c.resume = options.resume;
+  c.replayable_stdin = options.replayable_stdin;
+  if (options.enabled()) {
+    const CheckpointInterval interval = parse_checkpoint_every(options.every);
+    c.every_seconds = interval.seconds;
+    c.every_records = interval.records;
+  }
+  return c;
+}
+
+}  // namespace
+
+JobSizing parse_sizing(const SizingOptions& options) {
+  JobSizing r;
+  // With a memory budget the rate is the outcome, not a target.
+  if (!options.fpr.empty() && !options.memory.empty()) {
+    throw UsageError("--fpr " + options.fpr + " and --memory " + options.memory +
+                     " cannot both be given: --fpr sizes the filter for a rate, --memory fixes "
+                     "its size (the rate is then reported)");
+  }
+  if (!options.capacity.empty()) {
+    r.capacity = parse_count(options.capacity, "--capacity");
+    if (*r.capacity == 0) {
+      throw UsageError("--capacity " + options.capacity +
+                       ": must be at least 1 (the distinct keys expected)");
+    }
+  }
+  if (!options.memory.empty()) r.memory = parse_bytes(options.memory, "--memory");
+  if (!options.fpr.empty()) r.fpr = parse_fpr(options.fpr, "--fpr");
+  if (r.rate() > kMaxPlannedFpr && !options.allow_high_fpr) {
+    throw UsageError("--fpr " + options.fpr + " would take about " + format_percent(r.rate()) +
+                     " of new keys for ones already present once the filter is full; rates "
+                     "above " + format_rate(kMaxPlannedFpr) + " are refused without "
+                     "--allow-high-fpr");
+  }
+  r.block_bits = options.block_bits;
+  r.allow_high_fpr = options.allow_high_fpr;
+  return r;
+}
+
+Plan plan_standalone(const JobSizing& request) {
+  if (!request.capacity) {
+    throw UsageError("plan needs --capacity N (the distinct keys expected), with --fpr P or "
+                     "--memory BYTES");
+  }
+  return request.memory ? plan_for_memory(*request.memory, *request.capacity, request.block_bits)
+                        : plan_for_capacity(*request.capacity, request.rate(), request.block_bits);
+}
+
+JobSpec job_spec(const JobOptions& o, JobKind kind) {
+  JobSpec spec;
+  spec.kind = kind;
+  spec.duplicates = o.duplicates;
+  spec.absent = o.absent;
+  spec.inputs.paths = o.inputs;
+  spec.inputs.files_from = o.input_list.files_from;
+  spec.inputs.null_list = o.input_list.null_list;
+  spec.inputs.recursive = o.input_list.recursive;
+  spec.inputs.skip_missing = o.input_list.skip_missing;
+  spec.format = parse_input_format(o.input_format);
+  spec.sizing = parse_sizing(o.sizing);
+  if (!o.max_memory.empty()) spec.max_memory = parse_bytes(o.max_memory, "--max-memory");
+  spec.no_grow = o.no_grow;
+  o.progress_mode();  // --progress with --no-progress
+  spec.batch_records = batch_records(o.batch);
+  spec.max_record_bytes = max_record_bytes(o.max_record_length, spec.format);
+  spec.piece_bytes = piece_bytes(o.piece_bytes);
+  // u64 records have no key options (refuse_ignored_options).
+  if (spec.format == InputFormat::kText) spec.keys = parse_key_flags(o.keys);
+  spec.ignore_key_rules = o.keys.ignore_key_rules;
+  spec.record_separator = o.record_separator();
+  spec.output = o.output;
+  spec.output_parts = o.output_parts;
+  spec.filter_path = o.filter_path;
+  spec.stats_path = o.stats_path;
+  spec.backend = o.backend;
+  spec.threads = o.threads;
+  spec.filter_threads = o.filter_threads;
+  spec.device = o.device;
+  spec.checkpoint = checkpoints(o.checkpoint);
+  return spec;
+}
+
+std::string flag_name(JobOption option) {
+  switch (option) {
+    case JobOption::kFilesFrom: return "--files-from";
+    case JobOption::kNullList: return "-0";
+    case JobOption::kRecursive: return "--recursive";
+    case JobOption::kSkipMissing: return "--skip-missing";
+    case JobOption::kOutput: return "-o";
+    case JobOption::kOutputParts: return "--output-parts";
+    case JobOption::kFilter: return "-f";
+    case JobOption::kStats: return "--stats";
+    case JobOption::kCapacity: return "--capacity";
+    case JobOption::kFpr: return "--fpr";
+    case JobOption::kMemory: return "--memory";
+    case JobOption::kBlockBits: return "--block-bits";
+    case JobOption::kAllowHighFpr: return "--allow-high-fpr";
+    case JobOption::kNoGrow: return "--no-grow";
+    case JobOption::kMaxMemory: return "--max-memory";
+    case JobOption::kKey: return "--key";
+    case JobOption::kDelimiter: return "--delimiter";
+    case JobOption::kNormalize: return "--normalize";
+    case JobOption::kIgnoreKeyRules: return "--ignore-key-rules";
+    case JobOption::kInputFormat: return "--input-format";
+    case JobOption::kNullData: return "-z";
+    case JobOption::kBackend: return "--backend";
+    case JobOption::kThreads: return "--threads";
+    case JobOption::kFilterThreads: return "--filter-threads";
+    case JobOption::kDevice: return "--device";
+    case JobOption::kCheckpoint: return "--checkpoint";
+    case JobOption::kResume: return "--resume";
+    case JobOption::kReplayableStdin: return "--replayable-stdin";
+    case JobOption::kMpi: return "--mpi";
+  }
+  return "?";
+}
+
+std::string flag_given(const JobOptions& o, JobOption option) {
+  const std::string name = flag_name(option);
+  switch (option) {
+    case JobOption::kMaxMemory: return name + " " + o.max_memory;
+    case JobOption::kMemory: return name + " " + o.sizing.memory;
+    case JobOption::kFpr: return name + " " + o.sizing.fpr;
+    case JobOption::kCapacity: return name + " " + o.sizing.capacity;
+    case JobOption::kBackend: return name + " " + o.backend;
+    default: return name;
+  }
+}
+
+}  // namespace gdedup::cli

@@ -1,0 +1,218 @@
+#include "job/job_steps.h"
+
+#include <algorithm>
+
+#include "gdedup/checkpoint.h"
+#include "gdedup/error.h"
+#include "gdedup/input_file.h"
+#include "gdedup/output_file.h"
+#include "gdedup/paths.h"
+#include "job/input_list.h"
+#include "job/job_checks.h"
+#include "job/overfull.h"
+#include "job/stats.h"
+
+namespace gdedup {
+
+Mode JobSpec::mode() const {
+  switch (kind) {
+    case JobKind::kDedup: return duplicates ? Mode::kDuplicates : Mode::kDedup;
+    case JobKind::kBuild: return Mode::kBuild;
+    case JobKind::kQuery: return absent ? Mode::kQueryAbsent : Mode::kQueryPresent;
+  }
+  return Mode::kDedup;
+}
+
+std::string JobEvents::name(JobOption option) const {
+  switch (option) {
+    case JobOption::kFilesFrom: return "files_from";
+    case JobOption::kNullList: return "null_list";
+    case JobOption::kRecursive: return "recursive";
+    case JobOption::kSkipMissing: return "skip_missing";
+    case JobOption::kOutput: return "output";
+    case JobOption::kOutputParts: return "output_parts";
+    case JobOption::kFilter: return "filter";
+    case JobOption::kStats: return "stats";
+    case JobOption::kCapacity: return "capacity";
+    case JobOption::kFpr: return "fpr";
+    case JobOption::kMemory: return "memory";
+    case JobOption::kBlockBits: return "block_bits";
+    case JobOption::kAllowHighFpr: return "allow_high_fpr";
+    case JobOption::kNoGrow: return "no_grow";
+    case JobOption::kMaxMemory: return "max_memory";
+    case JobOption::kKey: return "key";
+    case JobOption::kDelimiter: return "delimiter";
+    case JobOption::kNormalize: return "normalize";
+    case JobOption::kIgnoreKeyRules: return "ignore_key_rules";
+    case JobOption::kInputFormat: return "input_format";
+    case JobOption::kNullData: return "null_data";
+    case JobOption::kBackend: return "backend";
+    case JobOption::kThreads: return "threads";
+    case JobOption::kFilterThreads: return "filter_threads";
+    case JobOption::kDevice: return "device";
+    case JobOption::kCheckpoint: return "checkpoint";
+    case JobOption::kResume: return "resume";
+    case JobOption::kReplayableStdin: return "replayable_stdin";
+    case JobOption::kMpi: return "mpi";
+  }
+  return "?";
+}
+
+std::string unfinished_job_text(const JobSpec& o, const JobEvents& events,
+                                const std::string& why) {
+  const Mode mode = o.mode();
+  std::string text = "the job did not finish" + why;
+  if (mode != Mode::kBuild && !o.output_parts.empty()) {
+    text += "; the folder " + o.output_parts + " keeps its previous output (its MANIFEST is "
+            "written last), perhaps beside part files of this job that no manifest lists";
+  } else if (mode != Mode::kBuild && !io::replaced_file(o.output).empty()) {
+    text += "; the output " + o.output + " was left as it was before the job";
+  } else if (mode != Mode::kBuild) {
+    text += "; " + (o.output == "-" ? std::string("standard output") : o.output) +
+            " holds only part of the result, perhaps ending inside a record";
+  }
+  if (o.saves_filter()) text += "; the filter " + o.filter_path + " was not updated";
+  if (!o.stats_path.empty()) text += "; " + o.stats_path + " was not written";
+  if (o.kind != JobKind::kQuery) {
+    text += "; " + events.name(JobOption::kCheckpoint) + " FILE makes a long job resumable";
+  }
+  return text;
+}
+
+}  // namespace gdedup
+
+namespace gdedup::job {
+namespace {
+
+// Standard input named twice, or an input that cannot be read: refused,
+// worded as opening it would.
+void check_inputs(const std::vector<std::string>& inputs) {
+  int stdin_count = 0;
+  for (const std::string& path : inputs) {
+    if (path == "-") {
+      if (++stdin_count > 1) {
+        throw UsageError("standard input ('-') is named more than once among the inputs");
+      }
+      continue;
+    }
+    io::check_readable(path);
+  }
+}
+
+}  // namespace
+
+uint64_t resolve_and_check_inputs(Job& job) {
+  ResolvedInputs inputs = resolve_inputs(job.spec.inputs, job.events);
+  job.inputs = std::move(inputs.paths);
+  check_inputs(job.inputs);
+  return inputs.skipped.size();
+}
+
+PipelineOptions pipeline_options(const Job& job) {
+  const JobSpec& o = job.spec;
+  PipelineOptions run;
+  run.inputs = job.inputs;
+  run.output = o.output;
+  run.output_parts = o.output_parts;
+  run.mode = job.mode();
+  run.format = o.format;
+  run.record_separator = o.record_separator;
+  run.keys = o.format == InputFormat::kText ? o.keys : KeyOptions{};
+  run.batch_records = o.batch_records;
+  run.piece_bytes = o.piece_bytes;
+  run.max_record_bytes = o.max_record_bytes;
+  if (o.checkpoint.enabled()) {
+    run.checkpoint = o.checkpoint.path;
+    run.checkpoint_every_seconds = o.checkpoint.every_seconds;
+    run.checkpoint_every_records = o.checkpoint.every_records;
+    run.replayable_stdin = o.checkpoint.replayable_stdin;
+  }
+  run.keep_checkpoint = o.saves_filter();
+  run.saved_filter = o.saves_filter() ? o.filter_path : "";
+  return run;
+}
+
+FileLocks lock_files(const Job& job) {
+  const JobSpec& o = job.spec;
+  return lock_job_files(output_to_lock(job), o.checkpoint.enabled() ? o.checkpoint.path : "",
+                        o.saves_filter() ? o.filter_path : "", job.events);
+}
+
+KeyRules saved_key_rules(const Job& job, bool filter_existed) {
+  if (filter_existed) {
+    if (auto keys = read_filter_info(job.spec.filter_path).rules.keys) return *keys;
+  }
+  return job_key_rules(job.spec);
+}
+
+JobResult start_result(const Job& job, uint64_t inputs_skipped, const ResumeState* resume) {
+  JobResult result;
+  result.mode = job.mode();
+  result.checkpointing = job.spec.checkpoint.enabled();
+  result.inputs = job.inputs.size();
+  result.inputs_skipped = inputs_skipped;
+  if (resume != nullptr) {
+    result.resumed_records = resume->records;
+    result.resumed_bytes = resume->input_bytes;
+  }
+  return result;
+}
+
+void finish_job(const Job& job, const JobEnding& ending, JobResult& result) {
+  const JobSpec& o = job.spec;
+  // A query adds no keys: its filter's state is not its doing.
+  std::optional<std::string> overfull;
+  if (o.kind != JobKind::kQuery) {
+    overfull = overfull_error(ending.layers, filter_end(job, ending.growing,
+                                                        ending.growth_refused,
+                                                        ending.filter_existed));
+  }
+  // A filter far past its plan is not saved (overfull_error says so).
+  if (o.saves_filter() && !overfull) ending.save();
+  // Only now, with the output renamed and the filter saved, is the
+  // checkpoint no longer needed (PipelineOptions::keep_checkpoint).
+  if (o.saves_filter() && o.checkpoint.enabled() && ending.remove_checkpoint) {
+    fs::unlink_file(o.checkpoint.path);
+  }
+  if (!o.stats_path.empty() && ending.write_stats) {
+    write_stats_file(o.stats_path, stats_json(result).str() + "\n");
+  }
+  // Everything is written; the status says it is not what was promised.
+  if (overfull) {
+    result.status = JobStatus::kOverfull;
+    result.message = *overfull;
+  }
+}
+
+std::string aftermath(const Job& job) {
+  // What the output holds the pipeline says itself: only it knows.
+  const JobSpec& o = job.spec;
+  std::string text;
+  if (o.saves_filter()) text += " The filter " + o.filter_path + " was not updated.";
+  if (o.checkpoint.enabled() && file_exists(o.checkpoint.path)) {
+    text += " Once the cause is fixed, the same command plus " + job.name(JobOption::kResume) +
+            " continues from the checkpoint " + o.checkpoint.path + ".";
+  }
+  return text;
+}
+
+bool closed_output_is_failure(const JobSpec& spec) {
+  return spec.saves_filter() || !spec.stats_path.empty();
+}
+
+std::string closed_pipe_text(const Job& job) {
+  const JobSpec& o = job.spec;
+  std::string not_saved;
+  if (o.saves_filter()) not_saved = "the filter " + o.filter_path + " was not updated";
+  if (!o.stats_path.empty()) {
+    not_saved += std::string(not_saved.empty() ? "" : " and ") + "the statistics file " +
+                 o.stats_path + " was not written";
+  }
+  return "the reader of standard output went away (a closed pipe, as with `| head`) before "
+         "the job ended; " + not_saved + ", since the records after that point were never "
+         "delivered. Let the reader take the whole output, or leave out " +
+         job.name(JobOption::kFilter) + " and " + job.name(JobOption::kStats) +
+         " when only the first records are wanted.";
+}
+
+}  // namespace gdedup::job

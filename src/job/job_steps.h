@@ -1,0 +1,65 @@
+// The steps a job takes alike in one process (run_job.cpp) and as the
+// ranks of an MPI job (rank_job.cpp): one skeleton, so that the two differ
+// only in how their filter is held and their batches flow.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gdedup/filter_merge.h"
+#include "gdedup/job_files.h"
+#include "gdedup/key_rules.h"
+#include "job/context.h"
+
+namespace gdedup::job {
+
+// Resolves the spec's inputs into job.inputs and checks each can be read;
+// returns how many were left out (skip_missing).
+uint64_t resolve_and_check_inputs(Job& job);
+
+// The pipeline options of the job: everything but the filter's callbacks,
+// the resume state and the stop flag, which the driver owns.
+PipelineOptions pipeline_options(const Job& job);
+
+// Takes the locks of the files the job writes (held until the job ends).
+FileLocks lock_files(const Job& job);
+
+// The key rules the saved filter records: an existing file's own where it
+// records them (it was made by them), else the job's.
+KeyRules saved_key_rules(const Job& job, bool filter_existed);
+
+// How a job that ran its filter to the end finishes: the end of its filter
+// judged (`layers`: each layer's Overfull, oldest first), the filter saved
+// through `save` unless it ended far past its plan, the checkpoint removed
+// (where `remove_checkpoint`: the rank that owns it), the statistics file
+// written (where `write_stats`), and `result`'s status set.
+struct JobEnding {
+  std::vector<std::optional<Overfull>> layers;
+  bool growing = false;
+  bool growth_refused = false;
+  bool filter_existed = false;
+  std::function<void()> save;
+  bool remove_checkpoint = true;
+  bool write_stats = true;
+};
+void finish_job(const Job& job, const JobEnding& ending, JobResult& result);
+
+// The result's counts before the run: inputs, resume point, checkpoints.
+JobResult start_result(const Job& job, uint64_t inputs_skipped, const ResumeState* resume);
+
+// Appended to an error that struck after work began, so the user knows what
+// the files now hold.
+std::string aftermath(const Job& job);
+
+// The failure of a job whose output's reader went away (`| head`) and that
+// was to save a filter or statistics: a filter saved then would hold the
+// keys of records nobody received, and tomorrow's run would drop them as
+// seen; so nothing is saved and the job fails (Error). Without either, the
+// job ends quietly (JobStatus::kOutputClosed).
+bool closed_output_is_failure(const JobSpec& spec);
+std::string closed_pipe_text(const Job& job);
+
+}  // namespace gdedup::job

@@ -1,0 +1,193 @@
+// RankJob: a job as one rank of an MPI job runs it, on the steps every job
+// shares (job_steps.h); the filter is an mpi::ShardedFilter.
+#include "gdedup/rank_job.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gdedup/backend_registry.h"
+#include "gdedup/error.h"
+#include "gdedup/filter_file.h"
+#include "gdedup/filter_report.h"
+#include "gdedup/number_text.h"
+#include "job/checkpoint_job.h"
+#include "job/growth_choice.h"
+#include "job/job_checks.h"
+#include "job/job_steps.h"
+#include "job/overfull.h"
+#include "job/sizing.h"
+
+namespace gdedup {
+
+struct RankJob::State {
+  State(const JobSpec& s, JobEvents& e, const mpi::RankInfo& m) : spec(s), job(spec, e), me(m) {}
+  JobSpec spec;  // a copy: the job's steps keep a reference
+  job::Job job;
+  mpi::RankInfo me;
+  uint64_t inputs_skipped = 0;
+  std::optional<mpi::ShardedFilter> filter;
+  ResumeState resume;    // when resuming: the checkpoint's
+  KeyRules saved_rules;  // what the saved filter records
+  bool filter_existed = false;
+  FileLocks locks;  // rank 0's
+};
+
+namespace {
+
+// What one process would accept but the ranks cannot do yet: refused by
+// name, never ignored.
+void refuse_unsupported(const job::Job& j) {
+  if (j.spec.threads > 1) {
+    throw UsageError(j.name(JobOption::kThreads) + " is not supported under " +
+                     j.name(JobOption::kMpi) + " yet; each rank reads with one thread: run "
+                     "more ranks instead (" + j.name(JobOption::kFilterThreads) + " sets the "
+                     "threads that run a rank's blocks on its CPU)");
+  }
+}
+
+}  // namespace
+
+RankJob::RankJob(const JobSpec& spec, JobEvents& events, const mpi::RankInfo& me)
+    : state_(std::make_unique<State>(spec, events, me)) {
+  state_->inputs_skipped = job::resolve_and_check_inputs(state_->job);
+}
+
+RankJob::~RankJob() = default;
+
+void RankJob::check_same_files() {
+  const JobSpec& o = state_->spec;
+  std::vector<std::pair<std::string, std::string>> job_files;
+  if (!o.filter_path.empty()) job_files.emplace_back("filter file", o.filter_path);
+  if (o.checkpoint.resume) job_files.emplace_back("checkpoint", o.checkpoint.path);
+  mpi::check_same_inputs(state_->job.inputs, job_files);
+}
+
+void RankJob::prepare() {
+  State& s = *state_;
+  const job::Job& j = s.job;
+  const JobSpec& o = s.spec;
+  s.filter_existed = !o.filter_path.empty() && file_exists(o.filter_path);
+  refuse_unsupported(j);
+  const bool grows = job::growth_chosen(j);
+  job::check_files(j);
+  if (s.me.rank == 0) s.locks = job::lock_files(j);
+  const KeyRules key_rules = job::job_key_rules(o);
+  s.saved_rules = key_rules;
+  if (o.checkpoint.resume) {
+    // The filter is the checkpoint's; an existing filter file keeps its
+    // own key rules, as when the run began.
+    // Rank 0 saves the filter file; no rank can compare it with its part.
+    job::check_resume_files(j, o.saves_filter() && s.me.rank == 0, false);
+    s.saved_rules = job::saved_key_rules(j, s.filter_existed);
+    s.filter.emplace(mpi::ShardedFilter::load_checkpoint(o.checkpoint.path, s.resume));
+    job::check_resume_growth(j, s.resume, job::requested_growth(j, grows, s.filter_existed));
+    if (!s.resume.growth) job::check_resume_sizing(j, s.resume.params);
+    j.events.info("resuming from checkpoint " + o.checkpoint.path + " at record " +
+                  group_digits(s.resume.records));
+    return;
+  }
+  job::refuse_existing_checkpoint(j);
+  if (o.kind == JobKind::kQuery || s.filter_existed) {
+    const FilterFileInfo info = read_filter_info(o.filter_path);
+    job::check_key_rules(j, info.rules, info.version, key_rules);
+    if (info.rules.keys) s.saved_rules = *info.rules.keys;
+    if (o.kind != JobKind::kQuery && s.me.rank == 0) {
+      job::warn_ignored_sizing(j, info.rules, info.params[0]);
+    }
+    s.filter.emplace(mpi::ShardedFilter::load(o.filter_path));
+    mpi::ShardedFilter& filter = *s.filter;
+    if (filter.growth()) {
+      filter.set_max_bytes(job::growth_limit(j, filter.bytes(), filter.layer_count()));
+    } else if (o.max_memory != 0 && filter.bytes() > o.max_memory) {
+      throw UsageError(job::fixed_past_max_memory(j, filter.bytes()));
+    }
+  } else if (grows) {
+    const GrowthRule rule = job::plan_growth(j);
+    j.events.info(growth_summary(rule) +
+                  (o.filter_path.empty() ? "" : ", saved to " + o.filter_path));
+    s.filter.emplace(rule, kDefaultSeed, 0);
+    s.filter->set_max_bytes(job::growth_limit(j, s.filter->bytes(), 1));
+  } else {
+    const Plan plan = job::plan_new_filter(j);
+    FilterCounters counters;
+    counters.planned_capacity = plan.capacity;
+    counters.planned_fpr = plan.expected_fpr;
+    s.filter.emplace(FilterParams{plan.num_blocks, plan.layout, kDefaultSeed}, counters);
+  }
+}
+
+JobResult RankJob::run() {
+  State& s = *state_;
+  const job::Job& j = s.job;
+  const JobSpec& o = s.spec;
+  const mpi::RankInfo& me = s.me;
+  mpi::ShardedFilter& filter = *s.filter;
+  PipelineOptions run = job::pipeline_options(j);
+  run.resume = o.checkpoint.resume ? &s.resume : nullptr;
+  run.stop = o.checkpoint.enabled() ? j.events.stop() : nullptr;
+  // Each rank chooses its own backend (auto: its GPU if it has one, else
+  // the CPU), on the GPU its local rank numbers; the answers are the same.
+  BackendOptions backend_options;
+  backend_options.threads = o.filter_threads > 0 ? o.filter_threads : 1;
+  backend_options.device = static_cast<int>(me.local_rank);
+  std::string backend;
+  const BackendMaker make_backend = [&](Filter& part) {
+    MadeBackend made;
+    try {
+      made = choose_backend(o.backend, backend_options, part, j.given(JobOption::kBackend));
+    } catch (const UsageError&) {
+      throw;
+    } catch (const Error& e) {
+      if (o.backend != "gpu") throw;
+      throw Error(std::string(e.what()) + " (under " + j.name(JobOption::kMpi) + " a rank runs "
+                  "on the GPU its rank on its machine numbers, and this rank is number " +
+                  std::to_string(me.local_rank) + " on " + me.host + ": start at most one "
+                  "rank per GPU on each machine)", e);
+    }
+    backend = made.description;
+    j.events.info("backend of rank 0: " + backend);
+    return std::move(made.backend);
+  };
+  run.on_progress = [&j](const Progress& p) { j.events.progress(p, 0); };
+  JobResult result = job::start_result(j, s.inputs_skipped, run.resume);
+  result.stats = mpi::run_sharded_pipeline(run, filter, make_backend);
+  if (result.stats.interrupted) {
+    // Every rank's part of the checkpoint is written.
+    result.status = JobStatus::kInterrupted;
+    result.message = job::interrupted_line(j, result.stats);
+    return result;
+  }
+  // Every layer's counters and set bits, summed over the ranks: every rank
+  // finds the same.
+  std::vector<FilterSummary> layers;
+  job::JobEnding ending;
+  for (size_t i = 0; i < filter.layer_count(); ++i) {
+    const FilterParams& params = filter.layer_params(i);
+    const FilterCounters counters = filter.counters(i);
+    const uint64_t set = filter.count_set_bits(i);
+    layers.push_back(summarize(params, counters, set));
+    ending.layers.push_back(
+        check_overfull(params, counters, set, job::uncounted_keys(result.stats, result.mode)));
+  }
+  ending.growing = filter.growth().has_value();
+  ending.growth_refused = filter.growth_refused();
+  ending.filter_existed = s.filter_existed;
+  ending.save = [&] { filter.save(o.filter_path, s.saved_rules); };
+  ending.remove_checkpoint = me.rank == 0;
+  ending.write_stats = me.rank == 0;
+  result.filter = combine(layers);
+  result.backend = backend.substr(0, backend.find(' ')) + " on " + std::to_string(me.ranks) +
+                   (me.ranks == 1 ? " rank" : " ranks");
+  job::finish_job(j, ending, result);
+  return result;
+}
+
+bool RankJob::closed_output_is_failure() const {
+  return job::closed_output_is_failure(state_->spec);
+}
+
+std::string RankJob::closed_pipe_text() const { return job::closed_pipe_text(state_->job); }
+
+}  // namespace gdedup

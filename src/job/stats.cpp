@@ -1,0 +1,101 @@
+#include "job/stats.h"
+
+#include <cstdio>
+
+#include "gdedup/number_text.h"
+#include "gdedup/output_file.h"
+
+namespace gdedup::job {
+namespace {
+
+double per_second(uint64_t count, double seconds) {
+  return seconds > 0 ? static_cast<double>(count) / seconds : 0.0;
+}
+
+// What the written and the dropped records are, per mode.
+struct Words {
+  const char* written;
+  const char* dropped;
+};
+
+Words words_for(Mode mode) {
+  switch (mode) {
+    case Mode::kDedup: return {"kept", "duplicates dropped"};
+    case Mode::kDuplicates: return {"duplicates written", "first occurrences dropped"};
+    case Mode::kBuild: return {"new keys", "already present"};
+    case Mode::kQueryPresent: return {"present (written)", "absent"};
+    case Mode::kQueryAbsent: return {"absent (written)", "present"};
+  }
+  return {"written", "dropped"};
+}
+
+}  // namespace
+
+JsonObject stats_json(const JobResult& r) {
+  const PipelineStats& s = r.stats;
+  JsonObject o;
+  o.add("mode", mode_name(r.mode))
+      .add("records", s.records)
+      .add("kept", s.kept)
+      .add("dropped", s.dropped)
+      .add("input_bytes", s.input_bytes)
+      .add("output_bytes", s.output_bytes)
+      .add("seconds", s.seconds)
+      .add("records_per_second", per_second(s.records - r.resumed_records, s.seconds))
+      .add("filter_set_bits", r.filter.set_bits)
+      .add("filter_total_bits", r.filter.total_bits)
+      .add("filter_layers", r.filter.layers)
+      .add("filter_fill", r.filter.fill)
+      .add("estimated_distinct_keys", r.filter.estimated_keys)
+      .add("current_fpr", r.filter.current_fpr)
+      .add("backend", r.backend)
+      .add("checkpoints", s.checkpoints)
+      .add("inputs", r.inputs)
+      .add("inputs_skipped", r.inputs_skipped);
+  return o;
+}
+
+// As the output: a new or regular file through a temporary file and a
+// rename, the file a trusted link leads to likewise (the link kept), a
+// device or pipe (/dev/stdout) in place.
+void write_stats_file(const std::string& path, const std::string& text) {
+  io::OutputFile out = io::OutputFile::create(path, text.size() + 1, "statistics file");
+  out.writer().write(text.data(), text.size());
+  out.close();
+  out.commit();
+}
+
+}  // namespace gdedup::job
+
+namespace gdedup {
+
+std::string summary_line(const JobResult& r) {
+  const PipelineStats& s = r.stats;
+  const job::Words words = job::words_for(r.mode);
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.2f s", s.seconds);
+  std::string line = counted(s.records, "record") + ": " + group_digits(s.kept) + " " +
+                     words.written + ", " + group_digits(s.dropped) + " " + words.dropped +
+                     " in " + seconds;
+  if (s.seconds > 0) {
+    line += " (" + human_count(job::per_second(s.records - r.resumed_records, s.seconds)) +
+            " records/s, " +
+            human_bytes(static_cast<uint64_t>(job::per_second(s.input_bytes - r.resumed_bytes, s.seconds))) +
+            "/s)";
+  }
+  line += "; filter " +
+          (r.filter.layers > 1 ? "of " + std::to_string(r.filter.layers) + " layers " : "") +
+          format_percent(r.filter.fill) + " full, " +
+          approx_keys(r.filter.estimated_keys, "distinct keys") + ", FPR now " +
+          format_rate(r.filter.current_fpr);
+  if (r.inputs_skipped > 0) {
+    line += "; " + counted(r.inputs_skipped, "missing input") + " skipped";
+  }
+  if (r.checkpointing) {
+    line += "; " + group_digits(s.checkpoints) +
+            (s.checkpoints == 1 ? " checkpoint written" : " checkpoints written");
+  }
+  return line;
+}
+
+}  // namespace gdedup
