@@ -58,7 +58,7 @@ fi
 # is the headers every layer may use. The command and the Python module sit
 # on top (checked above).
 layers=(
-  "base: error.h layout.h fingerprint.h mode.h"
+  "base: error.h layout.h fingerprint.h mode.h option_names.h"
   "fs: paths.h path_lock.h live_temporaries.h mapping_guard.h path_text.h folder_walk.h"
   "core: planner.h filter.h backend.h host_buffer.h growth.h layered_filter.h filter_summary.h
    number_text.h json.h"

@@ -28,6 +28,7 @@
 #include "gdedup/growth.h"
 #include "gdedup/key_options.h"
 #include "gdedup/mode.h"
+#include "gdedup/option_names.h"
 #include "gdedup/pipeline.h"
 #include "gdedup/planner.h"
 
@@ -44,16 +45,6 @@ inline constexpr double kDefaultFpr = 1e-4;
 // A new filter planned to a rate above this drops most unique records: it
 // is refused unless JobSizing::allow_high_fpr.
 inline constexpr double kMaxPlannedFpr = 0.5;
-
-// The options of a job as a front end names them in messages
-// (JobEvents::name): the command says "--max-memory", Python "max_memory=".
-enum class JobOption {
-  kFilesFrom, kNullList, kRecursive, kSkipMissing, kOutput, kOutputParts, kFilter, kStats,
-  kCapacity, kFpr, kMemory, kBlockBits, kAllowHighFpr, kNoGrow, kMaxMemory,
-  kKey, kDelimiter, kNormalize, kIgnoreKeyRules, kInputFormat, kNullData,
-  kBackend, kThreads, kFilterThreads, kDevice, kCheckpoint, kResume, kReplayableStdin,
-  kMpi,
-};
 
 // Where the records come from, before they are resolved into files.
 struct JobInputs {
@@ -122,22 +113,16 @@ struct JobSpec {
   bool saves_filter() const { return !filter_path.empty() && kind != JobKind::kQuery; }
 };
 
-// What a job says while it runs, and how the front end names its options.
-// The defaults say nothing and use the library's own names ("capacity").
-class JobEvents {
+// What a job says while it runs, and how the front end names its options
+// (OptionNames). The defaults say nothing and use the library's own names.
+class JobEvents : public OptionNames {
  public:
-  virtual ~JobEvents() = default;
   virtual void info(const std::string& message) { (void)message; }
   virtual void warn(const std::string& message) { (void)message; }
   // After each batch; `layers` > 0 for a growing filter. From the filter thread.
   virtual void progress(const Progress& progress, size_t layers) { (void)progress, (void)layers; }
   // Set when the job should stop at its next batch with a checkpoint; null: never.
   virtual const std::atomic<bool>* stop() const { return nullptr; }
-  // The option as messages name it: "--max-memory".
-  virtual std::string name(JobOption option) const;
-  // The option with the value the user gave: "--max-memory 2G". The default
-  // names the option alone.
-  virtual std::string given(JobOption option) const { return name(option); }
 };
 
 enum class JobStatus {

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "gdedup/option_names.h"
+
 namespace gdedup::io {
 
 // One part as the manifest lists it.
@@ -41,12 +43,13 @@ std::string new_parts_run();
 std::string part_name(const std::string& run, uint64_t index, uint64_t count);
 
 // Creates the folder when it does not exist (its parent must). Throws
-// Error naming it when it cannot, or when it is not a folder.
-void prepare_parts_dir(const std::string& dir);
+// Error naming it when it cannot, or when it is not a folder (UsageError,
+// naming the option as `names` does).
+void prepare_parts_dir(const std::string& dir, const OptionNames& names);
 
 // The parts DIR/MANIFEST lists now; none when there is no manifest. Throws
 // Error naming the manifest when it cannot be read or is not one.
-std::vector<std::string> listed_parts(const std::string& dir);
+std::vector<std::string> listed_parts(const std::string& dir, const OptionNames& options);
 
 // Writes DIR/MANIFEST listing `parts` in order, by a replacement. Throws
 // Error naming the manifest on failure; the previous one then stands.

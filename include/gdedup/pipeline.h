@@ -21,6 +21,7 @@
 #include "gdedup/filter.h"
 #include "gdedup/key_options.h"
 #include "gdedup/mode.h"
+#include "gdedup/option_names.h"
 
 namespace gdedup {
 
@@ -90,6 +91,9 @@ struct PipelineOptions {
   // newline must not grow memory without bound. 64 MiB, as the reader's
   // own default (io::kDefaultMaxRecordBytes).
   uint64_t max_record_bytes = uint64_t{64} << 20;
+  // How messages name the options (null: the library's own names), so that
+  // a refusal says what the caller's user typed.
+  const OptionNames* names = nullptr;
   // Called on the filter thread after each batch, and once at the end.
   std::function<void(const Progress&)> on_progress;
   // Called once, when the filter first holds more keys than it was planned

@@ -35,6 +35,15 @@ bool broken_pipe(const std::exception_ptr& failure) {
   }
 }
 
+// MPI started, or an Error that says how to run without it.
+mpi::RankInfo join_ranks() {
+  try {
+    return mpi::join(nullptr, nullptr);
+  } catch (const Error& e) {
+    throw Error(std::string(e.what()) + "; without --mpi the job runs in one process", e);
+  }
+}
+
 // The launcher and the command line: one job needs every rank joined and
 // given the same. Returns 0, or the status every rank ends with.
 int check_launch(const JobOptions& options, const mpi::RankInfo& me, const std::string& where) {
@@ -90,7 +99,7 @@ int report_result(const JobResult& result, const mpi::RankInfo& me) {
 }  // namespace
 
 int run_rank_command(const JobOptions& options, JobKind kind) {
-  const mpi::RankInfo me = mpi::join(nullptr, nullptr);
+  const mpi::RankInfo me = join_ranks();
   Console& console = Console::get();
   console.set_quiet(options.quiet || me.rank != 0);
   const std::string where = "rank " + std::to_string(me.rank) + " on " + me.host + ": ";

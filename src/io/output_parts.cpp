@@ -51,22 +51,25 @@ std::string part_name(const std::string& run, uint64_t index, uint64_t count) {
   return "part-" + run + "-" + digits;
 }
 
-void prepare_parts_dir(const std::string& dir) {
+void prepare_parts_dir(const std::string& dir, const OptionNames& names) {
+  const std::string option = names.name(JobOption::kOutputParts);
   fs::FileStatus status;
   int err = fs::status_of_path(dir, status);
   if (err == 0 && !status.directory()) {
-    throw UsageError("--output-parts " + dir + " is not a folder; give a folder (created if "
+    throw UsageError(option + " " + dir + " is not a folder; give a folder (created if "
                      "missing) for the output's parts and manifest");
   }
   if (err == ENOENT) err = fs::make_folder(dir);
   if (err != 0) {
-    throw Error("cannot create the folder " + dir + " for --output-parts: " +
+    throw Error("cannot create the folder " + dir + " for " + option + ": " +
                     fs::error_text(err),
                 ErrorKind::io);
   }
 }
 
-std::vector<std::string> listed_parts(const std::string& dir) {
+std::vector<std::string> listed_parts(const std::string& dir, const OptionNames& options) {
+  const std::string another = "; move it away, or give " + options.name(JobOption::kOutputParts) +
+                              " another folder";
   const std::string path = parts_manifest(dir);
   fs::File file;
   const int err = fs::open_for_reading(path, file);
@@ -90,15 +93,13 @@ std::vector<std::string> listed_parts(const std::string& dir) {
   std::vector<std::string> names;
   if (!std::getline(lines, line) || line != kManifestLine) {
     throw Error(path + " is not a manifest of gdedup output parts (its first line is not \"" +
-                    std::string(kManifestLine) + "\"); move it away, or give --output-parts "
-                    "another folder",
+                    std::string(kManifestLine) + "\")" + another,
                 ErrorKind::damaged);
   }
   while (std::getline(lines, line)) {
     const std::string name = line.substr(0, line.find('\t'));
     if (!part_like(name)) {
-      throw Error(path + " lists \"" + name + "\", which is not a part's name; move it away, "
-                      "or give --output-parts another folder",
+      throw Error(path + " lists \"" + name + "\", which is not a part's name" + another,
                   ErrorKind::damaged);
     }
     names.push_back(name);

@@ -55,7 +55,7 @@ std::string output_to_lock(const Job& job) {
   const Mode mode = job.mode();
   if (mode == Mode::kBuild) return "";
   if (o.output_parts.empty()) return o.output != "-" ? o.output : "";
-  io::prepare_parts_dir(o.output_parts);
+  io::prepare_parts_dir(o.output_parts, job.events);
   return io::parts_manifest(o.output_parts);
 }
 
@@ -70,6 +70,7 @@ void check_files(const Job& job) {
     parts.output = o.output;
     parts.output_parts = o.output_parts;
     if (o.checkpoint.enabled()) parts.checkpoint = o.checkpoint.path;
+    parts.names = &job.events;
     check_parts_options(parts);
   }
   std::vector<WrittenFile> written;

@@ -23,41 +23,6 @@ Mode JobSpec::mode() const {
   return Mode::kDedup;
 }
 
-std::string JobEvents::name(JobOption option) const {
-  switch (option) {
-    case JobOption::kFilesFrom: return "files_from";
-    case JobOption::kNullList: return "null_list";
-    case JobOption::kRecursive: return "recursive";
-    case JobOption::kSkipMissing: return "skip_missing";
-    case JobOption::kOutput: return "output";
-    case JobOption::kOutputParts: return "output_parts";
-    case JobOption::kFilter: return "filter";
-    case JobOption::kStats: return "stats";
-    case JobOption::kCapacity: return "capacity";
-    case JobOption::kFpr: return "fpr";
-    case JobOption::kMemory: return "memory";
-    case JobOption::kBlockBits: return "block_bits";
-    case JobOption::kAllowHighFpr: return "allow_high_fpr";
-    case JobOption::kNoGrow: return "no_grow";
-    case JobOption::kMaxMemory: return "max_memory";
-    case JobOption::kKey: return "key";
-    case JobOption::kDelimiter: return "delimiter";
-    case JobOption::kNormalize: return "normalize";
-    case JobOption::kIgnoreKeyRules: return "ignore_key_rules";
-    case JobOption::kInputFormat: return "input_format";
-    case JobOption::kNullData: return "null_data";
-    case JobOption::kBackend: return "backend";
-    case JobOption::kThreads: return "threads";
-    case JobOption::kFilterThreads: return "filter_threads";
-    case JobOption::kDevice: return "device";
-    case JobOption::kCheckpoint: return "checkpoint";
-    case JobOption::kResume: return "resume";
-    case JobOption::kReplayableStdin: return "replayable_stdin";
-    case JobOption::kMpi: return "mpi";
-  }
-  return "?";
-}
-
 std::string unfinished_job_text(const JobSpec& o, const JobEvents& events,
                                 const std::string& why) {
   const Mode mode = o.mode();
@@ -129,6 +94,7 @@ PipelineOptions pipeline_options(const Job& job) {
   }
   run.keep_checkpoint = o.saves_filter();
   run.saved_filter = o.saves_filter() ? o.filter_path : "";
+  run.names = &job.events;
   return run;
 }
 

@@ -153,8 +153,8 @@ void compare_with_rank0(const std::vector<Identity>& mine, size_t inputs,
     return group_digits(count) + (count == 1 ? " input" : " inputs");
   };
   const std::string lists =
-      "; every rank must find the same inputs (the same input list, the same folders under -r, "
-      "no input that --skip-missing leaves out on some of them)";
+      "; every rank must find the same inputs (the same input list, the same files under the "
+      "folders read, no missing input left out on some of them only)";
   // The command lines are the same: so are the job files.
   const size_t rank0_inputs = rank0.paths.size() - job_files.size();
   for (size_t i = 0; i < inputs || i < rank0_inputs; ++i) {

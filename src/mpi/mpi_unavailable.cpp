@@ -11,8 +11,8 @@ namespace gdedup::mpi {
 namespace {
 
 [[noreturn]] void not_built() {
-  throw Error("gdedup was built without MPI, so --mpi cannot run (install libopenmpi-dev and "
-              "configure with -DGDEDUP_MPI=ON); without --mpi the job runs in one process");
+  throw Error("gdedup was built without MPI, so a job cannot run on ranks (install "
+              "libopenmpi-dev and configure with -DGDEDUP_MPI=ON)");
 }
 
 }  // namespace

@@ -38,14 +38,14 @@ std::vector<std::string> split(const std::string& text) {
 
 }  // namespace
 
-PartsOutput::PartsOutput(const std::string& dir, uint64_t pieces)
+PartsOutput::PartsOutput(const std::string& dir, uint64_t pieces, const OptionNames& names)
     : dir_(dir), pieces_(pieces), checksum_(std::make_unique<Checksum>()) {
   std::string previous;
   std::exception_ptr failure;
   if (rank_info().rank == 0) {
     try {
-      io::prepare_parts_dir(dir);
-      previous = join(io::listed_parts(dir));
+      io::prepare_parts_dir(dir, names);
+      previous = join(io::listed_parts(dir, names));
       run_ = io::new_parts_run();
     } catch (const Error&) {
       failure = std::current_exception();
@@ -57,7 +57,7 @@ PartsOutput::PartsOutput(const std::string& dir, uint64_t pieces)
   previous_ = split(previous);
   // The folder as this rank's machine sees it: its own where the ranks
   // share no filesystem.
-  if (rank_info().rank != 0) io::prepare_parts_dir(dir);
+  if (rank_info().rank != 0) io::prepare_parts_dir(dir, names);
 }
 
 PartsOutput::~PartsOutput() {

@@ -24,7 +24,7 @@ class PartsOutput {
   // the run's token for part names; every rank learns them. When rank 0
   // cannot, every rank throws JobFailed, rank 0's holding its error.
   // `pieces`: the pieces of the job, for the width of part numbers.
-  PartsOutput(const std::string& dir, uint64_t pieces);
+  PartsOutput(const std::string& dir, uint64_t pieces, const OptionNames& names);
   // Removes this rank's parts of this run unless commit() listed them.
   ~PartsOutput();
   PartsOutput(const PartsOutput&) = delete;

@@ -30,8 +30,8 @@ detail::BlockOwners block_owners(uint64_t num_blocks) {
   }
   if (num_blocks < ranks) {
     throw UsageError("the filter has " + std::to_string(num_blocks) + " blocks, fewer than the " +
-                     std::to_string(ranks) + " ranks that would share them; give a larger "
-                     "--capacity or --memory, or run fewer ranks");
+                     std::to_string(ranks) + " ranks that would share them; plan a larger "
+                     "filter (a larger capacity or memory), or run fewer ranks");
   }
   return detail::BlockOwners(num_blocks, ranks);
 }

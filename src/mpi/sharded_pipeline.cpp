@@ -356,7 +356,8 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
   std::optional<SharedOutput> output;
   std::optional<PartsOutput> parts;
   if (writes && !options.output_parts.empty()) {
-    parts.emplace(options.output_parts, pieces.size());
+    parts.emplace(options.output_parts, pieces.size(),
+                  options.names ? *options.names : library_option_names());
   } else if (writes) {
     output.emplace(options.output, resume);
     base.output_temporary = output->temporary();

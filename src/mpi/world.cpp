@@ -30,7 +30,7 @@ RankInfo join(int* argc, char*** argv) {
   // One thread calls MPI (the caller's); the engine's own threads never do.
   if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
     throw Error("MPI could not be started (MPI_Init_thread failed); run the command under "
-                "mpirun or srun, or leave out --mpi");
+                "mpirun or srun");
   }
   check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   int rank = 0, ranks = 1, length = 0;

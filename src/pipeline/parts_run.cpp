@@ -15,8 +15,9 @@ PipelineStats run_in_parts(const PipelineOptions& options,
   if (options.output_parts.empty()) return run(options);
   check_parts_options(options);
   const std::string& dir = options.output_parts;
-  io::prepare_parts_dir(dir);
-  const std::vector<std::string> previous = io::listed_parts(dir);
+  const OptionNames& names = options.names ? *options.names : library_option_names();
+  io::prepare_parts_dir(dir, names);
+  const std::vector<std::string> previous = io::listed_parts(dir, names);
   PipelineOptions one = options;
   const std::string name = io::part_name(io::new_parts_run(), 0, 1);
   one.output = io::in_dir(dir, name);
@@ -39,16 +40,20 @@ PipelineStats run_in_parts(const PipelineOptions& options,
 
 void check_parts_options(const PipelineOptions& options) {
   if (options.output_parts.empty()) return;
+  const OptionNames& names = options.names ? *options.names : library_option_names();
+  const std::string parts = names.name(JobOption::kOutputParts);
   if (options.mode == Mode::kBuild) {
-    throw UsageError("a build writes no output, so it has no parts; leave out --output-parts");
+    throw UsageError("a build writes no output, so it has no parts; leave out " + parts);
   }
   if (options.output != "-") {
     throw UsageError("the output goes either to " + options.output + " or in parts to " +
-                     options.output_parts + "; give one of -o and --output-parts");
+                     options.output_parts + "; give one of " + names.name(JobOption::kOutput) +
+                     " and " + parts);
   }
   if (!options.checkpoint.empty() || options.resume != nullptr) {
-    throw UsageError("--output-parts cannot be checkpointed yet; give -o FILE to checkpoint "
-                     "the job, or leave out --checkpoint");
+    throw UsageError(parts + " cannot be checkpointed yet; give " +
+                     names.name(JobOption::kOutput) + " FILE to checkpoint the job, or leave "
+                     "out " + names.name(JobOption::kCheckpoint));
   }
   // A run removes the parts of the one before: never an input.
   const std::string folder = fs::real_path(options.output_parts);
@@ -60,7 +65,7 @@ void check_parts_options(const PipelineOptions& options) {
     if (fs::real_path(slash == std::string::npos ? "." : input.substr(0, slash + 1)) != folder) {
       continue;
     }
-    throw UsageError("input " + input + " lies in the --output-parts folder " +
+    throw UsageError("input " + input + " lies in the " + parts + " folder " +
                      options.output_parts + ", whose parts the run replaces; copy it elsewhere "
                      "first, or give another folder");
   }

@@ -1,0 +1,33 @@
+// How a front end names a job's options in the library's messages: the
+// command says "--output-parts", Python "output_parts=". Every layer that
+// must name an option in a message asks an OptionNames for it, so that the
+// library's own code holds no front end's words (gdedup/job.h, JobEvents).
+#pragma once
+
+#include <string>
+
+namespace gdedup {
+
+enum class JobOption {
+  kFilesFrom, kNullList, kRecursive, kSkipMissing, kOutput, kOutputParts, kFilter, kStats,
+  kCapacity, kFpr, kMemory, kBlockBits, kAllowHighFpr, kNoGrow, kMaxMemory,
+  kKey, kDelimiter, kNormalize, kIgnoreKeyRules, kInputFormat, kNullData,
+  kBackend, kThreads, kFilterThreads, kDevice, kCheckpoint, kResume, kReplayableStdin,
+  kMpi,
+};
+
+class OptionNames {
+ public:
+  virtual ~OptionNames() = default;
+  // The option as messages name it: "--max-memory". The default is the
+  // library's own name: "max_memory".
+  virtual std::string name(JobOption option) const;
+  // The option with the value the user gave: "--max-memory 2G". The default
+  // names the option alone.
+  virtual std::string given(JobOption option) const { return name(option); }
+};
+
+// The library's own names, for a caller that gives none.
+const OptionNames& library_option_names();
+
+}  // namespace gdedup
