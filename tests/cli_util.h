@@ -45,10 +45,14 @@ inline std::string gpu_binary() {
 #endif
 }
 
-// Skips the calling test when the binary is not known (run outside ctest).
-#define REQUIRE_GDEDUP_BIN()                                             \
-  do {                                                                   \
-    if (cli_test::binary().empty()) GTEST_SKIP() << "GDEDUP_BIN is not set"; \
+// Fails the calling test when the binary is not known: a skip would pass a
+// build whose command is missing. ctest sets GDEDUP_BIN; run alone, set it.
+#define REQUIRE_GDEDUP_BIN()                                                  \
+  do {                                                                        \
+    if (cli_test::binary().empty()) {                                         \
+      GTEST_FAIL() << "GDEDUP_BIN is not set: run under ctest, or set it to " \
+                      "the built gdedup";                                     \
+    }                                                                         \
   } while (0)
 
 // Runs the binary with `args`, feeding `input` on stdin (closed at its end)
