@@ -138,6 +138,34 @@ TEST(CliDedup, GzipAndZstdInputsGiveThePlainOutput) {
   if (tried == 0) GTEST_SKIP() << "neither gzip nor zstd is installed";
 }
 
+TEST(CliDedup, CompressedPartsOfAnySizeGiveThePlainOutput) {
+  REQUIRE_GDEDUP_BIN();
+  // A gzip file of 40 members read by 3 workers in parts of at least
+  // --compressed-piece-bytes: parts of one member each, of several, and the
+  // whole file must all give the plain file's output and filter.
+  cli_test::TempDir dir;
+  const auto urls = make_urls(40000, 12000);
+  cli_test::write_file(dir / "in.txt", cli_test::join_records(urls));
+  ASSERT_TRUE(cli_test::shell("cd '" + dir.path() + "' && split -n l/40 in.txt part. && "
+                              "for p in part.*; do gzip -c $p; done > in.gz"));
+  const Result plain = run(with({"dedup", dir / "in.txt", "-f", dir / "plain.gdf"}, kExact));
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  EXPECT_EQ(plain.out, cli_test::join_records(first_occurrences(urls)));
+  for (const char* part : {"1", "4K", "64K", "1G"}) {
+    const std::string filter = dir / (std::string("gz") + part + ".gdf");
+    const Result r = run(with({"dedup", dir / "in.gz", "--threads", "3",
+                               "--compressed-piece-bytes", part, "-f", filter}, kExact));
+    ASSERT_EQ(r.status, 0) << part << ": " << r.err;
+    EXPECT_TRUE(r.out == plain.out) << part;
+    EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(filter),
+                                     cli_test::read_file(dir / "plain.gdf"))) << part;
+  }
+  const Result zero = run({"dedup", dir / "in.gz", "--compressed-piece-bytes", "0"});
+  EXPECT_EQ(zero.status, 2);
+  EXPECT_NE(zero.err.find("--compressed-piece-bytes 0: must be at least 1 byte"),
+            std::string::npos) << zero.err;
+}
+
 TEST(CliDedup, SeveralInputsAreOneStream) {
   REQUIRE_GDEDUP_BIN();
   cli_test::TempDir dir;

@@ -93,7 +93,7 @@ struct JobSpec {
   std::string output = "-";  // the records written; "-" is standard output
   std::string output_parts;  // a folder of parts and a manifest instead of `output`
   std::string filter_path;   // "" for none; dedup and build save to it, query reads it
-  std::string stats_path;    // the --stats JSON; "" for none
+  std::string stats_path;    // the statistics JSON; "" for none
 
   JobSizing sizing;
   bool no_grow = false;     // a new filter is fixed; an existing growing one holds its layers
@@ -104,7 +104,11 @@ struct JobSpec {
   unsigned filter_threads = 0;  // the CPU backend's threads; 0: the default share
   int device = 0;               // the GPU backend's CUDA device
   uint64_t batch_records = PipelineOptions{}.batch_records;
+  // Advanced, for tests and tuning (PipelineOptions): the ranges large
+  // plain files are read in, and the compressed bytes a part of a gzip or
+  // zstd file holds at least.
   uint64_t piece_bytes = PipelineOptions{}.piece_bytes;
+  uint64_t compressed_piece_bytes = PipelineOptions{}.compressed_piece_bytes;
 
   JobCheckpoints checkpoint;
 

@@ -23,7 +23,7 @@ struct WrittenFile {
   std::string path;
   const char* what;
   bool in_place;
-  bool locked = true;  // held through PATH.lock for the job (not --stats)
+  bool locked = true;  // held through PATH.lock for the job (not the statistics file)
 };
 
 // Every written file differs from every input (`read`: the inputs, and a
@@ -46,7 +46,7 @@ void check_writable(const WrittenFile& file);
 bool file_exists(const std::string& path);
 // True for standard output ("-") and for a name that is a device, a pipe or
 // a symbolic link: written where it is rather than replaced by a new file,
-// which would replace the device or the link itself (--stats /dev/stdout).
+// which would replace the device or the link itself (statistics to /dev/stdout).
 bool writes_in_place(const std::string& path);
 
 // The locks a job holds on the files it writes, from before it reads or

@@ -28,10 +28,11 @@ uint64_t batch_records(const std::string& text) {
   return batch;
 }
 
-uint64_t piece_bytes(const std::string& text) {
-  if (text.empty()) return PipelineOptions{}.piece_bytes;
-  const uint64_t bytes = parse_bytes(text, "--piece-bytes");
-  if (bytes == 0) throw UsageError("--piece-bytes " + text + ": must be at least 1 byte");
+// --piece-bytes and --compressed-piece-bytes: `fallback` when not given.
+uint64_t piece_bytes(const std::string& text, const char* option, uint64_t fallback) {
+  if (text.empty()) return fallback;
+  const uint64_t bytes = parse_bytes(text, option);
+  if (bytes == 0) throw UsageError(option + (" " + text) + ": must be at least 1 byte");
   return bytes;
 }
 
@@ -107,7 +108,9 @@ JobSpec job_spec(const JobOptions& o, JobKind kind) {
   o.progress_mode();  // --progress with --no-progress
   spec.batch_records = batch_records(o.batch);
   spec.max_record_bytes = max_record_bytes(o.max_record_length, spec.format);
-  spec.piece_bytes = piece_bytes(o.piece_bytes);
+  spec.piece_bytes = piece_bytes(o.piece_bytes, "--piece-bytes", spec.piece_bytes);
+  spec.compressed_piece_bytes = piece_bytes(o.compressed_piece_bytes, "--compressed-piece-bytes",
+                                            spec.compressed_piece_bytes);
   // u64 records have no key options (refuse_ignored_options).
   if (spec.format == InputFormat::kText) spec.keys = parse_key_flags(o.keys);
   spec.ignore_key_rules = o.keys.ignore_key_rules;

@@ -193,6 +193,10 @@ void add_backend_options(CLI::App& app, JobOptions& options) {
                  "Advanced: the byte ranges large plain files are read in")
       ->type_name("SIZE")
       ->group("");
+  app.add_option("--compressed-piece-bytes", options.compressed_piece_bytes,
+                 "Advanced: the compressed bytes a part of a gzip or zstd file holds at least")
+      ->type_name("SIZE")
+      ->group("");
 }
 
 KeyOptions parse_key_flags(const KeyFlags& flags) {

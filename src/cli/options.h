@@ -84,9 +84,11 @@ struct JobOptions {
   // Set when an MPI launch, not --mpi, made this a rank (cli/mpi_launch.h):
   // the launcher's variable that says so.
   std::string mpi_launch;
-  // --piece-bytes: the size of the byte ranges large plain files are read
-  // in; "" for the default. Hidden: for tests and tuning.
+  // --piece-bytes and --compressed-piece-bytes: the size of the byte ranges
+  // large plain files are read in, and of the compressed parts of a gzip or
+  // zstd file; "" for the defaults. Hidden: for tests and tuning.
   std::string piece_bytes;
+  std::string compressed_piece_bytes;
 
   // The byte that ends a record, in the input and the output.
   char record_separator() const { return null_data ? '\0' : '\n'; }

@@ -28,7 +28,7 @@ void refuse_existing_checkpoint(const Job& job);
 void check_checkpoint_options(const Job& job);
 
 // Sizing options on a resumed run must describe the filter the checkpoint
-// holds (`saved`): the same command line plus --resume. They are ignored, as
+// holds (`saved`): the same spec, resumed. They are ignored, as
 // on the first run, when an existing filter file gave the filter; that file
 // must then still be one the checkpoint's filter could have started from.
 void check_resume_sizing(const Job& job, const FilterParams& saved);
@@ -44,7 +44,7 @@ enum class FilterFileCheck {
 // filter is loaded or the command's sizing is compared with it: the
 // checkpoint exists (require_checkpoint), the inputs are the checkpoint's
 // by count, path and size (a first layer estimated from other inputs would
-// differ for that reason alone), and, when the job saves its filter to -f
+// differ for that reason alone), and, when the job saves its filter to filter_path
 // (`saves_filter`), the file there is the one the job started from, or
 // none as then. A file that changed while the job was stopped is refused,
 // naming what became of it, unless the job may have been stopped after it

@@ -14,7 +14,7 @@ namespace gdedup::job {
 
 // Whether a new filter grows: a dedup or build filter, unless its size is
 // fixed by an option (checkpoints hold every layer). A filter file that
-// exists decides for itself. Throws UsageError for --max-memory on a fixed
+// exists decides for itself. Throws UsageError for max_memory on a fixed
 // one.
 bool growth_chosen(const Job& job);
 
@@ -26,7 +26,7 @@ void warn_ignored_sizing(const Job& job, const FilterRules& rules, const FilterP
 
 // The limit on the bytes of a growing filter of `bytes` in `layers` layers
 // (0: none): the spec's max_memory, or with no_grow (an existing file) its bytes
-// now. Throws UsageError when the filter is already past --max-memory.
+// now. Throws UsageError when the filter is already past max_memory.
 uint64_t growth_limit(const Job& job, uint64_t bytes, size_t layers);
 
 // The refusal of a fixed filter file of `bytes`, more than max_memory: a
@@ -34,8 +34,8 @@ uint64_t growth_limit(const Job& job, uint64_t bytes, size_t layers);
 std::string fixed_past_max_memory(const Job& job, uint64_t bytes);
 
 // The growth a resumed command asks for. An existing filter file decides
-// for itself: a growing one grows by its own rule, capped by --max-memory or
-// held at its layers by --no-grow; the file is rewritten only when the job
+// for itself: a growing one grows by its own rule, capped by max_memory or
+// held at its layers by no_grow; the file is rewritten only when the job
 // completes, so it is still the one the run started from.
 std::optional<GrowthState> requested_growth(const Job& job, bool grows, bool filter_existed);
 

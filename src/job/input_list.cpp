@@ -21,7 +21,7 @@ struct Names {
   const JobInputs& o;
   JobEvents& events;
   std::string operator()(JobOption option) const { return events.name(option); }
-  // The list and its path, as "--files-from LIST".
+  // The list and its path, as the front end names them.
   std::string list() const {
     return o.files_from == "-" ? events.name(JobOption::kFilesFrom) + " - (standard input)"
                                : events.name(JobOption::kFilesFrom) + " " +
@@ -85,7 +85,7 @@ std::vector<std::string> listed_paths(const Names& n) {
 
 // The regular files under `folder`, in byte order of their paths; links
 // and special files met inside are left out. The folder, or an entry under
-// it, that cannot be read is an error naming it, or with --skip-missing a
+// it, that cannot be read is an error naming it, or with skip_missing a
 // warning, and left out.
 void add_folder(const std::string& folder, const Names& n, ResolvedInputs& out) {
   const std::string recursive = n(JobOption::kRecursive);

@@ -23,7 +23,7 @@ KeyRules job_key_rules(const JobSpec& spec) {
 
 // A filter whose keys were made by other rules holds other keys: a query
 // would find none of its own, a dedup would keep every record again. So it
-// is refused, unless --ignore-key-rules; a file that records no rules is
+// is refused, unless ignore_key_rules; a file that records no rules is
 // used with a note.
 void check_key_rules(const Job& job, const FilterRules& rules, uint32_t version,
                      const KeyRules& mine) {

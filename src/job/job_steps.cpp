@@ -85,6 +85,7 @@ PipelineOptions pipeline_options(const Job& job) {
   run.keys = o.format == InputFormat::kText ? o.keys : KeyOptions{};
   run.batch_records = o.batch_records;
   run.piece_bytes = o.piece_bytes;
+  run.compressed_piece_bytes = o.compressed_piece_bytes;
   run.max_record_bytes = o.max_record_bytes;
   if (o.checkpoint.enabled()) {
     run.checkpoint = o.checkpoint.path;

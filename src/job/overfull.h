@@ -23,15 +23,15 @@ struct FilterEnd {
   Mode mode = Mode::kDedup;
   bool growing = false;
   bool growth_refused = false;  // the newest layer was held by no_grow or max_memory
-  std::string filter_path;      // "" without -f; with it, the job was to save there
-  bool filter_existed = false;  // -f named a filter file that the job extended
+  std::string filter_path;      // "" for none; else the job was to save there
+  bool filter_existed = false;  // filter_path named a file that the job extended
 };
 
 FilterEnd filter_end(const Job& job, bool growing, bool growth_refused, bool filter_existed);
 
 // The keys of a job that were offered to its filter but not counted new:
 // the records read less the keys found new (PipelineStats::kept counts
-// written records, which in --duplicates mode are the keys seen before).
+// written records, which in duplicates mode are the keys seen before).
 uint64_t uncounted_keys(const PipelineStats& stats, Mode mode);
 
 // The error line of the first layer (oldest first; a fixed filter is one)

@@ -1,6 +1,6 @@
-// How a job's threads are shared between the front end (--threads: workers
+// How a job's threads are shared between the front end (JobSpec::threads: workers
 // that read, decompress, split and fingerprint) and the CPU backend
-// (--filter-threads), when one or both are left to their defaults.
+// (JobSpec::filter_threads), when one or both are left to their defaults.
 #pragma once
 
 namespace gdedup::job {
