@@ -229,33 +229,11 @@ void refuse_ignored_options(const CLI::App& command, const JobOptions& o) {
                      "separates its paths with NUL; drop -0, or add --files-from FILE (-z is "
                      "for NUL-separated records)");
   }
-  if (given(command, "--null-data") && parse_input_format(o.input_format) == InputFormat::kU64) {
-    throw UsageError("-z has no effect with --input-format u64, whose records are 8 bytes "
-                     "each with no separator; drop -z");
-  }
-  if (given(command, "--delimiter") &&
-      keys::parse_delimiter(o.keys.delimiter) == o.record_separator()) {
-    throw UsageError("--delimiter " + o.keys.delimiter + " is the record separator" +
-                     (o.null_data ? " (NUL, with -z)" : " (newline)") + ", which never occurs "
-                     "inside a record; give another delimiter" +
-                     (o.null_data ? "" : ", or -z for NUL-separated records that may hold "
-                                         "newlines"));
-  }
   if (given(command, "--delimiter") &&
       keys::parse_key_spec(o.keys.key).kind != keys::KeySpec::Kind::kField) {
     throw UsageError("--delimiter " + o.keys.delimiter + " has no effect with --key " +
                      o.keys.key + ": it separates fields for --key field:N; drop --delimiter "
                      "or add --key field:N");
-  }
-  if (given(command, "--filter-threads") && o.backend == "gpu") {
-    throw UsageError("--filter-threads " + std::to_string(o.filter_threads) + " has no effect "
-                     "with --backend gpu: it sets the CPU backend's threads; drop "
-                     "--filter-threads");
-  }
-  if (o.threads > 1 && parse_input_format(o.input_format) == InputFormat::kU64) {
-    throw UsageError("--threads " + std::to_string(o.threads) + " has no effect with "
-                     "--input-format u64, which one thread reads faster than the filter takes "
-                     "it; drop --threads");
   }
   if (given(command, "--device") && o.mpi) {
     throw UsageError("--device " + std::to_string(o.device) + " has no effect with --mpi: each "

@@ -130,9 +130,10 @@ InputFormat parse_input_format(const std::string& text);
 
 // Refuses, with a UsageError, options given on `command` that the other
 // options would make it ignore: --key, --delimiter or --normalize with
-// --input-format u64, --delimiter without --key field:N, --filter-threads
-// with --backend gpu, --threads above 1 or -z with --input-format u64, -0 without --files-from; and a
-// --delimiter that is the record separator. An option accepted and ignored hides a mistake.
+// --input-format u64, --delimiter without --key field:N, -0 without
+// --files-from, --device with --mpi or --backend cpu. (What the values
+// alone show the job refuses: refuse_ignored_options in src/job.) An option
+// accepted and ignored hides a mistake.
 void refuse_ignored_options(const CLI::App& command, const JobOptions& options);
 
 }  // namespace gdedup::cli

@@ -89,4 +89,35 @@ void check_files(const Job& job) {
   for (const WrittenFile& file : written) check_writable(file);
 }
 
+void refuse_ignored_options(const Job& job) {
+  const JobSpec& o = job.spec;
+  const bool u64 = o.format == InputFormat::kU64;
+  const bool nul = o.record_separator == '\0';
+  const std::string format = job.name(JobOption::kInputFormat) + " u64";
+  const std::string null_data = job.name(JobOption::kNullData);
+  if (u64 && nul) {
+    throw UsageError(null_data + " has no effect with " + format + ", whose records are 8 "
+                     "bytes each with no separator; drop " + null_data);
+  }
+  if (!u64 && o.keys.delimiter == o.record_separator) {
+    throw UsageError(job.given(JobOption::kDelimiter) + " is the record separator" +
+                     (nul ? " (NUL, with " + null_data + ")" : std::string(" (newline)")) +
+                     ", which never occurs inside a record; give another delimiter" +
+                     (nul ? "" : ", or " + null_data + " for NUL-separated records that may "
+                                 "hold newlines"));
+  }
+  const std::string filter_threads = job.name(JobOption::kFilterThreads);
+  if (o.filter_threads > 0 && o.backend == "gpu") {
+    throw UsageError(filter_threads + " " + std::to_string(o.filter_threads) + " has no effect "
+                     "with " + job.given(JobOption::kBackend) + ": it sets the CPU backend's "
+                     "threads; drop " + filter_threads);
+  }
+  const std::string threads = job.name(JobOption::kThreads);
+  if (o.threads > 1 && u64) {
+    throw UsageError(threads + " " + std::to_string(o.threads) + " has no effect with " +
+                     format + ", which one thread reads faster than the filter takes it; "
+                     "drop " + threads);
+  }
+}
+
 }  // namespace gdedup::job

@@ -32,10 +32,10 @@ std::string output_to_lock(const Job& job);
 // options as check_checkpoint_options.
 void check_files(const Job& job);
 
-// Refuses (UsageError) options the others make the job ignore: key options
-// with fingerprint input, more than one front-end thread with fingerprint
-// input, NUL-separated fingerprints, a key delimiter that is the record
-// separator. An option accepted and ignored hides a mistake.
+// Refuses (UsageError) what the spec asks and would ignore: NUL-separated
+// fingerprints, a key delimiter that is the record separator, CPU threads
+// for the GPU backend, more than one front-end thread for fingerprints. An
+// option accepted and ignored hides a mistake.
 void refuse_ignored_options(const Job& job);
 
 }  // namespace gdedup::job
