@@ -65,7 +65,7 @@ def run(command, inputs=(), *, output=None, output_parts=None, filter=None, stat
         grow=True, max_memory=None,
         key=None, delimiter=None, normalize=None, ignore_key_rules=False,
         input_format="text", null_data=False,
-        backend="auto", threads=None, filter_threads=None, device=None,
+        backend="auto", threads=None, filter_threads=None, device=None, batch_records=None,
         checkpoint=None, checkpoint_every_seconds=None, checkpoint_every_records=None,
         resume=False, replayable_stdin=False,
         duplicates=False, absent=False, progress=None):
@@ -77,7 +77,8 @@ def run(command, inputs=(), *, output=None, output_parts=None, filter=None, stat
     are read decompressed; "-" is standard input; a folder with
     recursive=True). Each argument is the command's flag of that name
     (docs/CLI.md): output= (-o; "-" for standard output), filter= (-f),
-    stats= (--stats), grow=False (--no-grow), checkpoint_every_seconds= and
+    stats= (--stats), grow=False (--no-grow), batch_records= (--batch),
+    checkpoint_every_seconds= and
     checkpoint_every_records= (--checkpoint-every), duplicates= and
     absent= (dedup --duplicates, query --absent); sizes are ints of bytes.
     progress: a callable, given a dict of counts after each batch.
@@ -98,7 +99,8 @@ def run(command, inputs=(), *, output=None, output_parts=None, filter=None, stat
         "max_memory": max_memory, "key": key, "delimiter": delimiter, "normalize": normalize,
         "ignore_key_rules": ignore_key_rules, "input_format": input_format,
         "null_data": null_data, "backend": backend, "threads": threads,
-        "filter_threads": filter_threads, "device": device, "checkpoint": checkpoint,
+        "filter_threads": filter_threads, "device": device, "batch_records": batch_records,
+        "checkpoint": checkpoint,
         "checkpoint_every_seconds": checkpoint_every_seconds,
         "checkpoint_every_records": checkpoint_every_records, "resume": resume,
         "replayable_stdin": replayable_stdin, "duplicates": duplicates, "absent": absent,

@@ -125,6 +125,10 @@ JobSpec job_spec(const std::string& command, const std::vector<nb::bytes>& paths
   spec.threads = a.get<unsigned>("threads").value_or(0);
   spec.filter_threads = a.get<unsigned>("filter_threads").value_or(0);
   spec.device = a.get<int>("device").value_or(0);
+  if (const std::optional<uint64_t> batch = a.get<uint64_t>("batch_records")) {
+    if (*batch == 0) throw UsageError("batch_records=0: must be at least 1 record");
+    spec.batch_records = *batch;
+  }
   JobCheckpoints& c = spec.checkpoint;
   c.path = a.path("checkpoint");
   c.resume = a.flag("resume");
@@ -134,6 +138,9 @@ JobSpec job_spec(const std::string& command, const std::vector<nb::bytes>& paths
   if ((seconds || records) && !c.enabled()) {
     throw UsageError("checkpoint_every_seconds= and checkpoint_every_records= need "
                      "checkpoint= (the checkpoint file)");
+  }
+  if (records && *records == 0) {
+    throw UsageError("checkpoint_every_records=0: must be at least 1 record");
   }
   if (seconds && *seconds <= 0) {
     throw UsageError("checkpoint_every_seconds=" + std::to_string(*seconds) +
