@@ -428,9 +428,10 @@ budget that holds the rate above 1e-3 is warned of (RuntimeWarning).
 max_memory caps a growing filter's bytes. backend is "auto" (a GPU when
 usable and the filter fits it, else the CPU), "cpu" or "gpu", chosen as
 the command chooses; threads the CPU backend's threads (None: the
-command's default, the hardware threads less two, at least one). key, delimiter and normalize are the
-command's --key, --delimiter and --normalize: the rules by which a record
-gives the key that is hashed; a saved filter records them.
+library's default, the hardware threads less two, at least one). key,
+delimiter and normalize are the command's --key, --delimiter and
+--normalize: the rules by which a record gives the key that is hashed; a
+saved filter records them.
 
 Keys: one bytes or str (UTF-8), or many: a list, tuple or iterable of them,
 a NumPy uint64 array of fingerprints (gdedup.fingerprint), or an Arrow
