@@ -12,9 +12,12 @@ polars, pandas), read in place. The GIL is released while the engine runs.
 
 Filters are shared with the command: a file saved here is used by
 `gdedup dedup -f`, and one built by `gdedup build` is loaded by Filter.load.
+gdedup.run("dedup", "urls.txt.gz", output="unique.txt", filter="seen.gdf")
+runs the command's job itself, on files.
 docs/PYTHON.md describes the API.
 """
 
+import os
 from itertools import islice
 
 from . import _errors
@@ -24,9 +27,11 @@ from ._errors import (
     DeviceMemoryError,
     Error,
     FileError,
+    FilterOverfullError,
     InputChangedError,
     InvalidArgumentError,
     IsCheckpointError,
+    JobInterrupted,
     NoDeviceError,
     OutOfMemoryError,
     PipeClosedError,
@@ -37,6 +42,8 @@ from ._errors import (
     UnsupportedFormatError,
 )
 
+from ._run import JobResult, run
+
 _set_error_classes(dict(_errors.BY_KIND))
 
 __all__ = [
@@ -46,9 +53,12 @@ __all__ = [
     "Error",
     "FileError",
     "Filter",
+    "FilterOverfullError",
     "InputChangedError",
     "InvalidArgumentError",
     "IsCheckpointError",
+    "JobInterrupted",
+    "JobResult",
     "NoDeviceError",
     "OutOfMemoryError",
     "PipeClosedError",
@@ -59,6 +69,7 @@ __all__ = [
     "UnsupportedFormatError",
     "dedup",
     "fingerprint",
+    "run",
 ]
 
 
@@ -81,7 +92,14 @@ def dedup(records, filter=None, *, batch=65536, **filter_args):
     can be saved); otherwise a new one made from filter_args (capacity=,
     fpr=, key=, normalize=, ... as Filter takes them). Records are taken
     `batch` at a time, so the first ones are yielded before the input ends.
+    Files are gdedup.run's: a path given as records is refused (TypeError).
     """
+    if isinstance(records, (str, bytes, bytearray, os.PathLike)):
+        # A path would be taken for records, one per character: refused.
+        shown = repr(os.fspath(records) if isinstance(records, os.PathLike) else records)
+        shown = shown if len(shown) <= 80 else shown[:76] + "...'"
+        raise TypeError(f"dedup() takes an iterable of records, not a {type(records).__name__}; "
+                        f'to deduplicate a file, call gdedup.run("dedup", {shown}, output=...)')
     if filter is None:
         filter = Filter(**filter_args)
     elif filter_args:
@@ -89,7 +107,11 @@ def dedup(records, filter=None, *, batch=65536, **filter_args):
                         "both: " + ", ".join(sorted(filter_args)))
     if batch < 1:
         raise ValueError(f"batch={batch}: must be at least 1 record")
-    records = iter(records)
+    return _kept(iter(records), filter, batch)
+
+
+def _kept(records, filter, batch):
+    """dedup's records, `batch` at a time through filter."""
     while True:
         chunk = list(islice(records, batch))
         if not chunk:

@@ -94,3 +94,24 @@ BY_KIND = {
     "resume_mismatch": ResumeMismatchError,
     "key_rules_mismatch": InvalidArgumentError,
 }
+
+
+class FilterOverfullError(Error):
+    """A job's filter ended far past its plan (the command's exit status 4).
+
+    Everything was written, but records were probably lost to false
+    positives; result is the job's JobResult."""
+
+    def __init__(self, message, result=None):
+        super().__init__(message)
+        self.result = result
+
+
+class JobInterrupted(KeyboardInterrupt):
+    """A job stopped by a KeyboardInterrupt at a checkpoint (the command's
+    exit status 3): the message says how to resume; result is its JobResult.
+    A KeyboardInterrupt, so that Ctrl-C ends the program as it would."""
+
+    def __init__(self, message, result=None):
+        super().__init__(message)
+        self.result = result

@@ -14,74 +14,38 @@
 #include "gdedup/planner.h"
 
 namespace gdedup::python {
-namespace {
-
-constexpr double kDefaultFpr = 1e-4;
-// With a memory budget and no capacity, the rate reported assumes the load
-// typical of a 1e-4 filter, as the command does (src/cli/sizing.cpp).
-constexpr double kAssumedBitsPerKey = 22.0;
-
-Plan fixed_plan(const Sizing& s) {
-  if (s.memory != 0) {
-    uint64_t keys = s.capacity;
-    if (keys == 0) keys = std::max<uint64_t>(1, static_cast<uint64_t>(s.memory * 8 / kAssumedBitsPerKey));
-    return plan_for_memory(s.memory, keys, s.block_bits);
-  }
-  if (s.capacity == 0) {
-    throw UsageError("grow=False needs capacity= (the distinct keys expected) or memory= "
-                     "(the filter's bytes): a fixed filter cannot be sized without one");
-  }
-  return plan_for_capacity(s.capacity, s.fpr.value_or(kDefaultFpr), s.block_bits);
-}
-
-}  // namespace
 
 BackendMaker FilterEngine::backends() {
-  const BackendChoice& choice = choice_;
-  if (choice.name != "auto" && find_backend(choice.name) == nullptr) {
-    throw UsageError("backend=\"" + choice.name + "\": expected \"auto\" or one of " +
-                     backend_names());
-  }
   std::shared_ptr<std::string> first = first_description_;
-  return [choice, first](Filter& layer) {
-    const BackendEntry& entry =
-        choice.name == "auto" ? first_usable_backend(layer.params().bytes(), choice.options)
-                              : *find_backend(choice.name);
-    MadeBackend made = entry.make(layer, choice.options);
+  return [choice = choice_, first](Filter& layer) {
+    MadeBackend made = choose_backend(choice.name, choice.options, layer, choice.given);
     if (first->empty()) *first = made.description;
     return std::move(made.backend);
   };
 }
 
-FilterEngine::FilterEngine(const Sizing& s, const BackendChoice& backend) : choice_(backend) {
-  // As the command's --memory with --fpr: the budget fixes the size, and
-  // the rate is what follows from it.
-  if (s.memory != 0 && s.fpr) {
-    throw UsageError("fpr and memory cannot both be given: fpr sizes the filter for a rate, "
-                     "memory fixes its size (the rate is then reported by current_fpr and "
-                     "plan)");
-  }
-  const bool grows = s.grow && s.memory == 0;
+FilterEngine::FilterEngine(const Sizing& s, const BackendChoice& backend, JobEvents& events)
+    : choice_(backend) {
+  const bool grows = s.grow && !s.sizing.memory;
   if (!grows && s.max_memory != 0) {
-    throw UsageError(std::string("max_memory caps a filter that grows, but ") +
-                     (s.grow ? "memory=" : "grow=False") +
-                     " makes this filter fixed; leave out max_memory");
+    throw UsageError(events.given(JobOption::kMaxMemory) + " caps a filter that grows, but " +
+                     events.name(s.grow ? JobOption::kMemory : JobOption::kNoGrow) +
+                     " makes this filter fixed; leave out " +
+                     events.name(JobOption::kMaxMemory));
   }
-  BackendMaker make = backends();
   if (grows) {
-    const GrowthRule rule = growth_rule_for(s.capacity, s.fpr.value_or(kDefaultFpr), s.block_bits);
-    growing_ = std::make_unique<LayeredFilter>(rule, kDefaultSeed, std::move(make));
+    growing_ = std::make_unique<LayeredFilter>(growth_rule(s.sizing), kDefaultSeed, backends());
     if (s.max_memory != 0) {
       if (growing_->bytes() > s.max_memory) {
-        throw UsageError("max_memory " + std::to_string(s.max_memory) +
-                         " is less than the first layer's " + std::to_string(growing_->bytes()) +
-                         " bytes; raise it, or give a smaller capacity");
+        throw UsageError(events.given(JobOption::kMaxMemory) + " is less than the first "
+                         "layer's " + std::to_string(growing_->bytes()) + " bytes; raise it, "
+                         "or give a smaller " + events.name(JobOption::kCapacity));
       }
       growing_->set_max_bytes(s.max_memory);
     }
   } else {
-    fixed_ = std::make_unique<Filter>(Filter::from_plan(fixed_plan(s)));
-    fixed_backend_ = make(*fixed_);
+    fixed_ = std::make_unique<Filter>(Filter::from_plan(plan_fixed_filter(s.sizing, events)));
+    fixed_backend_ = backends()(*fixed_);
   }
   description_ = *first_description_;
 }

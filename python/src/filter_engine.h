@@ -16,33 +16,34 @@
 #include "gdedup/filter.h"
 #include "gdedup/filter_file.h"
 #include "gdedup/growth.h"
+#include "gdedup/job.h"
 #include "gdedup/layered_filter.h"
 
 namespace gdedup::python {
 
-// Which backend runs each layer: "auto" (the first usable: the GPU, else
-// the CPU) or a registered name.
+// Which backend runs each layer, chosen as every job chooses it
+// (choose_backend): "auto" or a registered name; `given` names the choice
+// in a refusal.
 struct BackendChoice {
   std::string name = "auto";
   BackendOptions options;
+  std::string given;
 };
 
-// A new filter's size, as the command's sizing options give it
-// (docs/CLI.md): capacity and memory 0 when not given.
+// A new filter: its size as the library plans it (JobSizing), whether it
+// grows (a memory budget makes it fixed), and a growing one's cap.
 struct Sizing {
-  uint64_t capacity = 0;    // distinct keys expected
-  std::optional<double> fpr;  // target rate; 1e-4 when not given
-  uint64_t memory = 0;      // a fixed filter of this many bytes
-  bool grow = true;         // false: a fixed filter planned for capacity
-  uint64_t max_memory = 0;  // a growing filter adds no layer past this
-  uint32_t block_bits = 0;  // 0: the planner chooses
+  JobSizing sizing;
+  bool grow = true;
+  uint64_t max_memory = 0;  // a growing filter adds no layer past this; 0 for none
 };
 
 class FilterEngine {
  public:
-  // Throws UsageError for sizes that cannot be planned or that contradict
-  // each other, naming the Python arguments.
-  FilterEngine(const Sizing& sizing, const BackendChoice& backend);
+  // Planned by the library (plan_fixed_filter, growth_rule), which says
+  // what it warns of through `events`. Throws UsageError for sizes that
+  // cannot be planned or that contradict each other, in `events`' words.
+  FilterEngine(const Sizing& sizing, const BackendChoice& backend, JobEvents& events);
   // The layers and growth rule of a loaded filter file, named `path` in
   // errors. The bit arrays of a mapped one (map_filter_file) are guarded:
   // see check_mapping.

@@ -1,5 +1,6 @@
-// gdedup._core: the engine's filter (py_filter.cpp), fingerprints as the
-// command makes them, and the errors' translation. python/gdedup wraps it.
+// gdedup._core: the engine's filter (py_filter.cpp), jobs run by the
+// library (py_job.cpp), fingerprints as the command makes them, and the
+// errors' translation. python/gdedup wraps it.
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "key_input.h"
 #include "key_rules.h"
 #include "py_filter.h"
+#include "py_job.h"
 
 namespace gdedup::python {
 namespace {
@@ -59,6 +61,7 @@ NB_MODULE(_core, m) {
   using namespace gdedup::python;
   bind_errors(m);
   bind_filter(m);
+  bind_run(m);
   // keys=None is let through, to be refused with the accepted types named.
   m.def("fingerprint", &fingerprints, nb::arg("keys").none(), nb::kw_only(),
         nb::arg("key") = nb::none(), nb::arg("delimiter") = nb::none(),

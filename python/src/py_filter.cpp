@@ -24,6 +24,8 @@
 #include "gdedup/planner.h"
 #include "key_input.h"
 #include "key_rules.h"
+#include "py_events.h"
+#include "py_job.h"
 
 namespace gdedup::python {
 namespace {
@@ -249,6 +251,7 @@ BackendChoice backend_choice(const std::string& name, std::optional<unsigned> th
   choice.name = name;
   choice.options.threads = threads.value_or(0);
   choice.options.device = device;
+  choice.given = PyEvents().name(JobOption::kBackend) + "\"" + name + "\"";
   return choice;
 }
 
@@ -413,18 +416,22 @@ void bind_filter(nb::module_& m) {
 
 Filter(capacity=None, fpr=None, memory=None, backend="auto", threads=None,
        key=None, normalize=None, *, delimiter=None, grow=True,
-       max_memory=None, block_bits=None, device=0)
+       max_memory=None, block_bits=None, device=0, allow_high_fpr=False)
 
-Sized as the command sizes a new filter (docs/CLI.md, "Sizing"): with no
-capacity and no memory it starts small and grows in layers as keys arrive;
+Sized by the command's planning (docs/CLI.md, "Sizing"): with no capacity
+and no memory it starts small and grows in layers as keys arrive;
 capacity=N plans the first layer for N distinct keys (it grows past them
 unless grow=False); memory=BYTES makes a fixed filter of that size (not
-with fpr). fpr is the target false-positive rate (default 1e-4);
+with fpr). fpr is the target false-positive rate (default 1e-4). A plan
+whose rate is above 0.5 is refused unless allow_high_fpr=True; a memory
+budget that holds the rate above 1e-3 is warned of (RuntimeWarning).
 max_memory caps a growing filter's bytes. backend is "auto" (a GPU when
-usable, else the CPU), "cpu" or "gpu"; threads the CPU backend's threads
-(None: one per hardware thread). key, delimiter and normalize are the
-command's --key, --delimiter and --normalize: the rules by which a record
-gives the key that is hashed; a saved filter records them.
+usable and the filter fits it, else the CPU), "cpu" or "gpu", chosen as
+the command chooses; threads the CPU backend's threads (None: the
+library's default, the hardware threads less two, at least one). key,
+delimiter and normalize are the command's --key, --delimiter and
+--normalize: the rules by which a record gives the key that is hashed; a
+saved filter records them.
 
 Keys: one bytes or str (UTF-8), or many: a list, tuple or iterable of them,
 a NumPy uint64 array of fingerprints (gdedup.fingerprint), or an Arrow
@@ -437,22 +444,18 @@ place. Calls release the GIL; one filter runs one call at a time.)")
              std::optional<unsigned> threads, std::optional<std::string> key,
              std::optional<std::string> normalize, std::optional<std::string> delimiter,
              bool grow, std::optional<uint64_t> max_memory, std::optional<uint32_t> block_bits,
-             int device) {
-            if (capacity && *capacity == 0) {
-              throw UsageError("capacity=0: must be at least 1 (the distinct keys expected)");
-            }
-            if (memory && *memory == 0) {
-              throw UsageError("memory=0: must be at least one block (32 bytes)");
-            }
+             int device, bool allow_high_fpr) {
             const KeyRules rules = key_rules(key, delimiter, normalize);
+            PyEvents events;
             Sizing sizing;
-            sizing.capacity = capacity.value_or(0);
-            sizing.fpr = fpr;
-            sizing.memory = memory.value_or(0);
+            sizing.sizing = job_sizing(capacity, fpr, memory, block_bits, allow_high_fpr, events);
             sizing.grow = grow;
             sizing.max_memory = max_memory.value_or(0);
-            sizing.block_bits = block_bits.value_or(0);
-            auto engine = std::make_unique<FilterEngine>(sizing, backend_choice(backend, threads, device));
+            if (max_memory) events.set_given(JobOption::kMaxMemory, std::to_string(*max_memory));
+            auto engine = speaking(events, [&] {
+              return std::make_unique<FilterEngine>(
+                  sizing, backend_choice(backend, threads, device), events);
+            });
             new (self) PyFilter(std::move(engine), rules, false, "", std::nullopt);
           },
           nb::arg("capacity") = nb::none(), nb::arg("fpr") = nb::none(),
@@ -460,7 +463,8 @@ place. Calls release the GIL; one filter runs one call at a time.)")
           nb::arg("threads") = nb::none(), nb::arg("key") = nb::none(),
           nb::arg("normalize") = nb::none(), nb::kw_only(), nb::arg("delimiter") = nb::none(),
           nb::arg("grow") = true, nb::arg("max_memory") = nb::none(),
-          nb::arg("block_bits") = nb::none(), nb::arg("device") = 0)
+          nb::arg("block_bits") = nb::none(), nb::arg("device") = 0,
+          nb::arg("allow_high_fpr") = false)
       .def_static(
           "load",
           [](const std::filesystem::path& path, bool mmap, bool read_only,

@@ -1,6 +1,16 @@
-"""The same inputs through Python and through the gdedup command give the
-same kept records and byte-identical filter files, and each reads the
-other's filters."""
+"""The gdedup command and the Python package agree.
+
+One table of jobs drives both front ends: each step runs as `gdedup
+COMMAND ...` and as gdedup.run(COMMAND, ..., **kwargs), in folders of their
+own, and then every file each wrote (outputs, filter files) is byte for
+byte the other's, the --stats counts are equal (and are gdedup.run's
+result), and a failure is the same failure: the exit status and the
+exception class of one table (EXPECTED_CLASS). Below it, the Filter: the
+same records kept and filter files written by hand, and each front end
+reads the other's filters."""
+
+import gzip
+import json
 
 import numpy as np
 import pytest
@@ -23,6 +33,190 @@ def day1(tmp_path):
 @pytest.fixture
 def day2(tmp_path):
     return make_urls(30000, 20000, seed=2)
+
+
+# gdedup.run's keyword arguments as the command's flags; True is a switch.
+FLAGS = {
+    "output": "-o", "filter": "-f", "stats": "--stats", "files_from": "--files-from",
+    "recursive": "--recursive", "skip_missing": "--skip-missing", "capacity": "--capacity",
+    "fpr": "--fpr", "memory": "--memory", "block_bits": "--block-bits",
+    "allow_high_fpr": "--allow-high-fpr", "max_memory": "--max-memory", "key": "--key",
+    "delimiter": "--delimiter", "normalize": "--normalize",
+    "ignore_key_rules": "--ignore-key-rules", "input_format": "--input-format",
+    "null_data": "--null-data", "threads": "--threads", "batch_records": "--batch",
+    "checkpoint": "--checkpoint", "resume": "--resume", "duplicates": "--duplicates",
+    "absent": "--absent",
+}
+# The arguments that name a file the job writes: each front end's own.
+WRITTEN = ("output", "filter", "stats", "checkpoint")
+# A job's end as an exit status of the command (cli/exit_status.h) and as
+# the class gdedup.run raises.
+EXPECTED_CLASS = {
+    1: gdedup.FileError,              # a runtime error: here, a missing input
+    2: gdedup.InvalidArgumentError,   # a usage error
+    3: gdedup.JobInterrupted,         # stopped at a checkpoint
+    4: gdedup.FilterOverfullError,    # the filter ended far past its plan
+}
+
+
+def cli_args(command, inputs, kwargs):
+    args = [command, *inputs]
+    for name, value in kwargs.items():
+        if name == "grow":
+            args += [] if value else ["--no-grow"]
+        elif value is True:
+            args.append(FLAGS[name])
+        else:
+            args += [FLAGS[name], str(value)]
+    return args
+
+
+def step(command, inputs, exit_status=0, **kwargs):
+    return (command, inputs, exit_status, kwargs)
+
+
+# Each case: the steps of one job history, run in order in each front
+# end's folder. Inputs are the names of files in the shared data folder.
+CASES = {
+    "dedup-growing": [step("dedup", ["day1.txt"], output="out.txt", filter="f.gdf",
+                           stats="stats.json", capacity=5000)],
+    "dedup-fixed-key-rules": [step("dedup", ["fields.txt"], output="out.txt", filter="f.gdf",
+                                   stats="stats.json", capacity=25000, grow=False,
+                                   key="field:2", delimiter="comma", normalize="url")],
+    "dedup-duplicates": [step("dedup", ["day1.txt"], output="out.txt", stats="stats.json",
+                              capacity=25000, duplicates=True)],
+    "dedup-gzip-and-list": [step("dedup", ["day1.txt.gz"], output="out.txt", filter="f.gdf",
+                                 files_from="list.txt", stats="stats.json", fpr=1e-6)],
+    "build-then-query": [
+        step("build", ["day1.txt"], filter="f.gdf", capacity=25000, fpr=1e-6, block_bits=512,
+             stats="build.json"),
+        step("query", ["day2.txt"], output="present.txt", filter="f.gdf", stats="query.json"),
+        step("query", ["day2.txt"], output="absent.txt", filter="f.gdf", absent=True),
+        # Another key rule than the file's: refused, unless ignored.
+        step("query", ["day2.txt"], 2, output="norm.txt", filter="f.gdf", normalize="url"),
+    ],
+    "growth-of-an-existing-filter": [
+        step("build", ["day1.txt"], filter="f.gdf", capacity=4000),
+        step("dedup", ["day2.txt"], output="out.txt", filter="f.gdf", stats="stats.json"),
+        step("dedup", ["day2.txt"], 2, output="again.txt", filter="f.gdf", max_memory=4096),
+    ],
+    "memory-budget": [step("build", ["day1.txt"], filter="f.gdf", memory=65536,
+                           capacity=20000)],
+    "overfull": [step("dedup", ["day1.txt"], 4, output="out.txt", filter="f.gdf",
+                      stats="stats.json", capacity=1000, grow=False)],
+    "refused-plan": [step("dedup", ["day1.txt"], 2, output="out.txt", filter="f.gdf",
+                          memory=64, capacity=1000000),
+                     step("dedup", ["day1.txt"], output="out.txt", memory=64,
+                          capacity=1000000, allow_high_fpr=True)],
+    "bad-values": [step("dedup", ["day1.txt"], 2, output="out.txt", capacity=0),
+                   step("dedup", ["day1.txt"], 2, output="out.txt", key="field:0"),
+                   step("dedup", ["day1.txt"], 2, output="out.txt", fpr=0.9),
+                   step("build", ["day1.txt"], 2, filter="f.gdf", grow=False,
+                        max_memory=1 << 20)],
+    "missing-input": [step("dedup", ["day1.txt", "gone.txt"], 1, output="out.txt"),
+                      step("dedup", ["day1.txt", "gone.txt"], output="out.txt",
+                           skip_missing=True, stats="stats.json")],
+}
+
+
+@pytest.fixture
+def data(tmp_path, day1, day2):
+    folder = tmp_path / "data"
+    folder.mkdir()
+    write_lines(folder / "day1.txt", day1)
+    write_lines(folder / "day2.txt", day2)
+    write_lines(folder / "fields.txt", [b"%d,%s" % (i % 7, u) for i, u in enumerate(day1)])
+    (folder / "day1.txt.gz").write_bytes(gzip.compress((folder / "day1.txt").read_bytes()))
+    (folder / "list.txt").write_text(f"{folder / 'day2.txt'}\n")
+    return folder
+
+
+def run_both(step_, data, cli_dir, py_dir, run_cli):
+    """Runs one step in both front ends; returns the Python result (or
+    None) after checking that both ended alike."""
+    command, inputs, exit_status, kwargs = step_
+    paths = [str(data / name) for name in inputs]
+    mine = dict(kwargs)
+    if "files_from" in mine:
+        mine["files_from"] = str(data / mine["files_from"])
+    theirs = dict(mine)
+    for name in WRITTEN:
+        if name in kwargs:
+            theirs[name] = str(cli_dir / kwargs[name])
+            mine[name] = str(py_dir / kwargs[name])
+    proc = run_cli(*cli_args(command, paths, theirs), "--quiet", check=False)
+    assert proc.returncode == exit_status, proc.stderr
+    if exit_status == 0:
+        return gdedup.run(command, paths, **mine)
+    with pytest.raises(EXPECTED_CLASS[exit_status]) as caught:
+        gdedup.run(command, paths, **mine)
+    return getattr(caught.value, "result", None)
+
+
+def comparable_stats(path):
+    stats = json.loads(path.read_bytes())
+    for timed in ("seconds", "records_per_second"):
+        del stats[timed]
+    return stats
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_the_command_and_run_do_the_same_job(tmp_path, data, run_cli, case):
+    cli_dir, py_dir = tmp_path / "cli", tmp_path / "py"
+    cli_dir.mkdir()
+    py_dir.mkdir()
+    for step_ in CASES[case]:
+        result = run_both(step_, data, cli_dir, py_dir, run_cli)
+        stats = step_[3].get("stats")
+        if result is not None and stats and (cli_dir / stats).exists():
+            counted = comparable_stats(cli_dir / stats)
+            assert counted == comparable_stats(py_dir / stats)
+            for count in ("records", "kept", "dropped", "input_bytes", "output_bytes",
+                          "inputs", "inputs_skipped", "checkpoints"):
+                assert getattr(result, count) == counted[count], count
+    files = sorted(p.name for p in cli_dir.iterdir())
+    assert files == sorted(p.name for p in py_dir.iterdir())
+    for name in files:
+        if not name.endswith(".json"):
+            assert (cli_dir / name).read_bytes() == (py_dir / name).read_bytes(), name
+
+
+def stop_at_first_batch(counts):
+    raise KeyboardInterrupt
+
+
+def test_a_job_stopped_by_run_resumes_in_either_front_end(tmp_path, data, run_cli):
+    """A checkpointed job stopped at its first batch (a KeyboardInterrupt
+    from progress=, as Ctrl-C stops it) resumes through the command and
+    through gdedup.run to the same output and filter file as a job never
+    stopped."""
+    job = dict(batch_records=1000, capacity=25000)
+    whole = tmp_path / "whole"
+    whole.mkdir()
+    gdedup.run("dedup", str(data / "day1.txt"), output=whole / "out.txt",
+               filter=whole / "f.gdf", **job)
+    resumed = {}
+    for front_end in ("cli", "py"):
+        folder = tmp_path / front_end
+        folder.mkdir()
+        files = dict(output=str(folder / "out.txt"), filter=str(folder / "f.gdf"),
+                     checkpoint=str(folder / "ck"))
+        with pytest.raises(gdedup.JobInterrupted, match="resume") as caught:
+            gdedup.run("dedup", str(data / "day1.txt"), progress=stop_at_first_batch,
+                       **files, **job)
+        assert caught.value.result.records == 1000
+        assert isinstance(caught.value.__context__ or caught.value.__cause__,
+                          KeyboardInterrupt)
+        assert not (folder / "out.txt").exists() and (folder / "ck").exists()
+        if front_end == "cli":
+            run_cli(*cli_args("dedup", [data / "day1.txt"], dict(**files, **job, resume=True)))
+        else:
+            result = gdedup.run("dedup", str(data / "day1.txt"), resume=True, **files, **job)
+            assert result.resumed_records == 1000 and result.records == 30000
+        assert not (folder / "ck").exists()
+        resumed[front_end] = [(folder / name).read_bytes() for name in ("out.txt", "f.gdf")]
+    assert resumed["cli"] == resumed["py"]
+    assert resumed["py"] == [(whole / name).read_bytes() for name in ("out.txt", "f.gdf")]
 
 
 def test_dedup_keeps_the_records_the_command_keeps(tmp_path, run_cli, day1):

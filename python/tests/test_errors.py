@@ -2,6 +2,7 @@
 raise the gdedup.Error class of their kind with the engine's message."""
 
 import os
+import warnings
 
 import numpy as np
 import pyarrow as pa
@@ -62,11 +63,14 @@ def test_arrow_nulls_are_refused_before_any_key_is_added():
 def test_bad_sizes_name_the_argument():
     with pytest.raises(gdedup.InvalidArgumentError, match="capacity=0"):
         gdedup.Filter(capacity=0)
-    with pytest.raises(gdedup.InvalidArgumentError, match="fpr and memory"):
+    with pytest.raises(gdedup.InvalidArgumentError,
+                       match="fpr=1.00e-03 and memory=1048576 cannot both be given"):
         gdedup.Filter(memory=1 << 20, fpr=1e-3)
-    with pytest.raises(gdedup.InvalidArgumentError, match="max_memory"):
+    with pytest.raises(gdedup.InvalidArgumentError,
+                       match="max_memory=1048576 caps a filter that grows, but grow=False"):
         gdedup.Filter(capacity=100, grow=False, max_memory=1 << 20)
-    with pytest.raises(gdedup.InvalidArgumentError, match="grow=False needs"):
+    with pytest.raises(gdedup.InvalidArgumentError,
+                       match="a fixed filter needs capacity= .* or memory="):
         gdedup.Filter(grow=False)
     with pytest.raises(ValueError):   # InvalidArgumentError is a ValueError
         gdedup.Filter(capacity=100, fpr=1.5)
@@ -74,6 +78,27 @@ def test_bad_sizes_name_the_argument():
         gdedup.Filter(capacity="many")
     with pytest.raises(TypeError):
         gdedup.Filter(capacity=-1)
+
+
+def test_absurd_plans_are_refused_and_costly_ones_warned_of(recwarn):
+    """As the command plans them (plan_fixed_filter): a plan whose expected
+    rate is above 0.5 is refused without allow_high_fpr=True; a memory
+    budget that holds the rate above ten times 1e-4 is warned of."""
+    with pytest.raises(gdedup.InvalidArgumentError,
+                       match=r"expected false-positive rate.*allow_high_fpr=True"):
+        gdedup.Filter(memory=64, capacity=1_000_000)
+    with pytest.raises(gdedup.InvalidArgumentError,
+                       match=r"fpr=0.9 would take about 90.*allow_high_fpr=True"):
+        gdedup.Filter(fpr=0.9)      # a growing filter too, as the command's --fpr
+    assert len(recwarn) == 0
+    f = gdedup.Filter(memory=64, capacity=1_000_000, allow_high_fpr=True)
+    assert f.plan["capacity"] == 1_000_000 and not f.grows
+    with pytest.warns(RuntimeWarning, match=r"expected false-positive rate.*memory="):
+        gdedup.Filter(memory=4096, capacity=10_000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(RuntimeWarning):     # -W error: the warning fails the call
+            gdedup.Filter(memory=4096, capacity=10_000)
 
 
 def test_bad_key_rules_and_backend():

@@ -1,0 +1,257 @@
+#include "py_job.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "gdedup/error.h"
+#include "gdedup/number_text.h"
+#include "key_rules.h"
+
+namespace gdedup::python {
+
+JobSizing job_sizing(std::optional<uint64_t> capacity, std::optional<double> fpr,
+                     std::optional<uint64_t> memory, std::optional<uint32_t> block_bits,
+                     bool allow_high_fpr, PyEvents& events) {
+  if (capacity && *capacity == 0) {
+    throw UsageError("capacity=0: must be at least 1 (the distinct keys expected)");
+  }
+  if (memory && *memory == 0) throw UsageError("memory=0: must be at least one block (32 bytes)");
+  JobSizing s;
+  s.capacity = capacity;
+  s.memory = memory;
+  s.fpr = fpr;
+  s.block_bits = block_bits.value_or(0);
+  s.allow_high_fpr = allow_high_fpr;
+  if (capacity) events.set_given(JobOption::kCapacity, std::to_string(*capacity));
+  if (memory) events.set_given(JobOption::kMemory, std::to_string(*memory));
+  if (fpr) events.set_given(JobOption::kFpr, format_rate(*fpr));
+  // A growing filter is planned to its rate too (the command's --fpr).
+  if (s.rate() > kMaxPlannedFpr && !allow_high_fpr) {
+    throw UsageError(events.given(JobOption::kFpr) + " would take about " +
+                     format_percent(s.rate()) + " of new keys for ones already present once "
+                     "the filter is full; rates above " + format_rate(kMaxPlannedFpr) +
+                     " are refused without " + events.name(JobOption::kAllowHighFpr));
+  }
+  return s;
+}
+
+namespace {
+
+// gdedup.run's arguments, as _run.py hands them over: a dict whose values
+// are None when not given; paths are bytes (os.fsencode).
+class Arguments {
+ public:
+  explicit Arguments(nb::dict d) : d_(std::move(d)) {}
+
+  template <class T>
+  std::optional<T> get(const char* name) const {
+    if (!d_.contains(name)) return std::nullopt;
+    nb::handle value = d_[name];
+    if (value.is_none()) return std::nullopt;
+    T out;
+    if (!nb::try_cast<T>(value, out)) {
+      throw nb::type_error((std::string(name) + "=" + nb::repr(value).c_str() +
+                            ": not a value this argument takes (see help(gdedup.run))").c_str());
+    }
+    return out;
+  }
+  bool flag(const char* name) const { return get<bool>(name).value_or(false); }
+  std::string path(const char* name) const {
+    const std::optional<nb::bytes> b = get<nb::bytes>(name);
+    return b ? std::string(b->c_str(), b->size()) : std::string();
+  }
+
+ private:
+  nb::dict d_;
+};
+
+JobKind job_kind(const std::string& command) {
+  if (command == "dedup") return JobKind::kDedup;
+  if (command == "build") return JobKind::kBuild;
+  if (command == "query") return JobKind::kQuery;
+  throw UsageError("command=\"" + command + "\": expected \"dedup\", \"build\" or \"query\"");
+}
+
+JobSpec job_spec(const std::string& command, const std::vector<nb::bytes>& paths,
+                 const Arguments& a, PyEvents& events) {
+  JobSpec spec;
+  spec.kind = job_kind(command);
+  spec.duplicates = a.flag("duplicates");
+  spec.absent = a.flag("absent");
+  for (const nb::bytes& p : paths) spec.inputs.paths.emplace_back(p.c_str(), p.size());
+  spec.inputs.files_from = a.path("files_from");
+  spec.inputs.null_list = a.flag("null_list");
+  spec.inputs.recursive = a.flag("recursive");
+  spec.inputs.skip_missing = a.flag("skip_missing");
+  const std::string format = a.get<std::string>("input_format").value_or("text");
+  if (format == "u64") {
+    spec.format = InputFormat::kU64;
+  } else if (format != "text") {
+    throw UsageError("input_format=\"" + format + "\": expected \"text\" or \"u64\"");
+  }
+  spec.record_separator = a.flag("null_data") ? '\0' : '\n';
+  const OptionalText key = a.get<std::string>("key"), delimiter = a.get<std::string>("delimiter"),
+                     normalize = a.get<std::string>("normalize");
+  if (spec.format == InputFormat::kText) {
+    spec.keys = key_rules(key, delimiter, normalize).keys;
+  } else if (key || delimiter || normalize) {
+    throw UsageError("key=, delimiter= and normalize= have no effect with input_format=\"u64\", "
+                     "whose records are fingerprints used as they are; leave them out");
+  }
+  spec.ignore_key_rules = a.flag("ignore_key_rules");
+  spec.output = a.path("output");
+  if (spec.output.empty()) spec.output = "-";
+  spec.output_parts = a.path("output_parts");
+  spec.filter_path = a.path("filter");
+  spec.stats_path = a.path("stats");
+  spec.sizing = job_sizing(a.get<uint64_t>("capacity"), a.get<double>("fpr"),
+                           a.get<uint64_t>("memory"), a.get<uint32_t>("block_bits"),
+                           a.flag("allow_high_fpr"), events);
+  spec.no_grow = !a.get<bool>("grow").value_or(true);
+  if (const std::optional<uint64_t> max = a.get<uint64_t>("max_memory")) {
+    spec.max_memory = *max;
+    events.set_given(JobOption::kMaxMemory, std::to_string(*max));
+  }
+  spec.backend = a.get<std::string>("backend").value_or("auto");
+  events.set_given(JobOption::kBackend, "\"" + spec.backend + "\"");
+  spec.threads = a.get<unsigned>("threads").value_or(0);
+  spec.filter_threads = a.get<unsigned>("filter_threads").value_or(0);
+  spec.device = a.get<int>("device").value_or(0);
+  if (const std::optional<uint64_t> batch = a.get<uint64_t>("batch_records")) {
+    if (*batch == 0) throw UsageError("batch_records=0: must be at least 1 record");
+    spec.batch_records = *batch;
+  }
+  JobCheckpoints& c = spec.checkpoint;
+  c.path = a.path("checkpoint");
+  c.resume = a.flag("resume");
+  c.replayable_stdin = a.flag("replayable_stdin");
+  const std::optional<double> seconds = a.get<double>("checkpoint_every_seconds");
+  const std::optional<uint64_t> records = a.get<uint64_t>("checkpoint_every_records");
+  if ((seconds || records) && !c.enabled()) {
+    throw UsageError("checkpoint_every_seconds= and checkpoint_every_records= need "
+                     "checkpoint= (the checkpoint file)");
+  }
+  if (records && *records == 0) {
+    throw UsageError("checkpoint_every_records=0: must be at least 1 record");
+  }
+  if (seconds && *seconds <= 0) {
+    throw UsageError("checkpoint_every_seconds=" + std::to_string(*seconds) +
+                     ": must be more than 0");
+  }
+  if (seconds || records) {
+    c.every_seconds = seconds.value_or(0);
+    c.every_records = records.value_or(0);
+  }
+  return spec;
+}
+
+// run_job on a thread of its own, while this one, the caller's, waits with
+// the GIL released and looks for signals every tenth of a second: Python
+// runs its signal handlers on the main thread only, so a KeyboardInterrupt
+// is seen here and handed to the job through `events` (keep_raised).
+JobResult run_watched(const JobSpec& spec, PyEvents& events) {
+  JobResult result;
+  std::exception_ptr failure;
+  std::mutex mutex;
+  std::condition_variable ended;
+  bool done = false;
+  {
+    nb::gil_scoped_release release;
+    std::thread job([&] {
+      try {
+        result = run_job(spec, events);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      std::lock_guard<std::mutex> lock(mutex);
+      done = true;
+      ended.notify_all();
+    });
+    std::unique_lock<std::mutex> lock(mutex);
+    while (!ended.wait_for(lock, std::chrono::milliseconds(100), [&] { return done; })) {
+      lock.unlock();
+      {
+        nb::gil_scoped_acquire gil;
+        if (PyErr_CheckSignals() != 0) events.keep_raised();
+      }
+      lock.lock();
+    }
+    lock.unlock();
+    job.join();
+  }
+  if (failure) {
+    try {
+      std::rethrow_exception(failure);
+    } catch (const PythonRaised&) {
+      events.restore_raised();
+      throw nb::python_error();
+    }
+  }
+  return result;
+}
+
+const char* status_name(JobStatus status) {
+  switch (status) {
+    case JobStatus::kComplete: return "complete";
+    case JobStatus::kInterrupted: return "interrupted";
+    case JobStatus::kOverfull: return "overfull";
+    case JobStatus::kOutputClosed: return "output_closed";
+  }
+  return "complete";
+}
+
+nb::dict result_dict(const JobResult& r) {
+  nb::dict d;
+  d["status"] = status_name(r.status);
+  d["message"] = r.message;
+  d["summary"] = summary_line(r);
+  d["records"] = r.stats.records;
+  d["kept"] = r.stats.kept;
+  d["dropped"] = r.stats.dropped;
+  d["input_bytes"] = r.stats.input_bytes;
+  d["output_bytes"] = r.stats.output_bytes;
+  d["seconds"] = r.stats.seconds;
+  d["checkpoints"] = r.stats.checkpoints;
+  d["inputs"] = r.inputs;
+  d["inputs_skipped"] = r.inputs_skipped;
+  d["resumed_records"] = r.resumed_records;
+  d["backend"] = r.backend;
+  d["filter_layers"] = r.filter.layers;
+  d["filter_bytes"] = r.filter.bytes;
+  d["filter_fill"] = r.filter.fill;
+  d["filter_estimated_keys"] = r.filter.estimated_keys;
+  d["filter_current_fpr"] = r.filter.current_fpr;
+  return d;
+}
+
+}  // namespace
+
+void bind_run(nb::module_& m) {
+  m.def(
+      "_run",
+      [](const std::string& command, const std::vector<nb::bytes>& paths, nb::dict arguments,
+         nb::object progress) {
+        const Arguments a(std::move(arguments));
+        PyEvents events(std::move(progress), !a.path("checkpoint").empty());
+        const JobSpec spec = job_spec(command, paths, a, events);
+        // A KeyboardInterrupt raised by the job's stop is the caller's, with
+        // the result that says how to resume (_run.py).
+        nb::dict result = result_dict(run_watched(spec, events));
+        if (events.restore_raised()) {
+          nb::python_error raised;
+          result["raised"] = nb::borrow(raised.value());
+        }
+        return result;
+      },
+      nb::arg("command"), nb::arg("paths"), nb::arg("arguments"), nb::arg("progress").none());
+}
+
+}  // namespace gdedup::python

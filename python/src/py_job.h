@@ -1,0 +1,27 @@
+// Python on the library's job layer (gdedup/job.h): the sizing arguments of
+// a new Filter as a JobSizing, and gdedup._core._run, which runs a JobSpec
+// made from gdedup.run's arguments (python/gdedup/_run.py).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include <nanobind/nanobind.h>
+
+#include "gdedup/job.h"
+#include "py_events.h"
+
+namespace gdedup::python {
+
+// capacity=, fpr=, memory=, block_bits= and allow_high_fpr= as the library
+// takes them, the values given noted in `events` for its messages. Throws
+// UsageError for a value that can never work, as the command refuses it: a
+// capacity or memory of 0, a rate above kMaxPlannedFpr without
+// allow_high_fpr.
+JobSizing job_sizing(std::optional<uint64_t> capacity, std::optional<double> fpr,
+                     std::optional<uint64_t> memory, std::optional<uint32_t> block_bits,
+                     bool allow_high_fpr, PyEvents& events);
+
+void bind_run(nb::module_& m);
+
+}  // namespace gdedup::python

@@ -1,0 +1,149 @@
+"""gdedup.run as a Python caller meets it: its arguments, what it says
+(logging, warnings, progress=), Ctrl-C, and dedup() refusing a path. The
+jobs themselves are compared with the command in test_cli_parity.py."""
+
+import logging
+import os
+import signal
+import threading
+
+import pytest
+
+import gdedup
+
+
+@pytest.fixture
+def urls_file(tmp_path, urls):
+    path = tmp_path / "urls.txt"
+    path.write_bytes(b"".join(u + b"\n" for u in urls))
+    return path
+
+
+def exact_dedup(lines):
+    seen = set()
+    return [line for line in lines if not (line in seen or seen.add(line))]
+
+
+@pytest.mark.parametrize("records", ["urls.txt", b"urls.txt", bytearray(b"urls.txt")])
+def test_dedup_of_a_path_names_the_right_call(records, tmp_path):
+    with pytest.raises(TypeError, match=r'gdedup.run\("dedup", .*urls.txt.*, output=\.\.\.\)'):
+        gdedup.dedup(records)
+    with pytest.raises(TypeError, match="gdedup.run"):
+        gdedup.dedup(tmp_path / "urls.txt")     # os.PathLike
+    assert list(gdedup.dedup([b"a", b"b", b"a"], capacity=10)) == [b"a", b"b"]
+
+
+def test_paths_of_any_bytes_and_the_result(tmp_path, urls):
+    odd = os.fsdecode(b"in \xff\n.txt")     # not UTF-8, with a newline
+    (tmp_path / odd).write_bytes(b"".join(u + b"\n" for u in urls))
+    out = tmp_path / os.fsdecode(b"out \xfe.txt")
+    result = gdedup.run("dedup", [tmp_path / odd], output=out, capacity=len(urls))
+    expected = exact_dedup(urls)
+    assert out.read_bytes() == b"".join(u + b"\n" for u in expected)
+    assert (result.status, result.records, result.kept) == ("complete", len(urls), len(expected))
+    assert result.dropped == len(urls) - len(expected) and result.inputs == 1
+    assert result.output_bytes == out.stat().st_size and result.backend.startswith("cpu")
+    assert result.summary.startswith(f"{len(urls):,} records")
+
+
+def test_arguments_that_cannot_work_are_refused(tmp_path, urls_file):
+    with pytest.raises(TypeError, match="needs output="):
+        gdedup.run("dedup", urls_file)
+    with pytest.raises(TypeError, match="writes no records"):
+        gdedup.run("build", urls_file, output=tmp_path / "o", filter=tmp_path / "f")
+    with pytest.raises(TypeError, match="needs inputs"):
+        gdedup.run("dedup", [], output=tmp_path / "o")
+    with pytest.raises(TypeError, match="capacity="):
+        gdedup.run("dedup", urls_file, output=tmp_path / "o", capacity="many")
+    with pytest.raises(gdedup.InvalidArgumentError, match='command="merge"'):
+        gdedup.run("merge", urls_file, output=tmp_path / "o")
+    with pytest.raises(gdedup.InvalidArgumentError, match="have no effect with input_format"):
+        gdedup.run("dedup", urls_file, output=tmp_path / "o", input_format="u64", key="field:2")
+    with pytest.raises(gdedup.InvalidArgumentError, match="checkpoint_every_records=0"):
+        gdedup.run("dedup", urls_file, output=tmp_path / "o", checkpoint=tmp_path / "ck",
+                   checkpoint_every_records=0)
+    with pytest.raises(gdedup.InvalidArgumentError, match="need checkpoint="):
+        gdedup.run("dedup", urls_file, output=tmp_path / "o", checkpoint_every_seconds=5)
+    assert sorted(os.listdir(tmp_path)) == ["urls.txt"]
+
+
+def test_notes_go_to_logging_and_warnings_to_warnings(tmp_path, urls_file, caplog):
+    with caplog.at_level(logging.INFO, logger="gdedup"):
+        with pytest.warns(RuntimeWarning, match="expected false-positive rate"):
+            gdedup.run("build", urls_file, filter=tmp_path / "f.gdf", memory=32768,
+                       capacity=20000)
+    assert any("backend cpu" in r.getMessage() for r in caplog.records)
+
+
+def test_progress_is_called_after_each_batch_and_may_stop_the_job(tmp_path, urls_file, urls):
+    seen = []
+    gdedup.run("dedup", urls_file, output=tmp_path / "out.txt", capacity=30000,
+               batch_records=5000, progress=seen.append)
+    assert [c["records"] for c in seen][:4] == [5000, 10000, 15000, 20000]
+    assert seen[-1]["records"] == len(urls) and seen[-1]["inputs"] == 1
+
+    def fails(counts):
+        raise RuntimeError("no more")
+    # Without a checkpoint the job ends at once and the files stay as they were.
+    with pytest.raises(RuntimeError, match="no more"):
+        gdedup.run("dedup", urls_file, output=tmp_path / "stopped.txt", filter=tmp_path / "f",
+                   capacity=30000, batch_records=5000, progress=fails)
+    assert not (tmp_path / "stopped.txt").exists() and not (tmp_path / "f").exists()
+
+
+@pytest.fixture
+def sigint_at():
+    """progress= callables that send this process SIGINT, as Ctrl-C does,
+    once `records` records are done, and wait until the main thread, which
+    alone runs Python's signal handlers, has taken it (the job would
+    otherwise end first)."""
+    taken = threading.Event()
+
+    def handler(signum, frame):
+        taken.set()
+        signal.default_int_handler(signum, frame)
+
+    before = signal.signal(signal.SIGINT, handler)
+
+    def at(records):
+        def progress(counts):
+            if counts["records"] >= records and not taken.is_set():
+                os.kill(os.getpid(), signal.SIGINT)
+                assert taken.wait(60)
+        return progress
+
+    yield at
+    signal.signal(signal.SIGINT, before)
+
+
+def test_ctrl_c_stops_a_checkpointed_job_at_a_checkpoint(tmp_path, urls_file, urls, sigint_at):
+    files = dict(output=tmp_path / "out.txt", filter=tmp_path / "f.gdf",
+                 checkpoint=tmp_path / "ck", capacity=30000, batch_records=1000)
+    with pytest.raises(gdedup.JobInterrupted, match="resume") as caught:
+        gdedup.run("dedup", urls_file, progress=sigint_at(1000), **files)
+    assert isinstance(caught.value, KeyboardInterrupt)
+    stopped = caught.value.result
+    assert stopped.status == "interrupted" and 1000 <= stopped.records < len(urls)
+    assert (tmp_path / "ck").exists() and not (tmp_path / "out.txt").exists()
+    result = gdedup.run("dedup", urls_file, resume=True, **files)
+    assert result.resumed_records == stopped.records and result.records == len(urls)
+    expected = exact_dedup(urls)
+    assert (tmp_path / "out.txt").read_bytes() == b"".join(u + b"\n" for u in expected)
+
+
+def test_ctrl_c_ends_a_job_without_checkpoints(tmp_path, urls_file, sigint_at):
+    (tmp_path / "out.txt").write_bytes(b"before\n")
+    with pytest.raises(KeyboardInterrupt) as caught:
+        gdedup.run("dedup", urls_file, output=tmp_path / "out.txt", filter=tmp_path / "f.gdf",
+                   capacity=30000, batch_records=1000, progress=sigint_at(1000))
+    assert not isinstance(caught.value, gdedup.JobInterrupted)
+    assert (tmp_path / "out.txt").read_bytes() == b"before\n"
+    assert not (tmp_path / "f.gdf").exists()
+
+
+def test_an_overfull_filter_raises_with_its_result(tmp_path, urls_file, urls):
+    with pytest.raises(gdedup.FilterOverfullError, match="far past its plan") as caught:
+        gdedup.run("dedup", urls_file, output=tmp_path / "out.txt", capacity=100, grow=False)
+    assert caught.value.result.status == "overfull"
+    assert caught.value.result.records == len(urls)
+    assert (tmp_path / "out.txt").exists()     # written, as the command writes it
