@@ -156,6 +156,11 @@ struct JobResult {
 // failure; every check is made before any file is read or created.
 JobResult run_job(const JobSpec& spec, JobEvents& events);
 
+// Refuses (UsageError, in `names`' words) a rate planned above
+// kMaxPlannedFpr without allow_high_fpr: such a filter, fixed or growing,
+// takes most new keys for old ones once full. run_job checks it itself.
+void check_planned_rate(const JobSizing& sizing, const OptionNames& names);
+
 // The plan of a new fixed filter of `sizing` for keys a program adds itself
 // (no inputs to estimate from): a capacity, or a memory budget (the rate
 // then assumes the load typical of a filter of kDefaultFpr). Refused

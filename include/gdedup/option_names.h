@@ -25,6 +25,9 @@ class OptionNames {
   // The option with the value the user gave: "--max-memory 2G". The default
   // names the option alone.
   virtual std::string given(JobOption option) const { return name(option); }
+  // The option with a value a message suggests: "--memory 2 GiB", or
+  // "memory=2 GiB" where the name ends with '='.
+  std::string with(JobOption option, const std::string& value) const;
 };
 
 // The library's own names, for a caller that gives none.

@@ -66,6 +66,7 @@ def run(command, inputs=(), *, output=None, output_parts=None, filter=None, stat
         key=None, delimiter=None, normalize=None, ignore_key_rules=False,
         input_format="text", null_data=False,
         backend="auto", threads=None, filter_threads=None, device=None, batch_records=None,
+        compressed_piece_bytes=None,
         checkpoint=None, checkpoint_every_seconds=None, checkpoint_every_records=None,
         resume=False, replayable_stdin=False,
         duplicates=False, absent=False, progress=None):
@@ -78,6 +79,7 @@ def run(command, inputs=(), *, output=None, output_parts=None, filter=None, stat
     recursive=True). Each argument is the command's flag of that name
     (docs/CLI.md): output= (-o; "-" for standard output), filter= (-f),
     stats= (--stats), grow=False (--no-grow), batch_records= (--batch),
+    compressed_piece_bytes= (--compressed-piece-bytes, for tests and tuning),
     checkpoint_every_seconds= and
     checkpoint_every_records= (--checkpoint-every), duplicates= and
     absent= (dedup --duplicates, query --absent); sizes are ints of bytes.
@@ -100,6 +102,7 @@ def run(command, inputs=(), *, output=None, output_parts=None, filter=None, stat
         "ignore_key_rules": ignore_key_rules, "input_format": input_format,
         "null_data": null_data, "backend": backend, "threads": threads,
         "filter_threads": filter_threads, "device": device, "batch_records": batch_records,
+        "compressed_piece_bytes": compressed_piece_bytes,
         "checkpoint": checkpoint,
         "checkpoint_every_seconds": checkpoint_every_seconds,
         "checkpoint_every_records": checkpoint_every_records, "resume": resume,

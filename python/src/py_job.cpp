@@ -33,13 +33,8 @@ JobSizing job_sizing(std::optional<uint64_t> capacity, std::optional<double> fpr
   if (capacity) events.set_given(JobOption::kCapacity, std::to_string(*capacity));
   if (memory) events.set_given(JobOption::kMemory, std::to_string(*memory));
   if (fpr) events.set_given(JobOption::kFpr, format_rate(*fpr));
-  // A growing filter is planned to its rate too (the command's --fpr).
-  if (s.rate() > kMaxPlannedFpr && !allow_high_fpr) {
-    throw UsageError(events.given(JobOption::kFpr) + " would take about " +
-                     format_percent(s.rate()) + " of new keys for ones already present once "
-                     "the filter is full; rates above " + format_rate(kMaxPlannedFpr) +
-                     " are refused without " + events.name(JobOption::kAllowHighFpr));
-  }
+  // A growing filter is planned to its rate too.
+  check_planned_rate(s, events);
   return s;
 }
 
@@ -128,6 +123,10 @@ JobSpec job_spec(const std::string& command, const std::vector<nb::bytes>& paths
   if (const std::optional<uint64_t> batch = a.get<uint64_t>("batch_records")) {
     if (*batch == 0) throw UsageError("batch_records=0: must be at least 1 record");
     spec.batch_records = *batch;
+  }
+  if (const std::optional<uint64_t> bytes = a.get<uint64_t>("compressed_piece_bytes")) {
+    if (*bytes == 0) throw UsageError("compressed_piece_bytes=0: must be at least 1 byte");
+    spec.compressed_piece_bytes = *bytes;
   }
   JobCheckpoints& c = spec.checkpoint;
   c.path = a.path("checkpoint");

@@ -44,6 +44,7 @@ FLAGS = {
     "delimiter": "--delimiter", "normalize": "--normalize",
     "ignore_key_rules": "--ignore-key-rules", "input_format": "--input-format",
     "null_data": "--null-data", "threads": "--threads", "batch_records": "--batch",
+    "compressed_piece_bytes": "--compressed-piece-bytes",
     "checkpoint": "--checkpoint", "resume": "--resume", "duplicates": "--duplicates",
     "absent": "--absent",
 }
@@ -87,6 +88,8 @@ CASES = {
                               capacity=25000, duplicates=True)],
     "dedup-gzip-and-list": [step("dedup", ["day1.txt.gz"], output="out.txt", filter="f.gdf",
                                  files_from="list.txt", stats="stats.json", fpr=1e-6)],
+    "dedup-gzip-in-parts": [step("dedup", ["day1.txt.gz"], output="out.txt", filter="f.gdf",
+                                 capacity=25000, threads=2, compressed_piece_bytes=4096)],
     "build-then-query": [
         step("build", ["day1.txt"], filter="f.gdf", capacity=25000, fpr=1e-6, block_bits=512,
              stats="build.json"),

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "gdedup/filter_report.h"
+#include "cli/command_events.h"
 #include "cli/job_spec.h"
 #include "gdedup/job.h"
 
@@ -32,6 +33,9 @@ std::vector<uint64_t> growth_points() {
 // that capacity are shown.
 int run_plan(const PlanOptions& options) {
   const JobSizing request = parse_sizing(options.sizing);
+  JobOptions typed;
+  typed.sizing = options.sizing;
+  check_planned_rate(request, CommandEvents(typed, false));
   std::optional<Plan> fixed;
   if (request.memory || request.capacity) fixed = plan_standalone(request);
   const double target = request.memory ? -1.0 : request.rate();

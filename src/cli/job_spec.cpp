@@ -71,12 +71,6 @@ JobSizing parse_sizing(const SizingOptions& options) {
   }
   if (!options.memory.empty()) r.memory = parse_bytes(options.memory, "--memory");
   if (!options.fpr.empty()) r.fpr = parse_fpr(options.fpr, "--fpr");
-  if (r.rate() > kMaxPlannedFpr && !options.allow_high_fpr) {
-    throw UsageError("--fpr " + options.fpr + " would take about " + format_percent(r.rate()) +
-                     " of new keys for ones already present once the filter is full; rates "
-                     "above " + format_rate(kMaxPlannedFpr) + " are refused without "
-                     "--allow-high-fpr");
-  }
   r.block_bits = options.block_bits;
   r.allow_high_fpr = options.allow_high_fpr;
   return r;

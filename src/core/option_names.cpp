@@ -37,6 +37,11 @@ std::string OptionNames::name(JobOption option) const {
   return "?";
 }
 
+std::string OptionNames::with(JobOption option, const std::string& value) const {
+  const std::string named = name(option);
+  return named + (!named.empty() && named.back() == '=' ? "" : " ") + value;
+}
+
 const OptionNames& library_option_names() {
   static const OptionNames names;
   return names;

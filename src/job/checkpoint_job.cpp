@@ -19,15 +19,15 @@ void check_checkpoint_options(const Job& job) {
   for (const auto& [given, option] : {std::pair{o.resume, JobOption::kResume},
                                       std::pair{o.replayable_stdin, JobOption::kReplayableStdin}}) {
     if (given && !o.enabled()) {
-      throw UsageError(job.name(option) + " needs " + checkpoint + " FILE");
+      throw UsageError(job.name(option) + " needs " + job.events.with(JobOption::kCheckpoint, "FILE"));
     }
   }
   if (!o.enabled()) return;
   if (o.path == "-") throw UsageError(checkpoint + " -: the checkpoint must be a file");
   if (job.mode() != Mode::kBuild && job.spec.output == "-") {
-    throw UsageError(checkpoint + " needs the output in a file (" + job.name(JobOption::kOutput) +
-                     " FILE): standard output cannot be cut back to the checkpoint's offset "
-                     "when the run is resumed");
+    throw UsageError(checkpoint + " needs the output in a file (" +
+                     job.events.with(JobOption::kOutput, "FILE") + "): standard output cannot "
+                     "be cut back to the checkpoint's offset when the run is resumed");
   }
   const bool reads_stdin = std::find(job.inputs.begin(), job.inputs.end(), "-") != job.inputs.end();
   const std::string replayable = job.name(JobOption::kReplayableStdin);

@@ -23,9 +23,8 @@ struct Names {
   std::string operator()(JobOption option) const { return events.name(option); }
   // The list and its path, as the front end names them.
   std::string list() const {
-    return o.files_from == "-" ? events.name(JobOption::kFilesFrom) + " - (standard input)"
-                               : events.name(JobOption::kFilesFrom) + " " +
-                                     fs::printable(o.files_from);
+    return o.files_from == "-" ? events.with(JobOption::kFilesFrom, "- (standard input)")
+                               : events.with(JobOption::kFilesFrom, fs::printable(o.files_from));
   }
 };
 

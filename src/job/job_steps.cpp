@@ -39,7 +39,7 @@ std::string unfinished_job_text(const JobSpec& o, const JobEvents& events,
   if (o.saves_filter()) text += "; the filter " + o.filter_path + " was not updated";
   if (!o.stats_path.empty()) text += "; " + o.stats_path + " was not written";
   if (o.kind != JobKind::kQuery) {
-    text += "; " + events.name(JobOption::kCheckpoint) + " FILE makes a long job resumable";
+    text += "; " + events.with(JobOption::kCheckpoint, "FILE") + " makes a long job resumable";
   }
   return text;
 }

@@ -22,8 +22,8 @@ std::string lost_sentence(const Overfull& over, Mode mode) {
 
 // Where the capacity advice comes from: the fill, or where that is too
 // high to tell, the keys read.
-std::string capacity_advice(const std::string& flag, const Overfull& over) {
-  return flag + " " + std::to_string(over.capacity) + " (or more" +
+std::string capacity_advice(const Job& job, const Overfull& over) {
+  return job.events.with(JobOption::kCapacity, std::to_string(over.capacity)) + " (or more" +
          (over.lost_at_least ? "; the filter is too full to count its keys, so this takes "
                                "every record read for a distinct key, with a quarter more)."
                              : ").");
@@ -58,12 +58,11 @@ std::string filled_by_job(const Overfull& over, const FilterEnd& end, size_t lay
                         : " Run the job again with a larger " +
                               job.name(JobOption::kMaxMemory) + ", or without it.");
   }
-  const std::string capacity = job.name(JobOption::kCapacity);
   if (end.filter_existed) {
     return text + " Its counts cover every job that added to " + end.filter_path +
-           ": start a new filter file with " + capacity_advice(capacity, over);
+           ": start a new filter file with " + capacity_advice(job, over);
   }
-  return text + " Run the job again with " + capacity_advice(capacity, over);
+  return text + " Run the job again with " + capacity_advice(job, over);
 }
 
 }  // namespace

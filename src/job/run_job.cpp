@@ -98,6 +98,7 @@ JobResult run_job(const JobSpec& spec, JobEvents& events) {
   const JobSpec& o = spec;
   // Everything the spec asks is checked before anything is read or created.
   job::refuse_ignored_options(j);
+  check_planned_rate(o.sizing, events);
   const bool grows = job::growth_chosen(j);
   const uint64_t skipped = job::resolve_and_check_inputs(j);
   job::check_files(j);

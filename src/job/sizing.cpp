@@ -60,8 +60,8 @@ void check_plan(const Plan& plan, const JobSizing& request, bool estimated, JobE
                            format_percent(plan.expected_fpr) +
                            " of new keys will be taken for ones already present";
   const Plan right = plan_for_capacity(plan.capacity, kDefaultFpr, request.block_bits);
-  const std::string remedy = "; " + events.name(JobOption::kMemory) + " " +
-                             human_bytes(right.bytes()) + " gives " + format_rate(kDefaultFpr);
+  const std::string remedy = "; " + events.with(JobOption::kMemory, human_bytes(right.bytes())) +
+                             " gives " + format_rate(kDefaultFpr);
   if (refused) {
     throw UsageError(rate + (request.memory ? remedy : "") +
                      ". Nothing was written; add " + events.name(JobOption::kAllowHighFpr) +
@@ -89,8 +89,9 @@ Plan plan_job(const Job& job) {
       return plan_for_memory(*request.memory, assumed, request.block_bits);
     }
     throw UsageError("cannot size the filter: no " + capacity_word + " or " + memory_word +
-                     " given and the size of " + why_not + " is unknown; give " + capacity_word +
-                     " N (the distinct keys expected) or " + memory_word + " BYTES");
+                     " given and the size of " + why_not + " is unknown; give " +
+                     job.events.with(JobOption::kCapacity, "N") + " (the distinct keys "
+                     "expected) or " + job.events.with(JobOption::kMemory, "BYTES"));
   }
   job.events.info("no " + capacity_word + " given; estimated " + group_digits(estimate->records) +
                   " records " + estimate_text(*estimate) +
@@ -120,7 +121,8 @@ GrowthRule plan_growth(const Job& job) {
   }
   rule = growth_rule_for(std::max<uint64_t>(1, estimate->records), request.rate(),
                          request.block_bits);
-  job.events.info("no " + job.name(JobOption::kCapacity) + " given; estimated " + group_digits(estimate->records) +
+  job.events.info("no " + job.name(JobOption::kCapacity) + " given; estimated " +
+                  group_digits(estimate->records) +
                       " records " + estimate_text(*estimate) + "; the filter starts there and grows if "
                       "more distinct keys arrive");
   return rule;
@@ -129,6 +131,14 @@ GrowthRule plan_growth(const Job& job) {
 }  // namespace gdedup::job
 
 namespace gdedup {
+
+void check_planned_rate(const JobSizing& sizing, const OptionNames& names) {
+  if (sizing.rate() <= kMaxPlannedFpr || sizing.allow_high_fpr) return;
+  throw UsageError(names.given(JobOption::kFpr) + " would take about " +
+                   format_percent(sizing.rate()) + " of new keys for ones already present once "
+                   "the filter is full; rates above " + format_rate(kMaxPlannedFpr) +
+                   " are refused without " + names.name(JobOption::kAllowHighFpr));
+}
 
 GrowthRule growth_rule(const JobSizing& sizing) {
   return growth_rule_for(sizing.capacity.value_or(0), sizing.rate(), sizing.block_bits);

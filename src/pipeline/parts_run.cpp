@@ -52,8 +52,8 @@ void check_parts_options(const PipelineOptions& options) {
   }
   if (!options.checkpoint.empty() || options.resume != nullptr) {
     throw UsageError(parts + " cannot be checkpointed yet; give " +
-                     names.name(JobOption::kOutput) + " FILE to checkpoint the job, or leave "
-                     "out " + names.name(JobOption::kCheckpoint));
+                     names.with(JobOption::kOutput, "FILE") + " to checkpoint the job, or "
+                     "leave out " + names.name(JobOption::kCheckpoint));
   }
   // A run removes the parts of the one before: never an input.
   const std::string folder = fs::real_path(options.output_parts);
