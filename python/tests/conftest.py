@@ -11,10 +11,13 @@ import pytest
 
 @pytest.fixture(scope="session")
 def gdedup_bin():
-    """The built command: $GDEDUP_BIN (ctest sets it), else gdedup on PATH."""
+    """The built command: $GDEDUP_BIN (ctest sets it), else gdedup on PATH.
+    Without one the tests that compare with it fail: a skip would pass a
+    build whose command is missing."""
     path = os.environ.get("GDEDUP_BIN") or shutil.which("gdedup")
-    if not path:
-        pytest.skip("no gdedup command: set GDEDUP_BIN to the built one")
+    if not path or not os.access(path, os.X_OK):
+        pytest.fail(f"no gdedup command ({path or 'GDEDUP_BIN is not set'}): set GDEDUP_BIN "
+                    "to the built one")
     return path
 
 
