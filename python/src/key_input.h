@@ -16,9 +16,11 @@
 
 #include <nanobind/nanobind.h>
 
-#include "key_hasher.h"
+#include "gdedup/key_hasher.h"
 
 namespace gdedup::python {
+
+using keys::KeyHasher;
 
 namespace nb = nanobind;
 

@@ -26,7 +26,7 @@ nb::object fingerprints(nb::handle keys, const OptionalText& key, const Optional
                         const OptionalText& normalize, std::optional<uint64_t> seed) {
   KeyRules rules = key_rules(key, delimiter, normalize);
   if (seed) rules.seed = *seed;
-  const KeyHasher hasher(rules);
+  const KeyHasher hasher(rules.keys, rules.seed);
   std::string scratch;
   if (const std::optional<std::string_view> one = single_key(keys)) {
     return nb::int_(hasher(*one, scratch));

@@ -55,7 +55,7 @@ class PyFilter {
            std::string path, std::optional<FileStamp> loaded)
       : engine_(std::move(engine)),
         rules_(rules),
-        hasher_(rules),
+        hasher_(rules.keys, rules.seed),
         read_only_(read_only),
         path_(std::move(path)),
         last_seen_(std::move(loaded)) {}

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "gdedup/key_extractor.h"
+#include "gdedup/key_hasher.h"
 #include "gdedup/pipeline.h"
 #include "pipeline/work_batch.h"
 
@@ -21,12 +21,10 @@ class KeyHasher {
 
   // Sets batch.fingerprints, one per record of batch.records.
   void fingerprint(WorkBatch& batch);
-  uint64_t fingerprint(std::string_view record);
+  uint64_t fingerprint(std::string_view record) { return hasher_(record, scratch_); }
 
  private:
-  keys::KeyExtractor extractor_;
-  bool whole_record_;  // the key is the record as it is: no extraction
-  uint64_t seed_;
+  keys::KeyHasher hasher_;
   std::string scratch_;
 };
 
