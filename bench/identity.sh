@@ -27,6 +27,14 @@ untimed_err() { sed -E 's/[0-9.]+ s \([^)]*\)/T/; s/in [0-9.]+ s/in T/' "$1"; }
 untimed_stats() { grep -vE '"(seconds|records_per_second)"' "$1" 2>/dev/null || true; }
 
 failed=0
+# compare WHAT A B: says how A and B differ, if they do.
+compare() {
+  diff "$2" "$3" >"$work/diff" && return
+  echo "$1 differ"
+  cat "$work/diff"
+  failed=1
+}
+
 # run NAME COMMAND...: runs COMMAND, in which $BIN is the build, with each
 # build in a fresh folder of its own
 # (a copy of the inputs), then compares what the two left.
@@ -48,13 +56,13 @@ run() {
       cmp -s "$a/$f" "$b/$f" || { echo "$name: $f differs"; failed=1; }
     fi
   done
-  cmp -s <(untimed_stats "$a/stats.json") <(untimed_stats "$b/stats.json") ||
-    { echo "$name: stats differ"; diff <(untimed_stats "$a/stats.json") <(untimed_stats "$b/stats.json"); failed=1; }
-  cmp -s <(untimed_err "$a/stderr") <(untimed_err "$b/stderr") ||
-    { echo "$name: stderr differs"; diff <(untimed_err "$a/stderr") <(untimed_err "$b/stderr"); failed=1; }
+  compare "$name: stats" <(untimed_stats "$a/stats.json") <(untimed_stats "$b/stats.json")
+  compare "$name: stderr" <(untimed_err "$a/stderr") <(untimed_err "$b/stderr")
   echo "$name: exit $(cat "$a/status")"
 }
 
+# The filter file an earlier job left.
+built='$BIN build more.txt -f seen.gdf -q'
 run dedup-fixed \$BIN dedup urls.txt -o out.txt -f seen.gdf --capacity 300K --stats stats.json
 run dedup-grow \$BIN dedup urls.txt more.txt -o out.txt -f seen.gdf --stats stats.json
 run dedup-layers \$BIN dedup urls.txt -o out.txt -f seen.gdf --capacity 1000 --stats stats.json
@@ -63,16 +71,18 @@ run dedup-list \$BIN dedup --files-from list.txt -o out.txt --stats stats.json
 run duplicates \$BIN dedup --duplicates urls.txt -o out.txt --capacity 300K
 run dedup-stdout \$BIN dedup urls.txt --capacity 300K
 run dedup-threads \$BIN dedup urls.txt -o out.txt --threads 2 --piece-bytes 1M --capacity 300K
-run overfull \$BIN dedup urls.txt -o out.txt -f seen.gdf --capacity 1000 --no-grow --stats stats.json
+run overfull \$BIN dedup urls.txt -o out.txt -f seen.gdf --capacity 1000 --no-grow \
+  --stats stats.json
 run max-memory \$BIN dedup urls.txt -o out.txt -f seen.gdf --capacity 1000 --max-memory 64K
 run build \$BIN build urls.txt -f seen.gdf --capacity 300K --stats stats.json
-SETUP='$BIN build more.txt -f seen.gdf -q' run build-extend \$BIN \
+SETUP=$built run build-extend \$BIN \
   build urls.txt -f seen.gdf --stats stats.json
-SETUP='$BIN build more.txt -f seen.gdf -q' run query \$BIN query urls.txt -f seen.gdf -o out.txt --stats stats.json
-SETUP='$BIN build more.txt -f seen.gdf -q' run query-absent \$BIN query --absent urls.txt -f seen.gdf -o out.txt
+SETUP=$built run query \$BIN query urls.txt -f seen.gdf -o out.txt --stats stats.json
+SETUP=$built run query-absent \$BIN query --absent urls.txt -f seen.gdf -o out.txt
 SETUP='$BIN build more.txt -f seen.gdf -q --key field:2 --delimiter /' \
   run rules-refused \$BIN dedup urls.txt -f seen.gdf -o out.txt
-run checkpointed \$BIN dedup urls.txt -o out.txt -f seen.gdf --checkpoint ck --checkpoint-every 50K --stats stats.json
+run checkpointed \$BIN dedup urls.txt -o out.txt -f seen.gdf --checkpoint ck \
+  --checkpoint-every 50K --stats stats.json
 SETUP='touch ck' run checkpoint-exists \$BIN dedup urls.txt -o out.txt --checkpoint ck
 run resume-none \$BIN dedup urls.txt -o out.txt --checkpoint ck --resume
 run bad-capacity \$BIN dedup urls.txt --capacity 0

@@ -19,7 +19,8 @@ void check_checkpoint_options(const Job& job) {
   for (const auto& [given, option] : {std::pair{o.resume, JobOption::kResume},
                                       std::pair{o.replayable_stdin, JobOption::kReplayableStdin}}) {
     if (given && !o.enabled()) {
-      throw UsageError(job.name(option) + " needs " + job.events.with(JobOption::kCheckpoint, "FILE"));
+      throw UsageError(job.name(option) + " needs " +
+                       job.events.with(JobOption::kCheckpoint, "FILE"));
     }
   }
   if (!o.enabled()) return;

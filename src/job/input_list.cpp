@@ -44,8 +44,8 @@ std::string read_list(const Names& n) {
   }
   if (status.directory()) {
     throw UsageError(n.list() + " is a folder; give a file that lists one input path per "
-                     "line (or per NUL with " + n(JobOption::kNullList) + "), or the folder itself as an "
-                     "input with " + n(JobOption::kRecursive));
+                     "line (or per NUL with " + n(JobOption::kNullList) + "), or the folder "
+                     "itself as an input with " + n(JobOption::kRecursive));
   }
   std::ifstream in(o.files_from, std::ios::binary);
   if (in) text << in.rdbuf();
@@ -64,7 +64,8 @@ std::vector<std::string> listed_paths(const Names& n) {
   const char separator = o.null_list ? '\0' : '\n';
   if (!o.null_list && text.find('\0') != std::string::npos) {
     throw UsageError(n.list() + " holds NUL bytes, so its paths are not one per line; "
-                     "give " + n(JobOption::kNullList) + " for a NUL-separated list (find -print0)");
+                     "give " + n(JobOption::kNullList) +
+                     " for a NUL-separated list (find -print0)");
   }
   std::vector<std::string> paths;
   size_t start = 0;
@@ -95,7 +96,8 @@ void add_folder(const std::string& folder, const Names& n, ResolvedInputs& out) 
   }
   for (const fs::FolderFiles::Unreadable& entry : found.unreadable) {
     const std::string where = entry.path == folder
-                                  ? "folder " + fs::printable(folder) + " (input, " + recursive + ")"
+                                  ? "folder " + fs::printable(folder) + " (input, " +
+                                        recursive + ")"
                                   : fs::printable(entry.path) + " (under input " +
                                         fs::printable(folder) + ", " + recursive + ")";
     const std::string problem = "cannot read " + where + ": " + fs::error_text(entry.error);

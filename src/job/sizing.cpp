@@ -122,9 +122,8 @@ GrowthRule plan_growth(const Job& job) {
   rule = growth_rule_for(std::max<uint64_t>(1, estimate->records), request.rate(),
                          request.block_bits);
   job.events.info("no " + job.name(JobOption::kCapacity) + " given; estimated " +
-                  group_digits(estimate->records) +
-                      " records " + estimate_text(*estimate) + "; the filter starts there and grows if "
-                      "more distinct keys arrive");
+                  group_digits(estimate->records) + " records " + estimate_text(*estimate) +
+                  "; the filter starts there and grows if more distinct keys arrive");
   return rule;
 }
 

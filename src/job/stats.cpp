@@ -80,7 +80,8 @@ std::string summary_line(const JobResult& r) {
   if (s.seconds > 0) {
     line += " (" + human_count(job::per_second(s.records - r.resumed_records, s.seconds)) +
             " records/s, " +
-            human_bytes(static_cast<uint64_t>(job::per_second(s.input_bytes - r.resumed_bytes, s.seconds))) +
+            human_bytes(static_cast<uint64_t>(
+                job::per_second(s.input_bytes - r.resumed_bytes, s.seconds))) +
             "/s)";
   }
   line += "; filter " +
