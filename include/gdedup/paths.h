@@ -1,6 +1,6 @@
 // What the OS says of a path, and what a job may do with it: the questions a
 // front end asks before a job writes anything (the gdedup command's are in
-// src/cli/preflight.cpp), so that a typo costs nothing. Part of the OS layer
+// src/job/preflight.cpp), so that a typo costs nothing. Part of the OS layer
 // (src/fs): calls return 0 or an errno and leave the words to the caller,
 // who may use error_text().
 #pragma once

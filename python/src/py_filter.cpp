@@ -285,12 +285,12 @@ std::vector<LayerPlan> layer_plans(FilterEngine& e, bool with_state) {
 }
 
 // The version of the JSON of `gdedup info --json` that info() mirrors
-// (kInfoJsonVersion, src/cli/report.h): the top-level members describe the
+// (kInfoJsonVersion, gdedup/filter_report.h): the top-level members describe the
 // whole filter, and "layers" is an array of each layer's.
 constexpr uint64_t kInfoVersion = 2;
 
 // The fields a layer and a whole filter share, as `gdedup info --json`
-// gives them (add_counted_fields, src/cli/report.cpp), in its order.
+// gives them (add_counted_fields, src/format/filter_report.cpp), in its order.
 void add_counted_fields(nb::dict& d, uint64_t seed, const FilterSummary& c) {
   d["blocks"] = c.blocks;
   d["seed"] = hex64(seed);
