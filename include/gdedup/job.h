@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "gdedup/filter_merge.h"
 #include "gdedup/filter_summary.h"
 #include "gdedup/growth.h"
 #include "gdedup/key_options.h"
@@ -139,6 +140,15 @@ enum class JobStatus {
 struct JobResult {
   JobStatus status = JobStatus::kComplete;
   std::string message;  // for kInterrupted and kOverfull
+  // Whether the filter file (JobSpec::filter_path) now holds this job's
+  // filter: false for a query, an interrupted job, and a filter far past
+  // its plan, which is never saved.
+  bool filter_saved = false;
+  // kOverfull: the oldest layer far past its plan (its numbers: planned,
+  // taken, lost, the capacity that would have served), and which (0-based;
+  // a fixed filter's is 0).
+  std::optional<Overfull> overfull;
+  size_t overfull_layer = 0;
   Mode mode = Mode::kDedup;
   PipelineStats stats;
   FilterSummary filter;  // the filter the job ended with

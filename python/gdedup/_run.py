@@ -22,7 +22,12 @@ class JobResult:
     inputs read and inputs_skipped (skip_missing); resumed_records: of
     records, those counted before the checkpoint a resume started from.
     backend: what ran the filter. filter_layers, filter_bytes, filter_fill,
-    filter_estimated_keys, filter_current_fpr: the filter at the end.
+    filter_estimated_keys, filter_current_fpr: the filter at the end;
+    filter_saved: whether filter= now holds it. For a filter far past its
+    plan (FilterOverfullError, never saved): probably_lost, the unique
+    records it took for seen ones (at least that many when it is too full
+    to tell), and capacity_needed, a capacity that would have served; else
+    None.
     summary: the line the command prints; message: why a job did not
     complete (FilterOverfullError, JobInterrupted)."""
 
@@ -45,6 +50,9 @@ class JobResult:
     filter_fill: float
     filter_estimated_keys: float
     filter_current_fpr: float
+    filter_saved: bool
+    probably_lost: object
+    capacity_needed: object
 
 
 def _paths(inputs):

@@ -228,6 +228,9 @@ nb::dict result_dict(const JobResult& r) {
   d["filter_fill"] = r.filter.fill;
   d["filter_estimated_keys"] = r.filter.estimated_keys;
   d["filter_current_fpr"] = r.filter.current_fpr;
+  d["filter_saved"] = r.filter_saved;
+  d["probably_lost"] = r.overfull ? nb::cast(r.overfull->probably_lost) : nb::none();
+  d["capacity_needed"] = r.overfull ? nb::cast(r.overfull->capacity) : nb::none();
   return d;
 }
 

@@ -143,7 +143,21 @@ def test_ctrl_c_ends_a_job_without_checkpoints(tmp_path, urls_file, sigint_at):
 
 def test_an_overfull_filter_raises_with_its_result(tmp_path, urls_file, urls):
     with pytest.raises(gdedup.FilterOverfullError, match="far past its plan") as caught:
-        gdedup.run("dedup", urls_file, output=tmp_path / "out.txt", capacity=100, grow=False)
-    assert caught.value.result.status == "overfull"
-    assert caught.value.result.records == len(urls)
+        gdedup.run("dedup", urls_file, output=tmp_path / "out.txt", capacity=100, grow=False,
+                   filter=tmp_path / "f.gdf")
+    result = caught.value.result
+    assert result.status == "overfull"
+    assert result.records == len(urls)
     assert (tmp_path / "out.txt").exists()     # written, as the command writes it
+    # Its numbers: records were lost, and the capacity named is more than
+    # the 100 planned.
+    assert len(set(urls)) - result.kept > 0 and result.probably_lost > 0
+    assert result.capacity_needed > 100
+    assert not result.filter_saved and not (tmp_path / "f.gdf").exists()
+
+
+def test_a_complete_job_says_its_filter_was_saved(tmp_path, urls_file):
+    result = gdedup.run("dedup", urls_file, output=tmp_path / "out.txt",
+                        filter=tmp_path / "f.gdf")
+    assert result.filter_saved and (tmp_path / "f.gdf").exists()
+    assert result.probably_lost is None and result.capacity_needed is None

@@ -135,7 +135,10 @@ void finish_job(const Job& job, const JobEnding& ending, JobResult& result) {
                                                         ending.filter_existed));
   }
   // A filter far past its plan is not saved (overfull_error says so).
-  if (o.saves_filter() && !overfull) ending.save();
+  if (o.saves_filter() && !overfull) {
+    ending.save();
+    result.filter_saved = true;
+  }
   // Only now, with the output renamed and the filter saved, is the
   // checkpoint no longer needed (PipelineOptions::keep_checkpoint).
   if (o.saves_filter() && o.checkpoint.enabled() && ending.remove_checkpoint) {
@@ -148,6 +151,10 @@ void finish_job(const Job& job, const JobEnding& ending, JobResult& result) {
   if (overfull) {
     result.status = JobStatus::kOverfull;
     result.message = *overfull;
+    for (size_t i = 0; i < ending.layers.size() && !result.overfull; ++i) {
+      result.overfull = ending.layers[i];
+      result.overfull_layer = i;
+    }
   }
 }
 
