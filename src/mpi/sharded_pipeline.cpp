@@ -32,6 +32,7 @@
 #include "mpi/round_plan.h"
 #include "mpi/shared_output.h"
 #include "mpi/sharding.h"
+#include "pipeline/checkpoint_clock.h"
 #include "pipeline/checkpoint_writer.h"
 #include "pipeline/key_hasher.h"
 #include "pipeline/piece_plan.h"
@@ -135,36 +136,28 @@ struct Totals {
 };
 
 // When the ranks checkpoint: the same answer on every rank, after the same
-// round. A signal on any rank, or rank 0's clock, or the job's records.
+// round. The pipeline's schedule (pipeline/checkpoint_clock.h), where a
+// signal on any rank, or rank 0's clock, makes it due everywhere.
 class CheckpointSchedule {
  public:
   CheckpointSchedule(const PipelineOptions& options, uint64_t records)
-      : options_(options), last_records_(records), last_time_(Clock::now()) {}
+      : options_(options), clock_(options, records) {}
 
   // Collective. `records`: the job's records so far.
   bool due(uint64_t records, bool& stop) {
     int flags[2] = {options_.stop != nullptr && options_.stop->load(std::memory_order_relaxed),
-                    rank_info().rank == 0 && options_.checkpoint_every_seconds > 0 &&
-                        std::chrono::duration<double>(Clock::now() - last_time_).count() >=
-                            options_.checkpoint_every_seconds};
+                    rank_info().rank == 0 && clock_.time_due()};
     int any[2] = {0, 0};
     check(MPI_Allreduce(flags, any, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
     stop = any[0] != 0;
-    return stop || any[1] != 0 ||
-           (options_.checkpoint_every_records > 0 &&
-            records - last_records_ >= options_.checkpoint_every_records);
+    return stop || any[1] != 0 || clock_.records_due(records);
   }
 
-  void written(uint64_t records) {
-    last_records_ = records;
-    last_time_ = Clock::now();
-  }
+  void written(uint64_t records) { clock_.written(records); }
 
  private:
-  using Clock = std::chrono::steady_clock;
   const PipelineOptions& options_;
-  uint64_t last_records_;
-  Clock::time_point last_time_;
+  pipeline::CheckpointClock clock_;
 };
 
 // Collective. Sends the round's keys to their owners and applies them

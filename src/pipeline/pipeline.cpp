@@ -19,6 +19,7 @@
 #include "io/byte_source.h"
 #include "io/mapped_bytes.h"
 #include "gdedup/parts_run.h"
+#include "pipeline/checkpoint_clock.h"
 #include "pipeline/checkpoint_writer.h"
 #include "pipeline/front_end.h"
 #include "pipeline/input_identity.h"
@@ -125,8 +126,7 @@ class Driver {
     if (checkpointing) {
       checkpoints.emplace(options_.checkpoint, base_state_.output_temporary, resume);
     }
-    last_checkpoint_records_ = stats_.records;
-    last_checkpoint_time_ = Clock::now();
+    schedule_.emplace(options_, stats_.records);
     progress_.input_size = io::total_input_size(options_.inputs);
     progress_.inputs = options_.inputs.size();
 
@@ -150,7 +150,8 @@ class Driver {
           if (!checkpoints->busy()) checkpoints->wait();
           // A record interval is kept even if that means waiting for the
           // previous write; a time interval just comes due again later.
-          if (records_due() || (time_due() && !checkpoints->busy())) {
+          if (schedule_->records_due(stats_.records) ||
+              (schedule_->time_due() && !checkpoints->busy())) {
             checkpoint(*checkpoints, output ? &*output : nullptr);
           }
         }
@@ -331,17 +332,6 @@ class Driver {
     return options_.stop != nullptr && options_.stop->load(std::memory_order_relaxed);
   }
 
-  bool records_due() const {
-    return options_.checkpoint_every_records > 0 &&
-           stats_.records - last_checkpoint_records_ >= options_.checkpoint_every_records;
-  }
-
-  bool time_due() const {
-    return options_.checkpoint_every_seconds > 0 &&
-           std::chrono::duration<double>(Clock::now() - last_checkpoint_time_).count() >=
-               options_.checkpoint_every_seconds;
-  }
-
   // Output first: the bytes the state counts reach the kernel here (flush()
   // waits for the output writer's buffers in flight) and the disk (fsync)
   // on the checkpoint writer's thread, before the checkpoint is written.
@@ -379,8 +369,7 @@ class Driver {
     const pipeline::RunFilter saved = run_filter();
     state.growth = saved.growth;
     checkpoints.start(saved.layers, std::move(state));
-    last_checkpoint_records_ = stats_.records;
-    last_checkpoint_time_ = Clock::now();
+    schedule_->written(stats_.records);
   }
 
   pipeline::RunFilter run_filter() const {
@@ -431,8 +420,7 @@ class Driver {
   } verified_;
   ResumeState base_state_;
   StreamPoint position_;  // after the last batch processed
-  uint64_t last_checkpoint_records_ = 0;
-  Clock::time_point last_checkpoint_time_;
+  std::optional<pipeline::CheckpointClock> schedule_;
 };
 
 }  // namespace
