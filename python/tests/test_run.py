@@ -64,6 +64,13 @@ def test_arguments_that_cannot_work_are_refused(tmp_path, urls_file):
                    checkpoint_every_records=0)
     with pytest.raises(gdedup.InvalidArgumentError, match="need checkpoint="):
         gdedup.run("dedup", urls_file, output=tmp_path / "o", checkpoint_every_seconds=5)
+    # What the job layer refuses for every front end, in Python's words.
+    with pytest.raises(gdedup.InvalidArgumentError,
+                       match="null_list=True has no effect without files_from="):
+        gdedup.run("dedup", urls_file, output=tmp_path / "o", null_list=True)
+    with pytest.raises(gdedup.InvalidArgumentError, match="threads=2 has no effect with "
+                       "input_format=u64"):
+        gdedup.run("dedup", urls_file, output=tmp_path / "o", input_format="u64", threads=2)
     assert sorted(os.listdir(tmp_path)) == ["urls.txt"]
 
 

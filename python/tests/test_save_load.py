@@ -54,7 +54,9 @@ def test_the_gil_is_released_while_the_engine_runs():
     """With a switch interval no call reaches, the main thread can run
     while the worker is in test_and_set only if the call released the GIL."""
     import sys
-    keys = gdedup.fingerprint([b"%d" % i for i in range(300000)])
+    # A call long enough (tens of ms) for the main thread to be scheduled
+    # in it on a busy machine, too.
+    keys = np.arange(1, 4000001, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
     f = gdedup.Filter(capacity=len(keys))
     started, state = threading.Event(), {"done": False}
 

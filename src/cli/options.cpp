@@ -224,11 +224,6 @@ void refuse_ignored_options(const CLI::App& command, const JobOptions& o) {
       }
     }
   }
-  if (given(command, "--null") && o.input_list.files_from.empty()) {
-    throw UsageError("-0 has no effect without --files-from: it says the list of inputs "
-                     "separates its paths with NUL; drop -0, or add --files-from FILE (-z is "
-                     "for NUL-separated records)");
-  }
   if (given(command, "--delimiter") &&
       keys::parse_key_spec(o.keys.key).kind != keys::KeySpec::Kind::kField) {
     throw UsageError("--delimiter " + o.keys.delimiter + " has no effect with --key " +

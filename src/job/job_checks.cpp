@@ -91,9 +91,16 @@ void check_files(const Job& job) {
 
 void refuse_ignored_options(const Job& job) {
   const JobSpec& o = job.spec;
+  if (o.inputs.null_list && o.inputs.files_from.empty()) {
+    const std::string null_list = job.name(JobOption::kNullList);
+    throw UsageError(null_list + " has no effect without " + job.name(JobOption::kFilesFrom) +
+                     ": it says the list of inputs separates its paths with NUL; drop " +
+                     null_list + ", or add " + job.events.with(JobOption::kFilesFrom, "FILE") +
+                     " (" + job.name(JobOption::kNullData) + " is for NUL-separated records)");
+  }
   const bool u64 = o.format == InputFormat::kU64;
   const bool nul = o.record_separator == '\0';
-  const std::string format = job.name(JobOption::kInputFormat) + " u64";
+  const std::string format = job.events.with(JobOption::kInputFormat, "u64");
   const std::string null_data = job.name(JobOption::kNullData);
   if (u64 && nul) {
     throw UsageError(null_data + " has no effect with " + format + ", whose records are 8 "
@@ -108,15 +115,16 @@ void refuse_ignored_options(const Job& job) {
   }
   const std::string filter_threads = job.name(JobOption::kFilterThreads);
   if (o.filter_threads > 0 && o.backend == "gpu") {
-    throw UsageError(filter_threads + " " + std::to_string(o.filter_threads) + " has no effect "
-                     "with " + job.given(JobOption::kBackend) + ": it sets the CPU backend's "
-                     "threads; drop " + filter_threads);
+    throw UsageError(job.events.with(JobOption::kFilterThreads,
+                                     std::to_string(o.filter_threads)) +
+                     " has no effect with " + job.given(JobOption::kBackend) + ": it sets the "
+                     "CPU backend's threads; drop " + filter_threads);
   }
   const std::string threads = job.name(JobOption::kThreads);
   if (o.threads > 1 && u64) {
-    throw UsageError(threads + " " + std::to_string(o.threads) + " has no effect with " +
-                     format + ", which one thread reads faster than the filter takes it; "
-                     "drop " + threads);
+    throw UsageError(job.events.with(JobOption::kThreads, std::to_string(o.threads)) +
+                     " has no effect with " + format + ", which one thread reads faster than "
+                     "the filter takes it; drop " + threads);
   }
 }
 

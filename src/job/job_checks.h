@@ -32,8 +32,8 @@ std::string output_to_lock(const Job& job);
 // options as check_checkpoint_options.
 void check_files(const Job& job);
 
-// Refuses (UsageError) what the spec asks and would ignore: NUL-separated
-// fingerprints, a key delimiter that is the record separator, CPU threads
+// Refuses (UsageError) what the spec asks and would ignore: a NUL-separated
+// list without a list, NUL-separated fingerprints, a key delimiter that is the record separator, CPU threads
 // for the GPU backend, more than one front-end thread for fingerprints. An
 // option accepted and ignored hides a mistake.
 void refuse_ignored_options(const Job& job);
