@@ -61,6 +61,9 @@ enum class ErrorKind {
   // normalization, separator, input format, seed), merged or used together:
   // their keys would not meet.
   key_rules_mismatch,
+  // A filter far past its plan, which would take new keys for old ones in
+  // every job that used it: not saved unless the caller insists.
+  filter_overfull,
 };
 
 // A failure while doing the work: I/O, a damaged file, no device.

@@ -93,18 +93,24 @@ BY_KIND = {
     "input_changed": InputChangedError,
     "resume_mismatch": ResumeMismatchError,
     "key_rules_mismatch": InvalidArgumentError,
+    "filter_overfull": None,  # FilterOverfullError, defined below
 }
 
 
 class FilterOverfullError(Error):
-    """A job's filter ended far past its plan (the command's exit status 4).
+    """A filter ended far past its plan (the command's exit status 4).
 
-    Everything was written, but records were probably lost to false
-    positives; result is the job's JobResult."""
+    From gdedup.run: everything was written, but records were probably lost
+    to false positives, and the filter was not saved; result is the job's
+    JobResult. From Filter.save: the filter was not saved (result is
+    None)."""
 
     def __init__(self, message, result=None):
         super().__init__(message)
         self.result = result
+
+
+BY_KIND["filter_overfull"] = FilterOverfullError
 
 
 class JobInterrupted(KeyboardInterrupt):

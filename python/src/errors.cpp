@@ -30,6 +30,7 @@ const char* kind_name(ErrorKind kind) {
     case ErrorKind::input_changed: return "input_changed";
     case ErrorKind::resume_mismatch: return "resume_mismatch";
     case ErrorKind::key_rules_mismatch: return "key_rules_mismatch";
+    case ErrorKind::filter_overfull: return "filter_overfull";
   }
   return "failure";
 }

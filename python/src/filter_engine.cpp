@@ -8,6 +8,7 @@
 
 #include "gdedup/error.h"
 #include "gdedup/filter_merge.h"
+#include "gdedup/filter_report.h"
 #include "gdedup/number_text.h"
 #include "gdedup/path_lock.h"
 #include "gdedup/paths.h"
@@ -140,7 +141,8 @@ const Filter& FilterEngine::at(size_t i) const {
 }
 
 void FilterEngine::save(const std::string& path, const std::optional<KeyRules>& keys,
-                        std::optional<FileStamp>& last_seen) {
+                        std::optional<FileStamp>& last_seen, bool allow_overfull) {
+  if (!allow_overfull) refuse_overfull(path);
   // A gdedup job that saves this filter holds PATH.lock for its life, as
   // every writer of it does (gdedup/path_lock.h): a save now would be
   // replaced by the job's when it ends, its keys lost. Refused at once, not
@@ -176,6 +178,23 @@ void FilterEngine::save(const std::string& path, const std::optional<KeyRules>& 
     throw;
   }
   last_seen = file_stamp(path);
+}
+
+void FilterEngine::refuse_overfull(const std::string& path) {
+  for (size_t i = 0; i < layer_count(); ++i) {
+    const std::optional<Overfull> over = check_overfull(layer(i));
+    if (!over) continue;
+    const std::string what =
+        growing() ? "layer " + std::to_string(i + 1) + " of the " + layers_text(layer_count()) +
+                        " of the filter"
+                  : "the filter";
+    throw Error(what + " is far past its plan (" + past_plan(*over, "holds") + "), so it "
+                    "was not saved to " + path + ": every job that used it would take new keys "
+                    "for ones already present that often. Make a filter with capacity=" +
+                    std::to_string(over->capacity) + " (or more), or a growing one, and add the "
+                    "keys again; or save this one anyway with allow_overfull=True",
+                ErrorKind::filter_overfull);
+  }
 }
 
 void FilterEngine::write(const std::string& path, const std::optional<KeyRules>& keys) {

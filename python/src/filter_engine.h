@@ -63,9 +63,11 @@ class FilterEngine {
   // path while another version lies there (another process saved it since)
   // is refused with Error (input_changed), the file untouched: it would
   // lose the keys of that save. Set to the file written, also when the
-  // save fails after its rename (the folder's fsync).
+  // save fails after its rename (the folder's fsync). A filter far past
+  // its plan (check_overfull) is refused with Error (filter_overfull), as
+  // a job does not save one, unless `allow_overfull`.
   void save(const std::string& path, const std::optional<KeyRules>& keys,
-            std::optional<FileStamp>& last_seen);
+            std::optional<FileStamp>& last_seen, bool allow_overfull);
 
   bool growing() const { return growing_ != nullptr; }
   size_t layer_count() const { return growing_ ? growing_->layer_count() : 1; }
@@ -103,6 +105,8 @@ class FilterEngine {
   BackendMaker backends();
   // save's writing, under its lock.
   void write(const std::string& path, const std::optional<KeyRules>& keys);
+  // Throws Error (filter_overfull) naming the first layer far past its plan.
+  void refuse_overfull(const std::string& path);
   // Copies of the layers and the growth state, as a filter file holds them.
   FilterFile to_file();
   void sync();

@@ -104,11 +104,11 @@ class PyFilter {
     return nb::cast<bool>(apply(key, Op::kContains));
   }
 
-  void save(const std::filesystem::path& path) {
+  void save(const std::filesystem::path& path, bool allow_overfull) {
     check_process();
     nb::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex_);
-    engine_->save(path.string(), rules_, last_seen_);
+    engine_->save(path.string(), rules_, last_seen_, allow_overfull);
   }
 
   // ORs `other` into this filter (gdedup merge): the same key rules, and
@@ -521,10 +521,13 @@ place. Calls release the GIL; one filter runs one call at a time.)")
            nb::arg("keys").none(),
            "Whether each key is present (read-only). One key: a bool; many: a NumPy bool array.")
       .def("__contains__", &PyFilter::contains_one, nb::arg("key").none())
-      .def("save", &PyFilter::save, nb::arg("path"),
+      .def("save", &PyFilter::save, nb::arg("path"), nb::kw_only(),
+           nb::arg("allow_overfull") = false,
            "Write the command's filter file format to path, crash-safely: a temporary file "
            "beside it, fsync, rename. Refused (InputChangedError) when path is the file this "
-           "filter last loaded or saved and another process saved it since: merge it first.")
+           "filter last loaded or saved and another process saved it since: merge it first. "
+           "Refused (FilterOverfullError) when the filter is far past its plan, as a job does "
+           "not save one, unless allow_overfull=True.")
       .def("merge", &PyFilter::merge, nb::arg("other"),
            "OR another filter into this one, as gdedup merge: the same key rules, and both "
            "fixed with equal parameters or both growing by one rule.")

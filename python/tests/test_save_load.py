@@ -8,7 +8,7 @@ import pytest
 import gdedup
 
 
-@pytest.mark.parametrize("kwargs", [{"capacity": 3000}, {"capacity": 3000, "grow": False},
+@pytest.mark.parametrize("kwargs", [{"capacity": 3000}, {"capacity": 20000, "grow": False},
                                     {}, {"memory": 32 << 10}])
 def test_round_trip_keeps_answers_and_bytes(tmp_path, urls, kwargs):
     f = gdedup.Filter(**kwargs)
@@ -48,6 +48,28 @@ def test_threads_share_a_filter(urls):
         t.join()
     new = sum(int((~r).sum()) for r in results)
     assert new == len(set(urls)) == f.insertions
+
+
+def test_a_filter_far_past_its_plan_is_not_saved_unless_asked(tmp_path):
+    """As a job does not save one: every job that used it would take new
+    keys for old ones."""
+    import warnings
+    f = gdedup.Filter(capacity=100, grow=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the warning of the filter passing its plan
+        f.test_and_set([b"k%d" % i for i in range(20000)])
+    path = tmp_path / "over.gdf"
+    with pytest.raises(gdedup.FilterOverfullError,
+                       match=r"far past its plan \(planned for 100 distinct keys.*"
+                             r"not saved to .*allow_overfull=True"):
+        f.save(path)
+    assert not path.exists()
+    f.save(path, allow_overfull=True)
+    assert gdedup.Filter.load(path).insertions == f.insertions
+    # Within its plan it saves as ever.
+    ok = gdedup.Filter(capacity=100, grow=False)
+    ok.test_and_set([b"k%d" % i for i in range(100)])
+    ok.save(tmp_path / "ok.gdf")
 
 
 def test_the_gil_is_released_while_the_engine_runs():

@@ -30,6 +30,7 @@ std::string flag_advice(ErrorKind kind) {
     case ErrorKind::unsupported_format:
     case ErrorKind::input_changed:
     case ErrorKind::resume_mismatch:
+    case ErrorKind::filter_overfull:
       break;
   }
   return "";
