@@ -462,7 +462,8 @@ TEST(CliDedup, StatsFileAndSummary) {
   for (const char* member :
        {"\"records\": 5,", "\"kept\": 3,", "\"dropped\": 2,", "\"input_bytes\": 10,",
         "\"output_bytes\": 6,", "\"seconds\": ", "\"records_per_second\": ", "\"filter_fill\": ",
-        "\"estimated_distinct_keys\": ", "\"current_fpr\": ", "\"backend\": \"cpu"}) {
+        "\"estimated_distinct_keys\": ", "\"current_fpr\": ", "\"backend\": \"cpu",
+        "\"filter_saved\": false,", "\"probably_lost\": null,", "\"capacity_needed\": null"}) {
     EXPECT_NE(json.find(member), std::string::npos) << member << " not in " << json;
   }
 }
@@ -470,9 +471,23 @@ TEST(CliDedup, StatsFileAndSummary) {
 TEST(CliDedup, OverCapacityWarnsOnceAndFarPastThePlanExitsFour) {
   REQUIRE_GDEDUP_BIN();
   const auto urls = make_urls(20000, 20000);
-  const Result r = run({"dedup", "-q", "--no-grow", "--capacity", "100", "--batch", "500"},
+  cli_test::TempDir dir;
+  const Result r = run({"dedup", "-q", "--no-grow", "--capacity", "100", "--batch", "500",
+                        "-f", dir / "f.gdf", "--stats", dir / "s.json"},
                        cli_test::join_records(urls));
   ASSERT_EQ(r.status, 4) << r.err;
+  // --stats says the filter was not saved, the records probably lost and
+  // the capacity that would have served, as the message does.
+  const std::string json = cli_test::read_file(dir / "s.json");
+  EXPECT_NE(json.find("\"filter_saved\": false,"), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"probably_lost\": null"), std::string::npos) << json;
+  const size_t at = json.find("\"capacity_needed\": ");
+  ASSERT_NE(at, std::string::npos) << json;
+  EXPECT_NE(r.err.find("--capacity " + json.substr(at + 19, json.find_first_of(",\n}", at) -
+                                                              at - 19)),
+            std::string::npos)
+      << r.err << json;
+  EXPECT_FALSE(cli_test::exists(dir / "f.gdf"));
   EXPECT_TRUE(cli_test::all_lines_prefixed(r.err)) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
   EXPECT_NE(r.err.find("warning: more distinct keys than the 100"), std::string::npos) << r.err;
@@ -483,8 +498,12 @@ TEST(CliDedup, OverCapacityWarnsOnceAndFarPastThePlanExitsFour) {
   const std::vector<std::string> out = cli_test::split_records(r.out);
   EXPECT_EQ(std::set<std::string>(out.begin(), out.end()).size(), out.size());
   // A little past the plan is within the promise: a warning, exit 0.
-  const Result near = run({"dedup", "-q", "--capacity", "19000"}, cli_test::join_records(urls));
+  const Result near = run({"dedup", "-q", "--capacity", "19000", "-f", dir / "near.gdf",
+                           "--stats", dir / "near.json"},
+                          cli_test::join_records(urls));
   EXPECT_EQ(near.status, 0) << near.err;
+  EXPECT_NE(cli_test::read_file(dir / "near.json").find("\"filter_saved\": true,"),
+            std::string::npos);
 }
 
 TEST(CliDedup, ProgressLineIsErasedAtTheEnd) {

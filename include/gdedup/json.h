@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,8 @@ class JsonObject {
   JsonObject& add(std::string_view key, uint64_t value);
   JsonObject& add(std::string_view key, unsigned value) { return add(key, uint64_t{value}); }
   JsonObject& add(std::string_view key, double value);
+  // A count, or null when there is none.
+  JsonObject& add(std::string_view key, std::optional<uint64_t> value);
   JsonObject& add(std::string_view key, bool value);
   JsonObject& add(std::string_view key, JsonObject value);
   // An array of strings, on one line.

@@ -92,6 +92,11 @@ JsonObject& JsonObject::add(std::string_view key, uint64_t value) {
   return *this;
 }
 
+JsonObject& JsonObject::add(std::string_view key, std::optional<uint64_t> value) {
+  members_.push_back({std::string(key), value ? std::to_string(*value) : "null", nullptr, nullptr});
+  return *this;
+}
+
 JsonObject& JsonObject::add(std::string_view key, double value) {
   members_.push_back({std::string(key), json_number(value), nullptr, nullptr});
   return *this;

@@ -144,10 +144,7 @@ void finish_job(const Job& job, const JobEnding& ending, JobResult& result) {
   if (o.saves_filter() && o.checkpoint.enabled() && ending.remove_checkpoint) {
     fs::unlink_file(o.checkpoint.path);
   }
-  if (!o.stats_path.empty() && ending.write_stats) {
-    write_stats_file(o.stats_path, stats_json(result).str() + "\n");
-  }
-  // Everything is written; the status says it is not what was promised.
+  // The status says that what is written is not what was promised.
   if (overfull) {
     result.status = JobStatus::kOverfull;
     result.message = *overfull;
@@ -155,6 +152,9 @@ void finish_job(const Job& job, const JobEnding& ending, JobResult& result) {
       result.overfull = ending.layers[i];
       result.overfull_layer = i;
     }
+  }
+  if (!o.stats_path.empty() && ending.write_stats) {
+    write_stats_file(o.stats_path, stats_json(result).str() + "\n");
   }
 }
 

@@ -1,6 +1,7 @@
 #include "job/stats.h"
 
 #include <cstdio>
+#include <optional>
 
 #include "gdedup/number_text.h"
 #include "gdedup/output_file.h"
@@ -51,7 +52,13 @@ JsonObject stats_json(const JobResult& r) {
       .add("backend", r.backend)
       .add("checkpoints", s.checkpoints)
       .add("inputs", r.inputs)
-      .add("inputs_skipped", r.inputs_skipped);
+      .add("inputs_skipped", r.inputs_skipped)
+      .add("filter_saved", r.filter_saved);
+  // Far past its plan (exit status 4): the records probably lost and a
+  // capacity that would have served; null otherwise.
+  using Count = std::optional<uint64_t>;
+  o.add("probably_lost", r.overfull ? Count(r.overfull->probably_lost) : std::nullopt)
+      .add("capacity_needed", r.overfull ? Count(r.overfull->capacity) : std::nullopt);
   return o;
 }
 
