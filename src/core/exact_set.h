@@ -1,0 +1,105 @@
+// The set of exact mode: every key seen, kept as 84 bits of its 128-bit
+// hash, so that a key is taken for a seen one only when two keys share
+// those 84 bits (collision_chance), not at a planned rate as in a Bloom
+// filter.
+//
+// A key's 84 bits are the top 84 bits of XXH3-128 of the key. The table is
+// 2^b buckets of one cache line (64 bytes); a key's home bucket is the top b
+// of its 84 bits, and it lies in its home or one of the next
+// kMaxDisplacement buckets (linear probing, keys never removed, so a lookup
+// stops at the first bucket with a free slot: for an absent key, one cache
+// line in the common case). The slot keeps what the bucket does not say
+// (quotienting):
+//   - from b = 24 up, 8 slots of 64 bits: the 84 - b bits below the home
+//     bucket's, and 4 bits of displacement;
+//   - below, 4 slots of 128 bits: all 84 bits and a mark of use.
+// Either way a stored key keeps its 84 bits at every size, and growth (the
+// table doubled and every key placed anew) loses none. What the set holds
+// is a function of its keys alone: sorted_keys() is the same for every
+// insertion order, batch and growth history.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace gdedup {
+
+// A key's 84 bits, right-aligned: the top 84 bits of its XXH3-128.
+using Key84 = unsigned __int128;
+inline constexpr unsigned kKeyBits = 84;
+
+Key84 key84(const void* key, size_t length, uint64_t seed);
+
+class ExactSet {
+ public:
+  // A narrow slot's bits for the key, beside its 4 bits of displacement:
+  // from kKeyBits - kNarrowKeyBits bucket bits up (24), a slot is one word.
+  static constexpr unsigned kNarrowKeyBits = 60;
+  // The farthest past its home bucket a key may lie; a key that would lie
+  // farther makes the table grow.
+  static constexpr unsigned kMaxDisplacement = 14;
+  // The share of slots in use past which the table doubles.
+  static constexpr double kMaxLoad = 0.94;
+
+  // Sized for `expected_keys` (0: the smallest table) without growing.
+  // `key_bits`: the width of the keys (their top bits above it must be 0),
+  // kKeyBits but in tests, which reach narrow slots in small tables with
+  // narrower keys.
+  explicit ExactSet(uint64_t expected_keys = 0, unsigned key_bits = kKeyBits);
+
+  // For each key in order: answers[i] = 1 if it was in the set (added
+  // before, or earlier in this call), else 0, and it is added. Returns the
+  // keys added. Exactly sequential.
+  uint64_t test_and_insert(const Key84* keys, size_t n, uint8_t* answers);
+  // answers[i] = 1 if keys[i] is in the set; nothing is added.
+  void contains(const Key84* keys, size_t n, uint8_t* answers) const;
+
+  uint64_t size() const { return size_; }
+  uint64_t bytes() const { return words_.size() * sizeof(uint64_t); }
+  unsigned bucket_bits() const { return bucket_bits_; }
+  uint64_t slots() const { return (uint64_t{1} << bucket_bits_) * slots_per_bucket(); }
+  double load() const { return static_cast<double>(size_) / static_cast<double>(slots()); }
+  uint64_t growths() const { return growths_; }
+
+  // Every key, ascending.
+  std::vector<Key84> sorted_keys() const;
+
+  // The chance that any two of `keys` distinct keys share their 84 bits
+  // (the birthday bound): the chance that exact mode drops one unique key.
+  static double collision_chance(uint64_t keys);
+
+ private:
+  static constexpr unsigned kWordsPerBucket = 8;  // 64 bytes
+
+  bool narrow() const { return bucket_bits_ + kNarrowKeyBits >= key_bits_; }
+  unsigned slots_per_bucket() const { return narrow() ? 8 : 4; }
+  uint64_t bucket_mask() const { return (uint64_t{1} << bucket_bits_) - 1; }
+  uint64_t home(Key84 key) const { return static_cast<uint64_t>(key >> (key_bits_ - bucket_bits_)); }
+  // The bits of `key` below its home bucket's.
+  uint64_t remainder(Key84 key) const {
+    return static_cast<uint64_t>(key & ((Key84{1} << (key_bits_ - bucket_bits_)) - 1));
+  }
+
+  // Where `key` is, or the free slot it would take; `found` says which.
+  // False when neither is within kMaxDisplacement buckets of its home.
+  struct Place {
+    uint64_t word = 0;  // the slot's first word
+    unsigned displacement = 0;
+    bool found = false;
+  };
+  bool locate(Key84 key, Place& place) const;
+  void store(Key84 key, const Place& place);
+  // The key in the slot at `word` of bucket `bucket`, and whether one is.
+  bool load_key(uint64_t bucket, uint64_t word, Key84& key) const;
+  void resize(unsigned bucket_bits);
+  void grow();
+
+  unsigned key_bits_;
+  unsigned bucket_bits_ = 0;
+  std::vector<uint64_t> words_;
+  uint64_t size_ = 0;
+  uint64_t growths_ = 0;
+};
+
+}  // namespace gdedup
