@@ -49,77 +49,130 @@ void ExactSet::resize(unsigned bucket_bits) {
   words_.assign((uint64_t{1} << bucket_bits) * kWordsPerBucket, 0);
 }
 
-bool ExactSet::load_key(uint64_t bucket, uint64_t word, Key84& key) const {
+bool ExactSet::read(uint64_t bucket, unsigned slot, Key84& key, unsigned& displacement) const {
   if (narrow()) {
-    const uint64_t slot = words_[word];
-    if (slot == 0) return false;
-    const uint64_t displacement = (slot & 15) - 1;
+    const uint64_t word = words_[bucket * kWordsPerBucket + slot];
+    if (word == 0) return false;
+    displacement = static_cast<unsigned>(word & 15) - 1;
     const uint64_t home = (bucket - displacement) & bucket_mask();
-    key = (static_cast<Key84>(home) << (key_bits_ - bucket_bits_)) | (slot >> 4);
+    key = (static_cast<Key84>(home) << (key_bits_ - bucket_bits_)) | (word >> 4);
     return true;
   }
-  const uint64_t top = words_[word];
-  if (top == 0) return false;
-  key = (static_cast<Key84>(top & ~kUsed) << 64) | words_[word + 1];
+  const uint64_t* words = &words_[bucket * kWordsPerBucket + 2 * slot];
+  if (words[0] == 0) return false;
+  key = (static_cast<Key84>(words[0] & ~kUsed) << 64) | words[1];
+  displacement = static_cast<unsigned>((bucket - home(key)) & bucket_mask());
   return true;
 }
 
-bool ExactSet::locate(Key84 key, Place& place) const {
+void ExactSet::write(uint64_t bucket, unsigned slot, Key84 key, unsigned displacement) {
+  if (narrow()) {
+    words_[bucket * kWordsPerBucket + slot] = (remainder(key) << 4) | (displacement + 1);
+    return;
+  }
+  uint64_t* words = &words_[bucket * kWordsPerBucket + 2 * slot];
+  words[0] = static_cast<uint64_t>(key >> 64) | kUsed;
+  words[1] = static_cast<uint64_t>(key);
+}
+
+unsigned ExactSet::displacement_of(uint64_t bucket, unsigned slot) const {
+  if (narrow()) return static_cast<unsigned>(words_[bucket * kWordsPerBucket + slot] & 15) - 1;
+  const uint64_t* words = &words_[bucket * kWordsPerBucket + 2 * slot];
+  const Key84 key = (static_cast<Key84>(words[0] & ~kUsed) << 64) | words[1];
+  return static_cast<unsigned>((bucket - home(key)) & bucket_mask());
+}
+
+bool ExactSet::find(Key84 key, Spot* spot) const {
   const uint64_t start = home(key);
   const unsigned per_bucket = slots_per_bucket();
-  const unsigned slot_words = kWordsPerBucket / per_bucket;
-  // What the slot of `key` holds at each displacement: the narrow slot's
-  // remainder and displacement, or the wide slot's two words.
+  // What the key's slot holds: a narrow slot's remainder (its displacement
+  // added below), or a wide slot's two words.
   const uint64_t rest = narrow() ? remainder(key) << 4 : 0;
   const uint64_t top = static_cast<uint64_t>(key >> 64) | kUsed;
   const uint64_t low = static_cast<uint64_t>(key);
+  bool spotted = false;
   for (unsigned d = 0; d <= kMaxDisplacement; ++d) {
     const uint64_t bucket = (start + d) & bucket_mask();
-    const uint64_t first = bucket * kWordsPerBucket;
+    const uint64_t* words = &words_[bucket * kWordsPerBucket];
+    // Robin Hood order: the key would lie before a free slot, and before
+    // any key nearer its own home than this one would be here; the first
+    // such slot is where it goes.
     for (unsigned s = 0; s < per_bucket; ++s) {
-      const uint64_t word = first + s * slot_words;
-      const uint64_t slot = words_[word];
-      if (slot == 0) {
-        // Keys are placed at the first free slot on their way and never
-        // removed: none of this key's lies past a free slot.
-        place = Place{word, d, false};
-        return true;
+      bool free_or_nearer = false;
+      if (narrow()) {
+        const uint64_t word = words[s];
+        if (word == (rest | (d + 1))) return true;
+        free_or_nearer = word == 0 || (word & 15) - 1 < d;
+      } else {
+        if (words[2 * s] == top && words[2 * s + 1] == low) return true;
+        free_or_nearer = words[2 * s] == 0 || displacement_of(bucket, s) < d;
       }
-      const bool same = narrow() ? slot == (rest | (d + 1))
-                                 : slot == top && words_[word + 1] == low;
-      if (same) {
-        place = Place{word, d, true};
-        return true;
+      if (free_or_nearer && !spotted) {
+        spotted = true;
+        if (spot != nullptr) *spot = Spot{bucket, s, d};
       }
+      if (narrow() ? words[s] == 0 : words[2 * s] == 0) return false;
     }
+    if (spotted) return false;
   }
+  if (spot != nullptr) *spot = Spot{(start + kMaxDisplacement + 1) & bucket_mask(), 0,
+                                    kMaxDisplacement + 1};
   return false;
 }
 
-void ExactSet::store(Key84 key, const Place& place) {
-  if (narrow()) {
-    words_[place.word] = (remainder(key) << 4) | (place.displacement + 1);
-  } else {
-    words_[place.word] = static_cast<uint64_t>(key >> 64) | kUsed;
-    words_[place.word + 1] = static_cast<uint64_t>(key);
+bool ExactSet::insert(Key84 key, Spot spot, Key84& left_over) {
+  // Robin Hood: a key takes the slot of one nearer its home, which then
+  // goes on from there, so that no key lies far from home while others lie
+  // near theirs, and a run ends early.
+  const unsigned per_bucket = slots_per_bucket();
+  uint64_t bucket = spot.bucket;
+  unsigned d = spot.displacement;
+  unsigned first = spot.slot;
+  while (d <= kMaxDisplacement) {
+    const uint64_t* words = &words_[bucket * kWordsPerBucket];
+    for (unsigned s = first; s < per_bucket; ++s) {
+      if (words[narrow() ? s : 2 * s] == 0) {
+        write(bucket, s, key, d);
+        ++size_;
+        return true;
+      }
+      if (displacement_of(bucket, s) < d) {
+        Key84 resident;
+        unsigned displacement = 0;
+        read(bucket, s, resident, displacement);
+        write(bucket, s, key, d);
+        key = resident;
+        d = displacement;
+      }
+    }
+    bucket = (bucket + 1) & bucket_mask();
+    ++d;
+    first = 0;
   }
-  ++size_;
+  left_over = key;
+  return false;
 }
 
-void ExactSet::grow() {
-  const std::vector<Key84> keys = sorted_keys();
+bool ExactSet::insert(Key84 key, Key84& left_over) {
+  Spot spot;
+  find(key, &spot);
+  return insert(key, spot, left_over);
+}
+
+void ExactSet::grow(Key84 left_over) {
+  std::vector<Key84> keys = all_keys();
+  keys.push_back(left_over);
   unsigned bits = bucket_bits_ + 1;
   for (;;) {
     resize(bits);
     size_ = 0;
     bool placed = true;
     for (const Key84 key : keys) {
-      Place place;
-      if (!locate(key, place)) {
+      Key84 again;
+      if (!insert(key, again)) {
         placed = false;
         break;
       }
-      store(key, place);
     }
     if (placed) break;
     ++bits;  // a run too long even in the doubled table: double again
@@ -130,38 +183,45 @@ void ExactSet::grow() {
 uint64_t ExactSet::test_and_insert(const Key84* keys, size_t n, uint8_t* answers) {
   uint64_t added = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (static_cast<double>(size_ + 1) > kMaxLoad * static_cast<double>(slots())) grow();
-    Place place;
-    while (!locate(keys[i], place)) grow();
-    answers[i] = place.found ? 1 : 0;
-    if (!place.found) {
-      store(keys[i], place);
-      ++added;
+    Spot spot;
+    if (find(keys[i], &spot)) {
+      answers[i] = 1;
+      continue;
+    }
+    answers[i] = 0;
+    ++added;
+    Key84 left_over;
+    if (static_cast<double>(size_ + 1) > kMaxLoad * static_cast<double>(slots())) {
+      grow(keys[i]);
+    } else if (!insert(keys[i], spot, left_over)) {
+      grow(left_over);
     }
   }
   return added;
 }
 
 void ExactSet::contains(const Key84* keys, size_t n, uint8_t* answers) const {
-  for (size_t i = 0; i < n; ++i) {
-    Place place;
-    answers[i] = locate(keys[i], place) && place.found ? 1 : 0;
-  }
+  for (size_t i = 0; i < n; ++i) answers[i] = find(keys[i], nullptr) ? 1 : 0;
 }
 
 std::vector<Key84> ExactSet::sorted_keys() const {
+  std::vector<Key84> keys = all_keys();
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+std::vector<Key84> ExactSet::all_keys() const {
   std::vector<Key84> keys;
-  keys.reserve(size_);
+  keys.reserve(size_ + 1);
   const unsigned per_bucket = slots_per_bucket();
-  const unsigned slot_words = kWordsPerBucket / per_bucket;
   const uint64_t buckets = uint64_t{1} << bucket_bits_;
   for (uint64_t bucket = 0; bucket < buckets; ++bucket) {
     for (unsigned s = 0; s < per_bucket; ++s) {
       Key84 key;
-      if (load_key(bucket, bucket * kWordsPerBucket + s * slot_words, key)) keys.push_back(key);
+      unsigned displacement = 0;
+      if (read(bucket, s, key, displacement)) keys.push_back(key);
     }
   }
-  std::sort(keys.begin(), keys.end());
   return keys;
 }
 

@@ -6,8 +6,9 @@
 // A key's 84 bits are the top 84 bits of XXH3-128 of the key. The table is
 // 2^b buckets of one cache line (64 bytes); a key's home bucket is the top b
 // of its 84 bits, and it lies in its home or one of the next
-// kMaxDisplacement buckets (linear probing, keys never removed, so a lookup
-// stops at the first bucket with a free slot: for an absent key, one cache
+// kMaxDisplacement buckets (linear probing in Robin Hood order: keys never
+// removed, a key moved on by one farther from its home, so a lookup stops
+// at a free slot or at a key nearer its home: for an absent key, one cache
 // line in the common case). The slot keeps what the bucket does not say
 // (quotienting):
 //   - from b = 24 up, 8 slots of 64 bits: the 84 - b bits below the home
@@ -81,19 +82,34 @@ class ExactSet {
     return static_cast<uint64_t>(key & ((Key84{1} << (key_bits_ - bucket_bits_)) - 1));
   }
 
-  // Where `key` is, or the free slot it would take; `found` says which.
-  // False when neither is within kMaxDisplacement buckets of its home.
-  struct Place {
-    uint64_t word = 0;  // the slot's first word
+  // The key in slot `slot` of `bucket` and how far it lies from its home
+  // bucket; false for a free slot.
+  bool read(uint64_t bucket, unsigned slot, Key84& key, unsigned& displacement) const;
+  void write(uint64_t bucket, unsigned slot, Key84 key, unsigned displacement);
+  // How far the key in a used slot lies from its home bucket.
+  unsigned displacement_of(uint64_t bucket, unsigned slot) const;
+  // Every key, in table order.
+  std::vector<Key84> all_keys() const;
+  // Where an absent key goes: the first slot on its way that is free or
+  // holds a key nearer its home.
+  struct Spot {
+    uint64_t bucket = 0;
+    unsigned slot = 0;
     unsigned displacement = 0;
-    bool found = false;
   };
-  bool locate(Key84 key, Place& place) const;
-  void store(Key84 key, const Place& place);
-  // The key in the slot at `word` of bucket `bucket`, and whether one is.
-  bool load_key(uint64_t bucket, uint64_t word, Key84& key) const;
+  // Whether `key` is in the set; where it is not, *spot (if given) says
+  // where it goes.
+  bool find(Key84 key, Spot* spot) const;
+  // Adds `key`, which is not in the set, at `spot` (find's). False when
+  // some key (this one or one it moved) would lie past kMaxDisplacement:
+  // that key is `left_over`, out of the table, and the table must grow with
+  // it.
+  bool insert(Key84 key, Spot spot, Key84& left_over);
+  bool insert(Key84 key, Key84& left_over);
+  // Doubles the table (more when a run is still too long) and places every
+  // key anew, `left_over` too.
+  void grow(Key84 left_over);
   void resize(unsigned bucket_bits);
-  void grow();
 
   unsigned key_bits_;
   unsigned bucket_bits_ = 0;
