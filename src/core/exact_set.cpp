@@ -153,12 +153,6 @@ bool ExactSet::insert(Key84 key, Spot spot, Key84& left_over) {
   return false;
 }
 
-bool ExactSet::insert(Key84 key, Key84& left_over) {
-  Spot spot;
-  find(key, &spot);
-  return insert(key, spot, left_over);
-}
-
 void ExactSet::grow(Key84 left_over) {
   std::vector<Key84> keys = all_keys();
   keys.push_back(left_over);
@@ -168,8 +162,9 @@ void ExactSet::grow(Key84 left_over) {
     size_ = 0;
     bool placed = true;
     for (const Key84 key : keys) {
+      // Distinct keys: each goes in from its home, with no lookup first.
       Key84 again;
-      if (!insert(key, again)) {
+      if (!insert(key, Spot{home(key), 0, 0}, again)) {
         placed = false;
         break;
       }

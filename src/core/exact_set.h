@@ -105,7 +105,6 @@ class ExactSet {
   // that key is `left_over`, out of the table, and the table must grow with
   // it.
   bool insert(Key84 key, Spot spot, Key84& left_over);
-  bool insert(Key84 key, Key84& left_over);
   // Doubles the table (more when a run is still too long) and places every
   // key anew, `left_over` too.
   void grow(Key84 left_over);
