@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+
+#include "gdedup/error.h"
 #include <vector>
 
 namespace gdedup::io {
@@ -22,6 +24,11 @@ std::optional<uint64_t> input_size(const std::string& path);
 // The sizes of `inputs` summed, as input_size() gives them; 0 when one is
 // unknown (a pipe). What a progress line measures its percentage against.
 uint64_t total_input_size(const std::vector<std::string>& inputs);
+
+// The failure to open input `path` for `err` (an errno value), worded
+// alike wherever an input is opened: "cannot open input PATH: REASON."
+// (ErrorKind::io; the path's unprintable bytes escaped).
+Error cannot_open_input(const std::string& path, int err);
 
 // Throws gdedup::Error, worded as open_input() would, unless `path` can be
 // opened for reading: lets a caller check every input before the first.

@@ -7,6 +7,7 @@
 #include "gdedup/error.h"
 #include "gdedup/path_text.h"
 #include "gdedup/paths.h"
+#include "gdedup/input_file.h"
 #include "io/input_changed.h"
 #include "io/mapped_bytes.h"
 
@@ -15,15 +16,13 @@ namespace gdedup::io {
 std::unique_ptr<FdSource> FdSource::open(const std::string& path) {
   fs::File file;
   if (const int err = fs::open_for_reading(path, file)) {
-    throw Error("cannot open input " + fs::printable(path) + ": " + fs::error_text(err) + ".",
-                ErrorKind::io);
+    throw cannot_open_input(path, err);
   }
   // Opening a directory succeeds on Linux; say so now rather than at the
   // first read, with the same wording as a failed open.
   fs::FileStatus status;
   if (fs::status_of(file.fd(), status) == 0 && status.type == fs::FileStatus::Type::kDirectory) {
-    throw Error("cannot open input " + fs::printable(path) + ": " + fs::error_text(EISDIR) + ".",
-                ErrorKind::io);
+    throw cannot_open_input(path, EISDIR);
   }
   return std::make_unique<FdSource>(file.release(), path, true);
 }

@@ -1,5 +1,7 @@
 #include "gdedup/input_file.h"
 
+#include "gdedup/path_text.h"
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -33,6 +35,11 @@ uint64_t total_input_size(const std::vector<std::string>& inputs) {
     total += *size;
   }
   return total;
+}
+
+Error cannot_open_input(const std::string& path, int err) {
+  return Error("cannot open input " + fs::printable(path) + ": " + fs::error_text(err) + ".",
+               ErrorKind::io);
 }
 
 void check_readable(const std::string& path) {

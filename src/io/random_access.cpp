@@ -6,6 +6,7 @@
 
 #include "fs/file_ops.h"
 #include "gdedup/error.h"
+#include "gdedup/input_file.h"
 #include "gdedup/path_text.h"
 #include "gdedup/paths.h"
 #include "io/input_changed.h"
@@ -38,10 +39,7 @@ class PositionalSource final : public ByteSource {
 }  // namespace
 
 std::unique_ptr<RandomAccessInput> RandomAccessInput::open(const std::string& path) {
-  auto refuse = [&path](int err) {
-    return Error("cannot open input " + fs::printable(path) + ": " + fs::error_text(err) + ".",
-                 ErrorKind::io);
-  };
+  auto refuse = [&path](int err) { return cannot_open_input(path, err); };
   fs::FileStatus status;
   if (path == "-") {
     const int64_t start = fs::position(STDIN_FILENO);

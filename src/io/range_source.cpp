@@ -5,6 +5,7 @@
 
 #include "fs/file_ops.h"
 #include "gdedup/error.h"
+#include "gdedup/input_file.h"
 #include "gdedup/path_text.h"
 #include "io/input_changed.h"
 #include "io/mapped_bytes.h"
@@ -15,8 +16,7 @@ RangeSource::RangeSource(const std::string& path, uint64_t begin, uint64_t end, 
     : name_(path), begin_(begin), end_(end), at_(begin), stamp_(stamp) {
   fs::File file;
   if (const int err = fs::open_for_reading(path, file)) {
-    throw Error("cannot open input " + fs::printable(path) + ": " + fs::error_text(err) + ".",
-                ErrorKind::io);
+    throw cannot_open_input(path, err);
   }
   fd_ = file.release();
   check_unchanged();

@@ -7,6 +7,7 @@
 
 #include "fs/file_ops.h"
 #include "gdedup/error.h"
+#include "gdedup/input_file.h"
 #include "io/input_changed.h"
 #include "io/record_reader.h"
 
@@ -18,7 +19,7 @@ constexpr uint64_t kScanBytes = uint64_t{64} << 10;
 fs::File open_input_file(const std::string& path) {
   fs::File file;
   if (const int err = fs::open_for_reading(path, file)) {
-    throw Error("cannot open input " + path + ": " + fs::error_text(err));
+    throw io::cannot_open_input(path, err);
   }
   return file;
 }
