@@ -41,7 +41,7 @@ enum class FilterFileCheck {
 };
 
 // The checks of a resume made from the checkpoint's state alone, before its
-// filter is loaded or the command's sizing is compared with it: the
+// filter is loaded or the spec's sizing is compared with it: the
 // checkpoint exists (require_checkpoint), the inputs are the checkpoint's
 // by count, path and size (a first layer estimated from other inputs would
 // differ for that reason alone), and, when the job saves its filter to filter_path

@@ -33,14 +33,14 @@ uint64_t growth_limit(const Job& job, uint64_t bytes, size_t layers);
 // fixed filter cannot grow past the cap, but it may start past it.
 std::string fixed_past_max_memory(const Job& job, uint64_t bytes);
 
-// The growth a resumed command asks for. An existing filter file decides
+// The growth a resumed job asks for. An existing filter file decides
 // for itself: a growing one grows by its own rule, capped by max_memory or
 // held at its layers by no_grow; the file is rewritten only when the job
 // completes, so it is still the one the run started from.
 std::optional<GrowthState> requested_growth(const Job& job, bool grows, bool filter_existed);
 
-// A resumed job's filter must grow as the command makes it grow, or be
-// fixed as the command makes it fixed: throws Error naming the difference.
+// A resumed job's filter must grow as the spec makes it grow, or be
+// fixed as the spec makes it fixed: throws Error naming the difference.
 void check_resume_growth(const Job& job, const ResumeState& saved,
                          const std::optional<GrowthState>& requested);
 
