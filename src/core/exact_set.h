@@ -72,6 +72,10 @@ class ExactSet {
 
  private:
   static constexpr unsigned kWordsPerBucket = 8;  // 64 bytes
+  // Keys ahead of the one answered whose home bucket is fetched.
+  static constexpr size_t kPrefetchAhead = 16;
+
+  void prefetch(Key84 key) const;
 
   bool narrow() const { return bucket_bits_ + kNarrowKeyBits >= key_bits_; }
   unsigned slots_per_bucket() const { return narrow() ? 8 : 4; }
