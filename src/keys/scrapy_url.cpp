@@ -19,13 +19,14 @@ constexpr ByteSet kNone("");
 
 constexpr std::string_view kSpecialSchemes[] = {"ftp", "file", "http", "https", "ws", "wss"};
 // urllib.parse.uses_params and uses_netloc, which urlparse and urlunsplit follow.
-constexpr std::string_view kUsesParams[] = {"",     "ftp",   "hdl",   "prospero", "http", "imap",
-                                            "https", "shttp", "rtsp",  "rtsps",    "rtspu", "sip",
-                                            "sips",  "mms",   "sftp",  "tel"};
+// Python 3.11's lists: w3lib reads the running Python's.
+constexpr std::string_view kUsesParams[] = {
+    "",      "ftp",  "hdl",   "prospero", "http", "imap", "https", "shttp",
+    "rtsp",  "rtsps", "rtspu", "sip",      "sips", "mms",  "sftp",  "tel"};
 constexpr std::string_view kUsesNetloc[] = {
-    "ftp",  "http",  "gopher", "nntp",    "telnet", "imap",     "wais", "file",
-    "mms",   "https", "shttp", "snews",  "prospero", "rtsp",   "rtsps",    "rtspu", "rsync",
-    "svn",   "svn+ssh", "sftp", "nfs",   "git",      "git+ssh", "ws",     "wss"};
+    "ftp",   "http",    "gopher", "nntp",  "telnet", "imap",  "wais",    "file", "mms",
+    "https", "shttp",   "snews",  "prospero", "rtsp", "rtsps", "rtspu", "rsync", "svn",
+    "svn+ssh", "sftp",  "nfs",    "git",   "git+ssh", "ws",    "wss"};
 
 template <size_t N>
 bool one_of(std::string_view s, const std::string_view (&set)[N]) {
@@ -295,7 +296,8 @@ bool scrapy_canonicalize(std::string_view url, bool keep_fragments, std::string&
     out += "//";
     out += p.netloc;
     if (path[0] != '/') out += '/';
-  } else if (path.compare(0, 2, "//") == 0 || (!p.scheme.empty() && one_of(p.scheme, kUsesNetloc) && path[0] == '/')) {
+  } else if (path.compare(0, 2, "//") == 0 ||
+             (!p.scheme.empty() && one_of(p.scheme, kUsesNetloc) && path[0] == '/')) {
     out += "//";
   }
   out += path;
