@@ -122,3 +122,16 @@ def test_scrapy_rules_are_alone():
         gdedup.fingerprint(b"http://a/", normalize="scrapy,sort-query")
     with pytest.raises(Exception, match="keep-fragments"):
         gdedup.fingerprint(b"http://a/", normalize="keep-fragments")
+
+
+def test_a_filter_file_records_the_scrapy_rule(tmp_path):
+    f = gdedup.Filter(capacity=100, normalize="scrapy,keep-fragments")
+    f.add("HTTP://Example.COM:80/b/../a?y=2&x=1#frag")
+    f.save(tmp_path / "s.gdf")
+    g = gdedup.Filter.load(tmp_path / "s.gdf")
+    assert g.key_rules == f.key_rules
+    assert "http://example.com:80/a?x=1&y=2#frag" in g
+    assert "http://example.com:80/a?x=1&y=2" not in g
+    for other in ("scrapy", "url", "none"):
+        with pytest.raises(gdedup.InvalidArgumentError, match="normalize scrapy,keep-fragments"):
+            gdedup.Filter.load(tmp_path / "s.gdf", normalize=other)
