@@ -410,6 +410,10 @@ TEST(KeysNormalizeScrapyTest, AsW3libCanonicalizesThem) {
   EXPECT_EQ(norm("scrapy,keep-fragments", "  http://h.com/\xc3\xa9\\x?\\y#f\t"),
             "http://h.com/%C3%A9/x?%5Cy=#f");
   EXPECT_EQ(norm("scrapy", "http://h.com/\xff"), "http://h.com/%FF");
+  // Bytes that are not UTF-8 are escaped before the URL is split, as w3lib
+  // decodes it; the host's escapes are then lowercased with it.
+  EXPECT_EQ(norm("scrapy", "http://us\xff" "er@Ex\xff" "Ample.com/"),
+            "http://us%FFer@ex%ffample.com/");
 }
 
 TEST(KeysNormalizeScrapyTest, KeysW3libRefusesOrThatItDoesNotCopyStayAsTheyAre) {

@@ -173,6 +173,55 @@ size_t scheme_end(std::string_view url) {
   return std::string_view::npos;
 }
 
+// The length of the valid UTF-8 character that starts at `s[i]` (a byte
+// above 0x7F), or 0 where Python's decoder reports an error at that byte.
+size_t utf8_char_size(std::string_view s, size_t i) {
+  const auto b = static_cast<unsigned char>(s[i]);
+  size_t n = 0;
+  unsigned char low = 0x80;
+  unsigned char high = 0xBF;
+  if (b >= 0xC2 && b <= 0xDF) {
+    n = 2;
+  } else if (b >= 0xE0 && b <= 0xEF) {
+    n = 3;
+    if (b == 0xE0) low = 0xA0;
+    if (b == 0xED) high = 0x9F;  // no surrogates
+  } else if (b >= 0xF0 && b <= 0xF4) {
+    n = 4;
+    if (b == 0xF0) low = 0x90;
+    if (b == 0xF4) high = 0x8F;  // up to U+10FFFF
+  } else {
+    return 0;
+  }
+  if (i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    const auto c = static_cast<unsigned char>(s[i + k]);
+    if (c < (k == 1 ? low : 0x80) || c > (k == 1 ? high : 0xBF)) return 0;
+  }
+  return n;
+}
+
+// w3lib decodes a URL as UTF-8 and writes a byte that does not decode as
+// %XX, so an authority whose bytes above 0x7F are all such bytes is ASCII
+// when it is split: that text goes into `out` (left empty when the
+// authority is ASCII already). False when a byte above 0x7F is part of a
+// character, which w3lib hands to NFKC and IDNA.
+bool ascii_authority(std::string_view netloc, std::string& out) {
+  for (size_t i = 0; i < netloc.size(); ++i) {
+    const auto b = static_cast<unsigned char>(netloc[i]);
+    if (b < 0x80) {
+      if (!out.empty()) out += netloc[i];
+      continue;
+    }
+    if (utf8_char_size(netloc, i) != 0) return false;
+    if (out.empty()) out.assign(netloc.substr(0, i));
+    out += '%';
+    out += kHex[b >> 4];
+    out += kHex[b & 15];
+  }
+  return true;
+}
+
 struct Parts {
   std::string scheme;
   std::string netloc;
@@ -188,6 +237,8 @@ bool safe_split(std::string_view url, Parts& p) {
   thread_local std::string strip_buffer;
   thread_local std::string slash_buffer;
   thread_local std::string piece;
+  thread_local std::string netloc_buffer;
+  netloc_buffer.clear();
   std::string_view rest = stripped(url, strip_buffer);
   p.scheme.clear();
   const size_t colon = scheme_end(rest);
@@ -212,8 +263,10 @@ bool safe_split(std::string_view url, Parts& p) {
     netloc = rest.substr(2, delim - 2);
     rest.remove_prefix(delim);
     for (const char c : netloc) {
-      if (c == '[' || c == ']' || static_cast<unsigned char>(c) >= 0x80) return false;
+      if (c == '[' || c == ']') return false;
     }
+    if (!ascii_authority(netloc, netloc_buffer)) return false;
+    if (!netloc_buffer.empty()) netloc = netloc_buffer;
   }
   const size_t hash = rest.find('#');
   const size_t question = rest.find('?');
