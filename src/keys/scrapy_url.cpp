@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "keys/bytes.h"
+#include "keys/ipv6_text.h"
 
 namespace gdedup::keys {
 namespace {
@@ -222,6 +223,47 @@ bool ascii_authority(std::string_view netloc, std::string& out) {
   return true;
 }
 
+// urlsplit's IPvFuture pattern, v<hex digits>.<anything>, on the host as
+// written (a host that starts with 'V' is refused).
+bool is_ipv_future(std::string_view host) {
+  if (host.size() < 4 || host[0] != 'v') return false;
+  size_t i = 1;
+  while (i < host.size() && is_hex(static_cast<unsigned char>(host[i]))) ++i;
+  return i > 1 && i + 1 < host.size() && host[i] == '.';
+}
+
+// A host and port in an authority that has '[' or ']', as urlsplit checks
+// them and w3lib writes them: "[IPv6]" in Python's short form, an IPvFuture
+// host lowercased (without its brackets when it has no ':'). Sets `port` to
+// the text after "]:". False where urlsplit raises, and for brackets that
+// are not around the host (which it reads in ways not copied here).
+bool bracketed_host(std::string_view host_port, std::string& out, std::string_view& port) {
+  if (host_port.empty() || host_port[0] != '[') return false;
+  const size_t close = host_port.find(']');
+  if (close == std::string_view::npos) return false;
+  const std::string_view after = host_port.substr(close + 1);
+  if (!after.empty() && after[0] != ':') return false;
+  port = after.empty() ? after : after.substr(1);
+  const std::string_view written = host_port.substr(1, close - 1);
+  if (written.empty()) return false;
+  thread_local std::string host;
+  host.clear();
+  for (const char c : written) host += to_lower(c);
+  if (host.find_first_of("[]") != std::string::npos) return false;
+  if (written[0] == 'v' || written[0] == 'V') {
+    if (!is_ipv_future(written)) return false;
+    const bool colon = host.find(':') != std::string::npos;
+    if (colon) out += '[';
+    out += host;
+    if (colon) out += ']';
+    return true;
+  }
+  out += '[';
+  if (!append_python_ipv6(host, out)) return false;
+  out += ']';
+  return true;
+}
+
 struct Parts {
   std::string scheme;
   std::string netloc;
@@ -262,9 +304,6 @@ bool safe_split(std::string_view url, Parts& p) {
     const size_t delim = std::min(rest.size(), rest.find_first_of("/?#", 2));
     netloc = rest.substr(2, delim - 2);
     rest.remove_prefix(delim);
-    for (const char c : netloc) {
-      if (c == '[' || c == ']') return false;
-    }
     if (!ascii_authority(netloc, netloc_buffer)) return false;
     if (!netloc_buffer.empty()) netloc = netloc_buffer;
   }
@@ -293,11 +332,17 @@ bool safe_split(std::string_view url, Parts& p) {
     p.netloc += '@';
   }
   const std::string_view host_port = netloc.substr(at == std::string_view::npos ? 0 : at + 1);
-  const size_t port_colon = host_port.find(':');
-  for (const char c : host_port.substr(0, port_colon)) p.netloc += to_lower(c);
-  if (port_colon != std::string_view::npos && port_colon + 1 < host_port.size()) {
+  std::string_view port;
+  if (netloc.find_first_of("[]") != std::string_view::npos) {
+    if (!bracketed_host(host_port, p.netloc, port)) return false;
+  } else {
+    const size_t port_colon = host_port.find(':');
+    for (const char c : host_port.substr(0, port_colon)) p.netloc += to_lower(c);
+    if (port_colon != std::string_view::npos) port = host_port.substr(port_colon + 1);
+  }
+  if (!port.empty()) {
     p.netloc += ':';
-    if (!canonical_port(host_port.substr(port_colon + 1), p.netloc)) return false;
+    if (!canonical_port(port, p.netloc)) return false;
   }
 
   p.path.clear();
