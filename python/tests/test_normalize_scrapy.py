@@ -8,10 +8,9 @@ import random
 import re
 
 import pytest
+import w3lib.url as w3lib_url  # pinned by scripts/install-python-deps.sh
 
 import gdedup
-
-w3lib_url = pytest.importorskip("w3lib.url")
 
 SCHEMES = ["http", "HTTP", "https", "HtTpS", "ftp", "ws", "wss", "file", "mailto", "foo",
            "git+ssh", "tel", ""]
@@ -23,7 +22,8 @@ HOSTS = ["example.com", "EXAMPLE.com", "Www.Example.COM.", "127.0.0.1", "", "loc
          "[::ffff:1.2.3.4]", "[fe80::1%25Eth0]", "[fe80::1%eth0]", "[1:0:0:2:0:0:0:3]",
          "[::01.2.3.4]", "[1.2.3.4]", "[v1.x:Y]", "[V1.x]", "[0:0::]", "[1:2:3:4:5:6:7:8:9]",
          "[12345::]", "[::1]x", "x[::1]", "[]", "[1::2::3]", "[:1::]", "[1:2:3:4:5:6:7::]",
-         "b\xc3\xbccher.de", "xn--bcher-kva.de", "ex\xffample.com", "exa\tmple.com", "a..b", "-x-.com", "h%41st", "a_b.c~d"]
+         "b\xc3\xbccher.de", "xn--bcher-kva.de", "ex\xffample.com", "exa\tmple.com", "a..b",
+         "-x-.com", "h%41st", "a_b.c~d"]
 PORTS = ["", "", "", ":80", ":443", ":21", ":8080", ":080", ":", ":99999", ":65535", ":x",
          ":0", ":1e3", ": 80"]
 SEGMENTS = ["a", "B", ".", "..", "%2e", "%2E%2e", "%7E%7e", "%2f%2F", "%3b", "%3F", ";p",
