@@ -349,8 +349,8 @@ void BM_Split(benchmark::State& state) {
 BENCHMARK(BM_Split)->Unit(benchmark::kMillisecond);
 
 // Key selection on split records, without hashing: whole (the record
-// itself), the host as field 3 of '/', and the two URL normalization
-// presets (docs/KEYS.md).
+// itself), the host as field 3 of '/', the two URL normalization presets
+// and Scrapy's canonical URL (docs/KEYS.md).
 void BM_Key(benchmark::State& state, const char* key, const char* delimiter, const char* normalize) {
   const std::vector<std::string_view>& records = url_records();
   const gdedup::keys::KeyExtractor extractor(gdedup::KeyOptions::parse(key, delimiter, normalize));
@@ -366,6 +366,7 @@ BENCHMARK_CAPTURE(BM_Key, whole, "whole", "tab", "")->Unit(benchmark::kMilliseco
 BENCHMARK_CAPTURE(BM_Key, host_field, "field:3", "/", "")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Key, url, "whole", "tab", "url")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Key, url_aggressive, "whole", "tab", "url-aggressive")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Key, scrapy, "whole", "tab", "scrapy")->Unit(benchmark::kMillisecond);
 
 // XXH3-64 of every whole record (gdedup::fingerprint).
 void BM_Fingerprint(benchmark::State& state) {

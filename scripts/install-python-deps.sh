@@ -12,6 +12,7 @@ requirements=(
   pyarrow==26.0.1
   pytest==9.2.0
   scrapy==2.19.0
+  w3lib==2.5.0
 )
 missing=()
 for r in "${requirements[@]}"; do

@@ -64,6 +64,25 @@ TEST(CliFilterRules, NormalizedFilterQueriedWithoutNormalizationIsRefused) {
   EXPECT_TRUE(contains(r.err, "warning:")) << r.err;
 }
 
+TEST(CliFilterRules, ScrapyFilterRefusesOtherRules) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  cli_test::write_file(dir / "urls.txt", cli_test::join_records(mixed_case_urls(500, 2)));
+  ASSERT_EQ(
+      run({"build", "-q", dir / "urls.txt", "-f", dir / "f.bf", "--normalize", "scrapy"}).status,
+      0);
+  for (const char* other : {"scrapy,keep-fragments", "url", "none"}) {
+    const Result r =
+        run({"query", dir / "urls.txt", "-f", dir / "f.bf", "--normalize", other});
+    EXPECT_EQ(r.status, 2) << other << ": " << r.err;
+    EXPECT_TRUE(contains(r.err, "normalize scrapy, ")) << r.err;
+  }
+  const Result r =
+      run({"query", "-q", dir / "urls.txt", "-f", dir / "f.bf", "--normalize", "scrapy"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, cli_test::read_file(dir / "urls.txt"));
+}
+
 TEST(CliFilterRules, EveryDifferenceInKeyRulesIsRefusedByEveryCommand) {
   REQUIRE_GDEDUP_BIN();
   cli_test::TempDir dir;

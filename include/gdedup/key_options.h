@@ -60,6 +60,11 @@ struct NormalizeRules {
   bool sort_query = false;
   bool drop_www = false;
   bool drop_trailing_slash = false;
+  // w3lib.url.canonicalize_url with its defaults, as Scrapy uses it, applied
+  // to every key (src/keys/scrapy_url.h); keep_fragments is its option of that
+  // name. Neither combines with other rules.
+  bool scrapy = false;
+  bool keep_fragments = false;
   // Query parameters whose name matches one of these globs ('*' matches any
   // run of bytes, ASCII case ignored) are removed. Stored lowercase, sorted,
   // each once: a set, so that equal rules compare equal.

@@ -17,8 +17,9 @@ GDEDUP_KEY (``"fingerprint"``)
     by the command line from a URL list holds.
 GDEDUP_NORMALIZE (None)
     gdedup's URL normalization rules for a new filter with GDEDUP_KEY "url"
-    (docs/KEYS.md: ``"url"``, ``"url,sort-query"``, ...). A loaded filter
-    keeps the rules recorded in its file.
+    (docs/KEYS.md: ``"url"``, ``"url,sort-query"``, ...; ``"scrapy"`` is
+    the canonical URL Scrapy's fingerprinter hashes). A loaded filter keeps
+    the rules recorded in its file.
 GDEDUP_CAPACITY (None), GDEDUP_FPR (1e-4)
     The size of a new filter: distinct requests expected and the false
     positive rate (a request wrongly taken for a seen one, so never made).

@@ -305,3 +305,46 @@ def test_gdedup_filter_may_start_from_a_file_built_by_the_cli_and_extends_it(tmp
         check=True,
     )
     assert query.stdout == b"http://example.com/other\n"
+
+
+def scrapy_variants(count, seed):
+    """GET requests to spellings of 50 pages: case, default ports, escapes,
+    query order and blank values, fragments, dot segments."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        page = rng.randrange(50)
+        host = rng.choice(["example.com", "EXAMPLE.com", "Example.COM"])
+        port = rng.choice(["", ":80", ":8080"])
+        path = rng.choice(["/p/%d" % page, "/p/./%d" % page, "/q/../p/%d" % page,
+                           "/%%70/%d" % page])
+        params = ["a=%d" % (page % 7), "b=", "c=%d" % (page % 3)][: 1 + page % 3]
+        rng.shuffle(params)
+        fragment = rng.choice(["", "#top", "#"])
+        out.append(Request("http://%s%s%s?%s%s" % (host, port, path, "&".join(params), fragment)))
+    return out
+
+
+def test_scrapy_normalization_agrees_with_the_fingerprint_filter_and_the_command(tmp_path):
+    """GDEDUP_KEY url with GDEDUP_NORMALIZE scrapy drops exactly the GET
+    requests Scrapy's fingerprints drop, and `gdedup query` on the crawl's
+    filter file finds the URLs it saw."""
+    binary = os.environ.get("GDEDUP_BIN")
+    assert binary, "GDEDUP_BIN must name the gdedup command (ctest sets it)"
+    url_filter, crawler = make_filter(JOBDIR=str(tmp_path), GDEDUP_KEY="url",
+                                      GDEDUP_NORMALIZE="scrapy", GDEDUP_CAPACITY=10000)
+    fingerprinter = crawler.request_fingerprinter
+    seen = set()
+    urls = []
+    for request in scrapy_variants(3000, seed=29):
+        fingerprint = fingerprinter.fingerprint(request)
+        assert url_filter.request_seen(request) == (fingerprint in seen), request.url
+        seen.add(fingerprint)
+        urls.append(request.url)
+    url_filter.close("finished")
+    probe = urls[:50] + ["http://example.com/p/%d?a=0" % n for n in range(50, 60)]
+    query = subprocess.run([binary, "query", "-", "-f", str(tmp_path / "gdedup-urls.gdf"),
+                            "--normalize", "scrapy"],
+                           input="".join(u + "\n" for u in probe).encode(),
+                           capture_output=True, check=True)
+    assert query.stdout.decode().splitlines() == urls[:50]

@@ -29,6 +29,8 @@ constexpr Rule kRules[] = {
     {"sort-query", &NormalizeRules::sort_query},
     {"drop-www", &NormalizeRules::drop_www},
     {"drop-trailing-slash", &NormalizeRules::drop_trailing_slash},
+    {"scrapy", &NormalizeRules::scrapy},
+    {"keep-fragments", &NormalizeRules::keep_fragments},
 };
 
 constexpr std::string_view kDropParams = "drop-params:";
@@ -128,6 +130,22 @@ void add_item(NormalizeRules& rules, std::string_view item) {
                    ".");
 }
 
+// scrapy is one function, w3lib's, not a set of rewrites: another rule would
+// make keys that agree with neither Scrapy nor the rule.
+void check_scrapy(const NormalizeRules& rules) {
+  if (rules.keep_fragments && !rules.scrapy) {
+    throw UsageError("the rule keep-fragments is an option of the rule scrapy; write "
+                     "scrapy,keep-fragments.");
+  }
+  NormalizeRules alone;
+  alone.scrapy = true;
+  alone.keep_fragments = rules.keep_fragments;
+  if (rules.scrapy && rules != alone) {
+    throw UsageError("the rule scrapy gives exactly Scrapy's canonical URL and takes no "
+                     "other rules; give scrapy or scrapy,keep-fragments alone.");
+  }
+}
+
 }  // namespace
 
 bool NormalizeRules::empty() const { return !trim && !lowercase && !touches_urls(); }
@@ -135,7 +153,8 @@ bool NormalizeRules::empty() const { return !trim && !lowercase && !touches_urls
 bool NormalizeRules::touches_urls() const {
   return lowercase_scheme || lowercase_host || drop_default_port || drop_fragment ||
          drop_host_dot || uppercase_percent || decode_unreserved || add_root_slash ||
-         sort_query || drop_www || drop_trailing_slash || !drop_params.empty();
+         sort_query || drop_www || drop_trailing_slash || !drop_params.empty() || scrapy ||
+         keep_fragments;
 }
 
 bool NormalizeRules::operator==(const NormalizeRules& o) const {
@@ -181,6 +200,7 @@ NormalizeRules parse_normalize_rules(std::string_view text) {
     if (comma == std::string_view::npos) break;
     text.remove_prefix(comma + 1);
   }
+  check_scrapy(rules);
   return rules;
 }
 

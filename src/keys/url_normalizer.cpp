@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "keys/scrapy_url.h"
+
 namespace gdedup::keys {
 namespace {
 
@@ -65,6 +67,12 @@ UrlNormalizer::UrlNormalizer(const NormalizeRules& rules)
 }
 
 std::string_view UrlNormalizer::normalize(std::string_view key, std::string& scratch) const {
+  if (rules_.scrapy) {
+    // Where w3lib raises, or the key needs what scrapy_url.cpp does not copy,
+    // the key is hashed as it is (docs/KEYS.md).
+    if (!scrapy_canonicalize(key, rules_.keep_fragments, scratch)) return key;
+    return scratch;
+  }
   std::string_view out = normalize_once(key, scratch);
   if (!rules_.trim || out.empty() ||
       !is_space_or_control(static_cast<unsigned char>(out.back()))) {

@@ -13,10 +13,12 @@ namespace gdedup::keys {
 
 // A key is treated as a URL when it starts with "scheme://" (a letter, then
 // letters, digits, '+', '-' or '.'). Other keys get only trim and lowercase.
+// The rule scrapy reads every key as a URL, as w3lib does.
 //
 // The result is idempotent for every input: normalizing a normalized key
-// changes nothing. One instance may be shared by threads: normalize() is
-// const and its only buffers are the caller's scratch and thread_local ones.
+// changes nothing; the rule scrapy is w3lib's function, which is not always
+// (docs/KEYS.md). One instance may be shared by threads: normalize() is const
+// and its only buffers are the caller's scratch and thread_local ones.
 class UrlNormalizer {
  public:
   explicit UrlNormalizer(const NormalizeRules& rules);
