@@ -145,10 +145,8 @@ struct JobResult {
   // its plan, which is never saved.
   bool filter_saved = false;
   // kOverfull: the oldest layer far past its plan (its numbers: planned,
-  // taken, lost, the capacity that would have served), and which (0-based;
-  // a fixed filter's is 0).
+  // taken, lost, the capacity that would have served).
   std::optional<Overfull> overfull;
-  size_t overfull_layer = 0;
   Mode mode = Mode::kDedup;
   PipelineStats stats;
   FilterSummary filter;  // the filter the job ended with
@@ -170,6 +168,10 @@ JobResult run_job(const JobSpec& spec, JobEvents& events);
 // kMaxPlannedFpr without allow_high_fpr: such a filter, fixed or growing,
 // takes most new keys for old ones once full. run_job checks it itself.
 void check_planned_rate(const JobSizing& sizing, const OptionNames& names);
+
+// The plan `sizing` asks for at `keys` distinct keys: sized by its memory
+// budget when it has one, else for its rate.
+Plan plan_for_keys(const JobSizing& sizing, uint64_t keys);
 
 // The plan of a new fixed filter of `sizing` for keys a program adds itself
 // (no inputs to estimate from): a capacity, or a memory budget (the rate

@@ -81,8 +81,7 @@ Plan plan_standalone(const JobSizing& request) {
     throw UsageError("plan needs --capacity N (the distinct keys expected), with --fpr P or "
                      "--memory BYTES");
   }
-  return request.memory ? plan_for_memory(*request.memory, *request.capacity, request.block_bits)
-                        : plan_for_capacity(*request.capacity, request.rate(), request.block_bits);
+  return plan_for_keys(request, *request.capacity);
 }
 
 JobSpec job_spec(const JobOptions& o, JobKind kind) {

@@ -29,7 +29,7 @@ ExactSet::ExactSet(uint64_t expected_keys, unsigned key_bits) : key_bits_(key_bi
     throw UsageError("an exact set's keys have " + std::to_string(kNarrowKeyBits + kMinBucketBits) +
                      " to " + std::to_string(kKeyBits) + " bits, not " + std::to_string(key_bits));
   }
-  resize(kMinBucketBits);
+  bucket_bits_ = kMinBucketBits;
   // Within kMaxLoad with room to spare, so that a right-sized set does not
   // grow at its last keys.
   while (bucket_bits_ < kMaxBucketBits &&

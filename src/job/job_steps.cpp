@@ -148,9 +148,11 @@ void finish_job(const Job& job, const JobEnding& ending, JobResult& result) {
   if (overfull) {
     result.status = JobStatus::kOverfull;
     result.message = *overfull;
-    for (size_t i = 0; i < ending.layers.size() && !result.overfull; ++i) {
-      result.overfull = ending.layers[i];
-      result.overfull_layer = i;
+    for (const std::optional<Overfull>& layer : ending.layers) {
+      if (layer) {
+        result.overfull = layer;
+        break;
+      }
     }
   }
   if (!o.stats_path.empty() && ending.write_stats) {

@@ -31,12 +31,6 @@ std::string estimate_text(const RecordEstimate& e) {
 }
 
 
-// The plan of `request` for `capacity` keys.
-Plan plan_for(const JobSizing& request, uint64_t capacity) {
-  return request.memory ? plan_for_memory(*request.memory, capacity, request.block_bits)
-                        : plan_for_capacity(capacity, request.rate(), request.block_bits);
-}
-
 // With a memory budget and no count of the keys, the rate reported assumes
 // the load typical of a filter of the default rate.
 uint64_t assumed_keys(uint64_t memory) {
@@ -76,7 +70,7 @@ Plan plan_job(const Job& job) {
   const JobSizing& request = job.spec.sizing;
   const std::string capacity_word = job.name(JobOption::kCapacity);
   const std::string memory_word = job.name(JobOption::kMemory);
-  if (request.capacity) return plan_for(request, *request.capacity);
+  if (request.capacity) return plan_for_keys(request, *request.capacity);
   std::string why_not;
   const std::optional<RecordEstimate> estimate = estimate_records(
       job.inputs, job.spec.format, job.spec.record_separator, &why_not);
@@ -86,7 +80,7 @@ Plan plan_job(const Job& job) {
       job.events.info("no " + capacity_word + " given and the size of " + why_not +
                       " is unknown; the expected rate below assumes " + group_digits(assumed) +
                       " distinct keys");
-      return plan_for_memory(*request.memory, assumed, request.block_bits);
+      return plan_for_keys(request, assumed);
     }
     throw UsageError("cannot size the filter: no " + capacity_word + " or " + memory_word +
                      " given and the size of " + why_not + " is unknown; give " +
@@ -96,7 +90,7 @@ Plan plan_job(const Job& job) {
   job.events.info("no " + capacity_word + " given; estimated " + group_digits(estimate->records) +
                   " records " + estimate_text(*estimate) +
                   " and planned for all of them being distinct");
-  return plan_for(request, std::max<uint64_t>(1, estimate->records));
+  return plan_for_keys(request, std::max<uint64_t>(1, estimate->records));
 }
 
 Plan plan_new_filter(const Job& job) {
@@ -131,6 +125,11 @@ GrowthRule plan_growth(const Job& job) {
 
 namespace gdedup {
 
+Plan plan_for_keys(const JobSizing& sizing, uint64_t keys) {
+  return sizing.memory ? plan_for_memory(*sizing.memory, keys, sizing.block_bits)
+                       : plan_for_capacity(keys, sizing.rate(), sizing.block_bits);
+}
+
 void check_planned_rate(const JobSizing& sizing, const OptionNames& names) {
   if (sizing.rate() <= kMaxPlannedFpr || sizing.allow_high_fpr) return;
   throw UsageError(names.given(JobOption::kFpr) + " would take about " +
@@ -156,7 +155,7 @@ Plan plan_fixed_filter(const JobSizing& sizing, JobEvents& events) {
                      " (its bytes): it cannot be sized without one");
   }
   const uint64_t capacity = sizing.capacity ? *sizing.capacity : job::assumed_keys(*sizing.memory);
-  const Plan plan = job::plan_for(sizing, capacity);
+  const Plan plan = plan_for_keys(sizing, capacity);
   job::check_plan(plan, sizing, false, events);
   return plan;
 }
