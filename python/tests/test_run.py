@@ -168,3 +168,42 @@ def test_a_complete_job_says_its_filter_was_saved(tmp_path, urls_file):
                         filter=tmp_path / "f.gdf")
     assert result.filter_saved and (tmp_path / "f.gdf").exists()
     assert result.probably_lost is None and result.capacity_needed is None
+
+
+def test_two_jobs_on_one_filter_at_once_keep_both_jobs_keys(tmp_path):
+    """The second job waits for the first's lock on the filter file and
+    starts from the filter it saved, as two commands do: neither job's keys
+    are lost."""
+    inputs = {}
+    for name in ("a", "b"):
+        inputs[name] = [b"https://%s.example/%d" % (name.encode(), i) for i in range(100000)]
+        (tmp_path / f"{name}.txt").write_bytes(b"\n".join(inputs[name]) + b"\n")
+    failures = []
+
+    def job(name):
+        try:
+            gdedup.run("dedup", tmp_path / f"{name}.txt", output=tmp_path / f"{name}.out",
+                       filter=tmp_path / "seen.gdf", capacity=1000000)
+        except Exception as e:  # noqa: BLE001 - reported below
+            failures.append(e)
+
+    threads = [threading.Thread(target=job, args=(name,)) for name in inputs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+    seen = gdedup.Filter.load(tmp_path / "seen.gdf")
+    assert seen.contains(inputs["a"] + inputs["b"]).all()
+
+
+def test_a_file_written_over_an_input_is_refused_before_any_work(tmp_path, urls_file):
+    before = urls_file.read_bytes()
+    with pytest.raises(gdedup.InvalidArgumentError, match="same file as input"):
+        gdedup.run("dedup", urls_file, output=urls_file)
+    with pytest.raises(gdedup.InvalidArgumentError, match="same file as input"):
+        gdedup.run("dedup", urls_file, output=tmp_path / "o", stats=urls_file)
+    with pytest.raises(gdedup.Error, match="it is a folder"):
+        gdedup.run("dedup", urls_file, output=tmp_path / "o", stats=tmp_path)
+    assert urls_file.read_bytes() == before
+    assert not (tmp_path / "o").exists()
