@@ -64,6 +64,9 @@ enum class ErrorKind {
   // A filter far past its plan, which would take new keys for old ones in
   // every job that used it: not saved unless the caller insists.
   filter_overfull,
+  // An exact set would grow past the memory it may take. needed: the bytes
+  // it would take; available: the cap.
+  set_full,
 };
 
 // A failure while doing the work: I/O, a damaged file, no device.

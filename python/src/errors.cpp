@@ -31,6 +31,7 @@ const char* kind_name(ErrorKind kind) {
     case ErrorKind::resume_mismatch: return "resume_mismatch";
     case ErrorKind::key_rules_mismatch: return "key_rules_mismatch";
     case ErrorKind::filter_overfull: return "filter_overfull";
+    case ErrorKind::set_full: return "set_full";
   }
   return "failure";
 }

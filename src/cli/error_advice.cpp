@@ -31,6 +31,7 @@ std::string flag_advice(ErrorKind kind) {
     case ErrorKind::input_changed:
     case ErrorKind::resume_mismatch:
     case ErrorKind::filter_overfull:
+    case ErrorKind::set_full:
       break;
   }
   return "";

@@ -230,6 +230,18 @@ std::vector<Key84> ExactSet::all_keys() const {
   return keys;
 }
 
+uint64_t ExactSet::bytes_for(uint64_t keys, unsigned key_bits) {
+  // Growth doubles the table when a key would take it past kMaxLoad.
+  unsigned bits = kMinBucketBits;
+  for (;;) {
+    const uint64_t per_bucket = bits + kNarrowKeyBits >= key_bits ? 8 : 4;
+    const double slots = std::ldexp(static_cast<double>(per_bucket), static_cast<int>(bits));
+    if (static_cast<double>(keys) <= kMaxLoad * slots || bits >= kMaxBucketBits) break;
+    ++bits;
+  }
+  return (uint64_t{1} << bits) * kWordsPerBucket * sizeof(uint64_t);
+}
+
 double ExactSet::collision_chance(uint64_t keys) {
   // 1 - exp(-n(n-1) / 2^(bits+1)), without losing small values to rounding.
   const double n = static_cast<double>(keys);

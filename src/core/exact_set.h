@@ -24,13 +24,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "gdedup/key_set.h"
+
 namespace gdedup {
 
-// A key's 84 bits, right-aligned: the top 84 bits of its XXH3-128.
-using Key84 = unsigned __int128;
-inline constexpr unsigned kKeyBits = 84;
-
-Key84 key84(const void* key, size_t length, uint64_t seed);
 
 class ExactSet {
  public:
@@ -69,6 +66,8 @@ class ExactSet {
   // The chance that any two of `keys` distinct keys share their 84 bits
   // (the birthday bound): the chance that exact mode drops one unique key.
   static double collision_chance(uint64_t keys);
+  // The bytes a set grown from the smallest table to `keys` keys takes.
+  static uint64_t bytes_for(uint64_t keys, unsigned key_bits = kKeyBits);
 
  private:
   static constexpr unsigned kWordsPerBucket = 8;  // 64 bytes

@@ -1,0 +1,87 @@
+// The set of exact mode: every key seen, kept as 84 bits of its 128-bit
+// hash, so that a key is taken for a seen one only when two distinct keys
+// share those 84 bits (collision_chance), never at a planned rate as in a
+// Bloom filter, and with no capacity to plan: the set grows as keys come.
+//
+//   KeySet seen;
+//   std::vector<Key84> keys = ...;  // key84(record, length, kDefaultSeed)
+//   std::vector<uint8_t> answers(keys.size());
+//   seen.test_and_insert(keys.data(), keys.size(), answers.data());
+//
+// What the set holds is a function of its keys alone: for_each_sorted()
+// gives the same keys in the same order whatever the insertion order,
+// batches, threads and growth history, and so does a set file
+// (gdedup/set_file.h).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+namespace gdedup {
+
+// A key's 84 bits, right-aligned: the top 84 bits of its XXH3-128.
+using Key84 = unsigned __int128;
+inline constexpr unsigned kKeyBits = 84;
+
+// The key's 84 bits from its XXH3-128 halves.
+inline Key84 key84_of(uint64_t high64, uint64_t low64) {
+  return (static_cast<Key84>(high64) << 20) | (low64 >> 44);
+}
+// XXH3-128 of the key with `seed`, to 84 bits.
+Key84 key84(const void* key, size_t length, uint64_t seed);
+
+struct KeySetOptions {
+  // Threads that answer a batch, each for the keys of its own ranges of key
+  // values: the answers are the same for every count. 0: one a hardware
+  // thread.
+  unsigned threads = 1;
+  // The most bytes the set's tables may take; 0 for no limit. A key that
+  // would make the set grow past it throws Error of kind set_full.
+  uint64_t max_bytes = 0;
+};
+
+class KeySet {
+ public:
+  // Sized for `expected_keys` (0: the smallest set), so that that many keys
+  // fit without growing.
+  explicit KeySet(uint64_t expected_keys = 0, const KeySetOptions& options = {});
+  ~KeySet();
+  KeySet(KeySet&&) noexcept;
+  KeySet& operator=(KeySet&&) noexcept;
+
+  // Exactly sequential: for i = 0, 1, ... answers[i] = 1 if keys[i] was in
+  // the set (added before, or earlier in this call), else 0; then it is
+  // added. Returns the keys added. Throws Error of kind set_full when the
+  // set would grow past KeySetOptions::max_bytes: the keys before the one
+  // that did not fit were answered and added, that one and the rest not.
+  uint64_t test_and_insert(const Key84* keys, uint64_t n, uint8_t* answers);
+  // answers[i] = 1 if keys[i] is in the set; nothing is added.
+  void contains(const Key84* keys, uint64_t n, uint8_t* answers) const;
+  // Adds every key, in any order; returns the keys that were new. Throws as
+  // test_and_insert.
+  uint64_t insert(const Key84* keys, uint64_t n);
+
+  uint64_t size() const;   // distinct keys held
+  uint64_t bytes() const;  // the tables' bytes
+  double load() const;     // keys held over slots
+  uint64_t growths() const;
+  const KeySetOptions& options() const;
+  void set_max_bytes(uint64_t max_bytes);
+
+  // Calls `f` with every key, ascending, in pieces (at most 2^16 keys each).
+  void for_each_sorted(const std::function<void(const Key84* keys, size_t n)>& f) const;
+
+  // The chance that any two of `keys` distinct keys share their 84 bits
+  // (the birthday bound): the chance that exact mode drops a unique key.
+  static double collision_chance(uint64_t keys);
+  // The bytes a set holding `keys` keys takes, built by growing from small.
+  static uint64_t bytes_for(uint64_t keys);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gdedup
