@@ -1,0 +1,54 @@
+// Saving and loading the sets of exact mode (format: docs/FORMAT.md, "Set
+// file" and "Set checkpoint"). A set file holds the set's keys, in
+// ascending order, and the key rules they were made with: its bytes are a
+// function of the keys and the rules alone, not of the order the keys came
+// in, the batches, threads or growth. A set checkpoint holds the same and
+// the state a streaming run continues from.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "gdedup/checkpoint.h"
+#include "gdedup/key_rules.h"
+#include "gdedup/key_set.h"
+
+namespace gdedup {
+
+inline constexpr uint32_t kSetFileVersion = 1;
+
+struct SetFile {
+  KeySet set;
+  KeyRules rules;
+  uint32_t version = kSetFileVersion;  // the version the file was written in
+};
+
+// Writes through a unique temporary file beside `path` (no link followed,
+// never shared), fsync, rename over `path`, fsync of the folder, as
+// save_filter does: a crash leaves the old file or the new one. Throws
+// Error naming the file and the reason; the old file is then untouched.
+void save_set_file(const KeySet& set, const KeyRules& rules, const std::string& path);
+
+// Reads and verifies a set file: magic, version, checksums, the keys'
+// order and the exact length. `options` are the loaded set's (threads, cap).
+// Throws Error naming the file and what is wrong; a Bloom filter file or a
+// checkpoint given for a set is refused with a sentence that says what it
+// is.
+SetFile load_set_file(const std::string& path, const KeySetOptions& options = {});
+
+// True when `path` starts with the set file's magic (false when it cannot
+// be read): for tools that take any kind of file.
+bool is_set_file(const std::string& path);
+
+struct SetCheckpoint {
+  KeySet set;
+  KeyRules rules;
+  ResumeState state;  // params, insertions and growth unused
+};
+
+void save_set_checkpoint(const KeySet& set, const KeyRules& rules, const ResumeState& state,
+                         const std::string& path);
+SetCheckpoint load_set_checkpoint(const std::string& path, const KeySetOptions& options = {});
+bool is_set_checkpoint(const std::string& path);
+
+}  // namespace gdedup
