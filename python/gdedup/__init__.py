@@ -1,4 +1,5 @@
-"""gdedup: batch deduplication with a blocked Bloom filter, on the CPU or a GPU.
+"""gdedup: batch deduplication with a blocked Bloom filter, on the CPU or a GPU,
+or exactly, with a set.
 
 The engine of the gdedup command, from Python. A Filter takes keys one at a
 time or, much faster, many at once: a list or iterable of bytes or str, a
@@ -9,6 +10,11 @@ polars, pandas), read in place. The GIL is released while the engine runs.
     f = gdedup.Filter(capacity=10_000_000)
     seen = f.test_and_set([b"https://a.example/", b"https://b.example/"])
     f.save("urls.gdf")          # the command's filter file format
+
+A Set has the same methods and takes the same keys (but no fingerprints) and
+has no false positives: only the chance of two keys sharing 84 bits of their
+XXH3-128 (Set.collision_chance), and no capacity to plan, as the command's
+--exact.
 
 Filters are shared with the command: a file saved here is used by
 `gdedup dedup -f`, and one built by `gdedup build` is loaded by Filter.load.
@@ -21,7 +27,7 @@ import os
 from itertools import islice
 
 from . import _errors
-from ._core import DEFAULT_SEED, Filter, _set_error_classes, fingerprint
+from ._core import DEFAULT_SEED, Filter, Set, _set_error_classes, fingerprint
 from ._errors import (
     DamagedFileError,
     DeviceMemoryError,
@@ -38,6 +44,7 @@ from ._errors import (
     PlanInfeasibleError,
     RecordTooLongError,
     ResumeMismatchError,
+    SetFullError,
     ThreadLimitError,
     UnsupportedFormatError,
 )
@@ -65,6 +72,8 @@ __all__ = [
     "PlanInfeasibleError",
     "RecordTooLongError",
     "ResumeMismatchError",
+    "Set",
+    "SetFullError",
     "ThreadLimitError",
     "UnsupportedFormatError",
     "dedup",
@@ -89,7 +98,8 @@ def dedup(records, filter=None, *, batch=65536, **filter_args):
     (then the kept lines are exactly the command's output on that file; text
     mode turns CRLF into LF first). One trailing newline of a record is not
     part of its key. filter: the Filter to use (it keeps the keys seen, and
-    can be saved); otherwise a new one made from filter_args (capacity=,
+    can be saved), or a Set for exact dedup (no record lost to a false
+    positive); otherwise a new one made from filter_args (capacity=,
     fpr=, key=, normalize=, ... as Filter takes them). Records are taken
     `batch` at a time, so the first ones are yielded before the input ends.
     Files are gdedup.run's: a path given as records is refused (TypeError).

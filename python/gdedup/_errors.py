@@ -75,6 +75,13 @@ class PipeClosedError(Error, BrokenPipeError):
     """The reader of the output went away."""
 
 
+class SetFullError(Error):
+    """An exact set would grow past its max_memory (the command's exit
+    status 4): the keys before the one that did not fit were added, that
+    one and the rest not. needed and available are the bytes the set would
+    take and its limit, where the engine gives them."""
+
+
 # The engine's kind names (include/gdedup/error.h, ErrorKind) to classes.
 BY_KIND = {
     "failure": Error,
@@ -94,6 +101,7 @@ BY_KIND = {
     "resume_mismatch": ResumeMismatchError,
     "key_rules_mismatch": InvalidArgumentError,
     "filter_overfull": None,  # FilterOverfullError, defined below
+    "set_full": SetFullError,
 }
 
 

@@ -30,16 +30,36 @@ class ArrowPart : public KeyPart {
   ArrowArray array_;
 };
 
-// string / binary (int32 offsets) and large_string / large_binary (int64).
-template <class Offset>
-class ArrowOffsetPart : public ArrowPart {
+// A part's hash overrides, for fingerprints and for a set's keys, both by
+// its hash_each.
+template <class Part>
+class ArrowHashing : public ArrowPart {
  public:
-  explicit ArrowOffsetPart(ArrowArray* array) : ArrowPart(array) {
-    offsets_ = static_cast<const Offset*>(buffer(1)) + offset();
-    data_ = static_cast<const char*>(buffer(2));
-  }
+  using ArrowPart::ArrowPart;
   void hash(uint64_t begin, uint64_t count, const KeyHasher& hasher, std::string& scratch,
             uint64_t* out) const override {
+    static_cast<const Part*>(this)->hash_each(begin, count, hasher, scratch, out);
+  }
+  void hash(uint64_t begin, uint64_t count, const Key84Hasher& hasher, std::string& scratch,
+            Key84* out) const override {
+    static_cast<const Part*>(this)->hash_each(begin, count, hasher, scratch, out);
+  }
+};
+
+// string / binary (int32 offsets) and large_string / large_binary (int64).
+template <class Offset>
+class ArrowOffsetPart : public ArrowHashing<ArrowOffsetPart<Offset>> {
+ public:
+  explicit ArrowOffsetPart(ArrowArray* array) : ArrowHashing<ArrowOffsetPart>(array) {
+    offsets_ = static_cast<const Offset*>(this->buffer(1)) + this->offset();
+    data_ = static_cast<const char*>(this->buffer(2));
+  }
+
+ private:
+  friend ArrowHashing<ArrowOffsetPart>;
+  template <class Hasher, class Hashed>
+  void hash_each(uint64_t begin, uint64_t count, const Hasher& hasher, std::string& scratch,
+                 Hashed* out) const {
     const Offset* o = offsets_ + begin;
     for (uint64_t i = 0; i < count; ++i) {
       const Offset start = o[i], end = o[i + 1];
@@ -47,21 +67,23 @@ class ArrowOffsetPart : public ArrowPart {
     }
   }
 
- private:
   const Offset* offsets_;
   const char* data_;
 };
 
 // string_view / binary_view: 16-byte views, short values inline, long ones
 // in the data buffers after the views.
-class ArrowViewPart : public ArrowPart {
+class ArrowViewPart : public ArrowHashing<ArrowViewPart> {
  public:
-  explicit ArrowViewPart(ArrowArray* array) : ArrowPart(array) {
+  explicit ArrowViewPart(ArrowArray* array) : ArrowHashing(array) {
     views_ = static_cast<const char*>(buffer(1)) + 16 * offset();
     data_ = reinterpret_cast<const char* const*>(array->buffers) + 2;
   }
-  void hash(uint64_t begin, uint64_t count, const KeyHasher& hasher, std::string& scratch,
-            uint64_t* out) const override {
+ private:
+  friend ArrowHashing<ArrowViewPart>;
+  template <class Hasher, class Hashed>
+  void hash_each(uint64_t begin, uint64_t count, const Hasher& hasher, std::string& scratch,
+                 Hashed* out) const {
     for (uint64_t i = 0; i < count; ++i) {
       const char* view = views_ + 16 * (begin + i);
       int32_t length, index, at;
@@ -76,7 +98,6 @@ class ArrowViewPart : public ArrowPart {
     }
   }
 
- private:
   const char* views_;
   const char* const* data_;  // the array's buffers from the first data buffer
 };

@@ -65,7 +65,9 @@ bool add_array(nb::handle keys, KeyInput& input) {
 // scattered over memory (bench/python_keys_bench.py), fingerprint() went
 // from 2.4-3.5M keys/s without to 6-22M/s with (noisy: load 7 on 2 cores);
 // objects in list order run at 20M/s and more either way.
-void hash_objects(PyObject* const* items, size_t n, const KeyHasher& hasher, uint64_t* out) {
+// Hasher: KeyHasher (out: uint64_t) or Key84Hasher (out: Key84).
+template <class Hasher, class Hashed>
+void hash_objects(PyObject* const* items, size_t n, const Hasher& hasher, Hashed* out) {
   constexpr size_t kAhead = 64;
   std::string scratch;
   for (size_t i = 0; i < n; ++i) {
@@ -86,15 +88,16 @@ void hash_objects(PyObject* const* items, size_t n, const KeyHasher& hasher, uin
   }
 }
 
-void add_objects(nb::handle keys, KeyInput& input, const KeyHasher& hasher,
-                 const std::string& refuse_records) {
+template <class Hasher>
+void add_objects(nb::handle keys, KeyInput& input, const Hasher& hasher,
+                 const std::string& refuse_records, const char* accepted) {
   // A list or tuple is read in place (the GIL is held throughout); any other
   // iterable is made a list first.
   PyObject* sequence = PySequence_Fast(keys.ptr(), "");
   if (sequence == nullptr) {
     if (PyErr_ExceptionMatches(PyExc_TypeError)) {
       PyErr_Clear();
-      throw nb::type_error(("keys must be " + std::string(kAcceptedKeys) + ", not " +
+      throw nb::type_error(("keys must be " + std::string(accepted) + ", not " +
                             type_of(keys)).c_str());
     }
     throw nb::python_error();
@@ -102,10 +105,30 @@ void add_objects(nb::handle keys, KeyInput& input, const KeyHasher& hasher,
   nb::object owner = nb::steal(sequence);
   if (!refuse_records.empty()) throw UsageError(refuse_records);
   const size_t n = static_cast<size_t>(PySequence_Fast_GET_SIZE(sequence));
-  std::vector<uint64_t> fingerprints(n);
-  hash_objects(PySequence_Fast_ITEMS(sequence), n, hasher, fingerprints.data());
-  input.add(std::make_unique<FingerprintPart>(std::move(fingerprints)));
+  using Hashed = decltype(hasher(std::string_view(), std::declval<std::string&>()));
+  std::vector<Hashed> hashed(n);
+  hash_objects(PySequence_Fast_ITEMS(sequence), n, hasher, hashed.data());
+  input.add(std::make_unique<HashedPart<Hashed>>(std::move(hashed)));
   input.has_records = true;
+}
+
+// One key where many belong: refused, pointing to the single-key form.
+void refuse_single(nb::handle keys) {
+  if (single_key(keys)) {
+    throw nb::type_error("expected many keys but got one bytes or str; pass a list of them, "
+                         "or call the single-key form");
+  }
+}
+
+// The dtype's kind when `keys` is an array of numbers (NumPy's kinds b, i,
+// u, f, c, m, M), whatever its byte order, else 0.
+char number_kind(nb::handle keys) {
+  if (!nb::hasattr(keys, "dtype") || !nb::hasattr(keys.attr("dtype"), "kind")) return 0;
+  const std::string kind = text_of(keys.attr("dtype").attr("kind"));
+  if (kind.size() == 1 && std::string_view("biufcmM").find(kind[0]) != std::string_view::npos) {
+    return kind[0];
+  }
+  return 0;
 }
 
 }  // namespace
@@ -132,10 +155,7 @@ std::optional<std::string_view> single_key(nb::handle key) {
 
 KeyInput key_input(nb::handle keys, const KeyHasher& hasher, const std::string& refuse_records) {
   KeyInput input;
-  if (single_key(keys)) {
-    throw nb::type_error("expected many keys but got one bytes or str; pass a list of them, "
-                         "or call the single-key form");
-  }
+  refuse_single(keys);
   if (add_arrow(keys, input)) {
     if (!refuse_records.empty()) throw UsageError(refuse_records);
     return input;
@@ -143,13 +163,24 @@ KeyInput key_input(nb::handle keys, const KeyHasher& hasher, const std::string& 
   if (add_array(keys, input)) return input;
   // A NumPy array of numbers that nanobind does not read (another byte
   // order, a date): its items are numbers, not keys, whatever the order.
-  if (nb::hasattr(keys, "dtype") && nb::hasattr(keys.attr("dtype"), "kind")) {
-    const std::string kind = text_of(keys.attr("dtype").attr("kind"));
-    if (kind.size() == 1 && std::string_view("biufcmM").find(kind[0]) != std::string_view::npos) {
-      refuse_array(keys, "an array");
-    }
+  if (number_kind(keys) != 0) refuse_array(keys, "an array");
+  add_objects(keys, input, hasher, refuse_records, kAcceptedKeys);
+  return input;
+}
+
+KeyInput key84_input(nb::handle keys, const Key84Hasher& hasher) {
+  KeyInput input;
+  refuse_single(keys);
+  if (add_arrow(keys, input)) return input;
+  if (number_kind(keys) != 0) {
+    std::string dtype = text_of(keys.attr("dtype"));
+    throw nb::type_error(("a set takes keys, not an array of numbers (dtype " + dtype +
+                          "): 64-bit fingerprints such as gdedup.fingerprint makes cannot serve "
+                          "a set, which keeps 84 bits of each key's 128-bit hash (a set of a "
+                          "billion keys would take two for one with a chance of about 1 in 37 from "
+                          "64 bits); pass the keys themselves: " + kAcceptedSetKeys).c_str());
   }
-  add_objects(keys, input, hasher, refuse_records);
+  add_objects(keys, input, hasher, "", kAcceptedSetKeys);
   return input;
 }
 

@@ -1,6 +1,6 @@
-// gdedup._core: the engine's filter (py_filter.cpp), jobs run by the
-// library (py_job.cpp), fingerprints as the command makes them, and the
-// errors' translation. python/gdedup wraps it.
+// gdedup._core: the engine's filter (py_filter.cpp) and exact set
+// (py_set.cpp), jobs run by the library (py_job.cpp), fingerprints as the
+// command makes them, and the errors' translation. python/gdedup wraps it.
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -16,6 +16,7 @@
 #include "key_rules.h"
 #include "py_filter.h"
 #include "py_job.h"
+#include "py_set.h"
 
 namespace gdedup::python {
 namespace {
@@ -61,6 +62,7 @@ NB_MODULE(_core, m) {
   using namespace gdedup::python;
   bind_errors(m);
   bind_filter(m);
+  bind_set(m);
   bind_run(m);
   // keys=None is let through, to be refused with the accepted types named.
   m.def("fingerprint", &fingerprints, nb::arg("keys").none(), nb::kw_only(),

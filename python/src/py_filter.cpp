@@ -1,7 +1,5 @@
 #include "py_filter.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -15,6 +13,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
+#include "call_lock.h"
 #include "file_stamp.h"
 #include "filter_engine.h"
 #include "gdedup/error.h"
@@ -71,7 +70,7 @@ class PyFilter {
       std::optional<FilterEngine::OverCapacity> over;
       {
         nb::gil_scoped_release release;
-        std::lock_guard<std::mutex> lock(mutex_);
+        std::lock_guard<std::mutex> lock(mutex());
         run(&fp, 1, op, &answer);
         engine_->check_mapping();
         if (op != Op::kContains) over = engine_->over_capacity();
@@ -85,7 +84,7 @@ class PyFilter {
     std::optional<FilterEngine::OverCapacity> over;
     {
       nb::gil_scoped_release release;
-      std::lock_guard<std::mutex> lock(mutex_);
+      std::lock_guard<std::mutex> lock(mutex());
       fresh = run_input(input, op, answers.get());
       engine_->check_mapping();
       if (op != Op::kContains) over = engine_->over_capacity();
@@ -107,7 +106,7 @@ class PyFilter {
   void save(const std::filesystem::path& path, bool allow_overfull) {
     check_process();
     nb::gil_scoped_release release;
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(mutex());
     engine_->save(path.string(), rules_, last_seen_, allow_overfull);
   }
 
@@ -124,10 +123,10 @@ class PyFilter {
     }
     nb::gil_scoped_release release;
     if (&other == this) {
-      std::lock_guard<std::mutex> lock(mutex_);
+      std::lock_guard<std::mutex> lock(mutex());
       engine_->merge(*engine_);
     } else {
-      std::scoped_lock lock(mutex_, other.mutex_);
+      std::scoped_lock lock(mutex(), other.mutex());
       engine_->merge(*other.engine_);
       // This filter now holds the keys of the version of its file that
       // `other` read: a save over that version loses none.
@@ -141,32 +140,9 @@ class PyFilter {
   const KeyRules& rules() const { return rules_; }
   bool read_only() const { return read_only_; }
   const std::string& path() const { return path_; }
-  std::mutex& mutex() { return mutex_; }
+  std::mutex& mutex() { return call_lock_.mutex(); }
 
-  // Before every call, with the GIL held (which orders the calls of this
-  // process's threads). In a process forked from the one that last used
-  // the filter, the first call finds whether a thread of the parent was in
-  // a call when it forked: then the lock is held by a thread this process
-  // has not, and the engine is part way through a call that will never
-  // end here, so the filter refuses every call (it hung at the lock).
-  void check_process() {
-    const pid_t pid = ::getpid();
-    if (pid != pid_) {
-      pid_ = pid;
-      if (mutex_.try_lock()) {
-        mutex_.unlock();
-      } else {
-        forked_in_call_ = true;
-        new (&mutex_) std::mutex;  // its copy is never unlocked here
-      }
-    }
-    if (forked_in_call_) {
-      throw Error("this filter was in a call on another thread when the process forked, and "
-                  "that call never ends in process " + std::to_string(pid) + ": the filter's "
-                  "state here is unknown, so it refuses every call. Fork while no thread uses "
-                  "the filter, or load or make the filter in the forked process.");
-    }
-  }
+  void check_process() { call_lock_.check_process(); }
 
  private:
   void check_writable() const {
@@ -241,9 +217,7 @@ class PyFilter {
   std::optional<FileStamp> last_seen_;  // the file it last read or wrote (FilterEngine::save)
   std::string scratch_for_one_;  // used with the GIL held
   bool warned_ = false;  // over capacity, once
-  std::mutex mutex_;  // one engine call at a time, taken with the GIL released
-  pid_t pid_ = ::getpid();  // the process that last checked (check_process)
-  bool forked_in_call_ = false;
+  CallLock call_lock_{"filter"};  // one engine call at a time, taken with the GIL released
 };
 
 BackendChoice backend_choice(const std::string& name, std::optional<unsigned> threads, int device) {

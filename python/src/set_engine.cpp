@@ -1,0 +1,78 @@
+#include "set_engine.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "gdedup/error.h"
+
+namespace gdedup::python {
+namespace {
+
+// Records are hashed into chunks of this many keys (8 MiB) for the set:
+// bounded memory beside the records, and enough keys for its threads.
+constexpr uint64_t kChunkKeys = uint64_t{1} << 19;
+
+void check_capacity(uint64_t capacity, uint64_t bytes, uint64_t max_bytes) {
+  if (max_bytes == 0 || bytes <= max_bytes) return;
+  throw UsageError("a set sized for capacity=" + std::to_string(capacity) + " keys takes " +
+                   std::to_string(bytes) + " bytes, more than max_memory=" +
+                   std::to_string(max_bytes) + "; give a smaller capacity (or none: the set "
+                   "grows as keys come) or a larger max_memory");
+}
+
+// A set for `capacity` keys within options.max_bytes, checked before its
+// table is made (bytes_for: the size that holds `capacity` keys), so that a
+// refused capacity allocates nothing in the common case, and after.
+KeySet sized_set(uint64_t capacity, const KeySetOptions& options) {
+  check_capacity(capacity, KeySet::bytes_for(capacity), options.max_bytes);
+  KeySet set(capacity, options);
+  check_capacity(capacity, set.bytes(), options.max_bytes);
+  return set;
+}
+
+}  // namespace
+
+SetEngine::SetEngine(uint64_t capacity, const KeySetOptions& options, const KeyRules& rules)
+    : set_(sized_set(capacity, options)), rules_(rules) {}
+
+uint64_t SetEngine::run(const Key84* keys, uint64_t n, bool insert, uint8_t* answers) {
+  if (!insert) {
+    set_.contains(keys, n, answers);
+    return 0;
+  }
+  return set_.test_and_insert(keys, n, answers);
+}
+
+uint64_t SetEngine::run(const KeyInput& input, const Key84Hasher& hasher, bool insert,
+                        uint8_t* answers) {
+  uint64_t added = 0, at = 0;
+  std::vector<Key84> chunk;
+  std::string scratch;
+  for (const auto& part : input.parts) {
+    if (const Key84* hashed = part->keys84()) {
+      added += run(hashed, part->size(), insert, answers + at);
+    } else {
+      chunk.resize(std::min(part->size(), kChunkKeys));
+      for (uint64_t begin = 0; begin < part->size(); begin += kChunkKeys) {
+        const uint64_t count = std::min(kChunkKeys, part->size() - begin);
+        part->hash(begin, count, hasher, scratch, chunk.data());
+        added += run(chunk.data(), count, insert, answers + at + begin);
+      }
+    }
+    at += part->size();
+  }
+  return added;
+}
+
+void SetEngine::merge(const SetEngine& other) {
+  if (other.rules_ != rules_) {
+    throw UsageError("cannot merge sets whose keys were made by different rules (\"" +
+                     rules_.to_string() + "\" and \"" + other.rules_.to_string() +
+                     "\"); their keys would not match");
+  }
+  if (&other == this) return;
+  other.set_.for_each_sorted([this](const Key84* keys, size_t n) { set_.insert(keys, n); });
+}
+
+}  // namespace gdedup::python

@@ -1,0 +1,43 @@
+// The set behind a Python Set: a KeySet (gdedup/key_set.h) and the key rules
+// its keys are made by, answering the keys of a KeyInput. No Python here:
+// every call runs with the GIL released, one at a time (the caller holds the
+// lock). The set file (gdedup/set_file.h) will be saved and loaded here, as
+// FilterEngine saves and loads a filter file.
+#pragma once
+
+#include <cstdint>
+
+#include "gdedup/key_rules.h"
+#include "gdedup/key_set.h"
+#include "key_input.h"
+
+namespace gdedup::python {
+
+class SetEngine {
+ public:
+  // Sized for `capacity` keys (0: the smallest set). Throws UsageError when
+  // options.max_bytes cannot hold a set of that size.
+  SetEngine(uint64_t capacity, const KeySetOptions& options, const KeyRules& rules);
+
+  // answers[i] for the i-th key of `input`: whether it was in the set (with
+  // `insert`, keys earlier in the input count, and every key is added).
+  // Records are hashed a chunk at a time. Returns the keys added. Throws
+  // Error (set_full) as KeySet::test_and_insert: the keys before the one
+  // that did not fit were added.
+  uint64_t run(const KeyInput& input, const Key84Hasher& hasher, bool insert, uint8_t* answers);
+  uint64_t run(const Key84* keys, uint64_t n, bool insert, uint8_t* answers);
+
+  // Adds every key of `other` (the union), which must have the same key
+  // rules (UsageError otherwise, this set unchanged). Throws Error
+  // (set_full) past max_bytes, having added some of other's keys.
+  void merge(const SetEngine& other);
+
+  const KeySet& keys() const { return set_; }
+  const KeyRules& rules() const { return rules_; }
+
+ private:
+  KeySet set_;
+  KeyRules rules_;
+};
+
+}  // namespace gdedup::python
