@@ -4,6 +4,11 @@
 # the page cache, against `awk '!seen[$0]++'`, `LC_ALL=C sort -u` and the
 # `bloom` CLI (Debian package golang-github-dcso-bloom-cli), with the
 # page-cache read speed (cat, dd) and `wc -l` measured in the same run.
+# `gdedup dedup --exact` (the exact set) runs beside the Bloom filter when
+# this gdedup has it; with --peers, the exact dedups of DuckDB (SELECT
+# DISTINCT, and the order kept by row_number() and QUALIFY), polars
+# (unique(maintain_order=True)) and a Python set loop too
+# (bench/dedup_peers.py).
 #
 # The same data also as 16 gzip shards and 16 zstd shards (the file cut into
 # 16 runs of whole lines, in order), read by one gdedup run each, against the
@@ -29,13 +34,15 @@
 # bench/gen_urls (cmake --build BUILD --target gdedup_cli gen_urls).
 #
 # usage: bench/e2e.sh [--quick] [--runs N] [--no-compressed] [--no-others]
-#                     [--no-shards] [--backend NAME]... [--markdown]
+#                     [--no-shards] [--peers] [--backend NAME]... [--markdown]
 #   --quick          1M lines instead of 10M (smoke test, about half a minute)
 #   --runs N         runs of each tool whose first run takes under 10 s (default 3;
 #                    the median is reported); slower tools run once
 #   --no-compressed  skip the .gz and .zst inputs (the shards too)
 #   --no-others      only gdedup, the read-speed references and the decoders
 #   --no-shards      skip the 16-shard inputs
+#   --peers          also DuckDB, polars and a Python set (about a minute more
+#                    on 10M lines; pip install -r bench/python-requirements.txt)
 #   --backend NAME   gdedup's filter backend: cpu (default) or gpu; given twice
 #                    (--backend cpu --backend gpu), every gdedup row runs on each
 #   --markdown       the table as Markdown, ready for bench/RESULTS.md
@@ -47,6 +54,7 @@
 #      LINES     line count, overriding --quick (e.g. LINES=1e8)
 #      SEED      generator seed (default 1)
 #      THREADS   the sweep's --threads values (default "1 2 NPROC")
+#      PYTHON    the Python that runs the --peers rows (default python3)
 #      WORKER_MIB  front-end memory per worker in the peak RSS limit (default 48,
 #                the model in bench/README.md)
 set -euo pipefail
@@ -62,6 +70,7 @@ runs=3
 compressed=1
 others=1
 shards=1
+peers=0
 markdown=0
 backends=()
 cheap_s=10   # a tool whose first run takes longer runs only once
@@ -74,6 +83,7 @@ while (($#)); do
     --no-compressed) compressed=0 ;;
     --no-others) others=0 ;;
     --no-shards) shards=0 ;;
+    --peers) peers=1 ;;
     --backend) [[ ${2:-} =~ ^(cpu|gpu)$ ]] || die "--backend needs cpu or gpu"; backends+=("$2"); shift ;;
     --markdown) markdown=1 ;;
     -h|--help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -181,6 +191,15 @@ else
 fi
 echo "e2e.sh: $sweep_note" >&2
 worker_mib=${WORKER_MIB:-48}
+# gdedup's exact mode: its rows and check once `gdedup dedup --exact` exists.
+if grep -q -- '--exact' <<< "$help"; then
+  exact=1
+  exact_note="exact mode: gdedup dedup --exact"
+else
+  exact=0
+  exact_note="exact mode skipped: this gdedup's dedup has no --exact (gdedup dedup --help)"
+fi
+echo "e2e.sh: $exact_note" >&2
 
 # Warm the page cache.
 for f in "$data" "$data.gz" "$data.zst" "$ref" "$shard_dir"/*; do [[ -f $f ]] && cat "$f" > /dev/null; done
@@ -231,6 +250,10 @@ gd_cmd() {  # gd_cmd BACKEND INPUTS [OPTIONS...]: the benchmarked dedup command 
   echo "$(q "$gdedup") dedup --backend $backend --capacity $capacity -o /dev/null -q${*:+ $*} $inputs"
 }
 gd_label() { [[ $1 == cpu ]] && echo "gdedup" || echo "gdedup --backend $1"; }
+# The exact set plans no capacity: it grows as keys come.
+exact_cmd() {  # exact_cmd BACKEND INPUTS: the benchmarked exact dedup (INPUTS quoted)
+  echo "$(q "$gdedup") dedup --backend $1 --exact -o /dev/null -q $2"
+}
 
 echo "e2e.sh: load before: $(uptime)" >&2
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -243,6 +266,10 @@ for b in "${backends[@]}"; do
   g=$(gd_label "$b")
   run_case "$g (default threads)" "$runs" "$bytes" "" "$(gd_cmd "$b" "$(q "$data")")"
   [[ -n $base || ${rows[-1]%%"$sep"*} != "$g (default threads)" ]] || base=${rows[-1]}
+  # The exact set on the CPU; on a GPU once its backend has one.
+  if ((exact)) && [[ $b == cpu ]]; then
+    run_case "$g --exact" "$runs" "$bytes" "" "$(exact_cmd "$b" "$(q "$data")")"
+  fi
   if ((${#sweep[@]})); then
     for t in "${sweep[@]}"; do
       run_case "$g --threads $t" "$runs" "$bytes" "" "$(gd_cmd "$b" "$(q "$data")" --threads "$t")" "$b plain" "$t"
@@ -298,6 +325,26 @@ if ((others)); then
     echo "e2e.sh: bloom not installed (apt-get install golang-github-dcso-bloom-cli): skipped" >&2
   fi
 fi
+if ((peers)); then
+  python=${PYTHON:-python3}
+  peer() { echo "$(q "$python") $(q "$root/bench/dedup_peers.py") $1 $(q "$data")"; }
+  if ! have "$python"; then
+    echo "e2e.sh: $python not found (set PYTHON): the DuckDB, polars and Python set rows skipped" >&2
+  else
+    if "$python" -c 'import duckdb' 2>/dev/null; then
+      run_case "DuckDB SELECT DISTINCT (order lost)" "$runs" "$bytes" "" "$(peer duckdb-distinct)"
+      run_case "DuckDB row_number() QUALIFY (order kept)" "$runs" "$bytes" "" "$(peer duckdb-first)"
+    else
+      echo "e2e.sh: duckdb not installed for $python (pip install -r bench/python-requirements.txt): skipped" >&2
+    fi
+    if "$python" -c 'import polars' 2>/dev/null; then
+      run_case "polars unique(maintain_order=True)" "$runs" "$bytes" "" "$(peer polars-unique)"
+    else
+      echo "e2e.sh: polars not installed for $python (pip install -r bench/python-requirements.txt): skipped" >&2
+    fi
+    run_case "Python set loop" "$runs" "$bytes" "" "$(peer python-set)"
+  fi
+fi
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "e2e.sh: load after: $(uptime)" >&2
 
@@ -313,6 +360,15 @@ else
   extra=$(diff "$ref" "$work/gd7" | grep -c '^>' || true)
   checks+=("--fpr 1e-7: output DIFFERS from awk's: $lost records missing (false positives), $extra records not in awk's output")
   ((extra == 0)) || status=1
+fi
+if ((exact)); then
+  if ! "$gdedup" dedup --backend cpu --exact -q -o "$work/gdx" "$data"; then
+    checks+=("--exact: gdedup FAILED"); status=1
+  elif cmp -s "$ref" "$work/gdx"; then
+    checks+=("--exact: output identical to awk's ($unique records)")
+  else
+    checks+=("--exact: output DIFFERS from awk's"); status=1
+  fi
 fi
 "$gdedup" dedup --backend cpu --capacity "$capacity" -q -o "$work/gd4" "$data"
 kept4=$(wc -l < "$work/gd4")
@@ -367,6 +423,7 @@ echo "filter: --capacity $capacity --fpr 1e-4 -> $filter_bytes bytes ($(mib "$fi
 [[ -n ${bloom_bytes:-} ]] && echo "bloom filter file: $bloom_bytes bytes ($(mib "$bloom_bytes") MiB)"
 echo "command: $(gd_cmd "${backends[0]}" "$(q "$data")")"
 echo "$sweep_note"
+echo "$exact_note"
 echo
 # One format for both tables: fixed columns, or Markdown for RESULTS.md.
 if ((markdown)); then
@@ -400,11 +457,21 @@ for row in "${rows[@]}"; do
   IFS=$sep read -r label n secs rss cpu cpu_s in_bytes group workers <<< "$row"
   # The limit is the host's: a GPU backend's filter lives on the device, and
   # its pinned batch buffers and the CUDA runtime are counted apart.
-  [[ $label == gdedup* && $label != *"--backend gpu"* ]] || continue
+  [[ $label == gdedup* && $label != *"--backend gpu"* && $label != *--exact* ]] || continue
   limit=$((filter_bytes + 268435456 + workers * worker_mib * 1048576))
   if ((rss * 1024 > limit)); then
     echo "peak RSS: $label: $(mib $((rss * 1024))) MiB is OVER filter + 256 MiB + $workers x $worker_mib MiB = $(mib "$limit") MiB"
   fi
+done
+# Exact mode's goals: peak RSS at most 12 bytes a distinct key
+# plus 256 MiB, and at least 0.7x the Bloom filter's rate.
+for row in "${rows[@]}"; do
+  IFS=$sep read -r label n secs rss cpu cpu_s in_bytes group workers <<< "$row"
+  [[ $label == *--exact ]] || continue
+  limit=$((12 * unique + 268435456))
+  awk -v l="$label" -v r="$rss" -v lim="$limit" -v s="$secs" -v b="$base_s" \
+    'BEGIN { printf "%s: peak RSS %.1f MiB (%s 12 bytes a distinct key + 256 MiB = %.1f MiB); %.2fx the Bloom filter'"'"'s rate (goal 0.7x)\n",
+             l, r / 1024, (r * 1024 > lim) ? "OVER" : "within", lim / 1048576, b / s }'
 done
 echo
 echo "checks:"
