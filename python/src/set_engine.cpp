@@ -1,6 +1,7 @@
 #include "set_engine.h"
 
 #include <algorithm>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -16,19 +17,28 @@ constexpr uint64_t kChunkKeys = uint64_t{1} << 19;
 void check_capacity(uint64_t capacity, uint64_t bytes, uint64_t max_bytes) {
   if (max_bytes == 0 || bytes <= max_bytes) return;
   throw UsageError("a set sized for capacity=" + std::to_string(capacity) + " keys takes " +
-                   std::to_string(bytes) + " bytes, more than max_memory=" +
-                   std::to_string(max_bytes) + "; give a smaller capacity (or none: the set "
-                   "grows as keys come) or a larger max_memory");
+                       std::to_string(bytes) + " bytes, more than max_memory=" +
+                       std::to_string(max_bytes) + "; give a smaller capacity (or none: the "
+                       "set grows as keys come) or a larger max_memory",
+                   ErrorKind::invalid_argument, bytes, max_bytes);
 }
 
 // A set for `capacity` keys within options.max_bytes, checked before its
 // table is made (bytes_for: the size that holds `capacity` keys), so that a
 // refused capacity allocates nothing in the common case, and after.
 KeySet sized_set(uint64_t capacity, const KeySetOptions& options) {
-  check_capacity(capacity, KeySet::bytes_for(capacity), options.max_bytes);
-  KeySet set(capacity, options);
-  check_capacity(capacity, set.bytes(), options.max_bytes);
-  return set;
+  const uint64_t bytes = KeySet::bytes_for(capacity);
+  check_capacity(capacity, bytes, options.max_bytes);
+  try {
+    KeySet set(capacity, options);
+    check_capacity(capacity, set.bytes(), options.max_bytes);
+    return set;
+  } catch (const std::bad_alloc&) {
+    throw Error("a set sized for capacity=" + std::to_string(capacity) + " keys needs about " +
+                    std::to_string(bytes) + " bytes, which this machine could not allocate; "
+                    "give a smaller capacity, or none: the set grows as keys come",
+                ErrorKind::out_of_memory, bytes);
+  }
 }
 
 }  // namespace
@@ -41,7 +51,15 @@ uint64_t SetEngine::run(const Key84* keys, uint64_t n, bool insert, uint8_t* ans
     set_.contains(keys, n, answers);
     return 0;
   }
-  return set_.test_and_insert(keys, n, answers);
+  try {
+    return set_.test_and_insert(keys, n, answers);
+  } catch (const std::bad_alloc&) {
+    throw Error("the set of " + std::to_string(set_.size()) + " keys (" +
+                    std::to_string(set_.bytes()) + " bytes) could not grow: this machine could "
+                    "not allocate its next table; give max_memory to stop it with SetFullError "
+                    "before memory runs out",
+                ErrorKind::out_of_memory);
+  }
 }
 
 uint64_t SetEngine::run(const KeyInput& input, const Key84Hasher& hasher, bool insert,

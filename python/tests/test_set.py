@@ -197,6 +197,14 @@ def test_max_memory_that_holds_no_set_is_refused():
     assert gdedup.Set(max_memory=1 << 30).max_memory == 1 << 30
 
 
+def test_a_capacity_no_machine_holds_is_out_of_memory():
+    with open("/proc/sys/vm/overcommit_memory") as f:
+        if f.read().strip() == "1":
+            pytest.skip("vm.overcommit_memory=1 grants any allocation")
+    with pytest.raises(gdedup.OutOfMemoryError, match="capacity=1000000000000000 keys needs"):
+        gdedup.Set(capacity=10**15)
+
+
 def test_past_max_memory_the_set_refuses_keys_and_keeps_the_ones_before():
     s = gdedup.Set(max_memory=1 << 16)
     keys = [b"key %d" % i for i in range(50000)]
