@@ -328,19 +328,20 @@ fi
 if ((peers)); then
   python=${PYTHON:-python3}
   peer() { echo "$(q "$python") $(q "$root/bench/dedup_peers.py") $1 $(q "$data")"; }
+  install="pip install -r bench/python-requirements.txt"
   if ! have "$python"; then
-    echo "e2e.sh: $python not found (set PYTHON): the DuckDB, polars and Python set rows skipped" >&2
+    echo "e2e.sh: $python not found (set PYTHON): DuckDB, polars and Python set skipped" >&2
   else
     if "$python" -c 'import duckdb' 2>/dev/null; then
       run_case "DuckDB SELECT DISTINCT (order lost)" "$runs" "$bytes" "" "$(peer duckdb-distinct)"
       run_case "DuckDB row_number() QUALIFY (order kept)" "$runs" "$bytes" "" "$(peer duckdb-first)"
     else
-      echo "e2e.sh: duckdb not installed for $python (pip install -r bench/python-requirements.txt): skipped" >&2
+      echo "e2e.sh: duckdb not installed for $python ($install): skipped" >&2
     fi
     if "$python" -c 'import polars' 2>/dev/null; then
       run_case "polars unique(maintain_order=True)" "$runs" "$bytes" "" "$(peer polars-unique)"
     else
-      echo "e2e.sh: polars not installed for $python (pip install -r bench/python-requirements.txt): skipped" >&2
+      echo "e2e.sh: polars not installed for $python ($install): skipped" >&2
     fi
     run_case "Python set loop" "$runs" "$bytes" "" "$(peer python-set)"
   fi
@@ -470,8 +471,9 @@ for row in "${rows[@]}"; do
   [[ $label == *--exact ]] || continue
   limit=$((12 * unique + 268435456))
   awk -v l="$label" -v r="$rss" -v lim="$limit" -v s="$secs" -v b="$base_s" \
-    'BEGIN { printf "%s: peak RSS %.1f MiB (%s 12 bytes a distinct key + 256 MiB = %.1f MiB); %.2fx the Bloom filter'"'"'s rate (goal 0.7x)\n",
-             l, r / 1024, (r * 1024 > lim) ? "OVER" : "within", lim / 1048576, b / s }'
+    'BEGIN { printf "%s: peak RSS %.1f MiB (%s 12 bytes a distinct key + 256 MiB = %.1f MiB);",
+                    l, r / 1024, (r * 1024 > lim) ? "OVER" : "within", lim / 1048576
+             printf " %.2fx the Bloom filter rate (goal 0.7x)\n", b / s }'
 done
 echo
 echo "checks:"

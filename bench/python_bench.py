@@ -153,7 +153,8 @@ def main():
 
         contenders.append(("gdedup, test_and_set(pyarrow binary array)", gdedup_arrow, pyarrow.array(urls, pyarrow.binary())))
         contenders.append(("gdedup, test_and_set(pyarrow string array)", gdedup_arrow, pyarrow.array(urls, pyarrow.binary()).cast(pyarrow.string())))
-        contenders.append(("gdedup.Set, test_and_set(pyarrow binary)", gdedup_set, pyarrow.array(urls, pyarrow.binary())))
+        contenders.append(("gdedup.Set, test_and_set(pyarrow binary)", gdedup_set,
+                           pyarrow.array(urls, pyarrow.binary())))
     except ImportError:
         print("pyarrow is missing: no Arrow figures", file=sys.stderr)
 
@@ -173,10 +174,12 @@ def main():
     exact = results[contenders[0][0]][1]
     for name, (_, new) in results.items():
         if name.startswith("gdedup.Set") and new != exact:
-            sys.exit("%s found %d new keys where there are %d: an exact set must find them all" % (name, new, exact))
+            sys.exit("%s found %d new keys where there are %d: an exact set finds them all"
+                     % (name, new, exact))
         if new is not None and not (exact * (1 - 10 * args.fpr) - 10 <= new <= exact):
             sys.exit("%s found %d new keys where there are %d: more than its false positives explain" % (name, new, exact))
-    print("new-key counts agree with the set's within the false-positive rate (gdedup.Set's exactly)")
+    print("new-key counts agree with the set's within the false-positive rate "
+          "(gdedup.Set's exactly)")
 
 
 if __name__ == "__main__":

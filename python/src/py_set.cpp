@@ -189,7 +189,9 @@ runs one call at a time.)")
                      return cap;
                    })
       .def_prop_ro("threads",
-                   [](PySet& s) { return s.read([](const KeySet& k) { return k.options().threads; }); })
+                   [](PySet& s) {
+                     return s.read([](const KeySet& k) { return k.options().threads; });
+                   })
       .def_prop_ro("key_rules", [](PySet& s) { return s.rules().to_string(); });
 }
 
