@@ -1,0 +1,173 @@
+#include "format/set_key_codec.h"
+
+#include <stdexcept>
+
+namespace gdedup::format {
+namespace {
+
+constexpr Key84 kKeyLimit = Key84{1} << kKeyBits;  // keys lie below it
+// Bytes handed to the sink at a time, and keys to `emit`.
+constexpr size_t kOutPiece = size_t{1} << 20;
+constexpr size_t kKeysPiece = size_t{1} << 16;
+
+unsigned bit_width(uint64_t v) {
+  return v == 0 ? 0 : 64 - static_cast<unsigned>(__builtin_clzll(v));
+}
+
+uint64_t low_mask(unsigned bits) { return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1; }
+// v >> bits, for bits up to 64 (a shift by 64 is undefined in C++).
+uint64_t shifted(uint64_t v, unsigned bits) { return bits >= 64 ? 0 : v >> bits; }
+
+}  // namespace
+
+unsigned rice_bits(uint64_t keys) { return kKeyBits - bit_width(keys); }
+
+uint64_t min_keys_bytes(uint64_t keys) {
+  // Exact in 128 bits: keys < 2^64, b + 1 <= 85.
+  const unsigned __int128 bits = static_cast<unsigned __int128>(keys) * (rice_bits(keys) + 1);
+  const unsigned __int128 bytes = (bits + 7) / 8;
+  return bytes > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(bytes);
+}
+
+SetKeyEncoder::SetKeyEncoder(uint64_t count, Sink write)
+    : count_(count), b_(rice_bits(count)), write_(std::move(write)) {
+  out_.reserve(kOutPiece + 16);
+}
+
+void SetKeyEncoder::put(uint64_t bits, unsigned count) {
+  // count <= 32 here, and acc_bits_ < 8 after each flush: nothing overflows.
+  acc_ |= (bits & low_mask(count)) << acc_bits_;
+  acc_bits_ += count;
+  flush_bytes();
+}
+
+void SetKeyEncoder::flush_bytes() {
+  while (acc_bits_ >= 8) {
+    out_.push_back(static_cast<unsigned char>(acc_));
+    acc_ >>= 8;
+    acc_bits_ -= 8;
+  }
+  if (out_.size() >= kOutPiece) {
+    write_(out_.data(), out_.size());
+    written_ += out_.size();
+    out_.clear();
+  }
+}
+
+void SetKeyEncoder::add(const Key84* keys, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const Key84 key = keys[i];
+    if (key >= kKeyLimit || (added_ > 0 && key <= previous_) || added_ == count_) {
+      throw std::logic_error("set file keys must be " + std::to_string(count_) +
+                             " distinct keys below 2^84, ascending");
+    }
+    const Key84 gap = added_ == 0 ? key : key - previous_ - 1;
+    previous_ = key;
+    ++added_;
+    for (Key84 q = gap >> b_; q > 0;) {
+      const unsigned zeros = q > 32 ? 32 : static_cast<unsigned>(q);
+      put(0, zeros);
+      q -= zeros;
+    }
+    put(1, 1);
+    for (unsigned done = 0; done < b_;) {
+      const unsigned take = b_ - done > 32 ? 32 : b_ - done;
+      put(static_cast<uint64_t>(gap >> done), take);
+      done += take;
+    }
+  }
+}
+
+uint64_t SetKeyEncoder::finish() {
+  if (added_ != count_) {
+    throw std::logic_error("a set file of " + std::to_string(count_) + " keys was given " +
+                           std::to_string(added_));
+  }
+  if (acc_bits_ > 0) put(0, 8 - acc_bits_);
+  if (!out_.empty()) write_(out_.data(), out_.size());
+  written_ += out_.size();
+  out_.clear();
+  return written_;
+}
+
+SetKeyDecoder::SetKeyDecoder(uint64_t count, Emit emit)
+    : count_(count), b_(rice_bits(count)), emit_(std::move(emit)) {
+  keys_.reserve(static_cast<size_t>(count < kKeysPiece ? count : kKeysPiece));
+}
+
+void SetKeyDecoder::fail(const std::string& text) const { throw Problem{text}; }
+
+void SetKeyDecoder::emit_key(Key84 key) {
+  keys_.push_back(key);
+  if (keys_.size() == kKeysPiece) {
+    emit_(keys_.data(), keys_.size());
+    keys_.clear();
+  }
+}
+
+void SetKeyDecoder::feed(const unsigned char* bytes, size_t n) {
+  fed_ += n;
+  size_t at = 0;
+  while (decoded_ < count_) {
+    while (acc_bits_ <= 56 && at < n) {
+      acc_ |= static_cast<uint64_t>(bytes[at++]) << acc_bits_;
+      acc_bits_ += 8;
+    }
+    if (acc_bits_ == 0) return;  // wants the next piece
+    if (!in_low_) {
+      const unsigned zeros = acc_ == 0 ? acc_bits_ : static_cast<unsigned>(__builtin_ctzll(acc_));
+      q_ += zeros;
+      if ((static_cast<Key84>(q_) << b_) >= kKeyLimit - next_) {
+        fail("has a key past 84 bits (key " + std::to_string(decoded_ + 1) + " of " +
+             std::to_string(count_) + ")");
+      }
+      if (acc_ == 0) {
+        consumed_ += acc_bits_;
+        acc_bits_ = 0;
+        continue;
+      }
+      acc_ = shifted(acc_, zeros + 1);
+      acc_bits_ -= zeros + 1;
+      consumed_ += zeros + 1;
+      in_low_ = true;
+      continue;
+    }
+    const unsigned take = b_ - low_have_ < acc_bits_ ? b_ - low_have_ : acc_bits_;
+    low_ |= static_cast<Key84>(acc_ & low_mask(take)) << low_have_;
+    acc_ = shifted(acc_, take);
+    acc_bits_ -= take;
+    consumed_ += take;
+    low_have_ += take;
+    if (low_have_ < b_) continue;
+    const Key84 gap = (static_cast<Key84>(q_) << b_) | low_;
+    if (gap >= kKeyLimit - next_) {
+      fail("has a key past 84 bits (key " + std::to_string(decoded_ + 1) + " of " +
+           std::to_string(count_) + ")");
+    }
+    const Key84 key = next_ + gap;
+    emit_key(key);
+    next_ = key + 1;
+    ++decoded_;
+    in_low_ = false;
+    q_ = 0;
+    low_ = 0;
+    low_have_ = 0;
+  }
+  // The last key is decoded: whatever follows must be its byte's padding.
+  if (at < n || fed_ * 8 - consumed_ >= 8 || acc_ != 0) {
+    fail("has bits after its last key (" + std::to_string(fed_) + " bytes of keys where " +
+         std::to_string(count_) + " keys take " + std::to_string((consumed_ + 7) / 8) +
+         ", or padding that is not zero)");
+  }
+}
+
+void SetKeyDecoder::finish() {
+  if (decoded_ < count_) {
+    fail("has keys that end after key " + std::to_string(decoded_) + " of " +
+         std::to_string(count_));
+  }
+  if (!keys_.empty()) emit_(keys_.data(), keys_.size());
+  keys_.clear();
+}
+
+}  // namespace gdedup::format
