@@ -21,6 +21,7 @@ struct SetFile {
   KeySet set;
   KeyRules rules;
   uint32_t version = kSetFileVersion;  // the version the file was written in
+  uint64_t file_bytes = 0;             // the file's length, as verified
 };
 
 // Writes through a unique temporary file beside `path` (no link followed,
@@ -43,7 +44,10 @@ bool is_set_file(const std::string& path);
 struct SetCheckpoint {
   KeySet set;
   KeyRules rules;
-  ResumeState state;  // params, insertions and growth unused
+  // params, insertions and growth unused; file_version is the checkpoint
+  // format version of the state's encoding, loaded_from the file.
+  ResumeState state;
+  uint64_t file_bytes = 0;  // the file's length, as verified
 };
 
 void save_set_checkpoint(const KeySet& set, const KeyRules& rules, const ResumeState& state,

@@ -289,7 +289,7 @@ SetFile load_set_file(const std::string& path, const KeySetOptions& options) {
   Opened f;
   open_set(kind, path, f);
   KeyRules rules = read_rules(kind, f);
-  return SetFile{read_keys(kind, f, options), rules, f.file.version};
+  return SetFile{read_keys(kind, f, options), rules, f.file.version, f.file.size};
 }
 
 SetCheckpoint load_set_checkpoint(const std::string& path, const KeySetOptions& options) {
@@ -298,7 +298,7 @@ SetCheckpoint load_set_checkpoint(const std::string& path, const KeySetOptions& 
   open_set(kind, path, f);
   KeyRules rules = read_rules(kind, f);
   ResumeState state = read_state(kind, f);
-  return SetCheckpoint{read_keys(kind, f, options), rules, std::move(state)};
+  return SetCheckpoint{read_keys(kind, f, options), rules, std::move(state), f.file.size};
 }
 
 bool is_set_file(const std::string& path) { return starts_with(path, set_file::kMagic); }

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "format/filter_file_format.h"
+
 namespace gdedup::format {
 namespace {
 
@@ -35,18 +37,18 @@ SetKeyEncoder::SetKeyEncoder(uint64_t count, Sink write)
 }
 
 void SetKeyEncoder::put(uint64_t bits, unsigned count) {
-  // count <= 32 here, and acc_bits_ < 8 after each flush: nothing overflows.
-  acc_ |= (bits & low_mask(count)) << acc_bits_;
-  acc_bits_ += count;
-  flush_bytes();
-}
-
-void SetKeyEncoder::flush_bytes() {
-  while (acc_bits_ >= 8) {
-    out_.push_back(static_cast<unsigned char>(acc_));
-    acc_ >>= 8;
-    acc_bits_ -= 8;
+  // Whole 64-bit words go out as they fill; acc_bits_ < 64 between calls.
+  bits &= low_mask(count);
+  acc_ |= bits << acc_bits_;
+  if (acc_bits_ + count < 64) {
+    acc_bits_ += count;
+    return;
   }
+  unsigned char word[8];
+  filter_file::put_u64(word, acc_);
+  out_.insert(out_.end(), word, word + 8);
+  acc_ = shifted(bits, 64 - acc_bits_);
+  acc_bits_ = acc_bits_ + count - 64;
   if (out_.size() >= kOutPiece) {
     write_(out_.data(), out_.size());
     written_ += out_.size();
@@ -64,17 +66,12 @@ void SetKeyEncoder::add(const Key84* keys, size_t n) {
     const Key84 gap = added_ == 0 ? key : key - previous_ - 1;
     previous_ = key;
     ++added_;
-    for (Key84 q = gap >> b_; q > 0;) {
-      const unsigned zeros = q > 32 ? 32 : static_cast<unsigned>(q);
-      put(0, zeros);
-      q -= zeros;
-    }
-    put(1, 1);
-    for (unsigned done = 0; done < b_;) {
-      const unsigned take = b_ - done > 32 ? 32 : b_ - done;
-      put(static_cast<uint64_t>(gap >> done), take);
-      done += take;
-    }
+    // q zero bits and a one bit, then the b low bits of the gap.
+    Key84 q = gap >> b_;
+    for (; q >= 64; q -= 64) put(0, 64);
+    put(uint64_t{1} << static_cast<unsigned>(q), static_cast<unsigned>(q) + 1);
+    put(static_cast<uint64_t>(gap), b_ < 64 ? b_ : 64);
+    if (b_ > 64) put(static_cast<uint64_t>(gap >> 64), b_ - 64);
   }
 }
 
@@ -83,7 +80,10 @@ uint64_t SetKeyEncoder::finish() {
     throw std::logic_error("a set file of " + std::to_string(count_) + " keys was given " +
                            std::to_string(added_));
   }
-  if (acc_bits_ > 0) put(0, 8 - acc_bits_);
+  for (unsigned i = 0; i < acc_bits_; i += 8) {
+    out_.push_back(static_cast<unsigned char>(acc_ >> i));
+  }
+  acc_bits_ = 0;
   if (!out_.empty()) write_(out_.data(), out_.size());
   written_ += out_.size();
   out_.clear();

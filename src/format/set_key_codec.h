@@ -41,8 +41,8 @@ class SetKeyEncoder {
   uint64_t finish();
 
  private:
+  // Appends the low `count` (1 to 64) bits of `bits`.
   void put(uint64_t bits, unsigned count);
-  void flush_bytes();
 
   uint64_t count_;
   unsigned b_;
