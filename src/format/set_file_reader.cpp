@@ -292,6 +292,13 @@ SetFile load_set_file(const std::string& path, const KeySetOptions& options) {
   return SetFile{read_keys(kind, f, options), rules, f.file.version, f.file.size};
 }
 
+SetFileInfo read_set_info(const std::string& path) {
+  const format::FileKind& kind = kind_of(false);
+  Opened f;
+  open_set(kind, path, f);
+  return SetFileInfo{read_rules(kind, f), f.keys, f.file.version, f.file.size};
+}
+
 SetCheckpoint load_set_checkpoint(const std::string& path, const KeySetOptions& options) {
   const format::FileKind& kind = kind_of(true);
   Opened f;
