@@ -71,7 +71,7 @@ JsonObject set_info_json(const std::string& path, const SetFile& file) {
 std::string set_plan_text(uint64_t keys) {
   return row("capacity", counted(keys, "distinct key")) +
          row("memory", bytes_text(KeySet::bytes_for(keys), keys) +
-                           ", grown from small; no capacity is needed: the set grows") +
+                           " at that many keys, grown from small as a job grows it") +
          row("collision", collision_text(keys));
 }
 
