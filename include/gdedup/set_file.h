@@ -30,11 +30,15 @@ struct SetFile {
 // Error naming the file and the reason; the old file is then untouched.
 void save_set_file(const KeySet& set, const KeyRules& rules, const std::string& path);
 
-// Reads and verifies a set file: magic, version, checksums, the keys'
-// order and the exact length. `options` are the loaded set's (threads, cap).
-// Throws Error naming the file and what is wrong; a Bloom filter file or a
-// checkpoint given for a set is refused with a sentence that says what it
-// is.
+// Reads and verifies a set file: magic, version, checksums, the exact
+// length, and that the keys decode to exactly the count, ascending, with
+// no repeats; the keys are read a piece at a time, and no set is returned
+// from a file that fails any check. `options` are the loaded set's
+// (threads, cap). Throws Error naming the file and what is wrong: of kind
+// damaged for a damaged file, is_checkpoint for a set checkpoint, and
+// invalid_argument, saying what it is, for a Bloom filter's file or
+// checkpoint (a Bloom filter cannot become a set); an Error of the set's
+// own (set_full past the cap) names the file too.
 SetFile load_set_file(const std::string& path, const KeySetOptions& options = {});
 
 // The rules, key count and length of a set file, verified as
@@ -61,8 +65,12 @@ struct SetCheckpoint {
   uint64_t file_bytes = 0;  // the file's length, as verified
 };
 
+// As save_set_file, with `state` (its params, insertions, growth and
+// later_layers, which describe a Bloom filter, are not stored).
 void save_set_checkpoint(const KeySet& set, const KeyRules& rules, const ResumeState& state,
                          const std::string& path);
+// As load_set_file, with the resume state; a set file given for one is
+// refused (kind damaged), a Bloom filter's checkpoint with invalid_argument.
 SetCheckpoint load_set_checkpoint(const std::string& path, const KeySetOptions& options = {});
 bool is_set_checkpoint(const std::string& path);
 
