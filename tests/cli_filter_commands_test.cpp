@@ -366,7 +366,7 @@ TEST(CliMerge, SetsAndFiltersOrOtherRulesAreNotMerged) {
   };
   const std::vector<Case> cases = {
       {{dir / "a.gds", dir / "f.bf"}, dir / "a.gds is an exact set (written with --exact) and " +
-                                          dir / "f.bf is not"},
+                                          dir / "f.bf a Bloom filter"},
       {{dir / "f.bf", dir / "a.gds"}, "a set and a Bloom filter cannot be merged"},
       {{dir / "a.gds", dir / "z.gds"}, "different rules"},
       {{dir / "a.gds", dir / "seed.gds", "--ignore-key-rules"}, "different rules"},

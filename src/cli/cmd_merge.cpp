@@ -78,19 +78,21 @@ void check_replaced_file(const MergeOptions& options, bool sets) {
 
 bool is_exact_set(const std::string& path) { return is_set_file(path) || is_set_checkpoint(path); }
 
-// True when the inputs are sets; throws UsageError naming a set and a file
-// that is not one when they are mixed.
+// True when the inputs are sets; throws UsageError naming a set and a Bloom
+// filter when they are mixed (and read_filter_info's Error for an input of
+// neither kind).
 bool inputs_are_sets(const MergeOptions& options) {
   const std::vector<std::string>& files = options.files;
   const auto set = std::find_if(files.begin(), files.end(), is_exact_set);
   if (set == files.end()) return false;
   const auto other = std::find_if_not(files.begin(), files.end(), is_exact_set);
   if (other == files.end()) return true;
+  read_filter_info(*other);  // a file of neither kind is refused as what it is
   throw UsageError("cannot merge " + fs::printable(*set) + " and " + fs::printable(*other) +
                    ": " + fs::printable(*set) + " is an exact set (written with --exact) and " +
-                   fs::printable(*other) + " is not; a set and a Bloom filter cannot be merged "
-                   "(a Bloom filter cannot become a set: build one with gdedup build --exact "
-                   "from its inputs)");
+                   fs::printable(*other) + " a Bloom filter; a set and a Bloom filter cannot be "
+                   "merged (a Bloom filter cannot become a set: build one with gdedup build "
+                   "--exact from its inputs)");
 }
 
 // The union of sets whose keys were made by the same rules (a hash seed of
