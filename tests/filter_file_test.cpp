@@ -602,6 +602,40 @@ TEST_F(SetFileTest, ForgedKeysThatDoNotDecodeToTheCountAreRefused) {
   }
 }
 
+// Random changes to the keys section, the checksums made to match: the
+// loader returns a set of exactly the count, ascending, or refuses the file
+// as damaged, naming it; it never crashes or returns anything else.
+TEST_F(SetFileTest, ForgedRandomKeySectionsLoadWhollyOrAreRefused) {
+  save_set_file(set_of(random_keys(300, 11)), KeyRules{}, path("good"));
+  const Bytes good = read_bytes(path("good"));
+  const uint64_t keys_bytes = ff::get_u64(&good[sf::kOffKeysBytes]);
+  const Bytes keys(good.end() - static_cast<long>(keys_bytes), good.end());
+  std::mt19937_64 rng(20261203);
+  int loaded = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    Bytes changed = keys;
+    const int changes = 1 + static_cast<int>(rng() % 4);
+    for (int c = 0; c < changes; ++c) {
+      changed[rng() % changed.size()] ^= static_cast<unsigned char>(1u << (rng() % 8));
+    }
+    if (trial % 5 == 0) changed.resize(changed.size() - rng() % 8);
+    const uint64_t count = trial % 7 == 0 ? 300 + rng() % 3 - 1 : 300;
+    write_bytes(path("bad"), forged(good, changed, count));
+    try {
+      const SetFile file = load_set_file(path("bad"));
+      const std::vector<Key84> got = keys_of(file.set);
+      ASSERT_EQ(got.size(), count);
+      ASSERT_TRUE(std::is_sorted(got.begin(), got.end()));
+      ASSERT_LT(got.back(), Key84{1} << kKeyBits);
+      ++loaded;
+    } catch (const Error& e) {
+      ASSERT_EQ(e.kind(), ErrorKind::damaged) << e.what();
+      ASSERT_NE(std::string(e.what()).find(path("bad")), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_GT(loaded, 0);  // a changed low bit is another valid set
+}
+
 TEST_F(SetFileTest, SetsAndBloomFiltersAreNeverTakenForEachOther) {
   save_filter(small_filter(), path("bloom"));
   save_checkpoint(small_filter(), ResumeState{}, path("bloom_ck"));
