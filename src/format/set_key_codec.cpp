@@ -32,9 +32,7 @@ uint64_t min_keys_bytes(uint64_t keys) {
 }
 
 SetKeyEncoder::SetKeyEncoder(uint64_t count, Sink write)
-    : count_(count), b_(rice_bits(count)), write_(std::move(write)) {
-  out_.reserve(kOutPiece + 16);
-}
+    : count_(count), b_(rice_bits(count)), write_(std::move(write)), out_(kOutPiece) {}
 
 void SetKeyEncoder::put(uint64_t bits, unsigned count) {
   // Whole 64-bit words go out as they fill; acc_bits_ < 64 between calls.
@@ -44,15 +42,14 @@ void SetKeyEncoder::put(uint64_t bits, unsigned count) {
     acc_bits_ += count;
     return;
   }
-  unsigned char word[8];
-  filter_file::put_u64(word, acc_);
-  out_.insert(out_.end(), word, word + 8);
+  filter_file::put_u64(out_.data() + out_used_, acc_);
+  out_used_ += 8;
   acc_ = shifted(bits, 64 - acc_bits_);
   acc_bits_ = acc_bits_ + count - 64;
-  if (out_.size() >= kOutPiece) {
-    write_(out_.data(), out_.size());
-    written_ += out_.size();
-    out_.clear();
+  if (out_used_ == out_.size()) {
+    write_(out_.data(), out_used_);
+    written_ += out_used_;
+    out_used_ = 0;
   }
 }
 
@@ -80,13 +77,14 @@ uint64_t SetKeyEncoder::finish() {
     throw std::logic_error("a set file of " + std::to_string(count_) + " keys was given " +
                            std::to_string(added_));
   }
+  // out_ has room: it is whole words, and one is never full here.
   for (unsigned i = 0; i < acc_bits_; i += 8) {
-    out_.push_back(static_cast<unsigned char>(acc_ >> i));
+    out_[out_used_++] = static_cast<unsigned char>(acc_ >> i);
   }
   acc_bits_ = 0;
-  if (!out_.empty()) write_(out_.data(), out_.size());
-  written_ += out_.size();
-  out_.clear();
+  if (out_used_ > 0) write_(out_.data(), out_used_);
+  written_ += out_used_;
+  out_used_ = 0;
   return written_;
 }
 
@@ -109,6 +107,12 @@ void SetKeyDecoder::feed(const unsigned char* bytes, size_t n) {
   fed_ += n;
   size_t at = 0;
   while (decoded_ < count_) {
+    if (acc_bits_ <= 56 && n - at >= 8) {  // as many whole bytes as fit, in one read
+      const unsigned take = (64 - acc_bits_) / 8;
+      acc_ |= (filter_file::get_u64(bytes + at) & low_mask(8 * take)) << acc_bits_;
+      at += take;
+      acc_bits_ += 8 * take;
+    }
     while (acc_bits_ <= 56 && at < n) {
       acc_ |= static_cast<uint64_t>(bytes[at++]) << acc_bits_;
       acc_bits_ += 8;

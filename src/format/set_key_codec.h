@@ -52,7 +52,8 @@ class SetKeyEncoder {
   uint64_t acc_ = 0;
   unsigned acc_bits_ = 0;
   uint64_t written_ = 0;
-  std::vector<unsigned char> out_;
+  std::vector<unsigned char> out_;  // kOutPiece bytes, a multiple of 8
+  size_t out_used_ = 0;
 };
 
 // Decodes a section of `count` keys fed in pieces. A section that does not
