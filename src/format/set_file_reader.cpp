@@ -125,11 +125,11 @@ void check_lengths(const format::FileKind& kind, const std::string& path, const 
                         (checkpoint ? std::to_string(f.state_bytes) + "-byte resume state "
                                     : std::string()) +
                         "and " + std::to_string(f.keys_bytes) + "-byte keys";
+    const std::string total = expected > UINT64_MAX
+                                  ? std::string("more than 2^64")
+                                  : std::to_string(static_cast<uint64_t>(expected));
     const std::string sizes =
-        ": it is " + std::to_string(f.file.size) + " bytes, but " + parts + " make " +
-        (expected > UINT64_MAX ? std::string("more than 2^64") : std::to_string(
-                                                                      static_cast<uint64_t>(
-                                                                          expected))) +
+        ": it is " + std::to_string(f.file.size) + " bytes, but " + parts + " make " + total +
         " bytes";
     if (expected > f.file.size) {
       format::refuse(kind, path, "is truncated" + sizes + "; it was cut short, e.g. by an "
