@@ -1,5 +1,6 @@
-// gdedup plan, info and merge, the command line's usage errors, --help and
-// --version, run through the real binary ($GDEDUP_BIN).
+// gdedup plan, info and merge, of Bloom filters and of the exact sets of
+// --exact, the command line's usage errors, --help and --version, run
+// through the real binary ($GDEDUP_BIN).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -12,7 +13,9 @@
 #include "gdedup/filter_file.h"
 #include "gdedup/fingerprint.h"
 #include "gdedup/growth.h"
+#include "gdedup/key_set.h"
 #include "gdedup/planner.h"
+#include "gdedup/set_file.h"
 
 namespace {
 
@@ -95,6 +98,78 @@ TEST(CliPlan, ShowsTheGrowthOfAFilterStartingAtTheCapacity) {
         << r.out;
   }
   EXPECT_TRUE(contains(r.out, "\"1000000000000\": {")) << r.out;
+}
+
+// 1234567 as "1,234,567", the way the text output groups digits.
+std::string with_commas(uint64_t value) {
+  std::string digits = std::to_string(value);
+  for (int at = static_cast<int>(digits.size()) - 3; at > 0; at -= 3) digits.insert(at, ",");
+  return digits;
+}
+
+// Saves the exact set of keys [from, to) of "key-N" with `rules`.
+void save_set_with_keys(const std::string& path, uint64_t from, uint64_t to,
+                        const gdedup::KeyRules& rules = {}) {
+  std::vector<gdedup::Key84> keys;
+  for (uint64_t i = from; i < to; ++i) {
+    const std::string key = "key-" + std::to_string(i);
+    keys.push_back(gdedup::key84(key.data(), key.size(), rules.seed));
+  }
+  gdedup::KeySet set;
+  set.insert(keys.data(), keys.size());
+  gdedup::save_set_file(set, rules, path);
+}
+
+// The number after `"name": ` in `json`.
+double json_number(const std::string& json, const std::string& name) {
+  const size_t at = json.find("\"" + name + "\": ");
+  EXPECT_NE(at, std::string::npos) << name << " in " << json;
+  return at == std::string::npos ? -1 : std::stod(json.substr(at + name.size() + 4));
+}
+
+TEST(CliPlan, ExactShowsTheSetsMemoryAndCollisionChance) {
+  REQUIRE_GDEDUP_BIN();
+  Result r = run({"plan", "--exact", "--capacity", "1e8"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const uint64_t bytes = gdedup::KeySet::bytes_for(100000000);
+  EXPECT_TRUE(contains(r.out, "100,000,000 distinct keys")) << r.out;
+  EXPECT_TRUE(contains(r.out, with_commas(bytes) + " bytes")) << r.out;
+  EXPECT_TRUE(contains(r.out, "bytes a key")) << r.out;
+  EXPECT_TRUE(contains(r.out, "collision")) << r.out;
+  EXPECT_FALSE(contains(r.out, "FPR")) << r.out;
+
+  r = run({"plan", "--exact", "--capacity", "1e8", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(json_number(r.out, "capacity"), 1e8);
+  EXPECT_EQ(json_number(r.out, "bytes"), static_cast<double>(bytes));
+  EXPECT_DOUBLE_EQ(json_number(r.out, "bytes_per_key"), bytes / 1e8);
+  EXPECT_DOUBLE_EQ(json_number(r.out, "collision_chance"),
+                   gdedup::KeySet::collision_chance(100000000));
+}
+
+TEST(CliPlan, ExactRefusesWhatSizesABloomFilter) {
+  REQUIRE_GDEDUP_BIN();
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {{"--fpr", "1e-3"}, "--fpr does not apply with --exact"},
+      {{"--memory", "1GiB"}, "--memory does not apply with --exact"},
+      {{"--block-bits", "256"}, "--block-bits does not apply with --exact"},
+      {{"--allow-high-fpr"}, "--allow-high-fpr does not apply with --exact"},
+      {{}, "needs --capacity"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {"plan", "--exact"};
+    if (c.says != "needs --capacity") args.insert(args.end(), {"--capacity", "1e6"});
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const Result r = run(args);
+    EXPECT_EQ(r.status, 2) << c.says;
+    EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
+    EXPECT_TRUE(contains(r.err, c.says)) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
 }
 
 TEST(CliPlan, WithoutCapacityShowsOnlyTheGrowth) {
@@ -187,6 +262,132 @@ TEST(CliInfo, DamagedOrMissingFilesAreRuntimeErrors) {
   EXPECT_TRUE(contains(r.err, "missing.bf")) << r.err;
 }
 
+TEST(CliInfo, SetFileShowsKeysBytesLoadAndCollisionChance) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  const std::string path = dir / "s.gds";
+  save_set_with_keys(path, 0, 5000);
+  const gdedup::SetFile file = gdedup::load_set_file(path);
+  const uint64_t size = cli_test::read_file(path).size();
+  Result r = run({"info", path});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "exact set")) << r.out;
+  EXPECT_TRUE(contains(r.out, "5,000\n")) << r.out;
+  EXPECT_TRUE(contains(r.out, with_commas(size) + " bytes")) << r.out;
+  EXPECT_TRUE(contains(r.out, with_commas(file.set.bytes()) + " bytes")) << r.out;
+  EXPECT_TRUE(contains(r.out, "0x6764656475700001")) << r.out;  // the key rules
+
+  r = run({"info", "--json", path});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "\"kind\": \"set\"")) << r.out;
+  EXPECT_EQ(json_number(r.out, "keys"), 5000);
+  EXPECT_EQ(json_number(r.out, "file_bytes"), static_cast<double>(size));
+  EXPECT_DOUBLE_EQ(json_number(r.out, "file_bytes_per_key"), size / 5000.0);
+  EXPECT_EQ(json_number(r.out, "bytes"), static_cast<double>(file.set.bytes()));
+  EXPECT_DOUBLE_EQ(json_number(r.out, "load"), file.set.load());
+  EXPECT_DOUBLE_EQ(json_number(r.out, "collision_chance"),
+                   gdedup::KeySet::collision_chance(5000));
+
+  // A damaged set is an error naming it, as a damaged filter is.
+  std::string bytes = cli_test::read_file(path);
+  bytes[bytes.size() - 1] ^= 1;
+  cli_test::write_file(path, bytes);
+  r = run({"info", path});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
+  EXPECT_TRUE(contains(r.err, path + " is damaged")) << r.err;
+}
+
+TEST(CliInfo, SetCheckpointShowsItsJobAndSet) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  const std::string path = dir / "s.ck";
+  std::vector<gdedup::Key84> keys = {1, 2, 3};
+  gdedup::KeySet set;
+  set.insert(keys.data(), keys.size());
+  gdedup::ResumeState state;
+  state.output = "out.txt";
+  state.records = 7;
+  state.kept = 3;
+  state.dropped = 4;
+  state.inputs.push_back(gdedup::InputIdentity{"in.txt", true, 70, 1, 2});
+  gdedup::save_set_checkpoint(set, gdedup::KeyRules{}, state, path);
+  Result r = run({"info", path});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "--exact")) << r.out;
+  EXPECT_TRUE(contains(r.out, "in.txt")) << r.out;
+  EXPECT_TRUE(contains(r.out, "7 records done")) << r.out;
+  EXPECT_TRUE(contains(r.out, "collision")) << r.out;
+  r = run({"info", "--json", path});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "\"kind\": \"set_checkpoint\"")) << r.out;
+  EXPECT_EQ(json_number(r.out, "keys"), 3);
+  EXPECT_EQ(json_number(r.out, "dropped"), 4);
+}
+
+TEST(CliMerge, SetsMergeIntoTheirUnionByteForByte) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  save_set_with_keys(dir / "a.gds", 0, 7000);
+  save_set_with_keys(dir / "b.gds", 5000, 20000);  // overlapping
+  save_set_with_keys(dir / "c.gds", 19000, 21000);
+  save_set_with_keys(dir / "whole.gds", 0, 21000);
+  Result r = run({"merge", dir / "a.gds", dir / "b.gds", dir / "c.gds", "-o", dir / "u.gds"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "21,000 distinct keys")) << r.err;
+  EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(dir / "u.gds"),
+                                   cli_test::read_file(dir / "whole.gds")));
+  // The output may be an input; a file of another kind is not replaced.
+  r = run({"merge", "-q", dir / "a.gds", dir / "b.gds", dir / "c.gds", "-o", dir / "a.gds"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(dir / "a.gds"),
+                                   cli_test::read_file(dir / "whole.gds")));
+  cli_test::write_file(dir / "notes.txt", "keep me\n");
+  r = run({"merge", dir / "b.gds", dir / "c.gds", "-o", dir / "notes.txt"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.err, "not a readable gdedup set file")) << r.err;
+  EXPECT_EQ(cli_test::read_file(dir / "notes.txt"), "keep me\n");
+}
+
+TEST(CliMerge, SetsAndFiltersOrOtherRulesAreNotMerged) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  save_set_with_keys(dir / "a.gds", 0, 100);
+  save_with_keys(dir / "f.bf", gdedup::plan_for_capacity(1000, 1e-3), 0, 100);
+  gdedup::KeyRules nul;
+  nul.record_separator = '\0';
+  save_set_with_keys(dir / "z.gds", 0, 100, nul);
+  gdedup::KeyRules seeded;
+  seeded.seed = 42;
+  save_set_with_keys(dir / "seed.gds", 0, 100, seeded);
+  struct Case {
+    std::vector<std::string> inputs;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {{dir / "a.gds", dir / "f.bf"}, dir / "a.gds is an exact set (written with --exact) and " +
+                                          dir / "f.bf a Bloom filter"},
+      {{dir / "f.bf", dir / "a.gds"}, "a set and a Bloom filter cannot be merged"},
+      {{dir / "a.gds", dir / "z.gds"}, "different rules"},
+      {{dir / "a.gds", dir / "seed.gds", "--ignore-key-rules"}, "different rules"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {"merge"};
+    args.insert(args.end(), c.inputs.begin(), c.inputs.end());
+    args.insert(args.end(), {"-o", dir / "out"});
+    const Result r = run(args);
+    EXPECT_EQ(r.status, 2) << c.says;
+    EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
+    EXPECT_TRUE(contains(r.err, c.says)) << r.err;
+    EXPECT_FALSE(cli_test::exists(dir / "out"));
+  }
+  // Rules other than the seed give way to --ignore-key-rules: the first's are kept.
+  const Result r =
+      run({"merge", dir / "a.gds", dir / "z.gds", "--ignore-key-rules", "-o", dir / "out"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(gdedup::load_set_file(dir / "out").rules, gdedup::KeyRules{});
+}
+
 TEST(CliMerge, HalvesMergeIntoTheWholeByteForByte) {
   REQUIRE_GDEDUP_BIN();
   cli_test::TempDir dir;
@@ -262,7 +463,8 @@ TEST(CliHelp, EachCommandsHelpMentionsEachOption) {
   };
   std::vector<Case> cases = {
       {"dedup", job_common}, {"build", job_common}, {"query", job_common},
-      {"merge", {"--output", "--quiet"}}, {"info", {"--json", "--all-inputs"}}, {"plan", {"--json"}}};
+      {"merge", {"--output", "--quiet"}}, {"info", {"--json", "--all-inputs"}},
+      {"plan", {"--json", "--exact"}}};
   for (const std::string& s : sizing) {
     cases[0].options.push_back(s);
     cases[1].options.push_back(s);

@@ -1,6 +1,8 @@
 // Version 1 filter files, which are still read: exact round trips, and
 // refusal of every damaged, truncated, extended or foreign file with a
-// message that names it. Version 2 files: filter_file_v2_test.cpp.
+// message that names it. Version 2 files: filter_file_v2_test.cpp. The same
+// for the set files and set checkpoints of exact mode (gdedup/set_file.h),
+// and the refusal to take a set for a Bloom filter or one for the other.
 #include "gdedup/filter_file.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
+#include <functional>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -24,10 +29,14 @@
 
 #include "format/file_writer.h"
 #include "format/filter_file_format.h"
+#include "format/set_file_format.h"
 #include "fs/file_ops.h"
 #include "file_util.h"
 #include "gdedup/error.h"
+#include "gdedup/checkpoint.h"
+#include "gdedup/key_set.h"
 #include "gdedup/layout.h"
+#include "gdedup/set_file.h"
 #include "test_util.h"
 
 namespace gdedup {
@@ -406,6 +415,278 @@ TEST_F(FilterFileTest, SaveWithoutFolderInThePathUsesTheWorkingDirectory) {
   save_v1(filter, "plain.gdf");
   fs::current_path(previous);
   expect_same_filter(filter, load_filter(path("plain.gdf")));
+}
+
+class SetFileTest : public test::TempDirTest {
+ protected:
+  SetFileTest() : TempDirTest("gdedup_set_file") {}
+};
+
+namespace sf = set_file;
+
+// `n` distinct keys from one seed: the top 84 bits of random 128-bit values.
+std::vector<Key84> random_keys(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Key84> keys(n);
+  for (Key84& key : keys) key = key84_of(rng(), rng());
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+KeySet set_of(const std::vector<Key84>& keys) {
+  KeySet set;
+  set.insert(keys.data(), keys.size());
+  return set;
+}
+
+std::vector<Key84> keys_of(const KeySet& set) {
+  std::vector<Key84> keys;
+  set.for_each_sorted([&](const Key84* k, size_t n) { keys.insert(keys.end(), k, k + n); });
+  return keys;
+}
+
+// The Error that loading `path` as a set file throws ("" and failure if none).
+Error set_error(const std::string& path) {
+  try {
+    load_set_file(path);
+  } catch (const Error& e) {
+    return e;
+  }
+  ADD_FAILURE() << path << " loaded as a set file";
+  return Error("");
+}
+
+KeyRules nul_rules() {
+  KeyRules rules;
+  rules.keys = KeyOptions::parse("field:2", ",", "url");
+  rules.record_separator = '\0';
+  rules.seed = 7;
+  return rules;
+}
+
+TEST_F(SetFileTest, RoundTripIsExactAndIndependentOfInsertionOrder) {
+  for (const size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{1000}, size_t{100000}}) {
+    SCOPED_TRACE(n);
+    std::vector<Key84> keys = random_keys(n, 1000 + n);
+    save_set_file(set_of(keys), nul_rules(), path("sorted"));
+    std::shuffle(keys.begin(), keys.end(), std::mt19937_64(n));
+    KeySet shuffled = set_of(keys);
+    shuffled.insert(keys.data(), keys.size() / 2);  // repeats change nothing
+    save_set_file(shuffled, nul_rules(), path("shuffled"));
+    const Bytes file = read_bytes(path("sorted"));
+    ASSERT_EQ(file, read_bytes(path("shuffled")));
+    const SetFile loaded = load_set_file(path("shuffled"));
+    std::sort(keys.begin(), keys.end());
+    EXPECT_EQ(keys_of(loaded.set), keys);
+    EXPECT_EQ(loaded.set.size(), keys.size());
+    EXPECT_EQ(loaded.rules, nul_rules());
+    EXPECT_EQ(loaded.version, kSetFileVersion);
+    EXPECT_TRUE(is_set_file(path("sorted")));
+    EXPECT_FALSE(is_set_checkpoint(path("sorted")));
+    if (n == 100000) {  // random keys: 84 - log2(n) + about 1.6 bits each
+      const double bits = 8.0 * static_cast<double>(ff::get_u64(&file[sf::kOffKeysBytes])) / n;
+      EXPECT_LT(bits, 84 - std::log2(n) + 2.5);
+    }
+  }
+}
+
+TEST_F(SetFileTest, CheckpointKeepsItsStateAndKeys) {
+  const std::vector<Key84> keys = random_keys(5000, 3);
+  ResumeState state;
+  state.output = "out.txt";
+  state.records = 12345;
+  state.kept = 5000;
+  state.position.records = 12345;
+  state.inputs.push_back(InputIdentity{"in.txt", true, 999, 17, 0x55});
+  save_set_checkpoint(set_of(keys), KeyRules{}, state, path("ck"));
+  EXPECT_TRUE(is_set_checkpoint(path("ck")));
+  EXPECT_FALSE(is_set_file(path("ck")));
+  const SetCheckpoint loaded = load_set_checkpoint(path("ck"));
+  EXPECT_EQ(keys_of(loaded.set), keys);
+  EXPECT_EQ(loaded.rules, KeyRules{});
+  EXPECT_EQ(loaded.state.output, "out.txt");
+  EXPECT_EQ(loaded.state.records, 12345u);
+  EXPECT_EQ(loaded.state.kept, 5000u);
+  ASSERT_EQ(loaded.state.inputs.size(), 1u);
+  EXPECT_EQ(loaded.state.inputs[0].path, "in.txt");
+  EXPECT_EQ(loaded.state.loaded_from, path("ck"));
+}
+
+TEST_F(SetFileTest, EveryChangedOrMissingByteAndAnExtraOneAreRefused) {
+  save_set_checkpoint(set_of(random_keys(20, 5)), KeyRules{}, ResumeState{}, path("ck"));
+  save_set_file(set_of(random_keys(20, 5)), KeyRules{}, path("good"));
+  for (const std::string& good_path : {path("good"), path("ck")}) {
+    const bool checkpoint = good_path == path("ck");
+    const Bytes good = read_bytes(good_path);
+    const std::string bad = path("bad");
+    auto expect_refused = [&](const Bytes& file, const std::string& what, const char* says) {
+      write_bytes(bad, file);
+      try {
+        checkpoint ? (void)load_set_checkpoint(bad) : (void)load_set_file(bad);
+        ADD_FAILURE() << what << " was accepted";
+      } catch (const Error& e) {
+        const std::string message = e.what();
+        EXPECT_EQ(e.kind(), ErrorKind::damaged) << what << ": " << message;
+        EXPECT_NE(message.find(bad), std::string::npos) << what << ": " << message;
+        EXPECT_NE(message.find(says), std::string::npos) << what << ": " << message;
+      }
+    };
+    for (size_t pos = 0; pos < good.size(); ++pos) {
+      Bytes file = good;
+      file[pos] ^= static_cast<unsigned char>(pos % 255 + 1);
+      expect_refused(file, "a change at byte " + std::to_string(pos),
+                     pos < 8 ? "bad magic" : pos < 12 ? "version" : pos < 80 ? " " : "checksum");
+    }
+    for (size_t length = 0; length < good.size(); ++length) {
+      expect_refused(Bytes(good.begin(), good.begin() + static_cast<long>(length)),
+                     "a cut at " + std::to_string(length), length == 0 ? "empty" : "truncated");
+    }
+    Bytes longer = good;
+    longer.push_back(0);
+    expect_refused(longer, "an appended byte", "extra bytes");
+  }
+}
+
+// A keys section replaced by `keys`, `count` keys in the header, the
+// checksums made to match: what a writer that does not follow the format
+// could leave.
+Bytes forged(Bytes file, const Bytes& keys, uint64_t count) {
+  const uint64_t at = file.size() - ff::get_u64(&file[sf::kOffKeysBytes]);
+  file.resize(at);
+  file.insert(file.end(), keys.begin(), keys.end());
+  ff::put_u64(&file[sf::kOffKeyCount], count);
+  ff::put_u64(&file[sf::kOffKeysBytes], keys.size());
+  ff::put_u64(&file[sf::kOffKeysChecksum], XXH3_64bits(keys.data(), keys.size()));
+  ff::put_u64(&file[sf::kOffHeaderChecksum], XXH3_64bits(file.data(), sf::kOffHeaderChecksum));
+  return file;
+}
+
+// The gap coding holds only ascending keys with no repeats: keys out of
+// order cannot be written. What a forged section can still do is refused.
+TEST_F(SetFileTest, ForgedKeysThatDoNotDecodeToTheCountAreRefused) {
+  save_set_file(set_of({5}), KeyRules{}, path("one"));
+  const Bytes one = read_bytes(path("one"));
+  const Bytes keys(one.end() - 11, one.end());
+  ASSERT_EQ(keys[0], 0x0b);
+  struct Case {
+    const char* what;
+    Bytes file;
+    const char* says;
+  };
+  Bytes past = keys;  // two zero bits first: q = 2, so the key is past 2^84
+  past[0] = static_cast<unsigned char>(keys[0] << 2);
+  Bytes padding = keys;  // one of the 4 padding bits set
+  padding[10] |= 0x80;
+  Bytes extra = keys;
+  extra.push_back(0);
+  Bytes short_keys = forged(read_bytes(path("one")), {}, 0);
+  save_set_file(set_of(random_keys(1000, 9)), KeyRules{}, path("many"));
+  const Bytes many = read_bytes(path("many"));
+  const Bytes many_keys(many.end() - ff::get_u64(&many[sf::kOffKeysBytes]), many.end() - 2);
+  const std::vector<Case> cases = {
+      {"a key past 2^84", forged(one, past, 1), "past 84 bits"},
+      {"padding that is not zero", forged(one, padding, 1), "after its last key"},
+      {"a byte after the last key", forged(one, extra, 1), "after its last key"},
+      {"no keys for one", forged(one, {}, 1), "at least 11 bytes"},
+      {"a section that ends early", forged(many, many_keys, 1000), "end after key"},
+      {"a count far past the section", forged(one, keys, uint64_t{1} << 40), "at least"},
+  };
+  for (const Case& c : cases) {
+    write_bytes(path("bad"), c.file);
+    const Error e = set_error(path("bad"));
+    const std::string message = e.what();
+    EXPECT_EQ(e.kind(), ErrorKind::damaged) << c.what;
+    EXPECT_NE(message.find(path("bad")), std::string::npos) << c.what << ": " << message;
+    EXPECT_NE(message.find(c.says), std::string::npos) << c.what << ": " << message;
+  }
+}
+
+// Random changes to the keys section, the checksums made to match: the
+// loader returns a set of exactly the count, ascending, or refuses the file
+// as damaged, naming it; it never crashes or returns anything else.
+TEST_F(SetFileTest, ForgedRandomKeySectionsLoadWhollyOrAreRefused) {
+  save_set_file(set_of(random_keys(300, 11)), KeyRules{}, path("good"));
+  const Bytes good = read_bytes(path("good"));
+  const uint64_t keys_bytes = ff::get_u64(&good[sf::kOffKeysBytes]);
+  const Bytes keys(good.end() - static_cast<long>(keys_bytes), good.end());
+  std::mt19937_64 rng(20261203);
+  int loaded = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    Bytes changed = keys;
+    const int changes = 1 + static_cast<int>(rng() % 4);
+    for (int c = 0; c < changes; ++c) {
+      changed[rng() % changed.size()] ^= static_cast<unsigned char>(1u << (rng() % 8));
+    }
+    if (trial % 5 == 0) changed.resize(changed.size() - rng() % 8);
+    const uint64_t count = trial % 7 == 0 ? 300 + rng() % 3 - 1 : 300;
+    write_bytes(path("bad"), forged(good, changed, count));
+    try {
+      const SetFile file = load_set_file(path("bad"));
+      const std::vector<Key84> got = keys_of(file.set);
+      ASSERT_EQ(got.size(), count);
+      ASSERT_TRUE(std::is_sorted(got.begin(), got.end()));
+      ASSERT_LT(got.back(), Key84{1} << kKeyBits);
+      ++loaded;
+    } catch (const Error& e) {
+      ASSERT_EQ(e.kind(), ErrorKind::damaged) << e.what();
+      ASSERT_NE(std::string(e.what()).find(path("bad")), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_GT(loaded, 0);  // a changed low bit is another valid set
+}
+
+TEST_F(SetFileTest, SetsAndBloomFiltersAreNeverTakenForEachOther) {
+  save_filter(small_filter(), path("bloom"));
+  save_checkpoint(small_filter(), ResumeState{}, path("bloom_ck"));
+  save_set_file(set_of({1, 2}), KeyRules{}, path("set"));
+  save_set_checkpoint(set_of({1, 2}), KeyRules{}, ResumeState{}, path("set_ck"));
+  auto expect = [](const std::function<void()>& load, ErrorKind kind,
+                   const std::string& says) {
+    try {
+      load();
+      ADD_FAILURE() << "loaded: " << says;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), kind) << e.what();
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  const std::string cannot_become =
+      "not an exact set: a Bloom filter cannot become a set; build one with gdedup build "
+      "--exact from the inputs";
+  expect([&] { load_set_file(path("bloom")); }, ErrorKind::invalid_argument,
+         path("bloom") + " is a Bloom filter file, " + cannot_become);
+  expect([&] { load_set_file(path("bloom_ck")); }, ErrorKind::invalid_argument,
+         path("bloom_ck") + " is a Bloom filter's checkpoint, " + cannot_become);
+  expect([&] { load_set_checkpoint(path("bloom_ck")); }, ErrorKind::invalid_argument,
+         "is a Bloom filter's checkpoint, not an exact set's checkpoint; resume it without "
+         "--exact");
+  expect([&] { load_filter_file(path("set")); }, ErrorKind::invalid_argument,
+         path("set") + " is an exact set (written with --exact), not a Bloom filter file; use "
+                       "it with --exact");
+  expect([&] { read_filter_info(path("set_ck")); }, ErrorKind::invalid_argument,
+         path("set_ck") + " is an exact set's checkpoint (written with --exact)");
+  expect([&] { load_checkpoint(path("set_ck")); }, ErrorKind::invalid_argument,
+         "checkpoint " + path("set_ck") + " is an exact set's checkpoint (written with "
+                                          "--exact), not a Bloom filter's checkpoint; resume "
+                                          "it with --exact");
+  expect([&] { load_set_file(path("set_ck")); }, ErrorKind::is_checkpoint,
+         path("set_ck") + " is a gdedup set checkpoint, not a set file");
+  expect([&] { load_set_checkpoint(path("set")); }, ErrorKind::damaged,
+         "set checkpoint " + path("set") + " is a gdedup set file, not a set checkpoint");
+  EXPECT_FALSE(is_set_file(path("bloom")));
+  EXPECT_FALSE(is_checkpoint_file(path("set_ck")));
+}
+
+TEST_F(SetFileTest, SaveIntoAMissingFolderFailsNamingThePath) {
+  const std::string target = path("missing/set.gds");
+  try {
+    save_set_file(set_of({1}), KeyRules{}, target);
+    ADD_FAILURE() << "saved into a missing folder";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot save set to " + target), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -24,6 +25,8 @@
 #include "gdedup/filter_file.h"
 #include "gdedup/fingerprint.h"
 #include "gdedup/layout.h"
+#include "gdedup/key_set.h"
+#include "gdedup/set_file.h"
 
 namespace gdedup {
 namespace {
@@ -461,6 +464,88 @@ TEST(Format, GrowingCheckpointFileBytes) {
   EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128 + 251 + 61 + 80, 128), 0x40ce02f05c7d0370ull);
   EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0xe856395237dbdefdull);  // whole header
   EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x192a0e1922d99ac5ull);
+}
+
+// Set files (exact mode): the keys' Golomb-Rice section by hand for one
+// key, then a fixed set of keys at the ends of the 84-bit range and between,
+// given in two orders.
+Key84 key_at(uint64_t high64, uint64_t low20) { return key84_of(high64, low20 << 44); }
+
+std::vector<char> set_file_bytes(const std::vector<Key84>& keys, const KeyRules& rules) {
+  KeySet set;
+  set.insert(keys.data(), keys.size());
+  return saved_bytes([&](const std::string& path) { save_set_file(set, rules, path); });
+}
+
+// The rules section as in a filter file with the default key rules and no
+// growth: flags, format, texts, separator, seed.
+constexpr uint64_t kSetRulesBytes = 2 + 4 + (8 + 5) + (8 + 3) + 8 + 1 + 8;
+
+TEST(Format, SetFileOfOneKeyBytes) {
+  // One key: b = 83, so the key 5 is a one bit, then 5 in 83 bits: 11 bytes.
+  const std::vector<char> file = set_file_bytes({5}, KeyRules{});
+  ASSERT_EQ(file.size(), 80u + kSetRulesBytes + 11u);
+  EXPECT_EQ(std::string(file.data(), 8), "GDEDUPES");
+  const auto* h = reinterpret_cast<const unsigned char*>(file.data());
+  EXPECT_EQ(filter_file::get_u32(h + 8), 1u);    // version
+  EXPECT_EQ(filter_file::get_u32(h + 12), 80u);  // header bytes
+  EXPECT_EQ(filter_file::get_u64(h + 16), 1u);   // keys
+  EXPECT_EQ(filter_file::get_u64(h + 24), kSetRulesBytes);
+  EXPECT_EQ(filter_file::get_u64(h + 40), 0u);   // no resume state
+  EXPECT_EQ(filter_file::get_u64(h + 56), 11u);  // keys section
+  const std::vector<char> keys(file.end() - 11, file.end());
+  std::vector<char> expected(11, 0);
+  expected[0] = 0x0b;  // 1, then 5 from the next bit
+  EXPECT_EQ(keys, expected);
+}
+
+std::vector<Key84> fixed_set_keys() {
+  return {0,
+          1,
+          2,
+          key_at(0x0123456789abcdefull, 0x12345),
+          key_at(0x0123456789abcdefull, 0x12346),
+          key_at(0x8000000000000000ull, 0),
+          key_at(0xfedcba9876543210ull, 0xfffff),
+          key_at(~0ull, 0xffffe),
+          key_at(~0ull, 0xfffff)};
+}
+
+TEST(Format, SetFileBytes) {
+  std::vector<Key84> keys = fixed_set_keys();
+  const std::vector<char> file = set_file_bytes(keys, KeyRules{});
+  std::reverse(keys.begin(), keys.end());
+  EXPECT_EQ(set_file_bytes(keys, KeyRules{}), file);
+  ASSERT_EQ(file.size(), 80u + kSetRulesBytes + 93u);
+  EXPECT_EQ(XXH3_64bits(file.data() + 80 + kSetRulesBytes, file.size() - 80 - kSetRulesBytes),
+            0xad19ba83c98cea26ull);  // keys section
+  EXPECT_EQ(XXH3_64bits(file.data(), 80), 0xfe01be1f2e07e495ull);  // header
+  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x9ccc4b5dc10778e5ull);
+  // They load back, the ends of the range included.
+  const std::string path = ::testing::TempDir() + "gdedup_format_set_" + std::to_string(getpid());
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(file.data(), static_cast<std::streamsize>(file.size()));
+  }
+  std::vector<Key84> loaded;
+  load_set_file(path).set.for_each_sorted(
+      [&](const Key84* k, size_t n) { loaded.insert(loaded.end(), k, k + n); });
+  std::filesystem::remove(path);
+  EXPECT_EQ(loaded, fixed_set_keys());
+}
+
+TEST(Format, SetCheckpointBytes) {
+  KeySet set;
+  const std::vector<Key84> keys = fixed_set_keys();
+  set.insert(keys.data(), keys.size());
+  const std::vector<char> file = saved_bytes([&](const std::string& path) {
+    save_set_checkpoint(set, KeyRules{}, ten_record_state(), path);
+  });
+  EXPECT_EQ(std::string(file.data(), 8), "GDEDUPEC");
+  ASSERT_EQ(file.size(), 80u + kSetRulesBytes + 251u + 93u);
+  EXPECT_EQ(XXH3_64bits(file.data() + 80 + kSetRulesBytes, 251), 0xd36672c1874ffb5aull);  // state
+  EXPECT_EQ(XXH3_64bits(file.data(), 80), 0x67f2536d5bb76240ull);  // header
+  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x1437ab0eb5694166ull);
 }
 
 }  // namespace

@@ -61,11 +61,11 @@ layers=(
   "base: error.h layout.h fingerprint.h mode.h option_names.h"
   "fs: paths.h path_lock.h live_temporaries.h mapping_guard.h path_text.h folder_walk.h"
   "core: planner.h filter.h backend.h host_buffer.h growth.h layered_filter.h filter_summary.h
-   number_text.h json.h"
+   number_text.h json.h key_set.h"
   "keys: key_options.h key_extractor.h key_rules.h key_hasher.h"
   "cpu cuda kernels io: gpu.h input_file.h output_file.h output_writer.h output_parts.h
    stream_point.h"
-  "format: filter_file.h filter_merge.h checkpoint.h filter_report.h"
+  "format: filter_file.h filter_merge.h checkpoint.h filter_report.h set_file.h"
   "backends: backend_registry.h"
   "pipeline: pipeline.h input_estimate.h parts_run.h"
   "mpi: mpi.h"

@@ -78,6 +78,8 @@ void save_filter_streamed(const std::vector<StreamedLayer>& layers, const Filter
 // file and what is wrong with it; never returns a filter from a damaged
 // file. A version 1 file is one fixed layer with unknown key rules; a
 // version 2 file's key rules have the newline separator (it records none).
+// A set file or set checkpoint of exact mode (gdedup/set_file.h) is refused
+// as one (kind invalid_argument), as is a set checkpoint by load_checkpoint.
 FilterFile load_filter_file(const std::string& path);
 
 // Maps `path` read-only and shared (PROT_READ, MAP_SHARED) and returns its

@@ -13,6 +13,7 @@
 #include "gdedup/growth.h"
 #include "gdedup/layered_filter.h"
 #include "gdedup/planner.h"
+#include "gdedup/set_file.h"
 
 namespace gdedup {
 
@@ -59,6 +60,21 @@ std::string key_rules_text(const FilterRules& rules, uint32_t version);
 // rule, and each layer.
 std::string info_text(const std::string& path, const FilterFile& file);
 JsonObject info_json(const std::string& path, const FilterFile& file);
+
+// What `gdedup info` shows of an exact set (docs/CLI.md, "info"): its
+// keys, the bytes a key in the file (`file_bytes` long) and in memory, its
+// load and the chance that two of its keys collide. set_rows and
+// add_set_fields serve set files and set checkpoints alike.
+std::string set_rows(const KeySet& set, uint64_t file_bytes);
+JsonObject& add_set_fields(JsonObject& o, const KeySet& set, uint64_t file_bytes);
+std::string set_info_text(const std::string& path, const SetFile& file);
+JsonObject set_info_json(const std::string& path, const SetFile& file);
+
+// What `gdedup plan --exact` shows: the memory a set takes at `keys` keys
+// (grown from small, as a job grows it), bytes a key, and the collision
+// chance there.
+std::string set_plan_text(uint64_t keys);
+JsonObject set_plan_json(uint64_t keys);
 
 // One row of `info` and `plan` text: the name padded to a column, the value
 // with the bytes that do not print escaped (fs::printable: paths).

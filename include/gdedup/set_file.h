@@ -21,6 +21,7 @@ struct SetFile {
   KeySet set;
   KeyRules rules;
   uint32_t version = kSetFileVersion;  // the version the file was written in
+  uint64_t file_bytes = 0;             // the file's length, as verified
 };
 
 // Writes through a unique temporary file beside `path` (no link followed,
@@ -29,12 +30,27 @@ struct SetFile {
 // Error naming the file and the reason; the old file is then untouched.
 void save_set_file(const KeySet& set, const KeyRules& rules, const std::string& path);
 
-// Reads and verifies a set file: magic, version, checksums, the keys'
-// order and the exact length. `options` are the loaded set's (threads, cap).
-// Throws Error naming the file and what is wrong; a Bloom filter file or a
-// checkpoint given for a set is refused with a sentence that says what it
-// is.
+// Reads and verifies a set file: magic, version, checksums, the exact
+// length, and that the keys decode to exactly the count, ascending, with
+// no repeats; the keys are read a piece at a time, and no set is returned
+// from a file that fails any check. `options` are the loaded set's
+// (threads, cap). Throws Error naming the file and what is wrong: of kind
+// damaged for a damaged file, is_checkpoint for a set checkpoint, and
+// invalid_argument, saying what it is, for a Bloom filter's file or
+// checkpoint (a Bloom filter cannot become a set); an Error of the set's
+// own (set_full past the cap) names the file too.
 SetFile load_set_file(const std::string& path, const KeySetOptions& options = {});
+
+// The rules, key count and length of a set file, verified as
+// load_set_file verifies them, without reading its keys: for a tool that
+// checks several files before it loads any (gdedup merge).
+struct SetFileInfo {
+  KeyRules rules;
+  uint64_t keys = 0;
+  uint32_t version = kSetFileVersion;
+  uint64_t file_bytes = 0;
+};
+SetFileInfo read_set_info(const std::string& path);
 
 // True when `path` starts with the set file's magic (false when it cannot
 // be read): for tools that take any kind of file.
@@ -43,11 +59,18 @@ bool is_set_file(const std::string& path);
 struct SetCheckpoint {
   KeySet set;
   KeyRules rules;
-  ResumeState state;  // params, insertions and growth unused
+  // params, insertions and growth unused; file_version is the checkpoint
+  // format version of the state's encoding, loaded_from the file.
+  ResumeState state;
+  uint64_t file_bytes = 0;  // the file's length, as verified
 };
 
+// As save_set_file, with `state` (its params, insertions, growth and
+// later_layers, which describe a Bloom filter, are not stored).
 void save_set_checkpoint(const KeySet& set, const KeyRules& rules, const ResumeState& state,
                          const std::string& path);
+// As load_set_file, with the resume state; a set file given for one is
+// refused (kind damaged), a Bloom filter's checkpoint with invalid_argument.
 SetCheckpoint load_set_checkpoint(const std::string& path, const KeySetOptions& options = {});
 bool is_set_checkpoint(const std::string& path);
 

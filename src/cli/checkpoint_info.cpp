@@ -92,13 +92,11 @@ std::string input_rows(const ResumeState& s, bool all) {
   return out;
 }
 
-}  // namespace
-
-std::string checkpoint_info_text(const std::string& path, const Checkpoint& checkpoint,
-                                 bool all_inputs) {
-  const ResumeState& s = checkpoint.state;
+// The rows of the job a checkpoint belongs to, down to "dropped".
+std::string job_rows(const std::string& path, const ResumeState& s, bool all_inputs,
+                     const std::string& kind) {
   std::string out = row("file", path);
-  out += row("kind", "checkpoint of an unfinished job: its command plus --resume continues it");
+  out += row("kind", kind);
   out += row("command", command_text(s));
   out += input_rows(s, all_inputs);
   out += row("key", key_text(s));
@@ -118,15 +116,13 @@ std::string checkpoint_info_text(const std::string& path, const Checkpoint& chec
   out += row("position", position);
   out += row("kept", group_digits(s.kept));
   out += row("dropped", group_digits(s.dropped));
-  if (s.growth) out += row("growth", growth_text(*s.growth));
-  return out + whole_filter_rows(layers_of(checkpoint));
+  return out;
 }
 
-JsonObject checkpoint_info_json(const std::string& path, const Checkpoint& checkpoint) {
-  const ResumeState& s = checkpoint.state;
+JsonObject job_json(const std::string& path, const ResumeState& s, const char* kind) {
   JsonObject o;
   o.add("file", path)
-      .add("kind", "checkpoint")
+      .add("kind", kind)
       .add("info_version", kInfoJsonVersion)
       .add("mode", mode_name(s.mode))
       .add("input_count", uint64_t{s.inputs.size()})
@@ -139,8 +135,41 @@ JsonObject checkpoint_info_json(const std::string& path, const Checkpoint& check
       .add("dropped", s.dropped)
       .add("input_index", s.position.input_index)
       .add("input_offset", s.position.input_offset);
+  return o;
+}
+
+}  // namespace
+
+std::string checkpoint_info_text(const std::string& path, const Checkpoint& checkpoint,
+                                 bool all_inputs) {
+  const ResumeState& s = checkpoint.state;
+  std::string out = job_rows(path, s, all_inputs,
+                             "checkpoint of an unfinished job: its command plus --resume "
+                             "continues it");
+  if (s.growth) out += row("growth", growth_text(*s.growth));
+  return out + whole_filter_rows(layers_of(checkpoint));
+}
+
+JsonObject checkpoint_info_json(const std::string& path, const Checkpoint& checkpoint) {
+  const ResumeState& s = checkpoint.state;
+  JsonObject o = job_json(path, s, "checkpoint");
   if (s.growth) o.add("keys_offered", s.growth->keys_offered);
   return add_whole_filter_fields(o, layers_of(checkpoint));
+}
+
+std::string set_checkpoint_info_text(const std::string& path, const SetCheckpoint& checkpoint,
+                                     bool all_inputs) {
+  return job_rows(path, checkpoint.state, all_inputs,
+                  "checkpoint of an unfinished job with --exact: its command plus --resume "
+                  "continues it") +
+         row("key rules", checkpoint.rules.to_string()) +
+         set_rows(checkpoint.set, checkpoint.file_bytes);
+}
+
+JsonObject set_checkpoint_info_json(const std::string& path, const SetCheckpoint& checkpoint) {
+  JsonObject o = job_json(path, checkpoint.state, "set_checkpoint");
+  o.add("key_rules", checkpoint.rules.to_string());
+  return add_set_fields(o, checkpoint.set, checkpoint.file_bytes);
 }
 
 }  // namespace gdedup::cli

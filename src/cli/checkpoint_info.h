@@ -1,5 +1,5 @@
 // `gdedup info` on a checkpoint: the job it belongs to, how far that job
-// got, and its filter, described like a filter file's.
+// got, and its filter or set, described like a filter file's or a set file's.
 #pragma once
 
 #include <string>
@@ -7,6 +7,7 @@
 #include "gdedup/json.h"
 #include "gdedup/filter_report.h"
 #include "gdedup/checkpoint.h"
+#include "gdedup/set_file.h"
 
 namespace gdedup::cli {
 
@@ -16,5 +17,10 @@ namespace gdedup::cli {
 std::string checkpoint_info_text(const std::string& path, const Checkpoint& checkpoint,
                                  bool all_inputs);
 JsonObject checkpoint_info_json(const std::string& path, const Checkpoint& checkpoint);
+
+// The same for a checkpoint of a job with --exact: the job, then its set.
+std::string set_checkpoint_info_text(const std::string& path, const SetCheckpoint& checkpoint,
+                                     bool all_inputs);
+JsonObject set_checkpoint_info_json(const std::string& path, const SetCheckpoint& checkpoint);
 
 }  // namespace gdedup::cli

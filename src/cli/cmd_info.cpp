@@ -14,6 +14,7 @@
 #include "gdedup/checkpoint.h"
 #include "gdedup/error.h"
 #include "gdedup/filter_file.h"
+#include "gdedup/set_file.h"
 
 namespace gdedup::cli {
 namespace {
@@ -26,7 +27,18 @@ struct InfoOptions {
 
 // The description of one file, as text or JSON. The bit array is read (and
 // its checksum verified) to count set bits: the header alone has no fill.
+// A set is loaded whole too: its keys are verified, and its memory is that
+// of the loaded set.
 std::string describe(const std::string& path, const InfoOptions& options) {
+  if (is_set_file(path)) {
+    const SetFile file = load_set_file(path);
+    return options.json ? set_info_json(path, file).str() : set_info_text(path, file);
+  }
+  if (is_set_checkpoint(path)) {
+    const SetCheckpoint checkpoint = load_set_checkpoint(path);
+    return options.json ? set_checkpoint_info_json(path, checkpoint).str()
+                        : set_checkpoint_info_text(path, checkpoint, options.all_inputs);
+  }
   if (is_checkpoint_file(path)) {
     const Checkpoint checkpoint = load_checkpoint(path);
     return options.json ? checkpoint_info_json(path, checkpoint).str()
@@ -68,9 +80,10 @@ int run_info(const InfoOptions& options) {
 Action add_info_command(CLI::App& app) {
   auto options = std::make_shared<InfoOptions>();
   CLI::App* sub = app.add_subcommand(
-      "info", "Show what a filter file (parameters, fill, estimated keys, current FPR) or a "
-              "checkpoint (its job, how far it got, its filter) holds");
-  sub->add_option("files", options->files, "Filter files or checkpoints")
+      "info", "Show what a filter file (parameters, fill, estimated keys, current FPR), a set "
+              "file of --exact (keys, bytes a key, load, collision chance) or a checkpoint (its "
+              "job, how far it got, its filter or set) holds");
+  sub->add_option("files", options->files, "Filter files, set files or checkpoints")
       ->type_name("FILE...")
       ->required()
       ->group(kGroupInput);

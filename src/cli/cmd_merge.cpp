@@ -1,5 +1,7 @@
-// gdedup merge: the OR of filters with identical parameters, layer by layer
-// (docs/CLI.md says what the result holds).
+// gdedup merge: the OR of filters with identical parameters, layer by layer,
+// or the union of the exact sets of --exact (docs/CLI.md says what the
+// result holds). A set and a Bloom filter are never merged.
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +22,7 @@
 #include "gdedup/filter_merge.h"
 #include "gdedup/job_files.h"
 #include "gdedup/path_text.h"
+#include "gdedup/set_file.h"
 
 namespace gdedup::cli {
 namespace {
@@ -48,9 +51,9 @@ FilterRules merged_rules(const MergeOptions& options, const std::vector<FilterFi
 }
 
 // The output replaces a file only if that file is one of the inputs or
-// another filter: a typo (-o urls.txt) must not destroy a file of another
-// kind. Throws UsageError naming it.
-void check_replaced_file(const MergeOptions& options) {
+// another file of their kind (filter, or set): a typo (-o urls.txt) must not
+// destroy a file of another kind. Throws UsageError naming it.
+void check_replaced_file(const MergeOptions& options, bool sets) {
   if (!file_exists(options.output)) return;
   const WrittenFile output{options.output, "output", false};
   try {
@@ -58,14 +61,72 @@ void check_replaced_file(const MergeOptions& options) {
   } catch (const UsageError&) {
     return;  // one of the inputs: replaced once the merge is complete
   }
+  const std::string what = sets ? "set" : "filter";
   try {
-    read_filter_info(options.output);
+    if (sets) {
+      read_set_info(options.output);
+    } else {
+      read_filter_info(options.output);
+    }
   } catch (const Error&) {
-    throw UsageError("output " + fs::printable(options.output) +
-                     " exists and is not a readable gdedup filter file, and merge would "
-                     "replace it with the merged filter; name a new file, a filter or one of "
-                     "the inputs (nothing was done)");
+    throw UsageError("output " + fs::printable(options.output) + " exists and is not a "
+                     "readable gdedup " + what + " file, and merge would replace it with the "
+                     "merged " + what + "; name a new file, a " + what + " or one of the "
+                     "inputs (nothing was done)");
   }
+}
+
+bool is_exact_set(const std::string& path) { return is_set_file(path) || is_set_checkpoint(path); }
+
+// True when the inputs are sets; throws UsageError naming a set and a Bloom
+// filter when they are mixed (and read_filter_info's Error for an input of
+// neither kind).
+bool inputs_are_sets(const MergeOptions& options) {
+  const std::vector<std::string>& files = options.files;
+  const auto set = std::find_if(files.begin(), files.end(), is_exact_set);
+  if (set == files.end()) return false;
+  const auto other = std::find_if_not(files.begin(), files.end(), is_exact_set);
+  if (other == files.end()) return true;
+  read_filter_info(*other);  // a file of neither kind is refused as what it is
+  throw UsageError("cannot merge " + fs::printable(*set) + " and " + fs::printable(*other) +
+                   ": " + fs::printable(*set) + " is an exact set (written with --exact) and " +
+                   fs::printable(*other) + " a Bloom filter; a set and a Bloom filter cannot be "
+                   "merged (a Bloom filter cannot become a set: build one with gdedup build "
+                   "--exact from its inputs)");
+}
+
+// The union of sets whose keys were made by the same rules (a hash seed of
+// its own would make other keys, so it is never ignored). Headers and rules
+// of every input are checked before any keys are read; then one input at a
+// time is loaded into the first.
+int run_set_merge(const MergeOptions& options) {
+  const std::vector<std::string>& files = options.files;
+  std::vector<SetFileInfo> infos;
+  for (const std::string& path : files) infos.push_back(read_set_info(path));
+  for (size_t i = 1; i < files.size(); ++i) {
+    const KeyRules& first = infos[0].rules;
+    const KeyRules& other = infos[i].rules;
+    if (first != other && (!options.ignore_key_rules || first.seed != other.seed)) {
+      throw UsageError("cannot merge " + fs::printable(files[0]) + " and " +
+                           fs::printable(files[i]) + ": their keys were made by different "
+                           "rules (" + first.to_string() + " in " + fs::printable(files[0]) +
+                           ", " + other.to_string() + " in " + fs::printable(files[i]) +
+                           "); rebuild one with the other's rules",
+                       ErrorKind::key_rules_mismatch);
+    }
+  }
+  SetFile merged = load_set_file(files[0]);
+  for (size_t i = 1; i < files.size(); ++i) {
+    const SetFile other = load_set_file(files[i]);
+    other.set.for_each_sorted(
+        [&](const Key84* keys, size_t n) { merged.set.insert(keys, n); });
+  }
+  save_set_file(merged.set, merged.rules, options.output);
+  const uint64_t keys = merged.set.size();
+  Console::get().info("merged " + std::to_string(files.size()) + " sets into " +
+                      fs::printable(options.output) + ": " + counted(keys, "distinct key") +
+                      ", collision chance " + format_rate(KeySet::collision_chance(keys)));
+  return 0;
 }
 
 int run_merge(const MergeOptions& options) {
@@ -79,7 +140,9 @@ int run_merge(const MergeOptions& options) {
   // rename below.
   ConsoleEvents events;
   const FileLocks locks = lock_job_files("", "", options.output, events);
-  check_replaced_file(options);
+  const bool sets = inputs_are_sets(options);
+  check_replaced_file(options, sets);
+  if (sets) return run_set_merge(options);
   // Headers first: a mismatch is refused before gigabytes are read.
   std::vector<FilterFileInfo> infos;
   for (const std::string& path : options.files) infos.push_back(read_filter_info(path));
@@ -121,14 +184,15 @@ Action add_merge_command(CLI::App& app) {
   auto options = std::make_shared<MergeOptions>();
   CLI::App* sub = app.add_subcommand(
       "merge", "Combine filters built with identical parameters (bitwise OR, layer by layer for "
-               "filters that grow) into one file");
-  sub->add_option("filters", options->files, "Filter files to merge (at least two)")
+               "filters that grow), or the exact sets of --exact (their union), into one file");
+  sub->add_option("filters", options->files, "Filter files, or set files, to merge (at least "
+                                              "two)")
       ->type_name("FILTER...")
       ->required()
       ->expected(2, -1)
       ->group(kGroupInput);
   sub->add_option("-o,--output", options->output,
-                  "The merged filter; may be one of the inputs (replaced atomically)")
+                  "The merged filter or set; may be one of the inputs (replaced atomically)")
       ->type_name("FILE")
       ->required()
       ->group(kGroupOutput);

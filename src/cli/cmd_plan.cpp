@@ -1,4 +1,5 @@
-// gdedup plan: what a filter for N keys at rate P would be, nothing else done.
+// gdedup plan: what a filter for N keys at rate P would be, or with --exact
+// the set that N keys take; nothing else done.
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -11,6 +12,7 @@
 #include "gdedup/filter_report.h"
 #include "cli/command_events.h"
 #include "cli/job_spec.h"
+#include "gdedup/error.h"
 #include "gdedup/job.h"
 
 namespace gdedup::cli {
@@ -19,6 +21,7 @@ namespace {
 struct PlanOptions {
   SizingOptions sizing;
   bool json = false;
+  bool exact = false;
 };
 
 // The points `plan` shows a growing filter at: 1e6, 1e7, ... 1e12 keys.
@@ -28,10 +31,47 @@ std::vector<uint64_t> growth_points() {
   return keys;
 }
 
+// An exact set has no rate, block size or size to choose: it grows as keys
+// come. Options that size a Bloom filter are refused rather than ignored,
+// so that no one reads a plan they did not get.
+void refuse_bloom_sizing(const SizingOptions& sizing) {
+  auto refuse = [](const std::string& option, const std::string& why) {
+    throw UsageError(option + " does not apply with --exact: " + why + "; leave it out");
+  };
+  if (!sizing.fpr.empty()) {
+    refuse("--fpr", "an exact set has no false-positive rate, only the collision chance that "
+                    "plan shows");
+  }
+  if (!sizing.memory.empty()) {
+    refuse("--memory", "it sizes a Bloom filter, and an exact set grows as keys come (a job "
+                       "caps it with --max-memory); --capacity N shows the memory N keys take");
+  }
+  if (sizing.block_bits != 0) refuse("--block-bits", "an exact set has no blocks");
+  if (sizing.allow_high_fpr) {
+    refuse("--allow-high-fpr", "an exact set has no false-positive rate");
+  }
+}
+
+int run_exact_plan(const PlanOptions& options) {
+  refuse_bloom_sizing(options.sizing);
+  const JobSizing request = parse_sizing(options.sizing);
+  if (!request.capacity) {
+    throw UsageError("plan --exact needs --capacity N, the distinct keys to plan the set for");
+  }
+  if (options.json) {
+    std::cout << set_plan_json(*request.capacity).str() << "\n";
+  } else {
+    std::cout << set_plan_text(*request.capacity);
+  }
+  std::cout.flush();
+  return 0;
+}
+
 // A memory budget fixes the filter: it cannot grow. Otherwise the fixed
 // filter for --capacity (if given) and the growth from a first layer of
 // that capacity are shown.
 int run_plan(const PlanOptions& options) {
+  if (options.exact) return run_exact_plan(options);
   const JobSizing request = parse_sizing(options.sizing);
   JobOptions typed;
   typed.sizing = options.sizing;
@@ -63,8 +103,13 @@ Action add_plan_command(CLI::App& app) {
       "plan", "Show the filter a capacity and rate (or memory budget) call for, and how a growing filter "
       "starting there grows from 1e6 to 1e12 keys; nothing is built");
   add_sizing_options(*sub, options->sizing);
+  sub->add_flag("--exact", options->exact,
+                "Plan the exact set of --exact instead: the memory --capacity keys take and "
+                "the chance of a collision among them")
+      ->group(kGroupSizing);
   sub->add_flag("--json", options->json, "Print the plan as a JSON object")->group(kGroupOutput);
-  sub->footer("Example: gdedup plan --capacity 1e9 --fpr 1e-4");
+  sub->footer("Examples: gdedup plan --capacity 1e9 --fpr 1e-4\n"
+              "          gdedup plan --exact --capacity 1e9");
   return [options] { return run_plan(*options); };
 }
 

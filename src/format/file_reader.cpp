@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "format/set_file_format.h"
 #include "gdedup/error.h"
 #include "gdedup/path_text.h"
 #include "gdedup/paths.h"
@@ -32,6 +33,22 @@ constexpr uint64_t kReadChunk = uint64_t{8} << 20;
                          "-byte header of a gdedup " + kind.name);
 }
 
+// A set of exact mode (gdedup/set_file.h) given for a Bloom filter's file:
+// said in words, since the wrong mode was chosen, not a damaged file. The
+// kind's suffix ("it cannot be used to resume") would contradict the advice.
+void refuse_exact_set(const FileKind& kind, const std::string& path, const unsigned char* h) {
+  const bool set = std::memcmp(h + kOffMagic, set_file::kMagic, sizeof kMagic) == 0;
+  const bool checkpoint =
+      std::memcmp(h + kOffMagic, set_file::kCheckpointMagic, sizeof kMagic) == 0;
+  if (!set && !checkpoint) return;
+  const bool for_checkpoint = std::memcmp(kind.magic, kCheckpointMagic, sizeof kMagic) == 0;
+  throw Error(kind.prefix + fs::printable(path) + " is an exact set" +
+                  (checkpoint ? "'s checkpoint" : "") + " (written with --exact), not a Bloom " +
+                  (for_checkpoint ? "filter's checkpoint; resume it with --exact"
+                                  : "filter file; use it with --exact"),
+              ErrorKind::invalid_argument);
+}
+
 // Magic and version come before the checksum: a file of another kind or
 // another version has a header this program cannot checksum, and saying so
 // helps more than "checksum mismatch".
@@ -44,6 +61,7 @@ void check_identity(const FileKind& kind, const std::string& path, const unsigne
       refuse(kind, path, "is a gdedup " + kind.other_name + ", not a " + kind.name,
              kind.other_error);
     }
+    if (have >= sizeof kMagic) refuse_exact_set(kind, path, h);
     refuse(kind, path, "is not a gdedup " + kind.name + " (bad magic)");
   }
   if (have < kOffVersion + 4) refuse_short_header(kind, path, have);
@@ -99,7 +117,7 @@ void refuse(const FileKind& kind, const std::string& path, const std::string& pr
   throw Error(kind.prefix + fs::printable(path) + " " + problem + kind.suffix, error);
 }
 
-void open_header(const FileKind& kind, const std::string& path, VerifiedFile& out) {
+void open_regular(const FileKind& kind, const std::string& path, VerifiedFile& out) {
   // A named pipe is refused, not waited on: nothing may write one.
   fs::FileStatus status;
   if (const int err = fs::open_without_waiting(path, out.file, status)) {
@@ -115,8 +133,17 @@ void open_header(const FileKind& kind, const std::string& path, VerifiedFile& ou
            ErrorKind::io);
   }
   out.size = status.size;
-  const int64_t have = fs::read_at(out.file.fd(), out.header, kHeaderBytes, 0);
-  if (have < 0) cannot(kind, "read", path, errno);
+}
+
+int64_t read_head(const FileKind& kind, const VerifiedFile& f, void* into, uint64_t length) {
+  const int64_t have = fs::read_at(f.file.fd(), into, length, 0);
+  if (have < 0) cannot(kind, "read", f.file.name(), errno);
+  return have;
+}
+
+void open_header(const FileKind& kind, const std::string& path, VerifiedFile& out) {
+  open_regular(kind, path, out);
+  const int64_t have = read_head(kind, out, out.header, kHeaderBytes);
   check_identity(kind, path, out.header, static_cast<uint64_t>(have));
   check_integrity(kind, path, out.header);
   out.version = get_u32(out.header + kOffVersion);

@@ -47,6 +47,12 @@ struct VerifiedFile {
   uint64_t size = 0;  // bytes when it was opened
 };
 
+// Opens `path`, refusing what is not a regular file, and notes its size.
+void open_regular(const FileKind& kind, const std::string& path, VerifiedFile& out);
+// Reads up to `length` bytes from the start of the file; returns how many
+// there were.
+int64_t read_head(const FileKind& kind, const VerifiedFile& f, void* into, uint64_t length);
+
 // Opens `path` and verifies what every version's header has: the magic, a
 // version the kind reads, the header checksum and the header size. Throws
 // Error (refuse()) naming the file and its first problem.

@@ -20,7 +20,9 @@
 #include "gdedup/checkpoint.h"
 #include "gdedup/filter.h"
 #include "gdedup/filter_file.h"
+#include "gdedup/key_set.h"
 #include "gdedup/layered_filter.h"
+#include "gdedup/set_file.h"
 
 namespace {
 
@@ -330,6 +332,35 @@ void checkpoint_seeds() {
   put("checkpoint_file", "not-a-checkpoint", std::string(1, '\0') + "GDEDUPBF");
 }
 
+// Exact mode's set files and set checkpoints: a few keys across the 84-bit
+// range, none, and the checkpoint state above.
+void set_seeds() {
+  const std::string tmp = "/tmp/gdedup-make-corpus.gds";
+  const std::vector<gdedup::Key84> keys = {0, 1, 5, gdedup::key84_of(0x0123456789abcdefull, 0),
+                                           gdedup::key84_of(~0ull, ~0ull)};
+  gdedup::KeySet set;
+  set.insert(keys.data(), keys.size());
+  gdedup::KeyRules rules;
+  rules.keys = gdedup::KeyOptions::parse("field:2", "comma", "url");
+  gdedup::save_set_file(set, rules, tmp);
+  const std::string file = read_file(tmp);
+  put("set_file", "valid", std::string(1, '\0') + file);
+  put("set_file", "reseal-lengths", std::string(1, '\3') + file + std::string(3, '\xff'));
+  put("set_file", "truncated-keys", std::string(1, '\2') + file.substr(0, file.size() - 2));
+  gdedup::save_set_file(gdedup::KeySet(), gdedup::KeyRules{}, tmp);
+  put("set_file", "empty-set", std::string(1, '\0') + read_file(tmp));
+  gdedup::ResumeState state;
+  state.output = "out.txt";
+  state.inputs.push_back({"a.txt", true, 1234, 1700000000123456789, 0x1122334455667788});
+  state.records = 9;
+  state.kept = 5;
+  state.dropped = 4;
+  gdedup::save_set_checkpoint(set, rules, state, tmp);
+  put("set_file", "checkpoint", std::string(1, '\0') + read_file(tmp));
+  std::remove(tmp.c_str());
+  put("set_file", "bloom-filter", std::string(1, '\0') + "GDEDUPBF");
+}
+
 void url_seeds() {
   auto seed = [](uint16_t bits, uint8_t params, const std::string& key) {
     std::string s;
@@ -382,5 +413,6 @@ int main(int argc, char** argv) {
   key_seeds();
   url_seeds();
   checkpoint_seeds();
+  set_seeds();
   return 0;
 }

@@ -1,0 +1,317 @@
+// Reading set files and set checkpoints (docs/FORMAT.md, "Set file" and
+// "Set checkpoint"). Everything the header's numbers decide is checked
+// before it is allocated or trusted: the magic (a Bloom filter's file is
+// named as one), the version, the header checksum, the section lengths
+// against the file's, the key count against the keys section's length. The
+// keys are then read a piece at a time, hashed and decoded into the set; a
+// set is returned only when their checksum matched and they decoded to
+// exactly the count, ascending, below 2^84.
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "format/checkpoint_format.h"
+#include "format/file_reader.h"
+#include "format/filter_file_format.h"
+#include "format/filter_rules_codec.h"
+#include "format/resume_state_codec.h"
+#include "format/set_file_format.h"
+#include "format/set_key_codec.h"
+#include "fs/file_ops.h"
+#include "gdedup/error.h"
+#include "gdedup/path_text.h"
+#include "gdedup/set_file.h"
+
+namespace gdedup {
+namespace {
+
+using filter_file::get_u32;
+using filter_file::get_u64;
+
+// Keys section bytes read and hashed at a time.
+constexpr uint64_t kReadPiece = uint64_t{8} << 20;
+
+const format::FileKind& kind_of(bool checkpoint) {
+  static const format::FileKind kinds[2] = {
+      [] {
+        format::FileKind k;
+        k.name = "set file";
+        k.magic = set_file::kMagic;
+        k.version = set_file::kVersion;
+        k.damage_advice = "; build the set again or restore the file from a copy";
+        return k;
+      }(),
+      [] {
+        format::FileKind k;
+        k.name = "set checkpoint";
+        k.magic = set_file::kCheckpointMagic;
+        k.version = set_file::kVersion;
+        k.prefix = "set checkpoint ";
+        k.suffix = "; it cannot be used to resume";
+        return k;
+      }()};
+  return kinds[checkpoint ? 1 : 0];
+}
+
+bool has_magic(const unsigned char* h, const char* magic) {
+  return std::memcmp(h + set_file::kOffMagic, magic, sizeof set_file::kMagic) == 0;
+}
+
+bool is_checkpoint_kind(const format::FileKind& kind) {
+  return std::memcmp(kind.magic, set_file::kCheckpointMagic, sizeof set_file::kMagic) == 0;
+}
+
+// A file of another kind is named as what it is: a Bloom filter's file
+// cannot become a set, and a set's checkpoint is not the set it saves.
+void check_kind(const format::FileKind& kind, const std::string& path, const unsigned char* h,
+                uint64_t have) {
+  if (have == 0) format::refuse(kind, path, "is empty; it is not a gdedup " + kind.name);
+  const bool checkpoint = is_checkpoint_kind(kind);
+  if (have >= sizeof set_file::kMagic) {
+    if (has_magic(h, kind.magic)) return;
+    if (has_magic(h, filter_file::kMagic) || has_magic(h, filter_file::kCheckpointMagic)) {
+      const bool bloom_checkpoint = has_magic(h, filter_file::kCheckpointMagic);
+      format::refuse(kind, path,
+                     std::string("is a Bloom filter") +
+                         (bloom_checkpoint ? "'s checkpoint" : " file") + ", not an exact set" +
+                         (checkpoint ? "'s checkpoint" : "") +
+                         (checkpoint && bloom_checkpoint
+                              ? "; resume it without --exact"
+                              : ": a Bloom filter cannot become a set; build one with gdedup "
+                                "build --exact from the inputs"),
+                     ErrorKind::invalid_argument);
+    }
+    if (has_magic(h, set_file::kCheckpointMagic)) {
+      format::refuse(kind, path, "is a gdedup set checkpoint, not a set file",
+                     ErrorKind::is_checkpoint);
+    }
+    if (has_magic(h, set_file::kMagic)) {
+      format::refuse(kind, path, "is a gdedup set file, not a set checkpoint");
+    }
+  } else if (std::memcmp(h, kind.magic, static_cast<size_t>(have)) == 0) {
+    format::refuse(kind, path, "is truncated: it is " + std::to_string(have) +
+                                   " bytes long, shorter than the " +
+                                   std::to_string(set_file::kHeaderBytes) + "-byte header");
+  }
+  format::refuse(kind, path, "is not a gdedup " + kind.name + " (bad magic)");
+}
+
+struct Opened {
+  format::VerifiedFile file;
+  unsigned char header[set_file::kHeaderBytes];
+  uint64_t keys = 0;
+  uint64_t rules_bytes = 0;
+  uint64_t state_bytes = 0;
+  uint64_t keys_bytes = 0;
+};
+
+void check_lengths(const format::FileKind& kind, const std::string& path, const Opened& f) {
+  const bool checkpoint = is_checkpoint_kind(kind);
+  if (!checkpoint && (f.state_bytes != 0 || get_u64(f.header + set_file::kOffStateChecksum))) {
+    format::refuse(kind, path, "is inconsistent: its header declares a " +
+                                   std::to_string(f.state_bytes) + "-byte resume state, which "
+                                   "a set file does not hold");
+  }
+  const unsigned __int128 expected = static_cast<unsigned __int128>(set_file::kHeaderBytes) +
+                                     f.rules_bytes + f.state_bytes + f.keys_bytes;
+  if (expected != f.file.size) {
+    std::string parts = "its " + std::to_string(set_file::kHeaderBytes) + "-byte header, " +
+                        std::to_string(f.rules_bytes) + "-byte rules, " +
+                        (checkpoint ? std::to_string(f.state_bytes) + "-byte resume state "
+                                    : std::string()) +
+                        "and " + std::to_string(f.keys_bytes) + "-byte keys";
+    const std::string total = expected > UINT64_MAX
+                                  ? std::string("more than 2^64")
+                                  : std::to_string(static_cast<uint64_t>(expected));
+    const std::string sizes =
+        ": it is " + std::to_string(f.file.size) + " bytes, but " + parts + " make " + total +
+        " bytes";
+    if (expected > f.file.size) {
+      format::refuse(kind, path, "is truncated" + sizes + "; it was cut short, e.g. by an "
+                                 "interrupted copy or a full disk");
+    }
+    format::refuse(kind, path, "has extra bytes" + sizes + "; something was appended to it or "
+                               "it is not a gdedup " + kind.name);
+  }
+  if (f.keys_bytes < format::min_keys_bytes(f.keys)) {
+    format::refuse(kind, path, "is inconsistent: its header counts " + std::to_string(f.keys) +
+                                   " keys, which take at least " +
+                                   std::to_string(format::min_keys_bytes(f.keys)) +
+                                   " bytes, but its keys section has " +
+                                   std::to_string(f.keys_bytes));
+  }
+}
+
+void open_set(const format::FileKind& kind, const std::string& path, Opened& f) {
+  format::open_regular(kind, path, f.file);
+  const int64_t have = format::read_head(kind, f.file, f.header, set_file::kHeaderBytes);
+  check_kind(kind, path, f.header, static_cast<uint64_t>(have));
+  if (static_cast<uint64_t>(have) < set_file::kHeaderBytes) {
+    format::refuse(kind, path, "is truncated: it is " + std::to_string(have) +
+                                   " bytes long, shorter than the " +
+                                   std::to_string(set_file::kHeaderBytes) + "-byte header");
+  }
+  const uint32_t version = get_u32(f.header + set_file::kOffVersion);
+  if (version != set_file::kVersion) {
+    format::refuse(kind, path, "was written in " + kind.name + " format version " +
+                                   std::to_string(version) + ", but this program reads only "
+                                   "version " + std::to_string(set_file::kVersion) +
+                                   "; use the gdedup release that wrote it");
+  }
+  if (get_u64(f.header + set_file::kOffHeaderChecksum) !=
+      XXH3_64bits(f.header, set_file::kOffHeaderChecksum)) {
+    format::refuse(kind, path, "is damaged: its header does not match the header checksum" +
+                                   kind.damage_advice);
+  }
+  const uint32_t header_bytes = get_u32(f.header + set_file::kOffHeaderBytes);
+  if (header_bytes != set_file::kHeaderBytes) {
+    format::refuse(kind, path, "declares a " + std::to_string(header_bytes) +
+                                   "-byte header, but format version " +
+                                   std::to_string(version) + " has " +
+                                   std::to_string(set_file::kHeaderBytes) + "-byte headers");
+  }
+  f.file.version = version;
+  f.keys = get_u64(f.header + set_file::kOffKeyCount);
+  f.rules_bytes = get_u64(f.header + set_file::kOffRulesBytes);
+  f.state_bytes = get_u64(f.header + set_file::kOffStateBytes);
+  f.keys_bytes = get_u64(f.header + set_file::kOffKeysBytes);
+  check_lengths(kind, path, f);
+}
+
+// The section at `offset`, verified against the checksum at `checksum_at`.
+std::string read_section(const format::FileKind& kind, const Opened& f, uint64_t offset,
+                         uint64_t length, size_t checksum_at, const std::string& name) {
+  std::string bytes(static_cast<size_t>(length), '\0');
+  format::read_exactly(kind, f.file, bytes.data(), length, offset);
+  if (XXH3_64bits(bytes.data(), bytes.size()) != get_u64(f.header + checksum_at)) {
+    format::refuse(kind, f.file.file.name(), "is damaged: its " + name + " does not match the " +
+                                                 name + " checksum" + kind.damage_advice);
+  }
+  return bytes;
+}
+
+KeyRules read_rules(const format::FileKind& kind, const Opened& f) {
+  const std::string& path = f.file.file.name();
+  const std::string bytes = read_section(kind, f, set_file::kHeaderBytes, f.rules_bytes,
+                                         set_file::kOffRulesChecksum, "rules");
+  const FilterRules rules = format::decode_filter_rules(path, bytes, filter_file::kVersion);
+  if (!rules.keys || rules.growth) {
+    format::refuse(kind, path, "has rules without key rules or with a growth rule (its "
+                               "checksums match, so it was written by a program that does not "
+                               "follow the set file format)");
+  }
+  return *rules.keys;
+}
+
+ResumeState read_state(const format::FileKind& kind, const Opened& f) {
+  const std::string& path = f.file.file.name();
+  const std::string bytes =
+      read_section(kind, f, set_file::kHeaderBytes + f.rules_bytes, f.state_bytes,
+                   set_file::kOffStateChecksum, "resume state");
+  ResumeState state = format::decode_resume_state(path, bytes, checkpoint_file::kVersion);
+  state.file_version = checkpoint_file::kVersion;
+  state.loaded_from = path;
+  return state;
+}
+
+// The keys section, a piece at a time, into a new set.
+KeySet read_keys(const format::FileKind& kind, const Opened& f, const KeySetOptions& options) {
+  const std::string& path = f.file.file.name();
+  auto cannot_load = [&](const Error& e) -> Error {
+    return Error("cannot load " + kind.name + " " + fs::printable(path) + " of " +
+                     std::to_string(f.keys) + " keys: " + e.what(),
+                 e);
+  };
+  std::optional<KeySet> set;
+  try {
+    set.emplace(f.keys, options);
+  } catch (const Error& e) {  // a cap or memory too small: say which file needed it
+    throw cannot_load(e);
+  }
+  format::SetKeyDecoder decoder(f.keys, [&](const Key84* keys, size_t n) {
+    try {
+      set->insert(keys, n);
+    } catch (const Error& e) {
+      throw cannot_load(e);
+    }
+  });
+  // Decoding stops at the first problem, hashing goes on: a damaged file is
+  // reported as damaged, the decoder's problem only when the checksum
+  // matches (a program that does not follow the format wrote it).
+  std::optional<std::string> problem;
+  auto decode = [&](auto&& step) {
+    if (problem) return;
+    try {
+      step();
+    } catch (const format::SetKeyDecoder::Problem& p) {
+      problem = p.text;
+    }
+  };
+  std::vector<unsigned char> piece(static_cast<size_t>(std::min(f.keys_bytes, kReadPiece)));
+  const uint64_t offset = set_file::kHeaderBytes + f.rules_bytes + f.state_bytes;
+  const uint64_t got =
+      filter_file::checksum_stream(f.keys_bytes, piece.size(), [&](uint64_t done, uint64_t n) {
+        format::read_exactly(kind, f.file, piece.data(), n, offset + done);
+        decode([&] { decoder.feed(piece.data(), static_cast<size_t>(n)); });
+        return static_cast<const unsigned char*>(piece.data());
+      });
+  decode([&] { decoder.finish(); });
+  if (got != get_u64(f.header + set_file::kOffKeysChecksum)) {
+    format::refuse(kind, path,
+                   "is damaged: its keys do not match the keys checksum" + kind.damage_advice);
+  }
+  if (problem) {
+    format::refuse(kind, path, *problem + "; its checksums match, so it was written by a "
+                                          "program that does not follow the " + kind.name +
+                                          " format");
+  }
+  return std::move(*set);
+}
+
+bool starts_with(const std::string& path, const char* magic) {
+  fs::File file;
+  fs::FileStatus status;
+  if (fs::open_without_waiting(path, file, status) != 0 || !status.regular()) return false;
+  unsigned char h[sizeof set_file::kMagic];
+  return fs::read_at(file.fd(), h, sizeof h, 0) == static_cast<int64_t>(sizeof h) &&
+         has_magic(h, magic);
+}
+
+}  // namespace
+
+SetFile load_set_file(const std::string& path, const KeySetOptions& options) {
+  const format::FileKind& kind = kind_of(false);
+  Opened f;
+  open_set(kind, path, f);
+  KeyRules rules = read_rules(kind, f);
+  return SetFile{read_keys(kind, f, options), rules, f.file.version, f.file.size};
+}
+
+SetFileInfo read_set_info(const std::string& path) {
+  const format::FileKind& kind = kind_of(false);
+  Opened f;
+  open_set(kind, path, f);
+  return SetFileInfo{read_rules(kind, f), f.keys, f.file.version, f.file.size};
+}
+
+SetCheckpoint load_set_checkpoint(const std::string& path, const KeySetOptions& options) {
+  const format::FileKind& kind = kind_of(true);
+  Opened f;
+  open_set(kind, path, f);
+  KeyRules rules = read_rules(kind, f);
+  ResumeState state = read_state(kind, f);
+  return SetCheckpoint{read_keys(kind, f, options), rules, std::move(state), f.file.size};
+}
+
+bool is_set_file(const std::string& path) { return starts_with(path, set_file::kMagic); }
+
+bool is_set_checkpoint(const std::string& path) {
+  return starts_with(path, set_file::kCheckpointMagic);
+}
+
+}  // namespace gdedup
