@@ -63,7 +63,7 @@ case_output_is_the_exact_dedup_plain_gzip_and_zstd() {
   expect_status 0
   # in.txt has no final newline: its records are its newlines plus one.
   [ "$(($(wc -l <dupes.txt) + $(wc -l <want.txt)))" -eq "$(($(wc -l <in.txt) + 1))" ] ||
-    fail "kept and duplicates do not add up to the records""
+    fail "kept and duplicates do not add up to the records"
 }
 
 case_field_keys_are_exact() {
