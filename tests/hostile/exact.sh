@@ -133,4 +133,111 @@ case_what_exact_mode_cannot_take_is_refused() {
   done
 }
 
+# Killed with SIGKILL once a checkpoint exists, resumed (and killed again)
+# until it completes: the output and the set file are the uninterrupted
+# run's, byte for byte, though the killed runs read with other threads.
+case_killed_and_resumed_gives_the_same_output_and_set() {
+  python3 -c "
+import random
+r = random.Random(13)
+open('in.txt', 'w').write(''.join('https://k.example/%d\n' % r.randrange(300000) for _ in range(600000)))
+"
+  local job=(dedup --exact --batch 20000 -q in.txt)
+  run_gdedup "${job[@]}" --threads 1 -o ref.txt -f ref.set
+  expect_status 0
+  local resume=() finished=0 threads=2 round i
+  for ((round = 0; round < 3; round++)); do
+    start_gdedup "${job[@]}" --threads "$threads" -o out.txt -f out.set --checkpoint ck \
+      --checkpoint-every 100K "${resume[@]}"
+    for ((i = 0; i < 3000; i++)); do
+      [ ck -nt ck.mark ] && break
+      kill -0 "$BG_PID" 2>/dev/null || break
+      sleep 0.01
+    done
+    kill -s KILL "$BG_PID" 2>/dev/null
+    finish_gdedup
+    if [ "$STATUS" -eq 0 ]; then
+      finished=1
+      break
+    fi
+    touch ck.mark
+    [ -f ck ] && resume=(--resume) || resume=()
+    threads=1
+  done
+  if [ "$finished" -eq 0 ]; then
+    run_gdedup "${job[@]}" -o out.txt -f out.set --checkpoint ck --checkpoint-every 100K \
+      "${resume[@]}"
+    expect_status 0
+  fi
+  cmp -s ref.txt out.txt || fail "the resumed output differs from the uninterrupted run's"
+  cmp -s ref.set out.set || fail "the resumed set file differs from the uninterrupted run's"
+  [ ! -e ck ] || fail "the checkpoint is left after the job completed"
+}
+
+# The set file's bytes are a function of its keys: the same keys in another
+# order, in other batches, on other threads, give the same file.
+case_set_file_bytes_depend_on_the_keys_alone() {
+  seq 1 50000 | sed 's|^|https://o.example/|' >a.txt
+  tac a.txt >b.txt
+  run_gdedup build --exact a.txt -f a.set
+  expect_status 0
+  run_gdedup build --exact --batch 7 --threads 2 --filter-threads 2 b.txt -f b.set
+  expect_status 0
+  cmp -s a.set b.set || fail "the same keys in another order gave another set file"
+}
+
+# Two jobs extend one set file at once: the second waits for the first's
+# lock and starts from its save, so the file ends with both jobs' keys.
+case_two_jobs_on_one_set_file() {
+  seq 1 40000 | sed 's|^|https://one.example/|' >one.txt
+  seq 1 40000 | sed 's|^|https://two.example/|' >two.txt
+  "$GDEDUP" build --exact one.txt -f s.set -q &
+  local first=$!
+  "$GDEDUP" build --exact two.txt -f s.set -q
+  local second=$?
+  wait "$first"
+  local first_status=$?
+  [ "$first_status" -eq 0 ] && [ "$second" -eq 0 ] || fail "exit statuses $first_status, $second"
+  local keys
+  for keys in one.txt two.txt; do
+    run_gdedup query --exact --absent "$keys" -f s.set -o absent.txt
+    expect_status 0
+    [ ! -s absent.txt ] || fail "$(wc -l <absent.txt) keys of $keys are missing from the set"
+  done
+}
+
+# Past --max-memory the job ends with exit status 4 and says what it
+# needed; the output is left as it was; nothing is saved.
+case_past_max_memory_ends_with_status_4() {
+  seq 1 300000 | sed 's|^|https://m.example/|' >in.txt
+  echo before >out.txt
+  run_gdedup dedup --exact --max-memory 1MiB in.txt -o out.txt -f s.set
+  expect_status 4
+  expect_message "--max-memory"
+  [ "$(cat out.txt)" = before ] || fail "the output changed"
+  [ ! -e s.set ] || fail "a set file was saved"
+  # A cap that holds the set: the job completes.
+  run_gdedup dedup --exact --max-memory 64MiB in.txt -o out.txt
+  expect_status 0
+  cmp -s in.txt out.txt || fail "a set under its cap lost records"
+}
+
+# A set file and a Bloom filter file are not mixed, either way.
+case_sets_and_filters_are_not_mixed() {
+  seq 1 1000 >in.txt
+  run_gdedup build in.txt -f bloom.gdf
+  expect_status 0
+  run_gdedup build --exact in.txt -f exact.set
+  expect_status 0
+  run_gdedup dedup --exact in.txt -f bloom.gdf -o out.txt
+  expect_failure
+  expect_message "bloom.gdf"
+  run_gdedup query in.txt -f exact.set -o out.txt
+  expect_failure
+  expect_message "exact.set"
+  run_gdedup merge bloom.gdf exact.set -o both
+  expect_failure
+  [ ! -e both ] || fail "a merge of a set and a filter wrote a file"
+}
+
 run_cases
