@@ -84,6 +84,14 @@ struct JobSpec {
   bool duplicates = false;  // dedup: write the records whose key was seen before
   bool absent = false;      // query: write the records whose key is not in the filter
 
+  // Exact mode: the keys seen are kept in a set (gdedup/key_set.h), not a
+  // Bloom filter: no record is ever dropped for a false positive (up to
+  // the set's collision chance), and the set grows as keys come, up to
+  // max_memory. filter_path names a set file (gdedup/set_file.h) and
+  // checkpoints are set checkpoints. Not with sizing other than a
+  // capacity, no_grow, fingerprint input or a backend other than the CPU.
+  bool exact = false;
+
   JobInputs inputs;
   InputFormat format = InputFormat::kText;
   char record_separator = '\n';  // '\0' for NUL-separated records
@@ -130,6 +138,14 @@ class JobEvents : public OptionNames {
   virtual const std::atomic<bool>* stop() const { return nullptr; }
 };
 
+// The set an exact-mode job ended with.
+struct SetSummary {
+  uint64_t keys = 0;
+  uint64_t bytes = 0;
+  double load = 0;              // keys held over slots
+  double collision_chance = 0;  // KeySet::collision_chance(keys)
+};
+
 enum class JobStatus {
   kComplete,
   kInterrupted,  // stopped at a checkpoint (JobEvents::stop); `message` says how to resume
@@ -149,7 +165,8 @@ struct JobResult {
   std::optional<Overfull> overfull;
   Mode mode = Mode::kDedup;
   PipelineStats stats;
-  FilterSummary filter;  // the filter the job ended with
+  FilterSummary filter;  // the filter the job ended with (none for exact mode)
+  std::optional<SetSummary> set;  // exact mode's set
   std::string backend;   // "cpu", or "cpu on 2 ranks"
   bool checkpointing = false;
   uint64_t inputs = 0;          // files read (standard input counts as one)

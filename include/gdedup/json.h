@@ -35,6 +35,7 @@ class JsonObject {
   JsonObject& add(std::string_view key, double value);
   // A count, or null when there is none.
   JsonObject& add(std::string_view key, std::optional<uint64_t> value);
+  JsonObject& add(std::string_view key, std::optional<double> value);
   JsonObject& add(std::string_view key, bool value);
   JsonObject& add(std::string_view key, JsonObject value);
   // An array of strings, on one line.

@@ -1,6 +1,7 @@
 // A record's key fingerprinted as every front end makes it: the key options
 // (field, delimiter, normalization) select the key from the record
-// (KeyExtractor), then XXH3-64 with the filter's seed. Const, so one may
+// (KeyExtractor), then XXH3-64 with the filter's seed, or for an exact set
+// the 84 bits of XXH3-128 (gdedup/key_set.h). Const, so one may
 // serve many threads, each with a scratch string of its own.
 #pragma once
 
@@ -10,6 +11,7 @@
 
 #include "gdedup/fingerprint.h"
 #include "gdedup/key_extractor.h"
+#include "gdedup/key_set.h"
 
 namespace gdedup::keys {
 
@@ -29,6 +31,10 @@ class KeyHasher {
     if (whole_record_) return fingerprint(record.data(), record.size(), seed_);
     const std::string_view key = extractor_.key(record, scratch);
     return fingerprint(key.data(), key.size(), seed_);
+  }
+  Key84 key84(std::string_view record, std::string& scratch) const {
+    const std::string_view key = whole_record_ ? record : extractor_.key(record, scratch);
+    return gdedup::key84(key.data(), key.size(), seed_);
   }
 
  private:

@@ -27,6 +27,8 @@ namespace gdedup {
 
 struct ResumeState;    // gdedup/checkpoint.h
 class LayeredFilter;   // gdedup/layered_filter.h
+class KeySet;          // gdedup/key_set.h
+struct KeyRules;       // gdedup/key_rules.h
 
 struct Progress {
   uint64_t records = 0;
@@ -160,5 +162,13 @@ PipelineStats run_pipeline(const PipelineOptions& options, Filter& filter, Backe
 // continues with the same output and layers. on_over_capacity is not
 // called (the filter grows instead).
 PipelineStats run_pipeline(const PipelineOptions& options, LayeredFilter& filter);
+
+// The same on an exact set (exact mode): each key is taken as its 84 bits
+// of XXH3-128 with rules.seed, and the set grows as keys come, up to its
+// cap (KeySetOptions::max_bytes; past it the run fails with Error of kind
+// set_full, as on any failure). Checkpoints are set checkpoints
+// (gdedup/set_file.h); a resume runs on the set its checkpoint held.
+// on_over_capacity is not called.
+PipelineStats run_pipeline(const PipelineOptions& options, KeySet& set, const KeyRules& rules);
 
 }  // namespace gdedup

@@ -23,7 +23,10 @@ class JobResult:
     records, those counted before the checkpoint a resume started from.
     backend: what ran the filter. filter_layers, filter_bytes, filter_fill,
     filter_estimated_keys, filter_current_fpr: the filter at the end;
-    filter_saved: whether filter= now holds it. For a filter far past its
+    filter_saved: whether filter= now holds it (a set file with exact=True).
+    exact: whether the job kept an exact set (exact=True); set_keys,
+    set_bytes, set_load and collision_chance: that set at the end (None
+    without exact=True). For a filter far past its
     plan (FilterOverfullError, never saved): probably_lost, the unique
     records it took for seen ones (at least that many when it is too full
     to tell), and capacity_needed, a capacity that would have served; else
@@ -53,6 +56,11 @@ class JobResult:
     filter_saved: bool
     probably_lost: object
     capacity_needed: object
+    exact: bool
+    set_keys: object
+    set_bytes: object
+    set_load: object
+    collision_chance: object
 
 
 def _paths(inputs):
@@ -70,7 +78,7 @@ def _paths(inputs):
 def run(command, inputs=(), *, output=None, output_parts=None, filter=None, stats=None,
         files_from=None, null_list=False, recursive=False, skip_missing=False,
         capacity=None, fpr=None, memory=None, block_bits=None, allow_high_fpr=False,
-        grow=True, max_memory=None,
+        grow=True, max_memory=None, exact=False,
         key=None, delimiter=None, normalize=None, ignore_key_rules=False,
         input_format="text", null_data=False,
         backend="auto", threads=None, filter_threads=None, device=None, batch_records=None,
@@ -86,7 +94,8 @@ def run(command, inputs=(), *, output=None, output_parts=None, filter=None, stat
     are read decompressed; "-" is standard input; a folder with
     recursive=True). Each argument is the command's flag of that name
     (docs/CLI.md): output= (-o; "-" for standard output), filter= (-f),
-    stats= (--stats), grow=False (--no-grow), batch_records= (--batch),
+    stats= (--stats), grow=False (--no-grow), exact=True (--exact: an exact
+    set, no false positives; filter= names a set file), batch_records= (--batch),
     compressed_piece_bytes= (--compressed-piece-bytes, for tests and tuning),
     checkpoint_every_seconds= and
     checkpoint_every_records= (--checkpoint-every), duplicates= and
@@ -106,7 +115,7 @@ def run(command, inputs=(), *, output=None, output_parts=None, filter=None, stat
         "skip_missing": skip_missing, "output": output, "output_parts": output_parts,
         "filter": filter, "stats": stats, "capacity": capacity, "fpr": fpr, "memory": memory,
         "block_bits": block_bits, "allow_high_fpr": allow_high_fpr, "grow": grow,
-        "max_memory": max_memory, "key": key, "delimiter": delimiter, "normalize": normalize,
+        "max_memory": max_memory, "exact": exact, "key": key, "delimiter": delimiter, "normalize": normalize,
         "ignore_key_rules": ignore_key_rules, "input_format": input_format,
         "null_data": null_data, "backend": backend, "threads": threads,
         "filter_threads": filter_threads, "device": device, "batch_records": batch_records,

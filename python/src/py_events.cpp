@@ -80,6 +80,7 @@ std::string PyEvents::name(JobOption option) const {
     case JobOption::kNullData: return "null_data=True";
     case JobOption::kResume: return "resume=True";
     case JobOption::kReplayableStdin: return "replayable_stdin=True";
+    case JobOption::kExact: return "exact=True";
     default: return JobEvents::name(option) + "=";
   }
 }

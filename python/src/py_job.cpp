@@ -111,6 +111,7 @@ JobSpec job_spec(const std::string& command, const std::vector<nb::bytes>& paths
                            a.get<uint64_t>("memory"), a.get<uint32_t>("block_bits"),
                            a.flag("allow_high_fpr"), events);
   spec.no_grow = !a.get<bool>("grow").value_or(true);
+  spec.exact = a.get<bool>("exact").value_or(false);
   if (const std::optional<uint64_t> max = a.get<uint64_t>("max_memory")) {
     spec.max_memory = *max;
     events.set_given(JobOption::kMaxMemory, std::to_string(*max));
@@ -231,6 +232,11 @@ nb::dict result_dict(const JobResult& r) {
   d["filter_saved"] = r.filter_saved;
   d["probably_lost"] = r.overfull ? nb::cast(r.overfull->probably_lost) : nb::none();
   d["capacity_needed"] = r.overfull ? nb::cast(r.overfull->capacity) : nb::none();
+  d["exact"] = r.set.has_value();
+  d["set_keys"] = r.set ? nb::cast(r.set->keys) : nb::none();
+  d["set_bytes"] = r.set ? nb::cast(r.set->bytes) : nb::none();
+  d["set_load"] = r.set ? nb::cast(r.set->load) : nb::none();
+  d["collision_chance"] = r.set ? nb::cast(r.set->collision_chance) : nb::none();
   return d;
 }
 

@@ -46,7 +46,7 @@ FLAGS = {
     "null_data": "--null-data", "threads": "--threads", "batch_records": "--batch",
     "compressed_piece_bytes": "--compressed-piece-bytes",
     "checkpoint": "--checkpoint", "resume": "--resume", "duplicates": "--duplicates",
-    "absent": "--absent",
+    "absent": "--absent", "exact": "--exact",
 }
 # The arguments that name a file the job writes: each front end's own.
 WRITTEN = ("output", "filter", "stats", "checkpoint")
@@ -116,6 +116,17 @@ CASES = {
                    step("dedup", ["day1.txt"], 2, output="out.txt", fpr=0.9),
                    step("build", ["day1.txt"], 2, filter="f.gdf", grow=False,
                         max_memory=1 << 20)],
+    "exact-set-file": [
+        step("build", ["day1.txt"], filter="s.set", exact=True, stats="build.json"),
+        step("dedup", ["day2.txt"], output="out.txt", filter="s.set", exact=True,
+             stats="stats.json", threads=2),
+        step("query", ["day2.txt"], output="absent.txt", filter="s.set", exact=True,
+             absent=True),
+        # Another key rule than the set's, and a Bloom filter's sizing: refused.
+        step("query", ["day2.txt"], 2, output="norm.txt", filter="s.set", exact=True,
+             normalize="url"),
+        step("dedup", ["day1.txt"], 2, output="fpr.txt", exact=True, fpr=1e-6),
+    ],
     "missing-input": [step("dedup", ["day1.txt", "gone.txt"], 1, output="out.txt"),
                       step("dedup", ["day1.txt", "gone.txt"], output="out.txt",
                            skip_missing=True, stats="stats.json")],

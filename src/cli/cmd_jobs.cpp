@@ -27,6 +27,7 @@ Action add_dedup_command(CLI::App& app) {
       ->group(kGroupFilter);
   add_sizing_options(*sub, o->sizing);
   add_growth_options(*sub, *o);
+  add_exact_option(*sub, *o);
   add_key_options(*sub, o->keys);
   add_backend_options(*sub, *o);
   add_checkpoint_options(*sub, o->checkpoint);
@@ -57,6 +58,7 @@ Action add_build_command(CLI::App& app) {
   add_output_options(*sub, *o, false);
   add_sizing_options(*sub, o->sizing);
   add_growth_options(*sub, *o);
+  add_exact_option(*sub, *o);
   add_key_options(*sub, o->keys);
   add_backend_options(*sub, *o);
   add_checkpoint_options(*sub, o->checkpoint);
@@ -80,6 +82,7 @@ Action add_query_command(CLI::App& app) {
       ->type_name("FILE")
       ->required()
       ->group(kGroupFilter);
+  add_exact_option(*sub, *o);
   add_key_options(*sub, o->keys);
   add_backend_options(*sub, *o);
   return [o, sub] {

@@ -18,6 +18,9 @@ int failure_status(const std::exception_ptr& failure, std::string& message) {
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::broken_pipe) return 0;
     message = with_advice(e);
+    // An exact set past its cap: the job ended before its end, as a filter
+    // past its plan does, and says what to give.
+    if (e.kind() == ErrorKind::set_full) return kExitOverfull;
   } catch (const std::bad_alloc&) {
     message = "out of memory; a smaller --memory or --capacity, or a smaller --batch (under "
               "--mpi: more ranks), needs less";

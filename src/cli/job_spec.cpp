@@ -98,6 +98,7 @@ JobSpec job_spec(const JobOptions& o, JobKind kind) {
   spec.sizing = parse_sizing(o.sizing);
   if (!o.max_memory.empty()) spec.max_memory = parse_bytes(o.max_memory, "--max-memory");
   spec.no_grow = o.no_grow;
+  spec.exact = o.exact;
   o.progress_mode();  // --progress with --no-progress
   spec.batch_records = batch_records(o.batch);
   spec.max_record_bytes = max_record_bytes(o.max_record_length, spec.format);
@@ -151,6 +152,7 @@ std::string flag_name(JobOption option) {
     case JobOption::kResume: return "--resume";
     case JobOption::kReplayableStdin: return "--replayable-stdin";
     case JobOption::kMpi: return "--mpi";
+    case JobOption::kExact: return "--exact";
   }
   return "?";
 }

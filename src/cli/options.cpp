@@ -115,6 +115,16 @@ void add_growth_options(CLI::App& app, JobOptions& options) {
       ->group(kGroupSizing);
 }
 
+void add_exact_option(CLI::App& app, JobOptions& options) {
+  app.add_flag("--exact", options.exact,
+               "Keep every key seen in an exact set instead of a Bloom filter: no record is "
+               "dropped for a false positive (only for two keys sharing 84 bits of their "
+               "128-bit hash, a chance gdedup plan --exact states), no capacity to plan; the "
+               "set grows as keys come (--max-memory caps it: past it the job ends with exit "
+               "status 4). -f names a set file")
+      ->group(kGroupFilter);
+}
+
 void add_key_options(CLI::App& app, KeyFlags& flags) {
   app.add_option("--key", flags.key,
                  "What is deduplicated: whole (the record) or field:N (the N-th field, from 1); "

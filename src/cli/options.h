@@ -76,6 +76,7 @@ struct JobOptions {
   bool no_progress = false;
   bool duplicates = false;  // dedup --duplicates
   bool absent = false;      // query --absent
+  bool exact = false;       // --exact: an exact set instead of a Bloom filter
   bool no_grow = false;     // dedup and build --no-grow
   std::string max_memory;   // dedup and build --max-memory; "" for no cap
   CheckpointOptions checkpoint;  // dedup and build
@@ -110,6 +111,8 @@ void add_output_options(CLI::App& app, JobOptions& options, bool with_output);
 void add_sizing_options(CLI::App& app, SizingOptions& options);
 // --no-grow and --max-memory (dedup).
 void add_growth_options(CLI::App& app, JobOptions& options);
+// --exact (dedup, build and query).
+void add_exact_option(CLI::App& app, JobOptions& options);
 void add_key_options(CLI::App& app, KeyFlags& flags);
 void add_backend_options(CLI::App& app, JobOptions& options);
 // Refuses a value that starts with '-' (but is not "-", standard input or

@@ -97,6 +97,11 @@ JsonObject& JsonObject::add(std::string_view key, std::optional<uint64_t> value)
   return *this;
 }
 
+JsonObject& JsonObject::add(std::string_view key, std::optional<double> value) {
+  members_.push_back({std::string(key), value ? json_number(*value) : "null", nullptr, nullptr});
+  return *this;
+}
+
 JsonObject& JsonObject::add(std::string_view key, double value) {
   members_.push_back({std::string(key), json_number(value), nullptr, nullptr});
   return *this;

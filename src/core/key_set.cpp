@@ -37,6 +37,12 @@ uint64_t KeySet::bytes() const { return impl_->table.bytes(); }
 double KeySet::load() const { return impl_->table.load(); }
 uint64_t KeySet::growths() const { return impl_->table.growths(); }
 const KeySetOptions& KeySet::options() const { return impl_->options; }
+
+KeySet KeySet::clone() const {
+  KeySet copy;
+  *copy.impl_ = *impl_;
+  return copy;
+}
 void KeySet::set_max_bytes(uint64_t max_bytes) { impl_->options.max_bytes = max_bytes; }
 
 void KeySet::for_each_sorted(const std::function<void(const Key84*, size_t)>& f) const {

@@ -33,6 +33,7 @@ std::string OptionNames::name(JobOption option) const {
     case JobOption::kResume: return "resume";
     case JobOption::kReplayableStdin: return "replayable_stdin";
     case JobOption::kMpi: return "mpi";
+    case JobOption::kExact: return "exact";
   }
   return "?";
 }

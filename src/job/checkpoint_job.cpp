@@ -52,8 +52,6 @@ void refuse_existing_checkpoint(const Job& job) {
   }
 }
 
-namespace {
-
 // A resume needs its checkpoint.
 void require_checkpoint(const Job& job) {
   if (!file_exists(job.spec.checkpoint.path)) {
@@ -61,6 +59,8 @@ void require_checkpoint(const Job& job) {
                 job.name(JobOption::kResume) + " to start");
   }
 }
+
+namespace {
 
 // The job had renamed its output over OUTPUT, or writes none: it may have
 // saved its filter too before it was stopped.
@@ -140,9 +140,14 @@ bool file_holds(const std::string& path, JobFilter& job, const KeyRules& rules) 
 }  // namespace
 
 FilterFileCheck check_resume_files(const Job& job, bool saves_filter, bool may_compare_at_end) {
-  const JobSpec& o = job.spec;
   require_checkpoint(job);
-  const ResumeState saved = read_checkpoint_state(o.checkpoint.path);
+  return check_resume_files(job, read_checkpoint_state(job.spec.checkpoint.path), saves_filter,
+                            may_compare_at_end);
+}
+
+FilterFileCheck check_resume_files(const Job& job, const ResumeState& saved, bool saves_filter,
+                                   bool may_compare_at_end) {
+  const JobSpec& o = job.spec;
   check_checkpoint_inputs(saved, job.inputs);
   if (!saves_filter) return FilterFileCheck::kUnchanged;
   const FilterFileMark now = mark_filter_file(o.filter_path);
@@ -155,11 +160,15 @@ FilterFileCheck check_resume_files(const Job& job, bool saves_filter, bool may_c
 }
 
 void require_own_filter_file(const Job& job, JobFilter& filter, const KeyRules& rules) {
+  require_own_file(job, [&] { return file_holds(job.spec.filter_path, filter, rules); });
+}
+
+void require_own_file(const Job& job, const std::function<bool()>& holds_own) {
   const JobSpec& o = job.spec;
   try {
-    if (file_exists(o.filter_path) && file_holds(o.filter_path, filter, rules)) return;
+    if (file_exists(o.filter_path) && holds_own()) return;
   } catch (const Error&) {
-    // Not a filter file this job could have saved (damaged, another kind).
+    // Not a file this job could have saved (damaged, another kind).
   }
   throw Error("the job completed, but its filter was not saved to " + o.filter_path +
                   ", which another job saved or removed while this one was stopped: saving "

@@ -5,6 +5,7 @@
 // it over no filter file another job saved while this one was stopped.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "job/context.h"
@@ -51,6 +52,12 @@ enum class FilterFileCheck {
 // had saved it itself (it had renamed its output, or it builds and writes
 // none): then, where `may_compare_at_end`, kCompareAtEnd.
 FilterFileCheck check_resume_files(const Job& job, bool saves_filter, bool may_compare_at_end);
+// The same with the checkpoint's state read (a set checkpoint's, loaded
+// whole), once require_checkpoint found it.
+FilterFileCheck check_resume_files(const Job& job, const ResumeState& saved, bool saves_filter,
+                                   bool may_compare_at_end);
+// The checkpoint file exists (Error otherwise, naming it).
+void require_checkpoint(const Job& job);
 
 // For kCompareAtEnd, once the run completed, before the filter is saved:
 // returns when the file at o.filter_path holds exactly the filter the job
@@ -58,6 +65,10 @@ FilterFileCheck check_resume_files(const Job& job, bool saves_filter, bool may_c
 // again changes nothing); otherwise throws Error saying the file was left
 // as another job saved it. The filter's bytes must be on the host.
 void require_own_filter_file(const Job& job, JobFilter& filter, const KeyRules& rules);
+// The same for any kind of file: `holds_own` says whether the file at
+// filter_path holds what the job ended with (it may throw Error for a file
+// this job could not have saved).
+void require_own_file(const Job& job, const std::function<bool()>& holds_own);
 
 // The line a job stopped by a signal at a checkpoint ends with.
 std::string interrupted_line(const Job& job, const PipelineStats& stats);

@@ -7,6 +7,7 @@
 #include "gdedup/input_file.h"
 #include "gdedup/output_file.h"
 #include "gdedup/paths.h"
+#include "job/checkpoint_job.h"
 #include "job/input_list.h"
 #include "job/job_checks.h"
 #include "job/overfull.h"
@@ -158,6 +159,32 @@ void finish_job(const Job& job, const JobEnding& ending, JobResult& result) {
   if (!o.stats_path.empty() && ending.write_stats) {
     write_stats_file(o.stats_path, stats_json(result).str() + "\n");
   }
+}
+
+bool run_stream(const Job& job, JobResult& result, bool resumed, const bool& began,
+                const std::function<PipelineStats()>& run) {
+  try {
+    result.stats = run();
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::broken_pipe) {
+      // The reader of our output has gone (`gdedup dedup big | head`): done,
+      // unless the job was to record what it saw.
+      if (closed_output_is_failure(job.spec)) throw Error(closed_pipe_text(job));
+      result.status = JobStatus::kOutputClosed;
+      return false;
+    }
+    // A resume refused before its first batch has changed nothing.
+    if (resumed && !began) throw;
+    throw Error(add_sentence(e.what(), aftermath(job)), e);
+  }
+  if (result.stats.interrupted) {
+    result.status = JobStatus::kInterrupted;
+    result.message = interrupted_line(job, result.stats);
+    return false;
+  }
+  return true;
 }
 
 std::string aftermath(const Job& job) {

@@ -47,6 +47,15 @@ struct JobEnding {
 };
 void finish_job(const Job& job, const JobEnding& ending, JobResult& result);
 
+// Runs the job's pipeline (`run`) into result.stats, as every job in one
+// process does: a closed output ends the job quietly (kOutputClosed; then
+// false) or fails it (closed_output_is_failure); any other failure is told
+// with the aftermath, but for a resume refused before its first batch
+// (`began` still false), which changed nothing; a stop at a checkpoint
+// makes the result kInterrupted (then false). True: the run completed.
+bool run_stream(const Job& job, JobResult& result, bool resumed, const bool& began,
+                const std::function<PipelineStats()>& run);
+
 // The result's counts before the run: inputs, resume point, checkpoints.
 JobResult start_result(const Job& job, uint64_t inputs_skipped, const ResumeState* resume);
 

@@ -52,6 +52,10 @@ void refuse_unsupported(const job::Job& j) {
 RankJob::RankJob(const JobSpec& spec, JobEvents& events, const mpi::RankInfo& me)
     : state_(std::make_unique<State>(spec, events, me)) {
   job::refuse_ignored_options(state_->job);
+  if (spec.exact) {
+    throw UsageError(events.name(JobOption::kExact) + " does not run on the ranks of an MPI job "
+                     "yet: its set is held by one process");
+  }
   check_planned_rate(spec.sizing, events);
   state_->inputs_skipped = job::resolve_and_check_inputs(state_->job);
 }

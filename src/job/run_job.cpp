@@ -14,6 +14,7 @@
 #include "gdedup/filter_report.h"
 #include "gdedup/number_text.h"
 #include "job/checkpoint_job.h"
+#include "job/exact_job.h"
 #include "job/growth_choice.h"
 #include "job/job_checks.h"
 #include "job/job_filter.h"
@@ -95,6 +96,7 @@ JobFilter resumed_filter(const Job& j, const std::optional<GrowthState>& request
 
 JobResult run_job(const JobSpec& spec, JobEvents& events) {
   Job j(spec, events);
+  if (spec.exact) return job::run_exact_job(j);
   const JobSpec& o = spec;
   // Everything the spec asks is checked before anything is read or created.
   job::refuse_ignored_options(j);
@@ -149,25 +151,8 @@ JobResult run_job(const JobSpec& spec, JobEvents& events) {
   };
 
   JobResult result = job::start_result(j, skipped, run.resume);
-  try {
-    result.stats = filter.run(run);
-  } catch (const UsageError&) {
-    throw;
-  } catch (const Error& e) {
-    if (e.kind() == ErrorKind::broken_pipe) {
-      // The reader of our output has gone (`gdedup dedup big | head`): done,
-      // unless the job was to record what it saw.
-      if (job::closed_output_is_failure(o)) throw Error(job::closed_pipe_text(j));
-      result.status = JobStatus::kOutputClosed;
-      return result;
-    }
-    // A resume refused before its first batch has changed nothing.
-    if (run.resume != nullptr && !began) throw;
-    throw Error(add_sentence(e.what(), job::aftermath(j)), e);
-  }
-  if (result.stats.interrupted) {
-    result.status = JobStatus::kInterrupted;
-    result.message = job::interrupted_line(j, result.stats);
+  if (!job::run_stream(j, result, run.resume != nullptr, began,
+                       [&] { return filter.run(run); })) {
     return result;
   }
 

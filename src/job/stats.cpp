@@ -33,6 +33,7 @@ Words words_for(Mode mode) {
 }  // namespace
 
 JsonObject stats_json(const JobResult& r) {
+  using Count = std::optional<uint64_t>;
   const PipelineStats& s = r.stats;
   JsonObject o;
   o.add("mode", mode_name(r.mode))
@@ -54,9 +55,15 @@ JsonObject stats_json(const JobResult& r) {
       .add("inputs", r.inputs)
       .add("inputs_skipped", r.inputs_skipped)
       .add("filter_saved", r.filter_saved);
+  // Exact mode's set; null otherwise.
+  using Number = std::optional<double>;
+  o.add("exact", r.set.has_value())
+      .add("set_keys", r.set ? Count(r.set->keys) : std::nullopt)
+      .add("set_bytes", r.set ? Count(r.set->bytes) : std::nullopt)
+      .add("set_load", r.set ? Number(r.set->load) : std::nullopt)
+      .add("collision_chance", r.set ? Number(r.set->collision_chance) : std::nullopt);
   // Far past its plan (exit status 4): the records probably lost and a
   // capacity that would have served; null otherwise.
-  using Count = std::optional<uint64_t>;
   o.add("probably_lost", r.overfull ? Count(r.overfull->probably_lost) : std::nullopt)
       .add("capacity_needed", r.overfull ? Count(r.overfull->capacity) : std::nullopt);
   return o;
@@ -91,11 +98,17 @@ std::string summary_line(const JobResult& r) {
                 job::per_second(s.input_bytes - r.resumed_bytes, s.seconds))) +
             "/s)";
   }
-  line += "; filter " +
-          (r.filter.layers > 1 ? "of " + std::to_string(r.filter.layers) + " layers " : "") +
-          format_percent(r.filter.fill) + " full, " +
-          approx_keys(r.filter.estimated_keys, "distinct keys") + ", FPR now " +
-          format_rate(r.filter.current_fpr);
+  if (r.set) {
+    line += "; exact set of " + group_digits(r.set->keys) + " keys in " +
+            human_bytes(r.set->bytes) + ", chance of any collision " +
+            format_rate(r.set->collision_chance);
+  } else {
+    line += "; filter " +
+            (r.filter.layers > 1 ? "of " + std::to_string(r.filter.layers) + " layers " : "") +
+            format_percent(r.filter.fill) + " full, " +
+            approx_keys(r.filter.estimated_keys, "distinct keys") + ", FPR now " +
+            format_rate(r.filter.current_fpr);
+  }
   if (r.inputs_skipped > 0) {
     line += "; " + counted(r.inputs_skipped, "missing input") + " skipped";
   }

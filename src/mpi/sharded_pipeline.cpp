@@ -328,7 +328,7 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
   // cannot run (no GPU of its number) stops the job before any output.
   check_together([&] { filter.use_backends(make_backend); });
   Totals job = resume ? Totals{resume->records, resume->kept, resume->position.offset} : Totals{};
-  pipeline::KeyHasher hasher(options, filter.params().seed);
+  pipeline::KeyHasher hasher(options, pipeline::KeyHashing{filter.params().seed, false});
   // Compressed files are whole pieces, read a chunk at a time: the start of
   // a part is a claim that only the part before it can confirm
   // (pipeline/piece_plan.h).

@@ -16,8 +16,8 @@ namespace {
 
 class TextSource final : public BatchSource {
  public:
-  TextSource(const PipelineOptions& options, uint64_t seed)
-      : hasher_(options, seed),
+  TextSource(const PipelineOptions& options, const KeyHashing& hashing)
+      : hasher_(options, hashing),
         reader_(io::MultiSource(options.inputs),
                 text_reader_options(options)) {}
 
@@ -147,9 +147,10 @@ io::ReaderOptions text_reader_options(const PipelineOptions& options) {
   return reader;
 }
 
-std::unique_ptr<BatchSource> make_batch_source(const PipelineOptions& options, uint64_t seed) {
+std::unique_ptr<BatchSource> make_batch_source(const PipelineOptions& options,
+                                               const KeyHashing& hashing) {
   if (options.format == InputFormat::kU64) return std::make_unique<U64Source>(options);
-  return std::make_unique<TextSource>(options, seed);
+  return std::make_unique<TextSource>(options, hashing);
 }
 
 }  // namespace gdedup::pipeline

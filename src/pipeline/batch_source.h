@@ -9,6 +9,7 @@
 
 #include "gdedup/pipeline.h"
 #include "io/record_reader.h"
+#include "pipeline/key_hasher.h"
 #include "pipeline/work_batch.h"
 
 namespace gdedup::pipeline {
@@ -30,8 +31,9 @@ class BatchSource {
 // How text input is split into records for `options`.
 io::ReaderOptions text_reader_options(const PipelineOptions& options);
 
-// Text records keyed by options.keys, fingerprinted with `seed`; or raw
+// Text records keyed by options.keys, fingerprinted as `hashing` says; or raw
 // fingerprints for InputFormat::kU64.
-std::unique_ptr<BatchSource> make_batch_source(const PipelineOptions& options, uint64_t seed);
+std::unique_ptr<BatchSource> make_batch_source(const PipelineOptions& options,
+                                               const KeyHashing& hashing);
 
 }  // namespace gdedup::pipeline

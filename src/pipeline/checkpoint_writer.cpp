@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <new>
 
 #include "gdedup/error.h"
@@ -51,8 +52,7 @@ void throw_checkpoint_failed(const std::exception_ptr& failure, const uint64_t* 
               kind);
 }
 
-void CheckpointWriter::write(const std::vector<format::LayerView>& layers,
-                             const ResumeState& state) {
+void CheckpointWriter::write(const Image& image, uint64_t records) {
   if (!output_.empty()) {
     // The state counts output bytes the pipeline thread flushed to the
     // kernel; an fsync through any descriptor of the file makes them
@@ -67,10 +67,10 @@ void CheckpointWriter::write(const std::vector<format::LayerView>& layers,
       throw Error("syncing output " + output_ + " failed: " + fs::error_text(err), ErrorKind::io);
     }
   }
-  format::write_checkpoint_file(layers, state, path_);
+  image(path_);
   ++written_;
   have_good_ = true;
-  last_good_records_ = state.position.records;
+  last_good_records_ = records;
 }
 
 void CheckpointWriter::start(const std::vector<const Filter*>& layers, ResumeState state) {
@@ -86,11 +86,13 @@ void CheckpointWriter::start(const std::vector<const Filter*>& layers, ResumeSta
   }
   std::vector<format::LayerView> images;
   for (const Filter* layer : layers) images.push_back(format::view_of(*layer));
+  const uint64_t records = state.position.records;
   if (!snapshot_) {
     // No memory for a second copy of the filter: write from the filter
     // itself, holding the pipeline for the whole write.
     try {
-      write(images, state);
+      write([&](const std::string& path) { format::write_checkpoint_file(images, state, path); },
+            records);
     } catch (...) {
       failure_ = std::current_exception();
     }
@@ -104,10 +106,19 @@ void CheckpointWriter::start(const std::vector<const Filter*>& layers, ResumeSta
     image.words = copy;
     copy += n;
   }
+  // The image is copied into a std::function, which holds copyable things.
+  auto snapshot = std::make_shared<const std::vector<format::LayerView>>(std::move(images));
+  start_image([snapshot, state = std::move(state)](const std::string& path) {
+    format::write_checkpoint_file(*snapshot, state, path);
+  }, records);
+}
+
+void CheckpointWriter::start_image(Image image, uint64_t records) {
+  wait();
   finished_ = false;
-  thread_ = std::thread([this, images = std::move(images), state = std::move(state)] {
+  thread_ = std::thread([this, image = std::move(image), records] {
     try {
-      write(images, state);
+      write(image, records);
     } catch (...) {
       failure_ = std::current_exception();
     }

@@ -1,12 +1,14 @@
 // Writes checkpoints in the background. The pipeline thread only copies the
-// bit arrays into a snapshot buffer (the one stall); a writer thread then
-// syncs the output up to the offset the state records and writes the file.
+// bit arrays (or an exact set) into a snapshot (the one stall); a writer
+// thread then syncs the output up to the offset the state records and
+// writes the file.
 // One write at a time; a failure is kept and reported by the next call.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -47,6 +49,13 @@ class CheckpointWriter {
   // synchronously from the layers instead.
   void start(const std::vector<const Filter*>& layers, ResumeState state);
 
+  // A snapshot taken on the pipeline thread, which writes the checkpoint
+  // file at the path it is given (on the writer's thread).
+  using Image = std::function<void(const std::string& path)>;
+  // start() for any snapshot: `records` is the stream position its state
+  // records (ResumeState::position.records).
+  void start_image(Image image, uint64_t records);
+
   // Checkpoints written successfully so far.
   uint64_t written() const { return written_; }
 
@@ -54,7 +63,7 @@ class CheckpointWriter {
   void remove();
 
  private:
-  void write(const std::vector<format::LayerView>& layers, const ResumeState& state);
+  void write(const Image& image, uint64_t records);
 
   std::string path_;
   std::string output_;

@@ -24,13 +24,13 @@ bool resumes_inside_a_stream(const PipelineOptions& options) {
 
 // Fingerprint input stays sequential: it needs no splitting or hashing, so a
 // single thread reads it faster than the filter stage takes it.
-std::unique_ptr<FrontEnd> make_front_end(const PipelineOptions& options, uint64_t seed,
-                                         const Backend& backend) {
+std::unique_ptr<FrontEnd> make_front_end(const PipelineOptions& options,
+                                         const KeyHashing& hashing, const Backend* backend) {
   if (options.read_threads <= 1 || options.format == InputFormat::kU64 ||
       resumes_inside_a_stream(options)) {
-    return make_sequential_front_end(options, seed, backend);
+    return make_sequential_front_end(options, hashing, backend);
   }
-  return make_parallel_front_end(options, seed, backend);
+  return make_parallel_front_end(options, hashing, backend);
 }
 
 }  // namespace gdedup::pipeline

@@ -25,6 +25,7 @@
 
 #include "gdedup/pipeline.h"
 #include "gdedup/stream_point.h"
+#include "pipeline/key_hasher.h"
 #include "pipeline/work_batch.h"
 
 namespace gdedup::pipeline {
@@ -51,12 +52,13 @@ class FrontEnd {
 };
 
 // The sequential or the parallel front end, as options.read_threads and
-// options.format ask; `seed` fingerprints text keys. Opens the first input
-// or plans the pieces, so that a missing input fails before any output is
-// created; parses the key options (UsageError). The batches' fingerprints
-// and answers live in memory `backend` hands out (Backend::host_buffer),
-// which must outlive the front end.
-std::unique_ptr<FrontEnd> make_front_end(const PipelineOptions& options, uint64_t seed,
-                                         const Backend& backend);
+// options.format ask; `hashing` says how text keys are fingerprinted. Opens
+// the first input or plans the pieces, so that a missing input fails before
+// any output is created; parses the key options (UsageError). The batches'
+// fingerprints and answers live in memory `backend` hands out
+// (Backend::host_buffer), which must outlive the front end; in plain
+// memory when it is null.
+std::unique_ptr<FrontEnd> make_front_end(const PipelineOptions& options,
+                                         const KeyHashing& hashing, const Backend* backend);
 
 }  // namespace gdedup::pipeline

@@ -24,8 +24,9 @@ class HostArray {
   static_assert(std::is_trivially_copyable_v<T>, "HostArray holds plain values");
 
  public:
-  // The backend must outlive the array's allocations (not the array).
-  explicit HostArray(const Backend& backend) : backend_(&backend) {}
+  // The backend must outlive the array's allocations (not the array); null:
+  // plain memory.
+  explicit HostArray(const Backend* backend) : backend_(backend) {}
 
   void reserve(uint64_t count) {
     if (count <= capacity_) return;
@@ -33,7 +34,8 @@ class HostArray {
     const uint64_t grown = std::max(count, std::min(2 * capacity_, kMaxCount));
     // A count no memory could hold asks for the most bytes there are, which
     // fails with out_of_memory like any other size too large.
-    HostBuffer larger = backend_->host_buffer(grown > kMaxCount ? UINT64_MAX : grown * sizeof(T));
+    const uint64_t bytes = grown > kMaxCount ? UINT64_MAX : grown * sizeof(T);
+    HostBuffer larger = backend_ ? backend_->host_buffer(bytes) : HostBuffer::plain(bytes);
     if (size_ > 0) std::memcpy(larger.data(), buffer_.data(), size_ * sizeof(T));
     buffer_ = std::move(larger);
     capacity_ = grown;

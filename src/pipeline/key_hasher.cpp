@@ -5,7 +5,8 @@
 
 namespace gdedup::pipeline {
 
-KeyHasher::KeyHasher(const PipelineOptions& options, uint64_t seed) : hasher_(options.keys, seed) {
+KeyHasher::KeyHasher(const PipelineOptions& options, const KeyHashing& hashing)
+    : hasher_(options.keys, hashing.seed), exact_(hashing.exact) {
   if (options.keys.key.kind == keys::KeySpec::Kind::kField &&
       options.keys.delimiter == options.record_separator) {
     throw UsageError("the field delimiter " + options.keys.delimiter_text() +
@@ -16,6 +17,12 @@ KeyHasher::KeyHasher(const PipelineOptions& options, uint64_t seed) : hasher_(op
 
 void KeyHasher::fingerprint(WorkBatch& batch) {
   const size_t n = batch.records.size();
+  if (exact_) {
+    batch.keys.resize(n);
+    Key84* keys = batch.keys.data();
+    for (size_t i = 0; i < n; ++i) keys[i] = hasher_.key84(batch.records[i], scratch_);
+    return;
+  }
   batch.fingerprints.resize(n);
   uint64_t* fps = batch.fingerprints.data();
   // The common case without a call per record through the branch above.

@@ -1,6 +1,6 @@
 // Selects each text record's key (options.keys) and fingerprints it with the
-// filter's seed. One per thread: it keeps a scratch buffer for normalized
-// keys.
+// filter's seed: XXH3-64 for a Bloom filter, the 84 bits of XXH3-128 for an
+// exact set. One per thread: it keeps a scratch buffer for normalized keys.
 #pragma once
 
 #include <cstdint>
@@ -13,18 +13,27 @@
 
 namespace gdedup::pipeline {
 
+// How a run fingerprints its keys.
+struct KeyHashing {
+  uint64_t seed = kDefaultSeed;
+  bool exact = false;  // 84-bit keys (WorkBatch::keys), not 64-bit fingerprints
+};
+
 class KeyHasher {
  public:
   // Throws UsageError for key options that cannot work with the record
   // separator (a field delimiter equal to it).
-  KeyHasher(const PipelineOptions& options, uint64_t seed);
+  KeyHasher(const PipelineOptions& options, const KeyHashing& hashing);
 
-  // Sets batch.fingerprints, one per record of batch.records.
+  // Sets batch.fingerprints (batch.keys when exact), one per record of
+  // batch.records.
   void fingerprint(WorkBatch& batch);
+  // One record's 64-bit fingerprint (not exact).
   uint64_t fingerprint(std::string_view record) { return hasher_(record, scratch_); }
 
  private:
   keys::KeyHasher hasher_;
+  bool exact_;
   std::string scratch_;
 };
 

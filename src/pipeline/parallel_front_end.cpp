@@ -47,7 +47,7 @@ struct Chunk {
 };
 
 struct Worker {
-  Worker(const PipelineOptions& options, uint64_t seed) : hasher(options, seed) {}
+  Worker(const PipelineOptions& options, const KeyHashing& hashing) : hasher(options, hashing) {}
   KeyHasher hasher;
   BatchQueue<std::unique_ptr<WorkBatch>> free;
   BatchQueue<Chunk> out;
@@ -56,14 +56,15 @@ struct Worker {
 
 class ParallelFrontEnd final : public FrontEnd {
  public:
-  ParallelFrontEnd(const PipelineOptions& options, uint64_t seed, const Backend& backend)
+  ParallelFrontEnd(const PipelineOptions& options, const KeyHashing& hashing,
+                   const Backend* backend)
       : options_(options),
         backend_(backend),
         reader_options_(text_reader_options(options)),
-        hasher_(options, seed),
+        hasher_(options, hashing),
         joined_(backend) {
     for (unsigned i = 0; i < options.read_threads; ++i) {
-      workers_.push_back(std::make_unique<Worker>(options, seed));
+      workers_.push_back(std::make_unique<Worker>(options, hashing));
     }
     // A first input that cannot be opened, or is in a format refused, fails
     // now, before the output is created, as with one thread; standard input
@@ -147,7 +148,7 @@ class ParallelFrontEnd final : public FrontEnd {
   const std::string& input_name() const;
 
   const PipelineOptions& options_;
-  const Backend& backend_;  // the batches' memory
+  const Backend* backend_;  // the batches' memory
   const io::ReaderOptions reader_options_;
   std::vector<Piece> plan_;
   std::vector<std::unique_ptr<Worker>> workers_;
@@ -320,8 +321,7 @@ WorkBatch* ParallelFrontEnd::deliver_pending(const Piece& piece, uint64_t input_
                                              bool verified) {
   joined_.records.hold_one(pending_);
   pending_.clear();
-  joined_.fingerprints.resize(1);
-  joined_.fingerprints[0] = hasher_.fingerprint(joined_.records[0]);
+  hasher_.fingerprint(joined_);
   StreamPoint& end = joined_.end;
   end.records = at_.records + 1;
   end.input_index = piece.input;
@@ -385,8 +385,9 @@ const std::string& ParallelFrontEnd::input_name() const {
 }  // namespace
 
 std::unique_ptr<FrontEnd> make_parallel_front_end(const PipelineOptions& options,
-                                                  uint64_t seed, const Backend& backend) {
-  return std::make_unique<ParallelFrontEnd>(options, seed, backend);
+                                                  const KeyHashing& hashing,
+                                                  const Backend* backend) {
+  return std::make_unique<ParallelFrontEnd>(options, hashing, backend);
 }
 
 }  // namespace gdedup::pipeline

@@ -22,6 +22,7 @@ namespace gdedup::pipeline {
 inline constexpr int kBatchesPerWorker = 3;
 
 std::unique_ptr<FrontEnd> make_parallel_front_end(const PipelineOptions& options,
-                                                  uint64_t seed, const Backend& backend);
+                                                  const KeyHashing& hashing,
+                                                  const Backend* backend);
 
 }  // namespace gdedup::pipeline

@@ -24,6 +24,7 @@
 #include "pipeline/front_end.h"
 #include "pipeline/input_identity.h"
 #include "pipeline/resume_check.h"
+#include "pipeline/run_target.h"
 
 namespace gdedup {
 namespace {
@@ -79,14 +80,15 @@ std::string output_holdings(const io::OutputFile& output) {
   }
 }
 
+// The records of a batch, in either format.
+uint64_t records_in(const WorkBatch& batch, InputFormat format) {
+  return format == InputFormat::kU64 ? batch.fingerprints.size() : batch.records.size();
+}
+
 class Driver {
  public:
-  // `layered`: the growing filter `filter` is the first layer of, and
-  // `backend` the view of; null for a fixed filter.
-  Driver(const PipelineOptions& options, Filter& filter, Backend& backend,
-         LayeredFilter* layered = nullptr)
-      : options_(options), filter_(filter), backend_(backend), layered_(layered),
-        started_(std::chrono::steady_clock::now()) {
+  Driver(const PipelineOptions& options, pipeline::RunTarget& target)
+      : options_(options), target_(target), started_(std::chrono::steady_clock::now()) {
     if (options.batch_records == 0) throw UsageError("the batch size must be at least 1 record");
     if (options.inputs.empty()) throw UsageError("no input given");
     if (options.piece_bytes == 0 || options.compressed_piece_bytes == 0) {
@@ -100,9 +102,9 @@ class Driver {
     if (checkpointing || resume) base_state_ = pipeline::identify_run(options_);
     // Parse keys, open the first input and check a resume against the
     // inputs before any output is created or cut back.
-    auto front = pipeline::make_front_end(options_, filter_.params().seed, backend_);
+    auto front = pipeline::make_front_end(options_, target_.hashing(), target_.memory());
     if (resume) {
-      pipeline::check_resume(*resume, options_, run_filter(), base_state_.inputs);
+      target_.check_resume(*resume, options_, base_state_.inputs);
       front->skip_to(resume->position);
       position_ = resume->position;
       stats_.records = resume->records;
@@ -203,23 +205,21 @@ class Driver {
 
  private:
   void process(WorkBatch& batch, io::OutputWriter* writer) {
-    const uint64_t n = batch.fingerprints.size();
+    const uint64_t n = records_in(batch, options_.format);
     batch.answers.resize(n);
-    const uint64_t* fps = batch.fingerprints.data();
-    uint8_t* answers = batch.answers.data();
     uint64_t kept = 0;
     switch (options_.mode) {
       case Mode::kDedup:
       case Mode::kDuplicates:
       case Mode::kBuild: {
-        const uint64_t fresh = backend_.test_and_set(fps, n, answers);
+        const uint64_t fresh = target_.test_and_set(batch, n);
         kept = options_.mode == Mode::kDuplicates ? n - fresh : fresh;
         break;
       }
       case Mode::kQueryPresent:
       case Mode::kQueryAbsent:
-        backend_.contains(fps, n, answers);
-        for (uint64_t i = 0; i < n; ++i) kept += keeps_record(options_.mode, answers[i]);
+        target_.contains(batch, n);
+        for (uint64_t i = 0; i < n; ++i) kept += keeps_record(options_.mode, batch.answers[i]);
         break;
     }
     // A mapped input cut short after its reader looked reads as zeros from
@@ -239,7 +239,7 @@ class Driver {
     stats_.input_bytes = batch.input_bytes;
     progress_.input_bytes = batch.raw_bytes_read;
     progress_.input = batch.end.input_index;
-    check_capacity();
+    target_.after_batch(options_);
     report_progress();
   }
 
@@ -250,7 +250,7 @@ class Driver {
                      uint64_t bytes_after) {
     if (batch.verified_records <= verified_.records) return;
     const uint64_t first = stats_.records;  // the batch's first record in the stream
-    const uint64_t n = batch.fingerprints.size();
+    const uint64_t n = records_in(batch, options_.format);
     const uint64_t upto = std::min<uint64_t>(batch.verified_records - first, n);
     // A batch verified whole (every plain input) needs no second pass over
     // its records: the mark is the batch's end.
@@ -289,7 +289,7 @@ class Driver {
   }
 
   void write_kept(const WorkBatch& batch, io::OutputWriter& writer) {
-    const uint64_t n = batch.fingerprints.size();
+    const uint64_t n = records_in(batch, options_.format);
     const uint8_t* answers = batch.answers.data();
     const Mode mode = options_.mode;
     if (options_.format == InputFormat::kU64) {
@@ -343,7 +343,6 @@ class Driver {
       // a failure and a second signal, for the resume.
       output->keep_for_resume();
     }
-    backend_.sync_to_host();
     ResumeState state = base_state_;
     state.position = position_;
     if (writer) {
@@ -366,29 +365,8 @@ class Driver {
     state.kept = stats_.kept;
     state.dropped = stats_.dropped;
     state.input_bytes = stats_.input_bytes;
-    const pipeline::RunFilter saved = run_filter();
-    state.growth = saved.growth;
-    checkpoints.start(saved.layers, std::move(state));
+    target_.checkpoint(checkpoints, std::move(state));
     schedule_->written(stats_.records);
-  }
-
-  pipeline::RunFilter run_filter() const {
-    if (layered_ == nullptr) return {{&filter_}, std::nullopt};
-    pipeline::RunFilter f;
-    for (size_t i = 0; i < layered_->layer_count(); ++i) f.layers.push_back(&layered_->layer(i));
-    f.growth = GrowthState{layered_->rule(), layered_->max_bytes(), layered_->keys_offered()};
-    return f;
-  }
-
-  void check_capacity() {
-    const FilterCounters& c = filter_.counters();
-    if (warned_ || c.planned_capacity == 0 || c.insertions <= c.planned_capacity) return;
-    warned_ = true;
-    if (options_.on_over_capacity) {
-      const double fpr = expected_fpr(filter_.params().layout, filter_.params().num_blocks,
-                                       c.insertions);
-      options_.on_over_capacity(c.planned_capacity, fpr);
-    }
   }
 
   void report_progress() {
@@ -404,13 +382,10 @@ class Driver {
   }
 
   const PipelineOptions& options_;
-  Filter& filter_;
-  Backend& backend_;
-  LayeredFilter* layered_;
+  pipeline::RunTarget& target_;
   std::chrono::steady_clock::time_point started_;
   PipelineStats stats_;
   Progress progress_;
-  bool warned_ = false;
   // The records known intact so far (a prefix of the stream), how many of
   // them were written and the output bytes they take.
   struct Verified {
@@ -426,8 +401,9 @@ class Driver {
 }  // namespace
 
 PipelineStats run_pipeline(const PipelineOptions& options, Filter& filter, Backend& backend) {
+  const auto target = pipeline::filter_target(filter, backend, nullptr);
   return run_in_parts(options, [&](const PipelineOptions& run) {
-    return Driver(run, filter, backend).run();
+    return Driver(run, *target).run();
   });
 }
 
@@ -437,8 +413,16 @@ PipelineStats run_pipeline(const PipelineOptions& options, LayeredFilter& filter
   const std::unique_ptr<Backend> backend = filter.as_backend();
   // The first layer stands for the filter where one is needed: its seed is
   // every layer's, and its counters are not checked without the callback.
+  const auto target = pipeline::filter_target(filter.layer(0), *backend, &filter);
   return run_in_parts(growing, [&](const PipelineOptions& run) {
-    return Driver(run, filter.layer(0), *backend, &filter).run();
+    return Driver(run, *target).run();
+  });
+}
+
+PipelineStats run_pipeline(const PipelineOptions& options, KeySet& set, const KeyRules& rules) {
+  const auto target = pipeline::set_target(set, rules);
+  return run_in_parts(options, [&](const PipelineOptions& run) {
+    return Driver(run, *target).run();
   });
 }
 

@@ -21,8 +21,9 @@ struct Outcome {
 
 class SequentialFrontEnd final : public FrontEnd {
  public:
-  SequentialFrontEnd(const PipelineOptions& options, uint64_t seed, const Backend& backend)
-      : source_(make_batch_source(options, seed)), backend_(backend) {}
+  SequentialFrontEnd(const PipelineOptions& options, const KeyHashing& hashing,
+                     const Backend* backend)
+      : source_(make_batch_source(options, hashing)), backend_(backend) {}
   ~SequentialFrontEnd() override { stop(); }
 
   void skip_to(const StreamPoint& target) override { source_->skip_to(target); }
@@ -88,7 +89,7 @@ class SequentialFrontEnd final : public FrontEnd {
   }
 
   std::unique_ptr<BatchSource> source_;
-  const Backend& backend_;  // the batches' memory
+  const Backend* backend_;  // the batches' memory
   BatchQueue<std::unique_ptr<WorkBatch>> free_;
   BatchQueue<Outcome> read_;  // read, not yet fingerprinted
   BatchQueue<Outcome> full_;  // fingerprinted, for the filter stage
@@ -100,8 +101,9 @@ class SequentialFrontEnd final : public FrontEnd {
 }  // namespace
 
 std::unique_ptr<FrontEnd> make_sequential_front_end(const PipelineOptions& options,
-                                                    uint64_t seed, const Backend& backend) {
-  return std::make_unique<SequentialFrontEnd>(options, seed, backend);
+                                                    const KeyHashing& hashing,
+                                                    const Backend* backend) {
+  return std::make_unique<SequentialFrontEnd>(options, hashing, backend);
 }
 
 }  // namespace gdedup::pipeline

@@ -12,6 +12,7 @@
 namespace gdedup::pipeline {
 
 std::unique_ptr<FrontEnd> make_sequential_front_end(const PipelineOptions& options,
-                                                    uint64_t seed, const Backend& backend);
+                                                    const KeyHashing& hashing,
+                                                    const Backend* backend);
 
 }  // namespace gdedup::pipeline

@@ -1,11 +1,12 @@
 // What travels from the front end to the filter stage: one batch of records
-// (text, or raw 64-bit fingerprints) with the fingerprint of each and the
-// backend's answers.
+// (text, or raw 64-bit fingerprints) with the fingerprint of each (or, for
+// an exact set, its 84-bit key) and the answers.
 #pragma once
 
 #include <cstdint>
 
 #include "gdedup/backend.h"
+#include "gdedup/key_set.h"
 #include "io/record_batch.h"
 #include "pipeline/host_array.h"
 
@@ -14,10 +15,13 @@ namespace gdedup::pipeline {
 struct WorkBatch {
   // Fingerprints and answers live in memory `backend` hands out (pinned
   // for the GPU backend), which it reads and writes without a staging copy.
-  explicit WorkBatch(const Backend& backend) : fingerprints(backend), answers(backend) {}
+  // Null: plain memory.
+  explicit WorkBatch(const Backend* backend)
+      : fingerprints(backend), keys(backend), answers(backend) {}
 
   io::RecordBatch records;           // InputFormat::kText
-  HostArray<uint64_t> fingerprints;  // one per record, either format
+  HostArray<uint64_t> fingerprints;  // one per record, either format; none for an exact set
+  HostArray<Key84> keys;             // an exact set's, one per record
   HostArray<uint8_t> answers;        // the backend's, one per record
   uint64_t input_bytes = 0;          // uncompressed bytes up to this batch's end
   uint64_t raw_bytes_read = 0;       // compressed bytes read so far

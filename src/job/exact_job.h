@@ -1,0 +1,18 @@
+// A job in exact mode (JobSpec::exact): the keys seen kept in a KeySet, not
+// a Bloom filter. The same steps as run_job's around it (job_steps.h), the
+// set's own sizing, files and checkpoints inside.
+#pragma once
+
+#include "gdedup/job.h"
+#include "job/context.h"
+
+namespace gdedup::job {
+
+JobResult run_exact_job(Job& job);
+
+// Refuses (UsageError) what exact mode does not take: a Bloom filter's
+// sizing (a rate, a memory size, block bits), no_grow, fingerprint input,
+// a backend other than the CPU.
+void refuse_for_exact(const Job& job);
+
+}  // namespace gdedup::job

@@ -1,0 +1,51 @@
+// An exact set as the driver's target: 84-bit keys, checkpoints in the set
+// checkpoint format (gdedup/set_file.h).
+#include <memory>
+
+#include "gdedup/set_file.h"
+#include "pipeline/resume_check.h"
+#include "pipeline/run_target.h"
+
+namespace gdedup::pipeline {
+namespace {
+
+class SetTarget final : public RunTarget {
+ public:
+  SetTarget(KeySet& set, const KeyRules& rules) : set_(set), rules_(rules) {}
+
+  KeyHashing hashing() const override { return KeyHashing{rules_.seed, true}; }
+  const Backend* memory() const override { return nullptr; }
+
+  uint64_t test_and_set(WorkBatch& batch, uint64_t n) override {
+    return set_.test_and_insert(batch.keys.data(), n, batch.answers.data());
+  }
+  void contains(WorkBatch& batch, uint64_t n) override {
+    set_.contains(batch.keys.data(), n, batch.answers.data());
+  }
+
+  // The job made the set from the checkpoint itself.
+  void check_resume(const ResumeState& state, const PipelineOptions& options,
+                    const std::vector<InputIdentity>& now) const override {
+    check_resume_run(state, options, now);
+  }
+
+  void checkpoint(CheckpointWriter& writer, ResumeState state) override {
+    const uint64_t records = state.position.records;
+    auto copy = std::make_shared<const KeySet>(set_.clone());
+    writer.start_image([copy, rules = rules_, state = std::move(state)](const std::string& path) {
+      save_set_checkpoint(*copy, rules, state, path);
+    }, records);
+  }
+
+ private:
+  KeySet& set_;
+  KeyRules rules_;
+};
+
+}  // namespace
+
+std::unique_ptr<RunTarget> set_target(KeySet& set, const KeyRules& rules) {
+  return std::make_unique<SetTarget>(set, rules);
+}
+
+}  // namespace gdedup::pipeline

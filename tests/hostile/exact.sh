@@ -1,0 +1,243 @@
+#!/usr/bin/env bash
+# Exact mode (--exact): the output is the exact dedup of the input, byte for
+# byte, whatever the records hold, the input's compression, the key options,
+# the batch size and the threads; what it cannot take is refused.
+source "$(dirname "$0")/lib.sh"
+
+# exact_oracle IN OUT [FIELD DELIMITER]: the first occurrence of each record
+# (of each key: field FIELD, from 1, split at DELIMITER; a record without
+# that field has the empty key), every record written with a newline, as
+# the command writes them. Python, not awk: records may hold NUL bytes.
+exact_oracle() {
+  python3 - "$@" <<'EOF'
+import sys
+data = open(sys.argv[1], "rb").read()
+field = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+delimiter = sys.argv[4].encode() if len(sys.argv) > 4 else b"\t"
+records = data.split(b"\n")
+if records and records[-1] == b"" and data.endswith(b"\n"):
+    records.pop()
+if data == b"":
+    records = []
+seen, out = set(), []
+for r in records:
+    key = r
+    if field:
+        parts = r.split(delimiter)
+        key = parts[field - 1] if len(parts) >= field else b""
+    if key not in seen:
+        seen.add(key)
+        out.append(r + b"\n")
+open(sys.argv[2], "wb").write(b"".join(out))
+EOF
+}
+
+# hostile_records FILE: random URLs with repeats, and records a careless
+# producer writes: CR, NUL, invalid UTF-8, empty ones, a 50 MB line, each
+# twice, and no final newline.
+hostile_records() {
+  python3 - "$1" <<'EOF'
+import random, sys
+r = random.Random(28)
+odd = [b"", b"a\rb", b"with\x00nul", b"\xff\xfe\xc3(", b"x" * (50 << 20), b"\r", b" "]
+lines = [b"https://e.example/%d" % r.randrange(60000) for _ in range(100000)]
+for o in odd * 2:
+    lines.insert(r.randrange(len(lines)), o)
+open(sys.argv[1], "wb").write(b"\n".join(lines))
+EOF
+}
+
+case_output_is_the_exact_dedup_plain_gzip_and_zstd() {
+  hostile_records in.txt
+  exact_oracle in.txt want.txt
+  gzip -k in.txt
+  zstd -q -k in.txt
+  local input
+  for input in in.txt in.txt.gz in.txt.zst; do
+    run_gdedup dedup --exact "$input" -o out.txt
+    expect_status 0
+    cmp -s out.txt want.txt || fail "--exact on $input differs from the exact dedup"
+  done
+  # The same records as duplicates: the lines the dedup dropped, in order.
+  run_gdedup dedup --exact --duplicates in.txt -o dupes.txt
+  expect_status 0
+  # in.txt has no final newline: its records are its newlines plus one.
+  [ "$(($(wc -l <dupes.txt) + $(wc -l <want.txt)))" -eq "$(($(wc -l <in.txt) + 1))" ] ||
+    fail "kept and duplicates do not add up to the records"
+}
+
+case_field_keys_are_exact() {
+  python3 -c "
+import random
+r = random.Random(7)
+with open('in.txt', 'w') as f:
+    for i in range(50000):
+        f.write('%d,https://f.example/%d,%d\n' % (i, r.randrange(20000), r.randrange(9)))
+    f.write('short\n')
+"
+  exact_oracle in.txt want.txt 2 ,
+  run_gdedup dedup --exact --key field:2 --delimiter , in.txt -o out.txt
+  expect_status 0
+  cmp -s out.txt want.txt || fail "--exact --key field:2 differs from the exact dedup by field"
+}
+
+case_normalized_keys_agree_with_a_near_exact_filter() {
+  python3 -c "
+import random
+r = random.Random(9)
+with open('in.txt', 'w') as f:
+    for i in range(40000):
+        n = r.randrange(15000)
+        f.write(r.choice(['HTTP://E.example:80/%d', 'http://e.example/%d#x', 'http://e.example/%d']) % n + '\n')
+"
+  run_gdedup dedup --exact --normalize url in.txt -o exact.txt
+  expect_status 0
+  # A Bloom filter at a rate of 1e-12 loses none of 15,000 keys but by a
+  # chance of 1e-8: the same output.
+  run_gdedup dedup --fpr 1e-12 --normalize url in.txt -o bloom.txt
+  expect_status 0
+  cmp -s exact.txt bloom.txt || fail "--exact --normalize url differs from a near-exact filter"
+  [ "$(wc -l <exact.txt)" -le 15000 ] || fail "more than 15,000 normalized keys kept"
+}
+
+case_batches_and_threads_give_the_same_output() {
+  python3 -c "
+import random
+r = random.Random(11)
+open('in.txt', 'w').write(''.join('k%d\n' % r.randrange(30000) for _ in range(60000)))
+"
+  exact_oracle in.txt want.txt
+  local batch threads
+  for batch in 1 7 4096 1000000; do
+    for threads in 1 2 4; do
+      # Batches of one record are slow: one thread pair is enough for them.
+      [ "$batch" -eq 1 ] && [ "$threads" -ne 1 ] && continue
+      run_gdedup dedup --exact --batch "$batch" --threads "$threads" --filter-threads "$threads" \
+        --piece-bytes 4096 in.txt -o out.txt
+      expect_status 0
+      cmp -s out.txt want.txt || fail "--batch $batch --threads $threads differs"
+    done
+  done
+}
+
+case_what_exact_mode_cannot_take_is_refused() {
+  printf 'a\nb\n' >in.txt
+  local args
+  for args in "--fpr 0.01" "--memory 1G" "--block-bits 512" "--no-grow" "--allow-high-fpr" \
+      "--backend gpu" "--input-format u64"; do
+    # shellcheck disable=SC2086
+    run_gdedup dedup --exact $args in.txt -o out.txt
+    expect_status 2
+    expect_message "--exact"
+    [ ! -e out.txt ] || fail "$args: an output was written"
+  done
+}
+
+# Killed with SIGKILL once a checkpoint exists, resumed (and killed again)
+# until it completes: the output and the set file are the uninterrupted
+# run's, byte for byte, though the killed runs read with other threads.
+case_killed_and_resumed_gives_the_same_output_and_set() {
+  python3 -c "
+import random
+r = random.Random(13)
+open('in.txt', 'w').write(''.join('https://k.example/%d\n' % r.randrange(300000) for _ in range(600000)))
+"
+  local job=(dedup --exact --batch 20000 -q in.txt)
+  run_gdedup "${job[@]}" --threads 1 -o ref.txt -f ref.set
+  expect_status 0
+  local resume=() finished=0 threads=2 round i
+  for ((round = 0; round < 3; round++)); do
+    start_gdedup "${job[@]}" --threads "$threads" -o out.txt -f out.set --checkpoint ck \
+      --checkpoint-every 100K "${resume[@]}"
+    for ((i = 0; i < 3000; i++)); do
+      [ ck -nt ck.mark ] && break
+      kill -0 "$BG_PID" 2>/dev/null || break
+      sleep 0.01
+    done
+    kill -s KILL "$BG_PID" 2>/dev/null
+    finish_gdedup
+    if [ "$STATUS" -eq 0 ]; then
+      finished=1
+      break
+    fi
+    touch ck.mark
+    [ -f ck ] && resume=(--resume) || resume=()
+    threads=1
+  done
+  if [ "$finished" -eq 0 ]; then
+    run_gdedup "${job[@]}" -o out.txt -f out.set --checkpoint ck --checkpoint-every 100K \
+      "${resume[@]}"
+    expect_status 0
+  fi
+  cmp -s ref.txt out.txt || fail "the resumed output differs from the uninterrupted run's"
+  cmp -s ref.set out.set || fail "the resumed set file differs from the uninterrupted run's"
+  [ ! -e ck ] || fail "the checkpoint is left after the job completed"
+}
+
+# The set file's bytes are a function of its keys: the same keys in another
+# order, in other batches, on other threads, give the same file.
+case_set_file_bytes_depend_on_the_keys_alone() {
+  seq 1 50000 | sed 's|^|https://o.example/|' >a.txt
+  tac a.txt >b.txt
+  run_gdedup build --exact a.txt -f a.set
+  expect_status 0
+  run_gdedup build --exact --batch 7 --threads 2 --filter-threads 2 b.txt -f b.set
+  expect_status 0
+  cmp -s a.set b.set || fail "the same keys in another order gave another set file"
+}
+
+# Two jobs extend one set file at once: the second waits for the first's
+# lock and starts from its save, so the file ends with both jobs' keys.
+case_two_jobs_on_one_set_file() {
+  seq 1 40000 | sed 's|^|https://one.example/|' >one.txt
+  seq 1 40000 | sed 's|^|https://two.example/|' >two.txt
+  "$GDEDUP" build --exact one.txt -f s.set -q &
+  local first=$!
+  "$GDEDUP" build --exact two.txt -f s.set -q
+  local second=$?
+  wait "$first"
+  local first_status=$?
+  [ "$first_status" -eq 0 ] && [ "$second" -eq 0 ] || fail "exit statuses $first_status, $second"
+  local keys
+  for keys in one.txt two.txt; do
+    run_gdedup query --exact --absent "$keys" -f s.set -o absent.txt
+    expect_status 0
+    [ ! -s absent.txt ] || fail "$(wc -l <absent.txt) keys of $keys are missing from the set"
+  done
+}
+
+# Past --max-memory the job ends with exit status 4 and says what it
+# needed; the output is left as it was; nothing is saved.
+case_past_max_memory_ends_with_status_4() {
+  seq 1 300000 | sed 's|^|https://m.example/|' >in.txt
+  echo before >out.txt
+  run_gdedup dedup --exact --max-memory 1MiB in.txt -o out.txt -f s.set
+  expect_status 4
+  expect_message "--max-memory"
+  [ "$(cat out.txt)" = before ] || fail "the output changed"
+  [ ! -e s.set ] || fail "a set file was saved"
+  # A cap that holds the set: the job completes.
+  run_gdedup dedup --exact --max-memory 64MiB in.txt -o out.txt
+  expect_status 0
+  cmp -s in.txt out.txt || fail "a set under its cap lost records"
+}
+
+# A set file and a Bloom filter file are not mixed, either way.
+case_sets_and_filters_are_not_mixed() {
+  seq 1 1000 >in.txt
+  run_gdedup build in.txt -f bloom.gdf
+  expect_status 0
+  run_gdedup build --exact in.txt -f exact.set
+  expect_status 0
+  run_gdedup dedup --exact in.txt -f bloom.gdf -o out.txt
+  expect_failure
+  expect_message "bloom.gdf"
+  run_gdedup query in.txt -f exact.set -o out.txt
+  expect_failure
+  expect_message "exact.set"
+  run_gdedup merge bloom.gdf exact.set -o both
+  expect_failure
+  [ ! -e both ] || fail "a merge of a set and a filter wrote a file"
+}
+
+run_cases
