@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "gdedup/key_set.h"
 #include "gdedup/pipeline.h"
 #include "io/record_batch.h"
 #include "io/record_reader.h"
@@ -31,8 +32,13 @@ struct PieceRecords {
   // (u64) has none: its records are the fingerprints.
   std::vector<io::RecordBatch> batches;
   size_t used = 0;
-  std::vector<uint64_t> fingerprints;    // one per record, in order
-  uint64_t bytes = 0;                    // the decoded bytes read, separators included
+  // One per record, in order: 64-bit fingerprints for a Bloom filter, or
+  // an exact set's 84-bit keys (the hasher's KeyHashing::exact).
+  std::vector<uint64_t> fingerprints;
+  std::vector<Key84> keys;
+  uint64_t bytes = 0;  // the decoded bytes read, separators included
+
+  uint64_t count() const { return fingerprints.size() + keys.size(); }
 };
 
 // A record of a piece longer than the record length limit, starting at
