@@ -70,10 +70,10 @@ void refuse_for_exact(const Job& job) {
   }
 }
 
-void check_set_cap(const Job& job, uint64_t bytes) {
+void check_set_cap(const Job& job, uint64_t bytes, const std::string& what) {
   const uint64_t cap = job.spec.max_memory;
   if (cap != 0 && bytes > cap) {
-    throw Error("the set takes " + human_bytes(bytes) + ", more than " +
+    throw Error(what + " takes " + human_bytes(bytes) + ", more than " +
                     job.given(JobOption::kMaxMemory) + " allows",
                 ErrorKind::set_full, bytes, cap);
   }
@@ -121,7 +121,7 @@ JobResult run_exact_job(Job& j) {
     // small and doubles as keys come.
     return KeySet(o.sizing.capacity.value_or(0), set_options);
   }();
-  check_set_cap(j, set.bytes());
+  check_set_cap(j, set.bytes(), "the set");
   const std::string backend = "cpu exact set (" + std::to_string(threads.filter) +
                               (threads.filter == 1 ? " thread)" : " threads)");
   events.info("backend " + backend);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "gdedup/job.h"
 #include "job/context.h"
@@ -17,8 +18,9 @@ JobResult run_exact_job(Job& job);
 // a backend other than the CPU.
 void refuse_for_exact(const Job& job);
 
-// Throws Error of kind set_full when a set (or a rank's part of one) of
-// `bytes` is past --max-memory: one loaded from a file.
-void check_set_cap(const Job& job, uint64_t bytes);
+// Throws Error of kind set_full, "`what` takes ...", when a set (or a
+// rank's part of one) of `bytes` is past --max-memory: one loaded from a
+// file.
+void check_set_cap(const Job& job, uint64_t bytes, const std::string& what);
 
 }  // namespace gdedup::job

@@ -60,19 +60,21 @@ void refuse_for_exact_ranks(const job::Job& j) {
   }
 }
 
-// Adds to a rank's set_full error that the cap is each rank's.
+// What a rank past --max-memory adds to its error: the cap is each rank's.
+std::string cap_advice(const job::Job& j) {
+  return "Under " + j.name(JobOption::kMpi) + ", " + j.name(JobOption::kMaxMemory) +
+         " caps each rank's part of the set: raise it, or run more ranks";
+}
+
 mpi::JobFailed with_cap_advice(const job::Job& j, const mpi::JobFailed& failed) {
   mpi::JobFailed out = failed;
   if (!failed.failure) return out;
   try {
     std::rethrow_exception(failed.failure);
   } catch (const Error& e) {
-    if (e.kind() != ErrorKind::set_full) return out;
-    out.failure = std::make_exception_ptr(Error(
-        add_sentence(e.what(), "Under " + j.name(JobOption::kMpi) + ", " +
-                                   j.name(JobOption::kMaxMemory) + " caps each rank's part of "
-                                   "the set: raise it, or run more ranks"),
-        e));
+    if (e.kind() == ErrorKind::set_full) {
+      out.failure = std::make_exception_ptr(Error(add_sentence(e.what(), cap_advice(j)), e));
+    }
   } catch (...) {
   }
   return out;
@@ -180,7 +182,11 @@ void RankJob::prepare_set() {
     // share; without one the parts start small and double as keys come.
     s.set.emplace(o.sizing.capacity.value_or(0), options);
   }
-  job::check_set_cap(j, s.set->part().bytes());
+  try {
+    job::check_set_cap(j, s.set->part().bytes(), "a rank's part of the set");
+  } catch (const Error& e) {
+    throw Error(add_sentence(e.what(), cap_advice(j)), e);
+  }
 }
 
 JobResult RankJob::run_set() {
