@@ -9,7 +9,10 @@
 #include <vector>
 
 #include "format/set_stream.h"
+#include "core/owner_partition.h"
+#include "gdedup/error.h"
 #include "gdedup/mpi.h"
+#include "gdedup/number_text.h"
 #include "gdedup/set_file.h"
 #include "mpi/check.h"
 #include "mpi/key_ranges.h"
@@ -40,10 +43,22 @@ void each_own_key(const KeySet& part, const KeySink& sink) {
   });
 }
 
+// A rank's share of `keys` keys (0: none given). Refuses more ranks than a
+// key's owner can be noted for (two bytes, core/owner_partition.h).
+uint64_t share(uint64_t keys) {
+  const unsigned ranks = rank_info().ranks;
+  if (ranks > detail::BlockOwners::kMaxOwners) {
+    throw UsageError("an exact set can be spread over at most " +
+                     group_digits(detail::BlockOwners::kMaxOwners) + " ranks, and this job has " +
+                     group_digits(ranks) + "; run fewer ranks");
+  }
+  return keys == 0 ? 0 : keys / ranks + 1;
+}
+
 }  // namespace
 
 ShardedSet::ShardedSet(uint64_t expected_keys, const KeySetOptions& options)
-    : part_(expected_keys == 0 ? 0 : expected_keys / rank_info().ranks + 1, options) {}
+    : part_(share(expected_keys), options) {}
 ShardedSet::ShardedSet(KeySet part) : part_(std::move(part)) {}
 ShardedSet::ShardedSet(ShardedSet&&) noexcept = default;
 ShardedSet::~ShardedSet() = default;
@@ -54,8 +69,8 @@ ShardedSet ShardedSet::load(const std::string& path, const KeySetOptions& option
   const SetFile file = load_set_file(path, KeySetOptions{options.threads, 0});
   rules = file.rules;
   const RankInfo& me = rank_info();
+  ShardedSet out(KeySet(share(file.set.size()), options));
   const KeyRanges ranges(me.ranks);
-  ShardedSet out(KeySet(file.set.size() / me.ranks + 1, options));
   std::vector<Key84> mine;
   file.set.for_each_sorted([&](const Key84* keys, size_t n) {
     mine.clear();
