@@ -10,7 +10,8 @@
 // A piece is read a chunk at a time (PieceReader), so that a whole input
 // (a compressed file, standard input) is never held whole: the records read
 // wait in PieceRecords, their decoded bytes plus 24 bytes a record (their
-// place in a batch and their fingerprint), until a round applies them.
+// place in a batch and their fingerprint; 32 with an exact set's key),
+// until a round applies them.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +40,12 @@ struct PieceRecords {
   uint64_t bytes = 0;  // the decoded bytes read, separators included
 
   uint64_t count() const { return fingerprints.size() + keys.size(); }
+  // What they take in memory: their bytes, and of each record its place in
+  // a batch (16 bytes) and its key (8 or 16).
+  uint64_t held_bytes() const {
+    return bytes + 16 * count() + sizeof(uint64_t) * fingerprints.size() +
+           sizeof(Key84) * keys.size();
+  }
 };
 
 // A record of a piece longer than the record length limit, starting at

@@ -48,9 +48,6 @@ bool is_query(Mode mode) { return mode == Mode::kQueryPresent || mode == Mode::k
 // waits in memory while the pieces before it are applied, so that ranks
 // decode compressed inputs side by side; past it a rank waits for its turn.
 constexpr uint64_t kReadAheadPieces = 32;
-// What a record read costs beyond its bytes: its place in a batch and its
-// fingerprint.
-constexpr uint64_t kRecordCost = 24;
 
 
 // Appends each kept record of `records` to `out`, as one process writes
@@ -189,7 +186,7 @@ class HeldPiece {
   // before it, which still go through their round, as one process handles
   // them before it fails; then every rank learns of it.
   void read_more(pipeline::KeyHasher& hasher) {
-    const uint64_t waiting = records_.bytes + kRecordCost * records_.count();
+    const uint64_t waiting = records_.held_bytes();
     const uint64_t read_ahead = options_.piece_bytes > UINT64_MAX / kReadAheadPieces
                                     ? UINT64_MAX
                                     : kReadAheadPieces * options_.piece_bytes;
