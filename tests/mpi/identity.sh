@@ -116,7 +116,6 @@ case_exact_mode() {
   "$GDEDUP" build in.txt --exact -f day1.set -q || fail "one-process build"
   # Each rank keeps its range of the file's keys.
   START=day1.set same_bytes query day2.txt --exact -f @FILTER -o @OUT --piece-bytes 2K
-  START=day1.set same_bytes query day2.txt --exact -f @FILTER -o @OUT --absent --piece-bytes 2K
   START=day1.set same_bytes dedup day2.txt --exact -f @FILTER -o @OUT --piece-bytes 2K
 }
 
