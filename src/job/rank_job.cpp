@@ -50,6 +50,7 @@ void refuse_unsupported(const job::Job& j) {
   }
 }
 
+// What exact mode refuses in one process, and checkpoints on ranks.
 void refuse_for_exact_ranks(const job::Job& j) {
   job::refuse_for_exact(j);
   if (j.spec.checkpoint.enabled()) {
@@ -66,6 +67,8 @@ std::string cap_advice(const job::Job& j) {
          " caps each rank's part of the set: raise it, or run more ranks";
 }
 
+// `failed`, its rank's error a set_full one with cap_advice added; any
+// other failure as it is.
 mpi::JobFailed with_cap_advice(const job::Job& j, const mpi::JobFailed& failed) {
   mpi::JobFailed out = failed;
   if (!failed.failure) return out;
@@ -75,7 +78,7 @@ mpi::JobFailed with_cap_advice(const job::Job& j, const mpi::JobFailed& failed) 
     if (e.kind() == ErrorKind::set_full) {
       out.failure = std::make_exception_ptr(Error(add_sentence(e.what(), cap_advice(j)), e));
     }
-  } catch (...) {
+  } catch (...) {  // not the set's: as it is
   }
   return out;
 }
