@@ -1,9 +1,11 @@
 // The split of keys by block owner, against oracles written from the
 // definitions: an owner holds the blocks b with owner * n <= b * owners <
 // (owner + 1) * n, buckets are the keys of one owner in input order, and
-// scattered answers land on the keys they were computed for.
+// scattered answers land on the keys they were computed for; an exact set's
+// 84-bit keys by their ranges of values (mpi/key_ranges.h).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <utility>
@@ -12,6 +14,7 @@
 #include "core/owner_partition.h"
 #include "gdedup/error.h"
 #include "gdedup/layout.h"
+#include "mpi/key_ranges.h"
 
 namespace gdedup::detail {
 namespace {
@@ -130,6 +133,50 @@ TEST(OwnerPartition, ImpossibleSplitsAreRefused) {
   EXPECT_THROW(BlockOwners(10, 1, 5, 6), Error);
   EXPECT_THROW(BlockOwners(10, 1, 11, 0), Error);
   EXPECT_THROW(BlockOwners(10, 1, 3, 0), Error);
+}
+
+// The ranks' ranges ascend with the rank and cover every key; a key's place
+// in its owner's set is below 2^84, maps back to the key, and keeps the
+// order of the owner's keys; keys split by their ranges answer in place.
+TEST(KeyRanges, OwnRangesAscendingAndPlaceKeysOneToOne) {
+  const Key84 top = (Key84{1} << kKeyBits) - 1;
+  std::mt19937_64 random(84);
+  std::vector<Key84> keys = {0, 1, top, top - 1, Key84{1} << 83, (Key84{1} << 83) - 1};
+  for (int i = 0; i < 4000; ++i) {
+    keys.push_back(((static_cast<Key84>(random()) << 64) | random()) & top);
+  }
+  std::sort(keys.begin(), keys.end());
+  for (unsigned ranks = 1; ranks <= 7; ++ranks) {
+    const mpi::KeyRanges ranges(ranks);
+    EXPECT_EQ(ranges.owner_of(0), 0u);
+    EXPECT_EQ(ranges.owner_of(top), ranks - 1);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      const unsigned owner = ranges.owner_of(keys[i]);
+      ASSERT_LT(owner, ranks);
+      const Key84 local = ranges.local(keys[i]);
+      ASSERT_LE(local, top);
+      ASSERT_TRUE(ranges.global(local, owner) == keys[i]) << "key " << i << " of " << ranks;
+      if (i == 0) continue;
+      const unsigned before = ranges.owner_of(keys[i - 1]);
+      ASSERT_LE(before, owner);
+      if (before == owner && keys[i - 1] != keys[i]) {
+        ASSERT_TRUE(ranges.local(keys[i - 1]) < local) << "key " << i << " of " << ranks;
+      }
+    }
+    std::vector<OwnerBucketOf<Key84>> row;
+    std::vector<OwnerIndex> owner_of_key(keys.size());
+    partition_by_owner(ranges, keys.data(), 0, keys.size(), row, owner_of_key.data());
+    for (OwnerBucketOf<Key84>& bucket : row) {
+      for (const Key84 key : bucket.fingerprints) {
+        bucket.answers.push_back(static_cast<uint8_t>(key * 31 >> 70));
+      }
+    }
+    std::vector<uint8_t> answers(keys.size());
+    scatter_answers(row, owner_of_key.data(), 0, keys.size(), answers.data());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      ASSERT_EQ(answers[i], static_cast<uint8_t>(keys[i] * 31 >> 70));
+    }
+  }
 }
 
 }  // namespace

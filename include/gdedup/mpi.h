@@ -22,6 +22,8 @@
 #include "gdedup/checkpoint.h"
 #include "gdedup/filter.h"
 #include "gdedup/filter_file.h"
+#include "gdedup/key_rules.h"
+#include "gdedup/key_set.h"
 #include "gdedup/layered_filter.h"
 #include "gdedup/pipeline.h"
 
@@ -212,6 +214,49 @@ class ShardedFilter {
   std::unique_ptr<detail::BlockOwners> owners_;  // of the newest layer
 };
 
+// The exact set of exact mode (--exact) spread over the ranks: rank r of R
+// holds the keys whose top 64 bits t have floor(t * R / 2^64) = r
+// (mpi/key_ranges.h), a range of key values ascending with r, in a KeySet
+// of its own; so the set's memory is spread over the ranks, and each rank's
+// keys in input order give the answers of one process's set.
+class ShardedSet {
+ public:
+  // Empty, this rank's part sized for its share of `expected_keys` (0: the
+  // smallest set); `options` are the part's (threads, cap).
+  ShardedSet(uint64_t expected_keys, const KeySetOptions& options);
+  // This rank's keys of the set file at `path` (read whole, then the
+  // others' dropped), and in `rules` the file's key rules. Throws Error as
+  // load_set_file does. Not collective.
+  static ShardedSet load(const std::string& path, const KeySetOptions& options, KeyRules& rules);
+  ShardedSet(ShardedSet&&) noexcept;
+  ShardedSet& operator=(ShardedSet&&) = delete;
+  ~ShardedSet();
+  // Collective. Writes the set to `path` as save_set_file writes the whole
+  // set, byte for byte: rank 0 writes the file, taking the ranks' keys in
+  // turn, ascending, a piece at a time.
+  void save(const std::string& path, const KeyRules& rules) const;
+  // This rank's part.
+  const KeySet& part() const { return part_; }
+  // Collective. The whole set's keys, bytes and load (keys over slots).
+  struct Totals {
+    uint64_t keys = 0;
+    uint64_t bytes = 0;
+    double load = 0;
+  };
+  Totals totals() const;
+  // KeySet::test_and_insert and contains, for keys this rank owns.
+  uint64_t test_and_insert(const Key84* keys, uint64_t count, uint8_t* answers);
+  void contains(const Key84* keys, uint64_t count, uint8_t* answers);
+
+ private:
+  ShardedSet(KeySet part);
+  // keys as this rank's part holds them, in scratch_.
+  const Key84* local(const Key84* keys, uint64_t count);
+
+  KeySet part_;
+  std::vector<Key84> scratch_;
+};
+
 // Collective. run_pipeline over the ranks: modes dedup, duplicates, build and
 // query, text or fingerprint input, fixed or growing filters, an output
 // file (which every rank must be able to open: a shared filesystem past one
@@ -223,6 +268,10 @@ class ShardedFilter {
 PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter& filter,
                                    const BackendMaker& make_backend = {});
 
+// Collective. run_sharded_pipeline in exact mode: the keys made by `rules`
+// (its seed), text input only; no checkpoints.
+PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedSet& set,
+                                   const KeyRules& rules);
 // What a round of the sharded filter costs (gdedup bench --mpi), in the
 // slowest rank's seconds over all the batches.
 struct ExchangeCosts {

@@ -42,6 +42,10 @@ class RankJob {
   std::string closed_pipe_text() const;
 
  private:
+  // Exact mode's prepare() and run().
+  void prepare_set();
+  JobResult run_set();
+
   struct State;
   std::unique_ptr<State> state_;
 };

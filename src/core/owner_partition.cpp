@@ -23,30 +23,4 @@ uint64_t BlockOwners::first_block(unsigned owner) const {
   return first_ + static_cast<uint64_t>((scaled + owners_ - 1) / owners_);
 }
 
-void partition_by_owner(const BlockOwners& owners, const uint64_t* fingerprints, uint64_t lo,
-                        uint64_t hi, std::vector<OwnerBucket>& row, OwnerIndex* owner_of_key) {
-  const unsigned parts = owners.owners();
-  row.resize(parts);
-  for (OwnerBucket& b : row) {
-    b.fingerprints.clear();
-    // A fair share and an eighth more keeps most buckets from growing
-    // again, and the row near the keys' size with thousands of owners.
-    const uint64_t share = (hi - lo) / parts;
-    b.fingerprints.reserve(share + share / 8 + 16);
-  }
-  for (uint64_t i = lo; i < hi; ++i) {
-    const uint64_t fp = fingerprints[i];
-    const unsigned owner = owners.owner_of(fp);
-    row[owner].fingerprints.push_back(fp);
-    if (owner_of_key != nullptr) owner_of_key[i] = static_cast<OwnerIndex>(owner);
-  }
-}
-
-void scatter_answers(const std::vector<OwnerBucket>& row, const OwnerIndex* owner_of_key,
-                     uint64_t lo, uint64_t hi, uint8_t* answers) {
-  std::vector<const uint8_t*> next(row.size());
-  for (size_t o = 0; o < row.size(); ++o) next[o] = row[o].answers.data();
-  for (uint64_t i = lo; i < hi; ++i) answers[i] = *next[owner_of_key[i]]++;
-}
-
 }  // namespace gdedup::detail

@@ -53,23 +53,50 @@ class BlockOwners {
 };
 
 // The keys of one slice of a batch bound for one owner, in input order, and
-// the owner's answers for them. Reused from batch to batch.
-struct OwnerBucket {
-  std::vector<uint64_t> fingerprints;
+// the owner's answers for them. Reused from batch to batch. The keys are a
+// Bloom filter's 64-bit fingerprints, or an exact set's 84-bit keys
+// (Key84) that the ranks of an MPI job own by ranges (mpi/key_ranges.h).
+template <typename Key>
+struct OwnerBucketOf {
+  std::vector<Key> fingerprints;
   std::vector<uint8_t> answers;
 };
+using OwnerBucket = OwnerBucketOf<uint64_t>;
 
 // Puts keys [lo, hi) of `fingerprints` into row[owner], in input order, after
 // clearing every bucket's keys; `row` gets owners.owners() buckets. When
 // `owner_of_key` is not null, owner_of_key[i] = the owner of key i, which
-// scatter_answers needs.
-void partition_by_owner(const BlockOwners& owners, const uint64_t* fingerprints, uint64_t lo,
-                        uint64_t hi, std::vector<OwnerBucket>& row, OwnerIndex* owner_of_key);
+// scatter_answers needs. `Owners` is BlockOwners, or any class with its
+// owners() and owner_of(key).
+template <typename Owners, typename Key>
+void partition_by_owner(const Owners& owners, const Key* fingerprints, uint64_t lo, uint64_t hi,
+                        std::vector<OwnerBucketOf<Key>>& row, OwnerIndex* owner_of_key) {
+  const unsigned parts = owners.owners();
+  row.resize(parts);
+  for (OwnerBucketOf<Key>& b : row) {
+    b.fingerprints.clear();
+    // A fair share and an eighth more keeps most buckets from growing
+    // again, and the row near the keys' size with thousands of owners.
+    const uint64_t share = (hi - lo) / parts;
+    b.fingerprints.reserve(share + share / 8 + 16);
+  }
+  for (uint64_t i = lo; i < hi; ++i) {
+    const Key fp = fingerprints[i];
+    const unsigned owner = owners.owner_of(fp);
+    row[owner].fingerprints.push_back(fp);
+    if (owner_of_key != nullptr) owner_of_key[i] = static_cast<OwnerIndex>(owner);
+  }
+}
 
 // The inverse for answers: answers[i] for i in [lo, hi) = the next unread
 // answer of row[owner_of_key[i]], so each owner's answers return to their
 // keys' places.
-void scatter_answers(const std::vector<OwnerBucket>& row, const OwnerIndex* owner_of_key,
-                     uint64_t lo, uint64_t hi, uint8_t* answers);
+template <typename Key>
+void scatter_answers(const std::vector<OwnerBucketOf<Key>>& row, const OwnerIndex* owner_of_key,
+                     uint64_t lo, uint64_t hi, uint8_t* answers) {
+  std::vector<const uint8_t*> next(row.size());
+  for (size_t o = 0; o < row.size(); ++o) next[o] = row[o].answers.data();
+  for (uint64_t i = lo; i < hi; ++i) answers[i] = *next[owner_of_key[i]]++;
+}
 
 }  // namespace gdedup::detail

@@ -70,6 +70,15 @@ void refuse_for_exact(const Job& job) {
   }
 }
 
+void check_set_cap(const Job& job, uint64_t bytes, const std::string& what) {
+  const uint64_t cap = job.spec.max_memory;
+  if (cap != 0 && bytes > cap) {
+    throw Error(what + " takes " + human_bytes(bytes) + ", more than " +
+                    job.given(JobOption::kMaxMemory) + " allows",
+                ErrorKind::set_full, bytes, cap);
+  }
+}
+
 JobResult run_exact_job(Job& j) {
   const JobSpec& o = j.spec;
   JobEvents& events = j.events;
@@ -112,11 +121,7 @@ JobResult run_exact_job(Job& j) {
     // small and doubles as keys come.
     return KeySet(o.sizing.capacity.value_or(0), set_options);
   }();
-  if (o.max_memory != 0 && set.bytes() > o.max_memory) {
-    throw Error("the set takes " + human_bytes(set.bytes()) + ", more than " +
-                    j.given(JobOption::kMaxMemory) + " allows",
-                ErrorKind::set_full, set.bytes(), o.max_memory);
-  }
+  check_set_cap(j, set.bytes(), "the set");
   const std::string backend = "cpu exact set (" + std::to_string(threads.filter) +
                               (threads.filter == 1 ? " thread)" : " threads)");
   events.info("backend " + backend);

@@ -3,6 +3,9 @@
 // set's own sizing, files and checkpoints inside.
 #pragma once
 
+#include <cstdint>
+#include <string>
+
 #include "gdedup/job.h"
 #include "job/context.h"
 
@@ -14,5 +17,10 @@ JobResult run_exact_job(Job& job);
 // sizing (a rate, a memory size, block bits), no_grow, fingerprint input,
 // a backend other than the CPU.
 void refuse_for_exact(const Job& job);
+
+// Throws Error of kind set_full, "`what` takes ...", when a set (or a
+// rank's part of one) of `bytes` is past --max-memory: one loaded from a
+// file.
+void check_set_cap(const Job& job, uint64_t bytes, const std::string& what);
 
 }  // namespace gdedup::job

@@ -1,5 +1,6 @@
 // RankJob: a job as one rank of an MPI job runs it, on the steps every job
-// shares (job_steps.h); the filter is an mpi::ShardedFilter.
+// shares (job_steps.h); the filter is an mpi::ShardedFilter, or in exact
+// mode the set an mpi::ShardedSet.
 #include "gdedup/rank_job.h"
 
 #include <optional>
@@ -13,6 +14,7 @@
 #include "gdedup/filter_report.h"
 #include "gdedup/number_text.h"
 #include "job/checkpoint_job.h"
+#include "job/exact_job.h"
 #include "job/growth_choice.h"
 #include "job/job_checks.h"
 #include "job/job_steps.h"
@@ -28,8 +30,9 @@ struct RankJob::State {
   mpi::RankInfo me;
   uint64_t inputs_skipped = 0;
   std::optional<mpi::ShardedFilter> filter;
+  std::optional<mpi::ShardedSet> set;  // exact mode's, instead of the filter
   ResumeState resume;    // when resuming: the checkpoint's
-  KeyRules saved_rules;  // what the saved filter records
+  KeyRules saved_rules;  // what the saved filter or set records
   bool filter_existed = false;
   FileLocks locks;  // rank 0's
 };
@@ -47,15 +50,45 @@ void refuse_unsupported(const job::Job& j) {
   }
 }
 
+// What exact mode refuses in one process, and checkpoints on ranks.
+void refuse_for_exact_ranks(const job::Job& j) {
+  job::refuse_for_exact(j);
+  if (j.spec.checkpoint.enabled()) {
+    throw UsageError(j.given(JobOption::kCheckpoint) + " cannot be used with " +
+                     j.name(JobOption::kExact) + " under " + j.name(JobOption::kMpi) +
+                     " yet: the ranks' parts of the set are not checkpointed; drop " +
+                     j.name(JobOption::kCheckpoint) + ", or run the job in one process");
+  }
+}
+
+// What a rank past --max-memory adds to its error: the cap is each rank's.
+std::string cap_advice(const job::Job& j) {
+  return "Under " + j.name(JobOption::kMpi) + ", " + j.name(JobOption::kMaxMemory) +
+         " caps each rank's part of the set: raise it, or run more ranks";
+}
+
+// `failed`, its rank's error a set_full one with cap_advice added; any
+// other failure as it is.
+mpi::JobFailed with_cap_advice(const job::Job& j, const mpi::JobFailed& failed) {
+  mpi::JobFailed out = failed;
+  if (!failed.failure) return out;
+  try {
+    std::rethrow_exception(failed.failure);
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::set_full) {
+      out.failure = std::make_exception_ptr(Error(add_sentence(e.what(), cap_advice(j)), e));
+    }
+  } catch (...) {  // not the set's: as it is
+  }
+  return out;
+}
+
 }  // namespace
 
 RankJob::RankJob(const JobSpec& spec, JobEvents& events, const mpi::RankInfo& me)
     : state_(std::make_unique<State>(spec, events, me)) {
   job::refuse_ignored_options(state_->job);
-  if (spec.exact) {
-    throw UsageError(events.name(JobOption::kExact) + " does not run on the ranks of an MPI job "
-                     "yet: its set is held by one process");
-  }
+  if (spec.exact) refuse_for_exact_ranks(state_->job);
   check_planned_rate(spec.sizing, events);
   state_->inputs_skipped = job::resolve_and_check_inputs(state_->job);
 }
@@ -65,7 +98,9 @@ RankJob::~RankJob() = default;
 void RankJob::check_same_files() {
   const JobSpec& o = state_->spec;
   std::vector<std::pair<std::string, std::string>> job_files;
-  if (!o.filter_path.empty()) job_files.emplace_back("filter file", o.filter_path);
+  if (!o.filter_path.empty()) {
+    job_files.emplace_back(o.exact ? "set file" : "filter file", o.filter_path);
+  }
   if (o.checkpoint.resume) job_files.emplace_back("checkpoint", o.checkpoint.path);
   mpi::check_same_inputs(state_->job.inputs, job_files);
 }
@@ -76,6 +111,10 @@ void RankJob::prepare() {
   const JobSpec& o = s.spec;
   s.filter_existed = !o.filter_path.empty() && file_exists(o.filter_path);
   refuse_unsupported(j);
+  if (o.exact) {
+    prepare_set();
+    return;
+  }
   const bool grows = job::growth_chosen(j);
   job::check_files(j);
   if (s.me.rank == 0) s.locks = job::lock_files(j);
@@ -124,7 +163,63 @@ void RankJob::prepare() {
   }
 }
 
+void RankJob::prepare_set() {
+  State& s = *state_;
+  const job::Job& j = s.job;
+  const JobSpec& o = s.spec;
+  job::check_files(j);
+  if (s.me.rank == 0) s.locks = job::lock_files(j);
+  const KeyRules key_rules = job::job_key_rules(o);
+  s.saved_rules = key_rules;
+  // Each rank's part: --max-memory caps it (docs/SCALE-OUT.md, "Exact mode").
+  const KeySetOptions options{o.filter_threads > 0 ? o.filter_threads : 1, o.max_memory};
+  if (o.kind == JobKind::kQuery || s.filter_existed) {
+    KeyRules file_rules;
+    s.set.emplace(mpi::ShardedSet::load(o.filter_path, options, file_rules));
+    FilterRules rules;
+    rules.keys = file_rules;
+    job::check_key_rules(j, rules, kFilterFileVersion, key_rules);
+    s.saved_rules = file_rules;
+  } else {
+    // A capacity sizes the set from the start, each rank's part for its
+    // share; without one the parts start small and double as keys come.
+    s.set.emplace(o.sizing.capacity.value_or(0), options);
+  }
+  try {
+    job::check_set_cap(j, s.set->part().bytes(), "a rank's part of the set");
+  } catch (const Error& e) {
+    throw Error(add_sentence(e.what(), cap_advice(j)), e);
+  }
+}
+
+JobResult RankJob::run_set() {
+  State& s = *state_;
+  const job::Job& j = s.job;
+  const JobSpec& o = s.spec;
+  const mpi::RankInfo& me = s.me;
+  PipelineOptions run = job::pipeline_options(j);
+  run.on_progress = [&j](const Progress& p) { j.events.progress(p, 0); };
+  JobResult result = job::start_result(j, s.inputs_skipped, nullptr);
+  try {
+    result.stats = mpi::run_sharded_pipeline(run, *s.set, s.saved_rules);
+  } catch (const mpi::JobFailed& e) {
+    throw with_cap_advice(j, e);
+  }
+  job::JobEnding ending;
+  ending.filter_existed = s.filter_existed;
+  ending.save = [&] { s.set->save(o.filter_path, s.saved_rules); };
+  ending.write_stats = me.rank == 0;
+  const mpi::ShardedSet::Totals totals = s.set->totals();
+  result.set = SetSummary{totals.keys, totals.bytes, totals.load,
+                          KeySet::collision_chance(totals.keys)};
+  result.backend = "cpu exact set on " + std::to_string(me.ranks) +
+                   (me.ranks == 1 ? " rank" : " ranks");
+  job::finish_job(j, ending, result);
+  return result;
+}
+
 JobResult RankJob::run() {
+  if (state_->spec.exact) return run_set();
   State& s = *state_;
   const job::Job& j = s.job;
   const JobSpec& o = s.spec;

@@ -29,7 +29,20 @@ Layout layout_of(const std::vector<uint64_t>& counts, const char* what) {
 
 }  // namespace
 
-uint64_t KeyExchange::run(const uint64_t* fingerprints, uint64_t count, bool answered,
+template <typename Owners>
+KeyExchangeOf<Owners>::KeyExchangeOf(const Owners& owners) : owners_(owners) {
+  static_assert(sizeof(Key) % 8 == 0);
+  check(MPI_Type_contiguous(sizeof(Key) / 8, MPI_UINT64_T, &key_type_), "MPI_Type_contiguous");
+  check(MPI_Type_commit(&key_type_), "MPI_Type_commit");
+}
+
+template <typename Owners>
+KeyExchangeOf<Owners>::~KeyExchangeOf() {
+  MPI_Type_free(&key_type_);
+}
+
+template <typename Owners>
+uint64_t KeyExchangeOf<Owners>::run(const Key* fingerprints, uint64_t count, bool answered,
                           uint8_t* answers, const std::vector<unsigned>& order,
                           const Apply& apply) {
   const unsigned ranks = owners_.owners();
@@ -49,8 +62,8 @@ uint64_t KeyExchange::run(const uint64_t* fingerprints, uint64_t count, bool ans
   const Layout in = layout_of(receive_counts, "the keys a rank receives in one round");
   received_keys_.resize(in.total);
   check(MPI_Alltoallv(sent_keys_.data(), out.counts.data(), out.displacements.data(),
-                      MPI_UINT64_T, received_keys_.data(), in.counts.data(),
-                      in.displacements.data(), MPI_UINT64_T, MPI_COMM_WORLD),
+                      key_type_, received_keys_.data(), in.counts.data(),
+                      in.displacements.data(), key_type_, MPI_COMM_WORLD),
         "MPI_Alltoallv");
 
   // The buffer holds rank 0's keys, then rank 1's, ...: applied source by
@@ -77,5 +90,8 @@ uint64_t KeyExchange::run(const uint64_t* fingerprints, uint64_t count, bool ans
   detail::scatter_answers(row_, owner_of_key_.data(), 0, count, answers);
   return result;
 }
+
+template class KeyExchangeOf<detail::BlockOwners>;
+template class KeyExchangeOf<KeyRanges>;
 
 }  // namespace gdedup::mpi

@@ -48,6 +48,17 @@ PipelineStats run_sharded_pipeline(const PipelineOptions&, ShardedFilter&, const
   not_built();
 }
 
+ShardedSet::ShardedSet(uint64_t, const KeySetOptions&) { not_built(); }
+ShardedSet::ShardedSet(ShardedSet&&) noexcept = default;
+ShardedSet::~ShardedSet() = default;
+ShardedSet ShardedSet::load(const std::string&, const KeySetOptions&, KeyRules&) { not_built(); }
+void ShardedSet::save(const std::string&, const KeyRules&) const { not_built(); }
+ShardedSet::Totals ShardedSet::totals() const { not_built(); }
+
+PipelineStats run_sharded_pipeline(const PipelineOptions&, ShardedSet&, const KeyRules&) {
+  not_built();
+}
+
 ExchangeCosts measure_exchange(const FilterParams&, const std::vector<std::vector<uint64_t>>&,
                                const BackendMaker&) {
   not_built();

@@ -214,7 +214,11 @@ bool PieceReader::read(uint64_t chunk_bytes, pipeline::KeyHasher& hasher, PieceR
       }
       ++out.used;
       for (size_t i = 0; i < batch.size(); ++i) {
-        out.fingerprints.push_back(hasher.fingerprint(batch[i]));
+        if (hasher.exact()) {
+          out.keys.push_back(hasher.key(batch[i]));
+        } else {
+          out.fingerprints.push_back(hasher.fingerprint(batch[i]));
+        }
       }
     }
   } catch (const io::RecordTooLong&) {

@@ -10,7 +10,8 @@
 // A piece is read a chunk at a time (PieceReader), so that a whole input
 // (a compressed file, standard input) is never held whole: the records read
 // wait in PieceRecords, their decoded bytes plus 24 bytes a record (their
-// place in a batch and their fingerprint), until a round applies them.
+// place in a batch and their fingerprint; 32 with an exact set's key),
+// until a round applies them.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "gdedup/key_set.h"
 #include "gdedup/pipeline.h"
 #include "io/record_batch.h"
 #include "io/record_reader.h"
@@ -31,8 +33,19 @@ struct PieceRecords {
   // (u64) has none: its records are the fingerprints.
   std::vector<io::RecordBatch> batches;
   size_t used = 0;
-  std::vector<uint64_t> fingerprints;    // one per record, in order
-  uint64_t bytes = 0;                    // the decoded bytes read, separators included
+  // One per record, in order: 64-bit fingerprints for a Bloom filter, or
+  // an exact set's 84-bit keys (the hasher's KeyHashing::exact).
+  std::vector<uint64_t> fingerprints;
+  std::vector<Key84> keys;
+  uint64_t bytes = 0;  // the decoded bytes read, separators included
+
+  uint64_t count() const { return fingerprints.size() + keys.size(); }
+  // What they take in memory: their bytes, and of each record its place in
+  // a batch (16 bytes) and its key (8 or 16).
+  uint64_t held_bytes() const {
+    return bytes + 16 * count() + sizeof(uint64_t) * fingerprints.size() +
+           sizeof(Key84) * keys.size();
+  }
 };
 
 // A record of a piece longer than the record length limit, starting at

@@ -4,7 +4,8 @@
 // chunk a round (mpi/round_plan.h), the keys a round applies go to their
 // owners and their answers come back (mpi/key_exchange.h), and each rank
 // writes its kept records at the output offset the records before them in
-// input order leave (mpi/shared_output.h).
+// input order leave (mpi/shared_output.h). What the keys are applied to, a
+// Bloom filter or an exact set, is the RankTarget's (mpi/rank_target.h).
 #include <mpi.h>
 
 #include <algorithm>
@@ -26,12 +27,11 @@
 #include "gdedup/mpi.h"
 #include "mpi/agreement.h"
 #include "mpi/check.h"
-#include "mpi/key_exchange.h"
 #include "mpi/piece_records.h"
 #include "mpi/parts_output.h"
 #include "mpi/round_plan.h"
 #include "mpi/shared_output.h"
-#include "mpi/sharding.h"
+#include "mpi/rank_target.h"
 #include "pipeline/checkpoint_clock.h"
 #include "pipeline/checkpoint_writer.h"
 #include "pipeline/key_hasher.h"
@@ -48,9 +48,6 @@ bool is_query(Mode mode) { return mode == Mode::kQueryPresent || mode == Mode::k
 // waits in memory while the pieces before it are applied, so that ranks
 // decode compressed inputs side by side; past it a rank waits for its turn.
 constexpr uint64_t kReadAheadPieces = 32;
-// What a record read costs beyond its bytes: its place in a batch and its
-// fingerprint.
-constexpr uint64_t kRecordCost = 24;
 
 
 // Appends each kept record of `records` to `out`, as one process writes
@@ -160,39 +157,6 @@ class CheckpointSchedule {
   pipeline::CheckpointClock clock_;
 };
 
-// Collective. Sends the round's keys to their owners and applies them
-// (KeyExchange::run): `count` keys of this rank at `fingerprints`, and
-// counts[r] keys of each rank r in `order`, the round's keys in input
-// order. A growing filter takes them in spans that no growth check cuts
-// (ShardedFilter::next_span): a layer added between two spans changes the
-// owners of the keys after it, as in one process it changes where they go.
-uint64_t apply_round(ShardedFilter& filter, KeyExchange& exchange, const uint64_t* fingerprints,
-                     uint64_t count, bool answered, uint8_t* answers,
-                     const std::vector<unsigned>& order, const std::vector<uint64_t>& counts,
-                     const KeyExchange::Apply& apply, bool offers) {
-  if (!filter.growth() || !offers) {
-    return exchange.run(fingerprints, count, answered, answers, order, apply);
-  }
-  uint64_t total = 0;
-  uint64_t mine = 0;  // the round's keys before this rank's
-  for (unsigned r : order) {
-    if (r == rank_info().rank) mine = total;
-    total += counts[r];
-  }
-  auto local = [&](uint64_t at) { return std::min(count, at > mine ? at - mine : 0); };
-  uint64_t fresh = 0;
-  for (uint64_t at = 0; at < total;) {
-    const uint64_t span = std::min(total - at, filter.next_span());
-    exchange.set_owners(filter.owners());
-    const uint64_t lo = local(at);
-    const uint64_t hi = local(at + span);
-    fresh += exchange.run(fingerprints + lo, hi - lo, answered, answers + lo, order, apply);
-    filter.offered(span);
-    at += span;
-  }
-  return fresh;
-}
-
 // This rank's piece: its reader, and the records read and not yet applied.
 // A whole input is read a piece's bytes at a time; what waits for its turn
 // is at most kReadAheadPieces pieces' worth.
@@ -222,7 +186,7 @@ class HeldPiece {
   // before it, which still go through their round, as one process handles
   // them before it fails; then every rank learns of it.
   void read_more(pipeline::KeyHasher& hasher) {
-    const uint64_t waiting = records_.bytes + kRecordCost * records_.fingerprints.size();
+    const uint64_t waiting = records_.held_bytes();
     const uint64_t read_ahead = options_.piece_bytes > UINT64_MAX / kReadAheadPieces
                                     ? UINT64_MAX
                                     : kReadAheadPieces * options_.piece_bytes;
@@ -240,7 +204,7 @@ class HeldPiece {
   RankRound report(bool output_closed) const {
     return RankRound{PieceReport{index_.has_value(), read_all_, failure_ != nullptr},
                      output_closed,
-                     records_.fingerprints.size(),
+                     records_.count(),
                      records_.bytes,
                      reader_ ? reader_->next_offset() : 0,
                      reader_ ? reader_->raw_bytes_read() - raw_applied_ : 0};
@@ -254,6 +218,7 @@ class HeldPiece {
   void applied(uint64_t raw) {
     records_.used = 0;
     records_.fingerprints.clear();
+    records_.keys.clear();
     records_.bytes = 0;
     raw_applied_ += raw;
   }
@@ -293,8 +258,7 @@ class HeldPiece {
 
 }  // namespace
 
-PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter& filter,
-                                   const BackendMaker& make_backend) {
+PipelineStats run_rounds(const PipelineOptions& options, RankTarget& target) {
   const auto start = std::chrono::steady_clock::now();
   const RankInfo& me = rank_info();
   const Mode mode = options.mode;
@@ -317,18 +281,12 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
         now[i].mtime_ns = resume->inputs[i].mtime_ns;
       }
       pipeline::check_resume_run(*resume, options, now);
-      check_checkpoint_params(resume->params, filter.params());
+      target.check_resume(*resume);
     }
   });
-  // Each rank planned the filter and will cut the inputs from what it found
-  // of them: the rounds need the same plans everywhere.
-  check_same_filter(filter);
-  // The backends count the keys new to this rank's blocks in its parts'
-  // counters, which the filter's counters() sums. A rank whose backend
-  // cannot run (no GPU of its number) stops the job before any output.
-  check_together([&] { filter.use_backends(make_backend); });
+  target.agree();
   Totals job = resume ? Totals{resume->records, resume->kept, resume->position.offset} : Totals{};
-  pipeline::KeyHasher hasher(options, pipeline::KeyHashing{filter.params().seed, false});
+  pipeline::KeyHasher hasher(options, target.hashing());
   // Compressed files are whole pieces, read a chunk at a time: the start of
   // a part is a claim that only the part before it can confirm
   // (pipeline/piece_plan.h).
@@ -356,20 +314,11 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
     base.output_temporary = output->temporary();
   }
 
-  const KeyExchange::Apply apply = [&](const uint64_t* keys, uint64_t n, uint8_t* answers) {
-    if (is_query(mode)) {
-      filter.contains(keys, n, answers);
-      return uint64_t{0};
-    }
-    return filter.test_and_set(keys, n, answers);
-  };
-  KeyExchange exchange(filter.owners());
-
   HeldPiece held(pieces, options);
   PieceRecords& records = held.records();
   std::vector<uint8_t> answers;
   std::string kept_bytes;
-  uint64_t fresh = 0;  // keys new to this rank's blocks
+  uint64_t fresh = 0;  // keys new to this rank's part
   // Collective. The job's kept records so far; a build's are the keys
   // found new, which only their owners count.
   auto kept_so_far = [&] { return writes ? job.kept : job.kept + sum(fresh); };
@@ -399,12 +348,12 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
     for (size_t r = 0; r < ranks.size(); ++r) reports[r] = ranks[r].report;
     const std::vector<unsigned> order = plan.applied(reports);
     const bool applies = std::find(order.begin(), order.end(), me.rank) != order.end();
-    const uint64_t n = applies ? records.fingerprints.size() : 0;
+    const uint64_t n = applies ? records.count() : 0;
     answers.resize(n);
     std::vector<uint64_t> counts(me.ranks);
     for (unsigned r : order) counts[r] = ranks[r].records;
-    fresh += apply_round(filter, exchange, records.fingerprints.data(), n, writes,
-                         answers.data(), order, counts, apply, !is_query(mode));
+    fresh += target.apply_round(records, n, writes, answers.data(), order, counts,
+                                is_query(mode));
     for (unsigned r : order) {
       job.records += ranks[r].records;
       job.bytes += ranks[r].bytes;
@@ -463,7 +412,7 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
     state.input_bytes = job.bytes;
     const pipeline::Piece& at = pieces[plan.cursor()];
     state.position = StreamPoint{job.records, job.bytes, at.input, 0};
-    filter.sync_to_host();
+    target.sync_to_host();
     if (me.rank == 0) {
       // Inside a piece its rank stopped in, or at the next piece's first
       // record.
@@ -473,7 +422,7 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
               : first_record_at(at, options.inputs[at.input], options);
     }
     try {
-      filter.save_checkpoint(state, options.checkpoint);
+      target.save_checkpoint(state, options.checkpoint);
     } catch (...) {
       // Only rank 0 writes, so only it can fail here (and then ends the
       // job alone): with no checkpoint to name it, the output's temporary
@@ -493,7 +442,7 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
   }
   if (output && !interrupted) output->commit();
   if (parts) parts->commit();
-  filter.sync_to_host();
+  target.sync_to_host();
 
   PipelineStats stats;
   stats.records = job.records;

@@ -30,6 +30,9 @@ class KeyHasher {
   void fingerprint(WorkBatch& batch);
   // One record's 64-bit fingerprint (not exact).
   uint64_t fingerprint(std::string_view record) { return hasher_(record, scratch_); }
+  // One record's 84-bit key (exact).
+  Key84 key(std::string_view record) { return hasher_.key84(record, scratch_); }
+  bool exact() const { return exact_; }
 
  private:
   keys::KeyHasher hasher_;

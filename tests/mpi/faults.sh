@@ -5,13 +5,17 @@
 # OUTPUT.tmp.XXXXXX; any other rank's death lets rank 0 remove it).
 source "$(dirname "$0")/lib.sh"
 
-# kill_rank_midway R VICTIM: a dedup on R ranks whose rank VICTIM is sent
-# SIGKILL once every rank is running.
+# kill_rank_midway R VICTIM [ARGS...]: a dedup on R ranks whose rank VICTIM
+# is sent SIGKILL once every rank is running; ARGS in place of its sizing
+# (a fixed filter).
 kill_rank_midway() {
   local ranks=$1 victim=$2
+  shift 2
+  local sizing=(--capacity 1200000 --no-grow)
+  [ $# -gt 0 ] && sizing=("$@")
   awk 'BEGIN { srand(3); for (i = 0; i < 1000000; i++) print "https://k.example/" int(rand() * 1e7) }' \
     >in.txt
-  start_ranks "$ranks" "$GDEDUP" dedup in.txt -o out.txt -f f.gdf --capacity 1200000 --no-grow \
+  start_ranks "$ranks" "$GDEDUP" dedup in.txt -o out.txt -f f.gdf "${sizing[@]}" \
     --piece-bytes 1K || return
   local pids=("${PIDS[@]}") i waited
   sleep 0.3
@@ -39,5 +43,8 @@ case_sigkill_rank_1_of_2() {
 }
 
 case_sigkill_rank_0_of_3() { kill_rank_midway 3 0; }
+
+# Exact mode: the set file does not appear either.
+case_sigkill_rank_2_of_3_exact() { kill_rank_midway 3 2 --exact; }
 
 run_cases

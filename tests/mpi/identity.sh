@@ -102,6 +102,48 @@ case_growing_filters() {
     --piece-bytes 2K
 }
 
+case_exact_mode() {
+  # --exact: each rank holds the set's keys of its range of key values, and
+  # the output and the set file are one process's (awk's, for the output).
+  random_lines 30000 5000 53 >in.txt
+  same_bytes dedup in.txt --exact -o @OUT -f @FILTER --piece-bytes 3K
+  awk '!seen[$0]++' in.txt | cmp -s - one.out || fail "--exact is not an exact dedup"
+  random_lines 20000 2000 54 | awk '{ print NR % 50 "," $0 }' | gzip -c >in.csv.gz
+  same_bytes dedup in.csv.gz --exact --key field:2 --delimiter , -o @OUT -f @FILTER
+  random_lines 10000 8000 55 >day2.txt
+  # Parts sized for their share of 6000 keys from the start, on 2 threads.
+  same_bytes build in.txt --exact -f @FILTER --piece-bytes 4K --capacity 6000 --filter-threads 2
+  "$GDEDUP" build in.txt --exact -f day1.set -q || fail "one-process build"
+  # Each rank keeps its range of the file's keys.
+  START=day1.set same_bytes query day2.txt --exact -f @FILTER -o @OUT --piece-bytes 2K
+  START=day1.set same_bytes dedup day2.txt --exact -f @FILTER -o @OUT --piece-bytes 2K
+}
+
+case_exact_mode_refusals() {
+  random_lines 300000 300000 56 >in.txt
+  "$GDEDUP" build in.txt --exact -f big.set -q || fail "one-process build"
+  # --max-memory caps each rank's part: 2 ranks' halves of the set are past
+  # 1 MiB, and the job ends with status 4 on every rank; 8 ranks' eighths
+  # are not.
+  cp big.set c.set
+  run_mpi 2 dedup in.txt --exact -f c.set -o out.txt --max-memory 1MiB
+  expect_status 4
+  one_message "a rank's part of the set takes 2.00 MiB, more than --max-memory 1MiB allows."
+  expect_message "caps each rank's part of the set"
+  [ ! -e out.txt ] || fail "a job past its cap left out.txt"
+  run_mpi 8 dedup in.txt --exact -f c.set -o out.txt --max-memory 1MiB
+  expect_status 0
+  [ -e out.txt ] && [ ! -s out.txt ] || fail "a set under its cap did not drop every record"
+  cmp -s big.set c.set || fail "the set file changed"
+  run_mpi 2 dedup in.txt --exact -o out2.txt --checkpoint ck
+  expect_status 2
+  one_message "--checkpoint cannot be used with --exact under --mpi"
+  run_mpi 2 dedup in.txt --exact -o out2.txt --fpr 0.01
+  expect_status 2
+  one_message "--fpr 0.01 has no effect with --exact"
+  [ ! -e out2.txt ] && [ ! -e ck ] || fail "a refused job left a file"
+}
+
 case_filter_far_past_its_plan() {
   # Exit status 4 and the same bytes: the filter was planned for 500 keys.
   random_lines 20000 8000 61 >in.txt

@@ -20,6 +20,15 @@ case_mpirun_without_the_flag_is_one_job() {
   done
 }
 
+case_mpirun_without_the_flag_exact_mode() {
+  random_lines 20000 4000 46 >in.txt
+  "$GDEDUP" dedup in.txt -o one.out --exact --duplicates -q || fail "one process failed"
+  rm -f out.txt
+  "$MPIEXEC" --oversubscribe -np 3 "$GDEDUP" dedup in.txt -o out.txt --exact --duplicates \
+    --piece-bytes 8K -q 2>err || fail "3 ranks failed: $(cat err)"
+  cmp -s one.out out.txt || fail "mpirun -np 3 --exact without --mpi: the output differs"
+}
+
 case_ranks_given_different_commands() {
   random_lines 2000 400 42 >a.txt
   random_lines 2000 400 43 >b.txt
