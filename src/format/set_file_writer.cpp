@@ -16,6 +16,7 @@
 #include "format/resume_state_codec.h"
 #include "format/set_file_format.h"
 #include "format/set_key_codec.h"
+#include "format/set_stream.h"
 #include "fs/replacement.h"
 #include "gdedup/path_text.h"
 #include "gdedup/set_file.h"
@@ -27,8 +28,9 @@ using filter_file::put_u32;
 using filter_file::put_u64;
 
 // `state` is the encoded resume state, "" in a set file.
-void write_set(const char* magic, const KeySet& set, const KeyRules& rules,
-               const std::string& state, const std::string& path, const std::string& failure) {
+void write_set(const char* magic, uint64_t key_count, const SortedKeys& keys,
+               const KeyRules& rules, const std::string& state, const std::string& path,
+               const std::string& failure) {
   const std::string rules_bytes =
       format::encode_filter_rules(FilterRules{rules, std::nullopt, 0});
   fs::Replacement file(path, failure);
@@ -39,17 +41,17 @@ void write_set(const char* magic, const KeySet& set, const KeyRules& rules,
   XXH3_state_t hash;
   XXH3_INITSTATE(&hash);
   XXH3_64bits_reset(&hash);
-  format::SetKeyEncoder encoder(set.size(), [&](const unsigned char* bytes, size_t n) {
+  format::SetKeyEncoder encoder(key_count, [&](const unsigned char* bytes, size_t n) {
     XXH3_64bits_update(&hash, bytes, n);
     file.write(bytes, n);
   });
-  set.for_each_sorted([&](const Key84* keys, size_t n) { encoder.add(keys, n); });
+  keys([&](const Key84* piece, size_t n) { encoder.add(piece, n); });
   const uint64_t keys_bytes = encoder.finish();
 
   std::memcpy(header + set_file::kOffMagic, magic, sizeof set_file::kMagic);
   put_u32(header + set_file::kOffVersion, kSetFileVersion);
   put_u32(header + set_file::kOffHeaderBytes, static_cast<uint32_t>(set_file::kHeaderBytes));
-  put_u64(header + set_file::kOffKeyCount, set.size());
+  put_u64(header + set_file::kOffKeyCount, key_count);
   put_u64(header + set_file::kOffRulesBytes, rules_bytes.size());
   put_u64(header + set_file::kOffRulesChecksum,
           XXH3_64bits(rules_bytes.data(), rules_bytes.size()));
@@ -64,17 +66,29 @@ void write_set(const char* magic, const KeySet& set, const KeyRules& rules,
   file.commit();
 }
 
+SortedKeys keys_of(const KeySet& set) {
+  return [&set](const KeySink& sink) { set.for_each_sorted(sink); };
+}
+
 }  // namespace
 
 static_assert(kSetFileVersion == set_file::kVersion);
 
 void save_set_file(const KeySet& set, const KeyRules& rules, const std::string& path) {
-  write_set(set_file::kMagic, set, rules, "", path, "cannot save set to " + fs::printable(path));
+  write_set(set_file::kMagic, set.size(), keys_of(set), rules, "", path,
+            "cannot save set to " + fs::printable(path));
+}
+
+void save_set_streamed(uint64_t key_count, const SortedKeys& keys, const KeyRules& rules,
+                       const std::string& path) {
+  write_set(set_file::kMagic, key_count, keys, rules, "", path,
+            "cannot save set to " + fs::printable(path));
 }
 
 void save_set_checkpoint(const KeySet& set, const KeyRules& rules, const ResumeState& state,
                          const std::string& path) {
-  write_set(set_file::kCheckpointMagic, set, rules, format::encode_resume_state(state), path,
+  write_set(set_file::kCheckpointMagic, set.size(), keys_of(set), rules,
+            format::encode_resume_state(state), path,
             "cannot write set checkpoint " + fs::printable(path));
 }
 
