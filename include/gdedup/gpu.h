@@ -9,6 +9,7 @@
 
 #include "gdedup/backend.h"
 #include "gdedup/filter.h"
+#include "gdedup/key_set.h"
 
 namespace gdedup {
 
@@ -91,5 +92,48 @@ class GpuBackend : public Backend {
 // work done.
 // Throws Error when the device is unusable or the filter does not fit.
 std::unique_ptr<Backend> make_gpu_backend(Filter& filter, const GpuOptions& options = {});
+
+struct GpuKeySetOptions {
+  int device = 0;
+  // The most bytes the device table may take; 0 for no limit. A batch that
+  // would make it grow past them throws Error of kind set_full.
+  uint64_t max_bytes = 0;
+};
+
+// The exact set (gdedup/key_set.h) in a device's memory: the same answers,
+// exactly sequential within a batch, and the same keys, read back into a
+// KeySet for files and checkpoints. Each stored key keeps its 84 bits. A
+// hash table of 12 bytes a slot (a quotiented key word, a position word),
+// 2^22 slots at least, doubled and rehashed on the device as it fills
+// (kernels/set_slots.h, set_kernels.cu). Keys and answers may be host or
+// device memory (cudaMalloc), detected per call; every call returns with
+// its work done. Not yet run on a GPU: only on the CUDA stand-in.
+class GpuKeySet {
+ public:
+  // Holds `start`'s keys, sized so that `expected_keys` fit without
+  // growing. Throws Error when the device is unusable (kind no_device) or
+  // the table would pass options.max_bytes (kind set_full).
+  GpuKeySet(const KeySet& start, uint64_t expected_keys, const GpuKeySetOptions& options = {});
+  ~GpuKeySet();
+  GpuKeySet(GpuKeySet&&) noexcept;
+  GpuKeySet& operator=(GpuKeySet&&) noexcept;
+
+  // As KeySet::test_and_insert. When the set would grow past its cap, the
+  // keys of the batch may be partly added, none answered.
+  uint64_t test_and_insert(const Key84* keys, uint64_t n, uint8_t* answers);
+  // As KeySet::contains.
+  void contains(const Key84* keys, uint64_t n, uint8_t* answers) const;
+
+  uint64_t size() const;   // distinct keys held
+  uint64_t bytes() const;  // the device table's bytes
+  double load() const;     // keys held over slots
+  uint64_t growths() const;
+  // The same keys in a host set with `options`.
+  KeySet to_host(const KeySetOptions& options = {}) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace gdedup
