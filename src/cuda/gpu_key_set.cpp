@@ -74,10 +74,9 @@ struct GpuKeySet::Impl {
 
   void check_cap(uint32_t log2_slots) const {
     if (max_bytes != 0 && table_bytes(log2_slots) > max_bytes) {
-      throw Error("the exact set on GPU " + std::to_string(device) + " would take " +
-                      human_bytes(table_bytes(log2_slots)) + " of device memory for " +
-                      group_digits(size) + " keys, more than the cap of " +
-                      human_bytes(max_bytes) + " allows",
+      throw Error("the exact set on GPU " + std::to_string(device) + " needs a table of " +
+                      human_bytes(table_bytes(log2_slots)) + " of device memory, more than " +
+                      "the cap of " + human_bytes(max_bytes) + " allows",
                   ErrorKind::set_full, table_bytes(log2_slots), max_bytes);
     }
   }

@@ -136,7 +136,7 @@ case_what_exact_mode_cannot_take_is_refused() {
 # The set on a GPU (GDEDUP_GPU_BIN: the CUDA stand-in's build, or the
 # command on a GPU machine) against the CPU's: the same output and set file,
 # byte for byte, on duplicate-heavy keys and one key in 15 of 16 records,
-# for batches of 1 to 1e6; auto takes the GPU.
+# for batches of 1 to 1e6; auto takes the GPU; its cap ends a job with status 4.
 case_gpu_set_matches_the_cpu_set() {
   local gpu=${GDEDUP_GPU_BIN:-}
   if [ -z "$gpu" ]; then
@@ -169,6 +169,14 @@ open('small.txt', 'w').write(''.join('k%d\n' % r.randrange(300) for _ in range(1
   GDEDUP="$gpu" run_gdedup dedup --exact heavy.txt -o out.txt
   expect_status 0
   expect_message "backend gpu exact set"
+  # Past --max-memory: exit status 4 as on the CPU, and no set file. 2^22
+  # slots (48 MiB) are the smallest table; 600,000 keys outgrow it.
+  seq 600000 >many.txt
+  GDEDUP="$gpu" run_gdedup dedup --exact --backend gpu --max-memory 50M many.txt -o many.out \
+    -f many.set
+  expect_status 4
+  expect_message "more than the cap of 50.0 MiB"
+  [ ! -e many.set ] || fail "a set file was written past --max-memory"
 }
 
 # Where the command has no usable GPU, --backend gpu fails with the reason
