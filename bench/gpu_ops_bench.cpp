@@ -318,7 +318,7 @@ void BM_SetInsert(benchmark::State& state, Keys kind) {
     uint64_t growths = 0;
     for (auto _ : state) {
       // Untimed: an empty set sized for the batch, and this iteration's keys.
-      GpuKeySet set(KeySet(), n);
+      GpuKeySet set(n);
       if (kind == Keys::kRandom) {
         cuda::launch_random_keys84(keys, n, seed++ * n, d->shape, nullptr);
       } else if (!cuda_ok(state, cudaMemcpy(keys, host.data(), n * sizeof(Key84),

@@ -108,7 +108,7 @@ void expect_same_as_cpu(const std::vector<Key84>& keys, uint64_t batch, GpuKeySe
     }
   }
   ASSERT_EQ(gpu.size(), cpu.size());
-  ASSERT_TRUE(sorted_keys(gpu.to_host()) == sorted_keys(cpu));
+  ASSERT_TRUE(sorted_keys(key_set_of(gpu)) == sorted_keys(cpu));
 }
 
 TEST(GpuKeySet, AnswersAndKeysMatchTheCpuSetForEveryInputAndBatch) {
@@ -121,7 +121,7 @@ TEST(GpuKeySet, AnswersAndKeysMatchTheCpuSetForEveryInputAndBatch) {
       const uint64_t n = batch == 1 ? 400 : batch == 7 ? 1400 : batch == 4096 ? 30000 : 1200000;
       const std::vector<Key84> keys = keys_of(kind, n, 11 + batch);
       for_each_schedule(batch == 1000000 ? 1 : 2, [&] {
-        GpuKeySet gpu(KeySet(), 0);
+        GpuKeySet gpu;
         KeySet cpu;
         expect_same_as_cpu(keys, batch, gpu, cpu);
         // Probes of keys in and out of the set.
@@ -143,7 +143,7 @@ TEST(GpuKeySet, GrowsOnTheDeviceWhenAProbeRunIsTooLongAndKeepsEveryKey) {
   // 2^22 slots hold keys at most 2 slots past their home: a million keys
   // overflow it, and the batch runs again in a larger table.
   const std::vector<Key84> keys = keys_of(Kind::kDistinct, 1000000, 3);
-  GpuKeySet gpu(KeySet(), 0);
+  GpuKeySet gpu;
   KeySet cpu;
   expect_same_as_cpu(keys, keys.size(), gpu, cpu);
   EXPECT_GT(gpu.growths(), 0u);
@@ -157,7 +157,7 @@ TEST(GpuKeySet, StartsWithTheKeysOfAHostSet) {
   const std::vector<Key84> old_keys = keys_of(Kind::kHeavyDuplicates, 20000, 21);
   KeySet start;
   start.insert(old_keys.data(), old_keys.size());
-  GpuKeySet gpu(start, 0);
+  GpuKeySet gpu = gpu_key_set_of(start, 0);
   EXPECT_EQ(gpu.size(), start.size());
   KeySet cpu = start.clone();
   // Old keys and new ones mixed.
@@ -178,7 +178,7 @@ TEST(GpuKeySet, DeviceBuffersGiveTheAnswersOfHostOnes) {
   ASSERT_EQ(cudaMemcpy(device_keys, keys.data(), keys.size() * sizeof(Key84),
                        cudaMemcpyHostToDevice),
             cudaSuccess);
-  GpuKeySet gpu(KeySet(), 0);
+  GpuKeySet gpu;
   KeySet cpu;
   std::vector<uint8_t> want(keys.size()), got(keys.size());
   const uint64_t fresh = cpu.test_and_insert(keys.data(), keys.size(), want.data());
@@ -195,7 +195,7 @@ TEST(GpuKeySet, GrowingPastItsCapFailsAsSetFull) {
   GDEDUP_REQUIRE_GPU();
   GpuKeySetOptions options;
   options.max_bytes = uint64_t{12} << kernels::kMinSetLog2;  // the smallest table
-  GpuKeySet gpu(KeySet(), 0, options);
+  GpuKeySet gpu(0, options);
   const std::vector<Key84> keys = keys_of(Kind::kDistinct, 1000000, 41);
   std::vector<uint8_t> answers(keys.size());
   try {
@@ -209,7 +209,7 @@ TEST(GpuKeySet, GrowingPastItsCapFailsAsSetFull) {
   // A cap below the smallest table refuses the set at once.
   options.max_bytes = 1 << 20;
   try {
-    GpuKeySet small(KeySet(), 0, options);
+    GpuKeySet small(0, options);
     FAIL() << "a set of 48 MiB was made under a cap of 1 MiB";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::set_full);

@@ -3,9 +3,12 @@
 // build; without the CUDA backend they report that it was not built.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gdedup/backend.h"
 #include "gdedup/filter.h"
@@ -108,12 +111,13 @@ struct GpuKeySetOptions {
 // (kernels/set_slots.h, set_kernels.cu). Keys and answers may be host or
 // device memory (cudaMalloc), detected per call; every call returns with
 // its work done. Not yet run on a GPU: only on the CUDA stand-in.
+// gpu_key_set_of and key_set_of (below) carry keys from and to a KeySet.
 class GpuKeySet {
  public:
-  // Holds `start`'s keys, sized so that `expected_keys` fit without
-  // growing. Throws Error when the device is unusable (kind no_device) or
-  // the table would pass options.max_bytes (kind set_full).
-  GpuKeySet(const KeySet& start, uint64_t expected_keys, const GpuKeySetOptions& options = {});
+  // An empty set, sized so that `expected_keys` fit without growing.
+  // Throws Error when the device is unusable (kind no_device) or the table
+  // would pass options.max_bytes (kind set_full).
+  explicit GpuKeySet(uint64_t expected_keys = 0, const GpuKeySetOptions& options = {});
   ~GpuKeySet();
   GpuKeySet(GpuKeySet&&) noexcept;
   GpuKeySet& operator=(GpuKeySet&&) noexcept;
@@ -128,12 +132,35 @@ class GpuKeySet {
   uint64_t bytes() const;  // the device table's bytes
   double load() const;     // keys held over slots
   uint64_t growths() const;
-  // The same keys in a host set with `options`.
-  KeySet to_host(const KeySetOptions& options = {}) const;
+  // Calls `f` with every key, in no particular order, in pieces read back
+  // from the device.
+  void for_each_key(const std::function<void(const Key84* keys, size_t n)>& f) const;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// Inline, so that the GPU backend's library needs nothing of the engine's:
+// these run in the caller's code.
+// A device set holding `start`'s keys, sized so that `expected_keys` fit
+// without growing; throws as GpuKeySet's constructor and test_and_insert.
+inline GpuKeySet gpu_key_set_of(const KeySet& start, uint64_t expected_keys,
+                                const GpuKeySetOptions& options = {}) {
+  GpuKeySet set(std::max(expected_keys, start.size()), options);
+  std::vector<uint8_t> answers;
+  start.for_each_sorted([&](const Key84* keys, size_t n) {
+    answers.resize(n);
+    set.test_and_insert(keys, n, answers.data());
+  });
+  return set;
+}
+
+// The keys of `set` in a host set with `options` (for files and checkpoints).
+inline KeySet key_set_of(const GpuKeySet& set, const KeySetOptions& options = {}) {
+  KeySet host(0, options);
+  set.for_each_key([&](const Key84* keys, size_t n) { host.insert(keys, n); });
+  return host;
+}
 
 }  // namespace gdedup

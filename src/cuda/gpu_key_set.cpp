@@ -5,6 +5,7 @@
 // and whether a key found no slot, in which case the table grows and the
 // pass runs again. A table left over half full grows before the next pass.
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,7 +15,6 @@
 #include "cuda/device_memory.h"
 #include "gdedup/error.h"
 #include "gdedup/gpu.h"
-#include "gdedup/number_text.h"
 #include "set_kernels.h"
 #include "set_slots.h"
 
@@ -28,6 +28,14 @@ constexpr uint64_t kReadBackSlots = uint64_t{1} << 22;
 constexpr uint64_t kSlotBytes = sizeof(uint64_t) + sizeof(uint32_t);
 
 uint64_t table_bytes(uint32_t log2_slots) { return kSlotBytes << log2_slots; }
+
+// Bytes as MiB with one decimal, for the cap's message (this library
+// stands on nothing of the engine's, whose human_bytes says the same).
+std::string mib_text(uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+  return text;
+}
 
 // The smallest table that holds `keys` at most half full.
 uint32_t log2_for(uint64_t keys) {
@@ -75,8 +83,8 @@ struct GpuKeySet::Impl {
   void check_cap(uint32_t log2_slots) const {
     if (max_bytes != 0 && table_bytes(log2_slots) > max_bytes) {
       throw Error("the exact set on GPU " + std::to_string(device) + " needs a table of " +
-                      human_bytes(table_bytes(log2_slots)) + " of device memory, more than " +
-                      "the cap of " + human_bytes(max_bytes) + " allows",
+                      mib_text(table_bytes(log2_slots)) + " of device memory, more than " +
+                      "the cap of " + mib_text(max_bytes) + " allows",
                   ErrorKind::set_full, table_bytes(log2_slots), max_bytes);
     }
   }
@@ -168,25 +176,11 @@ struct GpuKeySet::Impl {
   }
 };
 
-GpuKeySet::GpuKeySet(const KeySet& start, uint64_t expected_keys,
-                     const GpuKeySetOptions& options)
+GpuKeySet::GpuKeySet(uint64_t expected_keys, const GpuKeySetOptions& options)
     : impl_(std::make_unique<Impl>(options.device, options.max_bytes)) {
-  const uint32_t log2 = log2_for(std::max(expected_keys, start.size()));
+  const uint32_t log2 = log2_for(expected_keys);
   impl_->check_cap(log2);
   impl_->table = make_table(log2);
-  // The start's keys, in passes of kPassKeys.
-  std::vector<Key84> keys;
-  std::vector<uint8_t> answers;
-  const auto flush = [&] {
-    answers.resize(keys.size());
-    test_and_insert(keys.data(), keys.size(), answers.data());
-    keys.clear();
-  };
-  start.for_each_sorted([&](const Key84* piece, size_t n) {
-    keys.insert(keys.end(), piece, piece + n);
-    if (keys.size() >= kPassKeys) flush();
-  });
-  flush();
 }
 
 GpuKeySet::~GpuKeySet() = default;
@@ -216,11 +210,10 @@ double GpuKeySet::load() const {
 }
 uint64_t GpuKeySet::growths() const { return impl_->growths; }
 
-KeySet GpuKeySet::to_host(const KeySetOptions& options) const {
+void GpuKeySet::for_each_key(const std::function<void(const Key84*, size_t)>& f) const {
   GDEDUP_CUDA_CHECK(cudaSetDevice(impl_->device));
   const uint32_t log2 = impl_->table.log2_slots;
   const uint64_t slots = uint64_t{1} << log2;
-  KeySet set(0, options);  // grown as keys come, as the CPU's own set
   std::vector<uint64_t> words(std::min(slots, kReadBackSlots));
   std::vector<Key84> keys;
   for (uint64_t begin = 0; begin < slots; begin += words.size()) {
@@ -230,9 +223,8 @@ KeySet GpuKeySet::to_host(const KeySetOptions& options) const {
     for (uint64_t s = 0; s < words.size(); ++s) {
       if (words[s] != 0) keys.push_back(kernels::slot_key(words[s], begin + s, log2));
     }
-    set.insert(keys.data(), keys.size());
+    if (!keys.empty()) f(keys.data(), keys.size());
   }
-  return set;
 }
 
 }  // namespace gdedup

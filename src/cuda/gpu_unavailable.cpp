@@ -34,8 +34,7 @@ std::unique_ptr<Backend> make_gpu_backend(Filter& /*filter*/, const GpuOptions& 
 
 struct GpuKeySet::Impl {};
 
-GpuKeySet::GpuKeySet(const KeySet& /*start*/, uint64_t /*expected_keys*/,
-                     const GpuKeySetOptions& /*options*/) {
+GpuKeySet::GpuKeySet(uint64_t /*expected_keys*/, const GpuKeySetOptions& /*options*/) {
   throw Error(kNotBuilt, ErrorKind::no_device);
 }
 GpuKeySet::~GpuKeySet() = default;
@@ -52,7 +51,7 @@ uint64_t GpuKeySet::size() const { return 0; }
 uint64_t GpuKeySet::bytes() const { return 0; }
 double GpuKeySet::load() const { return 0; }
 uint64_t GpuKeySet::growths() const { return 0; }
-KeySet GpuKeySet::to_host(const KeySetOptions& /*options*/) const {
+void GpuKeySet::for_each_key(const std::function<void(const Key84*, size_t)>& /*f*/) const {
   throw Error(kNotBuilt, ErrorKind::no_device);
 }
 

@@ -141,7 +141,8 @@ JobResult run_exact_job(Job& j) {
   std::string backend = "cpu exact set (" + std::to_string(threads.filter) +
                         (threads.filter == 1 ? " thread)" : " threads)");
   if (set_on_gpu(o)) {
-    gpu.emplace(set, o.sizing.capacity.value_or(0), GpuKeySetOptions{o.device, o.max_memory});
+    gpu.emplace(gpu_key_set_of(set, o.sizing.capacity.value_or(0),
+                               GpuKeySetOptions{o.device, o.max_memory}));
     set = KeySet(0, set_options);
     backend = "gpu exact set (" + gpu_device_info(o.device).name + ", device " +
               std::to_string(o.device) + ")";
@@ -162,7 +163,7 @@ JobResult run_exact_job(Job& j) {
                   [&] {
                     if (!gpu) return run_pipeline(run, set, saved_rules);
                     const PipelineStats stats = run_pipeline(run, *gpu, saved_rules);
-                    set = gpu->to_host(set_options);
+                    set = key_set_of(*gpu, set_options);
                     return stats;
                   })) {
     return result;

@@ -12,7 +12,7 @@ namespace {
 
 // What a checkpoint writes in the background: a copy of the set on the host.
 KeySet host_copy(const KeySet& set) { return set.clone(); }
-KeySet host_copy(const GpuKeySet& set) { return set.to_host(); }
+KeySet host_copy(const GpuKeySet& set) { return key_set_of(set); }
 
 template <class Set>
 class SetTarget final : public RunTarget {
