@@ -216,5 +216,26 @@ TEST(GpuKeySet, GrowingPastItsCapFailsAsSetFull) {
   }
 }
 
+#if defined(GDEDUP_CUDA_STANDIN)
+TEST(GpuKeySet, GrowingPastTheDevicesMemoryFailsAsDeviceMemory) {
+  const cuda_standin::Settings saved = cuda_standin::current();
+  cuda_standin::Settings small = saved;
+  small.device_bytes = 100u << 20;  // the smallest table, not a second one twice its size
+  cuda_standin::set(small);
+  GpuKeySet gpu;
+  const std::vector<Key84> keys = keys_of(Kind::kDistinct, 1000000, 43);
+  std::vector<uint8_t> answers(keys.size());
+  try {
+    gpu.test_and_insert(keys.data(), keys.size(), answers.data());
+    ADD_FAILURE() << "the table grew past the device's memory";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::device_memory);
+    EXPECT_NE(std::string(e.what()).find("needs a table of 96.0 MiB on GPU 0"), std::string::npos)
+        << e.what();
+  }
+  cuda_standin::set(saved);
+}
+#endif
+
 }  // namespace
 }  // namespace gdedup

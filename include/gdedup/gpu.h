@@ -108,15 +108,18 @@ struct GpuKeySetOptions {
 // KeySet for files and checkpoints. Each stored key keeps its 84 bits. A
 // hash table of 12 bytes a slot (a quotiented key word, a position word),
 // 2^22 slots at least, doubled and rehashed on the device as it fills
-// (kernels/set_slots.h, set_kernels.cu). Keys and answers may be host or
+// (kernels/set_slots.h, set_kernels.cu); while it grows the old table and
+// the new one both live, and batches from host memory take 17 bytes a key
+// of device buffers (at most 2^24 keys a pass). Keys and answers may be host or
 // device memory (cudaMalloc), detected per call; every call returns with
 // its work done. Not yet run on a GPU: only on the CUDA stand-in.
 // gpu_key_set_of and key_set_of (below) carry keys from and to a KeySet.
 class GpuKeySet {
  public:
   // An empty set, sized so that `expected_keys` fit without growing.
-  // Throws Error when the device is unusable (kind no_device) or the table
-  // would pass options.max_bytes (kind set_full).
+  // Throws Error when the device is unusable (kind no_device), the table
+  // would pass options.max_bytes (kind set_full) or the device's free memory
+  // (kind device_memory; test_and_insert too, when it grows).
   explicit GpuKeySet(uint64_t expected_keys = 0, const GpuKeySetOptions& options = {});
   ~GpuKeySet();
   GpuKeySet(GpuKeySet&&) noexcept;

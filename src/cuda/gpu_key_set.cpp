@@ -52,11 +52,20 @@ struct Table {
   cuda::SetTable ref() const { return {words.get(), positions.get(), log2_slots}; }
 };
 
-Table make_table(uint32_t log2_slots) {
-  Table t{cuda::DeviceArray<uint64_t>(uint64_t{1} << log2_slots),
-          cuda::DeviceArray<uint32_t>(uint64_t{1} << log2_slots), log2_slots};
-  cuda::launch_set_clear(t.ref(), nullptr);
-  return t;
+// An empty table on `device`; Error of kind device_memory when it does not
+// fit beside what the device holds already (during growth, the old table).
+Table make_table(uint32_t log2_slots, int device) {
+  try {
+    Table t{cuda::DeviceArray<uint64_t>(uint64_t{1} << log2_slots),
+            cuda::DeviceArray<uint32_t>(uint64_t{1} << log2_slots), log2_slots};
+    cuda::launch_set_clear(t.ref(), nullptr);
+    return t;
+  } catch (const cuda::OutOfDeviceMemory&) {
+    throw Error("the exact set needs a table of " + mib_text(table_bytes(log2_slots)) +
+                    " on GPU " + std::to_string(device) + ", more than its free memory (" +
+                    mib_text(cuda::free_device_bytes()) + ")",
+                ErrorKind::device_memory, table_bytes(log2_slots), cuda::free_device_bytes());
+  }
 }
 
 }  // namespace
@@ -121,7 +130,7 @@ struct GpuKeySet::Impl {
                     std::to_string(kernels::kMaxSetLog2) + " slots");
       }
       check_cap(log2);
-      Table bigger = make_table(log2);
+      Table bigger = make_table(log2, device);
       zero_counters();
       cuda::launch_set_rehash(table.ref(), bigger.ref(), counters.get(), shape, nullptr);
       if (read_counters().overflow != 0) continue;
@@ -180,7 +189,7 @@ GpuKeySet::GpuKeySet(uint64_t expected_keys, const GpuKeySetOptions& options)
     : impl_(std::make_unique<Impl>(options.device, options.max_bytes)) {
   const uint32_t log2 = log2_for(expected_keys);
   impl_->check_cap(log2);
-  impl_->table = make_table(log2);
+  impl_->table = make_table(log2, impl_->device);
 }
 
 GpuKeySet::~GpuKeySet() = default;
