@@ -22,6 +22,16 @@
 // measured with CUDA events around each call (the backend's calls return
 // with their work done), reported as manual time.
 //
+// gpu_device/test_and_insert/KEYS/exact-set: the exact set (GpuKeySet) on
+//   the same number of 84-bit keys (16 bytes each) in device memory, answers
+//   to device memory, into a set sized for them and empty at the start of
+//   each iteration (made untimed). Estimate (kernels/set_kernels.cu): 257
+//   bytes of DRAM a new key (two passes: the key read twice, the slot's key
+//   and position sectors read, written where new), about 145 a repeat and
+//   33 a hot key's repeat; at the ~2.4 TB/s that an H200's 4.8 TB/s gives
+//   for random 32-byte sectors, ~9 G new keys/s and ~16 G repeats/s. Goal
+//   (issue 28): at least 3 G keys/s. Never yet run on a GPU.
+//
 // Run: build/bench/gpu_ops_bench --benchmark_min_time=0.2
 // Env: GDEDUP_GPU_BENCH_SIZES (log2 filter bytes, comma-separated; default
 // 30,32,34), GDEDUP_GPU_BENCH_KEYS (log2 keys a call; default 26), to fit a
@@ -43,11 +53,13 @@
 #include "gdedup/error.h"
 #include "gdedup/filter.h"
 #include "gdedup/gpu.h"
+#include "gdedup/key_set.h"
 
 #if defined(GDEDUP_HAVE_CUDA)
 #include <cuda_runtime_api.h>
 
 #include "../kernels/filter_kernels.h"
+#include "../kernels/set_kernels.h"
 #endif
 
 namespace gdedup {
@@ -271,7 +283,76 @@ void BM_Op(benchmark::State& state, int log2_bytes, Op op, Keys kind, bool strea
   }
 }
 
+// The exact set's keys: 84 bits made from the filter benchmarks' 64-bit
+// ones (repeats and hot key) or made on the device (random).
+Key84 key84_from(uint64_t x) { return key84_of(x, splitmix64(x)); }
+
+void BM_SetInsert(benchmark::State& state, Keys kind) {
+  std::string why;
+  if (!gpu_available(&why)) {
+    state.SkipWithError(why.c_str());
+    return;
+  }
+  try {
+    const uint64_t n = key_count();
+    DeviceKeys* d = device_keys(state, n);
+    if (d == nullptr) return;
+    static Key84* keys = nullptr;
+    if (keys == nullptr &&
+        !cuda_ok(state, cudaMalloc(reinterpret_cast<void**>(&keys), n * sizeof(Key84)),
+                 "cudaMalloc")) {
+      return;
+    }
+    std::vector<Key84> host;
+    if (kind != Keys::kRandom) {
+      const std::vector<uint64_t>& from = kind == Keys::kRepeats ? d->repeats : d->hot;
+      host.resize(n);
+      for (uint64_t i = 0; i < n; ++i) host[i] = key84_from(from[i]);
+    }
+    cudaEvent_t start, stop;
+    if (!cuda_ok(state, cudaEventCreate(&start), "cudaEventCreate") ||
+        !cuda_ok(state, cudaEventCreate(&stop), "cudaEventCreate")) {
+      return;
+    }
+    uint64_t seed = 0x5e7000ull;
+    uint64_t growths = 0;
+    for (auto _ : state) {
+      // Untimed: an empty set sized for the batch, and this iteration's keys.
+      GpuKeySet set(n);
+      if (kind == Keys::kRandom) {
+        cuda::launch_random_keys84(keys, n, seed++ * n, d->shape, nullptr);
+      } else if (!cuda_ok(state, cudaMemcpy(keys, host.data(), n * sizeof(Key84),
+                                            cudaMemcpyHostToDevice),
+                          "cudaMemcpy")) {
+        break;
+      }
+      if (!cuda_ok(state, cudaDeviceSynchronize(), "cudaDeviceSynchronize")) break;
+      cudaEventRecord(start, nullptr);
+      set.test_and_insert(keys, n, d->answers);
+      cudaEventRecord(stop, nullptr);
+      if (!cuda_ok(state, cudaEventSynchronize(stop), "cudaEventSynchronize")) break;
+      float ms = 0;
+      cudaEventElapsedTime(&ms, start, stop);
+      state.SetIterationTime(ms / 1e3);
+      growths = set.growths();
+      state.counters["set_MiB"] = static_cast<double>(set.bytes()) / (1 << 20);
+    }
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
+    state.counters["growths"] = static_cast<double>(growths);
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
 #else
+
+void BM_SetInsert(benchmark::State& state, Keys) {
+  std::string why;
+  gpu_available(&why);
+  state.SkipWithError(why.c_str());
+}
 
 void BM_Op(benchmark::State& state, int, Op, Keys, bool) {
   std::string why;
@@ -299,6 +380,13 @@ void register_all() {
     for (Op op : ops) {
       for (Keys keys : kinds) register_one("gpu_device", size, op, keys, false);
     }
+  }
+  for (Keys keys : kinds) {
+    benchmark::RegisterBenchmark(
+        (std::string("gpu_device/test_and_insert/") + keys_name(keys) + "/exact-set").c_str(),
+        [=](benchmark::State& st) { BM_SetInsert(st, keys); })
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
   }
   const int streamed_size =
       std::getenv("GDEDUP_GPU_BENCH_SIZES") != nullptr ? sizes.front() : kStreamedSize;

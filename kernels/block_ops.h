@@ -74,6 +74,21 @@ GDEDUP_HD bool lowest_of_peers(uint64_t value) {
 #endif
 }
 
+// As lowest_of_peers, for a value of two words (an exact set's 84-bit key):
+// the lanes that match on both.
+GDEDUP_HD bool lowest_of_peers(uint64_t high, uint64_t low) {
+#if defined(__CUDA_ARCH__)
+  const unsigned active = __activemask();
+  const unsigned peers = __match_any_sync(active, high) & __match_any_sync(active, low);
+  const unsigned below = (1u << (threadIdx.x & 31)) - 1;
+  return (peers & below) == 0;
+#else
+  (void)high;
+  (void)low;
+  return true;
+#endif
+}
+
 // Warp aggregation of atomics: the lanes of a warp active now that hold the
 // same `value` OR their `bits` together; returns whether this lane is the
 // lowest of them, the one to make the atomics with the OR. On the CPU device

@@ -114,6 +114,7 @@
 #include "block_ops.h"
 #include "cuda_check.h"
 #include "filter_kernels.h"
+#include "launch.h"
 
 namespace gdedup::cuda {
 namespace {
@@ -436,169 +437,11 @@ void with_layout(const FilterRef& f, Fn&& fn) {
   });
 }
 
-#if defined(__CUDACC__)
-// ---------------------------------------------------------------------------
-// CUDA: grid-stride kernels over the functors, one full wave each.
-
-constexpr int kThreads = 256;
-
-__device__ __forceinline__ uint64_t first_index() {
-  return static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-
-__device__ __forceinline__ uint64_t grid_stride() {
-  return static_cast<uint64_t>(gridDim.x) * blockDim.x;
-}
-
-template <class F>
-__global__ void __launch_bounds__(kThreads) for_each_kernel(F f, uint64_t n) {
-  for (uint64_t i = first_index(); i < n; i += grid_stride()) f(i);
-}
-
-// Sums f(i) into *total: per thread, then per warp, then one atomic per warp.
-// The sums of test_and_set (at most 2^30 keys a batch) and of the popcount
-// (at most 32 bits a word, 2^32 words a thread) fit.
-template <class F>
-__global__ void __launch_bounds__(kThreads)
-    sum_kernel(F f, uint64_t n, unsigned long long* total) {
-  unsigned long long mine = 0;
-  for (uint64_t i = first_index(); i < n; i += grid_stride()) mine += f(i);
-#pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) {
-    mine += __shfl_down_sync(0xffffffffu, mine, offset);
-  }
-  if ((threadIdx.x & 31) == 0 && mine != 0) atomicAdd(total, mine);
-}
-
-// A grid-stride loop over more blocks than fit at once would only add a
-// tail wave.
-template <class Kernel>
-unsigned grid_for(Kernel kernel, uint64_t count, LaunchShape shape) {
-  int per_sm = 0;
-  GDEDUP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0));
-  const uint64_t cap = static_cast<uint64_t>(std::max(per_sm, 1)) *
-                       static_cast<uint64_t>(std::max(shape.multiprocessors, 1));
-  const uint64_t needed = (count + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(needed < cap ? needed : cap);
-}
-
-template <class F>
-void for_each_index(F f, uint64_t n, LaunchShape shape, cudaStream_t stream) {
-  const auto kernel = for_each_kernel<F>;
-  kernel<<<grid_for(kernel, n, shape), kThreads, 0, stream>>>(f, n);
-  GDEDUP_CUDA_CHECK(cudaGetLastError());
-}
-
-template <class F>
-void sum_into(F f, uint64_t n, unsigned long long* total, LaunchShape shape,
-              cudaStream_t stream) {
-  const auto kernel = sum_kernel<F>;
-  kernel<<<grid_for(kernel, n, shape), kThreads, 0, stream>>>(f, n, total);
-  GDEDUP_CUDA_CHECK(cudaGetLastError());
-}
-
-#else
-// ---------------------------------------------------------------------------
-// The CPU device: each launch is a host function on the stream.
-
-template <class Work>
-void enqueue(cudaStream_t stream, Work work) {
-  auto job = std::make_unique<Work>(std::move(work));
-  GDEDUP_CUDA_CHECK(cudaLaunchHostFunc(
-      stream, [](void* p) { std::unique_ptr<Work>(static_cast<Work*>(p))->operator()(); },
-      job.get()));
-  job.release();
-}
-
-std::atomic<uint64_t> longest_thread_keys{0};
+#if defined(GDEDUP_CPU_DEVICE)
+// The keys test_and_set left to the sort (take_sorted_keys).
 std::atomic<uint64_t> sorted_keys{0};
-
-// Thread i of a launch: f(n - 1 - i), noting how many keys it worked
-// through. One at a time the threads run from the last index down, so that
-// a kernel relying on a lower thread's writes being done (no GPU promises
-// that; the keys of a block that test_and_set answers directly, say) gives
-// wrong answers here instead of sequential ones.
-template <class F>
-struct CountedThread {
-  F f;
-  uint64_t n;
-  auto operator()(uint64_t t) const {
-    const uint64_t i = n - 1 - t;
-    kernels::cpu_device_steps = 0;
-    struct Note {
-      ~Note() {
-        uint64_t seen = longest_thread_keys.load();
-        while (kernels::cpu_device_steps > seen &&
-               !longest_thread_keys.compare_exchange_weak(seen, kernels::cpu_device_steps)) {
-        }
-      }
-    } note;
-    return f(i);
-  }
-};
-
-std::atomic<uint64_t> concurrent_launches{0};
-
-// Runs thread(t) for every t below n: one at a time, or with the stand-in's
-// launch_threads (cuda_standin.h) on that many OS threads at once, each
-// taking every launch_threads-th t and yielding at random between its steps
-// (kernels::between_steps), so that the threads of one launch race as a
-// GPU's do: compare-and-swap retries, contended atomics. Returns the sum of
-// what the calls return.
-template <class Thread>
-uint64_t run_launch(uint64_t n, const Thread& thread) {
-  const cuda_standin::Settings settings = cuda_standin::current();
-  const uint64_t workers = std::min<uint64_t>(settings.launch_threads, n);
-  if (workers <= 1) {
-    uint64_t sum = 0;
-    for (uint64_t t = 0; t < n; ++t) sum += thread(t);
-    return sum;
-  }
-  const uint64_t seed = settings.seed * 0x9e3779b97f4a7c15ull + ++concurrent_launches;
-  std::atomic<uint64_t> sum{0};
-  std::vector<std::thread> pool;
-  for (uint64_t w = 0; w < workers; ++w) {
-    pool.emplace_back([&, w] {
-      kernels::Interleaving mine{kernels::splitmix64(seed, w) | 1};
-      kernels::interleaving = &mine;
-      uint64_t part = 0;
-      for (uint64_t t = w; t < n; t += workers) part += thread(t);
-      kernels::interleaving = nullptr;
-      sum += part;
-    });
-  }
-  for (std::thread& p : pool) p.join();
-  return sum;
-}
-
-// The functor's result as a number to sum (0 for a void one).
-template <class F>
-uint64_t call_counted(const CountedThread<F>& thread, uint64_t t) {
-  if constexpr (std::is_void_v<decltype(thread(t))>) {
-    thread(t);
-    return 0;
-  } else {
-    return thread(t);
-  }
-}
-
-template <class F>
-void for_each_index(F f, uint64_t n, LaunchShape, cudaStream_t stream) {
-  enqueue(stream, [f, n] {
-    const CountedThread<F> thread{f, n};
-    run_launch(n, [&](uint64_t t) { return call_counted(thread, t); });
-  });
-}
-
-template <class F>
-void sum_into(F f, uint64_t n, unsigned long long* total, LaunchShape, cudaStream_t stream) {
-  enqueue(stream, [f, n, total] {
-    const CountedThread<F> thread{f, n};
-    *total += run_launch(n, [&](uint64_t t) { return call_counted(thread, t); });
-  });
-}
-
 #endif
+
 
 template <uint32_t BW, uint32_t BPW>
 using MaskIterator =

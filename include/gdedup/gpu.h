@@ -3,12 +3,16 @@
 // build; without the CUDA backend they report that it was not built.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gdedup/backend.h"
 #include "gdedup/filter.h"
+#include "gdedup/key_set.h"
 
 namespace gdedup {
 
@@ -91,5 +95,75 @@ class GpuBackend : public Backend {
 // work done.
 // Throws Error when the device is unusable or the filter does not fit.
 std::unique_ptr<Backend> make_gpu_backend(Filter& filter, const GpuOptions& options = {});
+
+struct GpuKeySetOptions {
+  int device = 0;
+  // The most bytes the device table may take; 0 for no limit. A batch that
+  // would make it grow past them throws Error of kind set_full.
+  uint64_t max_bytes = 0;
+};
+
+// The exact set (gdedup/key_set.h) in a device's memory: the same answers,
+// exactly sequential within a batch, and the same keys, read back into a
+// KeySet for files and checkpoints. Each stored key keeps its 84 bits. A
+// hash table of 12 bytes a slot (a quotiented key word, a position word),
+// 2^22 slots at least, doubled and rehashed on the device as it fills
+// (kernels/set_slots.h, set_kernels.cu); while it grows the old table and
+// the new one both live, and batches from host memory take 17 bytes a key
+// of device buffers (at most 2^24 keys a pass). Keys and answers may be host or
+// device memory (cudaMalloc), detected per call; every call returns with
+// its work done. Not yet run on a GPU: only on the CUDA stand-in.
+// gpu_key_set_of and key_set_of (below) carry keys from and to a KeySet.
+class GpuKeySet {
+ public:
+  // An empty set, sized so that `expected_keys` fit without growing.
+  // Throws Error when the device is unusable (kind no_device), the table
+  // would pass options.max_bytes (kind set_full) or the device's free memory
+  // (kind device_memory; test_and_insert too, when it grows).
+  explicit GpuKeySet(uint64_t expected_keys = 0, const GpuKeySetOptions& options = {});
+  ~GpuKeySet();
+  GpuKeySet(GpuKeySet&&) noexcept;
+  GpuKeySet& operator=(GpuKeySet&&) noexcept;
+
+  // As KeySet::test_and_insert. When the set would grow past its cap, the
+  // keys of the batch may be partly added, none answered.
+  uint64_t test_and_insert(const Key84* keys, uint64_t n, uint8_t* answers);
+  // As KeySet::contains.
+  void contains(const Key84* keys, uint64_t n, uint8_t* answers) const;
+
+  uint64_t size() const;   // distinct keys held
+  uint64_t bytes() const;  // the device table's bytes
+  double load() const;     // keys held over slots
+  uint64_t growths() const;
+  // Calls `f` with every key, in no particular order, in pieces read back
+  // from the device.
+  void for_each_key(const std::function<void(const Key84* keys, size_t n)>& f) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Inline, so that the GPU backend's library needs nothing of the engine's:
+// these run in the caller's code.
+// A device set holding `start`'s keys, sized so that `expected_keys` fit
+// without growing; throws as GpuKeySet's constructor and test_and_insert.
+inline GpuKeySet gpu_key_set_of(const KeySet& start, uint64_t expected_keys,
+                                const GpuKeySetOptions& options = {}) {
+  GpuKeySet set(std::max(expected_keys, start.size()), options);
+  std::vector<uint8_t> answers;
+  start.for_each_sorted([&](const Key84* keys, size_t n) {
+    answers.resize(n);
+    set.test_and_insert(keys, n, answers.data());
+  });
+  return set;
+}
+
+// The keys of `set` in a host set with `options` (for files and checkpoints).
+inline KeySet key_set_of(const GpuKeySet& set, const KeySetOptions& options = {}) {
+  KeySet host(0, options);
+  set.for_each_key([&](const Key84* keys, size_t n) { host.insert(keys, n); });
+  return host;
+}
 
 }  // namespace gdedup

@@ -89,7 +89,8 @@ struct JobSpec {
   // the set's collision chance), and the set grows as keys come, up to
   // max_memory. filter_path names a set file (gdedup/set_file.h) and
   // checkpoints are set checkpoints. Not with sizing other than a
-  // capacity, no_grow, fingerprint input or a backend other than the CPU.
+  // capacity, no_grow, fingerprint input or a backend other than the CPU
+  // and the GPU.
   bool exact = false;
 
   JobInputs inputs;

@@ -28,6 +28,7 @@ namespace gdedup {
 struct ResumeState;    // gdedup/checkpoint.h
 class LayeredFilter;   // gdedup/layered_filter.h
 class KeySet;          // gdedup/key_set.h
+class GpuKeySet;       // gdedup/gpu.h
 struct KeyRules;       // gdedup/key_rules.h
 
 struct Progress {
@@ -170,5 +171,9 @@ PipelineStats run_pipeline(const PipelineOptions& options, LayeredFilter& filter
 // (gdedup/set_file.h); a resume runs on the set its checkpoint held.
 // on_over_capacity is not called.
 PipelineStats run_pipeline(const PipelineOptions& options, KeySet& set, const KeyRules& rules);
+// The same on an exact set in a device's memory: the same output and
+// checkpoints, each checkpoint read back into a KeySet first.
+PipelineStats run_pipeline(const PipelineOptions& options, GpuKeySet& set,
+                           const KeyRules& rules);
 
 }  // namespace gdedup

@@ -21,6 +21,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda/batch_plan.h"
+#include "cuda/device_memory.h"
 #include "cuda_check.h"
 #include "filter_kernels.h"
 #include "gdedup/error.h"
@@ -30,50 +31,19 @@
 namespace gdedup {
 namespace {
 
+using cuda::DeviceArray;
 using cuda::LaunchShape;
+using cuda::OutOfDeviceMemory;
+using cuda::Space;
+using cuda::Stream;
+using cuda::free_device_bytes;
+using cuda::space_of;
+using cuda::use_device;
 
 // Three slots: one copying in, one computing, one copying back.
 constexpr size_t kSlots = 3;
 // A slot's count of new keys, and a byte for each empty buffer.
 constexpr uint64_t kSmallChangeBytes = 64;
-
-// Thrown by device_malloc when the device is out of memory, so the
-// constructor can say how much the filter needed.
-class OutOfDeviceMemory : public Error {
- public:
-  using Error::Error;
-};
-
-void* device_malloc(size_t bytes) {
-  void* p = nullptr;
-  const cudaError_t status = cudaMalloc(&p, bytes);
-  if (status == cudaErrorMemoryAllocation) {
-    cudaGetLastError();
-    throw OutOfDeviceMemory("cudaMalloc of " + std::to_string(bytes) + " bytes failed.");
-  }
-  GDEDUP_CUDA_CHECK(status);
-  return p;
-}
-
-template <class T>
-class DeviceArray {
- public:
-  DeviceArray() = default;
-  explicit DeviceArray(uint64_t count)
-      : p_(static_cast<T*>(device_malloc(std::max<uint64_t>(count, 1) * sizeof(T)))) {}
-  DeviceArray(DeviceArray&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
-  DeviceArray& operator=(DeviceArray&& o) noexcept {
-    std::swap(p_, o.p_);
-    return *this;
-  }
-  ~DeviceArray() {
-    if (p_ != nullptr) cudaFree(p_);
-  }
-  T* get() const { return p_; }
-
- private:
-  T* p_ = nullptr;
-};
 
 void free_pinned(void* p) noexcept { cudaFreeHost(p); }
 
@@ -116,18 +86,6 @@ class PinnedArray {
   T* p_ = nullptr;
 };
 
-class Stream {
- public:
-  Stream() { GDEDUP_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  ~Stream() { cudaStreamDestroy(s_); }
-  cudaStream_t get() const { return s_; }
-
- private:
-  cudaStream_t s_ = nullptr;
-};
-
 class Event {
  public:
   Event() { GDEDUP_CUDA_CHECK(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming)); }
@@ -149,49 +107,6 @@ uint64_t slot_device_bytes(uint64_t keys) {
 
 std::string version_text(int v) {
   return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
-}
-
-// Where a caller's buffer lives, as far as copies are concerned.
-enum class Space { kPageable, kPinned, kDevice };
-
-Space space_of(const void* p, int device) {
-  cudaPointerAttributes a{};
-  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-    // Runtimes before 11 answered this for pageable memory.
-    cudaGetLastError();
-    return Space::kPageable;
-  }
-  switch (a.type) {
-    case cudaMemoryTypeDevice:
-      if (a.device != device) {
-        throw UsageError("a buffer passed to the CUDA backend is memory of GPU " +
-                         std::to_string(a.device) + ", but the backend runs on GPU " +
-                         std::to_string(device) + "; pass host memory or memory of GPU " +
-                         std::to_string(device) + ".");
-      }
-      return Space::kDevice;
-    case cudaMemoryTypeManaged:
-      return Space::kDevice;
-    case cudaMemoryTypeHost:
-      return Space::kPinned;
-    default:
-      return Space::kPageable;
-  }
-}
-
-// Makes `device` current and checks it can run the kernels; throws with
-// gpu_available's reason otherwise. Returns `device`.
-int use_device(int device) {
-  std::string why;
-  if (!gpu_available(&why, device)) throw Error(why, ErrorKind::no_device);
-  GDEDUP_CUDA_CHECK(cudaSetDevice(device));
-  return device;
-}
-
-uint64_t free_device_bytes() {
-  size_t free_bytes = 0, total_bytes = 0;
-  GDEDUP_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  return free_bytes;
 }
 
 struct Slot {

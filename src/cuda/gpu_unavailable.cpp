@@ -32,4 +32,27 @@ std::unique_ptr<Backend> make_gpu_backend(Filter& /*filter*/, const GpuOptions& 
   throw Error(kNotBuilt, ErrorKind::no_device);
 }
 
+struct GpuKeySet::Impl {};
+
+GpuKeySet::GpuKeySet(uint64_t /*expected_keys*/, const GpuKeySetOptions& /*options*/) {
+  throw Error(kNotBuilt, ErrorKind::no_device);
+}
+GpuKeySet::~GpuKeySet() = default;
+GpuKeySet::GpuKeySet(GpuKeySet&&) noexcept = default;
+GpuKeySet& GpuKeySet::operator=(GpuKeySet&&) noexcept = default;
+// A GpuKeySet is never made here, so none of these is ever called.
+uint64_t GpuKeySet::test_and_insert(const Key84*, uint64_t, uint8_t*) {
+  throw Error(kNotBuilt, ErrorKind::no_device);
+}
+void GpuKeySet::contains(const Key84*, uint64_t, uint8_t*) const {
+  throw Error(kNotBuilt, ErrorKind::no_device);
+}
+uint64_t GpuKeySet::size() const { return 0; }
+uint64_t GpuKeySet::bytes() const { return 0; }
+double GpuKeySet::load() const { return 0; }
+uint64_t GpuKeySet::growths() const { return 0; }
+void GpuKeySet::for_each_key(const std::function<void(const Key84*, size_t)>& /*f*/) const {
+  throw Error(kNotBuilt, ErrorKind::no_device);
+}
+
 }  // namespace gdedup

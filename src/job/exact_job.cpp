@@ -4,8 +4,10 @@
 #include <string>
 #include <utility>
 
+#include "gdedup/backend_registry.h"
 #include "gdedup/error.h"
 #include "gdedup/filter_file.h"
+#include "gdedup/gpu.h"
 #include "gdedup/job_files.h"
 #include "gdedup/key_set.h"
 #include "gdedup/number_text.h"
@@ -38,6 +40,22 @@ bool file_holds(const std::string& path, const KeySet& set, const KeyRules& rule
   return same;
 }
 
+// Whether the set lives on the GPU: asked for by name, or the registry's
+// choice for auto (its first available entry of the two that hold sets,
+// the GPU before the CPU). A GPU asked for but unusable fails when the set
+// is made, with the reason (kind no_device).
+bool set_on_gpu(const JobSpec& o) {
+  if (o.backend != "auto") return o.backend == "gpu";
+  BackendOptions options;
+  options.device = o.device;
+  for (const BackendEntry& e : backend_registry()) {
+    if ((e.name == "gpu" || e.name == "cpu") && e.available(options, nullptr)) {
+      return e.name == "gpu";
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 void refuse_for_exact(const Job& job) {
@@ -63,10 +81,10 @@ void refuse_for_exact(const Job& job) {
                      ": its records are 64-bit fingerprints, and an exact set keeps 84 bits "
                      "of each key's 128-bit hash; give the keys as text");
   }
-  if (o.backend != "auto" && o.backend != "cpu") {
-    throw UsageError(job.given(JobOption::kBackend) + " cannot run " + exact + " yet: exact "
-                     "mode runs on the CPU; drop " + job.name(JobOption::kBackend) +
-                     " or give cpu");
+  if (o.backend != "auto" && o.backend != "cpu" && o.backend != "gpu") {
+    throw UsageError(job.given(JobOption::kBackend) + " cannot run " + exact + ": exact "
+                     "mode runs on the CPU or a GPU; drop " + job.name(JobOption::kBackend) +
+                     " or give cpu or gpu");
   }
 }
 
@@ -122,8 +140,18 @@ JobResult run_exact_job(Job& j) {
     return KeySet(o.sizing.capacity.value_or(0), set_options);
   }();
   check_set_cap(j, set.bytes(), "the set");
-  const std::string backend = "cpu exact set (" + std::to_string(threads.filter) +
-                              (threads.filter == 1 ? " thread)" : " threads)");
+  // On a GPU the set moves to the device for the run and comes back for
+  // the file; the host copy is dropped meanwhile.
+  std::optional<GpuKeySet> gpu;
+  std::string backend = "cpu exact set (" + std::to_string(threads.filter) +
+                        (threads.filter == 1 ? " thread)" : " threads)");
+  if (set_on_gpu(o)) {
+    gpu.emplace(gpu_key_set_of(set, o.sizing.capacity.value_or(0),
+                               GpuKeySetOptions{o.device, o.max_memory}));
+    set = KeySet(0, set_options);
+    backend = "gpu exact set (" + gpu_device_info(o.device).name + ", device " +
+              std::to_string(o.device) + ")";
+  }
   events.info("backend " + backend);
 
   PipelineOptions run = pipeline_options(j);
@@ -137,7 +165,12 @@ JobResult run_exact_job(Job& j) {
   };
   JobResult result = start_result(j, skipped, run.resume);
   if (!run_stream(j, result, run.resume != nullptr, began,
-                  [&] { return run_pipeline(run, set, saved_rules); })) {
+                  [&] {
+                    if (!gpu) return run_pipeline(run, set, saved_rules);
+                    const PipelineStats stats = run_pipeline(run, *gpu, saved_rules);
+                    set = key_set_of(*gpu, set_options);
+                    return stats;
+                  })) {
     return result;
   }
   if (file_check == FilterFileCheck::kCompareAtEnd) {

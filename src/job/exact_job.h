@@ -15,7 +15,7 @@ JobResult run_exact_job(Job& job);
 
 // Refuses (UsageError) what exact mode does not take: a Bloom filter's
 // sizing (a rate, a memory size, block bits), no_grow, fingerprint input,
-// a backend other than the CPU.
+// a backend other than the CPU and the GPU.
 void refuse_for_exact(const Job& job);
 
 // Throws Error of kind set_full, "`what` takes ...", when a set (or a

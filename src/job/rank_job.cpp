@@ -50,9 +50,16 @@ void refuse_unsupported(const job::Job& j) {
   }
 }
 
-// What exact mode refuses in one process, and checkpoints on ranks.
+// What exact mode refuses in one process, and on ranks checkpoints and
+// the GPU (a rank's part of the set is held on its CPU).
 void refuse_for_exact_ranks(const job::Job& j) {
   job::refuse_for_exact(j);
+  if (j.spec.backend == "gpu") {
+    throw UsageError(j.given(JobOption::kBackend) + " cannot run " + j.name(JobOption::kExact) +
+                     " under " + j.name(JobOption::kMpi) + " yet: each rank holds its part of "
+                     "the set on its CPU; drop " + j.name(JobOption::kBackend) +
+                     ", or run the job in one process");
+  }
   if (j.spec.checkpoint.enabled()) {
     throw UsageError(j.given(JobOption::kCheckpoint) + " cannot be used with " +
                      j.name(JobOption::kExact) + " under " + j.name(JobOption::kMpi) +

@@ -426,4 +426,12 @@ PipelineStats run_pipeline(const PipelineOptions& options, KeySet& set, const Ke
   });
 }
 
+PipelineStats run_pipeline(const PipelineOptions& options, GpuKeySet& set,
+                           const KeyRules& rules) {
+  const auto target = pipeline::set_target(set, rules);
+  return run_in_parts(options, [&](const PipelineOptions& run) {
+    return Driver(run, *target).run();
+  });
+}
+
 }  // namespace gdedup

@@ -9,6 +9,7 @@
 
 #include "gdedup/backend.h"
 #include "gdedup/checkpoint.h"
+#include "gdedup/gpu.h"
 #include "gdedup/key_rules.h"
 #include "gdedup/key_set.h"
 #include "gdedup/pipeline.h"
@@ -48,7 +49,9 @@ class RunTarget {
 // `filter` is and whose view `backend` is) a growing one.
 std::unique_ptr<RunTarget> filter_target(Filter& filter, Backend& backend,
                                          LayeredFilter* layered);
-// An exact set, its keys made by `rules`.
+// An exact set, its keys made by `rules`: on the CPU, or in a device's
+// memory (each checkpoint read back into a KeySet).
 std::unique_ptr<RunTarget> set_target(KeySet& set, const KeyRules& rules);
+std::unique_ptr<RunTarget> set_target(GpuKeySet& set, const KeyRules& rules);
 
 }  // namespace gdedup::pipeline

@@ -1,5 +1,6 @@
 // An exact set as the driver's target: 84-bit keys, checkpoints in the set
-// checkpoint format (gdedup/set_file.h).
+// checkpoint format (gdedup/set_file.h). One target for a KeySet and a
+// GpuKeySet, which answer alike; a checkpoint takes a host copy of either.
 #include <memory>
 
 #include "gdedup/set_file.h"
@@ -9,9 +10,14 @@
 namespace gdedup::pipeline {
 namespace {
 
+// What a checkpoint writes in the background: a copy of the set on the host.
+KeySet host_copy(const KeySet& set) { return set.clone(); }
+KeySet host_copy(const GpuKeySet& set) { return key_set_of(set); }
+
+template <class Set>
 class SetTarget final : public RunTarget {
  public:
-  SetTarget(KeySet& set, const KeyRules& rules) : set_(set), rules_(rules) {}
+  SetTarget(Set& set, const KeyRules& rules) : set_(set), rules_(rules) {}
 
   KeyHashing hashing() const override { return KeyHashing{rules_.seed, true}; }
   const Backend* memory() const override { return nullptr; }
@@ -31,21 +37,25 @@ class SetTarget final : public RunTarget {
 
   void checkpoint(CheckpointWriter& writer, ResumeState state) override {
     const uint64_t records = state.position.records;
-    auto copy = std::make_shared<const KeySet>(set_.clone());
+    auto copy = std::make_shared<const KeySet>(host_copy(set_));
     writer.start_image([copy, rules = rules_, state = std::move(state)](const std::string& path) {
       save_set_checkpoint(*copy, rules, state, path);
     }, records);
   }
 
  private:
-  KeySet& set_;
+  Set& set_;
   KeyRules rules_;
 };
 
 }  // namespace
 
 std::unique_ptr<RunTarget> set_target(KeySet& set, const KeyRules& rules) {
-  return std::make_unique<SetTarget>(set, rules);
+  return std::make_unique<SetTarget<KeySet>>(set, rules);
+}
+
+std::unique_ptr<RunTarget> set_target(GpuKeySet& set, const KeyRules& rules) {
+  return std::make_unique<SetTarget<GpuKeySet>>(set, rules);
 }
 
 }  // namespace gdedup::pipeline

@@ -124,13 +124,76 @@ case_what_exact_mode_cannot_take_is_refused() {
   printf 'a\nb\n' >in.txt
   local args
   for args in "--fpr 0.01" "--memory 1G" "--block-bits 512" "--no-grow" "--allow-high-fpr" \
-      "--backend gpu" "--input-format u64"; do
+      "--input-format u64"; do
     # shellcheck disable=SC2086
     run_gdedup dedup --exact $args in.txt -o out.txt
     expect_status 2
     expect_message "--exact"
     [ ! -e out.txt ] || fail "$args: an output was written"
   done
+}
+
+# The set on a GPU (GDEDUP_GPU_BIN: the CUDA stand-in's build, or the
+# command on a GPU machine) against the CPU's: the same output and set file,
+# byte for byte, on duplicate-heavy keys and one key in 15 of 16 records,
+# for batches of 1 to 1e6; auto takes the GPU; its cap ends a job with status 4.
+case_gpu_set_matches_the_cpu_set() {
+  local gpu=${GDEDUP_GPU_BIN:-}
+  if [ -z "$gpu" ]; then
+    echo "  skipped: this build has neither the CUDA backend nor its stand-in"
+    return 0
+  fi
+  python3 -c "
+import random
+r = random.Random(17)
+open('heavy.txt', 'w').write(''.join('k%d\n' % r.randrange(3000) for _ in range(40000)))
+open('hot.txt', 'w').write(''.join('hot\n' if i % 16 else 'r%d\n' % r.randrange(10**9)
+                                   for i in range(40000)))
+open('small.txt', 'w').write(''.join('k%d\n' % r.randrange(300) for _ in range(1500)))
+"
+  local input batch
+  for input in heavy hot small; do
+    run_gdedup dedup --exact -q "$input.txt" -o "$input.cpu.txt" -f "$input.cpu.set"
+    expect_status 0
+    for batch in 1 7 4096 1000000; do
+      # Batches of one record are a device round trip each: the small input only.
+      [ "$batch" -eq 1 ] && [ "$input" != small ] && continue
+      GDEDUP="$gpu" run_gdedup dedup --exact --backend gpu --batch "$batch" -q "$input.txt" \
+        -o out.txt -f out.set
+      expect_status 0
+      cmp -s out.txt "$input.cpu.txt" || fail "$input, --batch $batch: the GPU's output differs"
+      cmp -s out.set "$input.cpu.set" || fail "$input, --batch $batch: the GPU's set differs"
+      rm -f out.set
+    done
+  done
+  GDEDUP="$gpu" run_gdedup dedup --exact heavy.txt -o out.txt
+  expect_status 0
+  expect_message "backend gpu exact set"
+  # Past --max-memory: exit status 4 as on the CPU, and no set file. 2^22
+  # slots (48 MiB) are the smallest table; 600,000 keys outgrow it.
+  seq 600000 >many.txt
+  GDEDUP="$gpu" run_gdedup dedup --exact --backend gpu --max-memory 50M many.txt -o many.out \
+    -f many.set
+  expect_status 4
+  expect_message "more than the cap of 50.0 MiB"
+  [ ! -e many.set ] || fail "a set file was written past --max-memory"
+}
+
+# Where the command has no usable GPU, --backend gpu fails with the reason
+# and writes nothing; auto runs on the CPU.
+case_gpu_set_without_a_device_is_refused() {
+  if [ "${GDEDUP_GPU_BIN:-}" = "$GDEDUP" ]; then
+    echo "  skipped: this command's GPU backend runs here"
+    return 0
+  fi
+  printf 'a\nb\na\n' >in.txt
+  run_gdedup dedup --exact --backend gpu in.txt -o out.txt -f out.set
+  expect_status 1
+  expect_message "use --backend cpu"
+  [ ! -e out.txt ] && [ ! -e out.set ] || fail "--backend gpu without a GPU wrote a file"
+  run_gdedup dedup --exact in.txt -o out.txt
+  expect_status 0
+  expect_message "backend cpu exact set"
 }
 
 # Killed with SIGKILL once a checkpoint exists, resumed (and killed again)
