@@ -63,6 +63,13 @@ class KeySet {
   // test_and_insert.
   uint64_t insert(const Key84* keys, uint64_t n);
 
+  // A deep copy (a checkpoint written while the set goes on), with the same
+  // options.
+  KeySet clone() const;
+  // Adds every key of `other` (the union), in ascending order; throws as
+  // insert, with the keys before the refused one added.
+  void merge(const KeySet& other);
+
   uint64_t size() const;   // distinct keys held
   uint64_t bytes() const;  // the tables' bytes
   double load() const;     // keys held over slots
