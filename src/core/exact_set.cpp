@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -37,9 +38,21 @@ Key84 key84(const void* key, size_t length, uint64_t seed) {
 ExactSet::Table::Table(uint64_t size) : bytes(size) {
   void* p = nullptr;
   if (size >= kMapAtLeast) {
-    p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) p = nullptr;
-    if (p != nullptr) madvise(p, size, MADV_HUGEPAGE);  // advice: ignored where not given
+    // On a huge page's boundary, so that a table of a few huge pages (a
+    // shard's) is all huge pages: what more is mapped to find the boundary
+    // goes back at once.
+    const uint64_t extra = kMapAtLeast;
+    void* raw = mmap(nullptr, size + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                     -1, 0);
+    if (raw != MAP_FAILED) {
+      const uintptr_t start = reinterpret_cast<uintptr_t>(raw);
+      const uintptr_t aligned = (start + extra - 1) & ~(extra - 1);
+      if (aligned > start) munmap(raw, aligned - start);
+      const uintptr_t end = aligned + size;
+      if (start + size + extra > end) munmap(reinterpret_cast<void*>(end), start + extra - aligned);
+      p = reinterpret_cast<void*>(aligned);
+      madvise(p, size, MADV_HUGEPAGE);  // advice: ignored where not given
+    }
   } else {
     p = std::aligned_alloc(64, size);
     if (p != nullptr) std::memset(p, 0, size);
@@ -152,28 +165,6 @@ void ExactSet::set_shape(unsigned bucket_bits) {
       std::floor(max_load(per_bucket_) * static_cast<double>(slots())));
 }
 
-uint64_t ExactSet::high(const uint64_t* words, unsigned slot) const {
-  // The high parts follow the line's low words, high_bytes_ each.
-  const unsigned char* at =
-      reinterpret_cast<const unsigned char*>(words + per_bucket_) + slot * high_bytes_;
-  switch (high_bytes_) {
-    case 0: return 0;
-    case 1: return at[0];
-    case 2: { uint16_t v; std::memcpy(&v, at, 2); return v; }
-    default: { uint32_t v; std::memcpy(&v, at, 4); return v; }
-  }
-}
-
-void ExactSet::set_high(uint64_t* words, unsigned slot, uint64_t value) {
-  unsigned char* at = reinterpret_cast<unsigned char*>(words + per_bucket_) + slot * high_bytes_;
-  switch (high_bytes_) {
-    case 0: return;
-    case 1: at[0] = static_cast<unsigned char>(value); return;
-    case 2: { const uint16_t v = static_cast<uint16_t>(value); std::memcpy(at, &v, 2); return; }
-    default: { const uint32_t v = static_cast<uint32_t>(value); std::memcpy(at, &v, 4); return; }
-  }
-}
-
 Key84 ExactSet::key_at(uint64_t bucket, unsigned slot) const {
   const uint64_t* words = line(bucket);
   const uint64_t displacement = (words[slot] & 15) - 1;
@@ -207,50 +198,48 @@ bool ExactSet::find(Key84 key, Spot* spot) const {
   return false;
 }
 
-bool ExactSet::place(Key84 key, Spot spot, bool dry, Key84* left_over) {
-  // Robin Hood: a key takes the slot of one nearer its home, which then
-  // goes on from there, so that the order of homes holds and runs stay
-  // short.
-  Code c = code(key);
+bool ExactSet::place(Key84 key, Spot spot) {
+  // Robin Hood order is the order of homes: the key goes in at its spot
+  // and the keys from there to the first free slot move on by one slot,
+  // the last of each bucket into the next one's first, one bucket farther
+  // from its home. First the walk to the free slot, which says whether any
+  // of those would lie too far, before anything moves.
+  if (spot.displacement > kMaxDisplacement) return false;
   uint64_t bucket = spot.bucket;
-  unsigned d = spot.displacement;
-  unsigned first = spot.slot;
-  while (d <= kMaxDisplacement) {
-    uint64_t* words = line(bucket);
-    for (unsigned s = first; s < per_bucket_; ++s) {
-      const uint64_t word = words[s];
-      if (word == 0) {
-        if (!dry) {
-          words[s] = c.low | (d + 1);
-          set_high(words, s, c.high);
-          ++size_;
-        }
-        return true;
-      }
-      const unsigned resident = static_cast<unsigned>(word & 15) - 1;
-      if (resident < d) {
-        const Code moved{word & ~uint64_t{15}, high(words, s)};
-        if (!dry) {
-          words[s] = c.low | (d + 1);
-          set_high(words, s, c.high);
-        }
-        c = moved;
-        d = resident;
-      }
-    }
+  unsigned slot = spot.slot;
+  for (;;) {
+    const uint64_t* words = line(bucket);
+    while (slot < per_bucket_ && words[slot] != 0) ++slot;
+    if (slot < per_bucket_) break;
+    if ((words[per_bucket_ - 1] & 15) - 1 >= kMaxDisplacement) return false;
     bucket = (bucket + 1) & bucket_mask();
-    ++d;
-    first = 0;
+    slot = 0;
   }
-  if (!dry) {
-    const uint64_t home_bucket = (bucket - d) & bucket_mask();
-    const Key84 rest = ((static_cast<Key84>(c.high) << 64) | c.low) >> 4;
-    *left_over = (static_cast<Key84>(home_bucket) << (key_bits_ - bucket_bits_)) | rest;
+  auto move = [this](uint64_t* to, unsigned to_slot, const uint64_t* from, unsigned from_slot,
+                     uint64_t add) {
+    to[to_slot] = from[from_slot] + add;
+    set_high(to, to_slot, high(from, from_slot));
+  };
+  while (bucket != spot.bucket) {
+    uint64_t* words = line(bucket);
+    for (; slot > 0; --slot) move(words, slot, words, slot - 1, 0);
+    const uint64_t* previous = line((bucket - 1) & bucket_mask());
+    move(words, 0, previous, per_bucket_ - 1, 1);  // one bucket farther
+    bucket = (bucket - 1) & bucket_mask();
+    slot = per_bucket_ - 1;
   }
-  return false;
+  uint64_t* words = line(bucket);
+  for (; slot > spot.slot; --slot) move(words, slot, words, slot - 1, 0);
+  const Code c = code(key);
+  words[spot.slot] = c.low | (spot.displacement + 1);
+  set_high(words, spot.slot, c.high);
+  ++size_;
+  return true;
 }
 
 bool ExactSet::fill(ExactSet& into, const Key84* extra, size_t n_extra) const {
+  // Past its load it may have no free slot left for place() to find.
+  if (size_ + n_extra > into.grow_at_) return false;
   std::vector<Key84> late;  // keys for past the end: placed last, wrapping round
   const uint64_t end_bucket = uint64_t{1} << into.bucket_bits_;
   uint64_t tail_bucket = 0;  // the first slot not yet filled in `into`
@@ -319,8 +308,7 @@ bool ExactSet::fill(ExactSet& into, const Key84* extra, size_t n_extra) const {
   for (const Key84 key : late) {
     Spot spot;
     into.find(key, &spot);
-    Key84 left_over;
-    if (!into.place(key, spot, false, &left_over)) return false;
+    if (!into.place(key, spot)) return false;
   }
   return true;
 }
@@ -359,16 +347,11 @@ ExactSet::Outcome ExactSet::test_and_insert_one(Key84 key, uint64_t max_bytes,
                                                 uint64_t* needed) {
   Spot spot;
   if (find(key, &spot)) return Outcome::present;
-  // With a limit, a key that would make the table grow is known to before
-  // anything moves (a dry run of its walk), so that a refused one leaves
-  // the table as it was.
-  const bool grows = size_ >= grow_at_ || (max_bytes != 0 && !place(key, spot, true, nullptr));
-  if (grows) {
-    return grow(bucket_bits_ + 1, &key, 1, max_bytes, needed) ? Outcome::added : Outcome::full;
-  }
-  Key84 left_over;
-  if (!place(key, spot, false, &left_over)) grow(bucket_bits_ + 1, &left_over, 1, 0, nullptr);
-  return Outcome::added;
+  if (size_ < grow_at_ && place(key, spot)) return Outcome::added;
+  // Past the load, or a run too long: the table grows, and where that
+  // would pass the limit, stays as it was (place moves nothing when it
+  // fails).
+  return grow(bucket_bits_ + 1, &key, 1, max_bytes, needed) ? Outcome::added : Outcome::full;
 }
 
 uint64_t ExactSet::test_and_insert(const Key84* keys, size_t n, uint8_t* answers) {

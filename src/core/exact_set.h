@@ -24,6 +24,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "gdedup/key_set.h"
@@ -152,8 +153,30 @@ class ExactSet {
     const Key84 rest = (key & ((Key84{1} << (key_bits_ - bucket_bits_)) - 1)) << 4;
     return Code{static_cast<uint64_t>(rest), static_cast<uint64_t>(rest >> 64)};
   }
-  uint64_t high(const uint64_t* words, unsigned slot) const;
-  void set_high(uint64_t* words, unsigned slot, uint64_t value);
+  // A slot's high bits: after the line's low words, high_bytes_ each.
+  uint64_t high(const uint64_t* words, unsigned slot) const {
+    const unsigned char* at =
+        reinterpret_cast<const unsigned char*>(words + per_bucket_) + slot * high_bytes_;
+    uint32_t v32;
+    uint16_t v16;
+    switch (high_bytes_) {
+      case 0: return 0;
+      case 1: return at[0];
+      case 2: std::memcpy(&v16, at, 2); return v16;
+      default: std::memcpy(&v32, at, 4); return v32;
+    }
+  }
+  void set_high(uint64_t* words, unsigned slot, uint64_t value) {
+    unsigned char* at = reinterpret_cast<unsigned char*>(words + per_bucket_) + slot * high_bytes_;
+    const uint32_t v32 = static_cast<uint32_t>(value);
+    const uint16_t v16 = static_cast<uint16_t>(value);
+    switch (high_bytes_) {
+      case 0: return;
+      case 1: at[0] = static_cast<unsigned char>(value); return;
+      case 2: std::memcpy(at, &v16, 2); return;
+      default: std::memcpy(at, &v32, 4); return;
+    }
+  }
   // The key in a used slot.
   Key84 key_at(uint64_t bucket, unsigned slot) const;
 
@@ -161,11 +184,10 @@ class ExactSet {
   // where it goes: the first slot on its way that is free or holds a key
   // nearer its home.
   bool find(Key84 key, Spot* spot) const;
-  // Places `key`, not in the set, at `spot` (find's), the keys it moves
-  // going on. With `dry`, only says whether it would fit. Without, false
-  // means some key (this one or one it moved) would lie past
-  // kMaxDisplacement: that key is `left_over`, out of the table.
-  bool place(Key84 key, Spot spot, bool dry, Key84* left_over);
+  // Places `key`, not in the set, at `spot` (find's), the keys after it
+  // moving on. False, with nothing moved, when some key (this one or one it
+  // moves) would lie past kMaxDisplacement.
+  bool place(Key84 key, Spot spot);
   // Puts the table at `bucket_bits` with every key and `extra` (not in it),
   // doubling further while a run is too long, unless that would take more
   // than `max_bytes` (0: no limit): then the table is as it was, *needed
