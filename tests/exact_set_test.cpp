@@ -388,20 +388,21 @@ TEST(KeySet, CapRefusesTheExactKeyWhenARunTooLongGrowsAShardInParallel) {
 }
 
 TEST(KeySet, BytesForIsWhatASetGrownToThatManyKeysTakes) {
-  // Midway between two sizes at which every shard doubles (a shard's keys
-  // vary by about their square root, far from either), and at 0.
+  // Shards double one after another over a range of sizes; between those
+  // ranges lie sizes at which no shard doubles. There, midway, and at 0: a
+  // shard's keys vary by about their square root, from 100 keys a shard on
+  // a sixth of the way to either end or less.
   std::vector<uint64_t> counts = {0};
-  uint64_t previous = 0;
-  for (uint64_t n = 1; n < 700000; n += 997) {
-    if (KeySet::bytes_for(n) != KeySet::bytes_for(previous)) {
-      counts.push_back((previous + n) / 2);
-      previous = n;
-    }
+  uint64_t plateau = 0;  // where bytes_for last changed
+  for (uint64_t n = 1; n < 800000; n += 997) {
+    if (KeySet::bytes_for(n) == KeySet::bytes_for(plateau)) continue;
+    if (n - plateau > plateau / 4 && plateau > 25600) counts.push_back((plateau + n) / 2);
+    plateau = n;
   }
-  ASSERT_GE(counts.size(), 6u);
+  ASSERT_GE(counts.size(), 4u);
   uint64_t at = 0;
   KeySet grown(0, KeySetOptions{2, 0});
-  const auto keys = distinct_in_order(random_keys(700000, 700000, kKeyBits, 18));
+  const auto keys = distinct_in_order(random_keys(800000, 800000, kKeyBits, 18));
   for (const uint64_t n : counts) {
     if (n > keys.size()) break;
     grown.insert(keys.data() + at, n - at);

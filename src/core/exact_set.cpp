@@ -85,18 +85,22 @@ ExactSet::Table& ExactSet::Table::operator=(Table&& other) noexcept {
   return *this;
 }
 
-double ExactSet::max_load(unsigned per_bucket) {
+double ExactSet::max_load(unsigned per_bucket, unsigned stagger) {
   // Fewer slots a bucket, longer runs at one load. The load of the first
   // run past kMaxDisplacement, least of 5 to 20 tables of random keys: 0.944
   // with 8 slots at 2^20 buckets, 0.952 with 7 at 2^15 (the largest a
   // KeySet's shard has with 7); 5 and 6 slots come only in tables of at
   // most 2^7 buckets in a KeySet, where no run was too long below 0.99.
-  switch (per_bucket) {
-    case 8: return 0.94;
-    case 7: return 0.94;
-    case 6: return 0.92;
-    default: return 0.90;
-  }
+  // With 8 slots the range is narrow: at 1e9 keys a shard's 2^19 buckets
+  // must hold its 3.9 million (load 0.931) with room for its spread.
+  struct Range {
+    double low, high;
+  };
+  const Range r = per_bucket == 8   ? Range{0.935, 0.941}
+                  : per_bucket == 7 ? Range{0.80, 0.94}
+                  : per_bucket == 6 ? Range{0.80, 0.92}
+                                    : Range{0.80, 0.90};
+  return r.high - (r.high - r.low) * static_cast<double>(stagger) / 256;
 }
 
 unsigned ExactSet::per_bucket_for(unsigned bucket_bits, unsigned key_bits) {
@@ -108,22 +112,24 @@ unsigned ExactSet::per_bucket_for(unsigned bucket_bits, unsigned key_bits) {
   return 5;
 }
 
-unsigned ExactSet::bucket_bits_for(uint64_t keys, unsigned bucket_bits, unsigned key_bits) {
+unsigned ExactSet::bucket_bits_for(uint64_t keys, unsigned bucket_bits, unsigned key_bits,
+                                   unsigned stagger) {
   for (;; ++bucket_bits) {
     const unsigned per_bucket = per_bucket_for(bucket_bits, key_bits);
     const double slots = std::ldexp(static_cast<double>(per_bucket), static_cast<int>(bucket_bits));
-    if (static_cast<double>(keys) <= std::floor(max_load(per_bucket) * slots) ||
+    if (static_cast<double>(keys) <= std::floor(max_load(per_bucket, stagger) * slots) ||
         bucket_bits >= kMaxBucketBits) {
       return bucket_bits;
     }
   }
 }
 
-uint64_t ExactSet::bytes_for(uint64_t keys, unsigned key_bits) {
-  return bytes_at(bucket_bits_for(keys, kMinBucketBits, key_bits));
+uint64_t ExactSet::bytes_for(uint64_t keys, unsigned key_bits, unsigned stagger) {
+  return bytes_at(bucket_bits_for(keys, kMinBucketBits, key_bits, stagger));
 }
 
-ExactSet::ExactSet(uint64_t expected_keys, unsigned key_bits) : key_bits_(key_bits) {
+ExactSet::ExactSet(uint64_t expected_keys, unsigned key_bits, unsigned stagger)
+    : key_bits_(key_bits), stagger_(stagger % 256) {
   if (key_bits_ > kKeyBits || key_bits_ < kMinKeyBits) {
     throw UsageError("an exact set's keys have " + std::to_string(kMinKeyBits) + " to " +
                      std::to_string(kKeyBits) + " bits, not " + std::to_string(key_bits));
@@ -132,7 +138,7 @@ ExactSet::ExactSet(uint64_t expected_keys, unsigned key_bits) : key_bits_(key_bi
   // KeySet's shards, each given its share, do not grow at their last keys.
   const double spread = 4 * std::sqrt(static_cast<double>(expected_keys)) + 16;
   const uint64_t room = expected_keys == 0 ? 0 : expected_keys + static_cast<uint64_t>(spread);
-  set_shape(bucket_bits_for(room, kMinBucketBits, key_bits_));
+  set_shape(bucket_bits_for(room, kMinBucketBits, key_bits_, stagger_));
   table_ = Table(bytes());
 }
 
@@ -142,6 +148,7 @@ ExactSet& ExactSet::operator=(ExactSet&& other) noexcept = default;
 
 ExactSet::ExactSet(const ExactSet& other)
     : key_bits_(other.key_bits_),
+      stagger_(other.stagger_),
       bucket_bits_(other.bucket_bits_),
       per_bucket_(other.per_bucket_),
       high_bytes_(other.high_bytes_),
@@ -162,7 +169,7 @@ void ExactSet::set_shape(unsigned bucket_bits) {
   per_bucket_ = per_bucket_for(bucket_bits, key_bits_);
   high_bytes_ = per_bucket_ == 8 ? 0 : per_bucket_ == 7 ? 1 : per_bucket_ == 6 ? 2 : 4;
   grow_at_ = static_cast<uint64_t>(
-      std::floor(max_load(per_bucket_) * static_cast<double>(slots())));
+      std::floor(max_load(per_bucket_, stagger_) * static_cast<double>(slots())));
 }
 
 Key84 ExactSet::key_at(uint64_t bucket, unsigned slot) const {
@@ -320,7 +327,7 @@ bool ExactSet::grow(unsigned bucket_bits, const Key84* extra, size_t n_extra,
       *needed = bytes_at(bits);
       return false;
     }
-    ExactSet into(key_bits_, bits, Empty{});
+    ExactSet into(key_bits_, bits, stagger_, Empty{});
     if (fill(into, extra, n_extra)) {
       into.growths_ = growths_ + 1;
       *this = std::move(into);
@@ -331,14 +338,15 @@ bool ExactSet::grow(unsigned bucket_bits, const Key84* extra, size_t n_extra,
 }
 
 bool ExactSet::rebuild(unsigned bucket_bits, uint64_t growths) {
-  ExactSet into(key_bits_, bucket_bits, Empty{});
+  ExactSet into(key_bits_, bucket_bits, stagger_, Empty{});
   if (!fill(into, nullptr, 0)) return false;
   into.growths_ = growths;
   *this = std::move(into);
   return true;
 }
 
-ExactSet::ExactSet(unsigned key_bits, unsigned bucket_bits, Empty) : key_bits_(key_bits) {
+ExactSet::ExactSet(unsigned key_bits, unsigned bucket_bits, unsigned stagger, Empty)
+    : key_bits_(key_bits), stagger_(stagger) {
   set_shape(bucket_bits);
   table_ = Table(bytes());
 }
@@ -357,7 +365,7 @@ ExactSet::Outcome ExactSet::test_and_insert_one(Key84 key, uint64_t max_bytes,
 uint64_t ExactSet::test_and_insert(const Key84* keys, size_t n, uint8_t* answers) {
   uint64_t added = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (i + kPrefetchAhead < n) prefetch(keys[i + kPrefetchAhead]);
+    if (i + kPrefetchAhead < n) prefetch(keys[i + kPrefetchAhead], true);
     const bool fresh = test_and_insert_one(keys[i], 0, nullptr) == Outcome::added;
     answers[i] = fresh ? 0 : 1;
     added += fresh ? 1 : 0;
@@ -367,7 +375,7 @@ uint64_t ExactSet::test_and_insert(const Key84* keys, size_t n, uint8_t* answers
 
 void ExactSet::contains(const Key84* keys, size_t n, uint8_t* answers) const {
   for (size_t i = 0; i < n; ++i) {
-    if (i + kPrefetchAhead < n) prefetch(keys[i + kPrefetchAhead]);
+    if (i + kPrefetchAhead < n) prefetch(keys[i + kPrefetchAhead], false);
     answers[i] = find(keys[i], nullptr) ? 1 : 0;
   }
 }

@@ -44,7 +44,11 @@ class ExactSet {
   // `key_bits`: the width of the keys (their top bits above it must be 0):
   // kKeyBits less the bits that chose a KeySet's shard, or narrower in
   // tests, which reach narrow slots in small tables.
-  explicit ExactSet(uint64_t expected_keys = 0, unsigned key_bits = kKeyBits);
+  // `stagger` (0 to 255): where between its lowest and highest load this
+  // table doubles (max_load), so that a KeySet's shards, which fill
+  // together, do not all double at once.
+  explicit ExactSet(uint64_t expected_keys = 0, unsigned key_bits = kKeyBits,
+                    unsigned stagger = 0);
   ~ExactSet();
   ExactSet(const ExactSet& other);  // a deep copy
   ExactSet& operator=(const ExactSet&) = delete;
@@ -66,8 +70,14 @@ class ExactSet {
   Outcome test_and_insert_one(Key84 key, uint64_t max_bytes, uint64_t* needed);
   bool contains_one(Key84 key) const { return find(key, nullptr); }
   // Fetches the key's home bucket ahead of a call for it: the misses of the
-  // keys a little ahead overlap while a key is answered.
-  void prefetch(Key84 key) const { __builtin_prefetch(line(home(key))); }
+  // keys a little ahead overlap while a key is answered. For an insert, the
+  // next bucket too: near the load limit the keys a new one moves on often
+  // run into it.
+  void prefetch(Key84 key, bool for_insert) const {
+    const uint64_t h = home(key);
+    __builtin_prefetch(line(h));
+    if (for_insert) __builtin_prefetch(line((h + 1) & bucket_mask()));
+  }
   // Removes `key` if it is there (KeySet's undo of keys a failed batch
   // added past its failing key): the keys after it in its run move back.
   void erase(Key84 key);
@@ -95,16 +105,18 @@ class ExactSet {
   static double collision_chance(uint64_t keys);
   // The bytes a table grown from the smallest to `keys` keys takes (keys
   // spread as a hash spreads them: no run too long before the load limit).
-  static uint64_t bytes_for(uint64_t keys, unsigned key_bits = kKeyBits);
+  static uint64_t bytes_for(uint64_t keys, unsigned key_bits = kKeyBits, unsigned stagger = 0);
   // The bucket bits a table of `bucket_bits` grows to by the load rule alone
   // to hold `keys` keys.
-  static unsigned bucket_bits_for(uint64_t keys, unsigned bucket_bits, unsigned key_bits);
+  static unsigned bucket_bits_for(uint64_t keys, unsigned bucket_bits, unsigned key_bits,
+                                  unsigned stagger);
   static uint64_t bytes_at(unsigned bucket_bits) { return uint64_t{64} << bucket_bits; }
   // The share of slots in use past which a table of `per_bucket` slots a
   // bucket doubles: below the load where runs longer than kMaxDisplacement
   // begin to appear for hashed keys (bench/RESULTS.md), so that growth is by
-  // load, bytes_for() is what a table takes, and lookups stay short.
-  static double max_load(unsigned per_bucket);
+  // load, bytes_for() is what a table takes, and lookups stay short; lower
+  // by `stagger` / 256 of the layout's range.
+  static double max_load(unsigned per_bucket, unsigned stagger = 0);
 
  private:
   static constexpr unsigned kWordsPerBucket = 8;  // 64 bytes
@@ -138,7 +150,7 @@ class ExactSet {
 
   // An empty table of 2^bucket_bits buckets.
   struct Empty {};
-  ExactSet(unsigned key_bits, unsigned bucket_bits, Empty);
+  ExactSet(unsigned key_bits, unsigned bucket_bits, unsigned stagger, Empty);
 
   // The layout for `bucket_bits`: slots a bucket and high bytes a slot.
   static unsigned per_bucket_for(unsigned bucket_bits, unsigned key_bits);
@@ -201,6 +213,7 @@ class ExactSet {
   bool fill(ExactSet& into, const Key84* extra, size_t n_extra) const;
 
   unsigned key_bits_;
+  unsigned stagger_;
   unsigned bucket_bits_ = 0;
   unsigned per_bucket_ = 8;
   unsigned high_bytes_ = 0;  // bytes a slot past its low word

@@ -36,6 +36,16 @@ constexpr size_t kPrefetchAhead = 16;
 
 unsigned shard_of(Key84 key) { return static_cast<unsigned>(key >> kShardKeyBits); }
 
+// Where between its lowest and highest load a shard doubles: its number's
+// bits reversed, so that the shards, which fill together, double one after
+// another over a range of sizes (the pause of growth a shard or a few, not
+// all 256 at once), and neighbours, which one thread owns, far apart.
+unsigned stagger_of(unsigned shard) {
+  unsigned reversed = 0;
+  for (unsigned b = 0; b < kShardBits; ++b) reversed |= ((shard >> b) & 1) << (kShardBits - 1 - b);
+  return reversed;
+}
+
 }  // namespace
 
 struct KeySet::Impl {
@@ -96,7 +106,7 @@ uint64_t KeySet::Impl::run_in_order(const Key84* keys, uint64_t from, uint64_t t
   for (uint64_t i = from; i < to; ++i) {
     if (i + kPrefetchAhead < to) {
       const Key84 ahead = keys[i + kPrefetchAhead];
-      shards[shard_of(ahead)].prefetch(ahead & kShardKeyMask);
+      shards[shard_of(ahead)].prefetch(ahead & kShardKeyMask, true);
     }
     ExactSet& shard = shards[shard_of(keys[i])];
     const uint64_t before = shard.bytes();
@@ -152,8 +162,8 @@ uint64_t KeySet::Impl::run_parallel(const Key84* keys, uint64_t n, uint8_t* answ
     for (unsigned s = 0; s < kShards; ++s) {
       uint64_t keys_after = shards[s].size();
       for (unsigned t = 0; t < parts; ++t) keys_after += counts[t][s];
-      const unsigned bits =
-          ExactSet::bucket_bits_for(keys_after, shards[s].bucket_bits(), kShardKeyBits);
+      const unsigned bits = ExactSet::bucket_bits_for(keys_after, shards[s].bucket_bits(),
+                                                      kShardKeyBits, stagger_of(s));
       limit[s] = ExactSet::bytes_at(bits);
       total += limit[s];
     }
@@ -173,7 +183,7 @@ uint64_t KeySet::Impl::run_parallel(const Key84* keys, uint64_t n, uint8_t* answ
       for (size_t j = 0; j < count; ++j) {
         if (j + kPrefetchAhead < count) {
           const Key84 ahead = b.keys[j + kPrefetchAhead];
-          shards[shard_of(ahead)].prefetch(ahead & kShardKeyMask);
+          shards[shard_of(ahead)].prefetch(ahead & kShardKeyMask, true);
         }
         const unsigned s = shard_of(b.keys[j]);
         ExactSet& shard = shards[s];
@@ -235,7 +245,9 @@ KeySet::KeySet(uint64_t expected_keys, const KeySetOptions& options)
   // Each shard sized for its share.
   const uint64_t share = (expected_keys + kShards - 1) / kShards;
   impl_->shards.reserve(kShards);
-  for (unsigned s = 0; s < kShards; ++s) impl_->shards.emplace_back(share, kShardKeyBits);
+  for (unsigned s = 0; s < kShards; ++s) {
+    impl_->shards.emplace_back(share, kShardKeyBits, stagger_of(s));
+  }
   impl_->count_bytes();
 }
 KeySet::~KeySet() = default;
@@ -270,7 +282,7 @@ void KeySet::contains(const Key84* keys, uint64_t n, uint8_t* answers) const {
     for (uint64_t i = from; i < to; ++i) {
       if (i + kPrefetchAhead < to) {
         const Key84 ahead = keys[i + kPrefetchAhead];
-        impl.shards[shard_of(ahead)].prefetch(ahead & kShardKeyMask);
+        impl.shards[shard_of(ahead)].prefetch(ahead & kShardKeyMask, false);
       }
       answers[i] = impl.shards[shard_of(keys[i])].contains_one(keys[i] & kShardKeyMask) ? 1 : 0;
     }
@@ -318,7 +330,12 @@ double KeySet::collision_chance(uint64_t keys) { return ExactSet::collision_chan
 
 uint64_t KeySet::bytes_for(uint64_t keys) {
   // Hashed keys spread evenly over the shards, each growing as one table.
-  return kShards * ExactSet::bytes_for((keys + kShards - 1) / kShards, kShardKeyBits);
+  const uint64_t share = (keys + kShards - 1) / kShards;
+  uint64_t bytes = 0;
+  for (unsigned s = 0; s < kShards; ++s) {
+    bytes += ExactSet::bytes_for(share, kShardKeyBits, stagger_of(s));
+  }
+  return bytes;
 }
 
 }  // namespace gdedup
