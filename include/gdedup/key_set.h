@@ -38,7 +38,9 @@ struct KeySetOptions {
   // thread.
   unsigned threads = 1;
   // The most bytes the set's tables may take; 0 for no limit. A key that
-  // would make the set grow past it throws Error of kind set_full.
+  // would make the set grow past it throws Error of kind set_full. (While a
+  // shard doubles, its old table is held too: about 1/256 of the set,
+  // for the moment of its rehash.)
   uint64_t max_bytes = 0;
 };
 
@@ -83,7 +85,9 @@ class KeySet {
   // The chance that any two of `keys` distinct keys share their 84 bits
   // (the birthday bound): the chance that exact mode drops a unique key.
   static double collision_chance(uint64_t keys);
-  // The bytes a set holding `keys` keys takes, built by growing from small.
+  // The bytes a set holding `keys` keys takes, built by growing from small
+  // (the keys spread over its shards as hashed keys do: a real set differs
+  // only near a size at which some shard doubles).
   static uint64_t bytes_for(uint64_t keys);
 
  private:

@@ -1,8 +1,9 @@
 // KeySet: 256 shards, each an ExactSet of the keys whose top 8 bits are its
 // number, over the other 76 bits. The shard count is fixed, so what a set
 // holds and the bytes it takes depend on its keys alone, never on threads;
-// and a shard doubles alone, so the longest pause of growth is one shard's
-// rehash (1/256 of the set), not the whole set's.
+// and a shard doubles alone, each at its own load (stagger_of), so that a
+// pause of growth is a few shards' rehash (each 1/256 of the set), not the
+// whole set's.
 //
 // With T threads, thread o owns the shards s with floor(s * T / 256) = o
 // and answers their keys in input order (as the CPU backend's threads own
