@@ -153,6 +153,8 @@ ExactSet::ExactSet(const ExactSet& other)
       per_bucket_(other.per_bucket_),
       high_bytes_(other.high_bytes_),
       grow_at_(other.grow_at_),
+      spill_bit_(other.spill_bit_),
+      code_mask_(other.code_mask_),
       table_(other.table_.bytes),
       size_(other.size_),
       growths_(other.growths_) {
@@ -170,13 +172,17 @@ void ExactSet::set_shape(unsigned bucket_bits) {
   high_bytes_ = per_bucket_ == 8 ? 0 : per_bucket_ == 7 ? 1 : per_bucket_ == 6 ? 2 : 4;
   grow_at_ = static_cast<uint64_t>(
       std::floor(max_load(per_bucket_, stagger_) * static_cast<double>(slots())));
+  const bool spare_bit = per_bucket_ == 8 && key_bits_ - bucket_bits_ + 4 <= 63;
+  spill_bit_ = spare_bit ? uint64_t{1} << 63 : 0;
+  code_mask_ = ~spill_bit_;
 }
 
 Key84 ExactSet::key_at(uint64_t bucket, unsigned slot) const {
   const uint64_t* words = line(bucket);
-  const uint64_t displacement = (words[slot] & 15) - 1;
+  const uint64_t low = words[slot] & code_mask_;
+  const uint64_t displacement = (low & 15) - 1;
   const uint64_t home_bucket = (bucket - displacement) & bucket_mask();
-  const Key84 rest = ((static_cast<Key84>(high(words, slot)) << 64) | words[slot]) >> 4;
+  const Key84 rest = ((static_cast<Key84>(high(words, slot)) << 64) | low) >> 4;
   return (static_cast<Key84>(home_bucket) << (key_bits_ - bucket_bits_)) | rest;
 }
 
@@ -188,7 +194,7 @@ bool ExactSet::find(Key84 key, Spot* spot) const {
     const uint64_t* words = line(bucket);
     const uint64_t want = c.low | (d + 1);
     for (unsigned s = 0; s < per_bucket_; ++s) {
-      const uint64_t word = words[s];
+      const uint64_t word = words[s] & code_mask_;
       if (word == want && high(words, s) == c.high) return true;
       // Along the table keys lie in the order of their homes: past the
       // first free slot or key from a later home (nearer its own), no key
@@ -198,6 +204,9 @@ bool ExactSet::find(Key84 key, Spot* spot) const {
         return false;
       }
     }
+    // The home bucket full: unless keys of this home spill past it, the key
+    // is not here (an insert still needs the next bucket, where it goes).
+    if (d == 0 && spot == nullptr && !may_spill(words)) return false;
   }
   if (spot != nullptr) {
     *spot = Spot{(start + kMaxDisplacement + 1) & bucket_mask(), 0, kMaxDisplacement + 1};
@@ -224,13 +233,20 @@ bool ExactSet::place(Key84 key, Spot spot) {
   }
   auto move = [this](uint64_t* to, unsigned to_slot, const uint64_t* from, unsigned from_slot,
                      uint64_t add) {
-    to[to_slot] = from[from_slot] + add;
+    to[to_slot] = (from[from_slot] & code_mask_) + add;
     set_high(to, to_slot, high(from, from_slot));
   };
+  // Each bucket a key leaves for the next stays full: its spill mark is
+  // kept (it rides on the last slot with 64-bit slots), and set when the
+  // key that leaves is of its home.
+  bool spills = false;
   while (bucket != spot.bucket) {
     uint64_t* words = line(bucket);
     for (; slot > 0; --slot) move(words, slot, words, slot - 1, 0);
-    const uint64_t* previous = line((bucket - 1) & bucket_mask());
+    if (spills) mark_spill(words);
+    uint64_t* previous = line((bucket - 1) & bucket_mask());
+    const uint64_t leaving = previous[per_bucket_ - 1];
+    spills = (leaving & spill_bit_) != 0 || (leaving & 15) == 1;
     move(words, 0, previous, per_bucket_ - 1, 1);  // one bucket farther
     bucket = (bucket - 1) & bucket_mask();
     slot = per_bucket_ - 1;
@@ -240,6 +256,9 @@ bool ExactSet::place(Key84 key, Spot spot) {
   const Code c = code(key);
   words[spot.slot] = c.low | (spot.displacement + 1);
   set_high(words, spot.slot, c.high);
+  if (spills) mark_spill(words);
+  // A key past its home bucket: that bucket is full, and spills.
+  if (spot.displacement > 0) mark_spill(line((bucket - spot.displacement) & bucket_mask()));
   ++size_;
   return true;
 }
@@ -268,6 +287,7 @@ bool ExactSet::fill(ExactSet& into, const Key84* extra, size_t n_extra) const {
     uint64_t* words = into.line(tail_bucket);
     words[tail_slot] = c.low | (tail_bucket - h + 1);
     into.set_high(words, tail_slot, c.high);
+    if (tail_bucket > h) into.mark_spill(into.line(h));  // full, written
     ++into.size_;
     if (++tail_slot == into.per_bucket_) {
       ++tail_bucket;
@@ -293,7 +313,7 @@ bool ExactSet::fill(ExactSet& into, const Key84* extra, size_t n_extra) const {
     const uint64_t* words = line(bucket);
     if (bucket + 8 < buckets) __builtin_prefetch(line(bucket + 8));
     for (unsigned s = 0; s < per_bucket_; ++s) {
-      const uint64_t word = words[s];
+      const uint64_t word = words[s] & code_mask_;
       if (word == 0) continue;
       const uint64_t displacement = (word & 15) - 1;
       const Key84 key = key_at(bucket, s);
@@ -387,7 +407,7 @@ void ExactSet::erase(Key84 key) {
     uint64_t bucket = (start + d) & bucket_mask();
     for (unsigned s = 0; s < per_bucket_; ++s) {
       uint64_t* words = line(bucket);
-      if (words[s] != (c.low | (d + 1)) || high(words, s) != c.high) continue;
+      if ((words[s] & code_mask_) != (c.low | (d + 1)) || high(words, s) != c.high) continue;
       // Backward shift: each key after it in its run moves back one slot
       // (one bucket nearer its home when it crosses into the previous
       // bucket), until a free slot or a key in its home bucket's first
@@ -396,15 +416,19 @@ void ExactSet::erase(Key84 key) {
         const uint64_t next_bucket = s + 1 < per_bucket_ ? bucket : (bucket + 1) & bucket_mask();
         const unsigned next_slot = s + 1 < per_bucket_ ? s + 1 : 0;
         uint64_t* next = line(next_bucket);
-        const uint64_t word = next[next_slot];
+        const uint64_t word = next[next_slot] & code_mask_;
         const bool crosses = next_bucket != bucket;
         if (word == 0 || (crosses && (word & 15) == 1)) {
+          // A bucket with a free slot spills nothing: its mark goes too.
           words[s] = 0;
           set_high(words, s, 0);
+          if (per_bucket_ < 8) reinterpret_cast<unsigned char*>(words)[63] = 0;
           --size_;
           return;
         }
-        words[s] = crosses ? word - 1 : word;
+        // The last slot keeps its bucket's spill mark (it may be stale
+        // now: a lookup then reads one bucket more, never misses a key).
+        words[s] = (crosses ? word - 1 : word) | (words[s] & spill_bit_);
         set_high(words, s, high(next, next_slot));
         bucket = next_bucket;
         s = next_slot;

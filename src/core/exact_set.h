@@ -18,8 +18,14 @@
 // A slot's low 64 bits lie in the line's first words, one a slot, and its
 // high bits packed after them, so a lookup reads only the low words until
 // one matches. The low 4 bits hold the displacement plus 1: 0 marks a free
-// slot. Either way a stored key keeps all its bits at every size, and growth
-// (the table doubled and every key placed anew) loses none.
+// slot. Either way a stored key keeps all its bits at every size, and
+// growth (the table doubled and every key placed anew) loses none.
+//
+// A full bucket says whether keys of its home lie past it (a spill mark: the
+// line's last byte, spare in slots of 72 to 96 bits; with 64-bit slots, the
+// top bit of the last slot, spare when the remainder has at most 59 bits).
+// A lookup of an absent key whose home bucket is full and unmarked ends
+// there: one cache line, where it would otherwise read the next as well.
 #pragma once
 
 #include <cstddef>
@@ -191,6 +197,19 @@ class ExactSet {
   }
   // The key in a used slot.
   Key84 key_at(uint64_t bucket, unsigned slot) const;
+  // The spill mark of a full bucket (true where the layout has none: it
+  // may spill); marks it.
+  bool may_spill(const uint64_t* words) const {
+    if (per_bucket_ < 8) return reinterpret_cast<const unsigned char*>(words)[63] != 0;
+    return spill_bit_ == 0 || (words[7] & spill_bit_) != 0;
+  }
+  void mark_spill(uint64_t* words) {
+    if (per_bucket_ < 8) {
+      reinterpret_cast<unsigned char*>(words)[63] = 1;
+    } else {
+      words[7] |= spill_bit_;
+    }
+  }
 
   // Whether `key` is in the set; where it is not, *spot (if given) says
   // where it goes: the first slot on its way that is free or holds a key
@@ -218,6 +237,10 @@ class ExactSet {
   unsigned per_bucket_ = 8;
   unsigned high_bytes_ = 0;  // bytes a slot past its low word
   uint64_t grow_at_ = 0;     // keys past which the table doubles (max_load)
+  // With 64-bit slots, the last slot's spill mark (0: none) and what a low
+  // word holds without it.
+  uint64_t spill_bit_ = 0;
+  uint64_t code_mask_ = ~uint64_t{0};
   Table table_;
   uint64_t size_ = 0;
   uint64_t growths_ = 0;
