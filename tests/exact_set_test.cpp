@@ -364,6 +364,31 @@ TEST(KeySet, CapRefusesTheExactKeyAndKeepsEveryOneBefore) {
   }
 }
 
+TEST(KeySet, CapBelowWhatTheSetTakesRefusesGrowthOnly) {
+  const auto keys = distinct_in_order(random_keys(30000, 30000, kKeyBits, 19));  // ~19,000
+  KeySet set(0, KeySetOptions{2, 0});
+  set.insert(keys.data(), 10000);
+  const uint64_t bytes = set.bytes();
+  set.set_max_bytes(1);
+  // Keys held are answered; new ones go in until one needs a shard to grow.
+  std::vector<uint8_t> answers(keys.size());
+  set.test_and_insert(keys.data(), 10000, answers.data());
+  EXPECT_EQ(std::count(answers.begin(), answers.begin() + 10000, 1), 10000);
+  size_t refused = 0;
+  try {
+    set.test_and_insert(keys.data() + 10000, keys.size() - 10000, answers.data());
+    FAIL() << "no key refused";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::set_full);
+    EXPECT_EQ(e.available(), 1u);
+    const std::string what = e.what();
+    refused = std::stoul(what.substr(what.find("key ") + 4));
+  }
+  EXPECT_GT(refused, 0u);
+  EXPECT_EQ(set.size(), 10000 + refused);
+  EXPECT_EQ(set.bytes(), bytes);
+}
+
 TEST(KeySet, CapRefusesTheExactKeyWhenARunTooLongGrowsAShardInParallel) {
   // 300 keys of one shard that share their top 40 bits: in one home bucket
   // until the shard has 2^32 buckets, so a run too long makes the shard
@@ -402,9 +427,9 @@ TEST(KeySet, BytesForIsWhatASetGrownToThatManyKeysTakes) {
   ASSERT_GE(counts.size(), 4u);
   uint64_t at = 0;
   KeySet grown(0, KeySetOptions{2, 0});
-  const auto keys = distinct_in_order(random_keys(800000, 800000, kKeyBits, 18));
+  const auto keys = distinct_in_order(random_keys(1000000, 1000000, kKeyBits, 18));
+  ASSERT_GE(keys.size(), counts.back());  // about 632,000 distinct
   for (const uint64_t n : counts) {
-    if (n > keys.size()) break;
     grown.insert(keys.data() + at, n - at);
     at = n;
     EXPECT_EQ(grown.size(), n);
