@@ -1,12 +1,15 @@
-// The exact set (core/exact_set.h) against std::unordered_set on random keys
-// with repeats (fixed seeds): the same answers one key at a time, through
-// growth from the smallest table, in wide and narrow slots (narrow ones
-// reached in small tables with 68-bit keys), and the same sorted keys for
-// every insertion order, batch and starting size.
+// The exact set (core/exact_set.h) and KeySet over its shards
+// (gdedup/key_set.h) against std::unordered_set on random keys with repeats
+// (fixed seeds): the same answers one key at a time, through growth from the
+// smallest table, in slots of every width (narrow ones reached in small
+// tables with narrower keys), and the same sorted keys for every insertion
+// order, batch, thread count and starting size; the memory cap, refusing the
+// exact key and keeping every one before it; bytes_for against real sets.
 #include "core/exact_set.h"
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 #include <random>
 #include <unordered_set>
 #include <vector>
@@ -14,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "gdedup/error.h"
+#include "gdedup/key_set.h"
 
 namespace gdedup {
 namespace {
@@ -40,6 +44,16 @@ std::vector<Key84> random_keys(size_t n, size_t distinct, unsigned bits, uint64_
   std::vector<Key84> keys(n);
   for (size_t i = 0; i < n; ++i) keys[i] = values[rng() % distinct];
   return keys;
+}
+
+// `keys` without repeats, in their first occurrences' order.
+std::vector<Key84> distinct_in_order(const std::vector<Key84>& keys) {
+  std::unordered_set<Key84, KeyHash> seen;
+  std::vector<Key84> out;
+  for (const Key84 k : keys) {
+    if (seen.insert(k).second) out.push_back(k);
+  }
+  return out;
 }
 
 // Runs `keys` through `set` in batches of `batch`, checking every answer
@@ -72,7 +86,77 @@ TEST(ExactSet, AnswersAsASetOfItsKeysThroughGrowthInWideSlots) {
   ExactSet set;  // the smallest table: it grows 13 times
   check_against_oracle(set, keys, 4096);
   EXPECT_GE(set.growths(), 10u);
-  EXPECT_LE(set.load(), ExactSet::kMaxLoad);
+  EXPECT_LE(set.load(), ExactSet::max_load(set.slots_per_bucket()));
+}
+
+TEST(ExactSet, EverySlotWidthHoldsItsKeys) {
+  // 84-bit keys: 96-bit slots (5 a line) below 2^8 buckets, 80 (6) below
+  // 2^16, 72 (7) from there; 68-bit keys reach 64 (8) from 2^8.
+  struct Case {
+    unsigned key_bits;
+    uint64_t keys;
+    unsigned per_bucket;
+  };
+  for (const Case c : {Case{kKeyBits, 300, 5}, Case{kKeyBits, 20000, 6},
+                       Case{kKeyBits, 300000, 7}, Case{68, 20000, 8}}) {
+    const auto keys = random_keys(c.keys * 3 / 2, c.keys, c.key_bits, c.per_bucket);
+    ExactSet set(0, c.key_bits);
+    check_against_oracle(set, keys, 333);
+    EXPECT_EQ(set.slots_per_bucket(), c.per_bucket) << c.key_bits << " bits, " << c.keys;
+    EXPECT_EQ(set.bytes(), ExactSet::bytes_for(set.size(), c.key_bits));
+  }
+}
+
+TEST(ExactSet, EraseLeavesEveryOtherKeyFindable) {
+  for (const unsigned bits : {68u, kKeyBits}) {
+    // Many keys of one home (random_keys makes some), so that erasing moves
+    // keys back across buckets.
+    const auto keys = distinct_in_order(random_keys(6000, 6000, bits, 5));
+    ExactSet set(keys.size() * 2, bits);  // room to rebuild at half the size
+    std::vector<uint8_t> answers(keys.size());
+    set.test_and_insert(keys.data(), keys.size(), answers.data());
+    std::unordered_set<Key84, KeyHash> kept(keys.begin(), keys.end());
+    for (size_t i = 0; i < keys.size(); i += 3) {
+      set.erase(keys[i]);
+      kept.erase(keys[i]);
+    }
+    EXPECT_EQ(set.size(), kept.size());
+    std::vector<Key84> sorted(kept.begin(), kept.end());
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_TRUE(set.sorted_keys() == sorted) << bits;
+    set.contains(keys.data(), keys.size(), answers.data());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      ASSERT_EQ(answers[i], kept.count(keys[i])) << "key " << i << ", " << bits << " bits";
+    }
+    // Smaller again, then the erased keys back in: new to it.
+    const unsigned bucket_bits = set.bucket_bits();
+    ASSERT_TRUE(set.rebuild(bucket_bits - 1, 0));
+    EXPECT_TRUE(set.sorted_keys() == sorted);
+    EXPECT_EQ(set.growths(), 0u);
+    for (size_t i = 0; i < keys.size(); i += 3) {
+      EXPECT_EQ(set.test_and_insert_one(keys[i], 0, nullptr), ExactSet::Outcome::added);
+    }
+    EXPECT_EQ(set.size(), keys.size());
+  }
+}
+
+TEST(ExactSet, KeyPastTheLimitLeavesTheTableAsItWas) {
+  const auto keys = distinct_in_order(random_keys(5000, 5000, kKeyBits, 6));
+  ExactSet set(0, kKeyBits);
+  const uint64_t limit = set.bytes() * 4;
+  size_t i = 0;
+  uint64_t needed = 0;
+  for (; i < keys.size(); ++i) {
+    if (set.test_and_insert_one(keys[i], limit, &needed) == ExactSet::Outcome::full) break;
+  }
+  ASSERT_LT(i, keys.size());
+  EXPECT_EQ(needed, limit * 2);
+  EXPECT_EQ(set.bytes(), limit);
+  EXPECT_EQ(set.size(), i);
+  std::vector<Key84> before(keys.begin(), keys.begin() + static_cast<long>(i));
+  std::sort(before.begin(), before.end());
+  EXPECT_TRUE(set.sorted_keys() == before);
+  EXPECT_EQ(set.test_and_insert_one(keys[i], 0, nullptr), ExactSet::Outcome::added);
 }
 
 TEST(ExactSet, AnswersAsASetOfItsKeysThroughGrowthInNarrowSlots) {
@@ -123,6 +207,242 @@ TEST(ExactSet, CollisionChanceIsTheBirthdayBound) {
 TEST(ExactSet, RefusesKeyWidthsItCannotHold) {
   EXPECT_THROW(ExactSet(0, 85), UsageError);
   EXPECT_THROW(ExactSet(0, 63), UsageError);
+}
+
+// Keys of every shard: the shard's bits are the top 8 of 84.
+std::vector<uint8_t> run_batches(KeySet& set, const std::vector<Key84>& keys, size_t batch) {
+  std::vector<uint8_t> answers(keys.size());
+  for (size_t at = 0; at < keys.size(); at += batch) {
+    const size_t n = std::min(batch, keys.size() - at);
+    set.test_and_insert(keys.data() + at, n, answers.data() + at);
+  }
+  return answers;
+}
+
+std::vector<Key84> sorted_keys_of(const KeySet& set) {
+  std::vector<Key84> keys;
+  Key84 last = 0;
+  set.for_each_sorted([&](const Key84* k, size_t n) {
+    EXPECT_LE(n, size_t{1} << 16);
+    for (size_t i = 0; i < n; ++i) {
+      EXPECT_TRUE(keys.empty() || k[i] > last) << "not ascending at " << keys.size();
+      last = k[i];
+      keys.push_back(k[i]);
+    }
+  });
+  return keys;
+}
+
+// The oracle's answers for `keys` in order, and its keys sorted.
+std::vector<uint8_t> oracle_answers(const std::vector<Key84>& keys, std::vector<Key84>* sorted) {
+  std::unordered_set<Key84, KeyHash> seen;
+  std::vector<uint8_t> answers(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) answers[i] = seen.insert(keys[i]).second ? 0 : 1;
+  sorted->assign(seen.begin(), seen.end());
+  std::sort(sorted->begin(), sorted->end());
+  return answers;
+}
+
+TEST(KeySet, AnswersAsOneSequentialSetForEveryThreadCountAndBatch) {
+  const auto keys = random_keys(150000, 90000, kKeyBits, 11);
+  std::vector<Key84> expected;
+  const std::vector<uint8_t> expected_answers = oracle_answers(keys, &expected);
+  uint64_t bytes = 0;
+  for (const unsigned threads : {1u, 2u, 3u, 4u}) {
+    for (const size_t batch : {size_t{1}, size_t{7}, size_t{4096}, keys.size()}) {
+      if (batch < 4096 && threads > 2) continue;  // the same path as threads 1 and 2
+      KeySet set(0, KeySetOptions{threads, 0});
+      EXPECT_TRUE(run_batches(set, keys, batch) == expected_answers)
+          << threads << " threads, batches of " << batch;
+      EXPECT_EQ(set.size(), expected.size());
+      EXPECT_TRUE(sorted_keys_of(set) == expected) << threads << " threads, " << batch;
+      if (bytes == 0) bytes = set.bytes();
+      EXPECT_EQ(set.bytes(), bytes) << threads << " threads, batches of " << batch;
+      std::vector<uint8_t> present(keys.size());
+      set.contains(keys.data(), keys.size(), present.data());
+      EXPECT_EQ(std::count(present.begin(), present.end(), 1), static_cast<long>(keys.size()));
+      const auto absent = random_keys(20000, 20000, kKeyBits, 12);
+      set.contains(absent.data(), absent.size(), present.data());
+      for (size_t i = 0; i < absent.size(); ++i) {
+        ASSERT_EQ(present[i], std::binary_search(expected.begin(), expected.end(), absent[i]));
+      }
+    }
+  }
+}
+
+TEST(KeySet, CloneIsDeepAndMergeIsTheUnion) {
+  const auto a = random_keys(40000, 30000, kKeyBits, 13);
+  const auto b = random_keys(40000, 30000, kKeyBits, 14);
+  KeySet set(0, KeySetOptions{2, 0});
+  set.insert(a.data(), a.size());
+  KeySet copy = set.clone();
+  set.insert(b.data(), b.size());
+  std::vector<Key84> only_a, both;
+  oracle_answers(a, &only_a);
+  std::vector<Key84> ab = a;
+  ab.insert(ab.end(), b.begin(), b.end());
+  oracle_answers(ab, &both);
+  EXPECT_TRUE(sorted_keys_of(copy) == only_a);
+  EXPECT_EQ(copy.options().threads, 2u);
+  KeySet other;
+  other.insert(b.data(), b.size());
+  copy.merge(other);
+  EXPECT_TRUE(sorted_keys_of(copy) == both);
+  EXPECT_TRUE(sorted_keys_of(set) == both);
+  copy.merge(copy);
+  EXPECT_EQ(copy.size(), both.size());
+}
+
+// Runs `keys` in batches of `batch` into a set capped at `cap` until it
+// refuses one; checks what the refusal says and leaves, and returns the
+// refused key's position.
+size_t run_until_full(KeySet& set, const std::vector<Key84>& keys, size_t batch, uint64_t cap) {
+  std::vector<Key84> ignored;
+  const std::vector<uint8_t> expected = oracle_answers(keys, &ignored);
+  std::vector<uint8_t> answers(keys.size(), 9);
+  size_t refused = keys.size();
+  for (size_t at = 0; at < keys.size() && refused == keys.size(); at += batch) {
+    const size_t n = std::min(batch, keys.size() - at);
+    try {
+      set.test_and_insert(keys.data() + at, n, answers.data() + at);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::set_full);
+      EXPECT_EQ(e.available(), cap);
+      EXPECT_GT(e.needed(), cap);
+      const std::string what = e.what();
+      EXPECT_NE(what.find("past its cap of " + std::to_string(cap) + " bytes"),
+                std::string::npos)
+          << what;
+      EXPECT_NE(what.find("grow to " + std::to_string(e.needed()) + " bytes"), std::string::npos);
+      // "key N of the batch": the first key not added.
+      const size_t key_at = what.find("key ");
+      refused = at + std::stoul(what.substr(key_at + 4));
+    }
+  }
+  EXPECT_LE(set.bytes(), cap);
+  // Every key before the refused one answered as in order and still there,
+  // none after it added unless seen before it.
+  std::vector<Key84> before(keys.begin(), keys.begin() + static_cast<long>(refused));
+  std::vector<Key84> sorted_before;
+  EXPECT_TRUE(oracle_answers(before, &sorted_before) ==
+              std::vector<uint8_t>(answers.begin(), answers.begin() + static_cast<long>(refused)));
+  EXPECT_EQ(set.size(), sorted_before.size());
+  EXPECT_TRUE(sorted_keys_of(set) == sorted_before);
+  if (refused < keys.size()) {
+    EXPECT_EQ(expected[refused], 0) << "a key seen before was refused";
+  }
+  return refused;
+}
+
+TEST(KeySet, CapRefusesTheExactKeyAndKeepsEveryOneBefore) {
+  const auto keys = random_keys(100000, 80000, kKeyBits, 15);
+  const uint64_t cap = KeySet::bytes_for(40000);
+  size_t refused_first = 0;
+  uint64_t bytes = 0;
+  for (const unsigned threads : {1u, 2u, 4u}) {
+    for (const size_t batch : {size_t{7}, size_t{50000}}) {
+      KeySet set(0, KeySetOptions{threads, cap});
+      const size_t refused = run_until_full(set, keys, batch, cap);
+      ASSERT_LT(refused, keys.size());
+      if (refused_first == 0) {
+        refused_first = refused;
+        bytes = set.bytes();
+      }
+      EXPECT_EQ(refused, refused_first) << threads << " threads, batches of " << batch;
+      EXPECT_EQ(set.bytes(), bytes);
+      // A raised cap: the set goes on from the refused key as if never
+      // stopped.
+      set.set_max_bytes(0);
+      std::vector<uint8_t> answers(keys.size() - refused);
+      set.test_and_insert(keys.data() + refused, answers.size(), answers.data());
+      std::vector<Key84> all;
+      const auto expected = oracle_answers(keys, &all);
+      EXPECT_TRUE(std::equal(answers.begin(), answers.end(),
+                             expected.begin() + static_cast<long>(refused)));
+      EXPECT_TRUE(sorted_keys_of(set) == all);
+    }
+  }
+}
+
+TEST(KeySet, CapBelowWhatTheSetTakesRefusesGrowthOnly) {
+  const auto keys = distinct_in_order(random_keys(30000, 30000, kKeyBits, 19));  // ~19,000
+  KeySet set(0, KeySetOptions{2, 0});
+  set.insert(keys.data(), 10000);
+  const uint64_t bytes = set.bytes();
+  set.set_max_bytes(1);
+  // Keys held are answered; new ones go in until one needs a shard to grow.
+  std::vector<uint8_t> answers(keys.size());
+  set.test_and_insert(keys.data(), 10000, answers.data());
+  EXPECT_EQ(std::count(answers.begin(), answers.begin() + 10000, 1), 10000);
+  size_t refused = 0;
+  try {
+    set.test_and_insert(keys.data() + 10000, keys.size() - 10000, answers.data());
+    FAIL() << "no key refused";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::set_full);
+    EXPECT_EQ(e.available(), 1u);
+    const std::string what = e.what();
+    refused = std::stoul(what.substr(what.find("key ") + 4));
+  }
+  EXPECT_GT(refused, 0u);
+  EXPECT_EQ(set.size(), 10000 + refused);
+  EXPECT_EQ(set.bytes(), bytes);
+}
+
+TEST(KeySet, CapRefusesTheExactKeyWhenARunTooLongGrowsAShardInParallel) {
+  // 300 keys of one shard that share their top 40 bits: in one home bucket
+  // until the shard has 2^32 buckets, so a run too long makes the shard
+  // grow before its load does, past the cap, while other threads run
+  // further keys of other shards.
+  auto keys = random_keys(120000, 100000, kKeyBits, 16);
+  std::mt19937_64 rng(17);
+  const Key84 prefix = (Key84{0x5a} << 76) | (Key84{0xabcdef} << 52);
+  for (size_t i = 0; i < 300; ++i) {
+    keys[60000 + i * 11] = prefix | (static_cast<Key84>(rng()) & ((Key84{1} << 44) - 1));
+  }
+  const uint64_t cap = KeySet::bytes_for(100000) * 2;
+  size_t refused_first = 0;
+  for (const unsigned threads : {1u, 2u, 3u}) {
+    KeySet set(0, KeySetOptions{threads, cap});
+    const size_t refused = run_until_full(set, keys, keys.size(), cap);
+    ASSERT_LT(refused, keys.size());
+    if (refused_first == 0) refused_first = refused;
+    EXPECT_EQ(refused, refused_first) << threads << " threads";
+    EXPECT_GE(refused, 60000u);
+  }
+}
+
+TEST(KeySet, BytesForIsWhatASetGrownToThatManyKeysTakes) {
+  // Shards double one after another over a range of sizes; between those
+  // ranges lie sizes at which no shard doubles. There, midway, and at 0: a
+  // shard's keys vary by about their square root, from 100 keys a shard on
+  // a sixth of the way to either end or less.
+  std::vector<uint64_t> counts = {0};
+  uint64_t plateau = 0;  // where bytes_for last changed
+  for (uint64_t n = 1; n < 800000; n += 997) {
+    if (KeySet::bytes_for(n) == KeySet::bytes_for(plateau)) continue;
+    if (n - plateau > plateau / 4 && plateau > 25600) counts.push_back((plateau + n) / 2);
+    plateau = n;
+  }
+  ASSERT_GE(counts.size(), 4u);
+  uint64_t at = 0;
+  KeySet grown(0, KeySetOptions{2, 0});
+  const auto keys = distinct_in_order(random_keys(1000000, 1000000, kKeyBits, 18));
+  ASSERT_GE(keys.size(), counts.back());  // about 632,000 distinct
+  for (const uint64_t n : counts) {
+    grown.insert(keys.data() + at, n - at);
+    at = n;
+    EXPECT_EQ(grown.size(), n);
+    EXPECT_EQ(grown.bytes(), KeySet::bytes_for(n)) << n << " keys";
+    // Sized for n from the start: room for the shards' spread, no growth.
+    KeySet sized(n);
+    EXPECT_GE(sized.bytes(), KeySet::bytes_for(n));
+    EXPECT_LE(sized.bytes(), KeySet::bytes_for(n) * 2);
+    sized.insert(keys.data(), n);
+    EXPECT_EQ(sized.growths(), 0u) << "sized for " << n << " keys";
+  }
+  // About 8.6 bytes a key at 1e9: 2^19 buckets a shard, 8 slots each.
+  EXPECT_EQ(KeySet::bytes_for(1000000000), uint64_t{256} << 25);
 }
 
 }  // namespace

@@ -38,7 +38,9 @@ struct KeySetOptions {
   // thread.
   unsigned threads = 1;
   // The most bytes the set's tables may take; 0 for no limit. A key that
-  // would make the set grow past it throws Error of kind set_full.
+  // would make the set grow past it throws Error of kind set_full. (While a
+  // shard doubles, its old table is held too: about 1/256 of the set,
+  // for the moment of its rehash.)
   uint64_t max_bytes = 0;
 };
 
@@ -63,6 +65,13 @@ class KeySet {
   // test_and_insert.
   uint64_t insert(const Key84* keys, uint64_t n);
 
+  // A deep copy (a checkpoint written while the set goes on), with the same
+  // options.
+  KeySet clone() const;
+  // Adds every key of `other` (the union), in ascending order; throws as
+  // insert, with the keys before the refused one added.
+  void merge(const KeySet& other);
+
   uint64_t size() const;   // distinct keys held
   uint64_t bytes() const;  // the tables' bytes
   double load() const;     // keys held over slots
@@ -78,7 +87,9 @@ class KeySet {
   // The chance that any two of `keys` distinct keys share their 84 bits
   // (the birthday bound): the chance that exact mode drops a unique key.
   static double collision_chance(uint64_t keys);
-  // The bytes a set holding `keys` keys takes, built by growing from small.
+  // The bytes a set holding `keys` keys takes, built by growing from small
+  // (the keys spread over its shards as hashed keys do: a real set differs
+  // only near a size at which some shard doubles).
   static uint64_t bytes_for(uint64_t keys);
 
  private:

@@ -1,7 +1,13 @@
 #include "core/exact_set.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
 
 #include <xxhash.h>
 
@@ -14,232 +20,430 @@ namespace {
 constexpr unsigned kMinBucketBits = 4;
 // 2^40 buckets of 64 bytes is 64 TiB: far past any machine.
 constexpr unsigned kMaxBucketBits = 40;
-// A wide slot's first word: the key's top bits and this mark of use.
-constexpr uint64_t kUsed = uint64_t{1} << 63;
+// Tables from this size on are mapped from the system: zero pages that cost
+// nothing until written, which growth writes in order, and huge pages where
+// the system gives them (a lookup's miss then seldom misses the TLB too).
+constexpr uint64_t kMapAtLeast = uint64_t{1} << 21;
+// Keys of one home bucket lie in it and the next kMaxDisplacement: at most
+// this many.
+constexpr size_t kMaxKeysAHome = (ExactSet::kMaxDisplacement + 1) * 8;
 
 }  // namespace
 
 Key84 key84(const void* key, size_t length, uint64_t seed) {
   const XXH128_hash_t h = XXH3_128bits_withSeed(key, length, seed);
-  return (static_cast<Key84>(h.high64) << 20) | (h.low64 >> 44);
+  return key84_of(h.high64, h.low64);
 }
 
-ExactSet::ExactSet(uint64_t expected_keys, unsigned key_bits) : key_bits_(key_bits) {
-  if (key_bits_ > kKeyBits || key_bits_ < kNarrowKeyBits + kMinBucketBits) {
-    throw UsageError("an exact set's keys have " + std::to_string(kNarrowKeyBits + kMinBucketBits) +
-                     " to " + std::to_string(kKeyBits) + " bits, not " + std::to_string(key_bits));
+ExactSet::Table::Table(uint64_t size) : bytes(size) {
+  void* p = nullptr;
+  if (size >= kMapAtLeast) {
+    // On a huge page's boundary, so that a table of a few huge pages (a
+    // shard's) is all huge pages: what more is mapped to find the boundary
+    // goes back at once.
+    const uint64_t extra = kMapAtLeast;
+    void* raw = mmap(nullptr, size + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                     -1, 0);
+    if (raw != MAP_FAILED) {
+      const uintptr_t start = reinterpret_cast<uintptr_t>(raw);
+      const uintptr_t aligned = (start + extra - 1) & ~(extra - 1);
+      if (aligned > start) munmap(raw, aligned - start);
+      const uintptr_t end = aligned + size;
+      if (start + size + extra > end) munmap(reinterpret_cast<void*>(end), start + extra - aligned);
+      p = reinterpret_cast<void*>(aligned);
+      madvise(p, size, MADV_HUGEPAGE);  // advice: ignored where not given
+    }
+  } else {
+    p = std::aligned_alloc(64, size);
+    if (p != nullptr) std::memset(p, 0, size);
   }
-  bucket_bits_ = kMinBucketBits;
-  // Within kMaxLoad with room to spare, so that a right-sized set does not
-  // grow at its last keys.
-  while (bucket_bits_ < kMaxBucketBits &&
-         static_cast<double>(expected_keys) > 0.8 * kMaxLoad * static_cast<double>(slots())) {
-    ++bucket_bits_;
+  if (p == nullptr) {
+    throw Error("the system refused " + std::to_string(size) +
+                    " bytes of memory for a table of the exact set",
+                ErrorKind::out_of_memory, size);
   }
-  resize(bucket_bits_);
+  words = static_cast<uint64_t*>(p);
 }
 
-void ExactSet::resize(unsigned bucket_bits) {
+ExactSet::Table::~Table() {
+  if (words == nullptr) return;
+  if (bytes >= kMapAtLeast) {
+    munmap(words, bytes);
+  } else {
+    std::free(words);
+  }
+}
+
+ExactSet::Table::Table(Table&& other) noexcept : words(other.words), bytes(other.bytes) {
+  other.words = nullptr;
+  other.bytes = 0;
+}
+
+ExactSet::Table& ExactSet::Table::operator=(Table&& other) noexcept {
+  std::swap(words, other.words);
+  std::swap(bytes, other.bytes);
+  return *this;
+}
+
+double ExactSet::max_load(unsigned per_bucket, unsigned stagger) {
+  // Fewer slots a bucket, longer runs at one load. The load of the first
+  // run past kMaxDisplacement, least of 5 to 20 tables of random keys: 0.944
+  // with 8 slots at 2^20 buckets, 0.952 with 7 at 2^15 (the largest a
+  // KeySet's shard has with 7); 5 and 6 slots come only in tables of at
+  // most 2^7 buckets in a KeySet, where no run was too long below 0.99.
+  // With 8 slots the range is narrow: at 1e9 keys a shard's 2^19 buckets
+  // must hold its 3.9 million (load 0.931) with room for its spread.
+  struct Range {
+    double low, high;
+  };
+  const Range r = per_bucket == 8   ? Range{0.935, 0.941}
+                  : per_bucket == 7 ? Range{0.80, 0.94}
+                  : per_bucket == 6 ? Range{0.80, 0.92}
+                                    : Range{0.80, 0.90};
+  return r.high - (r.high - r.low) * static_cast<double>(stagger) / 256;
+}
+
+unsigned ExactSet::per_bucket_for(unsigned bucket_bits, unsigned key_bits) {
+  // The slot holds the remainder and 4 bits of displacement.
+  const unsigned bits = key_bits - bucket_bits + 4;
+  if (bits <= 64) return 8;
+  if (bits <= 72) return 7;
+  if (bits <= 80) return 6;
+  return 5;
+}
+
+unsigned ExactSet::bucket_bits_for(uint64_t keys, unsigned bucket_bits, unsigned key_bits,
+                                   unsigned stagger) {
+  for (;; ++bucket_bits) {
+    const unsigned per_bucket = per_bucket_for(bucket_bits, key_bits);
+    const double slots = std::ldexp(static_cast<double>(per_bucket), static_cast<int>(bucket_bits));
+    if (static_cast<double>(keys) <= std::floor(max_load(per_bucket, stagger) * slots) ||
+        bucket_bits >= kMaxBucketBits) {
+      return bucket_bits;
+    }
+  }
+}
+
+uint64_t ExactSet::bytes_for(uint64_t keys, unsigned key_bits, unsigned stagger) {
+  return bytes_at(bucket_bits_for(keys, kMinBucketBits, key_bits, stagger));
+}
+
+ExactSet::ExactSet(uint64_t expected_keys, unsigned key_bits, unsigned stagger)
+    : key_bits_(key_bits), stagger_(stagger % 256) {
+  if (key_bits_ > kKeyBits || key_bits_ < kMinKeyBits) {
+    throw UsageError("an exact set's keys have " + std::to_string(kMinKeyBits) + " to " +
+                     std::to_string(kKeyBits) + " bits, not " + std::to_string(key_bits));
+  }
+  // Room for a few standard deviations more than expected, so that a
+  // KeySet's shards, each given its share, do not grow at their last keys.
+  const double spread = 4 * std::sqrt(static_cast<double>(expected_keys)) + 16;
+  const uint64_t room = expected_keys == 0 ? 0 : expected_keys + static_cast<uint64_t>(spread);
+  set_shape(bucket_bits_for(room, kMinBucketBits, key_bits_, stagger_));
+  table_ = Table(bytes());
+}
+
+ExactSet::~ExactSet() = default;
+ExactSet::ExactSet(ExactSet&& other) noexcept = default;
+ExactSet& ExactSet::operator=(ExactSet&& other) noexcept = default;
+
+ExactSet::ExactSet(const ExactSet& other)
+    : key_bits_(other.key_bits_),
+      stagger_(other.stagger_),
+      bucket_bits_(other.bucket_bits_),
+      per_bucket_(other.per_bucket_),
+      high_bytes_(other.high_bytes_),
+      grow_at_(other.grow_at_),
+      spill_bit_(other.spill_bit_),
+      code_mask_(other.code_mask_),
+      table_(other.table_.bytes),
+      size_(other.size_),
+      growths_(other.growths_) {
+  std::memcpy(table_.words, other.table_.words, table_.bytes);
+}
+
+void ExactSet::set_shape(unsigned bucket_bits) {
   if (bucket_bits > kMaxBucketBits) {
     throw Error("the exact set would need more than 2^" + std::to_string(kMaxBucketBits) +
                     " buckets of 64 bytes",
                 ErrorKind::out_of_memory);
   }
   bucket_bits_ = bucket_bits;
-  words_.assign((uint64_t{1} << bucket_bits) * kWordsPerBucket, 0);
+  per_bucket_ = per_bucket_for(bucket_bits, key_bits_);
+  high_bytes_ = per_bucket_ == 8 ? 0 : per_bucket_ == 7 ? 1 : per_bucket_ == 6 ? 2 : 4;
+  grow_at_ = static_cast<uint64_t>(
+      std::floor(max_load(per_bucket_, stagger_) * static_cast<double>(slots())));
+  const bool spare_bit = per_bucket_ == 8 && key_bits_ - bucket_bits_ + 4 <= 63;
+  spill_bit_ = spare_bit ? uint64_t{1} << 63 : 0;
+  code_mask_ = ~spill_bit_;
 }
 
-bool ExactSet::read(uint64_t bucket, unsigned slot, Key84& key, unsigned& displacement) const {
-  if (narrow()) {
-    const uint64_t word = words_[bucket * kWordsPerBucket + slot];
-    if (word == 0) return false;
-    displacement = static_cast<unsigned>(word & 15) - 1;
-    const uint64_t home = (bucket - displacement) & bucket_mask();
-    key = (static_cast<Key84>(home) << (key_bits_ - bucket_bits_)) | (word >> 4);
-    return true;
-  }
-  const uint64_t* words = &words_[bucket * kWordsPerBucket + 2 * slot];
-  if (words[0] == 0) return false;
-  key = (static_cast<Key84>(words[0] & ~kUsed) << 64) | words[1];
-  displacement = static_cast<unsigned>((bucket - home(key)) & bucket_mask());
-  return true;
-}
-
-void ExactSet::write(uint64_t bucket, unsigned slot, Key84 key, unsigned displacement) {
-  if (narrow()) {
-    words_[bucket * kWordsPerBucket + slot] = (remainder(key) << 4) | (displacement + 1);
-    return;
-  }
-  uint64_t* words = &words_[bucket * kWordsPerBucket + 2 * slot];
-  words[0] = static_cast<uint64_t>(key >> 64) | kUsed;
-  words[1] = static_cast<uint64_t>(key);
-}
-
-unsigned ExactSet::displacement_of(uint64_t bucket, unsigned slot) const {
-  if (narrow()) return static_cast<unsigned>(words_[bucket * kWordsPerBucket + slot] & 15) - 1;
-  const uint64_t* words = &words_[bucket * kWordsPerBucket + 2 * slot];
-  const Key84 key = (static_cast<Key84>(words[0] & ~kUsed) << 64) | words[1];
-  return static_cast<unsigned>((bucket - home(key)) & bucket_mask());
+Key84 ExactSet::key_at(uint64_t bucket, unsigned slot) const {
+  const uint64_t* words = line(bucket);
+  const uint64_t low = words[slot] & code_mask_;
+  const uint64_t displacement = (low & 15) - 1;
+  const uint64_t home_bucket = (bucket - displacement) & bucket_mask();
+  const Key84 rest = ((static_cast<Key84>(high(words, slot)) << 64) | low) >> 4;
+  return (static_cast<Key84>(home_bucket) << (key_bits_ - bucket_bits_)) | rest;
 }
 
 bool ExactSet::find(Key84 key, Spot* spot) const {
   const uint64_t start = home(key);
-  const unsigned per_bucket = slots_per_bucket();
-  // What the key's slot holds: a narrow slot's remainder (its displacement
-  // added below), or a wide slot's two words.
-  const uint64_t rest = narrow() ? remainder(key) << 4 : 0;
-  const uint64_t top = static_cast<uint64_t>(key >> 64) | kUsed;
-  const uint64_t low = static_cast<uint64_t>(key);
-  bool spotted = false;
+  const Code c = code(key);
   for (unsigned d = 0; d <= kMaxDisplacement; ++d) {
     const uint64_t bucket = (start + d) & bucket_mask();
-    const uint64_t* words = &words_[bucket * kWordsPerBucket];
-    // Robin Hood order: the key would lie before a free slot, and before
-    // any key nearer its own home than this one would be here; the first
-    // such slot is where it goes.
-    for (unsigned s = 0; s < per_bucket; ++s) {
-      bool free_or_nearer = false;
-      if (narrow()) {
-        const uint64_t word = words[s];
-        if (word == (rest | (d + 1))) return true;
-        free_or_nearer = word == 0 || (word & 15) - 1 < d;
-      } else {
-        if (words[2 * s] == top && words[2 * s + 1] == low) return true;
-        free_or_nearer = words[2 * s] == 0 || displacement_of(bucket, s) < d;
-      }
-      if (free_or_nearer && !spotted) {
-        spotted = true;
+    const uint64_t* words = line(bucket);
+    const uint64_t want = c.low | (d + 1);
+    for (unsigned s = 0; s < per_bucket_; ++s) {
+      const uint64_t word = words[s] & code_mask_;
+      if (word == want && high(words, s) == c.high) return true;
+      // Along the table keys lie in the order of their homes: past the
+      // first free slot or key from a later home (nearer its own), no key
+      // of this home lies. That slot is where this key goes.
+      if (word == 0 || (word & 15) - 1 < d) {
         if (spot != nullptr) *spot = Spot{bucket, s, d};
+        return false;
       }
-      if (narrow() ? words[s] == 0 : words[2 * s] == 0) return false;
     }
-    if (spotted) return false;
+    // The home bucket full: unless keys of this home spill past it, the key
+    // is not here (an insert still needs the next bucket, where it goes).
+    if (d == 0 && spot == nullptr && !may_spill(words)) return false;
   }
-  if (spot != nullptr) *spot = Spot{(start + kMaxDisplacement + 1) & bucket_mask(), 0,
-                                    kMaxDisplacement + 1};
+  if (spot != nullptr) {
+    *spot = Spot{(start + kMaxDisplacement + 1) & bucket_mask(), 0, kMaxDisplacement + 1};
+  }
   return false;
 }
 
-bool ExactSet::insert(Key84 key, Spot spot, Key84& left_over) {
-  // Robin Hood: a key takes the slot of one nearer its home, which then
-  // goes on from there, so that no key lies far from home while others lie
-  // near theirs, and a run ends early.
-  const unsigned per_bucket = slots_per_bucket();
+bool ExactSet::place(Key84 key, Spot spot) {
+  // Robin Hood order is the order of homes: the key goes in at its spot
+  // and the keys from there to the first free slot move on by one slot,
+  // the last of each bucket into the next one's first, one bucket farther
+  // from its home. First the walk to the free slot, which says whether any
+  // of those would lie too far, before anything moves.
+  if (spot.displacement > kMaxDisplacement) return false;
   uint64_t bucket = spot.bucket;
-  unsigned d = spot.displacement;
-  unsigned first = spot.slot;
-  while (d <= kMaxDisplacement) {
-    const uint64_t* words = &words_[bucket * kWordsPerBucket];
-    for (unsigned s = first; s < per_bucket; ++s) {
-      if (words[narrow() ? s : 2 * s] == 0) {
-        write(bucket, s, key, d);
-        ++size_;
-        return true;
-      }
-      if (displacement_of(bucket, s) < d) {
-        Key84 resident;
-        unsigned displacement = 0;
-        read(bucket, s, resident, displacement);
-        write(bucket, s, key, d);
-        key = resident;
-        d = displacement;
-      }
-    }
-    bucket = (bucket + 1) & bucket_mask();
-    ++d;
-    first = 0;
-  }
-  left_over = key;
-  return false;
-}
-
-void ExactSet::grow(Key84 left_over) {
-  std::vector<Key84> keys = all_keys();
-  keys.push_back(left_over);
-  unsigned bits = bucket_bits_ + 1;
+  unsigned slot = spot.slot;
   for (;;) {
-    resize(bits);
-    size_ = 0;
-    bool placed = true;
-    for (const Key84 key : keys) {
-      // Distinct keys: each goes in from its home, with no lookup first.
-      Key84 again;
-      if (!insert(key, Spot{home(key), 0, 0}, again)) {
-        placed = false;
-        break;
-      }
-    }
-    if (placed) break;
-    ++bits;  // a run too long even in the doubled table: double again
+    const uint64_t* words = line(bucket);
+    while (slot < per_bucket_ && words[slot] != 0) ++slot;
+    if (slot < per_bucket_) break;
+    if ((words[per_bucket_ - 1] & 15) - 1 >= kMaxDisplacement) return false;
+    bucket = (bucket + 1) & bucket_mask();
+    slot = 0;
   }
-  ++growths_;
+  auto move = [this](uint64_t* to, unsigned to_slot, const uint64_t* from, unsigned from_slot,
+                     uint64_t add) {
+    to[to_slot] = (from[from_slot] & code_mask_) + add;
+    set_high(to, to_slot, high(from, from_slot));
+  };
+  // Each bucket a key leaves for the next stays full: its spill mark is
+  // kept (it rides on the last slot with 64-bit slots), and set when the
+  // key that leaves is of its home.
+  bool spills = false;
+  while (bucket != spot.bucket) {
+    uint64_t* words = line(bucket);
+    for (; slot > 0; --slot) move(words, slot, words, slot - 1, 0);
+    if (spills) mark_spill(words);
+    uint64_t* previous = line((bucket - 1) & bucket_mask());
+    const uint64_t leaving = previous[per_bucket_ - 1];
+    spills = (leaving & spill_bit_) != 0 || (leaving & 15) == 1;
+    move(words, 0, previous, per_bucket_ - 1, 1);  // one bucket farther
+    bucket = (bucket - 1) & bucket_mask();
+    slot = per_bucket_ - 1;
+  }
+  uint64_t* words = line(bucket);
+  for (; slot > spot.slot; --slot) move(words, slot, words, slot - 1, 0);
+  const Code c = code(key);
+  words[spot.slot] = c.low | (spot.displacement + 1);
+  set_high(words, spot.slot, c.high);
+  if (spills) mark_spill(words);
+  // A key past its home bucket: that bucket is full, and spills.
+  if (spot.displacement > 0) mark_spill(line((bucket - spot.displacement) & bucket_mask()));
+  ++size_;
+  return true;
 }
 
-void ExactSet::prefetch(Key84 key) const {
-  __builtin_prefetch(&words_[home(key) * kWordsPerBucket]);
+bool ExactSet::fill(ExactSet& into, const Key84* extra, size_t n_extra) const {
+  // Past its load it may have no free slot left for place() to find.
+  if (size_ + n_extra > into.grow_at_) return false;
+  std::vector<Key84> late;  // keys for past the end: placed last, wrapping round
+  const uint64_t end_bucket = uint64_t{1} << into.bucket_bits_;
+  uint64_t tail_bucket = 0;  // the first slot not yet filled in `into`
+  unsigned tail_slot = 0;
+  // Keys in the order of their homes go each at the first free slot from
+  // its home on: the order of homes holds with no key moved.
+  auto put = [&](Key84 key) {
+    const uint64_t h = into.home(key);
+    if (h > tail_bucket) {
+      tail_bucket = h;
+      tail_slot = 0;
+    }
+    if (tail_bucket >= end_bucket) {
+      late.push_back(key);
+      return true;
+    }
+    if (tail_bucket - h > kMaxDisplacement) return false;
+    const Code c = into.code(key);
+    uint64_t* words = into.line(tail_bucket);
+    words[tail_slot] = c.low | (tail_bucket - h + 1);
+    into.set_high(words, tail_slot, c.high);
+    if (tail_bucket > h) into.mark_spill(into.line(h));  // full, written
+    ++into.size_;
+    if (++tail_slot == into.per_bucket_) {
+      ++tail_bucket;
+      tail_slot = 0;
+    }
+    return true;
+  };
+  // Keys of one home here may have different homes there (the bits below
+  // the bucket's choose): sorted, they come in the order of those.
+  Key84 group[kMaxKeysAHome];
+  size_t grouped = 0;
+  uint64_t group_home = ~uint64_t{0};
+  auto flush = [&]() {
+    std::sort(group, group + grouped);
+    for (size_t i = 0; i < grouped; ++i) {
+      if (!put(group[i])) return false;
+    }
+    grouped = 0;
+    return true;
+  };
+  const uint64_t buckets = uint64_t{1} << bucket_bits_;
+  for (uint64_t bucket = 0; bucket < buckets; ++bucket) {
+    const uint64_t* words = line(bucket);
+    if (bucket + 8 < buckets) __builtin_prefetch(line(bucket + 8));
+    for (unsigned s = 0; s < per_bucket_; ++s) {
+      const uint64_t word = words[s] & code_mask_;
+      if (word == 0) continue;
+      const uint64_t displacement = (word & 15) - 1;
+      const Key84 key = key_at(bucket, s);
+      // A key that wrapped round from a home at the end: its place there
+      // comes after every other.
+      if (displacement > bucket) {
+        late.push_back(key);
+        continue;
+      }
+      if (bucket - displacement != group_home) {
+        if (!flush()) return false;
+        group_home = bucket - displacement;
+      }
+      group[grouped++] = key;
+    }
+  }
+  if (!flush()) return false;
+  late.insert(late.end(), extra, extra + n_extra);
+  for (const Key84 key : late) {
+    Spot spot;
+    into.find(key, &spot);
+    if (!into.place(key, spot)) return false;
+  }
+  return true;
+}
+
+bool ExactSet::grow(unsigned bucket_bits, const Key84* extra, size_t n_extra,
+                    uint64_t max_bytes, uint64_t* needed) {
+  for (unsigned bits = bucket_bits;; ++bits) {
+    if (max_bytes != 0 && bytes_at(bits) > max_bytes) {
+      *needed = bytes_at(bits);
+      return false;
+    }
+    ExactSet into(key_bits_, bits, stagger_, Empty{});
+    if (fill(into, extra, n_extra)) {
+      into.growths_ = growths_ + 1;
+      *this = std::move(into);
+      return true;
+    }
+    // A run too long even so: double again.
+  }
+}
+
+bool ExactSet::rebuild(unsigned bucket_bits, uint64_t growths) {
+  ExactSet into(key_bits_, bucket_bits, stagger_, Empty{});
+  if (!fill(into, nullptr, 0)) return false;
+  into.growths_ = growths;
+  *this = std::move(into);
+  return true;
+}
+
+ExactSet::ExactSet(unsigned key_bits, unsigned bucket_bits, unsigned stagger, Empty)
+    : key_bits_(key_bits), stagger_(stagger) {
+  set_shape(bucket_bits);
+  table_ = Table(bytes());
+}
+
+ExactSet::Outcome ExactSet::test_and_insert_one(Key84 key, uint64_t max_bytes,
+                                                uint64_t* needed) {
+  Spot spot;
+  if (find(key, &spot)) return Outcome::present;
+  if (size_ < grow_at_ && place(key, spot)) return Outcome::added;
+  // Past the load, or a run too long: the table grows, and where that
+  // would pass the limit, stays as it was (place moves nothing when it
+  // fails).
+  return grow(bucket_bits_ + 1, &key, 1, max_bytes, needed) ? Outcome::added : Outcome::full;
 }
 
 uint64_t ExactSet::test_and_insert(const Key84* keys, size_t n, uint8_t* answers) {
   uint64_t added = 0;
   for (size_t i = 0; i < n; ++i) {
-    // The home buckets of the keys a little ahead are fetched while this
-    // one is answered: the answers stay in order, the misses overlap.
-    if (i + kPrefetchAhead < n) prefetch(keys[i + kPrefetchAhead]);
-    Spot spot;
-    if (find(keys[i], &spot)) {
-      answers[i] = 1;
-      continue;
-    }
-    answers[i] = 0;
-    ++added;
-    Key84 left_over;
-    if (static_cast<double>(size_ + 1) > kMaxLoad * static_cast<double>(slots())) {
-      grow(keys[i]);
-    } else if (!insert(keys[i], spot, left_over)) {
-      grow(left_over);
-    }
+    if (i + kPrefetchAhead < n) prefetch(keys[i + kPrefetchAhead], true);
+    const bool fresh = test_and_insert_one(keys[i], 0, nullptr) == Outcome::added;
+    answers[i] = fresh ? 0 : 1;
+    added += fresh ? 1 : 0;
   }
   return added;
 }
 
 void ExactSet::contains(const Key84* keys, size_t n, uint8_t* answers) const {
   for (size_t i = 0; i < n; ++i) {
-    if (i + kPrefetchAhead < n) prefetch(keys[i + kPrefetchAhead]);
+    if (i + kPrefetchAhead < n) prefetch(keys[i + kPrefetchAhead], false);
     answers[i] = find(keys[i], nullptr) ? 1 : 0;
   }
 }
 
-std::vector<Key84> ExactSet::sorted_keys() const {
-  std::vector<Key84> keys = all_keys();
-  std::sort(keys.begin(), keys.end());
-  return keys;
-}
-
-std::vector<Key84> ExactSet::all_keys() const {
-  std::vector<Key84> keys;
-  keys.reserve(size_ + 1);
-  const unsigned per_bucket = slots_per_bucket();
-  const uint64_t buckets = uint64_t{1} << bucket_bits_;
-  for (uint64_t bucket = 0; bucket < buckets; ++bucket) {
-    for (unsigned s = 0; s < per_bucket; ++s) {
-      Key84 key;
-      unsigned displacement = 0;
-      if (read(bucket, s, key, displacement)) keys.push_back(key);
+void ExactSet::erase(Key84 key) {
+  const uint64_t start = home(key);
+  const Code c = code(key);
+  for (unsigned d = 0; d <= kMaxDisplacement; ++d) {
+    uint64_t bucket = (start + d) & bucket_mask();
+    for (unsigned s = 0; s < per_bucket_; ++s) {
+      uint64_t* words = line(bucket);
+      if ((words[s] & code_mask_) != (c.low | (d + 1)) || high(words, s) != c.high) continue;
+      // Backward shift: each key after it in its run moves back one slot
+      // (one bucket nearer its home when it crosses into the previous
+      // bucket), until a free slot or a key in its home bucket's first
+      // place: the order of homes holds and no run has a hole.
+      for (;;) {
+        const uint64_t next_bucket = s + 1 < per_bucket_ ? bucket : (bucket + 1) & bucket_mask();
+        const unsigned next_slot = s + 1 < per_bucket_ ? s + 1 : 0;
+        uint64_t* next = line(next_bucket);
+        const uint64_t word = next[next_slot] & code_mask_;
+        const bool crosses = next_bucket != bucket;
+        if (word == 0 || (crosses && (word & 15) == 1)) {
+          // A bucket with a free slot spills nothing: its mark goes too.
+          words[s] = 0;
+          set_high(words, s, 0);
+          if (per_bucket_ < 8) reinterpret_cast<unsigned char*>(words)[63] = 0;
+          --size_;
+          return;
+        }
+        // The last slot keeps its bucket's spill mark (it may be stale
+        // now: a lookup then reads one bucket more, never misses a key).
+        words[s] = (crosses ? word - 1 : word) | (words[s] & spill_bit_);
+        set_high(words, s, high(next, next_slot));
+        bucket = next_bucket;
+        s = next_slot;
+        words = next;
+      }
     }
   }
-  return keys;
 }
 
-uint64_t ExactSet::bytes_for(uint64_t keys, unsigned key_bits) {
-  // Growth doubles the table when a key would take it past kMaxLoad.
-  unsigned bits = kMinBucketBits;
-  for (;;) {
-    const uint64_t per_bucket = bits + kNarrowKeyBits >= key_bits ? 8 : 4;
-    const double slots = std::ldexp(static_cast<double>(per_bucket), static_cast<int>(bits));
-    if (static_cast<double>(keys) <= kMaxLoad * slots || bits >= kMaxBucketBits) break;
-    ++bits;
-  }
-  return (uint64_t{1} << bits) * kWordsPerBucket * sizeof(uint64_t);
+std::vector<Key84> ExactSet::sorted_keys() const {
+  std::vector<Key84> keys;
+  keys.reserve(size_);
+  for_each([&](Key84 key) { keys.push_back(key); });
+  std::sort(keys.begin(), keys.end());
+  return keys;
 }
 
 double ExactSet::collision_chance(uint64_t keys) {

@@ -1,50 +1,65 @@
-// The set of exact mode: every key seen, kept as 84 bits of its 128-bit
-// hash, so that a key is taken for a seen one only when two keys share
-// those 84 bits (collision_chance), not at a planned rate as in a Bloom
-// filter.
+// One table of exact mode's set (gdedup/key_set.h holds 256 of them, one a
+// shard): keys of `key_bits` bits, each kept whole, so that a key is taken
+// for a seen one only when it is one.
 //
-// A key's 84 bits are the top 84 bits of XXH3-128 of the key. The table is
-// 2^b buckets of one cache line (64 bytes); a key's home bucket is the top b
-// of its 84 bits, and it lies in its home or one of the next
-// kMaxDisplacement buckets (linear probing in Robin Hood order: keys never
-// removed, a key moved on by one farther from its home, so a lookup stops
-// at a free slot or at a key nearer its home: for an absent key, one cache
-// line in the common case). The slot keeps what the bucket does not say
-// (quotienting):
-//   - from b = 24 up, 8 slots of 64 bits: the 84 - b bits below the home
-//     bucket's, and 4 bits of displacement;
-//   - below, 4 slots of 128 bits: all 84 bits and a mark of use.
-// Either way a stored key keeps its 84 bits at every size, and growth (the
-// table doubled and every key placed anew) loses none. What the set holds
-// is a function of its keys alone: sorted_keys() is the same for every
-// insertion order, batch and growth history.
+// The table is 2^b buckets of one cache line (64 bytes); a key's home
+// bucket is the top b of its bits, and it lies in its home or one of the
+// next kMaxDisplacement buckets (linear probing in Robin Hood order: a key
+// moved on by one farther from its home, so that along the table keys lie
+// in the order of their homes, and a lookup stops at a free slot or at a
+// key nearer its home: for an absent key, one cache line in the common
+// case). A slot keeps what the bucket does not say (quotienting): the
+// key_bits - b bits below the home bucket's (the remainder) and 4 bits of
+// displacement, as small as they fit:
+//   - slots of 64 bits, 8 a line, when the remainder has at most 60 bits;
+//   - 72 bits (64 + 8), 7 a line, up to 68;
+//   - 80 bits (64 + 16), 6 a line, up to 76;
+//   - 96 bits (64 + 32), 5 a line, beyond.
+// A slot's low 64 bits lie in the line's first words, one a slot, and its
+// high bits packed after them, so a lookup reads only the low words until
+// one matches. The low 4 bits hold the displacement plus 1: 0 marks a free
+// slot. Either way a stored key keeps all its bits at every size, and
+// growth (the table doubled and every key placed anew) loses none.
+//
+// A full bucket says whether keys of its home lie past it (a spill mark: the
+// line's last byte, spare in slots of 72 to 96 bits; with 64-bit slots, the
+// top bit of the last slot, spare when the remainder has at most 59 bits).
+// A lookup of an absent key whose home bucket is full and unmarked ends
+// there: one cache line, where it would otherwise read the next as well.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "gdedup/key_set.h"
 
 namespace gdedup {
 
-
 class ExactSet {
  public:
-  // A narrow slot's bits for the key, beside its 4 bits of displacement:
-  // from kKeyBits - kNarrowKeyBits bucket bits up (24), a slot is one word.
-  static constexpr unsigned kNarrowKeyBits = 60;
-  // The farthest past its home bucket a key may lie; a key that would lie
-  // farther makes the table grow.
+  // The farthest past its home bucket a key may lie (4 bits hold it plus
+  // 1); a key that would lie farther makes the table grow.
   static constexpr unsigned kMaxDisplacement = 14;
-  // The share of slots in use past which the table doubles.
-  static constexpr double kMaxLoad = 0.94;
+  // The widest key and the narrowest (the remainder of a 64-bit slot at
+  // the smallest table).
+  static constexpr unsigned kMinKeyBits = 64;
 
   // Sized for `expected_keys` (0: the smallest table) without growing.
-  // `key_bits`: the width of the keys (their top bits above it must be 0),
-  // kKeyBits but in tests, which reach narrow slots in small tables with
-  // narrower keys.
-  explicit ExactSet(uint64_t expected_keys = 0, unsigned key_bits = kKeyBits);
+  // `key_bits`: the width of the keys (their top bits above it must be 0):
+  // kKeyBits less the bits that chose a KeySet's shard, or narrower in
+  // tests, which reach narrow slots in small tables.
+  // `stagger` (0 to 255): where between its lowest and highest load this
+  // table doubles (max_load), so that a KeySet's shards, which fill
+  // together, do not all double at once.
+  explicit ExactSet(uint64_t expected_keys = 0, unsigned key_bits = kKeyBits,
+                    unsigned stagger = 0);
+  ~ExactSet();
+  ExactSet(const ExactSet& other);  // a deep copy
+  ExactSet& operator=(const ExactSet&) = delete;
+  ExactSet(ExactSet&& other) noexcept;
+  ExactSet& operator=(ExactSet&& other) noexcept;
 
   // For each key in order: answers[i] = 1 if it was in the set (added
   // before, or earlier in this call), else 0, and it is added. Returns the
@@ -53,71 +68,193 @@ class ExactSet {
   // answers[i] = 1 if keys[i] is in the set; nothing is added.
   void contains(const Key84* keys, size_t n, uint8_t* answers) const;
 
+  // One key of test_and_insert, for a caller that routes keys among tables
+  // (KeySet): present, added, or not added because the table would have to
+  // grow past `max_bytes` (0: no limit), in which case the table is as it
+  // was and *needed says the bytes it would have taken.
+  enum class Outcome { present, added, full };
+  Outcome test_and_insert_one(Key84 key, uint64_t max_bytes, uint64_t* needed);
+  bool contains_one(Key84 key) const { return find(key, nullptr); }
+  // Fetches the key's home bucket ahead of a call for it: the misses of the
+  // keys a little ahead overlap while a key is answered. For an insert, the
+  // next bucket too: near the load limit the keys a new one moves on often
+  // run into it.
+  void prefetch(Key84 key, bool for_insert) const {
+    const uint64_t h = home(key);
+    __builtin_prefetch(line(h));
+    if (for_insert) __builtin_prefetch(line((h + 1) & bucket_mask()));
+  }
+  // Removes `key` if it is there (KeySet's undo of keys a failed batch
+  // added past its failing key): the keys after it in its run move back.
+  void erase(Key84 key);
+  // Rebuilds the table at 2^bucket_bits buckets, smaller or larger, with the
+  // same keys, and sets growths() (KeySet's undo of a growth); false (and
+  // the table as it was) when they do not fit so.
+  bool rebuild(unsigned bucket_bits, uint64_t growths);
+
   uint64_t size() const { return size_; }
-  uint64_t bytes() const { return words_.size() * sizeof(uint64_t); }
+  uint64_t bytes() const { return bytes_at(bucket_bits_); }
   unsigned bucket_bits() const { return bucket_bits_; }
-  uint64_t slots() const { return (uint64_t{1} << bucket_bits_) * slots_per_bucket(); }
+  unsigned slots_per_bucket() const { return per_bucket_; }
+  uint64_t slots() const { return (uint64_t{1} << bucket_bits_) * per_bucket_; }
   double load() const { return static_cast<double>(size_) / static_cast<double>(slots()); }
   uint64_t growths() const { return growths_; }
 
+  // Calls f(key) with every key, in table order.
+  template <class F>
+  void for_each(F&& f) const;
   // Every key, ascending.
   std::vector<Key84> sorted_keys() const;
 
   // The chance that any two of `keys` distinct keys share their 84 bits
   // (the birthday bound): the chance that exact mode drops one unique key.
   static double collision_chance(uint64_t keys);
-  // The bytes a set grown from the smallest table to `keys` keys takes.
-  static uint64_t bytes_for(uint64_t keys, unsigned key_bits = kKeyBits);
+  // The bytes a table grown from the smallest to `keys` keys takes (keys
+  // spread as a hash spreads them: no run too long before the load limit).
+  static uint64_t bytes_for(uint64_t keys, unsigned key_bits = kKeyBits, unsigned stagger = 0);
+  // The bucket bits a table of `bucket_bits` grows to by the load rule alone
+  // to hold `keys` keys.
+  static unsigned bucket_bits_for(uint64_t keys, unsigned bucket_bits, unsigned key_bits,
+                                  unsigned stagger);
+  static uint64_t bytes_at(unsigned bucket_bits) { return uint64_t{64} << bucket_bits; }
+  // The share of slots in use past which a table of `per_bucket` slots a
+  // bucket doubles: below the load where runs longer than kMaxDisplacement
+  // begin to appear for hashed keys (bench/RESULTS.md), so that growth is by
+  // load, bytes_for() is what a table takes, and lookups stay short; lower
+  // by `stagger` / 256 of the layout's range.
+  static double max_load(unsigned per_bucket, unsigned stagger = 0);
 
  private:
   static constexpr unsigned kWordsPerBucket = 8;  // 64 bytes
   // Keys ahead of the one answered whose home bucket is fetched.
   static constexpr size_t kPrefetchAhead = 16;
 
-  void prefetch(Key84 key) const;
+  // The table's words: zeroed, on a cache line's boundary, mapped lazily
+  // from the system when large (no pages touched before they are written).
+  struct Table {
+    uint64_t* words = nullptr;
+    uint64_t bytes = 0;
+    Table() = default;
+    explicit Table(uint64_t bytes);
+    ~Table();
+    Table(Table&& other) noexcept;
+    Table& operator=(Table&& other) noexcept;
+  };
 
-  bool narrow() const { return bucket_bits_ + kNarrowKeyBits >= key_bits_; }
-  unsigned slots_per_bucket() const { return narrow() ? 8 : 4; }
-  uint64_t bucket_mask() const { return (uint64_t{1} << bucket_bits_) - 1; }
-  uint64_t home(Key84 key) const { return static_cast<uint64_t>(key >> (key_bits_ - bucket_bits_)); }
-  // The bits of `key` below its home bucket's.
-  uint64_t remainder(Key84 key) const {
-    return static_cast<uint64_t>(key & ((Key84{1} << (key_bits_ - bucket_bits_)) - 1));
-  }
-
-  // The key in slot `slot` of `bucket` and how far it lies from its home
-  // bucket; false for a free slot.
-  bool read(uint64_t bucket, unsigned slot, Key84& key, unsigned& displacement) const;
-  void write(uint64_t bucket, unsigned slot, Key84 key, unsigned displacement);
-  // How far the key in a used slot lies from its home bucket.
-  unsigned displacement_of(uint64_t bucket, unsigned slot) const;
-  // Every key, in table order.
-  std::vector<Key84> all_keys() const;
-  // Where an absent key goes: the first slot on its way that is free or
-  // holds a key nearer its home.
+  // What a key's slot holds at displacement 0, its remainder shifted past
+  // the displacement's 4 bits: the low word (plus displacement + 1) and the
+  // high bits.
+  struct Code {
+    uint64_t low;
+    uint64_t high;
+  };
   struct Spot {
     uint64_t bucket = 0;
     unsigned slot = 0;
     unsigned displacement = 0;
   };
+
+  // An empty table of 2^bucket_bits buckets.
+  struct Empty {};
+  ExactSet(unsigned key_bits, unsigned bucket_bits, unsigned stagger, Empty);
+
+  // The layout for `bucket_bits`: slots a bucket and high bytes a slot.
+  static unsigned per_bucket_for(unsigned bucket_bits, unsigned key_bits);
+  void set_shape(unsigned bucket_bits);
+
+  uint64_t* line(uint64_t bucket) const { return table_.words + bucket * kWordsPerBucket; }
+  uint64_t bucket_mask() const { return (uint64_t{1} << bucket_bits_) - 1; }
+  uint64_t home(Key84 key) const {
+    return static_cast<uint64_t>(key >> (key_bits_ - bucket_bits_));
+  }
+  Code code(Key84 key) const {
+    const Key84 rest = (key & ((Key84{1} << (key_bits_ - bucket_bits_)) - 1)) << 4;
+    return Code{static_cast<uint64_t>(rest), static_cast<uint64_t>(rest >> 64)};
+  }
+  // A slot's high bits: after the line's low words, high_bytes_ each.
+  uint64_t high(const uint64_t* words, unsigned slot) const {
+    const unsigned char* at =
+        reinterpret_cast<const unsigned char*>(words + per_bucket_) + slot * high_bytes_;
+    uint32_t v32;
+    uint16_t v16;
+    switch (high_bytes_) {
+      case 0: return 0;
+      case 1: return at[0];
+      case 2: std::memcpy(&v16, at, 2); return v16;
+      default: std::memcpy(&v32, at, 4); return v32;
+    }
+  }
+  void set_high(uint64_t* words, unsigned slot, uint64_t value) {
+    unsigned char* at = reinterpret_cast<unsigned char*>(words + per_bucket_) + slot * high_bytes_;
+    const uint32_t v32 = static_cast<uint32_t>(value);
+    const uint16_t v16 = static_cast<uint16_t>(value);
+    switch (high_bytes_) {
+      case 0: return;
+      case 1: at[0] = static_cast<unsigned char>(value); return;
+      case 2: std::memcpy(at, &v16, 2); return;
+      default: std::memcpy(at, &v32, 4); return;
+    }
+  }
+  // The key in a used slot.
+  Key84 key_at(uint64_t bucket, unsigned slot) const;
+  // The spill mark of a full bucket (true where the layout has none: it
+  // may spill); marks it.
+  bool may_spill(const uint64_t* words) const {
+    if (per_bucket_ < 8) return reinterpret_cast<const unsigned char*>(words)[63] != 0;
+    return spill_bit_ == 0 || (words[7] & spill_bit_) != 0;
+  }
+  void mark_spill(uint64_t* words) {
+    if (per_bucket_ < 8) {
+      reinterpret_cast<unsigned char*>(words)[63] = 1;
+    } else {
+      words[7] |= spill_bit_;
+    }
+  }
+
   // Whether `key` is in the set; where it is not, *spot (if given) says
-  // where it goes.
+  // where it goes: the first slot on its way that is free or holds a key
+  // nearer its home.
   bool find(Key84 key, Spot* spot) const;
-  // Adds `key`, which is not in the set, at `spot` (find's). False when
-  // some key (this one or one it moved) would lie past kMaxDisplacement:
-  // that key is `left_over`, out of the table, and the table must grow with
-  // it.
-  bool insert(Key84 key, Spot spot, Key84& left_over);
-  // Doubles the table (more when a run is still too long) and places every
-  // key anew, `left_over` too.
-  void grow(Key84 left_over);
-  void resize(unsigned bucket_bits);
+  // Places `key`, not in the set, at `spot` (find's), the keys after it
+  // moving on. False, with nothing moved, when some key (this one or one it
+  // moves) would lie past kMaxDisplacement.
+  bool place(Key84 key, Spot spot);
+  // Puts the table at `bucket_bits` with every key and `extra` (not in it),
+  // doubling further while a run is too long, unless that would take more
+  // than `max_bytes` (0: no limit): then the table is as it was, *needed
+  // says the bytes and it returns false.
+  bool grow(unsigned bucket_bits, const Key84* extra, size_t n_extra, uint64_t max_bytes,
+            uint64_t* needed);
+  // Builds `into` (empty, same key bits) from this table's keys and `extra`:
+  // this table is walked in bucket order, so keys come in the order of
+  // their homes and go to the new table in that order, each after the last
+  // (streaming, no vector of keys). False when a run would be too long.
+  bool fill(ExactSet& into, const Key84* extra, size_t n_extra) const;
 
   unsigned key_bits_;
+  unsigned stagger_;
   unsigned bucket_bits_ = 0;
-  std::vector<uint64_t> words_;
+  unsigned per_bucket_ = 8;
+  unsigned high_bytes_ = 0;  // bytes a slot past its low word
+  uint64_t grow_at_ = 0;     // keys past which the table doubles (max_load)
+  // With 64-bit slots, the last slot's spill mark (0: none) and what a low
+  // word holds without it.
+  uint64_t spill_bit_ = 0;
+  uint64_t code_mask_ = ~uint64_t{0};
+  Table table_;
   uint64_t size_ = 0;
   uint64_t growths_ = 0;
 };
+
+template <class F>
+void ExactSet::for_each(F&& f) const {
+  const uint64_t buckets = uint64_t{1} << bucket_bits_;
+  for (uint64_t bucket = 0; bucket < buckets; ++bucket) {
+    const uint64_t* words = line(bucket);
+    for (unsigned s = 0; s < per_bucket_; ++s) {
+      if (words[s] != 0) f(key_at(bucket, s));
+    }
+  }
+}
 
 }  // namespace gdedup

@@ -1,30 +1,295 @@
+// KeySet: 256 shards, each an ExactSet of the keys whose top 8 bits are its
+// number, over the other 76 bits. The shard count is fixed, so what a set
+// holds and the bytes it takes depend on its keys alone, never on threads;
+// and a shard doubles alone, each at its own load (stagger_of), so that a
+// pause of growth is a few shards' rehash (each 1/256 of the set), not the
+// whole set's.
+//
+// With T threads, thread o owns the shards s with floor(s * T / 256) = o
+// and answers their keys in input order (as the CPU backend's threads own
+// blocks, cpu_backend.cpp): a batch is split by owner, keeping input order,
+// then each owner runs its keys. A shard sees the same keys in the same
+// order for every T, so every answer and every table is the same.
 #include "gdedup/key_set.h"
 
 #include <algorithm>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "core/exact_set.h"
+#include "core/thread_pool.h"
 #include "gdedup/error.h"
 
 namespace gdedup {
+namespace {
+
+constexpr unsigned kShardBits = 8;
+constexpr unsigned kShards = 1u << kShardBits;
+constexpr unsigned kShardKeyBits = kKeyBits - kShardBits;
+constexpr Key84 kShardKeyMask = (Key84{1} << kShardKeyBits) - 1;
+// Keys a thread should have at least: below, handing a batch to threads
+// costs more than it saves.
+constexpr uint64_t kMinKeysAThread = 4096;
+// Keys a parallel pass takes at once: positions are noted in 32 bits.
+constexpr uint64_t kMaxPass = uint64_t{1} << 30;
+constexpr size_t kPrefetchAhead = 16;
+
+unsigned shard_of(Key84 key) { return static_cast<unsigned>(key >> kShardKeyBits); }
+
+// Where between its lowest and highest load a shard doubles: its number's
+// bits reversed, so that the shards, which fill together, double one after
+// another over a range of sizes (the pause of growth a shard or a few, not
+// all 256 at once), and neighbours, which one thread owns, far apart.
+unsigned stagger_of(unsigned shard) {
+  unsigned reversed = 0;
+  for (unsigned b = 0; b < kShardBits; ++b) reversed |= ((shard >> b) & 1) << (kShardBits - 1 - b);
+  return reversed;
+}
+
+}  // namespace
 
 struct KeySet::Impl {
-  ExactSet table;
+  explicit Impl(const KeySetOptions& opts) : options(opts) {
+    threads = opts.threads != 0 ? opts.threads : std::max(1u, std::thread::hardware_concurrency());
+    threads = std::min(threads, kShards);
+  }
+
+  // The keys of one slice of a pass bound for one owner, in input order.
+  struct Bound {
+    std::vector<Key84> keys;
+    std::vector<uint32_t> positions;
+  };
+  // A shard's growth during a pass: at which key, and its size before.
+  struct Growth {
+    uint64_t position;
+    unsigned bucket_bits;
+    uint64_t growths;
+  };
+
+  uint64_t run_in_order(const Key84* keys, uint64_t from, uint64_t to, uint8_t* answers);
+  uint64_t run_parallel(const Key84* keys, uint64_t n, uint8_t* answers, unsigned parts);
+  [[noreturn]] void refuse(uint64_t position, uint64_t needed) const;
+  uint64_t size() const {
+    uint64_t total = 0;
+    for (const ExactSet& s : shards) total += s.size();
+    return total;
+  }
+  void count_bytes() {
+    bytes = 0;
+    for (const ExactSet& s : shards) bytes += s.bytes();
+  }
+
+  std::vector<ExactSet> shards;
   KeySetOptions options;
+  unsigned threads = 1;
+  uint64_t bytes = 0;  // the shards' bytes together
+  uint64_t pass_start = 0;  // the pass's first key in its batch, for messages
+  // A parallel pass's buffers, reused: bound[slice][owner], growth[shard].
+  std::vector<std::vector<Bound>> bound;
+  std::vector<std::vector<Growth>> growth;
+  detail::ThreadPool pool{"the exact set"};
 };
 
+void KeySet::Impl::refuse(uint64_t position, uint64_t needed) const {
+  throw Error("the exact set holds " + std::to_string(size()) + " keys in " +
+                  std::to_string(bytes) + " bytes, and key " +
+                  std::to_string(pass_start + position) +
+                  " of the batch would make it grow to " + std::to_string(needed) +
+                  " bytes, past its cap of " + std::to_string(options.max_bytes) + " bytes",
+              ErrorKind::set_full, needed, options.max_bytes);
+}
+
+uint64_t KeySet::Impl::run_in_order(const Key84* keys, uint64_t from, uint64_t to,
+                                    uint8_t* answers) {
+  const uint64_t cap = options.max_bytes;
+  uint64_t added = 0;
+  for (uint64_t i = from; i < to; ++i) {
+    if (i + kPrefetchAhead < to) {
+      const Key84 ahead = keys[i + kPrefetchAhead];
+      shards[shard_of(ahead)].prefetch(ahead & kShardKeyMask, true);
+    }
+    ExactSet& shard = shards[shard_of(keys[i])];
+    const uint64_t before = shard.bytes();
+    // The shard may take what the others leave of the cap (1 when they
+    // leave nothing: no growth fits).
+    const uint64_t others = bytes - before;
+    const uint64_t limit = cap == 0 ? 0 : cap > others ? cap - others : 1;
+    uint64_t needed = 0;
+    switch (shard.test_and_insert_one(keys[i] & kShardKeyMask, limit, &needed)) {
+      case ExactSet::Outcome::present:
+        answers[i] = 1;
+        break;
+      case ExactSet::Outcome::added:
+        answers[i] = 0;
+        ++added;
+        bytes += shard.bytes() - before;
+        break;
+      case ExactSet::Outcome::full:
+        refuse(i, others + needed);
+    }
+  }
+  return added;
+}
+
+uint64_t KeySet::Impl::run_parallel(const Key84* keys, uint64_t n, uint8_t* answers,
+                                    unsigned parts) {
+  auto owner_of = [parts](unsigned shard) { return shard * parts / kShards; };
+  auto slice = [n, parts](unsigned t) { return n * t / parts; };
+  bound.resize(parts);
+  std::vector<std::vector<uint32_t>> counts(parts, std::vector<uint32_t>(kShards, 0));
+  // 1. Each thread splits its slice by owner, in input order.
+  pool.run(parts, [&](unsigned t) {
+    bound[t].resize(parts);
+    for (Bound& b : bound[t]) {
+      b.keys.clear();
+      b.positions.clear();
+    }
+    for (uint64_t i = slice(t); i < slice(t + 1); ++i) {
+      const unsigned shard = shard_of(keys[i]);
+      Bound& b = bound[t][owner_of(shard)];
+      b.keys.push_back(keys[i]);
+      b.positions.push_back(static_cast<uint32_t>(i));
+      ++counts[t][shard];
+    }
+  }, nullptr);
+
+  // Under a cap, each shard may grow as far as the load alone takes it with
+  // its keys of this pass, if all of that fits together; if not, the pass
+  // runs in order on this thread, which stops at the exact key.
+  std::vector<uint64_t> limit(kShards, 0);
+  if (options.max_bytes != 0) {
+    uint64_t total = 0;
+    for (unsigned s = 0; s < kShards; ++s) {
+      uint64_t keys_after = shards[s].size();
+      for (unsigned t = 0; t < parts; ++t) keys_after += counts[t][s];
+      const unsigned bits = ExactSet::bucket_bits_for(keys_after, shards[s].bucket_bits(),
+                                                      kShardKeyBits, stagger_of(s));
+      limit[s] = ExactSet::bytes_at(bits);
+      total += limit[s];
+    }
+    if (total > options.max_bytes) return run_in_order(keys, 0, n, answers);
+  }
+
+  // 2. Each owner runs its keys: slice 0's, then slice 1's, ...: in input
+  // order. Under a cap, an owner stops at a key its shard's limit refuses.
+  growth.resize(kShards);
+  for (auto& g : growth) g.clear();
+  std::vector<uint64_t> added(parts, 0);
+  std::vector<uint64_t> stopped(parts, n);
+  pool.run(parts, [&](unsigned o) {
+    for (unsigned t = 0; t < parts; ++t) {
+      const Bound& b = bound[t][o];
+      const size_t count = b.keys.size();
+      for (size_t j = 0; j < count; ++j) {
+        if (j + kPrefetchAhead < count) {
+          const Key84 ahead = b.keys[j + kPrefetchAhead];
+          shards[shard_of(ahead)].prefetch(ahead & kShardKeyMask, true);
+        }
+        const unsigned s = shard_of(b.keys[j]);
+        ExactSet& shard = shards[s];
+        const unsigned bits = shard.bucket_bits();
+        const uint64_t growths = shard.growths();
+        uint64_t needed = 0;
+        const uint32_t at = b.positions[j];
+        const auto outcome =
+            shard.test_and_insert_one(b.keys[j] & kShardKeyMask, limit[s], &needed);
+        if (outcome == ExactSet::Outcome::full) {
+          stopped[o] = at;
+          return;
+        }
+        if (shard.bucket_bits() != bits) growth[s].push_back(Growth{at, bits, growths});
+        answers[at] = outcome == ExactSet::Outcome::present ? 1 : 0;
+        added[o] += outcome == ExactSet::Outcome::added ? 1 : 0;
+      }
+    }
+  }, nullptr);
+  count_bytes();
+  const uint64_t first_stop = *std::min_element(stopped.begin(), stopped.end());
+  if (first_stop == n) {
+    uint64_t total = 0;
+    for (uint64_t a : added) total += a;
+    return total;
+  }
+
+  // A shard's limit refused a key (a run too long made it grow before its
+  // load did). The other owners ran past that key: take back what they
+  // added from it on, and the growths that came of it, so that the set is
+  // what it was at that key; then go on from it in order.
+  for (unsigned t = 0; t < parts; ++t) {
+    for (unsigned o = 0; o < parts; ++o) {
+      const Bound& b = bound[t][o];
+      for (size_t j = 0; j < b.keys.size(); ++j) {
+        const uint64_t at = b.positions[j];
+        if (at > first_stop && at < stopped[o] && answers[at] == 0) {
+          shards[shard_of(b.keys[j])].erase(b.keys[j] & kShardKeyMask);
+        }
+      }
+    }
+  }
+  for (unsigned s = 0; s < kShards; ++s) {
+    for (const Growth& g : growth[s]) {
+      if (g.position <= first_stop) continue;
+      // Its keys fitted that size before: they fit again.
+      shards[s].rebuild(g.bucket_bits, g.growths);
+      break;
+    }
+  }
+  count_bytes();
+  uint64_t total = 0;
+  for (uint64_t i = 0; i < first_stop; ++i) total += answers[i] == 0 ? 1 : 0;
+  return total + run_in_order(keys, first_stop, n, answers);
+}
+
 KeySet::KeySet(uint64_t expected_keys, const KeySetOptions& options)
-    : impl_(std::make_unique<Impl>(Impl{ExactSet(expected_keys), options})) {}
+    : impl_(std::make_unique<Impl>(options)) {
+  // Each shard sized for its share.
+  const uint64_t share = (expected_keys + kShards - 1) / kShards;
+  impl_->shards.reserve(kShards);
+  for (unsigned s = 0; s < kShards; ++s) {
+    impl_->shards.emplace_back(share, kShardKeyBits, stagger_of(s));
+  }
+  impl_->count_bytes();
+}
 KeySet::~KeySet() = default;
 KeySet::KeySet(KeySet&&) noexcept = default;
 KeySet& KeySet::operator=(KeySet&&) noexcept = default;
 
+KeySet KeySet::clone() const {
+  KeySet copy(0, impl_->options);
+  copy.impl_->shards = std::vector<ExactSet>(impl_->shards);
+  copy.impl_->count_bytes();
+  return copy;
+}
+
 uint64_t KeySet::test_and_insert(const Key84* keys, uint64_t n, uint8_t* answers) {
-  return impl_->table.test_and_insert(keys, n, answers);
+  uint64_t added = 0;
+  for (uint64_t at = 0; at < n; at += kMaxPass) {
+    const uint64_t count = std::min(kMaxPass, n - at);
+    const unsigned parts =
+        static_cast<unsigned>(std::min<uint64_t>(impl_->threads, count / kMinKeysAThread));
+    impl_->pass_start = at;
+    added += parts <= 1 ? impl_->run_in_order(keys + at, 0, count, answers + at)
+                        : impl_->run_parallel(keys + at, count, answers + at, parts);
+  }
+  return added;
 }
 
 void KeySet::contains(const Key84* keys, uint64_t n, uint8_t* answers) const {
-  impl_->table.contains(keys, n, answers);
+  Impl& impl = *impl_;
+  const unsigned parts =
+      static_cast<unsigned>(std::min<uint64_t>(impl.threads, n / kMinKeysAThread));
+  auto run = [&](uint64_t from, uint64_t to) {
+    for (uint64_t i = from; i < to; ++i) {
+      if (i + kPrefetchAhead < to) {
+        const Key84 ahead = keys[i + kPrefetchAhead];
+        impl.shards[shard_of(ahead)].prefetch(ahead & kShardKeyMask, false);
+      }
+      answers[i] = impl.shards[shard_of(keys[i])].contains_one(keys[i] & kShardKeyMask) ? 1 : 0;
+    }
+  };
+  if (parts <= 1) return run(0, n);
+  impl.pool.run(parts, [&](unsigned t) { run(n * t / parts, n * (t + 1) / parts); }, nullptr);
 }
 
 uint64_t KeySet::insert(const Key84* keys, uint64_t n) {
@@ -32,10 +297,22 @@ uint64_t KeySet::insert(const Key84* keys, uint64_t n) {
   return test_and_insert(keys, n, answers.data());
 }
 
-uint64_t KeySet::size() const { return impl_->table.size(); }
-uint64_t KeySet::bytes() const { return impl_->table.bytes(); }
-double KeySet::load() const { return impl_->table.load(); }
-uint64_t KeySet::growths() const { return impl_->table.growths(); }
+void KeySet::merge(const KeySet& other) {
+  other.for_each_sorted([this](const Key84* keys, size_t n) { insert(keys, n); });
+}
+
+uint64_t KeySet::size() const { return impl_->size(); }
+uint64_t KeySet::bytes() const { return impl_->bytes; }
+double KeySet::load() const {
+  uint64_t slots = 0;
+  for (const ExactSet& s : impl_->shards) slots += s.slots();
+  return static_cast<double>(size()) / static_cast<double>(slots);
+}
+uint64_t KeySet::growths() const {
+  uint64_t total = 0;
+  for (const ExactSet& s : impl_->shards) total += s.growths();
+  return total;
+}
 const KeySetOptions& KeySet::options() const { return impl_->options; }
 
 KeySet KeySet::clone() const {
@@ -46,15 +323,26 @@ KeySet KeySet::clone() const {
 void KeySet::set_max_bytes(uint64_t max_bytes) { impl_->options.max_bytes = max_bytes; }
 
 void KeySet::for_each_sorted(const std::function<void(const Key84*, size_t)>& f) const {
-  const std::vector<Key84> keys = impl_->table.sorted_keys();
   constexpr size_t kPiece = size_t{1} << 16;
-  for (size_t i = 0; i < keys.size(); i += kPiece) {
-    f(keys.data() + i, std::min(kPiece, keys.size() - i));
+  for (unsigned s = 0; s < kShards; ++s) {
+    std::vector<Key84> keys = impl_->shards[s].sorted_keys();
+    for (Key84& k : keys) k |= static_cast<Key84>(s) << kShardKeyBits;
+    for (size_t i = 0; i < keys.size(); i += kPiece) {
+      f(keys.data() + i, std::min(kPiece, keys.size() - i));
+    }
   }
 }
 
 double KeySet::collision_chance(uint64_t keys) { return ExactSet::collision_chance(keys); }
 
-uint64_t KeySet::bytes_for(uint64_t keys) { return ExactSet::bytes_for(keys); }
+uint64_t KeySet::bytes_for(uint64_t keys) {
+  // Hashed keys spread evenly over the shards, each growing as one table.
+  const uint64_t share = (keys + kShards - 1) / kShards;
+  uint64_t bytes = 0;
+  for (unsigned s = 0; s < kShards; ++s) {
+    bytes += ExactSet::bytes_for(share, kShardKeyBits, stagger_of(s));
+  }
+  return bytes;
+}
 
 }  // namespace gdedup
