@@ -77,8 +77,6 @@ class KeySet {
   double load() const;     // keys held over slots
   uint64_t growths() const;
   const KeySetOptions& options() const;
-  // A deep copy (for a checkpoint written while the set goes on).
-  KeySet clone() const;
   void set_max_bytes(uint64_t max_bytes);
 
   // Calls `f` with every key, ascending, in pieces (at most 2^16 keys each).

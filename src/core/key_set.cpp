@@ -314,12 +314,6 @@ uint64_t KeySet::growths() const {
   return total;
 }
 const KeySetOptions& KeySet::options() const { return impl_->options; }
-
-KeySet KeySet::clone() const {
-  KeySet copy;
-  *copy.impl_ = *impl_;
-  return copy;
-}
 void KeySet::set_max_bytes(uint64_t max_bytes) { impl_->options.max_bytes = max_bytes; }
 
 void KeySet::for_each_sorted(const std::function<void(const Key84*, size_t)>& f) const {
