@@ -29,15 +29,22 @@ void check_capacity(uint64_t capacity, uint64_t bytes, uint64_t max_bytes) {
 KeySet sized_set(uint64_t capacity, const KeySetOptions& options) {
   const uint64_t bytes = KeySet::bytes_for(capacity);
   check_capacity(capacity, bytes, options.max_bytes);
+  const auto refused = [&] {
+    return Error("a set sized for capacity=" + std::to_string(capacity) + " keys needs about " +
+                     std::to_string(bytes) + " bytes, which this machine could not allocate; "
+                     "give a smaller capacity, or none: the set grows as keys come",
+                 ErrorKind::out_of_memory, bytes);
+  };
   try {
     KeySet set(capacity, options);
     check_capacity(capacity, set.bytes(), options.max_bytes);
     return set;
   } catch (const std::bad_alloc&) {
-    throw Error("a set sized for capacity=" + std::to_string(capacity) + " keys needs about " +
-                    std::to_string(bytes) + " bytes, which this machine could not allocate; "
-                    "give a smaller capacity, or none: the set grows as keys come",
-                ErrorKind::out_of_memory, bytes);
+    throw refused();
+  } catch (const Error& e) {
+    // The set's own refusal of a table (mmap failed) says less.
+    if (e.kind() != ErrorKind::out_of_memory) throw;
+    throw refused();
   }
 }
 

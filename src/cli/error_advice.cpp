@@ -15,6 +15,8 @@ std::string flag_advice(ErrorKind kind) {
       return "use --backend cpu or a smaller --capacity/--fpr";
     case ErrorKind::no_device:
       return "use --backend cpu to run without a GPU";
+    case ErrorKind::set_full:
+      return "a larger --max-memory lets the set hold more keys";
     case ErrorKind::record_too_long:
       return "--max-record-length sets the record length limit";
     case ErrorKind::is_checkpoint:
@@ -31,7 +33,6 @@ std::string flag_advice(ErrorKind kind) {
     case ErrorKind::input_changed:
     case ErrorKind::resume_mismatch:
     case ErrorKind::filter_overfull:
-    case ErrorKind::set_full:
       break;
   }
   return "";

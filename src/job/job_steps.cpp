@@ -14,6 +14,12 @@
 #include "job/stats.h"
 
 namespace gdedup {
+namespace {
+
+// What the job saves to JobSpec::filter_path, in messages.
+std::string saved_file_word(const JobSpec& o) { return o.exact ? "set file" : "filter"; }
+
+}  // namespace
 
 Mode JobSpec::mode() const {
   switch (kind) {
@@ -37,7 +43,9 @@ std::string unfinished_job_text(const JobSpec& o, const JobEvents& events,
     text += "; " + (o.output == "-" ? std::string("standard output") : o.output) +
             " holds only part of the result, perhaps ending inside a record";
   }
-  if (o.saves_filter()) text += "; the filter " + o.filter_path + " was not updated";
+  if (o.saves_filter()) {
+    text += "; the " + saved_file_word(o) + " " + o.filter_path + " was not updated";
+  }
   if (!o.stats_path.empty()) text += "; " + o.stats_path + " was not written";
   if (o.kind != JobKind::kQuery) {
     text += "; " + events.with(JobOption::kCheckpoint, "FILE") + " makes a long job resumable";
@@ -191,7 +199,9 @@ std::string aftermath(const Job& job) {
   // What the output holds the pipeline says itself: only it knows.
   const JobSpec& o = job.spec;
   std::string text;
-  if (o.saves_filter()) text += " The filter " + o.filter_path + " was not updated.";
+  if (o.saves_filter()) {
+    text += " The " + saved_file_word(o) + " " + o.filter_path + " was not updated.";
+  }
   if (o.checkpoint.enabled() && file_exists(o.checkpoint.path)) {
     text += " Once the cause is fixed, the same command plus " + job.name(JobOption::kResume) +
             " continues from the checkpoint " + o.checkpoint.path + ".";
@@ -206,7 +216,9 @@ bool closed_output_is_failure(const JobSpec& spec) {
 std::string closed_pipe_text(const Job& job) {
   const JobSpec& o = job.spec;
   std::string not_saved;
-  if (o.saves_filter()) not_saved = "the filter " + o.filter_path + " was not updated";
+  if (o.saves_filter()) {
+    not_saved = "the " + saved_file_word(o) + " " + o.filter_path + " was not updated";
+  }
   if (!o.stats_path.empty()) {
     not_saved += std::string(not_saved.empty() ? "" : " and ") + "the statistics file " +
                  o.stats_path + " was not written";

@@ -135,6 +135,13 @@ case_exact_mode_refusals() {
   expect_status 0
   [ -e out.txt ] && [ ! -s out.txt ] || fail "a set under its cap did not drop every record"
   cmp -s big.set c.set || fail "the set file changed"
+  # A rank whose part grows past the cap during the run: status 4 on every
+  # rank, one message, the output as it was.
+  echo before >out3.txt
+  run_mpi 2 dedup in.txt --exact -o out3.txt --max-memory 1MiB
+  expect_status 4
+  one_message "caps each rank's part"
+  [ "$(cat out3.txt)" = before ] || fail "a job past its cap changed out3.txt"
   run_mpi 2 dedup in.txt --exact -o out2.txt --checkpoint ck
   expect_status 2
   one_message "--checkpoint cannot be used with --exact under --mpi"
