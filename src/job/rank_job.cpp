@@ -56,6 +56,11 @@ RankJob::RankJob(const JobSpec& spec, JobEvents& events, const mpi::RankInfo& me
     throw UsageError(events.name(JobOption::kExact) + " does not run on the ranks of an MPI job "
                      "yet: its set is held by one process");
   }
+  if (spec.format == InputFormat::kText && spec.keys.key.structured()) {
+    throw UsageError(events.with(JobOption::kKey, spec.keys.key_text()) + " does not run on "
+                     "the ranks of an MPI job yet: its records without the key are not "
+                     "told apart there");
+  }
   check_planned_rate(spec.sizing, events);
   state_->inputs_skipped = job::resolve_and_check_inputs(state_->job);
 }

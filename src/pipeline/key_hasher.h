@@ -32,6 +32,8 @@ class KeyHasher {
   uint64_t fingerprint(std::string_view record) { return hasher_(record, scratch_); }
 
  private:
+  void fingerprint_noting_missing(WorkBatch& batch);
+
   keys::KeyHasher hasher_;
   bool exact_;
   std::string scratch_;
