@@ -189,6 +189,25 @@ bool array_index(const std::string& step, uint64_t& index) {
   return index <= 0xffffffffu;
 }
 
+// Whether the member's name is `step`. A name without a backslash is its
+// raw bytes, compared in place: unescaping every name before the one
+// sought doubled the time a record took.
+bool name_is(od::field& member, std::string_view step, bool& bad) {
+  const char* const raw = member.key().raw();
+  const char* end = raw;
+  while (*end != '"' && *end != '\\') ++end;  // the quote ends it: stage 1 checked
+  if (*end == '"') {
+    return static_cast<size_t>(end - raw) == step.size() &&
+           std::memcmp(raw, step.data(), step.size()) == 0;
+  }
+  std::string_view name;
+  if (member.unescaped_key().get(name) != SUCCESS) {
+    bad = true;
+    return false;
+  }
+  return name == step;
+}
+
 // The member named `step` (the first of that name) of an object, or the
 // element it numbers of an array; anything else has no such value.
 template <typename Node>
@@ -201,12 +220,12 @@ bool step_into(Node& node, const std::string& step, od::value& out) {
     for (auto member : o) {
       od::field f;
       if (std::move(member).get(f) != SUCCESS) return false;
-      std::string_view name;
-      if (f.unescaped_key().get(name) != SUCCESS) return false;
-      if (name == step) {
+      bool bad = false;
+      if (name_is(f, step, bad)) {
         out = f.value();
         return true;
       }
+      if (bad) return false;
     }
     return false;
   }
