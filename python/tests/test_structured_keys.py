@@ -315,3 +315,43 @@ def test_the_first_record_without_its_key_ends_the_job(tmp_path, run_cli):
     message = proc.stderr.decode()
     assert f"{data}: record 3 (at byte offset 24) has no key json:url" in message
     assert "--missing-key keep" in message and "--missing-key drop" in message
+
+
+JOB = b'{"url":"a"}\n{ "url" : "a" }\n{"x":1}\n{"url":"b"}\n'
+
+
+@pytest.mark.parametrize("policy, kept, missing", [
+    ("keep", b'{"url":"a"}\n{"x":1}\n{"url":"b"}\n', 1),
+    ("drop", b'{"url":"a"}\n{"url":"b"}\n', 1)])
+def test_run_takes_json_keys_and_the_missing_key_policy(tmp_path, policy, kept, missing):
+    import gdedup
+    data, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    data.write_bytes(JOB)
+    result = gdedup.run("dedup", data, output=out, key="json:url", missing_key=policy)
+    assert out.read_bytes() == kept
+    assert result.missing_keys == missing
+    assert result.kept + result.dropped == result.records == 4
+
+
+def test_run_names_a_record_without_its_key_in_its_own_words(tmp_path):
+    import gdedup
+    data = tmp_path / "in.jsonl"
+    data.write_bytes(JOB)
+    with pytest.raises(gdedup.Error) as raised:
+        gdedup.run("dedup", data, output=tmp_path / "out", key="json:url")
+    message = str(raised.value)
+    assert "record 3 (at byte offset 28) has no key json:url" in message
+    assert 'missing_key="keep"' in message or "missing_key=keep" in message
+    with pytest.raises(gdedup.InvalidArgumentError, match="missing_key"):
+        gdedup.run("dedup", data, output=tmp_path / "out", missing_key="keep")
+
+
+def test_a_filter_takes_json_keys_and_refuses_a_record_without_its_key():
+    import gdedup
+    f = gdedup.Filter(capacity=1000, fpr=1e-9, key="cdxj:url")
+    seen = f.test_and_set([b's 1 {"url":"a"}', b't 2 { "url" : "a" }', b'u 3 {"url":"b"}'])
+    assert list(seen) == [False, True, False]
+    with pytest.raises(gdedup.InvalidArgumentError, match=r"key 1 \(counting from 0\) has no key"):
+        f.test_and_set([b's 1 {"url":"c"}', b"s 1 not json"])
+    with pytest.raises(gdedup.InvalidArgumentError, match="has no key"):
+        f.add(b"no cdxj line")
