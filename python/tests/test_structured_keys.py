@@ -355,3 +355,30 @@ def test_a_filter_takes_json_keys_and_refuses_a_record_without_its_key():
         f.test_and_set([b's 1 {"url":"c"}', b"s 1 not json"])
     with pytest.raises(gdedup.InvalidArgumentError, match="has no key"):
         f.add(b"no cdxj line")
+
+
+@pytest.mark.parametrize("exact", [[], ["--exact"]])
+def test_records_without_their_key_in_every_mode(tmp_path, run_cli, exact):
+    """keep: a key seen nowhere else; drop: never written; neither reaches
+    the filter, so an empty-string key is not taken for them."""
+    data = tmp_path / "in.jsonl"
+    data.write_bytes(b'{"url":""}\n{"x":1}\n{"url":""}\n{"x":1}\n{"url":"a"}\n')
+    out = tmp_path / "out"
+
+    def run(*args):
+        run_cli(*args, "-o", out, "--key", "json:url", "--quiet", *exact)
+        return out.read_bytes()
+
+    assert run("dedup", data, "--missing-key", "keep") == \
+        b'{"url":""}\n{"x":1}\n{"x":1}\n{"url":"a"}\n'
+    assert run("dedup", data, "--missing-key", "drop") == b'{"url":""}\n{"url":"a"}\n'
+    assert run("dedup", data, "--duplicates", "--missing-key", "keep") == b'{"url":""}\n'
+    assert run("dedup", data, "--duplicates", "--missing-key", "drop") == b'{"url":""}\n'
+    if exact:
+        return  # a set file is exact mode's own business
+    run_cli("build", data, "-f", tmp_path / "f.bf", "--key", "json:url", "--missing-key", "keep",
+            "--quiet")
+    query = ["query", data, "-f", tmp_path / "f.bf"]
+    assert run(*query, "--missing-key", "keep") == b'{"url":""}\n{"url":""}\n{"url":"a"}\n'
+    assert run(*query, "--absent", "--missing-key", "keep") == b'{"x":1}\n{"x":1}\n'
+    assert run(*query, "--absent", "--missing-key", "drop") == b""
