@@ -372,6 +372,9 @@ def test_records_without_their_key_in_every_mode(tmp_path, run_cli, exact):
     assert run("dedup", data, "--missing-key", "keep") == \
         b'{"url":""}\n{"x":1}\n{"x":1}\n{"url":"a"}\n'
     assert run("dedup", data, "--missing-key", "drop") == b'{"url":""}\n{"url":"a"}\n'
+    stats = json.loads(run_cli("dedup", data, "-o", out, "--key", "json:url", "--missing-key",
+                               "drop", "--stats", "-", "--quiet", *exact).stdout)
+    assert (stats["missing_keys"], stats["kept"], stats["dropped"]) == (2, 2, 3)
     assert run("dedup", data, "--duplicates", "--missing-key", "keep") == b'{"url":""}\n'
     assert run("dedup", data, "--duplicates", "--missing-key", "drop") == b'{"url":""}\n'
     if exact:
