@@ -390,6 +390,15 @@ TEST(KeysJsonTest, RecordsWithoutTheValueOrNotJsonMissIt) {
   EXPECT_EQ(structured("json:url", deep), "(missing)");
 }
 
+// A record past the size a thread's parser keeps (1 MiB) gives its key, and
+// the parser that is let go after it serves the next record.
+TEST(KeysJsonTest, ALargeRecordAndTheNextOneOnTheSameThread) {
+  const std::string large = R"({"pad":")" + std::string(3 << 20, 'x') + R"(","url":"big"})";
+  EXPECT_EQ(structured("json:url", large), "big");
+  EXPECT_EQ(structured("json:url", R"({"url":"small"})"), "small");
+  EXPECT_EQ(structured("json:pad", large).size(), size_t{3} << 20);
+}
+
 TEST(KeysJsonTest, NormalizingAppliesAfterExtraction) {
   EXPECT_EQ(structured("json:url", R"({"url":"HTTP://Example.COM:80/a#f"})", "url"),
             "http://example.com/a");

@@ -13,6 +13,9 @@ using simdjson::SUCCESS;
 
 // Deeper values are refused as not JSON: each level costs stack here.
 constexpr int kMaxDepth = 1024;
+// A parser holds about twice the largest record it parsed; past this, the
+// memory goes back once the record is done, not at the thread's end.
+constexpr size_t kKeptParserBytes = size_t{1} << 20;
 
 // One per thread: simdjson's parser keeps state between documents, and the
 // record is copied into a buffer with SIMDJSON_PADDING readable bytes after
@@ -34,6 +37,13 @@ struct ThreadParser {
 ThreadParser& thread_parser() {
   thread_local ThreadParser p;
   return p;
+}
+
+// After a record larger than kKeptParserBytes.
+void release_thread_parser() {
+  ThreadParser& p = thread_parser();
+  p.parser = od::parser();
+  std::vector<char>().swap(p.padded);
 }
 
 // JSON's number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
@@ -245,7 +255,8 @@ bool step_into(Node& node, const std::string& step, od::value& out) {
   return false;
 }
 
-bool json_key(const std::vector<std::string>& path, std::string_view json, std::string& out) {
+bool parse_json_key(const std::vector<std::string>& path, std::string_view json,
+                    std::string& out) {
   od::document doc;
   if (thread_parser().iterate(json).get(doc) != SUCCESS) return false;
   od::value v;
@@ -265,6 +276,13 @@ bool json_key(const std::vector<std::string>& path, std::string_view json, std::
     return true;
   }
   return write_canonical(v, out, static_cast<int>(path.size()));
+}
+
+// The key is copied out of the parser's buffers, which may then go.
+bool json_key(const std::vector<std::string>& path, std::string_view json, std::string& out) {
+  const bool found = parse_json_key(path, json, out);
+  if (json.size() > kKeptParserBytes) release_thread_parser();
+  return found;
 }
 
 }  // namespace
