@@ -379,8 +379,10 @@ def test_records_without_their_key_in_every_mode(tmp_path, run_cli, exact):
     assert run("dedup", data, "--duplicates", "--missing-key", "drop") == b'{"url":""}\n'
     if exact:
         return  # a set file is exact mode's own business
-    run_cli("build", data, "-f", tmp_path / "f.bf", "--key", "json:url", "--missing-key", "keep",
-            "--quiet")
+    built = json.loads(run_cli("build", data, "-f", tmp_path / "f.bf", "--key", "json:url",
+                               "--missing-key", "keep", "--stats", "-", "--quiet").stdout)
+    # New keys: "" and "a"; the two records without a key are not keys.
+    assert (built["kept"], built["missing_keys"]) == (2, 2)
     query = ["query", data, "-f", tmp_path / "f.bf"]
     assert run(*query, "--missing-key", "keep") == b'{"url":""}\n{"url":""}\n{"url":"a"}\n'
     assert run(*query, "--absent", "--missing-key", "keep") == b'{"x":1}\n{"x":1}\n'

@@ -179,8 +179,8 @@ JobResult RankJob::run() {
     const FilterCounters counters = filter.counters(i);
     const uint64_t set = filter.count_set_bits(i);
     layers.push_back(summarize(params, counters, set));
-    ending.layers.push_back(
-        check_overfull(params, counters, set, job::uncounted_keys(result.stats, result.mode)));
+    const uint64_t uncounted = job::uncounted_keys(result.stats, result.mode, o.missing_key);
+    ending.layers.push_back(check_overfull(params, counters, set, uncounted));
   }
   ending.growing = filter.growth().has_value();
   ending.growth_refused = filter.growth_refused();

@@ -273,7 +273,7 @@ class Driver {
       else fps[present] = fps[i];
       ++present;
     }
-    answer(batch, present);
+    const uint64_t kept = answer(batch, present);
     const bool drop = options_.missing_key == keys::MissingKey::kDrop;
     const uint8_t unique = 0;  // not seen before, not in the filter
     const uint8_t missing_answer = drop && keeps_record(options_.mode, unique) ? 1 : unique;
@@ -289,9 +289,8 @@ class Driver {
       }
     }
     stats_.missing_keys += missing.size();
-    uint64_t kept = 0;
-    for (uint64_t i = 0; i < n; ++i) kept += keeps_record(options_.mode, answers[i]);
-    return kept;
+    // Build counts new keys, which these are not.
+    return kept + (keeps_record(options_.mode, missing_answer) ? missing.size() : 0);
   }
 
   // --missing-key error: the first record without its key, by its number
