@@ -135,8 +135,10 @@ make_once "$ref" "awk '!seen[\$0]++' $(q "$data") > $(q "$ref.tmp")"
 # The URLs in $1 as JSON Lines records in $2. gen_urls writes printable
 # ASCII without '"' or '\': no URL needs escaping.
 to_jsonl() {
-  awk '{ printf "{\"id\":%d,\"status\":200,\"mime\":\"text/html\",\"lang\":\"en\",\"url\":\"%s\",\"length\":%d,\"digest\":\"sha1:%05d%05d%05d%05d%05d%05d\"}\n",
-         NR, $0, NR % 99991, NR % 12347, NR % 77777, NR % 31337, NR % 54321, NR % 99989, NR % 11111 }' "$1" > "$2"
+  awk '{ printf "{\"id\":%d,\"status\":200,\"mime\":\"text/html\",\"lang\":\"en\"," \
+                "\"url\":\"%s\",\"length\":%d,\"digest\":\"sha1:%05d%05d%05d%05d%05d%05d\"}\n",
+                NR, $0, NR % 99991, NR % 12347, NR % 77777, NR % 31337, NR % 54321,
+                NR % 99989, NR % 11111 }' "$1" > "$2"
 }
 export -f to_jsonl
 jsonl=$data.jsonl
@@ -298,7 +300,8 @@ if ((json)); then
   jb=$(stat -c %s "$jsonl")
   for t in "" 1; do
     th=${t:+ --threads $t}
-    run_case "$g --key whole$th, JSON Lines" "$runs" "$jb" "" "$(gd_cmd "$b" "$(q "$jsonl")" ${t:+--threads $t})"
+    run_case "$g --key whole$th, JSON Lines" "$runs" "$jb" "" \
+      "$(gd_cmd "$b" "$(q "$jsonl")" ${t:+--threads $t})"
     run_case "$g --key json:url$th, JSON Lines" "$runs" "$jb" "" \
       "$(gd_cmd "$b" "$(q "$jsonl")" --key json:url ${t:+--threads $t})"
   done
@@ -395,9 +398,10 @@ if ((json)); then
   "$gdedup" dedup --backend cpu --capacity "$capacity" --fpr 1e-7 -q --key json:url \
     -o "$work/json7" "$jsonl"
   if sed 's/.*"url":"\([^"]*\)".*/\1/' "$work/json7" | cmp -s "$ref" -; then
-    checks+=("--key json:url, --fpr 1e-7: the URLs of the records kept are awk's output on the URLs")
+    checks+=("--key json:url, --fpr 1e-7: the URLs of the records kept are awk's output")
   else
-    checks+=("--key json:url, --fpr 1e-7: the URLs of the records kept DIFFER from awk's output"); status=1
+    checks+=("--key json:url, --fpr 1e-7: the URLs of the records kept DIFFER from awk's output")
+    status=1
   fi
 fi
 
@@ -452,13 +456,18 @@ row_s() {  # row_s LABEL: the seconds of the row of that label, if it ran
 if ((json)); then
   g=$(gd_label "${backends[0]}")
   for t in "" " --threads 1"; do
-    whole_s=$(row_s "$g --key whole$t, JSON Lines"); json_s=$(row_s "$g --key json:url$t, JSON Lines")
-    [[ -z $whole_s || -z $json_s ]] || awk -v w="$whole_s" -v j="$json_s" -v b="$(stat -c %s "$jsonl")" -v t="$t" \
-      'BEGIN { printf "JSON Lines%s: --key json:url %.2f GB/s, %.2fx the speed of --key whole (%.2f GB/s)\n", t, b / j / 1e9, w / j, b / w / 1e9 }'
+    whole_s=$(row_s "$g --key whole$t, JSON Lines")
+    json_s=$(row_s "$g --key json:url$t, JSON Lines")
+    [[ -z $whole_s || -z $json_s ]] ||
+      awk -v w="$whole_s" -v j="$json_s" -v b="$(stat -c %s "$jsonl")" -v t="$t" \
+        'BEGIN { printf "JSON Lines%s: --key json:url %.2f GB/s, %.2fx the speed of " \
+                        "--key whole (%.2f GB/s)\n", t, b / j / 1e9, w / j, b / w / 1e9 }'
   done
-  jq_s=$(row_s "jq -r .url | $g, JSON Lines"); json_s=$(row_s "$g --key json:url, JSON Lines")
+  jq_s=$(row_s "jq -r .url | $g, JSON Lines")
+  json_s=$(row_s "$g --key json:url, JSON Lines")
   [[ -z $jq_s || -z $json_s ]] || awk -v q="$jq_s" -v j="$json_s" \
-    'BEGIN { printf "JSON Lines: --key json:url runs %.1fx the speed of jq -r .url | gdedup dedup\n", q / j }'
+    'BEGIN { printf "JSON Lines: --key json:url runs %.1fx the speed of " \
+                    "jq -r .url | gdedup dedup\n", q / j }'
 fi
 awk -v r="$read_s" -v g="$base_s" -v b="$bytes" \
   'BEGIN { printf "page-cache read (cat): %.2f GB/s; gdedup: %.2f GB/s, %.1f%% of the read speed (%.1fx the read time)\n", b / r / 1e9, b / g / 1e9, 100 * r / g, g / r }'
