@@ -361,8 +361,10 @@ TEST(KeysJsonTest, TheFirstOfDuplicateNamesWins) {
 }
 
 TEST(KeysJsonTest, OtherValuesAreTheirCanonicalText) {
-  EXPECT_EQ(structured("json:v", R"({"v":{"a":1}})"), structured("json:v", R"({ "v" : { "a" : 1 } })"));
-  EXPECT_EQ(structured("json:v", R"({"v": { "b" : [ 1 , true , null , "x\u0001\n" ] , "a" : {} } })"),
+  EXPECT_EQ(structured("json:v", R"({"v":{"a":1}})"),
+            structured("json:v", R"({ "v" : { "a" : 1 } })"));
+  EXPECT_EQ(structured("json:v", R"({"v": { "b" : [ 1 , true , null , "x\u0001\n" ] ,
+                                           "a" : {} } })"),
             R"({"b":[1,true,null,"x\u0001\n"],"a":{}})");
   // Numbers as written, any size.
   EXPECT_EQ(structured("json:v", R"({"v":1.50})"), "1.50");

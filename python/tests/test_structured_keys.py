@@ -177,7 +177,8 @@ def nest(rng, path, text):
         if r < 0.1:
             return "[" + ",".join(value(rng) for _ in range(int(step))) + "]"  # too short
         before = [value(rng) for _ in range(int(step))]
-        return "[" + ",".join(before + [inner] + [value(rng) for _ in range(rng.randrange(2))]) + "]"
+        after = [value(rng) for _ in range(rng.randrange(2))]
+        return "[" + ",".join(before + [inner] + after) + "]"
     # Other names only: a member of the step's name before the value would be
     # taken instead, and a value the parse never reaches is not checked.
     others = [n for n in NAMES if json.loads('"' + n + '"') != step]
@@ -201,8 +202,8 @@ def broken(rng, text):
         return text.encode("utf-8") + rng.choice([b" x", b",", b" 1", b" {}x"])
     if r < 0.55:
         at = rng.randrange(len(text) + 1)
-        return text[:at].encode("utf-8") + rng.choice([b"\xff", b"\xc0\xaf", b"\xed\xa0\x80",
-                                                       b"\xf8\x88\x80\x80\x80"]) + text[at:].encode()
+        bad = rng.choice([b"\xff", b"\xc0\xaf", b"\xed\xa0\x80", b"\xf8\x88\x80\x80\x80"])
+        return text[:at].encode("utf-8") + bad + text[at:].encode("utf-8")
     return rng.choice([b"", b"not json", b"42", b'"url"', b"[1,2]", b"null", b"{}", b"[]",
                        b"\xef\xbb\xbf{}", b"{\"url\":\"a\"", b"  "])
 

@@ -356,7 +356,8 @@ case_json_keys_read_every_way_keep_the_same_records() {
   zstd -q -c in.jsonl >in.jsonl.zst
   local f args
   for f in in.jsonl in.jsonl.gz in.jsonl.zst; do
-    for args in "--threads 1" "--threads 4 --piece-bytes 4099" "--batch 1" "--batch 7 --threads 2"; do
+    for args in "--threads 1" "--threads 4 --piece-bytes 4099" "--batch 1" \
+                "--batch 7 --threads 2"; do
       # shellcheck disable=SC2086
       run_gdedup dedup -q --exact --key json:url $args "$f" -o out.jsonl
       expect_status 0
@@ -373,7 +374,7 @@ case_json_keys_read_every_way_keep_the_same_records() {
     # shellcheck disable=SC2086
     run_gdedup dedup -q --key json:url $args in.jsonl bad.jsonl -o out.jsonl
     expect_failure
-    expect_message "bad.jsonl: record $((30000 + 12345)) (at byte offset $offset) has no key json:url"
+    expect_message "bad.jsonl: record $((30000 + 12345)) (at byte offset $offset) has no key"
     [ -e out.jsonl ] && fail "$args: a failed job left out.jsonl"
   done
   # A reader that goes away ends the job quietly.
