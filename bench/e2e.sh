@@ -20,6 +20,13 @@
 # shards and the joined files run at --threads 1, 2 and all cores (the
 # thread sweep); otherwise the sweep is skipped, saying why.
 #
+# The same URLs as JSON Lines, each in a record of about 190 bytes in the
+# shape of a crawl export ({"id":..,"status":..,"mime":..,"url":..,
+# "length":..,"digest":..}): `gdedup --key json:url` against `--key whole`
+# on the same bytes (the cost of the JSON parse) and against
+# `jq -r .url | gdedup dedup` (the way without it), at the default threads
+# and at --threads 1.
+#
 # Prints one table: tool, runs, seconds (median), records/s, MB/s of the input
 # as read, GB/s of URL text, CPU time (user + system) per record, peak RSS
 # (from /usr/bin/time -v), CPU%, ratio of its seconds to gdedup's and, for
@@ -43,6 +50,7 @@
 #   --no-shards      skip the 16-shard inputs
 #   --peers          also DuckDB, polars and a Python set (about a minute more
 #                    on 10M lines; pip install -r bench/python-requirements.txt)
+#   --no-json        skip the JSON Lines rows
 #   --backend NAME   gdedup's filter backend: cpu (default) or gpu; given twice
 #                    (--backend cpu --backend gpu), every gdedup row runs on each
 #   --markdown       the table as Markdown, ready for bench/RESULTS.md
@@ -71,6 +79,7 @@ compressed=1
 others=1
 shards=1
 peers=0
+json=1
 markdown=0
 backends=()
 cheap_s=10   # a tool whose first run takes longer runs only once
@@ -84,6 +93,7 @@ while (($#)); do
     --no-others) others=0 ;;
     --no-shards) shards=0 ;;
     --peers) peers=1 ;;
+    --no-json) json=0 ;;
     --backend) [[ ${2:-} =~ ^(cpu|gpu)$ ]] || die "--backend needs cpu or gpu"; backends+=("$2"); shift ;;
     --markdown) markdown=1 ;;
     -h|--help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -132,6 +142,17 @@ if ((compressed)); then
 fi
 ref=$data.awk-unique
 make_once "$ref" "awk '!seen[\$0]++' $(q "$data") > $(q "$ref.tmp")"
+# The URLs in $1 as JSON Lines records in $2. gen_urls writes printable
+# ASCII without '"' or '\': no URL needs escaping.
+to_jsonl() {
+  awk '{ printf "{\"id\":%d,\"status\":200,\"mime\":\"text/html\",\"lang\":\"en\"," \
+                "\"url\":\"%s\",\"length\":%d,\"digest\":\"sha1:%05d%05d%05d%05d%05d%05d\"}\n",
+                NR, $0, NR % 99991, NR % 12347, NR % 77777, NR % 31337, NR % 54321,
+                NR % 99989, NR % 11111 }' "$1" > "$2"
+}
+export -f to_jsonl
+jsonl=$data.jsonl
+((json)) && make_once "$jsonl" "to_jsonl $(q "$data") $(q "$jsonl.tmp")"
 
 # The 16 shards: the file cut into 16 runs of whole lines (GNU split), in
 # order, each compressed by gzip -6 and zstd -3 on every core at once. Read
@@ -298,6 +319,25 @@ for b in "${backends[@]}"; do
     run_case "pigz -dc 16 .gz shards | $g" "$runs" "$(shard_bytes gz)" "" "pigz -dc $(shards_of gz) | $(gd_cmd "$b" -)"
   fi
 done
+# JSON Lines: the key parsed out of each record, against the whole record
+# as the key on the same bytes, and against jq taking the key out first.
+if ((json)); then
+  b=${backends[0]}
+  g=$(gd_label "$b")
+  jb=$(stat -c %s "$jsonl")
+  for t in "" 1; do
+    th=${t:+ --threads $t}
+    run_case "$g --key whole$th, JSON Lines" "$runs" "$jb" "" \
+      "$(gd_cmd "$b" "$(q "$jsonl")" ${t:+--threads $t})"
+    run_case "$g --key json:url$th, JSON Lines" "$runs" "$jb" "" \
+      "$(gd_cmd "$b" "$(q "$jsonl")" --key json:url ${t:+--threads $t})"
+  done
+  if have jq; then
+    run_case "jq -r .url | $g, JSON Lines" 1 "$jb" "" "jq -r .url $(q "$jsonl") | $(gd_cmd "$b" -)"
+  else
+    echo "e2e.sh: jq not installed (apt-get install jq): its row skipped" >&2
+  fi
+fi
 # The decoders alone: one process over the 16 shards, and one process a
 # shard on every core at once (the floor for a parallel front end).
 for ext in "${shard_exts[@]}"; do
@@ -410,6 +450,18 @@ for b in "${backends[@]}"; do
   for ext in "${shard_exts[@]}"; do same_output "--backend $b, 16 .$ext shards" "$b" "$(shards_of "$ext")"; done
 done
 
+if ((json)); then
+  # The URL of every record kept, in order, is awk's output on the URLs.
+  "$gdedup" dedup --backend cpu --capacity "$capacity" --fpr 1e-7 -q --key json:url \
+    -o "$work/json7" "$jsonl"
+  if sed 's/.*"url":"\([^"]*\)".*/\1/' "$work/json7" | cmp -s "$ref" -; then
+    checks+=("--key json:url, --fpr 1e-7: the URLs of the records kept are awk's output")
+  else
+    checks+=("--key json:url, --fpr 1e-7: the URLs of the records kept DIFFER from awk's output")
+    status=1
+  fi
+fi
+
 # The report.
 [[ -n $base ]] || base=${rows[0]}  # no gdedup row ran: relative to cat
 base_s=$(cut -d"$sep" -f3 <<< "$base")
@@ -452,6 +504,29 @@ done
 echo "(MB/s in: of the input as read, compressed bytes for .gz/.zst. text GB/s: of the uncompressed URL text. CPU ns/rec: user + system time per record. vs gdedup: seconds / seconds of $(gd_label "${backends[0]}") (default threads). vs 1 thread: the same input's --threads 1 seconds / these.)"
 echo
 read_s=$(cut -d"$sep" -f3 <<< "${rows[0]}")
+# JSON Lines: json:url over whole on the same bytes, and jq's way over it.
+row_s() {  # row_s LABEL: the seconds of the row of that label, if it ran
+  local r
+  for r in "${rows[@]}"; do
+    if [[ ${r%%"$sep"*} == "$1" ]]; then cut -d"$sep" -f3 <<< "$r"; fi
+  done
+}
+if ((json)); then
+  g=$(gd_label "${backends[0]}")
+  for t in "" " --threads 1"; do
+    whole_s=$(row_s "$g --key whole$t, JSON Lines")
+    json_s=$(row_s "$g --key json:url$t, JSON Lines")
+    [[ -z $whole_s || -z $json_s ]] ||
+      awk -v w="$whole_s" -v j="$json_s" -v b="$(stat -c %s "$jsonl")" -v t="$t" \
+        'BEGIN { printf "JSON Lines%s: --key json:url %.2f GB/s, %.2fx the speed of " \
+                        "--key whole (%.2f GB/s)\n", t, b / j / 1e9, w / j, b / w / 1e9 }'
+  done
+  jq_s=$(row_s "jq -r .url | $g, JSON Lines")
+  json_s=$(row_s "$g --key json:url, JSON Lines")
+  [[ -z $jq_s || -z $json_s ]] || awk -v q="$jq_s" -v j="$json_s" \
+    'BEGIN { printf "JSON Lines: --key json:url runs %.1fx the speed of " \
+                    "jq -r .url | gdedup dedup\n", q / j }'
+fi
 awk -v r="$read_s" -v g="$base_s" -v b="$bytes" \
   'BEGIN { printf "page-cache read (cat): %.2f GB/s; gdedup: %.2f GB/s, %.1f%% of the read speed (%.1fx the read time)\n", b / r / 1e9, b / g / 1e9, 100 * r / g, g / r }'
 for row in "${rows[@]}"; do

@@ -8,12 +8,16 @@ packages=(
   cmake ninja-build g++ pkg-config
   libhwy-dev libxxhash-dev libcli11-dev libzstd-dev zlib1g-dev libisal-dev
   liblzma-dev libbz2-dev liblz4-dev
+  # JSON and CDXJ keys (--key json:PATH, cdxj:PATH).
+  libsimdjson-dev
   libgtest-dev libbenchmark-dev
   zstd gzip xz-utils bzip2 lz4 time
   # MPI runs (docs/SCALE-OUT.md): the library and mpirun for the tests.
   libopenmpi-dev openmpi-bin
   # bench/e2e.sh: the decoders alone, the floor for compressed input.
   pigz isal
+  # bench/e2e.sh: jq, the JSON Lines baseline of --key json:PATH.
+  jq
   # Fuzzing and sanitizer builds (scripts/fuzz.sh, scripts/sanitize.sh):
   # clang with libFuzzer and the sanitizer runtimes (gcc brings its own).
   clang libclang-rt-14-dev

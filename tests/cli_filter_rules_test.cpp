@@ -139,6 +139,42 @@ TEST(CliFilterRules, EveryDifferenceInKeyRulesIsRefusedByEveryCommand) {
   EXPECT_EQ(m.status, 0) << m.err;
 }
 
+// JSON and CDXJ keys are key rules as field keys are: a filter built with
+// json:url refuses every other key, in any command; the missing-key policy
+// is not a key rule.
+TEST(CliFilterRules, JsonAndCdxjKeysAreKeyRules) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  cli_test::write_file(dir / "in.jsonl",
+                       "{\"url\":\"http://a/\",\"links\":[\"x\"]}\n{\"id\":2}\n");
+  ASSERT_EQ(run({"build", "-q", dir / "in.jsonl", "-f", dir / "f.bf", "--key", "json:url",
+                 "--missing-key", "keep"})
+                .status,
+            0);
+  for (const char* other : {"field:2", "whole", "json:id", "cdxj:url", "json:url.x"}) {
+    for (const char* command : {"query", "dedup"}) {
+      const Result r = run({command, dir / "in.jsonl", "-f", dir / "f.bf", "--key", other});
+      EXPECT_EQ(r.status, 2) << command << " " << other << ": " << r.err;
+      EXPECT_TRUE(contains(r.err, "key json:url, ")) << r.err;
+      EXPECT_TRUE(contains(r.err, std::string("key ") + other + ", ")) << r.err;
+    }
+  }
+  const Result r = run({"query", "-q", dir / "in.jsonl", "-f", dir / "f.bf", "--key",
+                        "json:url", "--missing-key", "drop"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "{\"url\":\"http://a/\",\"links\":[\"x\"]}\n");
+  EXPECT_TRUE(contains(run({"info", dir / "f.bf"}).out, "key json:url"));
+  // Paths in other spellings are the same rules.
+  ASSERT_EQ(run({"build", "-q", dir / "in.jsonl", "-f", dir / "l.bf", "--key", "json:links[0]",
+                 "--missing-key", "drop"})
+                .status,
+            0);
+  EXPECT_EQ(run({"query", "-q", dir / "in.jsonl", "-f", dir / "l.bf", "--key", "json:links.0",
+                 "--missing-key", "drop"})
+                .status,
+            0);
+}
+
 // Records that end at NUL (-z) may hold newlines: the filter's keys are
 // those whole records. Queried with newline-separated input (before the
 // separator was a key rule) it silently found none of them.

@@ -54,8 +54,10 @@ TEST(KeysSpecTest, FieldNumbers) {
 
 TEST(KeysSpecTest, BadSpecsNameTheValueAndTheForms) {
   const std::string forms =
-      "use \"whole\" (or \"line\") for the whole record, or \"field:N\" with N from 1 "
-      "to 4294967295 for the N-th field.";
+      "use \"whole\" (or \"line\") for the whole record, \"field:N\" with N from 1 "
+      "to 4294967295 for the N-th field, \"json:PATH\" for a value of a JSON record "
+      "(PATH such as url, meta.source.url or links.0), \"cdxj:PATH\" for one of a CDXJ line's "
+      "JSON, or \"cdxj:surt\" or \"cdxj:timestamp\" for a CDXJ line's first two fields.";
   EXPECT_EQ(message_of_key_spec("field:0"),
             "the key \"field:0\" is not valid: field numbers start at 1; " + forms);
   EXPECT_EQ(message_of_key_spec("field:x"),
@@ -272,6 +274,159 @@ TEST(KeysOptionsTest, EveryDelimiterTextParsesBackToItsByte) {
   EXPECT_EQ(delimiter_text('\\'), "\\\\");
   EXPECT_EQ(delimiter_text('\x01'), "\\x01");
   EXPECT_EQ(delimiter_text('#'), "#");
+}
+
+// --- JSON and CDXJ keys (docs/KEYS.md, "Structured records") ---
+
+// The key, or "(missing)".
+std::string structured(std::string_view spec, std::string_view record,
+                       std::string_view normalize = "") {
+  thread_local std::string scratch;
+  const KeyExtractor extractor(KeyOptions::parse(spec, "tab", normalize));
+  std::string_view key;
+  if (!extractor.extract(record, scratch, key)) {
+    EXPECT_TRUE(key.empty());
+    return "(missing)";
+  }
+  return std::string(key);
+}
+
+TEST(KeysPathTest, PathsParseToStepsAndBackToOneText) {
+  EXPECT_EQ(parse_key_spec("json:url").path, (std::vector<std::string>{"url"}));
+  EXPECT_EQ(parse_key_spec("json:meta.source.url").path,
+            (std::vector<std::string>{"meta", "source", "url"}));
+  EXPECT_EQ(parse_key_spec("json:links[2]"), parse_key_spec("json:links.2"));
+  EXPECT_EQ(parse_key_spec("json:[0].a"), parse_key_spec("json:0.a"));
+  EXPECT_EQ(parse_key_spec("json:a[0][1]").path, (std::vector<std::string>{"a", "0", "1"}));
+  EXPECT_EQ(parse_key_spec("json:a\\.b.c\\[d\\]\\\\").path,
+            (std::vector<std::string>{"a.b", "c[d]\\"}));
+  EXPECT_EQ(parse_key_spec("cdxj:surt").kind, KeySpec::Kind::kCdxjSurt);
+  EXPECT_EQ(parse_key_spec("cdxj:timestamp").kind, KeySpec::Kind::kCdxjTimestamp);
+  // A JSON member named like the line's own fields, escaped.
+  EXPECT_EQ(parse_key_spec("cdxj:\\surt").kind, KeySpec::Kind::kCdxj);
+  EXPECT_EQ(parse_key_spec("cdxj:\\surt").path, (std::vector<std::string>{"surt"}));
+  for (const char* spec : {"json:url", "json:a\\.b.c\\[d\\]\\\\", "json:links[2]", "cdxj:url",
+                           "cdxj:\\surt", "cdxj:\\timestamp", "cdxj:surt", "cdxj:timestamp",
+                           "cdxj:a.surt", "json:surt", "json:[0].a"}) {
+    const KeySpec parsed = parse_key_spec(spec);
+    EXPECT_EQ(parse_key_spec(parsed.to_string()), parsed) << spec;
+  }
+  EXPECT_EQ(parse_key_spec("json:links[2]").to_string(), "json:links.2");
+  EXPECT_EQ(parse_key_spec("cdxj:\\surt").to_string(), "cdxj:\\surt");
+  EXPECT_EQ(parse_key_spec("json:surt").to_string(), "json:surt");
+  EXPECT_NE(parse_key_spec("json:url"), parse_key_spec("cdxj:url"));
+}
+
+TEST(KeysPathTest, BadPathsSayWhatIsWrong) {
+  EXPECT_NE(message_of_key_spec("json:").find("the path is empty"), std::string::npos);
+  EXPECT_NE(message_of_key_spec("json:a..b").find("empty name"), std::string::npos);
+  EXPECT_NE(message_of_key_spec("json:.a").find("empty name"), std::string::npos);
+  EXPECT_NE(message_of_key_spec("json:a.").find("ends in '.'"), std::string::npos);
+  EXPECT_NE(message_of_key_spec("json:a[").find("has no ']'"), std::string::npos);
+  EXPECT_NE(message_of_key_spec("json:a[x]").find("must be digits"), std::string::npos);
+  EXPECT_NE(message_of_key_spec("json:a[]").find("must be digits"), std::string::npos);
+  EXPECT_NE(message_of_key_spec("json:a]").find("has no '['"), std::string::npos);
+  EXPECT_NE(message_of_key_spec("json:a[0]b").find("must be followed"), std::string::npos);
+  EXPECT_NE(message_of_key_spec("json:a\\").find("escaping backslash"), std::string::npos);
+  EXPECT_NE(message_of_key_spec("cdxj:").find("the path is empty"), std::string::npos);
+}
+
+TEST(KeysJsonTest, StringsAreTheirUnescapedBytes) {
+  EXPECT_EQ(structured("json:url", R"({"url":"http://a/"})"), "http://a/");
+  EXPECT_EQ(structured("json:url", R"({ "url" : "a\"b\\c\/\u00e9\ud83d\ude00" })"),
+            "a\"b\\c/\xc3\xa9\xf0\x9f\x98\x80");
+  EXPECT_EQ(structured("json:url", R"({"url":"a\u0000b"})"), std::string("a\0b", 3));
+  EXPECT_EQ(structured("json:url", R"({"url":""})"), "");
+  // Escapes in names match the name they spell.
+  EXPECT_EQ(structured("json:url", R"({"u\u0072l":"x"})"), "x");
+}
+
+TEST(KeysJsonTest, PathsReachNestedValues) {
+  const std::string_view r = R"({"a":1,"meta":{"source":{"url":"u"}},"links":["l0","l1"]})";
+  EXPECT_EQ(structured("json:meta.source.url", r), "u");
+  EXPECT_EQ(structured("json:links.1", r), "l1");
+  EXPECT_EQ(structured("json:links[0]", r), "l0");
+  EXPECT_EQ(structured("json:links.2", r), "(missing)");
+  EXPECT_EQ(structured("json:links.01", r), "(missing)");
+  // Digits name a member of an object.
+  EXPECT_EQ(structured("json:m.0", R"({"m":{"0":"zero"}})"), "zero");
+  EXPECT_EQ(structured("json:a\\.b", R"({"a.b":"dotted","a":{"b":"nested"}})"), "dotted");
+  EXPECT_EQ(structured("json:a.b", R"({"a.b":"dotted","a":{"b":"nested"}})"), "nested");
+  EXPECT_EQ(structured("json:0", R"(["first"])"), "first");
+}
+
+TEST(KeysJsonTest, TheFirstOfDuplicateNamesWins) {
+  EXPECT_EQ(structured("json:url", R"({"url":"first","url":"second"})"), "first");
+  EXPECT_EQ(structured("json:o", R"({"o":{"a":1,"b":2,"a":3}})"), R"({"a":1,"b":2})");
+}
+
+TEST(KeysJsonTest, OtherValuesAreTheirCanonicalText) {
+  EXPECT_EQ(structured("json:v", R"({"v":{"a":1}})"),
+            structured("json:v", R"({ "v" : { "a" : 1 } })"));
+  EXPECT_EQ(structured("json:v", R"({"v": { "b" : [ 1 , true , null , "x\u0001\n" ] ,
+                                           "a" : {} } })"),
+            R"({"b":[1,true,null,"x\u0001\n"],"a":{}})");
+  // Numbers as written, any size.
+  EXPECT_EQ(structured("json:v", R"({"v":1.50})"), "1.50");
+  EXPECT_EQ(structured("json:v", R"({"v":-0e+10 })"), "-0e+10");
+  EXPECT_EQ(structured("json:v", R"({"v":123456789012345678901234567890})"),
+            "123456789012345678901234567890");
+  EXPECT_EQ(structured("json:v", R"({"v":1e999})"), "1e999");
+  EXPECT_EQ(structured("json:v", R"({"v":false})"), "false");
+  EXPECT_EQ(structured("json:v", R"({"v":null})"), "null");
+  EXPECT_EQ(structured("json:v", R"({"v":[]})"), "[]");
+}
+
+TEST(KeysJsonTest, RecordsWithoutTheValueOrNotJsonMissIt) {
+  for (const char* record :
+       {"", "not json", "{", "[", "{\"url\"", "{\"url\":", "{\"x\":1}", "\"url\"", "42",
+        "{\"url\":01}", "{\"url\":1.}", "{\"url\":tru}", "{\"url\":nul}", "{\"url\":NaN}",
+        "{\"url\":\"\\ud800\"}", "{\"url\":\"\xff\"}", "{\"a\":\"\xc0\xaf\",\"url\":\"x\"}",
+        "{\"url\":\"a\\q\"}", "{\"url\":[1,]}", "{\"url\":{\"a\" 1}}"}) {
+    EXPECT_EQ(structured("json:url", record), "(missing)") << record;
+  }
+  std::string deep = "{\"url\":";
+  for (int i = 0; i < 3000; ++i) deep += '[';
+  for (int i = 0; i < 3000; ++i) deep += ']';
+  deep += '}';
+  EXPECT_EQ(structured("json:url", deep), "(missing)");
+}
+
+// A record past the size a thread's parser keeps (1 MiB) gives its key, and
+// the parser that is let go after it serves the next record.
+TEST(KeysJsonTest, ALargeRecordAndTheNextOneOnTheSameThread) {
+  const std::string large = R"({"pad":")" + std::string(3 << 20, 'x') + R"(","url":"big"})";
+  EXPECT_EQ(structured("json:url", large), "big");
+  EXPECT_EQ(structured("json:url", R"({"url":"small"})"), "small");
+  EXPECT_EQ(structured("json:pad", large).size(), size_t{3} << 20);
+}
+
+TEST(KeysJsonTest, NormalizingAppliesAfterExtraction) {
+  EXPECT_EQ(structured("json:url", R"({"url":"HTTP://Example.COM:80/a#f"})", "url"),
+            "http://example.com/a");
+  EXPECT_EQ(structured("json:url", R"({"x":1})", "url"), "(missing)");
+}
+
+TEST(KeysCdxjTest, TheLinesFieldsAndItsJson) {
+  const std::string_view line =
+      R"(com,example)/a 20240101120000 {"url": "http://example.com/a", "status": "200"})";
+  EXPECT_EQ(structured("cdxj:surt", line), "com,example)/a");
+  EXPECT_EQ(structured("cdxj:timestamp", line), "20240101120000");
+  EXPECT_EQ(structured("cdxj:url", line), "http://example.com/a");
+  EXPECT_EQ(structured("cdxj:status", line), "200");
+  EXPECT_EQ(structured("cdxj:\\surt", R"(s t {"surt":"in json"})"), "in json");
+  for (const char* bad : {"", "onlysurt", "surt 2024", " 2024 {}", "surt  {}", "s t not-json"}) {
+    EXPECT_EQ(structured("cdxj:url", bad), "(missing)") << bad;
+  }
+  EXPECT_EQ(structured("cdxj:surt", "surt 2024"), "(missing)");
+  EXPECT_EQ(structured("cdxj:timestamp", "s t x"), "t");
+}
+
+TEST(KeysMissingTest, PoliciesParseAndPrint) {
+  for (const char* text : {"error", "keep", "drop"}) {
+    EXPECT_STREQ(missing_key_text(parse_missing_key(text)), text);
+  }
+  EXPECT_THROW(parse_missing_key("skip"), UsageError);
 }
 
 }  // namespace

@@ -97,6 +97,7 @@ struct JobSpec {
   InputFormat format = InputFormat::kText;
   char record_separator = '\n';  // '\0' for NUL-separated records
   KeyOptions keys;               // text input only
+  keys::MissingKey missing_key = keys::MissingKey::kError;  // JSON and CDXJ keys
   bool ignore_key_rules = false; // use a filter file whose keys were made by other rules
   uint64_t max_record_bytes = PipelineOptions{}.max_record_bytes;
 

@@ -31,13 +31,26 @@ class KeyExtractor {
   // grown as needed and may hold more bytes than the view). Keep one scratch
   // per thread and reuse it: then no call allocates once it has grown.
   std::string_view key(std::string_view record, std::string& scratch) const {
-    const std::string_view f = field(record);
-    return normalizer_ ? normalized(f, scratch) : f;
+    std::string_view k;
+    extract(record, scratch, k);
+    return k;
   }
 
-  // The selected field, with no normalization. A record with fewer fields
-  // than asked for gives the empty field, the same as a present empty field:
-  // all such records share one key, so only the first of them is kept.
+  // The same, saying whether the record has its key: false (and `key`
+  // empty) for a JSON or CDXJ key the record lacks or a record that is not
+  // JSON as far as it is read (--missing-key). Whole and field keys are
+  // never missing. A structured key is always a view into `scratch`.
+  bool extract(std::string_view record, std::string& scratch, std::string_view& key) const {
+    if (structured_) return extract_structured(record, scratch, key);
+    const std::string_view f = field(record);
+    key = normalizer_ ? normalized(f, scratch) : f;
+    return true;
+  }
+
+  // The selected field of a whole or field key, with no normalization. A
+  // record with fewer fields than asked for gives the empty field, the same
+  // as a present empty field: all such records share one key, so only the
+  // first of them is kept. Structured keys: see extract().
   std::string_view field(std::string_view record) const {
     if (spec_.kind == KeySpec::Kind::kWhole) return record;
     const char* p = record.data();
@@ -60,9 +73,12 @@ class KeyExtractor {
 
  private:
   std::string_view normalized(std::string_view field, std::string& scratch) const;
+  bool extract_structured(std::string_view record, std::string& scratch,
+                          std::string_view& key) const;
 
   KeySpec spec_;
   char delimiter_;
+  bool structured_;
   std::shared_ptr<const UrlNormalizer> normalizer_;  // null without rules
 };
 

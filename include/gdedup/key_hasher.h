@@ -27,17 +27,31 @@ class KeyHasher {
   bool whole_record() const { return whole_record_; }
   uint64_t seed() const { return seed_; }
 
-  uint64_t operator()(std::string_view record, std::string& scratch) const {
+  // The key may be missing from a record: a JSON or CDXJ key.
+  bool may_miss() const { return extractor_.spec().structured(); }
+  std::string key_text() const { return extractor_.spec().to_string(); }
+
+  // With `found`, whether the record has its key (KeyExtractor::extract);
+  // a record without one is fingerprinted as the empty key.
+  uint64_t operator()(std::string_view record, std::string& scratch,
+                      bool* found = nullptr) const {
     if (whole_record_) return fingerprint(record.data(), record.size(), seed_);
-    const std::string_view key = extractor_.key(record, scratch);
+    const std::string_view key = select(record, scratch, found);
     return fingerprint(key.data(), key.size(), seed_);
   }
-  Key84 key84(std::string_view record, std::string& scratch) const {
-    const std::string_view key = whole_record_ ? record : extractor_.key(record, scratch);
+  Key84 key84(std::string_view record, std::string& scratch, bool* found = nullptr) const {
+    const std::string_view key = whole_record_ ? record : select(record, scratch, found);
     return gdedup::key84(key.data(), key.size(), seed_);
   }
 
  private:
+  std::string_view select(std::string_view record, std::string& scratch, bool* found) const {
+    std::string_view key;
+    const bool has = extractor_.extract(record, scratch, key);
+    if (found != nullptr) *found = has;
+    return key;
+  }
+
   KeyExtractor extractor_;
   bool whole_record_;
   uint64_t seed_;

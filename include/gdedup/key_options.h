@@ -11,24 +11,37 @@
 
 namespace gdedup::keys {
 
-// The whole record or one delimited field.
+// The whole record, one delimited field, or a field of a structured record:
+// a JSON Lines record's value at a path, or a CDXJ line's SURT, timestamp or
+// value at a path in its JSON (docs/KEYS.md, "Structured records").
 struct KeySpec {
-  enum class Kind { kWhole, kField };
+  enum class Kind { kWhole, kField, kJson, kCdxj, kCdxjSurt, kCdxjTimestamp };
   Kind kind = Kind::kWhole;
   // 1-based, as the user writes it; meaningful only for kField.
   uint32_t field = 0;
+  // kJson and kCdxj: the member names and array indices from the root, as
+  // unescaped names; a name of digits is also an index into an array.
+  std::vector<std::string> path;
 
-  static KeySpec whole() { return {Kind::kWhole, 0}; }
-  static KeySpec nth_field(uint32_t n) { return {Kind::kField, n}; }
+  static KeySpec whole() { return {Kind::kWhole, 0, {}}; }
+  static KeySpec nth_field(uint32_t n) { return {Kind::kField, n, {}}; }
 
-  bool operator==(const KeySpec& o) const { return kind == o.kind && field == o.field; }
+  // The key may be missing from a record (--missing-key): JSON and CDXJ.
+  bool structured() const { return kind != Kind::kWhole && kind != Kind::kField; }
+
+  bool operator==(const KeySpec& o) const {
+    return kind == o.kind && field == o.field && path == o.path;
+  }
   bool operator!=(const KeySpec& o) const { return !(*this == o); }
-  // "whole" or "field:N": parses back to this spec.
+  // "whole", "field:N", "json:PATH", "cdxj:PATH", "cdxj:surt" or
+  // "cdxj:timestamp", PATH in its canonical escaping: parses back to this spec.
   std::string to_string() const;
 };
 
 // "whole" or "line" for the whole record, "field:N" (N >= 1) for the N-th
-// field. Throws gdedup::UsageError naming the value and the accepted forms.
+// field, "json:PATH" and "cdxj:PATH" for a value in a JSON record or a CDXJ
+// line's JSON, "cdxj:surt" and "cdxj:timestamp" for a CDXJ line's first two
+// fields. Throws gdedup::UsageError naming the value and the accepted forms.
 KeySpec parse_key_spec(std::string_view text);
 
 // One byte: given literally (",", "|"), by name (tab, comma, space, pipe,
@@ -86,6 +99,18 @@ NormalizeRules parse_normalize_rules(std::string_view text);
 
 // The rule names and presets, comma-separated, for help texts.
 std::string normalize_rule_names();
+
+// What a job does with a record that lacks its JSON or CDXJ key, or is not
+// JSON as far as it is read (--missing-key; docs/KEYS.md).
+enum class MissingKey {
+  kError,  // the job fails, naming the record's number and byte offset
+  kKeep,   // the record stands for a key seen nowhere else: never a duplicate
+  kDrop,   // the record is left out, whatever the mode
+};
+
+// "error", "keep" or "drop"; throws gdedup::UsageError for anything else.
+MissingKey parse_missing_key(std::string_view text);
+const char* missing_key_text(MissingKey policy);
 
 }  // namespace gdedup::keys
 

@@ -65,6 +65,8 @@ struct PipelineOptions {
   // inside a record, so it cannot be the key's field delimiter.
   char record_separator = '\n';
   KeyOptions keys;
+  // A record without its JSON or CDXJ key (KeyOptions::key structured).
+  keys::MissingKey missing_key = keys::MissingKey::kError;
   uint64_t batch_records = uint64_t{1} << 18;  // records per batch (any value >= 1)
   // Threads that read, decompress, split and fingerprint text input. 1: one
   // thread reads and splits and a second fingerprints. N > 1: N workers each
@@ -147,6 +149,9 @@ struct PipelineStats {
   double seconds = 0;
   bool interrupted = false;   // stopped through PipelineOptions::stop
   uint64_t checkpoints = 0;   // checkpoints written by this run
+  // Records without their JSON or CDXJ key, kept or dropped by missing_key
+  // (counted in kept or dropped as well).
+  uint64_t missing_keys = 0;
 };
 
 // Runs the job. The backend must work on `filter`; the filter's counters are

@@ -18,7 +18,8 @@ class JobResult:
 
     status: "complete", or "output_closed" when the reader of standard
     output went away (the other ends raise). records, kept, dropped,
-    input_bytes (uncompressed), output_bytes, seconds, checkpoints written;
+    missing_keys (records without their json: or cdxj: key, kept or dropped
+    by missing_key=), input_bytes (uncompressed), output_bytes, seconds, checkpoints written;
     inputs read and inputs_skipped (skip_missing); resumed_records: of
     records, those counted before the checkpoint a resume started from.
     backend: what ran the filter. filter_layers, filter_bytes, filter_fill,
@@ -40,6 +41,7 @@ class JobResult:
     records: int
     kept: int
     dropped: int
+    missing_keys: int
     input_bytes: int
     output_bytes: int
     seconds: float
@@ -79,7 +81,7 @@ def run(command, inputs=(), *, output=None, output_parts=None, filter=None, stat
         files_from=None, null_list=False, recursive=False, skip_missing=False,
         capacity=None, fpr=None, memory=None, block_bits=None, allow_high_fpr=False,
         grow=True, max_memory=None, exact=False,
-        key=None, delimiter=None, normalize=None, ignore_key_rules=False,
+        key=None, delimiter=None, normalize=None, missing_key=None, ignore_key_rules=False,
         input_format="text", null_data=False,
         backend="auto", threads=None, filter_threads=None, device=None, batch_records=None,
         compressed_piece_bytes=None,
@@ -98,7 +100,8 @@ def run(command, inputs=(), *, output=None, output_parts=None, filter=None, stat
     set, no false positives; filter= names a set file), batch_records= (--batch),
     compressed_piece_bytes= (--compressed-piece-bytes, for tests and tuning),
     checkpoint_every_seconds= and
-    checkpoint_every_records= (--checkpoint-every), duplicates= and
+    checkpoint_every_records= (--checkpoint-every), missing_key= ("error",
+    "keep" or "drop", for key="json:PATH" and "cdxj:..."), duplicates= and
     absent= (dedup --duplicates, query --absent); sizes are ints of bytes.
     progress: a callable, given a dict of counts after each batch.
 
@@ -116,6 +119,7 @@ def run(command, inputs=(), *, output=None, output_parts=None, filter=None, stat
         "filter": filter, "stats": stats, "capacity": capacity, "fpr": fpr, "memory": memory,
         "block_bits": block_bits, "allow_high_fpr": allow_high_fpr, "grow": grow,
         "max_memory": max_memory, "exact": exact, "key": key, "delimiter": delimiter, "normalize": normalize,
+        "missing_key": missing_key,
         "ignore_key_rules": ignore_key_rules, "input_format": input_format,
         "null_data": null_data, "backend": backend, "threads": threads,
         "filter_threads": filter_threads, "device": device, "batch_records": batch_records,

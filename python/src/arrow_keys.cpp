@@ -63,7 +63,9 @@ class ArrowOffsetPart : public ArrowHashing<ArrowOffsetPart<Offset>> {
     const Offset* o = offsets_ + begin;
     for (uint64_t i = 0; i < count; ++i) {
       const Offset start = o[i], end = o[i + 1];
-      out[i] = hasher(std::string_view(data_ + start, static_cast<size_t>(end - start)), scratch);
+      out[i] = record_fingerprint(
+          hasher, std::string_view(data_ + start, static_cast<size_t>(end - start)), scratch,
+          begin + i);
     }
   }
 
@@ -94,7 +96,8 @@ class ArrowViewPart : public ArrowHashing<ArrowViewPart> {
         std::memcpy(&at, view + 12, 4);
         bytes = data_[index] + at;
       }
-      out[i] = hasher(std::string_view(bytes, static_cast<size_t>(length)), scratch);
+      out[i] = record_fingerprint(hasher, std::string_view(bytes, static_cast<size_t>(length)),
+                                  scratch, begin + i);
     }
   }
 

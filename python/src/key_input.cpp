@@ -84,7 +84,7 @@ void hash_objects(PyObject* const* items, size_t n, const Hasher& hasher, Hashed
       throw nb::type_error(("key " + std::to_string(i) + " is a " + type_of(key) +
                             "; each key must be bytes or str").c_str());
     }
-    out[i] = hasher(*view, scratch);
+    out[i] = record_fingerprint(hasher, *view, scratch, i);
   }
 }
 
@@ -132,6 +132,19 @@ char number_kind(nb::handle keys) {
 }
 
 }  // namespace
+
+uint64_t record_fingerprint(const KeyHasher& hasher, std::string_view record,
+                            std::string& scratch, uint64_t index) {
+  bool found = true;
+  const uint64_t fp = hasher(record, scratch, &found);
+  if (!found) {
+    throw UsageError("key " + std::to_string(index) + " (counting from 0) has no key " +
+                     hasher.key_text() + ": it lacks that value or is not JSON as far as it "
+                     "was read (docs/KEYS.md); pass only records that have it, or run a job "
+                     "with missing_key=\"keep\" or \"drop\"");
+  }
+  return fp;
+}
 
 void KeyInput::add(std::unique_ptr<KeyPart> part) {
   size += part->size();

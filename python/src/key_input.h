@@ -29,6 +29,12 @@ using keys::KeyHasher;
 
 namespace nb = nanobind;
 
+// The fingerprint of `record`, the `index`-th key of a call (from 0). A
+// record without its JSON or CDXJ key is refused (UsageError naming it): a
+// Filter has no missing-key policy, its callers choose the records.
+uint64_t record_fingerprint(const KeyHasher& hasher, std::string_view record,
+                            std::string& scratch, uint64_t index);
+
 // A run of keys: records to hash, or keys already hashed, used as they are.
 class KeyPart {
  public:

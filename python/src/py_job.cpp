@@ -101,6 +101,10 @@ JobSpec job_spec(const std::string& command, const std::vector<nb::bytes>& paths
     throw UsageError("key=, delimiter= and normalize= have no effect with input_format=\"u64\", "
                      "whose records are fingerprints used as they are; leave them out");
   }
+  if (const OptionalText missing = a.get<std::string>("missing_key")) {
+    spec.missing_key = keys::parse_missing_key(*missing);
+    events.set_given(JobOption::kMissingKey, "\"" + *missing + "\"");
+  }
   spec.ignore_key_rules = a.flag("ignore_key_rules");
   spec.output = a.path("output");
   if (spec.output.empty()) spec.output = "-";
@@ -216,6 +220,7 @@ nb::dict result_dict(const JobResult& r) {
   d["records"] = r.stats.records;
   d["kept"] = r.stats.kept;
   d["dropped"] = r.stats.dropped;
+  d["missing_keys"] = r.stats.missing_keys;
   d["input_bytes"] = r.stats.input_bytes;
   d["output_bytes"] = r.stats.output_bytes;
   d["seconds"] = r.stats.seconds;

@@ -127,9 +127,11 @@ void add_exact_option(CLI::App& app, JobOptions& options) {
 
 void add_key_options(CLI::App& app, KeyFlags& flags) {
   app.add_option("--key", flags.key,
-                 "What is deduplicated: whole (the record) or field:N (the N-th field, from 1); "
-                 "the whole record is still written")
-      ->type_name("whole|field:N")
+                 "What is deduplicated: whole (the record), field:N (the N-th field, from 1), "
+                 "json:PATH (a JSON record's value, PATH such as url or meta.links.0), "
+                 "cdxj:PATH (the same in a CDXJ line's JSON), cdxj:surt or cdxj:timestamp; "
+                 "the whole record is still written; see docs/KEYS.md")
+      ->type_name("whole|field:N|json:PATH|cdxj:PATH")
       ->group(kGroupKeys);
   app.add_option("--delimiter", flags.delimiter,
                  "Field separator for --key field:N: one byte, a name (tab, comma, space, "
@@ -140,6 +142,12 @@ void add_key_options(CLI::App& app, KeyFlags& flags) {
                  "Rewrite keys before hashing, comma-separated rules or presets (url, "
                  "url-aggressive); see docs/KEYS.md. Rules: " + keys::normalize_rule_names())
       ->type_name("RULES")
+      ->group(kGroupKeys);
+  app.add_option("--missing-key", flags.missing_key,
+                 "A record without its json: or cdxj: key, or not JSON: error (the default; "
+                 "the job fails naming it), keep (written as a key seen nowhere else) or drop "
+                 "(left out); --stats counts them")
+      ->type_name("error|keep|drop")
       ->group(kGroupKeys);
   app.add_flag("--ignore-key-rules", flags.ignore_key_rules,
                "Use a filter file whose keys were made by other key rules (--key, --delimiter, "
@@ -227,7 +235,7 @@ bool given(const CLI::App& command, const char* option) { return command.count(o
 
 void refuse_ignored_options(const CLI::App& command, const JobOptions& o) {
   if (parse_input_format(o.input_format) == InputFormat::kU64) {
-    for (const char* option : {"--key", "--delimiter", "--normalize"}) {
+    for (const char* option : {"--key", "--delimiter", "--normalize", "--missing-key"}) {
       if (given(command, option)) {
         throw UsageError(std::string(option) + " has no effect with --input-format u64, whose "
                          "records are fingerprints used as they are; drop " + option);

@@ -34,6 +34,7 @@ std::string OptionNames::name(JobOption option) const {
     case JobOption::kReplayableStdin: return "replayable_stdin";
     case JobOption::kMpi: return "mpi";
     case JobOption::kExact: return "exact";
+    case JobOption::kMissingKey: return "missing_key";
   }
   return "?";
 }

@@ -113,6 +113,14 @@ void refuse_ignored_options(const Job& job) {
                      (nul ? "" : ", or " + null_data + " for NUL-separated records that may "
                                  "hold newlines"));
   }
+  if (o.missing_key != keys::MissingKey::kError && (u64 || !o.keys.key.structured())) {
+    throw UsageError(job.events.with(JobOption::kMissingKey,
+                                     keys::missing_key_text(o.missing_key)) +
+                     " has no effect with " +
+                     (u64 ? format : job.events.with(JobOption::kKey, o.keys.key_text())) +
+                     ", which every record has; it is for json: and cdxj: keys; drop " +
+                     job.name(JobOption::kMissingKey));
+  }
   const std::string filter_threads = job.name(JobOption::kFilterThreads);
   if (o.filter_threads > 0 && o.backend == "gpu") {
     throw UsageError(job.events.with(JobOption::kFilterThreads,

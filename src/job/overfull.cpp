@@ -78,9 +78,13 @@ FilterEnd filter_end(const Job& job, bool growing, bool growth_refused, bool fil
   return end;
 }
 
-uint64_t uncounted_keys(const PipelineStats& stats, Mode mode) {
+uint64_t uncounted_keys(const PipelineStats& stats, Mode mode, keys::MissingKey missing) {
   const uint64_t counted_new = mode == Mode::kDuplicates ? stats.dropped : stats.kept;
-  return stats.records - counted_new;
+  // Records without their key are among those counted new where they are
+  // written by dedup (keep) or left out by --duplicates (always).
+  const bool among_new =
+      mode == Mode::kDuplicates || (mode == Mode::kDedup && missing == keys::MissingKey::kKeep);
+  return stats.records - stats.missing_keys - (counted_new - (among_new ? stats.missing_keys : 0));
 }
 
 std::optional<std::string> overfull_error(const std::vector<std::optional<Overfull>>& layers,

@@ -31,8 +31,10 @@ FilterEnd filter_end(const Job& job, bool growing, bool growth_refused, bool fil
 
 // The keys of a job that were offered to its filter but not counted new:
 // the records read less the keys found new (PipelineStats::kept counts
-// written records, which in duplicates mode are the keys seen before).
-uint64_t uncounted_keys(const PipelineStats& stats, Mode mode);
+// written records, which in duplicates mode are the keys seen before), and
+// less the records without their key (`missing` their policy), which never
+// reach the filter.
+uint64_t uncounted_keys(const PipelineStats& stats, Mode mode, keys::MissingKey missing);
 
 // The error line of the first layer (oldest first; a fixed filter is one)
 // that `layers` found far past its plan, or nullopt when none is. It says

@@ -96,6 +96,11 @@ RankJob::RankJob(const JobSpec& spec, JobEvents& events, const mpi::RankInfo& me
     : state_(std::make_unique<State>(spec, events, me)) {
   job::refuse_ignored_options(state_->job);
   if (spec.exact) refuse_for_exact_ranks(state_->job);
+  if (spec.format == InputFormat::kText && spec.keys.key.structured()) {
+    throw UsageError(events.with(JobOption::kKey, spec.keys.key_text()) + " does not run on "
+                     "the ranks of an MPI job yet: its records without the key are not "
+                     "told apart there");
+  }
   check_planned_rate(spec.sizing, events);
   state_->inputs_skipped = job::resolve_and_check_inputs(state_->job);
 }
@@ -276,8 +281,8 @@ JobResult RankJob::run() {
     const FilterCounters counters = filter.counters(i);
     const uint64_t set = filter.count_set_bits(i);
     layers.push_back(summarize(params, counters, set));
-    ending.layers.push_back(
-        check_overfull(params, counters, set, job::uncounted_keys(result.stats, result.mode)));
+    const uint64_t uncounted = job::uncounted_keys(result.stats, result.mode, o.missing_key);
+    ending.layers.push_back(check_overfull(params, counters, set, uncounted));
   }
   ending.growing = filter.growth().has_value();
   ending.growth_refused = filter.growth_refused();

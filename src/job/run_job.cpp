@@ -158,7 +158,7 @@ JobResult run_job(const JobSpec& spec, JobEvents& events) {
 
   filter.sync_to_host();
   job::JobEnding ending;
-  const uint64_t uncounted = job::uncounted_keys(result.stats, result.mode);
+  const uint64_t uncounted = job::uncounted_keys(result.stats, result.mode, j.spec.missing_key);
   if (growing) {
     for (size_t i = 0; i < growing->layer_count(); ++i) {
       ending.layers.push_back(check_overfull(growing->layer(i), uncounted));

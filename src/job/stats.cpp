@@ -40,6 +40,7 @@ JsonObject stats_json(const JobResult& r) {
       .add("records", s.records)
       .add("kept", s.kept)
       .add("dropped", s.dropped)
+      .add("missing_keys", s.missing_keys)
       .add("input_bytes", s.input_bytes)
       .add("output_bytes", s.output_bytes)
       .add("seconds", s.seconds)
@@ -108,6 +109,9 @@ std::string summary_line(const JobResult& r) {
             format_percent(r.filter.fill) + " full, " +
             approx_keys(r.filter.estimated_keys, "distinct keys") + ", FPR now " +
             format_rate(r.filter.current_fpr);
+  }
+  if (s.missing_keys > 0) {
+    line += "; " + counted(s.missing_keys, "record") + " without its key";
   }
   if (r.inputs_skipped > 0) {
     line += "; " + counted(r.inputs_skipped, "missing input") + " skipped";

@@ -17,6 +17,8 @@ KeyHasher::KeyHasher(const PipelineOptions& options, const KeyHashing& hashing)
 
 void KeyHasher::fingerprint(WorkBatch& batch) {
   const size_t n = batch.records.size();
+  batch.missing.clear();
+  if (hasher_.may_miss()) return fingerprint_noting_missing(batch);
   if (exact_) {
     batch.keys.resize(n);
     Key84* keys = batch.keys.data();
@@ -35,6 +37,25 @@ void KeyHasher::fingerprint(WorkBatch& batch) {
     return;
   }
   for (size_t i = 0; i < n; ++i) fps[i] = hasher_(batch.records[i], scratch_);
+}
+
+// Structured keys: each costs a parse, beside which the flag costs nothing.
+void KeyHasher::fingerprint_noting_missing(WorkBatch& batch) {
+  const size_t n = batch.records.size();
+  bool found = true;
+  if (exact_) {
+    batch.keys.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      batch.keys.data()[i] = hasher_.key84(batch.records[i], scratch_, &found);
+      if (!found) batch.missing.push_back(i);
+    }
+    return;
+  }
+  batch.fingerprints.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    batch.fingerprints.data()[i] = hasher_(batch.records[i], scratch_, &found);
+    if (!found) batch.missing.push_back(i);
+  }
 }
 
 }  // namespace gdedup::pipeline

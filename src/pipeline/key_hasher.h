@@ -35,6 +35,8 @@ class KeyHasher {
   bool exact() const { return exact_; }
 
  private:
+  void fingerprint_noting_missing(WorkBatch& batch);
+
   keys::KeyHasher hasher_;
   bool exact_;
   std::string scratch_;

@@ -9,6 +9,8 @@
 #include <chrono>
 #include <exception>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "gdedup/checkpoint.h"
 #include "gdedup/error.h"
@@ -207,21 +209,7 @@ class Driver {
   void process(WorkBatch& batch, io::OutputWriter* writer) {
     const uint64_t n = records_in(batch, options_.format);
     batch.answers.resize(n);
-    uint64_t kept = 0;
-    switch (options_.mode) {
-      case Mode::kDedup:
-      case Mode::kDuplicates:
-      case Mode::kBuild: {
-        const uint64_t fresh = target_.test_and_set(batch, n);
-        kept = options_.mode == Mode::kDuplicates ? n - fresh : fresh;
-        break;
-      }
-      case Mode::kQueryPresent:
-      case Mode::kQueryAbsent:
-        target_.contains(batch, n);
-        for (uint64_t i = 0; i < n; ++i) kept += keeps_record(options_.mode, batch.answers[i]);
-        break;
-    }
+    const uint64_t kept = batch.missing.empty() ? answer(batch, n) : answer_without_missing(batch);
     // A mapped input cut short after its reader looked reads as zeros from
     // then on (fs::MappingGuard): keys hashed or records copied from them
     // are wrong, so the job ends before a checkpoint or the output's
@@ -241,6 +229,101 @@ class Driver {
     progress_.input = batch.end.input_index;
     target_.after_batch(options_);
     report_progress();
+  }
+
+  // Fills batch.answers for its first `n` keys; returns the records kept.
+  uint64_t answer(WorkBatch& batch, uint64_t n) {
+    uint64_t kept = 0;
+    switch (options_.mode) {
+      case Mode::kDedup:
+      case Mode::kDuplicates:
+      case Mode::kBuild: {
+        const uint64_t fresh = target_.test_and_set(batch, n);
+        kept = options_.mode == Mode::kDuplicates ? n - fresh : fresh;
+        break;
+      }
+      case Mode::kQueryPresent:
+      case Mode::kQueryAbsent:
+        target_.contains(batch, n);
+        for (uint64_t i = 0; i < n; ++i) kept += keeps_record(options_.mode, batch.answers[i]);
+        break;
+    }
+    return kept;
+  }
+
+  // A batch with records that lack their JSON or CDXJ key: they never reach
+  // the filter or set, so they add nothing and match nothing. The keys of
+  // the others move to the front, in order, are answered, and the answers
+  // move back to their records; a missing one's answer is that of a key
+  // seen nowhere else (keep) or one that is not written (drop).
+  uint64_t answer_without_missing(WorkBatch& batch) {
+    const uint64_t n = batch.records.size();
+    const std::vector<uint64_t>& missing = batch.missing;
+    if (options_.missing_key == keys::MissingKey::kError) throw missing_key_error(batch);
+    const bool exact = target_.hashing().exact;
+    uint64_t* fps = batch.fingerprints.data();
+    Key84* keys = batch.keys.data();
+    uint64_t present = 0;
+    for (uint64_t i = 0, next = 0; i < n; ++i) {
+      if (next < missing.size() && missing[next] == i) {
+        ++next;
+        continue;
+      }
+      if (exact) keys[present] = keys[i];
+      else fps[present] = fps[i];
+      ++present;
+    }
+    const uint64_t kept = answer(batch, present);
+    const bool drop = options_.missing_key == keys::MissingKey::kDrop;
+    const uint8_t unique = 0;  // not seen before, not in the filter
+    const uint8_t missing_answer = drop && keeps_record(options_.mode, unique) ? 1 : unique;
+    uint8_t* answers = batch.answers.data();
+    uint64_t from = present;
+    size_t next = missing.size();
+    for (uint64_t i = n; i-- > 0;) {
+      if (next > 0 && missing[next - 1] == i) {
+        --next;
+        answers[i] = missing_answer;
+      } else {
+        answers[i] = answers[--from];
+      }
+    }
+    stats_.missing_keys += missing.size();
+    // Build counts new keys, which these are not.
+    return kept + (keeps_record(options_.mode, missing_answer) ? missing.size() : 0);
+  }
+
+  // --missing-key error: the first record without its key, by its number
+  // in the stream and its byte offset in its input.
+  Error missing_key_error(const WorkBatch& batch) const {
+    const uint64_t i = batch.missing.front();
+    // The batch's records lie back to back from position_, where the one
+    // before it ended.
+    const auto& spans = batch.records.spans();
+    const uint64_t into_batch = spans[i].offset - spans[0].offset;
+    // A batch that runs from one input into another tells the offset in the
+    // stream of the inputs.
+    const StreamPoint& end = batch.end;
+    const bool one_input = position_.input_index == end.input_index ||
+                           (end.input_offset == 0 && end.input_index == position_.input_index + 1);
+    const std::string& path = options_.inputs.at(one_input ? position_.input_index : 0);
+    const std::string name = !one_input ? "the input" : path == "-" ? "standard input" : path;
+    const std::string offset =
+        one_input ? std::to_string(position_.input_offset + into_batch)
+                  : std::to_string(position_.offset + into_batch) +
+                        " of the inputs taken as one stream";
+    const std::string key = options_.keys.key_text();
+    const bool json = options_.keys.key.kind == keys::KeySpec::Kind::kJson;
+    const OptionNames& names = options_.names ? *options_.names : library_option_names();
+    return Error(name + ": record " + std::to_string(stats_.records + i + 1) +
+                     " (at byte offset " + offset + ") has no key " + key + ": " +
+                     (json ? "it lacks that value or is not JSON"
+                           : "it lacks that value or is not a CDXJ line (SURT, timestamp "
+                             "and JSON, separated by spaces)") +
+                     " as far as it was read. Give " + names.with(JobOption::kMissingKey, "keep") +
+                     " to write such records as unique, or " +
+                     names.with(JobOption::kMissingKey, "drop") + " to leave them out.",
+                 ErrorKind::damaged);
   }
 
   // Moves the verified mark to the batch's verified record, with the output

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "gdedup/backend.h"
 #include "gdedup/key_set.h"
@@ -23,6 +24,9 @@ struct WorkBatch {
   HostArray<uint64_t> fingerprints;  // one per record, either format; none for an exact set
   HostArray<Key84> keys;             // an exact set's, one per record
   HostArray<uint8_t> answers;        // the backend's, one per record
+  // The records, by index in the batch and in order, whose JSON or CDXJ key
+  // is missing (--missing-key); empty for other keys.
+  std::vector<uint64_t> missing;
   uint64_t input_bytes = 0;          // uncompressed bytes up to this batch's end
   uint64_t raw_bytes_read = 0;       // compressed bytes read so far
   StreamPoint end;            // the stream position after this batch

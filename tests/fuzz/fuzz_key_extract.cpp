@@ -89,8 +89,11 @@ void check_parsers(std::string_view text) {
       const KeySpec again = parse_key_spec("field:" + std::to_string(spec.field));
       FUZZ_CHECK(again.kind == KeySpec::Kind::kField && again.field == spec.field,
                  "field number does not read back: " + show(text));
-    } else {
+    } else if (spec.kind == KeySpec::Kind::kWhole) {
       FUZZ_CHECK(text == "whole" || text == "line", "whole key from " + show(text));
+    } else {
+      // JSON and CDXJ keys: fuzz_structured_key.cpp.
+      FUZZ_CHECK(parse_key_spec(spec.to_string()) == spec, "spec does not read back: " + show(text));
     }
   } catch (const gdedup::UsageError& e) {
     // The message quotes the text, so a NUL in it (impossible on a command

@@ -274,6 +274,45 @@ void key_seeds() {
   put("key_extract", "rules-aggressive", text("url-aggressive,none"));
 }
 
+// Hostile JSON and CDXJ (fuzz_structured_key.cpp): the mode byte picks the
+// path (0 url, 1 a.b, 2 a.0, 3 0, 4 u\.rl, 5 a.b.c.0.d), CDXJ fields (6) or
+// a spec's text (7).
+void structured_key_seeds() {
+  auto json = [](int path, const std::string& record) {
+    return std::string(1, static_cast<char>(path)) + record;
+  };
+  std::string deep = "{\"url\":";
+  for (int i = 0; i < 1100; ++i) deep += '[';
+  deep += "\"x\"";
+  for (int i = 0; i < 1100; ++i) deep += ']';
+  deep += '}';
+  put("structured_key", "plain", json(0, R"({"id":1,"url":"http://example.com/a"})"));
+  put("structured_key", "spaces-and-escapes",
+      json(0, R"( { "u\u0072l" : "http:\/\/a\/\u00e9\ud83d\ude00\u0000\"" } )"));
+  put("structured_key", "duplicate-names", json(0, R"({"url":"first","url":"second"})"));
+  put("structured_key", "object-value",
+      json(0, R"({"url":{ "b" : [1 , 2.50, -0e+7, true, null], "a":{"a":1,"a":2} }})"));
+  put("structured_key", "huge-numbers",
+      json(0, R"({"url":123456789012345678901234567890123456789e99999})"));
+  put("structured_key", "deep-nesting", json(0, deep));
+  put("structured_key", "invalid-utf8", json(0, "{\"url\":\"\xff\xfe\",\"a\":\"\xc0\xaf\"}"));
+  put("structured_key", "lone-surrogate", json(0, R"({"url":"\ud800"})"));
+  put("structured_key", "broken-after", json(0, R"({"url":"a","b":tru,"c":[})"));
+  put("structured_key", "trailing-garbage", json(0, R"({"url":"a"} x)"));
+  put("structured_key", "nested-path", json(1, R"({"a":{"x":1,"b":"v"}})"));
+  put("structured_key", "array-index", json(2, R"({"a":["zero","one"]})"));
+  put("structured_key", "root-array", json(3, R"([{"u":1},2])"));
+  put("structured_key", "dot-in-name", json(4, R"({"u.rl":"dotted","u":{"rl":"nested"}})"));
+  put("structured_key", "long-path", json(5, R"({"a":{"b":{"c":[{"d":"deep"}]}}})"));
+  put("structured_key", "not-json", json(0, "not json \x01\x02"));
+  put("structured_key", "cdxj-line",
+      json(6, R"(com,example)/a 20240101120000 {"url": "http://example.com/a", "status": "200"})"));
+  put("structured_key", "cdxj-short", json(6, "com,example)/a"));
+  put("structured_key", "spec-escapes", json(7, R"(json:a\.b[0].c\[\]\\)"));
+  put("structured_key", "spec-cdxj-member", json(7, R"(cdxj:\surt)"));
+  put("structured_key", "spec-bad", json(7, "json:a..b[x"));
+}
+
 void checkpoint_seeds() {
   const std::string tmp = "/tmp/gdedup-make-corpus.ckpt";
   gdedup::Filter f(gdedup::FilterParams{2, gdedup::Layout{256, 8}, gdedup::kDefaultSeed});
@@ -411,6 +450,7 @@ int main(int argc, char** argv) {
   filter_v4_seeds();
   reader_seeds();
   key_seeds();
+  structured_key_seeds();
   url_seeds();
   checkpoint_seeds();
   set_seeds();

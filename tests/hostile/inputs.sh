@@ -340,4 +340,46 @@ case_input_cut_short_while_its_records_are_used() {
   done
 }
 
+# JSON Lines keys (--key json:url) read in every way the front end reads:
+# compressed, in small pieces on several threads, in batches of one record
+# and of many; the records kept are those whose URL is new, as awk keeps
+# them. A record without its key is named by its file, number and offset
+# whichever way it was read.
+case_json_keys_read_every_way_keep_the_same_records() {
+  local i
+  for i in $(seq 0 29999); do
+    printf '{"id":%d,"meta":{"u":"x"},"url":"https://j.example/%d"}\n' "$i" $((i % 20011))
+  done >in.jsonl
+  sed 's/.*"url":"\([^"]*\)".*/\1/' in.jsonl | awk '!seen[$0]++ { print NR }' >want.lines
+  awk 'NR == FNR { keep[$1] = 1; next } FNR in keep' want.lines in.jsonl >want.jsonl
+  gzip -c in.jsonl >in.jsonl.gz
+  zstd -q -c in.jsonl >in.jsonl.zst
+  local f args
+  for f in in.jsonl in.jsonl.gz in.jsonl.zst; do
+    for args in "--threads 1" "--threads 4 --piece-bytes 4099" "--batch 1" \
+                "--batch 7 --threads 2"; do
+      # shellcheck disable=SC2086
+      run_gdedup dedup -q --exact --key json:url $args "$f" -o out.jsonl
+      expect_status 0
+      cmp -s out.jsonl want.jsonl || fail "$f $args: not the records awk keeps"
+    done
+  done
+  # Record 12,345 of the second input loses its URL: named by that file
+  # and its offset there, numbered over both inputs.
+  awk 'NR == 12345 { sub(/"url":/, "\"uri\":") } { print }' in.jsonl >bad.jsonl
+  local offset
+  offset=$(head -n 12344 bad.jsonl | wc -c)
+  for args in "--threads 1" "--threads 4 --piece-bytes 4099" "--batch 1"; do
+    rm -f out.jsonl
+    # shellcheck disable=SC2086
+    run_gdedup dedup -q --key json:url $args in.jsonl bad.jsonl -o out.jsonl
+    expect_failure
+    expect_message "bad.jsonl: record $((30000 + 12345)) (at byte offset $offset) has no key"
+    [ -e out.jsonl ] && fail "$args: a failed job left out.jsonl"
+  done
+  # A reader that goes away ends the job quietly.
+  "$GDEDUP" dedup -q --key json:url in.jsonl in.jsonl in.jsonl | head -n 1 >head.txt
+  [ "${PIPESTATUS[0]}" -eq 0 ] || fail "a closed pipe failed the job"
+}
+
 run_cases
