@@ -40,7 +40,7 @@ class ArrowHashing : public ArrowPart {
             uint64_t* out) const override {
     static_cast<const Part*>(this)->hash_each(begin, count, hasher, scratch, out);
   }
-  void hash(uint64_t begin, uint64_t count, const Key84Hasher& hasher, std::string& scratch,
+  void hash(uint64_t begin, uint64_t count, const KeyHasher& hasher, std::string& scratch,
             Key84* out) const override {
     static_cast<const Part*>(this)->hash_each(begin, count, hasher, scratch, out);
   }
@@ -57,13 +57,13 @@ class ArrowOffsetPart : public ArrowHashing<ArrowOffsetPart<Offset>> {
 
  private:
   friend ArrowHashing<ArrowOffsetPart>;
-  template <class Hasher, class Hashed>
-  void hash_each(uint64_t begin, uint64_t count, const Hasher& hasher, std::string& scratch,
+  template <class Hashed>
+  void hash_each(uint64_t begin, uint64_t count, const KeyHasher& hasher, std::string& scratch,
                  Hashed* out) const {
     const Offset* o = offsets_ + begin;
     for (uint64_t i = 0; i < count; ++i) {
       const Offset start = o[i], end = o[i + 1];
-      out[i] = record_fingerprint(
+      out[i] = record_key<Hashed>(
           hasher, std::string_view(data_ + start, static_cast<size_t>(end - start)), scratch,
           begin + i);
     }
@@ -83,8 +83,8 @@ class ArrowViewPart : public ArrowHashing<ArrowViewPart> {
   }
  private:
   friend ArrowHashing<ArrowViewPart>;
-  template <class Hasher, class Hashed>
-  void hash_each(uint64_t begin, uint64_t count, const Hasher& hasher, std::string& scratch,
+  template <class Hashed>
+  void hash_each(uint64_t begin, uint64_t count, const KeyHasher& hasher, std::string& scratch,
                  Hashed* out) const {
     for (uint64_t i = 0; i < count; ++i) {
       const char* view = views_ + 16 * (begin + i);
@@ -96,7 +96,7 @@ class ArrowViewPart : public ArrowHashing<ArrowViewPart> {
         std::memcpy(&at, view + 12, 4);
         bytes = data_[index] + at;
       }
-      out[i] = record_fingerprint(hasher, std::string_view(bytes, static_cast<size_t>(length)),
+      out[i] = record_key<Hashed>(hasher, std::string_view(bytes, static_cast<size_t>(length)),
                                   scratch, begin + i);
     }
   }

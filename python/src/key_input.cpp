@@ -65,9 +65,9 @@ bool add_array(nb::handle keys, KeyInput& input) {
 // scattered over memory (bench/python_keys_bench.py), fingerprint() went
 // from 2.4-3.5M keys/s without to 6-22M/s with (noisy: load 7 on 2 cores);
 // objects in list order run at 20M/s and more either way.
-// Hasher: KeyHasher (out: uint64_t) or Key84Hasher (out: Key84).
-template <class Hasher, class Hashed>
-void hash_objects(PyObject* const* items, size_t n, const Hasher& hasher, Hashed* out) {
+// Hashed: uint64_t (a filter's fingerprints) or Key84 (a set's keys).
+template <class Hashed>
+void hash_objects(PyObject* const* items, size_t n, const KeyHasher& hasher, Hashed* out) {
   constexpr size_t kAhead = 64;
   std::string scratch;
   for (size_t i = 0; i < n; ++i) {
@@ -84,12 +84,12 @@ void hash_objects(PyObject* const* items, size_t n, const Hasher& hasher, Hashed
       throw nb::type_error(("key " + std::to_string(i) + " is a " + type_of(key) +
                             "; each key must be bytes or str").c_str());
     }
-    out[i] = record_fingerprint(hasher, *view, scratch, i);
+    out[i] = record_key<Hashed>(hasher, *view, scratch, i);
   }
 }
 
-template <class Hasher>
-void add_objects(nb::handle keys, KeyInput& input, const Hasher& hasher,
+template <class Hashed>
+void add_objects(nb::handle keys, KeyInput& input, const KeyHasher& hasher,
                  const std::string& refuse_records, const char* accepted) {
   // A list or tuple is read in place (the GIL is held throughout); any other
   // iterable is made a list first.
@@ -105,7 +105,6 @@ void add_objects(nb::handle keys, KeyInput& input, const Hasher& hasher,
   nb::object owner = nb::steal(sequence);
   if (!refuse_records.empty()) throw UsageError(refuse_records);
   const size_t n = static_cast<size_t>(PySequence_Fast_GET_SIZE(sequence));
-  using Hashed = decltype(hasher(std::string_view(), std::declval<std::string&>()));
   std::vector<Hashed> hashed(n);
   hash_objects(PySequence_Fast_ITEMS(sequence), n, hasher, hashed.data());
   input.add(std::make_unique<HashedPart<Hashed>>(std::move(hashed)));
@@ -133,18 +132,28 @@ char number_kind(nb::handle keys) {
 
 }  // namespace
 
-uint64_t record_fingerprint(const KeyHasher& hasher, std::string_view record,
-                            std::string& scratch, uint64_t index) {
+template <class Hashed>
+Hashed record_key(const KeyHasher& hasher, std::string_view record, std::string& scratch,
+                  uint64_t index) {
   bool found = true;
-  const uint64_t fp = hasher(record, scratch, &found);
+  Hashed key;
+  if constexpr (std::is_same_v<Hashed, Key84>) {
+    key = hasher.key84(record, scratch, &found);
+  } else {
+    key = hasher(record, scratch, &found);
+  }
   if (!found) {
     throw UsageError("key " + std::to_string(index) + " (counting from 0) has no key " +
                      hasher.key_text() + ": it lacks that value or is not JSON as far as it "
                      "was read (docs/KEYS.md); pass only records that have it, or run a job "
                      "with missing_key=\"keep\" or \"drop\"");
   }
-  return fp;
+  return key;
 }
+
+template uint64_t record_key<uint64_t>(const KeyHasher&, std::string_view, std::string&,
+                                       uint64_t);
+template Key84 record_key<Key84>(const KeyHasher&, std::string_view, std::string&, uint64_t);
 
 void KeyInput::add(std::unique_ptr<KeyPart> part) {
   size += part->size();
@@ -177,11 +186,11 @@ KeyInput key_input(nb::handle keys, const KeyHasher& hasher, const std::string& 
   // A NumPy array of numbers that nanobind does not read (another byte
   // order, a date): its items are numbers, not keys, whatever the order.
   if (number_kind(keys) != 0) refuse_array(keys, "an array");
-  add_objects(keys, input, hasher, refuse_records, kAcceptedKeys);
+  add_objects<uint64_t>(keys, input, hasher, refuse_records, kAcceptedKeys);
   return input;
 }
 
-KeyInput key84_input(nb::handle keys, const Key84Hasher& hasher) {
+KeyInput key84_input(nb::handle keys, const KeyHasher& hasher) {
   KeyInput input;
   refuse_single(keys);
   if (add_arrow(keys, input)) return input;
@@ -193,7 +202,7 @@ KeyInput key84_input(nb::handle keys, const Key84Hasher& hasher) {
                           "billion keys would take two for one with a chance of about 1 in 37 from "
                           "64 bits); pass the keys themselves: " + kAcceptedSetKeys).c_str());
   }
-  add_objects(keys, input, hasher, "", kAcceptedSetKeys);
+  add_objects<Key84>(keys, input, hasher, "", kAcceptedSetKeys);
   return input;
 }
 

@@ -1,8 +1,8 @@
 // Keys handed over from Python: one bytes or str, a sequence or iterable of
 // them, a NumPy array of uint64 fingerprints (for a filter), or an Arrow
 // array or stream of strings or binaries (arrow_keys.h); hashed into 64-bit
-// fingerprints for a filter (KeyHasher) or 84-bit keys for a set
-// (Key84Hasher). Taken while the GIL is held, read
+// fingerprints for a filter or 84-bit keys for a set, by one KeyHasher.
+// Taken while the GIL is held, read
 // by the engine after it is released: what a part reads stays referenced
 // by the KeyInput (the array, the Arrow capsules), and Python objects are
 // hashed before the GIL is released, so no other thread can change or free
@@ -21,7 +21,6 @@
 
 #include "gdedup/key_hasher.h"
 #include "gdedup/key_set.h"
-#include "key84_hasher.h"
 
 namespace gdedup::python {
 
@@ -29,11 +28,13 @@ using keys::KeyHasher;
 
 namespace nb = nanobind;
 
-// The fingerprint of `record`, the `index`-th key of a call (from 0). A
-// record without its JSON or CDXJ key is refused (UsageError naming it): a
-// Filter has no missing-key policy, its callers choose the records.
-uint64_t record_fingerprint(const KeyHasher& hasher, std::string_view record,
-                            std::string& scratch, uint64_t index);
+// The key of `record`, the `index`-th of a call (from 0), as `Hashed`: its
+// 64-bit fingerprint (a filter's) or its 84 bits (a set's). A record
+// without its JSON or CDXJ key is refused (UsageError naming it): a Filter
+// or Set has no missing-key policy, its callers choose the records.
+template <class Hashed>
+Hashed record_key(const KeyHasher& hasher, std::string_view record, std::string& scratch,
+                  uint64_t index);
 
 // A run of keys: records to hash, or keys already hashed, used as they are.
 class KeyPart {
@@ -48,7 +49,7 @@ class KeyPart {
   // Called only on parts that hold records.
   virtual void hash(uint64_t begin, uint64_t count, const KeyHasher& hasher, std::string& scratch,
                     uint64_t* out) const = 0;
-  virtual void hash(uint64_t begin, uint64_t count, const Key84Hasher& hasher,
+  virtual void hash(uint64_t begin, uint64_t count, const KeyHasher& hasher,
                     std::string& scratch, Key84* out) const = 0;
 
  private:
@@ -73,7 +74,7 @@ class HashedPart : public KeyPart {
     return nullptr;
   }
   void hash(uint64_t, uint64_t, const KeyHasher&, std::string&, uint64_t*) const override {}
-  void hash(uint64_t, uint64_t, const Key84Hasher&, std::string&, Key84*) const override {}
+  void hash(uint64_t, uint64_t, const KeyHasher&, std::string&, Key84*) const override {}
 
  private:
   std::vector<Hashed> owned_;
@@ -123,6 +124,6 @@ KeyInput key_input(nb::handle keys, const KeyHasher& hasher, const std::string& 
 // (Python objects hashed here, Arrow arrays later). Arrays of numbers are
 // refused (nb::type_error): a set keeps 84 bits of each key's XXH3-128,
 // which 64-bit fingerprints cannot give.
-KeyInput key84_input(nb::handle keys, const Key84Hasher& hasher);
+KeyInput key84_input(nb::handle keys, const KeyHasher& hasher);
 
 }  // namespace gdedup::python

@@ -30,7 +30,7 @@ nb::object fingerprints(nb::handle keys, const OptionalText& key, const Optional
   const KeyHasher hasher(rules.keys, rules.seed);
   std::string scratch;
   if (const std::optional<std::string_view> one = single_key(keys)) {
-    return nb::int_(record_fingerprint(hasher, *one, scratch, 0));
+    return nb::int_(record_key<uint64_t>(hasher, *one, scratch, 0));
   }
   KeyInput input = key_input(keys, hasher, "");
   if (!input.has_records) {

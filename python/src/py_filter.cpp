@@ -66,7 +66,7 @@ class PyFilter {
     if (const std::optional<std::string_view> key = single_key(keys)) {
       check_records();
       uint8_t answer = 0;
-      const uint64_t fp = record_fingerprint(hasher_, *key, scratch_for_one_, 0);
+      const uint64_t fp = record_key<uint64_t>(hasher_, *key, scratch_for_one_, 0);
       std::optional<FilterEngine::OverCapacity> over;
       {
         nb::gil_scoped_release release;

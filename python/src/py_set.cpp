@@ -41,7 +41,7 @@ class PySet {
     call_lock_.check_process();
     const bool insert = op != Op::kContains;
     if (const std::optional<std::string_view> one = single_key(keys)) {
-      const Key84 key = hasher_(*one, scratch_for_one_);
+      const Key84 key = record_key<Key84>(hasher_, *one, scratch_for_one_, 0);
       uint8_t answer = 0;
       {
         nb::gil_scoped_release release;
@@ -99,7 +99,7 @@ class PySet {
 
  private:
   std::unique_ptr<SetEngine> engine_;
-  Key84Hasher hasher_;
+  KeyHasher hasher_;
   std::string scratch_for_one_;  // used with the GIL held
   CallLock call_lock_{"set"};    // one engine call at a time, taken with the GIL released
 };

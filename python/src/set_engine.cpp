@@ -69,7 +69,7 @@ uint64_t SetEngine::run(const Key84* keys, uint64_t n, bool insert, uint8_t* ans
   }
 }
 
-uint64_t SetEngine::run(const KeyInput& input, const Key84Hasher& hasher, bool insert,
+uint64_t SetEngine::run(const KeyInput& input, const KeyHasher& hasher, bool insert,
                         uint8_t* answers) {
   uint64_t added = 0, at = 0;
   std::vector<Key84> chunk;

@@ -24,7 +24,7 @@ class SetEngine {
   // Records are hashed a chunk at a time. Returns the keys added. Throws
   // Error (set_full) as KeySet::test_and_insert: the keys before the one
   // that did not fit were added.
-  uint64_t run(const KeyInput& input, const Key84Hasher& hasher, bool insert, uint8_t* answers);
+  uint64_t run(const KeyInput& input, const KeyHasher& hasher, bool insert, uint8_t* answers);
   uint64_t run(const Key84* keys, uint64_t n, bool insert, uint8_t* answers);
 
   // Adds every key of `other` (the union), which must have the same key
