@@ -152,6 +152,35 @@ TEST_F(CheckpointResumeTest, StoppedAndResumedRunsEqualAnUninterruptedOne) {
   }
 }
 
+// JSON Lines with records that lack the key, dropped: a resumed run counts
+// the records without their key before its checkpoint too, and writes what
+// the uninterrupted run writes.
+TEST_F(CheckpointResumeTest, RecordsWithoutTheirKeyAreCountedAcrossAResume) {
+  std::string text;
+  for (int i = 0; i < 6000; ++i) {
+    text += i % 7 == 0 ? "{\"other\":1}\n" : "{\"url\":\"u" + std::to_string(i % 2500) + "\"}\n";
+  }
+  PipelineOptions o;
+  o.inputs = {write_file("a.jsonl", text)};
+  o.output = path("out.txt");
+  o.batch_records = 500;
+  o.checkpoint = path("ck");
+  o.keys = KeyOptions::parse("json:url", "tab", "none");
+  o.missing_key = keys::MissingKey::kDrop;
+  const Result want = uninterrupted(o);
+  ASSERT_EQ(want.stats.missing_keys, 858u);
+  PipelineStats s;
+  int runs = 0;
+  do {
+    s = run_once(o, 3);
+    ASSERT_LT(++runs, 100);
+  } while (s.interrupted);
+  EXPECT_GT(runs, 2);
+  EXPECT_EQ(s.missing_keys, want.stats.missing_keys);
+  EXPECT_EQ(s.kept, want.stats.kept);
+  EXPECT_EQ(read_file(o.output), want.output);
+}
+
 TEST_F(CheckpointResumeTest, U64InputResumes) {
   const std::vector<uint64_t> fps = test::keys_with_duplicates(20000, 8000, 3);
   const std::string bytes(reinterpret_cast<const char*>(fps.data()), fps.size() * 8);
@@ -241,6 +270,9 @@ TEST_F(CheckpointRefusalTest, EachOptionThatDiffersIsNamed) {
   o = o_;
   o.format = InputFormat::kU64;
   expect_named(o, "input format");
+  o = o_;
+  o.missing_key = keys::MissingKey::kDrop;
+  expect_named(o, "missing-key policy");
   o = o_;
   o.output = path("other.txt");
   expect_named(o, "output");

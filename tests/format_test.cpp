@@ -414,7 +414,7 @@ TEST(Format, FilterFileVersion2BytesStillLoad) {
 }
 
 // The filter above with a fixed resume state: one input, ten records kept,
-// the filter file seen.gdf.
+// the filter file seen.gdf, records without their key dropped (3 of them).
 ResumeState ten_record_state() {
   ResumeState state;
   state.inputs = {InputIdentity{"in.txt", true, 70, 1700000000123456789, 0x0123456789abcdef}};
@@ -428,6 +428,8 @@ ResumeState ten_record_state() {
   state.input_bytes = 70;
   state.filter_file = FilterFileMark{
       true, true, InputIdentity{"seen.gdf", true, 4224, 1700000000987654321, 0x1122334455667788}};
+  state.missing_key = keys::MissingKey::kDrop;
+  state.missing_keys = 3;
   return state;
 }
 
@@ -436,12 +438,12 @@ TEST(Format, CheckpointFileBytes) {
   const std::vector<char> file = saved_bytes([&](const std::string& path) {
     save_checkpoint(filter, ten_record_state(), path);
   });
-  ASSERT_EQ(file.size(), 4096u + 128u + 251u + 1u);
+  ASSERT_EQ(file.size(), 4096u + 128u + 260u + 1u);
   EXPECT_EQ(XXH3_64bits(file.data() + 4096, 128), 0x40ce02f05c7d0370ull);  // payload checksum
-  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128, 251), 0xd36672c1874ffb5aull);  // state
+  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128, 260), 0xac7666fea74704c1ull);  // state
   EXPECT_EQ(file.back(), 0);  // the growth section: a fixed filter
-  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0xda8a88c14936605cull);  // whole header
-  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x6f1f3dea03c48a8aull);
+  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0x07204c3552f36b54ull);  // whole header
+  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0xdfa6d3b0590c6cd3ull);
 }
 
 // The same as the first layer of a growing filter whose second layer holds
@@ -458,12 +460,12 @@ TEST(Format, GrowingCheckpointFileBytes) {
     save_checkpoint(ck, path);
   });
   // The growth section, then the layers section of the second layer.
-  ASSERT_EQ(file.size(), 4096u + 128u + 251u + 61u + (8u + 64u + 8u + 128u));
-  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128, 251), 0xd36672c1874ffb5aull);  // state
-  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128 + 251, 61), 0x177b1de3aa00f552ull);  // growth
-  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128 + 251 + 61 + 80, 128), 0x40ce02f05c7d0370ull);
-  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0xe856395237dbdefdull);  // whole header
-  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x192a0e1922d99ac5ull);
+  ASSERT_EQ(file.size(), 4096u + 128u + 260u + 61u + (8u + 64u + 8u + 128u));
+  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128, 260), 0xac7666fea74704c1ull);  // state
+  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128 + 260, 61), 0x177b1de3aa00f552ull);  // growth
+  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128 + 260 + 61 + 80, 128), 0x40ce02f05c7d0370ull);
+  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0x2bc0d57bf61411b3ull);  // whole header
+  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x1272e5f7f98ee632ull);
 }
 
 // Set files (exact mode): the keys' Golomb-Rice section by hand for one
@@ -542,10 +544,10 @@ TEST(Format, SetCheckpointBytes) {
     save_set_checkpoint(set, KeyRules{}, ten_record_state(), path);
   });
   EXPECT_EQ(std::string(file.data(), 8), "GDEDUPEC");
-  ASSERT_EQ(file.size(), 80u + kSetRulesBytes + 251u + 93u);
-  EXPECT_EQ(XXH3_64bits(file.data() + 80 + kSetRulesBytes, 251), 0xd36672c1874ffb5aull);  // state
-  EXPECT_EQ(XXH3_64bits(file.data(), 80), 0x67f2536d5bb76240ull);  // header
-  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x1437ab0eb5694166ull);
+  ASSERT_EQ(file.size(), 80u + kSetRulesBytes + 260u + 93u);
+  EXPECT_EQ(XXH3_64bits(file.data() + 80 + kSetRulesBytes, 260), 0xac7666fea74704c1ull);  // state
+  EXPECT_EQ(XXH3_64bits(file.data(), 80), 0x34b24482daa8cc71ull);  // header
+  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x99899526418b43caull);
 }
 
 }  // namespace

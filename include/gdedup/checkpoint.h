@@ -83,6 +83,9 @@ struct ResumeState {
   InputFormat format = InputFormat::kText;
   char record_separator = '\n';  // PipelineOptions::record_separator
   KeyOptions keys;
+  // What becomes of records without their JSON or CDXJ key (version 7;
+  // kError in older checkpoints, which had no such keys).
+  keys::MissingKey missing_key = keys::MissingKey::kError;
   std::vector<InputIdentity> inputs;
   std::string output;          // "" when the mode writes no output
   // The file the output is written to until the run completes and renames
@@ -98,6 +101,7 @@ struct ResumeState {
   uint64_t kept = 0;
   uint64_t dropped = 0;
   uint64_t input_bytes = 0;
+  uint64_t missing_keys = 0;   // PipelineStats::missing_keys (version 7)
 
   // The filter saved with this state (filled in by the loaders), so that a
   // run can tell it was given that filter and not another.

@@ -10,6 +10,8 @@ namespace {
 
 // The checkpoint format version that added the filter file to the state.
 constexpr uint32_t kFirstVersionWithFilterFile = 6;
+// The version that added the missing-key policy and count.
+constexpr uint32_t kFirstVersionWithMissingKeys = 7;
 // Its first byte: no file; a file, whose identity follows; not known (a run
 // resumed from an older checkpoint carries that on).
 constexpr uint8_t kNoFilterFile = 0;
@@ -64,6 +66,9 @@ std::string encode_resume_state(const ResumeState& s) {
   const FilterFileMark& mark = s.filter_file;
   e.u8(!mark.recorded ? kFilterFileUnknown : mark.existed ? kFilterFileExisted : kNoFilterFile);
   if (mark.recorded && mark.existed) encode_identity(e, mark.file);
+  // Version 7: records without their JSON or CDXJ key.
+  e.u8(static_cast<uint8_t>(s.missing_key));
+  e.u64(s.missing_keys);
   return e.take();
 }
 
@@ -113,6 +118,12 @@ ResumeState decode_resume_state(const std::string& path, const std::string& byte
     s.filter_file.recorded = mark != kFilterFileUnknown;
     s.filter_file.existed = mark == kFilterFileExisted;
     if (s.filter_file.existed) s.filter_file.file = decode_identity(d);
+  }
+  if (version >= kFirstVersionWithMissingKeys) {
+    const uint8_t policy = d.u8();
+    if (policy > static_cast<uint8_t>(keys::MissingKey::kDrop)) d.malformed();
+    s.missing_key = static_cast<keys::MissingKey>(policy);
+    s.missing_keys = d.u64();
   }
   d.finish();
   return s;

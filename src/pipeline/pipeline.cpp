@@ -113,6 +113,7 @@ class Driver {
       stats_.kept = resume->kept;
       stats_.dropped = resume->dropped;
       stats_.input_bytes = resume->input_bytes;
+      stats_.missing_keys = resume->missing_keys;
     }
     std::optional<io::OutputFile> output;
     if (writes_output(options_.mode)) {
@@ -448,6 +449,7 @@ class Driver {
     state.kept = stats_.kept;
     state.dropped = stats_.dropped;
     state.input_bytes = stats_.input_bytes;
+    state.missing_keys = stats_.missing_keys;
     target_.checkpoint(checkpoints, std::move(state));
     schedule_->written(stats_.records);
   }

@@ -131,6 +131,10 @@ void check_resume_run(const ResumeState& state, const PipelineOptions& options,
     option_differs(state, "normalize", quoted(state.keys.normalize_text()),
                    quoted(options.keys.normalize_text()));
   }
+  if (state.missing_key != options.missing_key) {
+    option_differs(state, "missing-key policy", keys::missing_key_text(state.missing_key),
+                   keys::missing_key_text(options.missing_key));
+  }
   const std::string output = options.mode == Mode::kBuild ? "" : options.output;
   if (state.output != output) {
     option_differs(state, "output", output_text(state.output), output_text(output));
@@ -145,6 +149,7 @@ ResumeState identify_run(const PipelineOptions& options) {
   state.format = options.format;
   state.record_separator = options.record_separator;
   state.keys = options.keys;
+  state.missing_key = options.missing_key;
   if (options.mode != Mode::kBuild) {
     if (options.output == "-") {
       throw UsageError("checkpoints need the output in a file: standard output cannot be "
