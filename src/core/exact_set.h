@@ -129,8 +129,8 @@ class ExactSet {
   // Keys ahead of the one answered whose home bucket is fetched.
   static constexpr size_t kPrefetchAhead = 16;
 
-  // The table's words: zeroed, on a cache line's boundary, mapped lazily
-  // from the system when large (no pages touched before they are written).
+  // The table's words: zeroed, on a cache line's boundary, in huge pages
+  // where the system gives them (core/table_memory.h).
   struct Table {
     uint64_t* words = nullptr;
     uint64_t bytes = 0;
