@@ -119,6 +119,7 @@ ExactSet::ExactSet(const ExactSet& other)
       per_bucket_(other.per_bucket_),
       high_bytes_(other.high_bytes_),
       grow_at_(other.grow_at_),
+      fetch_next_at_(other.fetch_next_at_),
       spill_bit_(other.spill_bit_),
       code_mask_(other.code_mask_),
       table_(other.table_.bytes),
@@ -138,6 +139,7 @@ void ExactSet::set_shape(unsigned bucket_bits) {
   high_bytes_ = per_bucket_ == 8 ? 0 : per_bucket_ == 7 ? 1 : per_bucket_ == 6 ? 2 : 4;
   grow_at_ = static_cast<uint64_t>(
       std::floor(max_load(per_bucket_, stagger_) * static_cast<double>(slots())));
+  fetch_next_at_ = slots() / 2;
   const bool spare_bit = per_bucket_ == 8 && key_bits_ - bucket_bits_ + 4 <= 63;
   spill_bit_ = spare_bit ? uint64_t{1} << 63 : 0;
   code_mask_ = ~spill_bit_;
