@@ -4,8 +4,10 @@
 // smallest table, in slots of every width (narrow ones reached in small
 // tables with narrower keys), and the same sorted keys for every insertion
 // order, batch, thread count and starting size; the memory cap, refusing the
-// exact key and keeping every one before it; bytes_for against real sets.
+// exact key and keeping every one before it; bytes_for against real sets;
+// the tables' memory, zeroed and apart through reuse.
 #include "core/exact_set.h"
+#include "core/table_memory.h"
 
 #include <algorithm>
 #include <cstring>
@@ -207,6 +209,45 @@ TEST(ExactSet, CollisionChanceIsTheBirthdayBound) {
 TEST(ExactSet, RefusesKeyWidthsItCannotHold) {
   EXPECT_THROW(ExactSet(0, 85), UsageError);
   EXPECT_THROW(ExactSet(0, 63), UsageError);
+}
+
+// Tables' memory: blocks of every size below a huge page cut from shared
+// chunks, and one above, each zeroed and on its own size's boundary (a
+// cache line's at least), none overlapping another; a block written and
+// given back comes back zeroed.
+TEST(TableMemory, BlocksAreZeroedAlignedAndApartThroughReuse) {
+  struct Block {
+    unsigned char* at;
+    uint64_t bytes;
+  };
+  auto zeroed = [](const Block& b) {
+    for (uint64_t i = 0; i < b.bytes; i += 61) {
+      if (b.at[i] != 0) return false;
+    }
+    return b.at[b.bytes - 1] == 0;
+  };
+  std::mt19937_64 rng(28);
+  std::vector<Block> held;
+  for (int round = 0; round < 400; ++round) {
+    if (!held.empty() && rng() % 3 == 0) {
+      const size_t pick = rng() % held.size();
+      detail::free_table_memory(held[pick].at, held[pick].bytes);
+      held.erase(held.begin() + static_cast<std::ptrdiff_t>(pick));
+      continue;
+    }
+    const uint64_t bytes = uint64_t{1} << (10 + rng() % 13);  // 1 KiB to 4 MiB
+    Block b{static_cast<unsigned char*>(detail::table_memory(bytes)), bytes};
+    ASSERT_NE(b.at, nullptr);
+    const uint64_t boundary = std::min<uint64_t>(bytes, uint64_t{1} << 21);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(b.at) % boundary, 0u) << bytes;
+    EXPECT_TRUE(zeroed(b)) << "a block of " << bytes << " bytes in round " << round;
+    for (const Block& other : held) {
+      EXPECT_TRUE(b.at + b.bytes <= other.at || other.at + other.bytes <= b.at);
+    }
+    std::memset(b.at, 0xa5, b.bytes);
+    held.push_back(b);
+  }
+  for (const Block& b : held) detail::free_table_memory(b.at, b.bytes);
 }
 
 // Keys of every shard: the shard's bits are the top 8 of 84.

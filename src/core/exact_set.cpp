@@ -1,16 +1,14 @@
 #include "core/exact_set.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include <xxhash.h>
 
+#include "core/table_memory.h"
 #include "gdedup/error.h"
 
 namespace gdedup {
@@ -20,10 +18,6 @@ namespace {
 constexpr unsigned kMinBucketBits = 4;
 // 2^40 buckets of 64 bytes is 64 TiB: far past any machine.
 constexpr unsigned kMaxBucketBits = 40;
-// Tables from this size on are mapped from the system: zero pages that cost
-// nothing until written, which growth writes in order, and huge pages where
-// the system gives them (a lookup's miss then seldom misses the TLB too).
-constexpr uint64_t kMapAtLeast = uint64_t{1} << 21;
 // Keys of one home bucket lie in it and the next kMaxDisplacement: at most
 // this many.
 constexpr size_t kMaxKeysAHome = (ExactSet::kMaxDisplacement + 1) * 8;
@@ -36,43 +30,15 @@ Key84 key84(const void* key, size_t length, uint64_t seed) {
 }
 
 ExactSet::Table::Table(uint64_t size) : bytes(size) {
-  void* p = nullptr;
-  if (size >= kMapAtLeast) {
-    // On a huge page's boundary, so that a table of a few huge pages (a
-    // shard's) is all huge pages: what more is mapped to find the boundary
-    // goes back at once.
-    const uint64_t extra = kMapAtLeast;
-    void* raw = mmap(nullptr, size + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                     -1, 0);
-    if (raw != MAP_FAILED) {
-      const uintptr_t start = reinterpret_cast<uintptr_t>(raw);
-      const uintptr_t aligned = (start + extra - 1) & ~(extra - 1);
-      if (aligned > start) munmap(raw, aligned - start);
-      const uintptr_t end = aligned + size;
-      if (start + size + extra > end) munmap(reinterpret_cast<void*>(end), start + extra - aligned);
-      p = reinterpret_cast<void*>(aligned);
-      madvise(p, size, MADV_HUGEPAGE);  // advice: ignored where not given
-    }
-  } else {
-    p = std::aligned_alloc(64, size);
-    if (p != nullptr) std::memset(p, 0, size);
-  }
-  if (p == nullptr) {
+  words = static_cast<uint64_t*>(detail::table_memory(size));
+  if (words == nullptr) {
     throw Error("the system refused " + std::to_string(size) +
                     " bytes of memory for a table of the exact set",
                 ErrorKind::out_of_memory, size);
   }
-  words = static_cast<uint64_t*>(p);
 }
 
-ExactSet::Table::~Table() {
-  if (words == nullptr) return;
-  if (bytes >= kMapAtLeast) {
-    munmap(words, bytes);
-  } else {
-    std::free(words);
-  }
-}
+ExactSet::Table::~Table() { detail::free_table_memory(words, bytes); }
 
 ExactSet::Table::Table(Table&& other) noexcept : words(other.words), bytes(other.bytes) {
   other.words = nullptr;
@@ -153,6 +119,7 @@ ExactSet::ExactSet(const ExactSet& other)
       per_bucket_(other.per_bucket_),
       high_bytes_(other.high_bytes_),
       grow_at_(other.grow_at_),
+      fetch_next_at_(other.fetch_next_at_),
       spill_bit_(other.spill_bit_),
       code_mask_(other.code_mask_),
       table_(other.table_.bytes),
@@ -172,6 +139,7 @@ void ExactSet::set_shape(unsigned bucket_bits) {
   high_bytes_ = per_bucket_ == 8 ? 0 : per_bucket_ == 7 ? 1 : per_bucket_ == 6 ? 2 : 4;
   grow_at_ = static_cast<uint64_t>(
       std::floor(max_load(per_bucket_, stagger_) * static_cast<double>(slots())));
+  fetch_next_at_ = slots() / 2;
   const bool spare_bit = per_bucket_ == 8 && key_bits_ - bucket_bits_ + 4 <= 63;
   spill_bit_ = spare_bit ? uint64_t{1} << 63 : 0;
   code_mask_ = ~spill_bit_;

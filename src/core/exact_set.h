@@ -76,13 +76,18 @@ class ExactSet {
   Outcome test_and_insert_one(Key84 key, uint64_t max_bytes, uint64_t* needed);
   bool contains_one(Key84 key) const { return find(key, nullptr); }
   // Fetches the key's home bucket ahead of a call for it: the misses of the
-  // keys a little ahead overlap while a key is answered. For an insert, the
-  // next bucket too: near the load limit the keys a new one moves on often
-  // run into it.
+  // keys a little ahead overlap while a key is answered. For an insert
+  // into a table at least half full, the next bucket too: near the load
+  // limit the keys a new one moves on often run into it. Below, a home
+  // bucket seldom overflows, and the second fetch costs more than it saves:
+  // misses in flight are few (the core's fill buffers), and a fetch waits
+  // for one (bench/RESULTS.md: 1.4x the inserts a second at 1e7 keys).
   void prefetch(Key84 key, bool for_insert) const {
     const uint64_t h = home(key);
     __builtin_prefetch(line(h));
-    if (for_insert) __builtin_prefetch(line((h + 1) & bucket_mask()));
+    if (for_insert && size_ >= fetch_next_at_) {
+      __builtin_prefetch(line((h + 1) & bucket_mask()));
+    }
   }
   // Removes `key` if it is there (KeySet's undo of keys a failed batch
   // added past its failing key): the keys after it in its run move back.
@@ -129,8 +134,8 @@ class ExactSet {
   // Keys ahead of the one answered whose home bucket is fetched.
   static constexpr size_t kPrefetchAhead = 16;
 
-  // The table's words: zeroed, on a cache line's boundary, mapped lazily
-  // from the system when large (no pages touched before they are written).
+  // The table's words: zeroed, on a cache line's boundary, in huge pages
+  // where the system gives them (core/table_memory.h).
   struct Table {
     uint64_t* words = nullptr;
     uint64_t bytes = 0;
@@ -237,6 +242,7 @@ class ExactSet {
   unsigned per_bucket_ = 8;
   unsigned high_bytes_ = 0;  // bytes a slot past its low word
   uint64_t grow_at_ = 0;     // keys past which the table doubles (max_load)
+  uint64_t fetch_next_at_ = 0;  // keys from which prefetch() fetches the next bucket too
   // With 64-bit slots, the last slot's spill mark (0: none) and what a low
   // word holds without it.
   uint64_t spill_bit_ = 0;
