@@ -127,7 +127,7 @@ TEST_F(CheckpointFileTest, HeaderFieldsSitWhereTheFormatSays) {
   save_checkpoint(filter, sample_state(), path("ck"));
   const Bytes file = read_bytes(path("ck"));
   EXPECT_EQ(std::memcmp(file.data(), "GDEDUPCK", 8), 0);
-  EXPECT_EQ(cf::get_u32(&file[cf::kOffVersion]), 6u);
+  EXPECT_EQ(cf::get_u32(&file[cf::kOffVersion]), 7u);
   EXPECT_EQ(cf::get_u64(&file[cf::kOffNumBlocks]), 4u);
   EXPECT_EQ(cf::get_u64(&file[cf::kOffPayloadBytes]), 128u);
   const uint64_t state_bytes = cf::get_u64(&file[cf::kOffStateBytes]);
@@ -191,7 +191,7 @@ TEST_F(CheckpointFileTest, EveryTruncationAndAppendedByteIsRefused) {
 
 TEST_F(CheckpointFileTest, OtherVersionIsRefusedNamingBothVersions) {
   save_checkpoint(small_filter(), sample_state(), path("good"));
-  for (uint32_t version : {0u, 1u, 2u, 3u, 7u, 77u}) {
+  for (uint32_t version : {0u, 1u, 2u, 3u, 8u, 77u}) {
     Bytes file = read_bytes(path("good"));
     cf::put_u32(&file[cf::kOffVersion], version);
     cf::put_u64(&file[cf::kOffHeaderChecksum], cf::header_checksum(file.data()));
@@ -199,7 +199,7 @@ TEST_F(CheckpointFileTest, OtherVersionIsRefusedNamingBothVersions) {
     const std::string message = load_error(path("other"));
     EXPECT_NE(message.find("format version " + std::to_string(version)), std::string::npos)
         << message;
-    EXPECT_NE(message.find("reads versions 4 to 6"), std::string::npos) << message;
+    EXPECT_NE(message.find("reads versions 4 to 7"), std::string::npos) << message;
   }
 }
 
@@ -215,9 +215,23 @@ void cut_state(Bytes& file, uint64_t bytes) {
   cf::put_u64(&file[cf::kOffHeaderChecksum], cf::header_checksum(file.data()));
 }
 
-// A version 6 file whose state notes no filter file (sample_state's: its
+// A version 7 file whose state holds the missing-key policy error and no
+// records without their key (sample_state's: its last 9 bytes, zeros) as
+// version 6 wrote it: without them.
+Bytes as_version_6(Bytes file) {
+  const size_t end = 4096 + cf::get_u64(&file[cf::kOffPayloadBytes]) +
+                     cf::get_u64(&file[cf::kOffStateBytes]);
+  for (size_t i = end - 9; i < end; ++i) EXPECT_EQ(file[i], 0) << i;
+  cut_state(file, 9);
+  cf::put_u32(&file[cf::kOffVersion], 6);
+  cf::put_u64(&file[cf::kOffHeaderChecksum], cf::header_checksum(file.data()));
+  return file;
+}
+
+// Such a file whose state notes no filter file (sample_state's: then its
 // last byte, 2) as version 5 wrote it: without that byte.
 Bytes as_version_5(Bytes file) {
+  file = as_version_6(std::move(file));
   EXPECT_EQ(file[4096 + cf::get_u64(&file[cf::kOffPayloadBytes]) +
                  cf::get_u64(&file[cf::kOffStateBytes]) - 1],
             2);
@@ -263,12 +277,21 @@ TEST_F(CheckpointFileTest, TheFilterFileRoundTrips) {
   EXPECT_EQ(v5.state.file_version, 5u);
   EXPECT_FALSE(v5.state.filter_file.recorded);
   expect_same_state(v5.state, sample_state());
-  // Saved again, it is the version 6 file.
+  // Saved again, it is the version 7 file.
   save_checkpoint(v5, path("again"));
   EXPECT_EQ(read_bytes(path("again")), read_bytes(path("ck")));
-  // A byte past the noted values is refused.
+  // A version 6 file loads with the policy error and no records without
+  // their key, and saved again it is the version 7 file.
+  write_bytes(path("v6"), as_version_6(read_bytes(path("ck"))));
+  const Checkpoint v6 = load_checkpoint(path("v6"));
+  EXPECT_EQ(v6.state.file_version, 6u);
+  EXPECT_EQ(v6.state.missing_key, keys::MissingKey::kError);
+  EXPECT_EQ(v6.state.missing_keys, 0u);
+  save_checkpoint(v6, path("again6"));
+  EXPECT_EQ(read_bytes(path("again6")), read_bytes(path("ck")));
+  // A policy past the three is refused.
   Bytes forged = read_bytes(path("ck"));
-  forged[4096 + 128 + cf::get_u64(&forged[cf::kOffStateBytes]) - 1] = 3;
+  forged[4096 + 128 + cf::get_u64(&forged[cf::kOffStateBytes]) - 9] = 3;
   cut_state(forged, 0);
   write_bytes(path("forged"), forged);
   EXPECT_NE(load_error(path("forged")).find("malformed resume state"), std::string::npos)
@@ -277,17 +300,17 @@ TEST_F(CheckpointFileTest, TheFilterFileRoundTrips) {
 
 TEST_F(CheckpointFileTest, Version4LoadsAsAFixedFilter) {
   const Filter filter = small_filter();
-  save_checkpoint(filter, sample_state(), path("v6"));
-  write_bytes(path("v4"), as_version_4(read_bytes(path("v6"))));
+  save_checkpoint(filter, sample_state(), path("v7"));
+  write_bytes(path("v4"), as_version_4(read_bytes(path("v7"))));
   const Checkpoint ck = load_checkpoint(path("v4"));
   EXPECT_EQ(ck.state.file_version, 4u);
   EXPECT_FALSE(ck.state.growth.has_value());
   EXPECT_TRUE(ck.later_layers.empty());
   EXPECT_EQ(std::memcmp(ck.filter.words(), filter.words(), filter.params().bytes()), 0);
   expect_same_state(ck.state, sample_state());
-  // Saved again, it is the version 6 file.
+  // Saved again, it is the version 7 file.
   save_checkpoint(ck, path("again"));
-  EXPECT_EQ(read_bytes(path("again")), read_bytes(path("v6")));
+  EXPECT_EQ(read_bytes(path("again")), read_bytes(path("v7")));
   // Its reserved bytes are still checked.
   Bytes forged = read_bytes(path("v4"));
   forged[cf::kOffGrowthBytes] = 1;

@@ -1068,13 +1068,14 @@ TEST(CliCheckpoint, AVersion4CheckpointResumesWithItsFixedFilter) {
   ASSERT_EQ(r.status, 4) << r.err;  // 1,000 keys planned: overfull, as it was then
   r = run_failing_write(job.checkpoint(), 2, with(job.checkpointed({"--no-grow"}), {"-q"}));
   ASSERT_EQ(r.status, 1) << r.err;
-  // The fixed filter's version 6 file, as version 4 wrote it: no growth
-  // section (its last byte), no filter file (the state's last byte: none,
+  // The fixed filter's version 7 file, as version 4 wrote it: no growth
+  // section (its last byte), no missing-key policy and count (the state's
+  // last 9 bytes: error, 0), no filter file (the byte before them: none,
   // as no -f was given), the header's bytes from 96 zero.
   std::string bytes = cli_test::read_file(job.checkpoint());
   bytes.pop_back();
-  ASSERT_EQ(bytes.back(), '\0');
-  bytes.pop_back();
+  ASSERT_EQ(bytes.substr(bytes.size() - 10), std::string(10, '\0'));
+  bytes.resize(bytes.size() - 10);
   auto get_u64 = [&](size_t at) {
     uint64_t v = 0;
     for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(bytes[at + i]);
@@ -1083,7 +1084,7 @@ TEST(CliCheckpoint, AVersion4CheckpointResumesWithItsFixedFilter) {
   auto put_u64 = [&](size_t at, uint64_t v) {
     for (int i = 0; i < 8; ++i) bytes[at + i] = static_cast<char>(v >> (8 * i));
   };
-  const uint64_t state_bytes = get_u64(80) - 1;
+  const uint64_t state_bytes = get_u64(80) - 10;
   put_u64(80, state_bytes);
   put_u64(88, XXH3_64bits(bytes.data() + 4096 + get_u64(40), state_bytes));
   bytes[8] = 4;
