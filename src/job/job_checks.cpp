@@ -75,7 +75,7 @@ void check_files(const Job& job) {
   }
   std::vector<WrittenFile> written;
   if (mode != Mode::kBuild && o.output_parts.empty()) written.push_back({o.output, "output", true});
-  if (saves_filter) written.push_back({o.filter_path, "filter", false});
+  if (saves_filter) written.push_back({o.filter_path, o.exact ? "set file" : "filter", false});
   if (o.checkpoint.enabled()) written.push_back({o.checkpoint.path, "checkpoint", false});
   if (!o.stats_path.empty()) {
     written.push_back({o.stats_path, "statistics file", writes_in_place(o.stats_path), false});

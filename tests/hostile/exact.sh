@@ -285,6 +285,15 @@ case_past_max_memory_ends_with_status_4() {
   cmp -s in.txt out.txt || fail "a set under its cap lost records"
 }
 
+# A set file that cannot be written is named as one before any work.
+case_an_unwritable_set_file_is_named() {
+  printf 'a\nb\n' >in.txt
+  run_gdedup dedup --exact in.txt -o out.txt -f missing/s.set
+  expect_status 1
+  expect_message "cannot write set file missing/s.set"
+  [ ! -e out.txt ] || fail "an output was written"
+}
+
 # A set file and a Bloom filter file are not mixed, either way.
 case_sets_and_filters_are_not_mixed() {
   seq 1 1000 >in.txt
