@@ -208,30 +208,8 @@ open('in.txt', 'w').write(''.join('https://k.example/%d\n' % r.randrange(300000)
   local job=(dedup --exact --batch 20000 -q in.txt)
   run_gdedup "${job[@]}" --threads 1 -o ref.txt -f ref.set
   expect_status 0
-  local resume=() finished=0 threads=2 round i
-  for ((round = 0; round < 3; round++)); do
-    start_gdedup "${job[@]}" --threads "$threads" -o out.txt -f out.set --checkpoint ck \
-      --checkpoint-every 100K "${resume[@]}"
-    for ((i = 0; i < 3000; i++)); do
-      [ ck -nt ck.mark ] && break
-      kill -0 "$BG_PID" 2>/dev/null || break
-      sleep 0.01
-    done
-    kill -s KILL "$BG_PID" 2>/dev/null
-    finish_gdedup
-    if [ "$STATUS" -eq 0 ]; then
-      finished=1
-      break
-    fi
-    touch ck.mark
-    [ -f ck ] && resume=(--resume) || resume=()
-    threads=1
-  done
-  if [ "$finished" -eq 0 ]; then
-    run_gdedup "${job[@]}" -o out.txt -f out.set --checkpoint ck --checkpoint-every 100K \
-      "${resume[@]}"
-    expect_status 0
-  fi
+  killed_and_resumed 2 1 "${job[@]}" -o out.txt -f out.set --checkpoint ck \
+    --checkpoint-every 100K
   cmp -s ref.txt out.txt || fail "the resumed output differs from the uninterrupted run's"
   cmp -s ref.set out.set || fail "the resumed set file differs from the uninterrupted run's"
   [ ! -e ck ] || fail "the checkpoint is left after the job completed"

@@ -242,7 +242,7 @@ case_files_from_paths_with_newlines() {
 # run's, byte for byte. The reference reads on one thread, the killed runs
 # on three workers that each take a shard, and resume with two.
 case_files_from_job_killed_and_resumed() {
-  local i round
+  local i
   for ((i = 0; i < 30; i++)); do
     seq $((i * 20000)) $((i * 20000 + 39999)) | sed 's|^|https://k.example/|' >"shard $i.txt"
     printf '%s\0' "shard $i.txt" >>list0
@@ -250,30 +250,7 @@ case_files_from_job_killed_and_resumed() {
   local job=(dedup --capacity 1M --batch 20000 -q -0 --files-from list0)
   run_gdedup "${job[@]}" --threads 1 -o ref.txt
   expect_status 0
-  local resume=() finished=0 threads=3
-  for ((round = 0; round < 3; round++)); do
-    start_gdedup "${job[@]}" --threads "$threads" -o out.txt --checkpoint ck \
-      --checkpoint-every 100K "${resume[@]}"
-    # Killed once this run has written a checkpoint of its own (or ended).
-    for ((i = 0; i < 3000; i++)); do
-      [ ck -nt ck.mark ] && break
-      kill -0 "$BG_PID" 2>/dev/null || break
-      sleep 0.01
-    done
-    kill -s KILL "$BG_PID" 2>/dev/null
-    finish_gdedup
-    if [ "$STATUS" -eq 0 ]; then
-      finished=1
-      break
-    fi
-    touch ck.mark
-    [ -f ck ] && resume=(--resume) || resume=()
-    threads=2
-  done
-  if [ "$finished" -eq 0 ]; then
-    run_gdedup "${job[@]}" -o out.txt --checkpoint ck --checkpoint-every 100K "${resume[@]}"
-    expect_status 0
-  fi
+  killed_and_resumed 3 2 "${job[@]}" -o out.txt --checkpoint ck --checkpoint-every 100K
   cmp -s ref.txt out.txt || fail "the resumed output differs from the uninterrupted run's"
 }
 

@@ -79,6 +79,32 @@ finish_gdedup() {
   ERR=$(cat "$SCRATCH/bg.stderr")
 }
 
+# killed_and_resumed FIRST LATER ARGS...: runs the command ARGS, which
+# checkpoint to the file ck, on --threads FIRST and kills it with SIGKILL
+# once it has written a checkpoint of its own (or ended); resumes it on
+# --threads LATER (killed again) for up to 3 rounds in all, then to its end
+# on the default threads. The job must complete: STATUS is then 0.
+killed_and_resumed() {
+  local threads=$1 later=$2 resume=() round i
+  shift 2
+  for ((round = 0; round < 3; round++)); do
+    start_gdedup "$@" --threads "$threads" "${resume[@]}"
+    for ((i = 0; i < 3000; i++)); do
+      [ ck -nt ck.mark ] && break
+      kill -0 "$BG_PID" 2>/dev/null || break
+      sleep 0.01
+    done
+    kill -s KILL "$BG_PID" 2>/dev/null
+    finish_gdedup
+    [ "$STATUS" -eq 0 ] && return
+    touch ck.mark
+    [ -f ck ] && resume=(--resume) || resume=()
+    threads=$later
+  done
+  run_gdedup "$@" "${resume[@]}"
+  expect_status 0
+}
+
 # exact_dedup IN OUT: the oracle, first occurrence of each line, in order.
 exact_dedup() { awk '!seen[$0]++' "$1" >"$2"; }
 
