@@ -160,6 +160,14 @@ void KeyInput::add(std::unique_ptr<KeyPart> part) {
   parts.push_back(std::move(part));
 }
 
+void check_in_operand(nb::handle key) {
+  if (!single_key(key)) {
+    throw nb::type_error(("`in` takes one key, bytes or str, not " +
+                          std::string(nb::type_name(key.type()).c_str()) +
+                          "; use contains() for many").c_str());
+  }
+}
+
 std::optional<std::string_view> single_key(nb::handle key) {
   PyObject* o = key.ptr();
   if (PyBytes_Check(o)) {

@@ -112,6 +112,10 @@ inline constexpr const char* kAcceptedSetKeys =
 // nullopt. The view lives as long as the object.
 std::optional<std::string_view> single_key(nb::handle key);
 
+// The key of `key in filter` (or set): one bytes or str, else TypeError
+// pointing to contains() for many.
+void check_in_operand(nb::handle key);
+
 // Many keys. Python objects (bytes, str) are hashed here by `hasher`, with
 // the GIL held (they can only be read with it), into fingerprints; Arrow
 // arrays are hashed later, without it. `refuse_records`, when not empty, is

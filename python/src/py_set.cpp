@@ -63,11 +63,7 @@ class PySet {
   }
 
   bool contains_one(nb::handle key) {
-    if (!single_key(key)) {
-      throw nb::type_error(("`in` takes one key, bytes or str, not " +
-                            std::string(nb::type_name(key.type()).c_str()) +
-                            "; use contains() for many").c_str());
-    }
+    check_in_operand(key);
     return nb::cast<bool>(apply(key, Op::kContains));
   }
 
