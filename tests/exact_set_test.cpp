@@ -177,6 +177,28 @@ TEST(ExactSet, AnswersAsASetOfItsKeysThroughGrowthInNarrowSlots) {
   EXPECT_EQ(answers, (std::vector<uint8_t>{0, 0, 0, 1, 1, 1}));
 }
 
+TEST(ExactSet, KeysCrowdedAtTheTableEndWrapRoundThroughEveryDoubling) {
+  // Every key's top bits near all ones: homes at the table's last buckets,
+  // runs that wrap round to its first and doublings that end a run past
+  // its last bucket, or too long (the table doubles again). Some keys
+  // near all zeros share the first buckets with the wrapped ones.
+  for (const unsigned bits : {68u, kKeyBits}) {
+    std::mt19937_64 rng(bits);
+    const Key84 mask = (Key84{1} << bits) - 1;
+    std::vector<Key84> keys;
+    for (int i = 0; i < 8000; ++i) {
+      const Key84 low = ((static_cast<Key84>(rng()) << 64) | rng()) & (mask >> 4);
+      const Key84 top = i % 5 == 0 ? Key84{0} : mask & ~(mask >> 4);
+      keys.push_back(top | low);
+      if (i % 3 == 0) keys.push_back(keys[rng() % keys.size()]);  // a repeat
+    }
+    ExactSet set(0, bits);
+    check_against_oracle(set, keys, 1000);
+    EXPECT_GE(set.growths(), 8u) << bits << " bits";
+    EXPECT_LE(set.bucket_bits(), 15u) << bits << " bits";
+  }
+}
+
 TEST(ExactSet, WhatItHoldsDependsOnItsKeysAlone) {
   for (const unsigned bits : {68u, kKeyBits}) {
     const auto keys = random_keys(50000, 30000, bits, 3);

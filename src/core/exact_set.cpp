@@ -235,6 +235,10 @@ bool ExactSet::fill(ExactSet& into, const Key84* extra, size_t n_extra) const {
   // Past its load it may have no free slot left for place() to find.
   if (size_ + n_extra > into.grow_at_) return false;
   std::vector<Key84> late;  // keys for past the end: placed last, wrapping round
+  if (into.bucket_bits_ == bucket_bits_ + 1) {
+    if (!split(into, late)) return false;
+    return place_late(into, late, extra, n_extra);
+  }
   const uint64_t end_bucket = uint64_t{1} << into.bucket_bits_;
   uint64_t tail_bucket = 0;  // the first slot not yet filled in `into`
   unsigned tail_slot = 0;
@@ -299,6 +303,11 @@ bool ExactSet::fill(ExactSet& into, const Key84* extra, size_t n_extra) const {
     }
   }
   if (!flush()) return false;
+  return place_late(into, late, extra, n_extra);
+}
+
+bool ExactSet::place_late(ExactSet& into, std::vector<Key84>& late, const Key84* extra,
+                          size_t n_extra) {
   late.insert(late.end(), extra, extra + n_extra);
   for (const Key84 key : late) {
     Spot spot;
@@ -306,6 +315,109 @@ bool ExactSet::fill(ExactSet& into, const Key84* extra, size_t n_extra) const {
     if (!into.place(key, spot)) return false;
   }
   return true;
+}
+
+bool ExactSet::split(ExactSet& into, std::vector<Key84>& late) const {
+  // The layouts a doubling goes between: the same, or one slot more a line
+  // where the remainder, a bit shorter, fits a narrower slot.
+  switch (high_bytes_ * 8 + into.high_bytes_) {
+    case 0: return split_in<0, 0>(into, late);
+    case 8: return split_in<1, 0>(into, late);
+    case 9: return split_in<1, 1>(into, late);
+    case 17: return split_in<2, 1>(into, late);
+    case 18: return split_in<2, 2>(into, late);
+    case 34: return split_in<4, 2>(into, late);
+    default: return split_in<4, 4>(into, late);
+  }
+}
+
+template <unsigned kFromHigh, unsigned kToHigh>
+bool ExactSet::split_in(ExactSet& into, std::vector<Key84>& late) const {
+  // The table doubled: a key's new home is its old one twice, plus the top
+  // bit of its remainder, which leaves its slot. So a slot moves as it is,
+  // less that bit and with its new displacement: no key is rebuilt (where
+  // the new slot is narrower, its code fits it: the layout is the
+  // narrowest that holds the remainder). Keys of one old home come in any
+  // order; split by that bit (without a branch: it is a coin toss), those
+  // for home 2h go first, then those for 2h + 1, and the order of homes
+  // holds.
+  using From = Layout<kFromHigh>;
+  using To = Layout<kToHigh>;
+  constexpr unsigned kSlots = To::kSlots;
+  const unsigned top = key_bits_ - bucket_bits_ + 3;  // the bit in a slot's code
+  const uint64_t low_bit = top < 64 ? uint64_t{1} << top : 0;
+  const uint64_t high_bit = top < 64 ? 0 : uint64_t{1} << (top - 64);
+  const uint64_t code_mask = code_mask_;
+  const uint64_t spill_bit = into.spill_bit_;
+  const uint64_t end_bucket = uint64_t{1} << into.bucket_bits_;
+  const uint64_t end_slot = end_bucket * kSlots;
+  uint64_t* const out = into.table_.words;
+  uint64_t tail = 0;  // the first slot not yet filled in `into`: bucket * kSlots + slot
+  uint64_t placed = 0;
+  // Codes (displacement bits 0) of home h, each at the first free slot
+  // from its home on. A doubling halves every run: no key of the table
+  // goes past the new one's end or too far from its home. Those checks
+  // stay, once a home, so that a table is never written past its end.
+  auto put = [&](uint64_t h, const uint64_t* lows, const uint64_t* highs, size_t n) {
+    if (n == 0) return true;
+    uint64_t t = std::max(tail, h * kSlots);
+    if (t + n > end_slot) return false;
+    for (size_t i = 0; i < n; ++i, ++t) {
+      const uint64_t bucket = t / kSlots;
+      uint64_t* words = out + bucket * kWordsPerBucket;
+      words[t - bucket * kSlots] = lows[i] | (bucket - h + 1);
+      To::set_high(words, t - bucket * kSlots, highs[i]);
+    }
+    const uint64_t last_bucket = (t - 1) / kSlots;  // the farthest from home
+    if (last_bucket - h > kMaxDisplacement) return false;
+    // The home full, its keys past it: it spills.
+    if (last_bucket > h) To::mark_spill(out + h * kWordsPerBucket, spill_bit);
+    placed += n;
+    tail = t;
+    return true;
+  };
+  uint64_t even_low[kMaxKeysAHome], even_high[kMaxKeysAHome];
+  uint64_t odd_low[kMaxKeysAHome], odd_high[kMaxKeysAHome];
+  size_t n_even = 0, n_odd = 0;
+  uint64_t old_home = ~uint64_t{0};
+  auto flush = [&]() {
+    const bool done = put(2 * old_home, even_low, even_high, n_even) &&
+                      put(2 * old_home + 1, odd_low, odd_high, n_odd);
+    n_even = n_odd = 0;
+    return done;
+  };
+  const uint64_t buckets = uint64_t{1} << bucket_bits_;
+  for (uint64_t bucket = 0; bucket < buckets; ++bucket) {
+    const uint64_t* words = line(bucket);
+    if (bucket + 8 < buckets) __builtin_prefetch(line(bucket + 8));
+    for (unsigned s = 0; s < From::kSlots; ++s) {
+      const uint64_t word = words[s] & code_mask;
+      if (word == 0) continue;
+      const uint64_t displacement = (word & 15) - 1;
+      // A key that wrapped round from a home at the end: its place there
+      // comes after every other.
+      if (displacement > bucket) {
+        late.push_back(key_at(bucket, s));
+        continue;
+      }
+      if (bucket - displacement != old_home) {
+        if (old_home != ~uint64_t{0} && !flush()) return false;
+        old_home = bucket - displacement;
+      }
+      const uint64_t high = From::high(words, s);
+      const uint64_t low = word & ~uint64_t{15};
+      const size_t odd = ((low & low_bit) | (high & high_bit)) != 0 ? 1 : 0;
+      even_low[n_even] = low;
+      even_high[n_even] = high;
+      odd_low[n_odd] = low & ~low_bit;
+      odd_high[n_odd] = high & ~high_bit;
+      n_even += 1 - odd;
+      n_odd += odd;
+    }
+  }
+  const bool done = old_home == ~uint64_t{0} || flush();
+  into.size_ += placed;
+  return done;
 }
 
 bool ExactSet::grow(unsigned bucket_bits, const Key84* extra, size_t n_extra,

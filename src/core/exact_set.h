@@ -176,28 +176,52 @@ class ExactSet {
     const Key84 rest = (key & ((Key84{1} << (key_bits_ - bucket_bits_)) - 1)) << 4;
     return Code{static_cast<uint64_t>(rest), static_cast<uint64_t>(rest >> 64)};
   }
-  // A slot's high bits: after the line's low words, high_bytes_ each.
+  // A layout's slots: kHighBytes high bytes a slot (0, 1, 2 or 4), the
+  // slots a line that leaves, and their high bits after the line's low
+  // words.
+  template <unsigned kHighBytes>
+  struct Layout {
+    static constexpr unsigned kSlots = kHighBytes == 0   ? 8
+                                       : kHighBytes == 1 ? 7
+                                       : kHighBytes == 2 ? 6
+                                                         : 5;
+    static const unsigned char* at(const uint64_t* words, unsigned slot) {
+      return reinterpret_cast<const unsigned char*>(words + kSlots) + slot * kHighBytes;
+    }
+    static uint64_t high(const uint64_t* words, unsigned slot) {
+      uint64_t v = 0;  // little-endian: the low bytes of v
+      if constexpr (kHighBytes != 0) std::memcpy(&v, at(words, slot), kHighBytes);
+      return v;
+    }
+    static void set_high(uint64_t* words, unsigned slot, uint64_t value) {
+      if constexpr (kHighBytes != 0) {
+        std::memcpy(const_cast<unsigned char*>(at(words, slot)), &value, kHighBytes);
+      }
+    }
+    // The spill mark (may_spill's): the last byte, or `spill_bit` of the
+    // last slot with 8 slots.
+    static void mark_spill(uint64_t* words, uint64_t spill_bit) {
+      if constexpr (kSlots < 8) {
+        reinterpret_cast<unsigned char*>(words)[63] = 1;
+      } else {
+        words[7] |= spill_bit;
+      }
+    }
+  };
   uint64_t high(const uint64_t* words, unsigned slot) const {
-    const unsigned char* at =
-        reinterpret_cast<const unsigned char*>(words + per_bucket_) + slot * high_bytes_;
-    uint32_t v32;
-    uint16_t v16;
     switch (high_bytes_) {
       case 0: return 0;
-      case 1: return at[0];
-      case 2: std::memcpy(&v16, at, 2); return v16;
-      default: std::memcpy(&v32, at, 4); return v32;
+      case 1: return Layout<1>::high(words, slot);
+      case 2: return Layout<2>::high(words, slot);
+      default: return Layout<4>::high(words, slot);
     }
   }
   void set_high(uint64_t* words, unsigned slot, uint64_t value) {
-    unsigned char* at = reinterpret_cast<unsigned char*>(words + per_bucket_) + slot * high_bytes_;
-    const uint32_t v32 = static_cast<uint32_t>(value);
-    const uint16_t v16 = static_cast<uint16_t>(value);
     switch (high_bytes_) {
       case 0: return;
-      case 1: at[0] = static_cast<unsigned char>(value); return;
-      case 2: std::memcpy(at, &v16, 2); return;
-      default: std::memcpy(at, &v32, 4); return;
+      case 1: return Layout<1>::set_high(words, slot, value);
+      case 2: return Layout<2>::set_high(words, slot, value);
+      default: return Layout<4>::set_high(words, slot, value);
     }
   }
   // The key in a used slot.
@@ -210,9 +234,9 @@ class ExactSet {
   }
   void mark_spill(uint64_t* words) {
     if (per_bucket_ < 8) {
-      reinterpret_cast<unsigned char*>(words)[63] = 1;
+      Layout<1>::mark_spill(words, 0);
     } else {
-      words[7] |= spill_bit_;
+      Layout<0>::mark_spill(words, spill_bit_);
     }
   }
 
@@ -235,6 +259,14 @@ class ExactSet {
   // their homes and go to the new table in that order, each after the last
   // (streaming, no vector of keys). False when a run would be too long.
   bool fill(ExactSet& into, const Key84* extra, size_t n_extra) const;
+  // fill's streaming part where `into` is this table doubled; keys that
+  // wrapped round past this table's end go to `late`.
+  bool split(ExactSet& into, std::vector<Key84>& late) const;
+  template <unsigned kFromHigh, unsigned kToHigh>
+  bool split_in(ExactSet& into, std::vector<Key84>& late) const;
+  // fill's last part: `late` and `extra`, each found and placed in `into`.
+  static bool place_late(ExactSet& into, std::vector<Key84>& late, const Key84* extra,
+                         size_t n_extra);
 
   unsigned key_bits_;
   unsigned stagger_;
