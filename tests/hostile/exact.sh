@@ -263,6 +263,27 @@ case_past_max_memory_ends_with_status_4() {
   cmp -s in.txt out.txt || fail "a set under its cap lost records"
 }
 
+# A --capacity whose set is past --max-memory, or a cap below the smallest
+# set, contradicts itself: refused as a usage error (exit 2) before the set
+# is made, even one of terabytes that no machine could allocate.
+case_capacity_past_max_memory_is_refused_before_the_set_is_made() {
+  printf 'a\nb\n' >in.txt
+  run_gdedup dedup --exact --capacity 1T --max-memory 1MiB in.txt -o out.txt -f s.set
+  expect_status 2
+  expect_message "a set sized for --capacity 1T takes"
+  expect_message "more than --max-memory 1MiB allows; give a smaller --capacity"
+  [ ! -e out.txt ] && [ ! -e s.set ] || fail "a refused job wrote a file"
+  run_gdedup build --exact --capacity 10M --max-memory 1MiB in.txt -f s.set
+  expect_status 2
+  expect_message "a set sized for --capacity 10M takes"
+  run_gdedup dedup --exact --max-memory 1KiB in.txt -o out.txt
+  expect_status 2
+  expect_message "the smallest set takes"
+  expect_message "give a larger --max-memory"
+  run_gdedup dedup --exact --capacity 10K --max-memory 1MiB in.txt -o out.txt
+  expect_status 0
+}
+
 # A set file that cannot be written is named as one before any work.
 case_an_unwritable_set_file_is_named() {
   printf 'a\nb\n' >in.txt
