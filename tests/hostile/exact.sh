@@ -293,6 +293,60 @@ case_an_unwritable_set_file_is_named() {
   [ ! -e out.txt ] || fail "an output was written"
 }
 
+# A disk that fails the set file's write, at its rename (gdedup-faults) or
+# part way as a full disk does (a file size limit): the job fails naming
+# the set file, which keeps its previous keys, or is not created.
+case_failing_set_file_write_keeps_the_previous_file() {
+  seq 1 20000 | sed 's|^|https://f.example/|' >a.txt
+  seq 10001 40000 | sed 's|^|https://f.example/|' >b.txt
+  run_gdedup build --exact a.txt -f s.set
+  expect_status 0
+  cp s.set s.before
+  run_gdedup_failing_write 1 s.set dedup --exact b.txt -f s.set -o out.txt
+  expect_status 1
+  expect_message "cannot save set to s.set: renaming"
+  cmp -s s.set s.before || fail "a failed save changed the set file"
+  run_gdedup_failing_write 1 new.set build --exact b.txt -f new.set
+  expect_status 1
+  expect_message "cannot save set to new.set"
+  [ ! -e new.set ] || fail "a failed save left new.set"
+  # The set of 30,000 keys is past 200 KiB; the earlier one is not.
+  (trap '' XFSZ; ulimit -f 200; run_gdedup dedup --exact b.txt -f s.set -o /dev/null
+   expect_status 1
+   expect_message "cannot save set to s.set: writing")
+  cmp -s s.set s.before || fail "a set file write cut short changed the set file"
+  [ -z "$(compgen -G 's.set.tmp.*')" ] || fail "a temporary set file was left: $(ls)"
+}
+
+# A failing set checkpoint write stops the job, naming the checkpoint; the
+# previous checkpoint is intact and the resume gives the uninterrupted
+# run's set file, byte for byte.
+case_failing_set_checkpoint_write_keeps_the_previous_checkpoint() {
+  seq 1 300000 | sed 's|^|https://c.example/|' >in.txt
+  local job=(build --exact in.txt -f s.set --batch 20000 --checkpoint ck --checkpoint-every 100K)
+  run_gdedup build --exact in.txt -f ref.set
+  expect_status 0
+  run_gdedup_failing_write 2 ck "${job[@]}"
+  expect_status 1
+  expect_message "cannot write set checkpoint ck"
+  expect_message "the previous checkpoint, at record 100000, is intact"
+  [ ! -e s.set ] || fail "a stopped job saved its set file"
+  run_gdedup "${job[@]}" --resume -q
+  expect_status 0
+  cmp -s s.set ref.set || fail "the resumed set file differs from the uninterrupted run's"
+  rm -f s.set
+  # The second checkpoint (200,000 keys) cut short by a full disk.
+  (trap '' XFSZ; ulimit -f 1200; run_gdedup "${job[@]}"
+   expect_status 1
+   expect_message "cannot write set checkpoint ck: writing")
+  run_gdedup info ck
+  expect_status 0
+  grep -q "100,000 records done" "$SCRATCH/stdout" || fail "the checkpoint is not the first one"
+  run_gdedup "${job[@]}" --resume -q
+  expect_status 0
+  cmp -s s.set ref.set || fail "the resumed set file differs from the uninterrupted run's"
+}
+
 # A set file and a Bloom filter file are not mixed, either way.
 case_sets_and_filters_are_not_mixed() {
   seq 1 1000 >in.txt
