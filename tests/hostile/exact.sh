@@ -169,6 +169,8 @@ open('small.txt', 'w').write(''.join('k%d\n' % r.randrange(300) for _ in range(1
   GDEDUP="$gpu" run_gdedup dedup --exact heavy.txt -o out.txt
   expect_status 0
   expect_message "backend gpu exact set"
+  local standin=0
+  grep -q "stand-in" <<<"$ERR" && standin=1
   # Past --max-memory: exit status 4 as on the CPU, and no set file. 2^22
   # slots (48 MiB) are the smallest table; 600,000 keys outgrow it.
   seq 600000 >many.txt
@@ -177,6 +179,17 @@ open('small.txt', 'w').write(''.join('k%d\n' % r.randrange(300) for _ in range(1
   expect_status 4
   expect_message "more than the cap of 50.0 MiB"
   [ ! -e many.set ] || fail "a set file was written past --max-memory"
+  # Past the device's memory (the stand-in's, cut to 100 MiB: the 48 MiB
+  # table cannot double beside itself): exit status 1, with the flags that
+  # help an exact set, none that --exact refuses.
+  [ "$standin" -eq 1 ] || return 0
+  GDEDUP_STANDIN_DEVICE_BYTES=$((100 << 20)) GDEDUP="$gpu" run_gdedup dedup --exact \
+    --backend gpu many.txt -o many.out -f many.set
+  expect_status 1
+  expect_message "more than its free memory"
+  expect_message "use --backend cpu to hold the set in host memory, or --max-memory to cap it"
+  ! grep -q -- "--fpr" <<<"$ERR" || fail "the advice names --fpr, which --exact refuses: $ERR"
+  [ ! -e many.set ] || fail "a set file was written past the device's memory"
 }
 
 # Where the command has no usable GPU, --backend gpu fails with the reason
