@@ -360,6 +360,40 @@ case_failing_set_checkpoint_write_keeps_the_previous_checkpoint() {
   cmp -s s.set ref.set || fail "the resumed set file differs from the uninterrupted run's"
 }
 
+# A set file records its key rules as a filter file does, and query, dedup
+# and build with it hold to them as with a filter: --normalize url given
+# again answers the URLs as the set saw them; left out, the command is
+# refused naming the set and both rules, or with --ignore-key-rules warned
+# and run with the set's seed.
+case_set_file_key_rules_are_held_as_a_filters() {
+  printf 'https://Example.com/a\nhttps://example.com/b/\n' >seen.txt
+  printf 'https://example.com/a\nHTTPS://EXAMPLE.COM:443/b/\nhttps://example.com/c\n' >asked.txt
+  printf 'https://example.com/c\n' >want.txt
+  local kind file exact
+  for kind in set filter; do
+    file=seen.$kind
+    if [ "$kind" = set ]; then exact=(--exact); else exact=(); fi
+    run_gdedup build "${exact[@]}" --normalize url seen.txt -f "$file"
+    expect_status 0
+    run_gdedup query "${exact[@]}" --normalize url --absent asked.txt -f "$file" -o absent.txt
+    expect_status 0
+    cmp -s absent.txt want.txt || fail "$kind: the absent URLs are $(cat absent.txt)"
+    run_gdedup query "${exact[@]}" asked.txt -f "$file" -o out.txt
+    expect_status 2
+    expect_message "the $kind $file was built with key rules \"input text, key whole, delimiter tab, normalize trim,lowercase-scheme"
+    expect_message "give the --key, --delimiter, --normalize"
+    [ ! -e out.txt ] || fail "$kind: a refused query wrote its output"
+    run_gdedup dedup "${exact[@]}" asked.txt -f "$file" -o out.txt
+    expect_status 2
+    expect_message "the $kind $file was built with key rules"
+    run_gdedup query "${exact[@]}" --ignore-key-rules --absent asked.txt -f "$file" -o absent.txt
+    expect_status 0
+    expect_message "used anyway (--ignore-key-rules)"
+    # The raw keys: only the one already in its canonical form is found.
+    tail -n 2 asked.txt | cmp -s absent.txt - || fail "$kind: the raw keys found $(cat absent.txt)"
+  done
+}
+
 # A set file and a Bloom filter file are not mixed, either way.
 case_sets_and_filters_are_not_mixed() {
   seq 1 1000 >in.txt
