@@ -380,7 +380,8 @@ case_set_file_key_rules_are_held_as_a_filters() {
     cmp -s absent.txt want.txt || fail "$kind: the absent URLs are $(cat absent.txt)"
     run_gdedup query "${exact[@]}" asked.txt -f "$file" -o out.txt
     expect_status 2
-    expect_message "the $kind $file was built with key rules \"input text, key whole, delimiter tab, normalize trim,lowercase-scheme"
+    expect_message "the $kind $file was built with key rules \"input text, key whole, \
+delimiter tab, normalize trim,lowercase-scheme"
     expect_message "give the --key, --delimiter, --normalize"
     [ ! -e out.txt ] || fail "$kind: a refused query wrote its output"
     run_gdedup dedup "${exact[@]}" asked.txt -f "$file" -o out.txt
