@@ -10,7 +10,7 @@
 #      CPU backend), at most TESTS_SECONDS in all;
 #   3. bench: gpu_ops_bench at 4 GiB and 2^24 keys (contains, add and
 #      test_and_set; random, repeats and hot-key keys; device-resident and
-#      streamed), at most BENCH_SECONDS;
+#      streamed; and the exact set's test_and_insert), at most BENCH_SECONDS;
 #   then only the optional steps named in STEPS, each with its own cap:
 #   sanitizer (the small GPU tests under compute-sanitizer memcheck and
 #   racecheck, SANITIZER_SECONDS each), e2e (bench/e2e.sh with both
@@ -23,8 +23,9 @@
 # unless set, as the CPU device is far slower than a GPU.
 #
 # What it leaves under OUT is three files, as a device run returns at most
-# eight: gpu_check.log (everything printed), figures.json (the machine, each
-# step's status and seconds, and every benchmark's keys/s) and details.tar.gz
+# eight: gpu_check.log (everything printed, and every benchmark's figures
+# again in its summary), figures.json (the machine, each step's status and
+# seconds, and every benchmark's keys/s and counters) and details.tar.gz
 # (test XML, the benchmark's own JSON, the optional steps' logs). They are
 # written also when the run is cut off (SIGTERM or SIGINT).
 #
@@ -70,8 +71,8 @@ skipped=()
 
 json_text() { printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr -d '\000-\037'; }
 
-# figures.json from the step rows and the benchmark's JSON (Google
-# Benchmark's own output, one field a line).
+# figures.json from the step rows and the benchmark's JSON: every
+# benchmark's row (bench/gpu_figures.sh), the exact set's among them.
 write_figures() {
   {
     printf '{\n  "device": "%s",\n  "simulated": %s,\n' "$(json_text "$gpu_name")" \
@@ -86,28 +87,7 @@ write_figures() {
       sep=","
     done
     printf '\n  ],\n  "benchmarks": ['
-    if [ -f "$work/gpu_ops_bench.json" ]; then
-      awk '
-        function flush() {
-          if (name == "") return
-          printf "%s\n    {\"name\": %s, \"keys_per_second\": %s, \"ms_per_call\": %s, \"fill_percent\": %s%s}",
-                 sep, name, ips == "" ? "null" : ips, ms == "" ? "null" : ms,
-                 fill == "" ? "null" : fill, err == "" ? "" : ", \"error\": " err
-          sep = ","
-          name = ""; ips = ""; ms = ""; fill = ""; err = ""
-        }
-        function value(line) { sub(/^[^:]*: */, "", line); sub(/,$/, "", line); return line }
-        /"benchmarks": \[/ { inside = 1; next }
-        !inside { next }
-        /^    {/ { flush() }
-        /"name":/ { name = value($0) }
-        /"items_per_second":/ { ips = value($0) }
-        /"real_time":/ { ms = value($0) }
-        /"fill_percent":/ { fill = value($0) }
-        /"error_message":/ { err = value($0) }
-        END { flush() }
-      ' "$work/gpu_ops_bench.json"
-    fi
+    bash "$root/bench/gpu_figures.sh" json "$work/gpu_ops_bench.json"
     printf '\n  ]\n}\n'
   } > "$out/figures.json"
 }
@@ -311,6 +291,12 @@ if step steps; then
 fi
 
 say "== summary ($(( $(date +%s) - started )) s)"
+# The figures again, where the end of the log (all a device run may show)
+# has them: every benchmark, the exact set's test_and_insert among them.
+if [ -f "$work/gpu_ops_bench.json" ]; then
+  say "gpu_ops_bench at 2^$bench_size bytes and 2^$bench_keys keys a call:"
+  bash "$root/bench/gpu_figures.sh" text "$work/gpu_ops_bench.json" | tee -a "$log"
+fi
 for k in "${skipped[@]}"; do say "SKIPPED: $k"; done
 if [ ${#failed[@]} -gt 0 ]; then
   for f in "${failed[@]}"; do say "FAILED: $f"; done

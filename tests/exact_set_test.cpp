@@ -475,6 +475,109 @@ TEST(KeySet, CapRefusesTheExactKeyWhenARunTooLongGrowsAShardInParallel) {
   }
 }
 
+// A merge past the cap merges nothing: the set keeps its keys, bytes and
+// growths, whether the load rule refuses it before anything changes or a
+// run too long makes a shard grow past the cap midway.
+TEST(KeySet, MergePastTheCapLeavesTheSetAsItWas) {
+  const auto mine = random_keys(60000, 50000, kKeyBits, 21);
+  auto theirs = random_keys(60000, 50000, kKeyBits, 22);
+  // 300 keys of one shard sharing their top 22 bits: one home bucket until
+  // that shard has 2^14 buckets, and runs too long for some doublings more.
+  std::mt19937_64 rng(23);
+  const Key84 prefix = (Key84{0x5a} << 76) | (Key84{0x2bcd} << 62);
+  auto hot = theirs;
+  for (size_t i = 0; i < 300; ++i) {
+    hot[i * 11] = prefix | (static_cast<Key84>(rng()) & ((Key84{1} << 62) - 1));
+  }
+  std::vector<Key84> all = mine;
+  all.insert(all.end(), theirs.begin(), theirs.end());
+  std::vector<Key84> union_keys;
+  oracle_answers(all, &union_keys);
+  for (const auto* other_keys : {&theirs, &hot}) {
+    for (const unsigned threads : {1u, 3u}) {
+      KeySet set(0, KeySetOptions{threads, 0});
+      set.insert(mine.data(), mine.size());
+      KeySet other;
+      other.insert(other_keys->data(), other_keys->size());
+      const std::vector<Key84> before = sorted_keys_of(set);
+      const uint64_t bytes = set.bytes(), growths = set.growths();
+      // `theirs` makes the set grow past what it takes now: refused by the
+      // load rule. `hot` is under twice the union's bytes by the load rule,
+      // but its run too long makes its shard grow far past them midway.
+      const uint64_t cap =
+          other_keys == &hot ? KeySet::bytes_for(union_keys.size()) * 2 : set.bytes();
+      if (other_keys == &hot) {
+        ASSERT_GT(other.bytes(), cap);
+      }
+      set.set_max_bytes(cap);
+      try {
+        set.merge(other);
+        FAIL() << "a merge past the cap went through";
+      } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::set_full);
+        EXPECT_EQ(e.available(), cap);
+        EXPECT_NE(std::string(e.what()).find("nothing was merged"), std::string::npos)
+            << e.what();
+      }
+      EXPECT_EQ(set.size(), before.size());
+      EXPECT_TRUE(sorted_keys_of(set) == before);
+      EXPECT_EQ(set.bytes(), bytes);
+      EXPECT_EQ(set.growths(), growths);
+      // And it answers as before: every one of its keys, none of the others.
+      std::vector<uint8_t> present(other_keys->size());
+      set.contains(other_keys->data(), other_keys->size(), present.data());
+      for (size_t i = 0; i < other_keys->size(); ++i) {
+        ASSERT_EQ(present[i], std::binary_search(before.begin(), before.end(), (*other_keys)[i]))
+            << i;
+      }
+      // Without the cap the same merge is the union.
+      if (other_keys == &theirs) {
+        set.set_max_bytes(0);
+        set.merge(other);
+        EXPECT_TRUE(sorted_keys_of(set) == union_keys);
+      }
+    }
+  }
+}
+
+// KeySet::sized: a capacity or a cap that contradicts the other is refused
+// before any table is made, naming both as the caller names them; a
+// capacity no machine holds is out of memory.
+TEST(KeySet, SizedRefusesACapacityPastTheCapBeforeMakingTheSet) {
+  const KeySetSizeNames names{"--capacity 1T", "--capacity", "--max-memory 1MiB",
+                              "--max-memory"};
+  try {
+    // A trillion keys: a table of terabytes, never allocated.
+    KeySet::sized(1000000000000, KeySetOptions{1, 1 << 20}, names);
+    FAIL() << "a capacity past the cap was taken";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::invalid_argument);
+    EXPECT_EQ(e.needed(), KeySet::bytes_for(1000000000000));
+    EXPECT_EQ(e.available(), uint64_t{1} << 20);
+    const std::string what = e.what();
+    EXPECT_NE(what.find("a set sized for --capacity 1T takes "), std::string::npos) << what;
+    EXPECT_NE(what.find("more than --max-memory 1MiB allows; give a smaller --capacity"),
+              std::string::npos)
+        << what;
+  }
+  try {
+    KeySet::sized(0, KeySetOptions{1, 1024}, names);
+    FAIL() << "a cap below the smallest set was taken";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("the smallest set takes"), std::string::npos);
+  }
+  try {
+    KeySet::sized(uint64_t{1} << 50, KeySetOptions{1, 0}, names);
+    FAIL() << "a set of 2^50 keys was made";
+  } catch (const UsageError&) {
+    FAIL() << "no cap was given";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::out_of_memory);
+  }
+  const KeySet set = KeySet::sized(100000, KeySetOptions{1, KeySet::bytes_for(200000)}, names);
+  EXPECT_GE(set.bytes(), KeySet::bytes_for(100000));
+}
+
 TEST(KeySet, BytesForIsWhatASetGrownToThatManyKeysTakes) {
   // Shards double one after another over a range of sizes; between those
   // ranges lie sizes at which no shard doubles. There, midway, and at 0: a

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
 namespace gdedup {
 
@@ -44,11 +45,27 @@ struct KeySetOptions {
   uint64_t max_bytes = 0;
 };
 
+// How a front end names a set's capacity and cap, for its messages: the
+// option as the user gave it and its bare name ("--capacity 10M" and
+// "--capacity" on the command line, "capacity=10000000" and "capacity" in
+// Python).
+struct KeySetSizeNames {
+  std::string capacity_given, capacity;
+  std::string cap_given, cap;
+};
+
 class KeySet {
  public:
   // Sized for `expected_keys` (0: the smallest set), so that that many keys
   // fit without growing.
   explicit KeySet(uint64_t expected_keys = 0, const KeySetOptions& options = {});
+  // KeySet(capacity, options) for a front end, checked before any table is
+  // made: a capacity whose set (bytes_for) is past options.max_bytes, or a
+  // cap below the smallest set, contradicts itself and throws UsageError
+  // (kind invalid_argument), naming both by `names`; a set this machine
+  // cannot allocate throws Error of kind out_of_memory.
+  static KeySet sized(uint64_t capacity, const KeySetOptions& options,
+                      const KeySetSizeNames& names);
   ~KeySet();
   KeySet(KeySet&&) noexcept;
   KeySet& operator=(KeySet&&) noexcept;
@@ -68,8 +85,9 @@ class KeySet {
   // A deep copy (a checkpoint written while the set goes on), with the same
   // options.
   KeySet clone() const;
-  // Adds every key of `other` (the union), in ascending order; throws as
-  // insert, with the keys before the refused one added.
+  // Adds every key of `other` (the union), or none: where the union would
+  // grow past KeySetOptions::max_bytes, throws Error of kind set_full with
+  // the set as it was.
   void merge(const KeySet& other);
 
   uint64_t size() const;   // distinct keys held

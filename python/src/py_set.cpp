@@ -160,7 +160,7 @@ runs one call at a time.)")
       .def("__len__", [](PySet& s) { return s.read([](const KeySet& k) { return k.size(); }); })
       .def("merge", &PySet::merge, nb::arg("other"),
            "Add every key of another Set (the union); both must have the same key rules. Past "
-           "max_memory it raises SetFullError, having added some of other's keys.")
+           "max_memory it raises SetFullError and merges nothing.")
       .def(
           "collision_chance",
           [](PySet& s, std::optional<uint64_t> keys) {

@@ -14,44 +14,14 @@ namespace {
 // bounded memory beside the records, and enough keys for its threads.
 constexpr uint64_t kChunkKeys = uint64_t{1} << 19;
 
-void check_capacity(uint64_t capacity, uint64_t bytes, uint64_t max_bytes) {
-  if (max_bytes == 0 || bytes <= max_bytes) return;
-  throw UsageError("a set sized for capacity=" + std::to_string(capacity) + " keys takes " +
-                       std::to_string(bytes) + " bytes, more than max_memory=" +
-                       std::to_string(max_bytes) + "; give a smaller capacity (or none: the "
-                       "set grows as keys come) or a larger max_memory",
-                   ErrorKind::invalid_argument, bytes, max_bytes);
-}
-
-// A set for `capacity` keys within options.max_bytes, checked before its
-// table is made (bytes_for: the size that holds `capacity` keys), so that a
-// refused capacity allocates nothing in the common case, and after.
-KeySet sized_set(uint64_t capacity, const KeySetOptions& options) {
-  const uint64_t bytes = KeySet::bytes_for(capacity);
-  check_capacity(capacity, bytes, options.max_bytes);
-  const auto refused = [&] {
-    return Error("a set sized for capacity=" + std::to_string(capacity) + " keys needs about " +
-                     std::to_string(bytes) + " bytes, which this machine could not allocate; "
-                     "give a smaller capacity, or none: the set grows as keys come",
-                 ErrorKind::out_of_memory, bytes);
-  };
-  try {
-    KeySet set(capacity, options);
-    check_capacity(capacity, set.bytes(), options.max_bytes);
-    return set;
-  } catch (const std::bad_alloc&) {
-    throw refused();
-  } catch (const Error& e) {
-    // The set's own refusal of a table (mmap failed) says less.
-    if (e.kind() != ErrorKind::out_of_memory) throw;
-    throw refused();
-  }
-}
-
 }  // namespace
 
 SetEngine::SetEngine(uint64_t capacity, const KeySetOptions& options, const KeyRules& rules)
-    : set_(sized_set(capacity, options)), rules_(rules) {}
+    : set_(KeySet::sized(capacity, options,
+                         KeySetSizeNames{"capacity=" + std::to_string(capacity), "capacity",
+                                         "max_memory=" + std::to_string(options.max_bytes),
+                                         "max_memory"})),
+      rules_(rules) {}
 
 uint64_t SetEngine::run(const Key84* keys, uint64_t n, bool insert, uint8_t* answers) {
   if (!insert) {
@@ -97,7 +67,7 @@ void SetEngine::merge(const SetEngine& other) {
                      "\"); their keys would not match");
   }
   if (&other == this) return;
-  other.set_.for_each_sorted([this](const Key84* keys, size_t n) { set_.insert(keys, n); });
+  set_.merge(other.set_);
 }
 
 }  // namespace gdedup::python

@@ -15,8 +15,9 @@ namespace gdedup::python {
 
 class SetEngine {
  public:
-  // Sized for `capacity` keys (0: the smallest set). Throws UsageError when
-  // options.max_bytes cannot hold a set of that size.
+  // Sized for `capacity` keys (0: the smallest set), as KeySet::sized:
+  // UsageError when options.max_bytes cannot hold a set of that size,
+  // checked before the set is made.
   SetEngine(uint64_t capacity, const KeySetOptions& options, const KeyRules& rules);
 
   // answers[i] for the i-th key of `input`: whether it was in the set (with
@@ -29,7 +30,7 @@ class SetEngine {
 
   // Adds every key of `other` (the union), which must have the same key
   // rules (UsageError otherwise, this set unchanged). Throws Error
-  // (set_full) past max_bytes, having added some of other's keys.
+  // (set_full) past max_bytes, this set as it was (KeySet::merge).
   void merge(const SetEngine& other);
 
   const KeySet& keys() const { return set_; }

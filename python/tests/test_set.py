@@ -168,6 +168,25 @@ def test_merge_is_the_union(urls):
     assert len(a) == len(set(urls))
 
 
+def test_merge_past_max_memory_merges_nothing():
+    mine = [b"mine %d" % i for i in range(50000)]
+    theirs = [b"theirs %d" % i for i in range(50000)]
+    a = gdedup.Set(threads=2)
+    a.add(mine)
+    b = gdedup.Set()
+    b.add(theirs + mine[:100])
+    nbytes, growths = a.nbytes, a.growths
+    capped = gdedup.Set(threads=2, max_memory=nbytes)
+    capped.add(mine)
+    with pytest.raises(gdedup.SetFullError, match="nothing was merged"):
+        capped.merge(b)
+    assert (len(capped), capped.nbytes, capped.growths) == (len(mine), nbytes, growths)
+    assert capped.contains(mine).all()
+    assert not capped.contains(theirs).any()
+    a.merge(b)
+    assert len(a) == len(mine) + len(theirs)
+
+
 def test_merge_refuses_other_key_rules():
     a, b = gdedup.Set(), gdedup.Set(key="field:2")
     b.add([b"x\ty"])
@@ -191,8 +210,15 @@ def test_collision_chance_is_the_birthday_bound():
 def test_max_memory_that_holds_no_set_is_refused():
     with pytest.raises(gdedup.InvalidArgumentError, match="max_memory=0"):
         gdedup.Set(max_memory=0)
-    with pytest.raises(gdedup.InvalidArgumentError, match="capacity=10000000 keys takes"):
+    with pytest.raises(gdedup.InvalidArgumentError,
+                       match="a set sized for capacity=10000000 takes .* more than "
+                             "max_memory=1048576 allows; give a smaller capacity"):
         gdedup.Set(capacity=10**7, max_memory=1 << 20)
+    # Checked before the set is made: a trillion keys' terabytes are never asked for.
+    with pytest.raises(gdedup.InvalidArgumentError, match="capacity=1000000000000 takes"):
+        gdedup.Set(capacity=10**12, max_memory=1 << 20)
+    with pytest.raises(gdedup.InvalidArgumentError, match="the smallest set takes"):
+        gdedup.Set(max_memory=1024)
     assert gdedup.Set().max_memory is None
     assert gdedup.Set(max_memory=1 << 30).max_memory == 1 << 30
 
@@ -201,7 +227,7 @@ def test_a_capacity_no_machine_holds_is_out_of_memory():
     with open("/proc/sys/vm/overcommit_memory") as f:
         if f.read().strip() == "1":
             pytest.skip("vm.overcommit_memory=1 grants any allocation")
-    with pytest.raises(gdedup.OutOfMemoryError, match="capacity=1000000000000000 keys needs"):
+    with pytest.raises(gdedup.OutOfMemoryError, match="capacity=1000000000000000 needs about"):
         gdedup.Set(capacity=10**15)
 
 

@@ -2,9 +2,14 @@
 
 namespace gdedup::cli {
 
-std::string flag_advice(ErrorKind kind) {
+std::string flag_advice(ErrorKind kind, AdviceFor job) {
+  const bool exact = job == AdviceFor::kExactSet;
   switch (kind) {
     case ErrorKind::out_of_memory:
+      if (exact) {
+        return "--max-memory caps the set below the memory there is (the job then ends with "
+               "exit status 4 at the cap)";
+      }
       return "plan a smaller filter (--fpr, --capacity or --memory), or cap a growing one "
              "with --max-memory";
     case ErrorKind::thread_limit:
@@ -12,6 +17,10 @@ std::string flag_advice(ErrorKind kind) {
     case ErrorKind::plan_infeasible:
       return "raise --fpr or lower --capacity";
     case ErrorKind::device_memory:
+      if (exact) {
+        return "use --backend cpu to hold the set in host memory, or --max-memory to cap it "
+               "below the device's memory (the job then ends with exit status 4 at the cap)";
+      }
       return "use --backend cpu or a smaller --capacity/--fpr";
     case ErrorKind::no_device:
       return "use --backend cpu to run without a GPU";
@@ -38,9 +47,9 @@ std::string flag_advice(ErrorKind kind) {
   return "";
 }
 
-std::string with_advice(const Error& e) {
+std::string with_advice(const Error& e, AdviceFor job) {
   std::string text = e.what();
-  const std::string advice = flag_advice(e.kind());
+  const std::string advice = flag_advice(e.kind(), job);
   if (advice.empty()) return text;
   // The last sentence (the library's, or what the files now hold) may end
   // with a period; the advice continues it.

@@ -13,6 +13,7 @@
 #include <exception>
 #include <string>
 
+#include "cli/error_advice.h"
 #include "gdedup/job.h"
 
 namespace gdedup::cli {
@@ -23,9 +24,10 @@ inline constexpr int kExitInterrupted = 3;
 inline constexpr int kExitOverfull = 4;
 
 // The status of `failure` and the line that says it (with the flags that
-// help, error_advice.h); a closed output (ErrorKind::broken_pipe) is 0 and
-// says nothing.
-int failure_status(const std::exception_ptr& failure, std::string& message);
+// help a job of `job`'s kind, error_advice.h); a closed output
+// (ErrorKind::broken_pipe) is 0 and says nothing.
+int failure_status(const std::exception_ptr& failure, std::string& message,
+                   AdviceFor job = AdviceFor::kFilter);
 
 // The status of a job that ran: 0, kExitInterrupted or kExitOverfull.
 int result_status(const JobResult& result);

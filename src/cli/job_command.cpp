@@ -1,5 +1,7 @@
 #include "cli/job_command.h"
 
+#include <string>
+
 #include "cli/command_events.h"
 #include "cli/console.h"
 #include "cli/exit_status.h"
@@ -24,7 +26,10 @@ int run_job_command(const JobOptions& options, JobKind kind) {
     result = run_job(spec, events);
   } catch (...) {
     events.finish_progress();
-    throw;
+    std::string message;
+    const int status = failure_status(std::current_exception(), message, advice_for(options));
+    if (!message.empty()) console.error(message);
+    return status;
   }
   events.finish_progress();
   switch (result.status) {

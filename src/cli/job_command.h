@@ -3,13 +3,21 @@
 // (--mpi), and its result said on stderr with an exit status.
 #pragma once
 
+#include "cli/error_advice.h"
 #include "cli/options.h"
 #include "gdedup/job.h"
 
 namespace gdedup::cli {
 
-// Returns the exit status (exit_status.h); throws UsageError or Error.
+// Returns the exit status (exit_status.h); a failure of the job is said
+// with the flags that help a job of its kind (advice_for); throws
+// UsageError or Error for options that make no job.
 int run_job_command(const JobOptions& options, JobKind kind);
+
+// Whose flags help a failed job: an exact set's (--exact) or a filter's.
+inline AdviceFor advice_for(const JobOptions& options) {
+  return options.exact ? AdviceFor::kExactSet : AdviceFor::kFilter;
+}
 
 // The same as one rank of an MPI job: every rank runs it on the same
 // command line, and one message says why the job failed.

@@ -13,6 +13,7 @@
 #include "gdedup/key_set.h"
 
 #include <algorithm>
+#include <new>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "core/exact_set.h"
 #include "core/thread_pool.h"
 #include "gdedup/error.h"
+#include "gdedup/number_text.h"
 
 namespace gdedup {
 namespace {
@@ -251,6 +253,44 @@ KeySet::KeySet(uint64_t expected_keys, const KeySetOptions& options)
   }
   impl_->count_bytes();
 }
+KeySet KeySet::sized(uint64_t capacity, const KeySetOptions& options,
+                     const KeySetSizeNames& names) {
+  const uint64_t cap = options.max_bytes;
+  const auto size_text = [](uint64_t bytes) {
+    return human_bytes(bytes) + " (" + group_digits(bytes) + " bytes)";
+  };
+  const std::string set_text =
+      capacity == 0 ? "the smallest set" : "a set sized for " + names.capacity_given;
+  const std::string smaller =
+      capacity == 0 ? "" : "a smaller " + names.capacity + " (or none: the set grows as keys "
+                                                             "come) or ";
+  // Never a set full of keys: the options contradict each other.
+  const auto check_cap = [&](uint64_t bytes) {
+    if (cap == 0 || bytes <= cap) return;
+    throw UsageError(set_text + " takes " + size_text(bytes) + ", more than " +
+                         names.cap_given + " allows; give " + smaller + "a larger " + names.cap,
+                     ErrorKind::invalid_argument, bytes, cap);
+  };
+  // Before any table is made; and after, as the shards take a little room
+  // past their share for the spread of hashed keys.
+  const uint64_t bytes = bytes_for(capacity);
+  check_cap(bytes);
+  try {
+    KeySet set(capacity, options);
+    check_cap(set.bytes());
+    return set;
+  } catch (const std::bad_alloc&) {
+  } catch (const Error& e) {
+    // A table's own refusal (mmap failed) names no option.
+    if (e.kind() != ErrorKind::out_of_memory) throw;
+  }
+  throw Error(set_text + " needs about " + size_text(bytes) +
+                  ", which this machine could not allocate" +
+                  (capacity == 0 ? "" : "; give a smaller " + names.capacity +
+                                            ", or none: the set grows as keys come"),
+              ErrorKind::out_of_memory, bytes);
+}
+
 KeySet::~KeySet() = default;
 KeySet::KeySet(KeySet&&) noexcept = default;
 KeySet& KeySet::operator=(KeySet&&) noexcept = default;
@@ -298,7 +338,91 @@ uint64_t KeySet::insert(const Key84* keys, uint64_t n) {
 }
 
 void KeySet::merge(const KeySet& other) {
-  other.for_each_sorted([this](const Key84* keys, size_t n) { insert(keys, n); });
+  if (&other == this) return;
+  Impl& impl = *impl_;
+  // Which of other's keys are new here, a bit each in for_each_sorted's
+  // order, and how many of them each shard takes.
+  std::vector<uint64_t> fresh((other.size() + 63) / 64, 0);
+  std::vector<uint64_t> fresh_in(kShards, 0);
+  auto is_fresh = [&fresh](uint64_t at) { return (fresh[at >> 6] >> (at & 63)) & 1; };
+  uint64_t at = 0;
+  std::vector<uint8_t> found;
+  other.for_each_sorted([&](const Key84* keys, size_t n) {
+    found.resize(n);
+    contains(keys, n, found.data());
+    for (size_t i = 0; i < n; ++i, ++at) {
+      if (found[i] != 0) continue;
+      fresh[at >> 6] |= uint64_t{1} << (at & 63);
+      ++fresh_in[shard_of(keys[i])];
+    }
+  });
+  uint64_t new_keys = 0;
+  for (const uint64_t n : fresh_in) new_keys += n;
+  const uint64_t cap = impl.options.max_bytes;
+  const auto refuse = [&](uint64_t needed) {
+    return Error("the exact set holds " + std::to_string(size()) + " keys in " +
+                     std::to_string(impl.bytes) + " bytes, and the " +
+                     std::to_string(new_keys) + " new keys of the set merged into it would " +
+                     "make it grow to " + std::to_string(needed) + " bytes, past its cap of " +
+                     std::to_string(cap) + " bytes; nothing was merged",
+                 ErrorKind::set_full, needed, cap);
+  };
+  // What the shards grow to by the load rule: past the cap, refused before
+  // anything changes.
+  if (cap != 0) {
+    uint64_t needed = 0;
+    for (unsigned s = 0; s < kShards; ++s) {
+      const ExactSet& shard = impl.shards[s];
+      needed += ExactSet::bytes_at(ExactSet::bucket_bits_for(
+          shard.size() + fresh_in[s], shard.bucket_bits(), kShardKeyBits, stagger_of(s)));
+    }
+    if (needed > cap) throw refuse(needed);
+  }
+  // A run too long may still make a shard grow past the cap (or memory run
+  // out): then the keys added go again and the shards that grew are rebuilt
+  // at their size before, so that the set is as it was.
+  std::vector<unsigned> bits_before(kShards);
+  std::vector<uint64_t> growths_before(kShards);
+  for (unsigned s = 0; s < kShards; ++s) {
+    bits_before[s] = impl.shards[s].bucket_bits();
+    growths_before[s] = impl.shards[s].growths();
+  }
+  // Calls f with the fresh keys of each piece of other's.
+  const auto for_each_fresh = [&](const std::function<void(const Key84*, size_t)>& f) {
+    uint64_t position = 0;
+    std::vector<Key84> piece;
+    other.for_each_sorted([&](const Key84* keys, size_t n) {
+      piece.clear();
+      for (size_t i = 0; i < n; ++i, ++position) {
+        if (is_fresh(position)) piece.push_back(keys[i]);
+      }
+      f(piece.data(), piece.size());
+    });
+  };
+  const auto undo = [&] {
+    for_each_fresh([&impl](const Key84* keys, size_t n) {
+      for (size_t i = 0; i < n; ++i) {
+        impl.shards[shard_of(keys[i])].erase(keys[i] & kShardKeyMask);
+      }
+    });
+    for (unsigned s = 0; s < kShards; ++s) {
+      // Its keys fitted that size before: they fit again.
+      if (impl.shards[s].bucket_bits() != bits_before[s]) {
+        impl.shards[s].rebuild(bits_before[s], growths_before[s]);
+      }
+    }
+    impl.count_bytes();
+  };
+  try {
+    for_each_fresh([this](const Key84* keys, size_t n) { insert(keys, n); });
+  } catch (const Error& e) {
+    undo();
+    if (e.kind() == ErrorKind::set_full) throw refuse(e.needed());
+    throw;
+  } catch (...) {
+    undo();
+    throw;
+  }
 }
 
 uint64_t KeySet::size() const { return impl_->size(); }

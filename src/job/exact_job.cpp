@@ -136,8 +136,13 @@ JobResult run_exact_job(Job& j) {
     }
     refuse_existing_checkpoint(j);
     // A capacity sizes the set from the start; without one it starts
-    // small and doubles as keys come.
-    return KeySet(o.sizing.capacity.value_or(0), set_options);
+    // small and doubles as keys come. Either within --max-memory, checked
+    // before the set is made.
+    return KeySet::sized(o.sizing.capacity.value_or(0), set_options,
+                         KeySetSizeNames{j.given(JobOption::kCapacity),
+                                         j.name(JobOption::kCapacity),
+                                         j.given(JobOption::kMaxMemory),
+                                         j.name(JobOption::kMaxMemory)});
   }();
   check_set_cap(j, set.bytes(), "the set");
   // On a GPU the set moves to the device for the run and comes back for

@@ -35,9 +35,9 @@ void check_key_rules(const Job& job, const FilterRules& rules, uint32_t version,
     return;
   }
   if (*rules.keys == mine) return;
-  const std::string both = "the filter " + o.filter_path + " was built with key rules \"" +
-                           rules.keys->to_string() + "\" but this command uses \"" +
-                           mine.to_string() + "\"";
+  const std::string both = (o.exact ? "the set " : "the filter ") + o.filter_path +
+                           " was built with key rules \"" + rules.keys->to_string() +
+                           "\" but this command uses \"" + mine.to_string() + "\"";
   const std::string ignore = job.name(JobOption::kIgnoreKeyRules);
   if (o.ignore_key_rules) {
     job.events.warn(both + "; used anyway (" + ignore + ")");

@@ -169,6 +169,8 @@ open('small.txt', 'w').write(''.join('k%d\n' % r.randrange(300) for _ in range(1
   GDEDUP="$gpu" run_gdedup dedup --exact heavy.txt -o out.txt
   expect_status 0
   expect_message "backend gpu exact set"
+  local standin=0
+  grep -q "stand-in" <<<"$ERR" && standin=1
   # Past --max-memory: exit status 4 as on the CPU, and no set file. 2^22
   # slots (48 MiB) are the smallest table; 600,000 keys outgrow it.
   seq 600000 >many.txt
@@ -177,6 +179,17 @@ open('small.txt', 'w').write(''.join('k%d\n' % r.randrange(300) for _ in range(1
   expect_status 4
   expect_message "more than the cap of 50.0 MiB"
   [ ! -e many.set ] || fail "a set file was written past --max-memory"
+  # Past the device's memory (the stand-in's, cut to 100 MiB: the 48 MiB
+  # table cannot double beside itself): exit status 1, with the flags that
+  # help an exact set, none that --exact refuses.
+  [ "$standin" -eq 1 ] || return 0
+  GDEDUP_STANDIN_DEVICE_BYTES=$((100 << 20)) GDEDUP="$gpu" run_gdedup dedup --exact \
+    --backend gpu many.txt -o many.out -f many.set
+  expect_status 1
+  expect_message "more than its free memory"
+  expect_message "use --backend cpu to hold the set in host memory, or --max-memory to cap it"
+  ! grep -q -- "--fpr" <<<"$ERR" || fail "the advice names --fpr, which --exact refuses: $ERR"
+  [ ! -e many.set ] || fail "a set file was written past the device's memory"
 }
 
 # Where the command has no usable GPU, --backend gpu fails with the reason
@@ -263,6 +276,27 @@ case_past_max_memory_ends_with_status_4() {
   cmp -s in.txt out.txt || fail "a set under its cap lost records"
 }
 
+# A --capacity whose set is past --max-memory, or a cap below the smallest
+# set, contradicts itself: refused as a usage error (exit 2) before the set
+# is made, even one of terabytes that no machine could allocate.
+case_capacity_past_max_memory_is_refused_before_the_set_is_made() {
+  printf 'a\nb\n' >in.txt
+  run_gdedup dedup --exact --capacity 1T --max-memory 1MiB in.txt -o out.txt -f s.set
+  expect_status 2
+  expect_message "a set sized for --capacity 1T takes"
+  expect_message "more than --max-memory 1MiB allows; give a smaller --capacity"
+  [ ! -e out.txt ] && [ ! -e s.set ] || fail "a refused job wrote a file"
+  run_gdedup build --exact --capacity 10M --max-memory 1MiB in.txt -f s.set
+  expect_status 2
+  expect_message "a set sized for --capacity 10M takes"
+  run_gdedup dedup --exact --max-memory 1KiB in.txt -o out.txt
+  expect_status 2
+  expect_message "the smallest set takes"
+  expect_message "give a larger --max-memory"
+  run_gdedup dedup --exact --capacity 10K --max-memory 1MiB in.txt -o out.txt
+  expect_status 0
+}
+
 # A set file that cannot be written is named as one before any work.
 case_an_unwritable_set_file_is_named() {
   printf 'a\nb\n' >in.txt
@@ -270,6 +304,95 @@ case_an_unwritable_set_file_is_named() {
   expect_status 1
   expect_message "cannot write set file missing/s.set"
   [ ! -e out.txt ] || fail "an output was written"
+}
+
+# A disk that fails the set file's write, at its rename (gdedup-faults) or
+# part way as a full disk does (a file size limit): the job fails naming
+# the set file, which keeps its previous keys, or is not created.
+case_failing_set_file_write_keeps_the_previous_file() {
+  seq 1 20000 | sed 's|^|https://f.example/|' >a.txt
+  seq 10001 40000 | sed 's|^|https://f.example/|' >b.txt
+  run_gdedup build --exact a.txt -f s.set
+  expect_status 0
+  cp s.set s.before
+  run_gdedup_failing_write 1 s.set dedup --exact b.txt -f s.set -o out.txt
+  expect_status 1
+  expect_message "cannot save set to s.set: renaming"
+  cmp -s s.set s.before || fail "a failed save changed the set file"
+  run_gdedup_failing_write 1 new.set build --exact b.txt -f new.set
+  expect_status 1
+  expect_message "cannot save set to new.set"
+  [ ! -e new.set ] || fail "a failed save left new.set"
+  # The set of 30,000 keys is past 200 KiB; the earlier one is not.
+  (trap '' XFSZ; ulimit -f 200; run_gdedup dedup --exact b.txt -f s.set -o /dev/null
+   expect_status 1
+   expect_message "cannot save set to s.set: writing")
+  cmp -s s.set s.before || fail "a set file write cut short changed the set file"
+  [ -z "$(compgen -G 's.set.tmp.*')" ] || fail "a temporary set file was left: $(ls)"
+}
+
+# A failing set checkpoint write stops the job, naming the checkpoint; the
+# previous checkpoint is intact and the resume gives the uninterrupted
+# run's set file, byte for byte.
+case_failing_set_checkpoint_write_keeps_the_previous_checkpoint() {
+  seq 1 300000 | sed 's|^|https://c.example/|' >in.txt
+  local job=(build --exact in.txt -f s.set --batch 20000 --checkpoint ck --checkpoint-every 100K)
+  run_gdedup build --exact in.txt -f ref.set
+  expect_status 0
+  run_gdedup_failing_write 2 ck "${job[@]}"
+  expect_status 1
+  expect_message "cannot write set checkpoint ck"
+  expect_message "the previous checkpoint, at record 100000, is intact"
+  [ ! -e s.set ] || fail "a stopped job saved its set file"
+  run_gdedup "${job[@]}" --resume -q
+  expect_status 0
+  cmp -s s.set ref.set || fail "the resumed set file differs from the uninterrupted run's"
+  rm -f s.set
+  # The second checkpoint (200,000 keys) cut short by a full disk.
+  (trap '' XFSZ; ulimit -f 1200; run_gdedup "${job[@]}"
+   expect_status 1
+   expect_message "cannot write set checkpoint ck: writing")
+  run_gdedup info ck
+  expect_status 0
+  grep -q "100,000 records done" "$SCRATCH/stdout" || fail "the checkpoint is not the first one"
+  run_gdedup "${job[@]}" --resume -q
+  expect_status 0
+  cmp -s s.set ref.set || fail "the resumed set file differs from the uninterrupted run's"
+}
+
+# A set file records its key rules as a filter file does, and query, dedup
+# and build with it hold to them as with a filter: --normalize url given
+# again answers the URLs as the set saw them; left out, the command is
+# refused naming the set and both rules, or with --ignore-key-rules warned
+# and run with the set's seed.
+case_set_file_key_rules_are_held_as_a_filters() {
+  printf 'https://Example.com/a\nhttps://example.com/b/\n' >seen.txt
+  printf 'https://example.com/a\nHTTPS://EXAMPLE.COM:443/b/\nhttps://example.com/c\n' >asked.txt
+  printf 'https://example.com/c\n' >want.txt
+  local kind file exact
+  for kind in set filter; do
+    file=seen.$kind
+    if [ "$kind" = set ]; then exact=(--exact); else exact=(); fi
+    run_gdedup build "${exact[@]}" --normalize url seen.txt -f "$file"
+    expect_status 0
+    run_gdedup query "${exact[@]}" --normalize url --absent asked.txt -f "$file" -o absent.txt
+    expect_status 0
+    cmp -s absent.txt want.txt || fail "$kind: the absent URLs are $(cat absent.txt)"
+    run_gdedup query "${exact[@]}" asked.txt -f "$file" -o out.txt
+    expect_status 2
+    expect_message "the $kind $file was built with key rules \"input text, key whole, \
+delimiter tab, normalize trim,lowercase-scheme"
+    expect_message "give the --key, --delimiter, --normalize"
+    [ ! -e out.txt ] || fail "$kind: a refused query wrote its output"
+    run_gdedup dedup "${exact[@]}" asked.txt -f "$file" -o out.txt
+    expect_status 2
+    expect_message "the $kind $file was built with key rules"
+    run_gdedup query "${exact[@]}" --ignore-key-rules --absent asked.txt -f "$file" -o absent.txt
+    expect_status 0
+    expect_message "used anyway (--ignore-key-rules)"
+    # The raw keys: only the one already in its canonical form is found.
+    tail -n 2 asked.txt | cmp -s absent.txt - || fail "$kind: the raw keys found $(cat absent.txt)"
+  done
 }
 
 # A set file and a Bloom filter file are not mixed, either way.
