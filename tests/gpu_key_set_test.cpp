@@ -152,6 +152,19 @@ TEST(GpuKeySet, GrowsOnTheDeviceWhenAProbeRunIsTooLongAndKeepsEveryKey) {
   EXPECT_LE(gpu.load(), 0.5);
 }
 
+TEST(GpuKeySet, SizedForItsKeysItTakesThemWithoutGrowing) {
+  GDEDUP_REQUIRE_GPU();
+  allow_device_bytes();
+  // 300,000 keys half fill no table, but at 2^22 slots a few lie past the
+  // 2 slots a word allows: the set is made larger from the start.
+  const std::vector<Key84> keys = keys_of(Kind::kDistinct, 300000, 5);
+  GpuKeySet gpu(keys.size());
+  KeySet cpu;
+  expect_same_as_cpu(keys, keys.size(), gpu, cpu);
+  EXPECT_EQ(gpu.growths(), 0u);
+  EXPECT_EQ(gpu.bytes(), uint64_t{12} << 23);
+}
+
 TEST(GpuKeySet, StartsWithTheKeysOfAHostSet) {
   GDEDUP_REQUIRE_GPU();
   const std::vector<Key84> old_keys = keys_of(Kind::kHeavyDuplicates, 20000, 21);
