@@ -420,7 +420,9 @@ case_exact_past_max_memory_saves_nothing() {
   expect_reference "an exact job past its cap, resumed with a larger one"
 }
 
-case_exact_and_bloom_checkpoints_refused_for_each_other() {
+case_exact_refused_resumes() {
+  # A checkpoint of the other kind, or a damaged one, is refused and changes
+  # nothing; the set checkpoint then still resumes.
   make_input
   local bloom=("${JOB[@]}")
   stop_at_checkpoint 2 2
@@ -434,11 +436,18 @@ case_exact_and_bloom_checkpoints_refused_for_each_other() {
   exact_reference 12000 3000 31
   stop_at_checkpoint 2 2
   cp ck ck.saved
-  JOB=("${bloom[@]}")
-  run_mpi 2 "${JOB[@]}" --resume
+  run_mpi 2 "${bloom[@]}" --resume
   expect_status 1
   one_message "ck is an exact set's checkpoint (written with --exact), not a Bloom filter's"
   cmp -s ck ck.saved || fail "a refused resume changed the checkpoint"
+  # Damage in the keys, which every rank reads whole.
+  printf '\377' | dd of=ck bs=1 seek=2000 conv=notrunc 2>/dev/null
+  run_mpi 3 "${JOB[@]}" --resume
+  expect_status 1
+  one_message "set checkpoint ck is damaged"
+  cp ck.saved ck
+  resume_on 3
+  expect_reference "an exact job resumed after refused resumes"
 }
 
 run_cases
