@@ -224,10 +224,15 @@ class ShardedSet {
   // Empty, this rank's part sized for its share of `expected_keys` (0: the
   // smallest set); `options` are the part's (threads, cap).
   ShardedSet(uint64_t expected_keys, const KeySetOptions& options);
-  // This rank's keys of the set file at `path` (read whole, then the
-  // others' dropped), and in `rules` the file's key rules. Throws Error as
-  // load_set_file does. Not collective.
+  // This rank's keys of the set file at `path` (the whole file read a piece
+  // at a time, the others' keys dropped), and in `rules` the file's key
+  // rules. Throws Error as load_set_file does. Not collective.
   static ShardedSet load(const std::string& path, const KeySetOptions& options, KeyRules& rules);
+  // The same of a set checkpoint, one process's or the ranks' of any
+  // number, with its resume state in `state`. Throws Error as
+  // load_set_checkpoint does (a Bloom filter's checkpoint is named as one).
+  static ShardedSet load_checkpoint(const std::string& path, const KeySetOptions& options,
+                                    KeyRules& rules, ResumeState& state);
   ShardedSet(ShardedSet&&) noexcept;
   ShardedSet& operator=(ShardedSet&&) = delete;
   ~ShardedSet();
@@ -235,6 +240,10 @@ class ShardedSet {
   // set, byte for byte: rank 0 writes the file, taking the ranks' keys in
   // turn, ascending, a piece at a time.
   void save(const std::string& path, const KeyRules& rules) const;
+  // Collective. The same as save_set_checkpoint writes the whole set with
+  // `state`, byte for byte.
+  void save_checkpoint(const ResumeState& state, const KeyRules& rules,
+                       const std::string& path) const;
   // This rank's part.
   const KeySet& part() const { return part_; }
   // Collective. The whole set's keys, bytes and load (keys over slots).
@@ -269,7 +278,8 @@ PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedFilter
                                    const BackendMaker& make_backend = {});
 
 // Collective. run_sharded_pipeline in exact mode: the keys made by `rules`
-// (its seed), text input only; no checkpoints.
+// (its seed), text input only; checkpoints in the set checkpoint format
+// (ShardedSet::save_checkpoint).
 PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedSet& set,
                                    const KeyRules& rules);
 // What a round of the sharded filter costs (gdedup bench --mpi), in the

@@ -3,11 +3,13 @@
 // before it is allocated or trusted: the magic (a Bloom filter's file is
 // named as one), the version, the header checksum, the section lengths
 // against the file's, the key count against the keys section's length. The
-// keys are then read a piece at a time, hashed and decoded into the set; a
-// set is returned only when their checksum matched and they decoded to
-// exactly the count, ascending, below 2^84.
+// keys are then read a piece at a time, hashed and decoded into the set (or
+// handed to a caller, format/set_stream.h); a set is returned only when
+// their checksum matched and they decoded to exactly the count, ascending,
+// below 2^84.
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +24,7 @@
 #include "format/resume_state_codec.h"
 #include "format/set_file_format.h"
 #include "format/set_key_codec.h"
+#include "format/set_stream.h"
 #include "fs/file_ops.h"
 #include "gdedup/error.h"
 #include "gdedup/path_text.h"
@@ -219,27 +222,14 @@ ResumeState read_state(const format::FileKind& kind, const Opened& f) {
   return state;
 }
 
-// The keys section, a piece at a time, into a new set.
-KeySet read_keys(const format::FileKind& kind, const Opened& f, const KeySetOptions& options) {
+SetFileInfo info_of(const format::FileKind& kind, const Opened& f) {
+  return SetFileInfo{read_rules(kind, f), f.keys, f.file.version, f.file.size};
+}
+
+// The keys section, a piece at a time, to `sink`.
+void read_keys(const format::FileKind& kind, const Opened& f, const KeySink& sink) {
   const std::string& path = f.file.file.name();
-  auto cannot_load = [&](const Error& e) -> Error {
-    return Error("cannot load " + kind.name + " " + fs::printable(path) + " of " +
-                     std::to_string(f.keys) + " keys: " + e.what(),
-                 e);
-  };
-  std::optional<KeySet> set;
-  try {
-    set.emplace(f.keys, options);
-  } catch (const Error& e) {  // a cap or memory too small: say which file needed it
-    throw cannot_load(e);
-  }
-  format::SetKeyDecoder decoder(f.keys, [&](const Key84* keys, size_t n) {
-    try {
-      set->insert(keys, n);
-    } catch (const Error& e) {
-      throw cannot_load(e);
-    }
-  });
+  format::SetKeyDecoder decoder(f.keys, sink);
   // Decoding stops at the first problem, hashing goes on: a damaged file is
   // reported as damaged, the decoder's problem only when the checksum
   // matches (a program that does not follow the format wrote it).
@@ -270,7 +260,48 @@ KeySet read_keys(const format::FileKind& kind, const Opened& f, const KeySetOpti
                                           "program that does not follow the " + kind.name +
                                           " format");
   }
-  return std::move(*set);
+}
+
+// The file's head to `start`, then its keys to `sink` (read_set_streamed).
+void read_set(const format::FileKind& kind, const std::string& path, const SetStart& start,
+              const KeySink& sink) {
+  Opened f;
+  open_set(kind, path, f);
+  const SetFileInfo info = info_of(kind, f);
+  std::optional<ResumeState> state;
+  if (is_checkpoint_kind(kind)) state = read_state(kind, f);
+  // A cap or memory too small for the keys: say which file needed it.
+  auto named = [&](const std::function<void()>& step) {
+    try {
+      step();
+    } catch (const Error& e) {
+      throw Error("cannot load " + kind.name + " " + fs::printable(path) + " of " +
+                      std::to_string(f.keys) + " keys: " + e.what(),
+                  e);
+    }
+  };
+  named([&] { start(info, state ? &*state : nullptr); });
+  read_keys(kind, f, [&](const Key84* keys, size_t n) { named([&] { sink(keys, n); }); });
+}
+
+// The whole set of the file at `path`, made with `options`; its head, and a
+// checkpoint's resume state.
+struct Loaded {
+  std::optional<KeySet> set;
+  SetFileInfo info;
+  std::optional<ResumeState> state;
+};
+
+Loaded load_whole(bool checkpoint, const std::string& path, const KeySetOptions& options) {
+  Loaded out;
+  read_set(kind_of(checkpoint), path,
+           [&](const SetFileInfo& info, const ResumeState* state) {
+             out.info = info;
+             if (state != nullptr) out.state = *state;
+             out.set.emplace(info.keys, options);
+           },
+           [&](const Key84* keys, size_t n) { out.set->insert(keys, n); });
+  return out;
 }
 
 bool starts_with(const std::string& path, const char* magic) {
@@ -285,27 +316,26 @@ bool starts_with(const std::string& path, const char* magic) {
 }  // namespace
 
 SetFile load_set_file(const std::string& path, const KeySetOptions& options) {
-  const format::FileKind& kind = kind_of(false);
-  Opened f;
-  open_set(kind, path, f);
-  KeyRules rules = read_rules(kind, f);
-  return SetFile{read_keys(kind, f, options), rules, f.file.version, f.file.size};
+  Loaded file = load_whole(false, path, options);
+  return SetFile{std::move(*file.set), file.info.rules, file.info.version, file.info.file_bytes};
 }
 
 SetFileInfo read_set_info(const std::string& path) {
   const format::FileKind& kind = kind_of(false);
   Opened f;
   open_set(kind, path, f);
-  return SetFileInfo{read_rules(kind, f), f.keys, f.file.version, f.file.size};
+  return info_of(kind, f);
 }
 
 SetCheckpoint load_set_checkpoint(const std::string& path, const KeySetOptions& options) {
-  const format::FileKind& kind = kind_of(true);
-  Opened f;
-  open_set(kind, path, f);
-  KeyRules rules = read_rules(kind, f);
-  ResumeState state = read_state(kind, f);
-  return SetCheckpoint{read_keys(kind, f, options), rules, std::move(state), f.file.size};
+  Loaded file = load_whole(true, path, options);
+  return SetCheckpoint{std::move(*file.set), file.info.rules, std::move(*file.state),
+                       file.info.file_bytes};
+}
+
+void read_set_streamed(const std::string& path, bool checkpoint, const SetStart& start,
+                       const KeySink& sink) {
+  read_set(kind_of(checkpoint), path, start, sink);
 }
 
 bool is_set_file(const std::string& path) { return starts_with(path, set_file::kMagic); }

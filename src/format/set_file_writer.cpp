@@ -75,8 +75,7 @@ SortedKeys keys_of(const KeySet& set) {
 static_assert(kSetFileVersion == set_file::kVersion);
 
 void save_set_file(const KeySet& set, const KeyRules& rules, const std::string& path) {
-  write_set(set_file::kMagic, set.size(), keys_of(set), rules, "", path,
-            "cannot save set to " + fs::printable(path));
+  save_set_streamed(set.size(), keys_of(set), rules, path);
 }
 
 void save_set_streamed(uint64_t key_count, const SortedKeys& keys, const KeyRules& rules,
@@ -87,7 +86,13 @@ void save_set_streamed(uint64_t key_count, const SortedKeys& keys, const KeyRule
 
 void save_set_checkpoint(const KeySet& set, const KeyRules& rules, const ResumeState& state,
                          const std::string& path) {
-  write_set(set_file::kCheckpointMagic, set.size(), keys_of(set), rules,
+  save_set_checkpoint_streamed(set.size(), keys_of(set), rules, state, path);
+}
+
+void save_set_checkpoint_streamed(uint64_t key_count, const SortedKeys& keys,
+                                  const KeyRules& rules, const ResumeState& state,
+                                  const std::string& path) {
+  write_set(set_file::kCheckpointMagic, key_count, keys, rules,
             format::encode_resume_state(state), path,
             "cannot write set checkpoint " + fs::printable(path));
 }

@@ -50,8 +50,8 @@ void refuse_unsupported(const job::Job& j) {
   }
 }
 
-// What exact mode refuses in one process, and on ranks checkpoints and
-// the GPU (a rank's part of the set is held on its CPU).
+// What exact mode refuses in one process, and on ranks the GPU (a rank's
+// part of the set is held on its CPU).
 void refuse_for_exact_ranks(const job::Job& j) {
   job::refuse_for_exact(j);
   if (j.spec.backend == "gpu") {
@@ -59,12 +59,6 @@ void refuse_for_exact_ranks(const job::Job& j) {
                      " under " + j.name(JobOption::kMpi) + " yet: each rank holds its part of "
                      "the set on its CPU; drop " + j.name(JobOption::kBackend) +
                      ", or run the job in one process");
-  }
-  if (j.spec.checkpoint.enabled()) {
-    throw UsageError(j.given(JobOption::kCheckpoint) + " cannot be used with " +
-                     j.name(JobOption::kExact) + " under " + j.name(JobOption::kMpi) +
-                     " yet: the ranks' parts of the set are not checkpointed; drop " +
-                     j.name(JobOption::kCheckpoint) + ", or run the job in one process");
   }
 }
 
@@ -74,8 +68,8 @@ std::string cap_advice(const job::Job& j) {
          " caps each rank's part of the set: raise it, or run more ranks";
 }
 
-// `failed`, its rank's error a set_full one with cap_advice added; any
-// other failure as it is.
+// `failed`, its rank's error a set_full one with cap_advice and what the
+// files hold added (as one process tells it); any other failure as it is.
 mpi::JobFailed with_cap_advice(const job::Job& j, const mpi::JobFailed& failed) {
   mpi::JobFailed out = failed;
   if (!failed.failure) return out;
@@ -83,11 +77,20 @@ mpi::JobFailed with_cap_advice(const job::Job& j, const mpi::JobFailed& failed) 
     std::rethrow_exception(failed.failure);
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::set_full) {
-      out.failure = std::make_exception_ptr(Error(add_sentence(e.what(), cap_advice(j)), e));
+      const std::string text = add_sentence(e.what(), cap_advice(j));
+      out.failure = std::make_exception_ptr(Error(add_sentence(text, job::aftermath(j)), e));
     }
   } catch (...) {  // not the set's: as it is
   }
   return out;
+}
+
+// `result` of a job a signal stopped: the checkpoint, which every rank
+// took part in, is written.
+JobResult interrupted(const job::Job& j, JobResult& result) {
+  result.status = JobStatus::kInterrupted;
+  result.message = job::interrupted_line(j, result.stats);
+  return result;
 }
 
 }  // namespace
@@ -185,7 +188,18 @@ void RankJob::prepare_set() {
   s.saved_rules = key_rules;
   // Each rank's part: --max-memory caps it (docs/SCALE-OUT.md, "Exact mode").
   const KeySetOptions options{o.filter_threads > 0 ? o.filter_threads : 1, o.max_memory};
-  if (o.kind == JobKind::kQuery || s.filter_existed) {
+  if (!o.checkpoint.resume) job::refuse_existing_checkpoint(j);  // an earlier run's
+  if (o.checkpoint.resume) {
+    // The set is the checkpoint's, whichever number of ranks (or one
+    // process) wrote it; each rank keeps its range. Rank 0 saves the set
+    // file; no rank can compare it with its part.
+    job::require_checkpoint(j);
+    s.set.emplace(mpi::ShardedSet::load_checkpoint(o.checkpoint.path, options, s.saved_rules,
+                                                   s.resume));
+    job::check_resume_files(j, s.resume, o.saves_filter() && s.me.rank == 0, false);
+    j.events.info("resuming from checkpoint " + o.checkpoint.path + " at record " +
+                  group_digits(s.resume.records));
+  } else if (o.kind == JobKind::kQuery || s.filter_existed) {
     KeyRules file_rules;
     s.set.emplace(mpi::ShardedSet::load(o.filter_path, options, file_rules));
     FilterRules rules;
@@ -210,16 +224,20 @@ JobResult RankJob::run_set() {
   const JobSpec& o = s.spec;
   const mpi::RankInfo& me = s.me;
   PipelineOptions run = job::pipeline_options(j);
+  run.resume = o.checkpoint.resume ? &s.resume : nullptr;
+  run.stop = o.checkpoint.enabled() ? j.events.stop() : nullptr;
   run.on_progress = [&j](const Progress& p) { j.events.progress(p, 0); };
-  JobResult result = job::start_result(j, s.inputs_skipped, nullptr);
+  JobResult result = job::start_result(j, s.inputs_skipped, run.resume);
   try {
     result.stats = mpi::run_sharded_pipeline(run, *s.set, s.saved_rules);
   } catch (const mpi::JobFailed& e) {
     throw with_cap_advice(j, e);
   }
+  if (result.stats.interrupted) return interrupted(j, result);
   job::JobEnding ending;
   ending.filter_existed = s.filter_existed;
   ending.save = [&] { s.set->save(o.filter_path, s.saved_rules); };
+  ending.remove_checkpoint = me.rank == 0;
   ending.write_stats = me.rank == 0;
   const mpi::ShardedSet::Totals totals = s.set->totals();
   result.set = SetSummary{totals.keys, totals.bytes, totals.load,
@@ -266,12 +284,7 @@ JobResult RankJob::run() {
   run.on_progress = [&j](const Progress& p) { j.events.progress(p, 0); };
   JobResult result = job::start_result(j, s.inputs_skipped, run.resume);
   result.stats = mpi::run_sharded_pipeline(run, filter, make_backend);
-  if (result.stats.interrupted) {
-    // Every rank's part of the checkpoint is written.
-    result.status = JobStatus::kInterrupted;
-    result.message = job::interrupted_line(j, result.stats);
-    return result;
-  }
+  if (result.stats.interrupted) return interrupted(j, result);
   // Every layer's counters and set bits, summed over the ranks: every rank
   // finds the same.
   std::vector<FilterSummary> layers;

@@ -1,5 +1,6 @@
 // The exact set's rounds (docs/SCALE-OUT.md, "Exact mode"): each 84-bit key
-// goes to the rank that owns its range of key values (mpi/key_ranges.h).
+// goes to the rank that owns its range of key values (mpi/key_ranges.h);
+// checkpoints are one process's set checkpoints, written from the ranks.
 #include <exception>
 #include <vector>
 
@@ -12,17 +13,15 @@
 namespace gdedup::mpi {
 namespace {
 
-[[noreturn]] void no_checkpoints() {
-  throw UsageError("an exact set spread over ranks is not checkpointed");
-}
-
 class SetTarget final : public RankTarget {
  public:
   SetTarget(ShardedSet& set, const KeyRules& rules)
       : set_(set), rules_(rules), exchange_(KeyRanges(rank_info().ranks)) {}
 
   pipeline::KeyHashing hashing() const override { return pipeline::KeyHashing{rules_.seed, true}; }
-  void check_resume(const ResumeState&) const override { no_checkpoints(); }
+  // The job made the set from the checkpoint itself
+  // (ShardedSet::load_checkpoint), which holds no filter's parameters.
+  void check_resume(const ResumeState&) const override {}
   // The ranges follow from the number of ranks alone.
   void agree() override {}
 
@@ -61,7 +60,9 @@ class SetTarget final : public RankTarget {
   }
 
   void sync_to_host() override {}
-  void save_checkpoint(const ResumeState&, const std::string&) override { no_checkpoints(); }
+  void save_checkpoint(const ResumeState& state, const std::string& path) override {
+    set_.save_checkpoint(state, rules_, path);
+  }
 
  private:
   ShardedSet& set_;
@@ -73,7 +74,6 @@ class SetTarget final : public RankTarget {
 
 PipelineStats run_sharded_pipeline(const PipelineOptions& options, ShardedSet& set,
                                    const KeyRules& rules) {
-  if (!options.checkpoint.empty() || options.resume != nullptr) no_checkpoints();
   SetTarget target(set, rules);
   return run_rounds(options, target);
 }

@@ -157,6 +157,27 @@ class CheckpointSchedule {
   pipeline::CheckpointClock clock_;
 };
 
+// pipeline::throw_checkpoint_failed of `failure`; a JobFailed that every
+// rank threw stays one, with the failed rank's error told so.
+[[noreturn]] void checkpoint_failed(const std::exception_ptr& failure,
+                                    const uint64_t* last_good) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const JobFailed& failed) {
+    JobFailed out = failed;
+    if (failed.failure) {
+      try {
+        pipeline::throw_checkpoint_failed(failed.failure, last_good);
+      } catch (...) {
+        out.failure = std::current_exception();
+      }
+    }
+    throw out;
+  } catch (...) {
+    pipeline::throw_checkpoint_failed(failure, last_good);
+  }
+}
+
 // This rank's piece: its reader, and the records read and not yet applied.
 // A whole input is read a piece's bytes at a time; what waits for its turn
 // is at most kReadAheadPieces pieces' worth.
@@ -424,13 +445,13 @@ PipelineStats run_rounds(const PipelineOptions& options, RankTarget& target) {
     try {
       target.save_checkpoint(state, options.checkpoint);
     } catch (...) {
-      // Only rank 0 writes, so only it can fail here (and then ends the
-      // job alone): with no checkpoint to name it, the output's temporary
-      // file goes, as in one process.
+      // Only rank 0 writes, so only it can fail here: it ends the job alone
+      // (a filter's) or every rank learns of it (JobFailed, a set's). With
+      // no checkpoint to name it, the output's temporary file goes, as in
+      // one process.
       if (output && checkpoints == 0 && !resume) output->discard();
       const bool earlier = checkpoints > 0 || resume;
-      pipeline::throw_checkpoint_failed(std::current_exception(),
-                                        earlier ? &last_checkpoint_records : nullptr);
+      checkpoint_failed(std::current_exception(), earlier ? &last_checkpoint_records : nullptr);
     }
     ++checkpoints;
     last_checkpoint_records = job.records;

@@ -1,10 +1,14 @@
 // ShardedSet (gdedup/mpi.h): each rank's KeySet holds the keys of its range
-// as mpi/key_ranges.h places them; saving sends them to rank 0 in rank
-// order, which is the keys' order.
+// as mpi/key_ranges.h places them. Saving a set file or a checkpoint sends
+// them to rank 0 in rank order, which is the keys' order; loading either,
+// each rank reads the whole file a piece at a time and keeps its range.
 #include <mpi.h>
 
 #include <algorithm>
 #include <exception>
+#include <functional>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -63,33 +67,47 @@ ShardedSet::ShardedSet(KeySet part) : part_(std::move(part)) {}
 ShardedSet::ShardedSet(ShardedSet&&) noexcept = default;
 ShardedSet::~ShardedSet() = default;
 
-ShardedSet ShardedSet::load(const std::string& path, const KeySetOptions& options,
-                            KeyRules& rules) {
-  // The whole file's set, uncapped: the cap is the part's.
-  const SetFile file = load_set_file(path, KeySetOptions{options.threads, 0});
-  rules = file.rules;
+namespace {
+
+// This rank's keys of the set file (a set checkpoint where `checkpoint`) at
+// `path`, in a part made with `options`, the file's head in `info`, a
+// checkpoint's state in `state`. No rank holds more than its part and a
+// piece of the file.
+KeySet own_range(const std::string& path, bool checkpoint, const KeySetOptions& options,
+                 SetFileInfo& info, ResumeState* state) {
   const RankInfo& me = rank_info();
-  ShardedSet out(KeySet(share(file.set.size()), options));
   const KeyRanges ranges(me.ranks);
+  std::optional<KeySet> part;
   std::vector<Key84> mine;
-  file.set.for_each_sorted([&](const Key84* keys, size_t n) {
-    mine.clear();
-    for (size_t i = 0; i < n; ++i) {
-      if (ranges.owner_of(keys[i]) == me.rank) mine.push_back(ranges.local(keys[i]));
-    }
-    out.part_.insert(mine.data(), mine.size());
-  });
-  return out;
+  read_set_streamed(
+      path, checkpoint,
+      [&](const SetFileInfo& head, const ResumeState* saved) {
+        info = head;
+        if (state != nullptr) *state = *saved;
+        part.emplace(share(head.keys), options);
+      },
+      [&](const Key84* keys, size_t n) {
+        mine.clear();
+        for (size_t i = 0; i < n; ++i) {
+          if (ranges.owner_of(keys[i]) == me.rank) mine.push_back(ranges.local(keys[i]));
+        }
+        part->insert(mine.data(), mine.size());
+      });
+  return std::move(*part);
 }
 
-void ShardedSet::save(const std::string& path, const KeyRules& rules) const {
+// Collective. Rank 0 runs `write` with the whole set's key count and keys,
+// its own, then rank 1's, and so on, a piece at a time; when it fails, every
+// rank throws JobFailed, rank 0's holding its error.
+void write_on_rank0(const KeySet& part,
+                    const std::function<void(uint64_t keys, const SortedKeys& sorted)>& write) {
   const RankInfo& me = rank_info();
   uint64_t keys = 0;
-  const uint64_t mine = part_.size();
+  const uint64_t mine = part.size();
   check(MPI_Allreduce(&mine, &keys, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
   if (me.rank != 0) {
     // The keys, then an empty message for their end.
-    each_own_key(part_, [](const Key84* piece, size_t n) {
+    each_own_key(part, [](const Key84* piece, size_t n) {
       check(MPI_Send(piece, static_cast<int>(n * sizeof(Key84)), MPI_BYTE, 0, kKeysTag,
                      MPI_COMM_WORLD),
             "MPI_Send");
@@ -115,16 +133,47 @@ void ShardedSet::save(const std::string& path, const KeyRules& rules) const {
   };
   std::exception_ptr failure;
   try {
-    save_set_streamed(keys, [&](const KeySink& sink) {
-      each_own_key(part_, sink);
+    write(keys, [&](const KeySink& sink) {
+      each_own_key(part, sink);
       for (unsigned r = 1; r < me.ranks; ++r) receive(r, &sink);
-    }, rules, path);
+    });
   } catch (...) {
     failure = std::current_exception();
   }
   // After a failure the others' keys still come; they are taken and dropped.
   for (unsigned r = 1; r < me.ranks; ++r) receive(r, nullptr);
   share_failure_of_rank0(failure);
+}
+
+}  // namespace
+
+ShardedSet ShardedSet::load(const std::string& path, const KeySetOptions& options,
+                            KeyRules& rules) {
+  SetFileInfo info;
+  ShardedSet out(own_range(path, false, options, info, nullptr));
+  rules = info.rules;
+  return out;
+}
+
+ShardedSet ShardedSet::load_checkpoint(const std::string& path, const KeySetOptions& options,
+                                       KeyRules& rules, ResumeState& state) {
+  SetFileInfo info;
+  ShardedSet out(own_range(path, true, options, info, &state));
+  rules = info.rules;
+  return out;
+}
+
+void ShardedSet::save(const std::string& path, const KeyRules& rules) const {
+  write_on_rank0(part_, [&](uint64_t keys, const SortedKeys& sorted) {
+    save_set_streamed(keys, sorted, rules, path);
+  });
+}
+
+void ShardedSet::save_checkpoint(const ResumeState& state, const KeyRules& rules,
+                                 const std::string& path) const {
+  write_on_rank0(part_, [&](uint64_t keys, const SortedKeys& sorted) {
+    save_set_checkpoint_streamed(keys, sorted, rules, state, path);
+  });
 }
 
 ShardedSet::Totals ShardedSet::totals() const {

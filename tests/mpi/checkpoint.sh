@@ -3,7 +3,9 @@
 # after its Nth checkpoint -- by a failing write, a SIGKILL of one rank, or
 # SIGTERM -- and resumed, on the same number of ranks, on another, or in one
 # process, gives the output and filter file of one uninterrupted process,
-# byte for byte; and a one-process checkpoint resumes on ranks. GDEDUP_MPIEXEC
+# byte for byte; and a one-process checkpoint resumes on ranks. The same for
+# exact mode's set checkpoints, stopped also by SIGINT and past
+# --max-memory. GDEDUP_MPIEXEC
 # names mpirun; GDEDUP_FAULTS_BIN the test-only command whose Nth write of a
 # file fails (tests/tools/gdedup_faults.cpp).
 source "$(dirname "$0")/lib.sh"
@@ -78,6 +80,39 @@ resume_on() {
   expect_status 0
 }
 
+# stop_and_resume_pairs N INFO WHAT FROM:TO...: for each pair, JOB stopped
+# at its Nth checkpoint on FROM ranks, of which `gdedup info` prints a line
+# matching INFO, and resumed on TO (0: one process), ends as one
+# uninterrupted process. A TO past $RANKS is left out (sanitizer builds run
+# fewer ranks).
+stop_and_resume_pairs() {
+  local nth=$1 info=$2 what=$3 from_to from to
+  shift 3
+  for from_to in "$@"; do
+    from=${from_to%:*}
+    to=${from_to#*:}
+    [[ " 0 $RANKS " == *" $to "* ]] || continue
+    rm -f ck out.txt f.gdf out.txt.tmp.*
+    stop_at_checkpoint "$nth" "$from"
+    "$GDEDUP" info ck | grep -q "$info" ||
+      fail "$what: checkpoint $nth has no line like $info: $("$GDEDUP" info ck)"
+    resume_on "$to"
+    expect_reference "$what stopped on $from ranks and resumed on $to (0: one process)"
+  done
+}
+
+# stop_in_one_process_and_resume N RANKS WHAT: JOB in one process, in small
+# batches (it checkpoints between batches), stopped by its Nth failing
+# checkpoint write, then resumed on RANKS, ends as one uninterrupted process.
+stop_in_one_process_and_resume() {
+  rm -f ck out.txt f.gdf out.txt.tmp.*
+  run_gdedup_failing_write "$1" ck "${JOB[@]}" --batch 500 -q
+  expect_status 1
+  [ -f ck ] || { fail "$3: one process left no checkpoint: $ERR"; return; }
+  resume_on "$2"
+  expect_reference "$3 stopped in one process and resumed on $2 ranks"
+}
+
 case_resume_on_the_same_ranks() {
   make_input
   local ranks
@@ -107,13 +142,7 @@ case_resume_a_one_process_checkpoint_on_ranks() {
   make_input
   local ranks
   for ranks in 2 3; do
-    rm -f ck out.txt f.gdf out.txt.tmp.*
-    # Small batches: one process checkpoints between batches.
-    run_gdedup_failing_write 5 ck "${JOB[@]}" --batch 500 -q
-    expect_status 1
-    [ -f ck ] || { fail "one process left no checkpoint: $ERR"; continue; }
-    resume_on "$ranks"
-    expect_reference "stopped in one process and resumed on $ranks ranks"
+    stop_in_one_process_and_resume 5 "$ranks" "a fixed filter"
   done
 }
 
@@ -163,25 +192,11 @@ case_resume_a_growing_filter() {
   # them.
   awk 'BEGIN { srand(17); for (i = 0; i < 30000; i++) print "k" int(rand() * 9000) }' >in.txt
   "$GDEDUP" dedup in.txt -o ref.out -f ref.gdf --capacity 1100 -q || fail "the reference run failed"
-  local saved=("${JOB[@]}") from_to from to
+  local saved=("${JOB[@]}")
   JOB=(dedup in.txt -o out.txt -f f.gdf --capacity 1100 --piece-bytes 2K --checkpoint ck
        --checkpoint-every 1000)
-  for from_to in 2:0 2:3 3:2 3:4; do
-    from=${from_to%:*}
-    to=${from_to#*:}
-    [[ " 0 $RANKS " == *" $to "* ]] || continue  # sanitizer builds run fewer ranks
-    rm -f ck out.txt f.gdf out.txt.tmp.*
-    stop_at_checkpoint 4 "$from"
-    "$GDEDUP" info ck | grep -q '^layers *3$' ||
-      fail "checkpoint 4 does not hold 3 layers: $("$GDEDUP" info ck)"
-    resume_on "$to"
-    expect_reference "a growing filter stopped on $from ranks and resumed on $to (0: one process)"
-  done
-  rm -f ck out.txt f.gdf out.txt.tmp.*
-  run_gdedup_failing_write 5 ck "${JOB[@]}" --batch 500 -q
-  expect_status 1
-  resume_on 3
-  expect_reference "a growing filter stopped in one process and resumed on 3 ranks"
+  stop_and_resume_pairs 4 '^layers *3$' "a growing filter" 2:0 2:3 3:2 3:4
+  stop_in_one_process_and_resume 5 3 "a growing filter"
   # A resume that asks for a fixed filter is refused and changes nothing.
   rm -f ck out.txt f.gdf out.txt.tmp.*
   stop_at_checkpoint 2 2
@@ -214,22 +229,24 @@ case_sigkill_of_a_rank_then_resume() {
   kill_rank_1_then_resume "a growing filter"
 }
 
-# kill_rank_1_then_resume WHAT: JOB on 2 ranks, rank 1 killed after the
-# first checkpoint, resumed on 2 ranks: one uninterrupted process's bytes.
+# kill_rank_1_then_resume WHAT [RANK]: JOB on 2 ranks, rank RANK (1 unless
+# given) killed after the first checkpoint, resumed on 2 ranks: one
+# uninterrupted process's bytes.
 kill_rank_1_then_resume() {
+  local rank=${2:-1}
   start_ranks 2 "$GDEDUP" "${JOB[@]}" || return
   local i
   for i in $(seq 1 400); do  # up to 20 s for a first checkpoint
     [ -f ck ] && break
     sleep 0.05
   done
-  kill -KILL "${PIDS[1]}"
+  kill -KILL "${PIDS[$rank]}"
   wait_ranks
-  [ "$STATUS" -ne 0 ] || fail "$1: mpirun exited 0 although rank 1 was killed"
+  [ "$STATUS" -ne 0 ] || fail "$1: mpirun exited 0 although rank $rank was killed"
   [ ! -e out.txt ] || fail "$1: the output took its final name although a rank was killed"
   [ -f ck ] || { fail "$1: no checkpoint to resume from"; return; }
   resume_on 2
-  expect_reference "$1: rank 1 killed, then resumed"
+  expect_reference "$1: rank $rank killed, then resumed"
 }
 
 case_sigterm_stops_every_rank_at_a_checkpoint() {
@@ -319,6 +336,118 @@ case_refusals() {
   # The same checkpoint, undamaged, still resumes.
   resume_on 2
   expect_reference "a resume after refused ones"
+}
+
+# Exact mode (--exact): a checkpoint is one process's set checkpoint,
+# written by rank 0 from the ranks' keys; on resume each rank keeps its
+# range of it.
+
+# exact_reference LINES KEYS SEED: in.txt of LINES records over KEYS keys,
+# one uninterrupted process's exact dedup of it (ref.out, ref.gdf), which
+# must be awk's, and JOB, that dedup on ranks with checkpoints.
+exact_reference() {
+  {
+    random_lines "$1" "$2" "$3"
+    printf 'tail-without-newline'
+  } >in.txt
+  rm -f ref.out ref.gdf
+  "$GDEDUP" dedup in.txt --exact -o ref.out -f ref.gdf -q ||
+    fail "the one-process reference run failed"
+  awk '!seen[$0]++' in.txt | cmp -s - ref.out || fail "one process's --exact is not awk's dedup"
+  JOB=(dedup in.txt --exact -o out.txt -f f.gdf --piece-bytes 2K --checkpoint ck
+       --checkpoint-every 1000)
+}
+
+case_exact_resume_on_other_ranks_or_one_process() {
+  exact_reference 12000 3000 31
+  stop_and_resume_pairs 3 '^kind .*with --exact' "an exact job" 2:3 3:2 3:0
+  stop_in_one_process_and_resume 4 3 "an exact job"
+}
+
+case_exact_sigint_stops_every_rank_at_a_checkpoint() {
+  exact_reference 60000 20000 33
+  JOB=(dedup in.txt --exact -o out.txt -f f.gdf --piece-bytes 1K --checkpoint ck
+       --checkpoint-every 1h)
+  local ranks i
+  for ranks in 2 3; do
+    rm -f ck out.txt f.gdf out.txt.tmp.*
+    start_ranks "$ranks" "$GDEDUP" "${JOB[@]}" || continue
+    # Records written: the ranks are past their setup and catch the signal.
+    for i in $(seq 1 400); do
+      [ -n "$(find . -maxdepth 1 -name 'out.txt.tmp.*' -size +0)" ] && break
+      [ -e out.txt ] && break
+      sleep 0.05
+    done
+    kill -INT "${PIDS[@]}"
+    wait_ranks
+    if [ -e out.txt ]; then
+      # The job ended before the signal landed: nothing to resume.
+      expect_reference "an exact job that completed before its signal"
+      continue
+    fi
+    [ "$STATUS" -eq 3 ] ||
+      fail "exit $STATUS after SIGINT on $ranks ranks, expected 3: $(cat stderr)"
+    grep -q "checkpoint saved to ck; resume with the same command plus --resume" stderr ||
+      fail "no line says where the checkpoint is: $(cat stderr)"
+    [ "$(grep -c '^gdedup:' stderr)" -eq 1 ] || fail "not one message: $(cat stderr)"
+    resume_on "$ranks"
+    expect_reference "an exact job stopped by SIGINT on $ranks ranks and resumed"
+  done
+}
+
+case_exact_sigkill_then_resume() {
+  exact_reference 60000 20000 37
+  JOB=(dedup in.txt --exact -o out.txt -f f.gdf --piece-bytes 1K --checkpoint ck
+       --checkpoint-every 5000)
+  # Rank 0 writes the checkpoints; rank 1 sends it its keys.
+  kill_rank_1_then_resume "an exact job" 0
+  rm -f ck out.txt f.gdf out.txt.tmp.*
+  kill_rank_1_then_resume "an exact job" 1
+}
+
+case_exact_past_max_memory_saves_nothing() {
+  exact_reference 100000 40000 35
+  # Each rank's part of about 18,500 keys is past 260K: exit 4, no set
+  # file, no output, the last checkpoint kept; a larger cap resumes it.
+  run_mpi 2 "${JOB[@]}" --max-memory 260K
+  expect_status 4
+  one_message "caps each rank's part of the set"
+  expect_message "continues from the checkpoint ck"
+  [ ! -e f.gdf ] && [ ! -e out.txt ] || fail "a job past its cap saved a file: $(ls)"
+  [ -f ck ] || { fail "no checkpoint was kept: $(ls)"; return; }
+  run_mpi 3 "${JOB[@]}" --max-memory 1M --resume
+  expect_status 0
+  expect_reference "an exact job past its cap, resumed with a larger one"
+}
+
+case_exact_refused_resumes() {
+  # A checkpoint of the other kind, or a damaged one, is refused and changes
+  # nothing; the set checkpoint then still resumes.
+  make_input
+  local bloom=("${JOB[@]}")
+  stop_at_checkpoint 2 2
+  cp ck ck.saved
+  run_mpi 2 dedup in.txt --exact -o out.txt -f f.gdf --piece-bytes 2K --checkpoint ck --resume
+  expect_status 1
+  one_message "ck is a Bloom filter's checkpoint, not an exact set's checkpoint"
+  expect_message "resume it without --exact"
+  cmp -s ck ck.saved || fail "a refused resume changed the checkpoint"
+  rm -f ck out.txt.tmp.*
+  exact_reference 12000 3000 31
+  stop_at_checkpoint 2 2
+  cp ck ck.saved
+  run_mpi 2 "${bloom[@]}" --resume
+  expect_status 1
+  one_message "ck is an exact set's checkpoint (written with --exact), not a Bloom filter's"
+  cmp -s ck ck.saved || fail "a refused resume changed the checkpoint"
+  # Damage in the keys, which every rank reads whole.
+  printf '\377' | dd of=ck bs=1 seek=2000 conv=notrunc 2>/dev/null
+  run_mpi 3 "${JOB[@]}" --resume
+  expect_status 1
+  one_message "set checkpoint ck is damaged"
+  cp ck.saved ck
+  resume_on 3
+  expect_reference "an exact job resumed after refused resumes"
 }
 
 run_cases
