@@ -567,6 +567,14 @@ TEST(CliCheckpoint, StartingOverOnAnExistingCheckpointIsRefused) {
   EXPECT_TRUE(contains(r.err, "checkpoint " + job.checkpoint() + " exists from an earlier run"))
       << r.err;
   EXPECT_TRUE(cli_test::exists(job.checkpoint()));
+  // Also when the run would take a filter file that exists (it once went on
+  // and deleted the earlier run's checkpoint at its end).
+  const std::string checkpoint = cli_test::read_file(job.checkpoint());
+  ASSERT_EQ(run({"build", job.input(), "-f", job.filter(), "-q"}).status, 0);
+  const Result again = run(with(job.checkpointed(), {"-q"}));
+  EXPECT_EQ(again.status, 1) << again.err;
+  EXPECT_TRUE(contains(again.err, "exists from an earlier run")) << again.err;
+  EXPECT_EQ(cli_test::read_file(job.checkpoint()), checkpoint);
 }
 
 TEST(CliCheckpoint, StandardInputNeedsReplayableStdin) {

@@ -114,6 +114,9 @@ JobResult run_exact_job(Job& j) {
   const KeySetOptions set_options{threads.filter, o.max_memory};
   FilterFileCheck file_check = FilterFileCheck::kUnchanged;
   std::optional<ResumeState> resume;
+  // An earlier run's checkpoint is refused whatever set this run takes:
+  // this one would write over it.
+  if (!o.checkpoint.resume) refuse_existing_checkpoint(j);
   KeySet set = [&]() -> KeySet {
     if (o.checkpoint.resume) {
       require_checkpoint(j);
@@ -134,7 +137,6 @@ JobResult run_exact_job(Job& j) {
       events.info(set_text(file.set, o.filter_path));
       return std::move(file.set);
     }
-    refuse_existing_checkpoint(j);
     // A capacity sizes the set from the start; without one it starts
     // small and doubles as keys come. Either within --max-memory, checked
     // before the set is made.

@@ -40,13 +40,11 @@ BackendChoice backend_choice(const Job& j) {
 }
 
 JobFilter fixed_filter(const Job& j) {
-  job::refuse_existing_checkpoint(j);
   const Plan plan = job::plan_new_filter(j);
   return JobFilter(Checkpoint{Filter::from_plan(plan), ResumeState{}, {}}, backend_choice(j));
 }
 
 JobFilter growing_filter(const Job& j) {
-  job::refuse_existing_checkpoint(j);
   const GrowthRule rule = job::plan_growth(j);
   JobFilter made(rule, backend_choice(j));
   LayeredFilter& filter = *made.growing();
@@ -114,6 +112,9 @@ JobResult run_job(const JobSpec& spec, JobEvents& events) {
   KeyRules saved_rules = key_rules;
   job::FilterFileCheck filter_file_check = job::FilterFileCheck::kUnchanged;
   // Returned, never moved: a fixed filter's backend works on it in place.
+  // An earlier run's checkpoint is refused whatever filter this run takes:
+  // this one would write over it.
+  if (!o.checkpoint.resume) job::refuse_existing_checkpoint(j);
   JobFilter filter = [&]() -> JobFilter {
     if (o.checkpoint.resume) {
       filter_file_check = job::check_resume_files(j, o.saves_filter(), true);

@@ -228,6 +228,20 @@ open('in.txt', 'w').write(''.join('https://k.example/%d\n' % r.randrange(300000)
   [ ! -e ck ] || fail "the checkpoint is left after the job completed"
 }
 
+# An earlier run's checkpoint is refused, not written over or deleted, also
+# when the run takes a set file that exists.
+case_an_earlier_checkpoint_is_refused_beside_an_existing_set() {
+  printf 'a\nb\nc\n' >in.txt
+  run_gdedup build --exact in.txt -f s.set
+  expect_status 0
+  echo "an earlier run's checkpoint" >ck
+  run_gdedup dedup --exact in.txt -f s.set -o out.txt --checkpoint ck
+  expect_status 1
+  expect_message "checkpoint ck exists from an earlier run"
+  [ "$(cat ck)" = "an earlier run's checkpoint" ] || fail "the earlier checkpoint was changed"
+  [ ! -e out.txt ] || fail "a refused job wrote its output"
+}
+
 # The set file's bytes are a function of its keys: the same keys in another
 # order, in other batches, on other threads, give the same file.
 case_set_file_bytes_depend_on_the_keys_alone() {
