@@ -221,9 +221,11 @@ class ShardedFilter {
 // keys in input order give the answers of one process's set.
 class ShardedSet {
  public:
-  // Empty, this rank's part sized for its share of `expected_keys` (0: the
-  // smallest set); `options` are the part's (threads, cap).
-  ShardedSet(uint64_t expected_keys, const KeySetOptions& options);
+  // Empty, this rank's part sized for its share of `capacity` (0: the
+  // smallest set); `options` are the part's (threads, cap). As
+  // KeySet::sized, checked against the part's cap before it is made, in
+  // the words of `names`.
+  ShardedSet(uint64_t capacity, const KeySetOptions& options, const KeySetSizeNames& names);
   // This rank's keys of the set file at `path` (the whole file read a piece
   // at a time, the others' keys dropped), and in `rules` the file's key
   // rules. Throws Error as load_set_file does. Not collective.

@@ -209,7 +209,10 @@ void RankJob::prepare_set() {
   } else {
     // A capacity sizes the set from the start, each rank's part for its
     // share; without one the parts start small and double as keys come.
-    s.set.emplace(o.sizing.capacity.value_or(0), options);
+    s.set.emplace(o.sizing.capacity.value_or(0), options,
+                  KeySetSizeNames{j.given(JobOption::kCapacity), j.name(JobOption::kCapacity),
+                                  j.given(JobOption::kMaxMemory),
+                                  j.name(JobOption::kMaxMemory)});
   }
   try {
     job::check_set_cap(j, s.set->part().bytes(), "a rank's part of the set");

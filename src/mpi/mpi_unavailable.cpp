@@ -48,11 +48,18 @@ PipelineStats run_sharded_pipeline(const PipelineOptions&, ShardedFilter&, const
   not_built();
 }
 
-ShardedSet::ShardedSet(uint64_t, const KeySetOptions&) { not_built(); }
+ShardedSet::ShardedSet(uint64_t, const KeySetOptions&, const KeySetSizeNames&) { not_built(); }
 ShardedSet::ShardedSet(ShardedSet&&) noexcept = default;
 ShardedSet::~ShardedSet() = default;
 ShardedSet ShardedSet::load(const std::string&, const KeySetOptions&, KeyRules&) { not_built(); }
+ShardedSet ShardedSet::load_checkpoint(const std::string&, const KeySetOptions&, KeyRules&,
+                                       ResumeState&) {
+  not_built();
+}
 void ShardedSet::save(const std::string&, const KeyRules&) const { not_built(); }
+void ShardedSet::save_checkpoint(const ResumeState&, const KeyRules&, const std::string&) const {
+  not_built();
+}
 ShardedSet::Totals ShardedSet::totals() const { not_built(); }
 
 PipelineStats run_sharded_pipeline(const PipelineOptions&, ShardedSet&, const KeyRules&) {

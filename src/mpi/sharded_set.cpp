@@ -61,8 +61,11 @@ uint64_t share(uint64_t keys) {
 
 }  // namespace
 
-ShardedSet::ShardedSet(uint64_t expected_keys, const KeySetOptions& options)
-    : part_(share(expected_keys), options) {}
+ShardedSet::ShardedSet(uint64_t capacity, const KeySetOptions& options,
+                       const KeySetSizeNames& names)
+    : part_(KeySet::sized(share(capacity), options,
+                          KeySetSizeNames{names.capacity_given + " (a rank's share of it)",
+                                          names.capacity, names.cap_given, names.cap})) {}
 ShardedSet::ShardedSet(KeySet part) : part_(std::move(part)) {}
 ShardedSet::ShardedSet(ShardedSet&&) noexcept = default;
 ShardedSet::~ShardedSet() = default;

@@ -142,6 +142,12 @@ case_exact_mode_refusals() {
   expect_status 4
   one_message "caps each rank's part"
   [ "$(cat out3.txt)" = before ] || fail "a job past its cap changed out3.txt"
+  # A capacity whose part is past the cap contradicts it: status 2 before
+  # any rank makes its part (a terabyte of keys would not fit in memory).
+  run_mpi 2 dedup in.txt --exact -o out4.txt --capacity 1T --max-memory 1GiB
+  expect_status 2
+  one_message "a set sized for --capacity 1T (a rank's share of it) takes"
+  [ ! -e out4.txt ] || fail "a refused job left a file"
   run_mpi 2 dedup in.txt --exact -o out2.txt --fpr 0.01
   expect_status 2
   one_message "--fpr 0.01 has no effect with --exact"
