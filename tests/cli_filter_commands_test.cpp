@@ -298,6 +298,86 @@ TEST(CliInfo, SetFileShowsKeysBytesLoadAndCollisionChance) {
   EXPECT_TRUE(contains(r.err, path + " is damaged")) << r.err;
 }
 
+// info reads a set streamed, without loading it: it prints what it printed
+// when it loaded the set (the texts below), and refuses a damaged set with
+// the loader's message.
+TEST(CliInfo, SetFileOutputIsTheLoadedSetsAndDamageTheLoadersMessage) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  const std::string rules =
+      "input text, key whole, delimiter tab, normalize none, separator newline, seed "
+      "0x6764656475700001";
+  struct Case {
+    uint64_t keys;
+    std::string rows;  // after the file row
+    std::string json;  // after the file member
+  };
+  const std::vector<Case> cases = {
+      {5000,
+       "kind          exact set (--exact): every distinct key seen, as 84 bits of its hash\n"
+       "version       1\n"
+       "key rules     " + rules + "\n"
+       "keys          5,000\n"
+       "file size     44.8 KiB (45,874 bytes, 9.17 bytes a key)\n"
+       "memory        256 KiB (262,144 bytes, 52.43 bytes a key) when loaded\n"
+       "load          20.35% of the table's slots\n"
+       "collision     6.46e-19: the chance that two of 5,000 keys share their 84 bits, so "
+       "that a unique key is taken for a seen one\n",
+       "  \"kind\": \"set\",\n  \"info_version\": 2,\n  \"version\": 1,\n"
+       "  \"key_rules\": \"" + rules + "\",\n"
+       "  \"keys\": 5000,\n  \"file_bytes\": 45874,\n"
+       "  \"file_bytes_per_key\": 9.1748,\n  \"bytes\": 262144,\n"
+       "  \"bytes_per_key\": 52.4288,\n  \"load\": 0.20345052083333334,\n"
+       "  \"collision_chance\": 6.461056065863415e-19\n}\n"},
+      {100000,
+       "kind          exact set (--exact): every distinct key seen, as 84 bits of its hash\n"
+       "version       1\n"
+       "key rules     " + rules + "\n"
+       "keys          100,000\n"
+       "file size     841 KiB (861,043 bytes, 8.61 bytes a key)\n"
+       "memory        2.00 MiB (2,097,152 bytes, 20.97 bytes a key) when loaded\n"
+       "load          50.86% of the table's slots\n"
+       "collision     2.58e-16: the chance that two of 100,000 keys share their 84 bits, so "
+       "that a unique key is taken for a seen one\n",
+       "  \"kind\": \"set\",\n  \"info_version\": 2,\n  \"version\": 1,\n"
+       "  \"key_rules\": \"" + rules + "\",\n"
+       "  \"keys\": 100000,\n  \"file_bytes\": 861043,\n"
+       "  \"file_bytes_per_key\": 8.61043,\n  \"bytes\": 2097152,\n"
+       "  \"bytes_per_key\": 20.97152,\n  \"load\": 0.5086263020833334,\n"
+       "  \"collision_chance\": 2.5849135648340687e-16\n}\n"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.keys);
+    const std::string path = dir / "s.gds";
+    save_set_with_keys(path, 0, c.keys);
+    Result r = run({"info", path});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "file          " + path + "\n" + c.rows);
+    r = run({"info", "--json", path});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "{\n  \"file\": \"" + path + "\",\n" + c.json);
+  }
+  // Damaged: a changed key byte, a cut, an appended byte.
+  const std::string good = cli_test::read_file(dir / "s.gds");
+  std::string changed = good;
+  changed[good.size() - 100] ^= 4;
+  for (const std::string& bytes : {changed, good.substr(0, good.size() / 2), good + "x"}) {
+    const std::string path = dir / "bad.gds";
+    cli_test::write_file(path, bytes);
+    std::string message;
+    try {
+      gdedup::load_set_file(path);
+    } catch (const gdedup::Error& e) {
+      message = e.what();
+    }
+    ASSERT_FALSE(message.empty());
+    const Result r = run({"info", path, dir / "s.gds"});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err, "gdedup: " + message + "\n");
+    EXPECT_TRUE(contains(r.out, "100,000")) << r.out;  // the good file after it
+  }
+}
+
 TEST(CliInfo, SetCheckpointShowsItsJobAndSet) {
   REQUIRE_GDEDUP_BIN();
   cli_test::TempDir dir;

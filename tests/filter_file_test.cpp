@@ -457,6 +457,18 @@ Error set_error(const std::string& path) {
   return Error("");
 }
 
+// The message summarize_set (gdedup info) refuses `path` with ("" and
+// failure if it does not).
+std::string summary_error(const std::string& path, bool checkpoint) {
+  try {
+    summarize_set(path, checkpoint);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << path << " was summarized";
+  return "";
+}
+
 KeyRules nul_rules() {
   KeyRules rules;
   rules.keys = KeyOptions::parse("field:2", ",", "url");
@@ -530,6 +542,7 @@ TEST_F(SetFileTest, EveryChangedOrMissingByteAndAnExtraOneAreRefused) {
         EXPECT_EQ(e.kind(), ErrorKind::damaged) << what << ": " << message;
         EXPECT_NE(message.find(bad), std::string::npos) << what << ": " << message;
         EXPECT_NE(message.find(says), std::string::npos) << what << ": " << message;
+        EXPECT_EQ(summary_error(bad, checkpoint), message) << what;
       }
     };
     for (size_t pos = 0; pos < good.size(); ++pos) {
@@ -599,7 +612,45 @@ TEST_F(SetFileTest, ForgedKeysThatDoNotDecodeToTheCountAreRefused) {
     EXPECT_EQ(e.kind(), ErrorKind::damaged) << c.what;
     EXPECT_NE(message.find(path("bad")), std::string::npos) << c.what << ": " << message;
     EXPECT_NE(message.find(c.says), std::string::npos) << c.what << ": " << message;
+    EXPECT_EQ(summary_error(path("bad"), false), message) << c.what;
   }
+}
+
+// gdedup info reads a set without loading it: its figures must be those of
+// the set loaded from the file, a set file's and a checkpoint's, at sizes
+// across the shards' doublings and with every key in one shard, which then
+// grows past its share as it is loaded.
+TEST_F(SetFileTest, SummaryHasTheLoadedSetsFigures) {
+  std::vector<std::vector<Key84>> sets;
+  for (const size_t n : {size_t{0}, size_t{1}, size_t{1000}, size_t{30000}, size_t{200000}}) {
+    sets.push_back(random_keys(n, 77 + n));
+  }
+  std::vector<Key84> one_shard = random_keys(20000, 5);
+  for (Key84& key : one_shard) key >>= 8;  // shard 0 of 256
+  sets.push_back(one_shard);
+  for (const std::vector<Key84>& keys : sets) {
+    SCOPED_TRACE(keys.size());
+    ResumeState state;
+    state.records = keys.size() + 3;
+    save_set_file(set_of(keys), nul_rules(), path("set"));
+    save_set_checkpoint(set_of(keys), nul_rules(), state, path("ck"));
+    for (const bool checkpoint : {false, true}) {
+      const std::string at = checkpoint ? path("ck") : path("set");
+      const SetFileSummary summary = summarize_set(at, checkpoint);
+      const KeySet loaded = checkpoint ? load_set_checkpoint(at).set : load_set_file(at).set;
+      EXPECT_EQ(summary.info.keys, loaded.size());
+      EXPECT_EQ(summary.info.rules, nul_rules());
+      EXPECT_EQ(summary.info.file_bytes, std::filesystem::file_size(at));
+      EXPECT_EQ(summary.bytes, loaded.bytes());
+      EXPECT_EQ(summary.load, loaded.load());
+      ASSERT_EQ(summary.state.has_value(), checkpoint);
+      if (checkpoint) {
+        EXPECT_EQ(summary.state->records, keys.size() + 3);
+      }
+    }
+  }
+  // The one shard grew: a set sized for the count alone is smaller.
+  EXPECT_GT(summarize_set(path("set"), false).bytes, KeySet(one_shard.size()).bytes());
 }
 
 // Random changes to the keys section, the checksums made to match: the

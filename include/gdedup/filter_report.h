@@ -62,13 +62,14 @@ std::string info_text(const std::string& path, const FilterFile& file);
 JsonObject info_json(const std::string& path, const FilterFile& file);
 
 // What `gdedup info` shows of an exact set (docs/CLI.md, "info"): its
-// keys, the bytes a key in the file (`file_bytes` long) and in memory, its
-// load and the chance that two of its keys collide. set_rows and
-// add_set_fields serve set files and set checkpoints alike.
-std::string set_rows(const KeySet& set, uint64_t file_bytes);
-JsonObject& add_set_fields(JsonObject& o, const KeySet& set, uint64_t file_bytes);
-std::string set_info_text(const std::string& path, const SetFile& file);
-JsonObject set_info_json(const std::string& path, const SetFile& file);
+// keys, the bytes a key in the file and in memory once loaded, its load
+// and the chance that two of its keys collide, from the file read without
+// its set (summarize_set). set_rows and add_set_fields serve set files and
+// set checkpoints alike.
+std::string set_rows(const SetFileSummary& set);
+JsonObject& add_set_fields(JsonObject& o, const SetFileSummary& set);
+std::string set_info_text(const std::string& path, const SetFileSummary& file);
+JsonObject set_info_json(const std::string& path, const SetFileSummary& file);
 
 // What `gdedup plan --exact` shows: the memory a set takes at `keys` keys
 // (grown from small, as a job grows it), bytes a key, and the collision

@@ -19,6 +19,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace gdedup {
 
@@ -111,6 +112,29 @@ class KeySet {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+};
+
+// The tables of KeySet(expected_keys) once the keys handed to insert() are
+// inserted, figured from how many fall in each shard without making the
+// set, in memory of its own (a count a shard): what `gdedup info` says a
+// set file takes when loaded. bytes() and load() are the loaded set's
+// unless a shard of it grew for a run of keys too long rather than for its
+// load, which only its table can tell (rare: docs/CLI.md, "info").
+class KeySetSizing {
+ public:
+  explicit KeySetSizing(uint64_t expected_keys);
+  // Keys, each once (as a set file holds them), in any order.
+  void insert(const Key84* keys, size_t n);
+  uint64_t size() const;
+  uint64_t bytes() const;
+  double load() const;
+
+ private:
+  // The bucket bits shard `s` ends at.
+  unsigned shard_bits(unsigned s) const;
+
+  uint64_t expected_keys_;
+  std::vector<uint64_t> shard_keys_;
 };
 
 }  // namespace gdedup

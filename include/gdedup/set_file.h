@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "gdedup/checkpoint.h"
@@ -73,5 +74,18 @@ void save_set_checkpoint(const KeySet& set, const KeyRules& rules, const ResumeS
 // refused (kind damaged), a Bloom filter's checkpoint with invalid_argument.
 SetCheckpoint load_set_checkpoint(const std::string& path, const KeySetOptions& options = {});
 bool is_set_checkpoint(const std::string& path);
+
+// What a set file (a set checkpoint where `checkpoint`) holds, read and
+// verified as load_set_file (load_set_checkpoint) reads it, without its
+// set: its keys stream by a piece at a time, and the tables of the set
+// they would load into are figured from them (KeySetSizing), so that the
+// memory this takes does not grow with the set's (gdedup info).
+struct SetFileSummary {
+  SetFileInfo info;
+  std::optional<ResumeState> state;  // a set checkpoint's
+  uint64_t bytes = 0;                // the loaded set's tables (KeySet::bytes)
+  double load = 0;                   // and its load (KeySet::load)
+};
+SetFileSummary summarize_set(const std::string& path, bool checkpoint);
 
 }  // namespace gdedup

@@ -157,19 +157,18 @@ JsonObject checkpoint_info_json(const std::string& path, const Checkpoint& check
   return add_whole_filter_fields(o, layers_of(checkpoint));
 }
 
-std::string set_checkpoint_info_text(const std::string& path, const SetCheckpoint& checkpoint,
+std::string set_checkpoint_info_text(const std::string& path, const SetFileSummary& checkpoint,
                                      bool all_inputs) {
-  return job_rows(path, checkpoint.state, all_inputs,
+  return job_rows(path, *checkpoint.state, all_inputs,
                   "checkpoint of an unfinished job with --exact: its command plus --resume "
                   "continues it") +
-         row("key rules", checkpoint.rules.to_string()) +
-         set_rows(checkpoint.set, checkpoint.file_bytes);
+         row("key rules", checkpoint.info.rules.to_string()) + set_rows(checkpoint);
 }
 
-JsonObject set_checkpoint_info_json(const std::string& path, const SetCheckpoint& checkpoint) {
-  JsonObject o = job_json(path, checkpoint.state, "set_checkpoint");
-  o.add("key_rules", checkpoint.rules.to_string());
-  return add_set_fields(o, checkpoint.set, checkpoint.file_bytes);
+JsonObject set_checkpoint_info_json(const std::string& path, const SetFileSummary& checkpoint) {
+  JsonObject o = job_json(path, *checkpoint.state, "set_checkpoint");
+  o.add("key_rules", checkpoint.info.rules.to_string());
+  return add_set_fields(o, checkpoint);
 }
 
 }  // namespace gdedup::cli

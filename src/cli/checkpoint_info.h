@@ -18,9 +18,10 @@ std::string checkpoint_info_text(const std::string& path, const Checkpoint& chec
                                  bool all_inputs);
 JsonObject checkpoint_info_json(const std::string& path, const Checkpoint& checkpoint);
 
-// The same for a checkpoint of a job with --exact: the job, then its set.
-std::string set_checkpoint_info_text(const std::string& path, const SetCheckpoint& checkpoint,
+// The same for a checkpoint of a job with --exact (`checkpoint` read by
+// summarize_set, with its state): the job, then its set.
+std::string set_checkpoint_info_text(const std::string& path, const SetFileSummary& checkpoint,
                                      bool all_inputs);
-JsonObject set_checkpoint_info_json(const std::string& path, const SetCheckpoint& checkpoint);
+JsonObject set_checkpoint_info_json(const std::string& path, const SetFileSummary& checkpoint);
 
 }  // namespace gdedup::cli

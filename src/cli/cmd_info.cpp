@@ -27,15 +27,16 @@ struct InfoOptions {
 
 // The description of one file, as text or JSON. The bit array is read (and
 // its checksum verified) to count set bits: the header alone has no fill.
-// A set is loaded whole too: its keys are verified, and its memory is that
-// of the loaded set.
+// A set's keys stream by, verified as a load verifies them, but no set is
+// made: its memory when loaded is figured from them, and info's own does
+// not grow with the set's.
 std::string describe(const std::string& path, const InfoOptions& options) {
   if (is_set_file(path)) {
-    const SetFile file = load_set_file(path);
+    const SetFileSummary file = summarize_set(path, false);
     return options.json ? set_info_json(path, file).str() : set_info_text(path, file);
   }
   if (is_set_checkpoint(path)) {
-    const SetCheckpoint checkpoint = load_set_checkpoint(path);
+    const SetFileSummary checkpoint = summarize_set(path, true);
     return options.json ? set_checkpoint_info_json(path, checkpoint).str()
                         : set_checkpoint_info_text(path, checkpoint, options.all_inputs);
   }

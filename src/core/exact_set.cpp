@@ -94,17 +94,22 @@ uint64_t ExactSet::bytes_for(uint64_t keys, unsigned key_bits, unsigned stagger)
   return bytes_at(bucket_bits_for(keys, kMinBucketBits, key_bits, stagger));
 }
 
+unsigned ExactSet::bucket_bits_sized_for(uint64_t expected_keys, unsigned key_bits,
+                                         unsigned stagger) {
+  // Room for a few standard deviations more than expected, so that a
+  // KeySet's shards, each given its share, do not grow at their last keys.
+  const double spread = 4 * std::sqrt(static_cast<double>(expected_keys)) + 16;
+  const uint64_t room = expected_keys == 0 ? 0 : expected_keys + static_cast<uint64_t>(spread);
+  return bucket_bits_for(room, kMinBucketBits, key_bits, stagger % 256);
+}
+
 ExactSet::ExactSet(uint64_t expected_keys, unsigned key_bits, unsigned stagger)
     : key_bits_(key_bits), stagger_(stagger % 256) {
   if (key_bits_ > kKeyBits || key_bits_ < kMinKeyBits) {
     throw UsageError("an exact set's keys have " + std::to_string(kMinKeyBits) + " to " +
                      std::to_string(kKeyBits) + " bits, not " + std::to_string(key_bits));
   }
-  // Room for a few standard deviations more than expected, so that a
-  // KeySet's shards, each given its share, do not grow at their last keys.
-  const double spread = 4 * std::sqrt(static_cast<double>(expected_keys)) + 16;
-  const uint64_t room = expected_keys == 0 ? 0 : expected_keys + static_cast<uint64_t>(spread);
-  set_shape(bucket_bits_for(room, kMinBucketBits, key_bits_, stagger_));
+  set_shape(bucket_bits_sized_for(expected_keys, key_bits_, stagger_));
   table_ = Table(bytes());
 }
 

@@ -121,6 +121,13 @@ class ExactSet {
   // to hold `keys` keys.
   static unsigned bucket_bits_for(uint64_t keys, unsigned bucket_bits, unsigned key_bits,
                                   unsigned stagger);
+  // The bucket bits of ExactSet(expected_keys, key_bits, stagger), and the
+  // slots of a table of 2^bucket_bits buckets: its shape, without making it.
+  static unsigned bucket_bits_sized_for(uint64_t expected_keys, unsigned key_bits,
+                                        unsigned stagger);
+  static uint64_t slots_at(unsigned bucket_bits, unsigned key_bits) {
+    return (uint64_t{1} << bucket_bits) * per_bucket_for(bucket_bits, key_bits);
+  }
   static uint64_t bytes_at(unsigned bucket_bits) { return uint64_t{64} << bucket_bits; }
   // The share of slots in use past which a table of `per_bucket` slots a
   // bucket doubles: below the load where runs longer than kMaxDisplacement

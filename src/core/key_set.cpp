@@ -463,4 +463,37 @@ uint64_t KeySet::bytes_for(uint64_t keys) {
   return bytes;
 }
 
+KeySetSizing::KeySetSizing(uint64_t expected_keys)
+    : expected_keys_(expected_keys), shard_keys_(kShards, 0) {}
+
+void KeySetSizing::insert(const Key84* keys, size_t n) {
+  for (size_t i = 0; i < n; ++i) ++shard_keys_[shard_of(keys[i])];
+}
+
+uint64_t KeySetSizing::size() const {
+  uint64_t total = 0;
+  for (const uint64_t n : shard_keys_) total += n;
+  return total;
+}
+
+// Shard `s` as KeySet(expected_keys) makes it, grown by the load rule to
+// hold its keys, as test_and_insert grows it.
+unsigned KeySetSizing::shard_bits(unsigned s) const {
+  const uint64_t share = (expected_keys_ + kShards - 1) / kShards;
+  const unsigned start = ExactSet::bucket_bits_sized_for(share, kShardKeyBits, stagger_of(s));
+  return ExactSet::bucket_bits_for(shard_keys_[s], start, kShardKeyBits, stagger_of(s));
+}
+
+uint64_t KeySetSizing::bytes() const {
+  uint64_t bytes = 0;
+  for (unsigned s = 0; s < kShards; ++s) bytes += ExactSet::bytes_at(shard_bits(s));
+  return bytes;
+}
+
+double KeySetSizing::load() const {
+  uint64_t slots = 0;
+  for (unsigned s = 0; s < kShards; ++s) slots += ExactSet::slots_at(shard_bits(s), kShardKeyBits);
+  return static_cast<double>(size()) / static_cast<double>(slots);
+}
+
 }  // namespace gdedup

@@ -284,23 +284,26 @@ void read_set(const format::FileKind& kind, const std::string& path, const SetSt
   read_keys(kind, f, [&](const Key84* keys, size_t n) { named([&] { sink(keys, n); }); });
 }
 
-// The whole set of the file at `path`, made with `options`; its head, and a
+// The file at `path` with its keys inserted into `Keys(key count,
+// args...)`: the whole set (a KeySet), or its sizing; its head, and a
 // checkpoint's resume state.
+template <class Keys>
 struct Loaded {
-  std::optional<KeySet> set;
+  std::optional<Keys> keys;
   SetFileInfo info;
   std::optional<ResumeState> state;
 };
 
-Loaded load_whole(bool checkpoint, const std::string& path, const KeySetOptions& options) {
-  Loaded out;
+template <class Keys, class... Args>
+Loaded<Keys> load_whole(bool checkpoint, const std::string& path, const Args&... args) {
+  Loaded<Keys> out;
   read_set(kind_of(checkpoint), path,
            [&](const SetFileInfo& info, const ResumeState* state) {
              out.info = info;
              if (state != nullptr) out.state = *state;
-             out.set.emplace(info.keys, options);
+             out.keys.emplace(info.keys, args...);
            },
-           [&](const Key84* keys, size_t n) { out.set->insert(keys, n); });
+           [&](const Key84* keys, size_t n) { out.keys->insert(keys, n); });
   return out;
 }
 
@@ -316,8 +319,8 @@ bool starts_with(const std::string& path, const char* magic) {
 }  // namespace
 
 SetFile load_set_file(const std::string& path, const KeySetOptions& options) {
-  Loaded file = load_whole(false, path, options);
-  return SetFile{std::move(*file.set), file.info.rules, file.info.version, file.info.file_bytes};
+  Loaded<KeySet> file = load_whole<KeySet>(false, path, options);
+  return SetFile{std::move(*file.keys), file.info.rules, file.info.version, file.info.file_bytes};
 }
 
 SetFileInfo read_set_info(const std::string& path) {
@@ -328,14 +331,19 @@ SetFileInfo read_set_info(const std::string& path) {
 }
 
 SetCheckpoint load_set_checkpoint(const std::string& path, const KeySetOptions& options) {
-  Loaded file = load_whole(true, path, options);
-  return SetCheckpoint{std::move(*file.set), file.info.rules, std::move(*file.state),
+  Loaded<KeySet> file = load_whole<KeySet>(true, path, options);
+  return SetCheckpoint{std::move(*file.keys), file.info.rules, std::move(*file.state),
                        file.info.file_bytes};
 }
 
 void read_set_streamed(const std::string& path, bool checkpoint, const SetStart& start,
                        const KeySink& sink) {
   read_set(kind_of(checkpoint), path, start, sink);
+}
+
+SetFileSummary summarize_set(const std::string& path, bool checkpoint) {
+  Loaded<KeySetSizing> file = load_whole<KeySetSizing>(checkpoint, path);
+  return SetFileSummary{file.info, std::move(file.state), file.keys->bytes(), file.keys->load()};
 }
 
 bool is_set_file(const std::string& path) { return starts_with(path, set_file::kMagic); }

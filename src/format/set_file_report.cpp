@@ -33,39 +33,40 @@ std::string collision_text(uint64_t keys) {
 
 }  // namespace
 
-std::string set_rows(const KeySet& set, uint64_t file_bytes) {
-  const uint64_t keys = set.size();
-  return row("keys", group_digits(keys)) + row("file size", bytes_text(file_bytes, keys)) +
-         row("memory", bytes_text(set.bytes(), keys) + " when loaded") +
-         row("load", format_percent(set.load()) + " of the table's slots") +
+std::string set_rows(const SetFileSummary& set) {
+  const uint64_t keys = set.info.keys;
+  return row("keys", group_digits(keys)) +
+         row("file size", bytes_text(set.info.file_bytes, keys)) +
+         row("memory", bytes_text(set.bytes, keys) + " when loaded") +
+         row("load", format_percent(set.load) + " of the table's slots") +
          row("collision", collision_text(keys));
 }
 
-JsonObject& add_set_fields(JsonObject& o, const KeySet& set, uint64_t file_bytes) {
-  const uint64_t keys = set.size();
+JsonObject& add_set_fields(JsonObject& o, const SetFileSummary& set) {
+  const uint64_t keys = set.info.keys;
   return o.add("keys", keys)
-      .add("file_bytes", file_bytes)
-      .add("file_bytes_per_key", per_key(file_bytes, keys))
-      .add("bytes", set.bytes())
-      .add("bytes_per_key", per_key(set.bytes(), keys))
-      .add("load", set.load())
+      .add("file_bytes", set.info.file_bytes)
+      .add("file_bytes_per_key", per_key(set.info.file_bytes, keys))
+      .add("bytes", set.bytes)
+      .add("bytes_per_key", per_key(set.bytes, keys))
+      .add("load", set.load)
       .add("collision_chance", KeySet::collision_chance(keys));
 }
 
-std::string set_info_text(const std::string& path, const SetFile& file) {
+std::string set_info_text(const std::string& path, const SetFileSummary& file) {
   return row("file", path) + row("kind", kSetKind) +
-         row("version", std::to_string(file.version)) + row("key rules", file.rules.to_string()) +
-         set_rows(file.set, file.file_bytes);
+         row("version", std::to_string(file.info.version)) +
+         row("key rules", file.info.rules.to_string()) + set_rows(file);
 }
 
-JsonObject set_info_json(const std::string& path, const SetFile& file) {
+JsonObject set_info_json(const std::string& path, const SetFileSummary& file) {
   JsonObject o;
   o.add("file", path)
       .add("kind", "set")
       .add("info_version", kInfoJsonVersion)
-      .add("version", uint64_t{file.version})
-      .add("key_rules", file.rules.to_string());
-  return add_set_fields(o, file.set, file.file_bytes);
+      .add("version", uint64_t{file.info.version})
+      .add("key_rules", file.info.rules.to_string());
+  return add_set_fields(o, file);
 }
 
 std::string set_plan_text(uint64_t keys) {

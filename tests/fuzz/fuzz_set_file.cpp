@@ -13,9 +13,12 @@
 // set holds the count its header names; it saves to a file that loads to
 // the same keys and saves back to the same bytes; a loaded set file saves
 // to exactly the bytes it was loaded from (its rules and keys have one
-// encoding each), and read_set_info agrees with it.
+// encoding each), and read_set_info agrees with it; summarize_set (gdedup
+// info) reads a file where the loader does, with its count, and refuses it
+// where the loader does, with the loader's message.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,6 +93,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const gdedup::fuzz::FileScratch& s = scratch();
   const bool checkpoint = gdedup::is_set_checkpoint(s.in_path);
 
+  // What gdedup info says of the file: compared with the loader below.
+  std::optional<gdedup::SetFileSummary> summary;
+  std::string summary_error;
+  try {
+    summary = gdedup::summarize_set(s.in_path, checkpoint);
+  } catch (const gdedup::Error& e) {
+    summary_error = e.what();
+  }
+
   bool loaded = false;
   try {
     gdedup::KeySet set;
@@ -123,6 +135,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto* h = reinterpret_cast<const unsigned char*>(file.data());
     FUZZ_CHECK(set.size() == get_u64(h + sf::kOffKeyCount),
                "the set holds another count than its header names");
+    FUZZ_CHECK(summary && summary->info.keys == set.size() &&
+                   summary->state.has_value() == checkpoint,
+               "summarize_set refused a file the loader loads: " + summary_error);
     const std::vector<gdedup::Key84> keys = keys_of(set);
     FUZZ_CHECK(keys.size() == set.size(), "for_each_sorted disagrees with size()");
     gdedup::save_set_file(set, rules, s.out_path);
@@ -131,6 +146,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const gdedup::Error& e) {
     FUZZ_CHECK(!loaded, std::string("saving a loaded set failed: ") + e.what());
     const std::string message = e.what();
+    FUZZ_CHECK(!summary && summary_error == message,
+               "summarize_set disagrees with the loader: " + show(summary_error) + " against " +
+                   show(message));
     FUZZ_CHECK(message.find(s.in_path) != std::string::npos,
                "the error does not name the file: " + show(message));
   }
