@@ -468,6 +468,77 @@ TEST(CliMerge, SetsAndFiltersOrOtherRulesAreNotMerged) {
   EXPECT_EQ(gdedup::load_set_file(dir / "out").rules, gdedup::KeyRules{});
 }
 
+// --max-memory caps the union of sets as it is made, and a merged filter's
+// size, known from the headers: past it, exit 4 and nothing written (the
+// output, new or an existing file, is as it was).
+TEST(CliMerge, MaxMemoryCapsTheUnionAndWritesNothingPastIt) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  save_set_with_keys(dir / "a.gds", 0, 2000);
+  save_set_with_keys(dir / "b.gds", 1000, 60000);
+  save_set_with_keys(dir / "whole.gds", 0, 60000);
+  // The first input as merge loads it, and the union it grows to.
+  gdedup::KeySet first = gdedup::load_set_file(dir / "a.gds").set;
+  const uint64_t first_bytes = first.bytes();
+  gdedup::load_set_file(dir / "b.gds").set.for_each_sorted(
+      [&](const gdedup::Key84* keys, size_t n) { first.insert(keys, n); });
+  const uint64_t union_bytes = first.bytes();
+  ASSERT_GT(union_bytes, first_bytes);
+  cli_test::write_file(dir / "old.gds", cli_test::read_file(dir / "a.gds"));
+  struct Case {
+    uint64_t cap;
+    std::string output;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {first_bytes - 1, dir / "new.gds", dir / "a.gds takes"},
+      {first_bytes, dir / "new.gds", "with " + dir / "b.gds the union takes at least"},
+      {union_bytes - 1, dir / "old.gds", "the union takes at least"},
+      {union_bytes - 1, dir / "a.gds", "the union takes at least"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.cap);
+    const bool existed = cli_test::exists(c.output);
+    const std::string before = existed ? cli_test::read_file(c.output) : "";
+    const Result r = run({"merge", dir / "a.gds", dir / "b.gds", "-o", c.output,
+                          "--max-memory", std::to_string(c.cap)});
+    EXPECT_EQ(r.status, 4) << r.err;
+    EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
+    EXPECT_TRUE(contains(r.err, "cannot merge into " + c.output + ": ")) << r.err;
+    EXPECT_TRUE(contains(r.err, c.says)) << r.err;
+    EXPECT_TRUE(contains(r.err, "more than --max-memory " + std::to_string(c.cap) +
+                                    " allows; nothing was written"))
+        << r.err;
+    EXPECT_EQ(cli_test::exists(c.output), existed);
+    if (existed) {
+      EXPECT_EQ(cli_test::read_file(c.output), before);
+    }
+  }
+  Result r = run({"merge", "-q", dir / "a.gds", dir / "b.gds", "-o", dir / "old.gds",
+                  "--max-memory", std::to_string(union_bytes)});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(dir / "old.gds"),
+                                   cli_test::read_file(dir / "whole.gds")));
+
+  // Filters: the merged filter's size, from the headers.
+  const gdedup::Plan plan = gdedup::plan_for_capacity(20000, 1e-4);
+  save_with_keys(dir / "a.bf", plan, 0, 7000);
+  save_with_keys(dir / "b.bf", plan, 7000, 20000);
+  const uint64_t filter_bytes = gdedup::read_filter_info(dir / "a.bf").params[0].bytes();
+  r = run({"merge", dir / "a.bf", dir / "b.bf", "-o", dir / "c.bf", "--max-memory",
+           std::to_string(filter_bytes - 1)});
+  EXPECT_EQ(r.status, 4) << r.err;
+  EXPECT_TRUE(contains(r.err, "the merged filter takes")) << r.err;
+  EXPECT_FALSE(cli_test::exists(dir / "c.bf"));
+  r = run({"merge", dir / "a.bf", dir / "b.bf", "-o", dir / "c.bf", "--max-memory",
+           std::to_string(filter_bytes)});
+  EXPECT_EQ(r.status, 0) << r.err;
+  r = run({"merge", dir / "a.bf", dir / "b.bf", "-o", dir / "d.bf", "--max-memory", "1x"});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "--max-memory 1x")) << r.err;
+  EXPECT_FALSE(cli_test::exists(dir / "d.bf"));
+}
+
 TEST(CliMerge, HalvesMergeIntoTheWholeByteForByte) {
   REQUIRE_GDEDUP_BIN();
   cli_test::TempDir dir;

@@ -3,6 +3,7 @@
 // result holds). A set and a Bloom filter are never merged.
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@
 #include "gdedup/filter_merge.h"
 #include "gdedup/job_files.h"
 #include "gdedup/path_text.h"
+#include "format/set_stream.h"
+#include "gdedup/number_text.h"
 #include "gdedup/set_file.h"
 
 namespace gdedup::cli {
@@ -32,7 +35,20 @@ struct MergeOptions {
   std::string output;
   bool quiet = false;
   bool ignore_key_rules = false;
+  std::string max_memory;  // as given; "" for no cap
+  uint64_t cap = 0;        // its bytes; 0 for no cap
 };
+
+// The merged filter or set would take more than --max-memory: said and
+// exit status 4, before anything is written (an existing output is as it
+// was). `what` says what takes how much.
+int refuse_past_cap(const MergeOptions& options, const std::string& what, uint64_t bytes) {
+  Console::get().error("cannot merge into " + fs::printable(options.output) + ": " + what +
+                       " " + human_bytes(bytes) + " (" + group_digits(bytes) + " bytes), more "
+                       "than --max-memory " + options.max_memory + " allows; nothing was "
+                       "written; a larger --max-memory lets the merge go on");
+  return kExitOverfull;
+}
 
 // The rules of the merged filter: those of the inputs, which must agree
 // (gdedup::merged_rules, shared with the Python package). Throws
@@ -97,8 +113,8 @@ bool inputs_are_sets(const MergeOptions& options) {
 
 // The union of sets whose keys were made by the same rules (a hash seed of
 // its own would make other keys, so it is never ignored). Headers and rules
-// of every input are checked before any keys are read; then one input at a
-// time is loaded into the first.
+// of every input are checked before any keys are read; then the first is
+// loaded and the others' keys stream into it, within --max-memory.
 int run_set_merge(const MergeOptions& options) {
   const std::vector<std::string>& files = options.files;
   std::vector<SetFileInfo> infos;
@@ -115,21 +131,41 @@ int run_set_merge(const MergeOptions& options) {
                        ErrorKind::key_rules_mismatch);
     }
   }
-  SetFile merged = load_set_file(files[0]);
-  for (size_t i = 1; i < files.size(); ++i) {
-    const SetFile other = load_set_file(files[i]);
-    other.set.for_each_sorted(
-        [&](const Key84* keys, size_t n) { merged.set.insert(keys, n); });
+  // The first input is loaded as the union, capped; the others stream
+  // into it a piece at a time, so that memory holds the union alone. A
+  // loaded set is sized for its keys at once: past the cap before it grows.
+  std::optional<SetFile> merged;
+  size_t at = 0;  // the input being read
+  const auto past_cap = [&](uint64_t bytes) {
+    return refuse_past_cap(options,
+                           at == 0 ? "the set of " + fs::printable(files[0]) + " takes"
+                                   : "with " + fs::printable(files[at]) + " the union takes at "
+                                     "least",
+                           bytes);
+  };
+  try {
+    merged = load_set_file(files[0], KeySetOptions{1, options.cap});
+    if (options.cap != 0 && merged->set.bytes() > options.cap) {
+      return past_cap(merged->set.bytes());
+    }
+    for (at = 1; at < files.size(); ++at) {
+      read_set_streamed(files[at], false, [](const SetFileInfo&, const ResumeState*) {},
+                        [&](const Key84* keys, size_t n) { merged->set.insert(keys, n); });
+    }
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::set_full) throw;
+    return past_cap(e.needed());
   }
-  save_set_file(merged.set, merged.rules, options.output);
-  const uint64_t keys = merged.set.size();
+  save_set_file(merged->set, merged->rules, options.output);
+  const uint64_t keys = merged->set.size();
   Console::get().info("merged " + std::to_string(files.size()) + " sets into " +
                       fs::printable(options.output) + ": " + counted(keys, "distinct key") +
                       ", collision chance " + format_rate(KeySet::collision_chance(keys)));
   return 0;
 }
 
-int run_merge(const MergeOptions& options) {
+int run_merge(MergeOptions& options) {
+  if (!options.max_memory.empty()) options.cap = parse_bytes(options.max_memory, "--max-memory");
   Console::get().set_quiet(options.quiet);
   end_on_signals("the merge did not finish and " + fs::printable(options.output) +
                  " was not written");
@@ -147,6 +183,17 @@ int run_merge(const MergeOptions& options) {
   std::vector<FilterFileInfo> infos;
   for (const std::string& path : options.files) infos.push_back(read_filter_info(path));
   const FilterRules rules = merged_rules(options, infos);
+  // The merged filter has the layers of the input with most, the sizes of
+  // every input's: known before any bit array is read.
+  if (options.cap != 0) {
+    const auto most = std::max_element(infos.begin(), infos.end(),
+                                       [](const FilterFileInfo& a, const FilterFileInfo& b) {
+                                         return a.params.size() < b.params.size();
+                                       });
+    uint64_t bytes = 0;
+    for (const FilterParams& layer : most->params) bytes += layer.bytes();
+    if (bytes > options.cap) return refuse_past_cap(options, "the merged filter takes", bytes);
+  }
   // One filter in memory besides the result: the output may be an input,
   // and save_filter replaces it only once the merge is complete.
   FilterFile merged = load_filter_file(options.files[0]);
@@ -197,6 +244,13 @@ Action add_merge_command(CLI::App& app) {
       ->required()
       ->group(kGroupOutput);
   sub->add_flag("-q,--quiet", options->quiet, "No summary line on stderr")->group(kGroupOutput);
+  sub->add_option("--max-memory", options->max_memory,
+                  "The most bytes the merged set (or filter) may take: 4G, 512MiB (powers of "
+                  "1024); past it the merge ends with exit status 4 and writes nothing. A set's "
+                  "union is capped as it is made; a filter's size is known from its inputs' "
+                  "headers, and checked before any is read")
+      ->type_name("BYTES")
+      ->group(kGroupOutput);
   sub->add_flag("--ignore-key-rules", options->ignore_key_rules,
                 "Merge filters whose keys were made by different rules (key, delimiter, "
                 "normalization, record separator); the result records the first one's")

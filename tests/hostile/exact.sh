@@ -427,4 +427,30 @@ case_sets_and_filters_are_not_mixed() {
   [ ! -e both ] || fail "a merge of a set and a filter wrote a file"
 }
 
+# merge --max-memory: a union past the cap ends with status 4 and leaves
+# the output (here an existing set with a space in its name) and its folder
+# as they were; within the cap the union is the set built from all keys.
+case_merge_past_max_memory_writes_nothing() {
+  seq 1 2000 >a.txt
+  seq 1000 60000 >b.txt
+  seq 1 60000 >whole.txt
+  local f
+  for f in a b whole; do
+    run_gdedup build --exact "$f.txt" -f "$f.set"
+    expect_status 0
+  done
+  cp a.set "out put.set"
+  local before
+  before=$(ls -A | wc -l)
+  run_gdedup merge a.set b.set -o "out put.set" --max-memory 300K
+  expect_status 4
+  expect_message "the union takes at least"
+  expect_message "nothing was written"
+  cmp -s a.set "out put.set" || fail "a merge past --max-memory changed its output"
+  [ "$(ls -A | wc -l)" = "$before" ] || fail "a merge past --max-memory left a file: $(ls -A)"
+  run_gdedup merge a.set b.set -o "out put.set" --max-memory 64M
+  expect_status 0
+  cmp -s whole.set "out put.set" || fail "the union differs from the set of all keys"
+}
+
 run_cases
