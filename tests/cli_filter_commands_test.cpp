@@ -514,8 +514,17 @@ TEST(CliMerge, MaxMemoryCapsTheUnionAndWritesNothingPastIt) {
       EXPECT_EQ(cli_test::read_file(c.output), before);
     }
   }
-  Result r = run({"merge", "-q", dir / "a.gds", dir / "b.gds", "-o", dir / "old.gds",
-                  "--max-memory", std::to_string(union_bytes)});
+  // A damaged input is told as damaged, even where its keys pass the cap.
+  std::string damaged = cli_test::read_file(dir / "b.gds");
+  damaged[damaged.size() - 10] ^= 1;
+  cli_test::write_file(dir / "damaged.gds", damaged);
+  Result r = run({"merge", dir / "a.gds", dir / "damaged.gds", "-o", dir / "new.gds",
+                  "--max-memory", std::to_string(first_bytes)});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, dir / "damaged.gds is damaged")) << r.err;
+  EXPECT_FALSE(cli_test::exists(dir / "new.gds"));
+  r = run({"merge", "-q", dir / "a.gds", dir / "b.gds", "-o", dir / "old.gds",
+           "--max-memory", std::to_string(union_bytes)});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(dir / "old.gds"),
                                    cli_test::read_file(dir / "whole.gds")));

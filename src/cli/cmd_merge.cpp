@@ -113,8 +113,8 @@ bool inputs_are_sets(const MergeOptions& options) {
 
 // The union of sets whose keys were made by the same rules (a hash seed of
 // its own would make other keys, so it is never ignored). Headers and rules
-// of every input are checked before any keys are read; then the first is
-// loaded and the others' keys stream into it, within --max-memory.
+// of every input are checked before any keys are read; then their keys
+// stream into one set, within --max-memory.
 int run_set_merge(const MergeOptions& options) {
   const std::vector<std::string>& files = options.files;
   std::vector<SetFileInfo> infos;
@@ -131,33 +131,40 @@ int run_set_merge(const MergeOptions& options) {
                        ErrorKind::key_rules_mismatch);
     }
   }
-  // The first input is loaded as the union, capped; the others stream
-  // into it a piece at a time, so that memory holds the union alone. A
-  // loaded set is sized for its keys at once: past the cap before it grows.
-  std::optional<SetFile> merged;
-  size_t at = 0;  // the input being read
-  const auto past_cap = [&](uint64_t bytes) {
-    return refuse_past_cap(options,
-                           at == 0 ? "the set of " + fs::printable(files[0]) + " takes"
-                                   : "with " + fs::printable(files[at]) + " the union takes at "
-                                     "least",
-                           bytes);
-  };
-  try {
-    merged = load_set_file(files[0], KeySetOptions{1, options.cap});
-    if (options.cap != 0 && merged->set.bytes() > options.cap) {
-      return past_cap(merged->set.bytes());
-    }
-    for (at = 1; at < files.size(); ++at) {
-      read_set_streamed(files[at], false, [](const SetFileInfo&, const ResumeState*) {},
-                        [&](const Key84* keys, size_t n) { merged->set.insert(keys, n); });
-    }
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::set_full) throw;
-    return past_cap(e.needed());
+  // The union starts as the set a load of the first input makes, sized for
+  // its keys at once: checked against the cap before it is made. Every
+  // input's keys then stream into it a piece at a time, so that memory
+  // holds the union alone.
+  const uint64_t first_bytes = KeySetSizing(infos[0].keys).bytes();
+  if (options.cap != 0 && first_bytes > options.cap) {
+    return refuse_past_cap(options, "the set of " + fs::printable(files[0]) + " takes",
+                           first_bytes);
   }
-  save_set_file(merged->set, merged->rules, options.output);
-  const uint64_t keys = merged->set.size();
+  KeySet merged(infos[0].keys, KeySetOptions{1, options.cap});
+  for (size_t i = 0; i < files.size(); ++i) {
+    // Past the cap no more keys go in, but the input is read to its end:
+    // a damaged one is told as damaged, not as one that did not fit.
+    std::optional<uint64_t> needed;
+    read_set_streamed(files[i], false, [](const SetFileInfo&, const ResumeState*) {},
+                      [&](const Key84* keys, size_t n) {
+                        if (needed) return;
+                        try {
+                          merged.insert(keys, n);
+                        } catch (const Error& e) {
+                          if (e.kind() != ErrorKind::set_full) throw;
+                          needed = e.needed();
+                        }
+                      });
+    if (needed) {
+      return refuse_past_cap(options,
+                             (i == 0 ? "the set of " + fs::printable(files[0])
+                                     : "with " + fs::printable(files[i]) + " the union") +
+                                 " takes at least",
+                             *needed);
+    }
+  }
+  save_set_file(merged, infos[0].rules, options.output);
+  const uint64_t keys = merged.size();
   Console::get().info("merged " + std::to_string(files.size()) + " sets into " +
                       fs::printable(options.output) + ": " + counted(keys, "distinct key") +
                       ", collision chance " + format_rate(KeySet::collision_chance(keys)));
