@@ -129,6 +129,11 @@ JobResult run_exact_job(Job& j) {
       return std::move(ck.set);
     }
     if (o.kind == JobKind::kQuery || file_existed) {
+      // A set past the cap is refused from its header, before its keys are
+      // read into memory it would take: a loaded set takes at least
+      // bytes_for its keys (checked again once loaded).
+      check_set_cap(j, KeySet::bytes_for(read_set_info(o.filter_path).keys),
+                    "the set of " + o.filter_path);
       SetFile file = load_set_file(o.filter_path, set_options);
       FilterRules rules;
       rules.keys = file.rules;

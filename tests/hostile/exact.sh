@@ -285,9 +285,17 @@ case_past_max_memory_ends_with_status_4() {
   [ "$(cat out.txt)" = before ] || fail "the output changed"
   [ ! -e s.set ] || fail "a set file was saved"
   # A cap that holds the set: the job completes.
-  run_gdedup dedup --exact --max-memory 64MiB in.txt -o out.txt
+  run_gdedup dedup --exact --max-memory 64MiB in.txt -o out.txt -f s.set
   expect_status 0
   cmp -s in.txt out.txt || fail "a set under its cap lost records"
+  # A set file past the cap is refused from its header, before its keys
+  # are loaded into the memory the cap denies.
+  cp s.set before.set
+  run_gdedup dedup --exact -f s.set in.txt -o q.txt --max-memory 1MiB
+  expect_status 4
+  expect_message "the set of s.set takes"
+  [ ! -e q.txt ] || fail "a job past its cap wrote its output"
+  cmp -s s.set before.set || fail "a job past its cap changed the set file"
 }
 
 # A --capacity whose set is past --max-memory, or a cap below the smallest
