@@ -7,7 +7,8 @@
 //   3  interrupted (SIGINT, SIGTERM, SIGHUP) with a checkpoint to resume
 //      from; without checkpoints such a signal ends the process with a
 //      message, by the signal itself (interrupt.h)
-//   4  the filter ended far past its plan: records probably lost
+//   4  the filter ended far past its plan: records probably lost; or an
+//      exact set (or a merge) would pass --max-memory: nothing saved
 #pragma once
 
 #include <exception>

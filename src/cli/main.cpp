@@ -55,7 +55,8 @@ int run(int argc, char** argv) {
       "Run 'gdedup COMMAND --help' for the options of each command.\n"
       "Exit status: 0 success, 1 runtime error (I/O, damaged file, no GPU), 2 usage error, "
       "3 interrupted with a checkpoint to resume from (--checkpoint), 4 the filter ended far "
-      "past its plan (unique records probably lost; the message gives the --capacity to use).");
+      "past its plan (unique records probably lost; the message gives the --capacity to use), "
+      "or an exact set or a merge would pass --max-memory (nothing saved).");
 
   std::map<std::string, Action> actions;
   actions["dedup"] = add_dedup_command(app);
