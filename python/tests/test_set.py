@@ -2,6 +2,8 @@
 must be the oracle's, since two distinct keys share 84 bits of their XXH3-128
 only by a chance of about 1e-17 among these keys."""
 
+import re
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -108,6 +110,78 @@ def test_arrow_arrays_give_the_answers_of_a_list(urls, arrow_type):
     assert gdedup.Set().test_and_set(chunked).tolist() == exact_seen(urls)
 
 
+def test_mixed_inputs_answer_as_a_python_set(urls):
+    # Calls of every form on one set, each a few chunks of keys long, keys
+    # given as bytes in one call and as str in another: the answers are a
+    # Python set's over the keys as bytes.
+    text = [u.decode() for u in urls]
+    calls = [
+        urls[:9000],                                        # list of bytes
+        tuple(text[4000:13000]),                            # tuple of str
+        (u for u in urls[12000:16000]),                     # generator
+        [u if i % 2 else u.decode() for i, u in enumerate(urls[15000:])],  # bytes and str
+        np.array(urls[2000:6000]),                          # NumPy S
+        np.array(text[:3000]),                              # NumPy U
+        pa.array(text[7000:17000], type=pa.large_string()),  # Arrow
+        pa.chunked_array([pa.array(urls[:100]), pa.array(urls[19000:])]),
+        [b"", "", b"\x00", "\x00", "straße".encode(), "straße", b"\xff"],
+    ]
+    seen, s = set(), gdedup.Set()
+    for keys in calls:
+        keys = list(keys) if not isinstance(keys, (np.ndarray, pa.Array, pa.ChunkedArray)) \
+            else keys
+        as_bytes = [k.encode() if isinstance(k, str) else bytes(k) for k in
+                    (keys.to_pylist() if isinstance(keys, (pa.Array, pa.ChunkedArray)) else
+                     keys.tolist() if isinstance(keys, np.ndarray) else keys)]
+        expected = []
+        for k in as_bytes:
+            expected.append(k in seen)
+            seen.add(k)
+        assert s.test_and_set(keys).tolist() == expected
+        assert s.contains(keys).all()
+    assert len(s) == len(seen)
+    assert s.add(list(seen)) == 0
+
+
+def test_a_key_that_is_not_bytes_or_str_is_named_by_its_place_in_the_call(urls):
+    keys = urls + [3]
+    s = gdedup.Set()
+    with pytest.raises(TypeError, match=f"key {len(urls)} is a int"):
+        s.test_and_set(keys)
+    # The chunks before it were answered and added, as from an Arrow array.
+    assert s.contains(urls[:1000]).all()
+
+
+def test_a_list_another_thread_changes_is_read_safely():
+    # The GIL is let go between chunks of keys: another thread may change
+    # the list then. Each call gives the answers of the whole list or
+    # refuses it, never anything read from freed objects.
+    import threading
+    keys = [b"key %d" % i for i in range(200000)]
+    stop = threading.Event()
+
+    def change():
+        while not stop.is_set():
+            keys.append(b"more")
+            keys.pop()
+
+    thread = threading.Thread(target=change)
+    thread.start()
+    try:
+        for _ in range(5):
+            s = gdedup.Set()
+            try:
+                got = s.test_and_set(keys)
+            except RuntimeError as e:
+                assert re.search("the list of keys changed from 20000[01] to 20000[01] keys "
+                                 "during the call", str(e))
+                continue
+            assert len(got) in (200000, 200001) and not got.any()
+    finally:
+        stop.set()
+        thread.join()
+
+
 def test_arrow_nulls_are_refused():
     s = gdedup.Set()
     with pytest.raises(gdedup.InvalidArgumentError, match="1 nulls"):
@@ -143,8 +217,10 @@ def test_key_rules_select_and_normalize_as_the_filter_does(urls):
 def test_what_is_not_keys_is_refused_with_a_type_error(bad, message):
     s = gdedup.Set()
     for call in (s.add, s.test_and_set, s.contains):
-        with pytest.raises(TypeError, match=message):
+        with pytest.raises(TypeError, match=message) as raised:
             call(bad)
+        # What a set takes, not a filter's fingerprints.
+        assert "NumPy uint64 array of fingerprints" not in str(raised.value)
     assert len(s) == 0
 
 
@@ -213,6 +289,10 @@ def test_past_max_memory_the_set_refuses_keys_and_keeps_the_ones_before():
     except gdedup.SetFullError as e:
         assert e.kind == "set_full"
         assert 0 < len(s) < len(set(keys))
+        # Named by its place in the call (the keys are distinct: those
+        # before it are the set's), and by the argument that caps it.
+        assert f"key {len(s)} (counting from 0) of the call" in str(e)
+        assert f"past max_memory={1 << 20}" in str(e)
         assert s.nbytes <= 1 << 20
         # The keys before the one that did not fit were added, in order.
         assert s.contains(keys[:len(s)]).all()
