@@ -11,6 +11,7 @@
 #include "gdedup/error.h"
 
 #include "arrow_keys.h"
+#include "numpy_text.h"
 
 namespace gdedup::python {
 namespace {
@@ -229,6 +230,10 @@ KeyInput key_input(nb::handle keys, const std::string& refuse_records) {
   // A NumPy array of numbers that nanobind does not read (another byte
   // order, a date): its items are numbers, not keys, whatever the order.
   if (number_kind(keys) != 0) refuse_array(keys, "an array");
+  if (add_numpy_text(keys, input)) {
+    if (!refuse_records.empty()) throw UsageError(refuse_records);
+    return input;
+  }
   add_objects(keys, input, refuse_records, kAcceptedKeys);
   return input;
 }
@@ -245,6 +250,7 @@ KeyInput key84_input(nb::handle keys) {
                           "billion keys would take two for one with a chance of about 1 in 37 from "
                           "64 bits); pass the keys themselves: " + kAcceptedSetKeys).c_str());
   }
+  if (add_numpy_text(keys, input)) return input;
   add_objects(keys, input, "", kAcceptedSetKeys);
   return input;
 }

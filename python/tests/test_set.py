@@ -97,6 +97,26 @@ def test_numpy_arrays_of_bytes_and_str(urls):
     assert gdedup.Set().test_and_set(np.array(text)).tolist() == expected  # dtype U
 
 
+def test_numpy_text_arrays_are_their_items_as_numpy_gives_them():
+    # Read in place: the key of each item is the bytes (or str) NumPy gives
+    # for it, without the NULs that pad it, whatever the strides or order.
+    raw = [b"ab", b"c", b"a\x00b\x00", b"", b"ab", b"\x00", b"\xff\x00x"]
+    text = ["straße", "日本", "a\x00b\x00", "", "😀x", "plain", "\x00", "straße"]
+    arrays = [np.array(raw), np.array(raw)[::-1], np.array(raw)[::2], np.array(raw, dtype="S9"),
+              np.array(text), np.array(text)[::-2], np.array(text, dtype=">U9"),
+              np.array(text, dtype="U12")]
+    for array in arrays:
+        items = array.tolist()
+        keys = [k.encode() if isinstance(k, str) else k for k in items]
+        assert gdedup.Set().test_and_set(array).tolist() == exact_seen(keys)
+        assert (gdedup.fingerprint(array) == gdedup.fingerprint(items)).all()
+        f = gdedup.Filter(capacity=100, fpr=1e-9)
+        assert f.test_and_set(array).tolist() == exact_seen(keys)
+    assert gdedup.Set().test_and_set(np.array([], dtype="S3")).tolist() == []
+    with pytest.raises(UnicodeEncodeError):
+        gdedup.Set().add(np.array(["ok", "\udc80"]))
+
+
 @pytest.mark.parametrize("arrow_type", [pa.binary(), pa.string(), pa.large_binary(),
                                         pa.large_string(), pa.binary_view(), pa.string_view()])
 def test_arrow_arrays_give_the_answers_of_a_list(urls, arrow_type):
