@@ -196,7 +196,7 @@ def side_by_side(args):
         for label, path in builds:
             command = [sys.executable, os.path.abspath(__file__), "--keys", str(args.keys),
                        "--seed", str(args.seed), "--fpr", str(args.fpr), "--runs", "1",
-                       "--clock", args.clock, "--only", "gdedup", "--json"]
+                       "--clock", args.clock, "--only", args.only or "gdedup", "--json"]
             done = subprocess.run(command, env=dict(os.environ, PYTHONPATH=path),
                                   capture_output=True, text=True)
             if done.returncode != 0:
