@@ -129,7 +129,8 @@ int64_t nulls(const ArrowArray& array) {
 }
 
 // The part for one array of `schema`'s type; the array is moved into it.
-std::unique_ptr<KeyPart> part_for(const ArrowSchema& schema, ArrowArray* array) {
+std::unique_ptr<KeyPart> part_for(const ArrowSchema& schema, ArrowArray* array,
+                                  const char* accepted) {
   const std::string format = schema.format != nullptr ? schema.format : "";
   if (schema.dictionary != nullptr) {
     throw nb::type_error(("an Arrow dictionary-encoded array of " +
@@ -142,7 +143,7 @@ std::unique_ptr<KeyPart> part_for(const ArrowSchema& schema, ArrowArray* array) 
   const bool views = format == "vu" || format == "vz";
   if (!offsets32 && !offsets64 && !views) {
     throw nb::type_error(("an Arrow array of " + format_name(format) +
-                          " holds no keys; accepted: " + kAcceptedKeys).c_str());
+                          " holds no keys; accepted: " + accepted).c_str());
   }
   if (const int64_t n = nulls(*array); n > 0) {
     throw UsageError("the Arrow array of " + std::to_string(array->length) + " keys holds " +
@@ -171,7 +172,7 @@ void add_part(std::unique_ptr<KeyPart> part, KeyInput& input) {
 }
 
 // An Array through __arrow_c_array__: (schema capsule, array capsule).
-void add_array(nb::handle keys, KeyInput& input) {
+void add_array(nb::handle keys, KeyInput& input, const char* accepted) {
   nb::object pair = keys.attr("__arrow_c_array__")();
   if (!nb::isinstance<nb::tuple>(pair) || nb::len(pair) != 2) {
     throw nb::type_error("__arrow_c_array__() did not return a (schema, array) pair of capsules");
@@ -179,7 +180,7 @@ void add_array(nb::handle keys, KeyInput& input) {
   nb::handle schema_capsule = pair[0], array_capsule = pair[1];
   const auto* schema = capsule_pointer<ArrowSchema>(schema_capsule, "arrow_schema");
   auto* array = capsule_pointer<ArrowArray>(array_capsule, "arrow_array");
-  add_part(part_for(*schema, array), input);
+  add_part(part_for(*schema, array, accepted), input);
   input.owners.push_back(std::move(pair));
 }
 
@@ -198,7 +199,7 @@ struct OwnedSchema {
 }
 
 // A ChunkedArray or column through __arrow_c_stream__: one part per chunk.
-void add_stream(nb::handle keys, KeyInput& input) {
+void add_stream(nb::handle keys, KeyInput& input, const char* accepted) {
   nb::object capsule = keys.attr("__arrow_c_stream__")();
   auto* stream = capsule_pointer<ArrowArrayStream>(capsule, "arrow_array_stream");
   OwnedSchema owned;
@@ -212,7 +213,7 @@ void add_stream(nb::handle keys, KeyInput& input) {
     }
     if (array.release == nullptr) break;  // the end of the stream
     try {
-      add_part(part_for(owned.schema, &array), input);
+      add_part(part_for(owned.schema, &array, accepted), input);
     } catch (...) {
       if (array.release != nullptr) array.release(&array);
       throw;
@@ -223,11 +224,11 @@ void add_stream(nb::handle keys, KeyInput& input) {
 
 }  // namespace
 
-bool add_arrow(nb::handle keys, KeyInput& input) {
+bool add_arrow(nb::handle keys, KeyInput& input, const char* accepted) {
   if (nb::hasattr(keys, "__arrow_c_array__")) {
-    add_array(keys, input);
+    add_array(keys, input, accepted);
   } else if (nb::hasattr(keys, "__arrow_c_stream__")) {
-    add_stream(keys, input);
+    add_stream(keys, input, accepted);
   } else {
     return false;
   }

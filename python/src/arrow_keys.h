@@ -12,7 +12,8 @@ namespace gdedup::python {
 
 // Adds the keys of `keys` when it exports Arrow data, and returns whether it
 // did. Throws nb::type_error for an Arrow type that holds no keys (naming
-// it), and UsageError for an array with nulls, which have no key.
-bool add_arrow(nb::handle keys, KeyInput& input);
+// it, and the types the caller takes: `accepted`), and UsageError for an
+// array with nulls, which have no key.
+bool add_arrow(nb::handle keys, KeyInput& input, const char* accepted);
 
 }  // namespace gdedup::python

@@ -1,6 +1,7 @@
 #include "key_input.h"
 
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "gdedup/error.h"
 
 #include "arrow_keys.h"
+#include "numpy_text.h"
 
 namespace gdedup::python {
 namespace {
@@ -58,19 +60,20 @@ bool add_array(nb::handle keys, KeyInput& input) {
   return true;
 }
 
-// The fingerprints of items[0, n), each bytes or str. Python objects may
-// lie anywhere in memory, a cache and TLB miss each: each is fetched kAhead
-// keys before it is hashed (its header and first bytes; its last bytes
-// once its size is known), so that the misses overlap. On 3M URL objects
-// scattered over memory (bench/python_keys_bench.py), fingerprint() went
-// from 2.4-3.5M keys/s without to 6-22M/s with (noisy: load 7 on 2 cores);
-// objects in list order run at 20M/s and more either way.
-// Hashed: uint64_t (a filter's fingerprints) or Key84 (a set's keys).
+// out[i - begin] = the key of items[i], each bytes or str, for i in
+// [begin, end) of the n items. Python objects may lie anywhere in memory, a
+// cache and TLB miss each: each is fetched kAhead keys before it is hashed
+// (its header and first bytes; its last bytes once its size is known), so
+// that the misses overlap, across the end of the chunk too. On 3M URL
+// objects scattered over memory (bench/python_keys_bench.py),
+// fingerprint() went from 2.4-3.5M keys/s without to 6-22M/s with (noisy:
+// load 7 on 2 cores); objects in list order run at 20M/s and more either
+// way. Hashed: uint64_t (a filter's fingerprints) or Key84 (a set's keys).
 template <class Hashed>
-void hash_objects(PyObject* const* items, size_t n, const KeyHasher& hasher, Hashed* out) {
+void hash_objects(PyObject* const* items, size_t begin, size_t end, size_t n,
+                  const KeyHasher& hasher, std::string& scratch, Hashed* out) {
   constexpr size_t kAhead = 64;
-  std::string scratch;
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = begin; i < end; ++i) {
     if (i + kAhead < n) __builtin_prefetch(items[i + kAhead]);
     if (i + kAhead / 2 < n) {
       PyObject* next = items[i + kAhead / 2];
@@ -84,15 +87,52 @@ void hash_objects(PyObject* const* items, size_t n, const KeyHasher& hasher, Has
       throw nb::type_error(("key " + std::to_string(i) + " is a " + type_of(key) +
                             "; each key must be bytes or str").c_str());
     }
-    out[i] = record_key<Hashed>(hasher, *view, scratch, i);
+    out[i - begin] = record_key<Hashed>(hasher, *view, scratch, i);
   }
 }
 
-template <class Hashed>
-void add_objects(nb::handle keys, KeyInput& input, const KeyHasher& hasher,
-                 const std::string& refuse_records, const char* accepted) {
-  // A list or tuple is read in place (the GIL is held throughout); any other
-  // iterable is made a list first.
+// The objects of a list or tuple (PySequence_Fast's), read in place a chunk
+// at a time with the GIL taken for the chunk. Between chunks other threads
+// run and may change a list: it is read again each time, and refused if its
+// length changed (the answers are one for each key of the list as given).
+class ObjectPart : public KeyPart {
+ public:
+  explicit ObjectPart(nb::object sequence)
+      : KeyPart(static_cast<uint64_t>(PySequence_Fast_GET_SIZE(sequence.ptr()))),
+        sequence_(std::move(sequence)) {}
+  uint64_t min_chunk_keys() const override { return kObjectChunkKeys; }
+  void hash(uint64_t begin, uint64_t count, const KeyHasher& hasher, std::string& scratch,
+            uint64_t* out) const override {
+    hash_each(begin, count, hasher, scratch, out);
+  }
+  void hash(uint64_t begin, uint64_t count, const KeyHasher& hasher, std::string& scratch,
+            Key84* out) const override {
+    hash_each(begin, count, hasher, scratch, out);
+  }
+
+ private:
+  template <class Hashed>
+  void hash_each(uint64_t begin, uint64_t count, const KeyHasher& hasher, std::string& scratch,
+                 Hashed* out) const {
+    nb::gil_scoped_acquire gil;
+    PyObject* sequence = sequence_.ptr();
+    const auto n = static_cast<uint64_t>(PySequence_Fast_GET_SIZE(sequence));
+    if (n != size()) {
+      throw std::runtime_error(
+          "the list of keys changed from " + std::to_string(size()) + " to " +
+          std::to_string(n) + " keys during the call, on another thread; the keys before key " +
+          std::to_string(begin) + " were answered. Pass a list no other thread changes, or a "
+          "tuple");
+    }
+    hash_objects(PySequence_Fast_ITEMS(sequence), begin, begin + count, n, hasher, scratch, out);
+  }
+
+  nb::object sequence_;
+};
+
+// A list or tuple is read in place; any other iterable is made a list first.
+void add_objects(nb::handle keys, KeyInput& input, const std::string& refuse_records,
+                 const char* accepted) {
   PyObject* sequence = PySequence_Fast(keys.ptr(), "");
   if (sequence == nullptr) {
     if (PyErr_ExceptionMatches(PyExc_TypeError)) {
@@ -104,10 +144,7 @@ void add_objects(nb::handle keys, KeyInput& input, const KeyHasher& hasher,
   }
   nb::object owner = nb::steal(sequence);
   if (!refuse_records.empty()) throw UsageError(refuse_records);
-  const size_t n = static_cast<size_t>(PySequence_Fast_GET_SIZE(sequence));
-  std::vector<Hashed> hashed(n);
-  hash_objects(PySequence_Fast_ITEMS(sequence), n, hasher, hashed.data());
-  input.add(std::make_unique<HashedPart<Hashed>>(std::move(hashed)));
+  input.add(std::make_unique<ObjectPart>(std::move(owner)));
   input.has_records = true;
 }
 
@@ -183,10 +220,10 @@ std::optional<std::string_view> single_key(nb::handle key) {
   return std::nullopt;
 }
 
-KeyInput key_input(nb::handle keys, const KeyHasher& hasher, const std::string& refuse_records) {
+KeyInput key_input(nb::handle keys, const std::string& refuse_records) {
   KeyInput input;
   refuse_single(keys);
-  if (add_arrow(keys, input)) {
+  if (add_arrow(keys, input, kAcceptedKeys)) {
     if (!refuse_records.empty()) throw UsageError(refuse_records);
     return input;
   }
@@ -194,14 +231,18 @@ KeyInput key_input(nb::handle keys, const KeyHasher& hasher, const std::string& 
   // A NumPy array of numbers that nanobind does not read (another byte
   // order, a date): its items are numbers, not keys, whatever the order.
   if (number_kind(keys) != 0) refuse_array(keys, "an array");
-  add_objects<uint64_t>(keys, input, hasher, refuse_records, kAcceptedKeys);
+  if (add_numpy_text(keys, input)) {
+    if (!refuse_records.empty()) throw UsageError(refuse_records);
+    return input;
+  }
+  add_objects(keys, input, refuse_records, kAcceptedKeys);
   return input;
 }
 
-KeyInput key84_input(nb::handle keys, const KeyHasher& hasher) {
+KeyInput key84_input(nb::handle keys) {
   KeyInput input;
   refuse_single(keys);
-  if (add_arrow(keys, input)) return input;
+  if (add_arrow(keys, input, kAcceptedSetKeys)) return input;
   if (number_kind(keys) != 0) {
     std::string dtype = text_of(keys.attr("dtype"));
     throw nb::type_error(("a set takes keys, not an array of numbers (dtype " + dtype +
@@ -210,7 +251,8 @@ KeyInput key84_input(nb::handle keys, const KeyHasher& hasher) {
                           "billion keys would take two for one with a chance of about 1 in 37 from "
                           "64 bits); pass the keys themselves: " + kAcceptedSetKeys).c_str());
   }
-  add_objects<Key84>(keys, input, hasher, "", kAcceptedSetKeys);
+  if (add_numpy_text(keys, input)) return input;
+  add_objects(keys, input, "", kAcceptedSetKeys);
   return input;
 }
 

@@ -3,12 +3,13 @@
 // array or stream of strings or binaries (arrow_keys.h); hashed into 64-bit
 // fingerprints for a filter or 84-bit keys for a set, by one KeyHasher.
 // Taken while the GIL is held, read
-// by the engine after it is released: what a part reads stays referenced
-// by the KeyInput (the array, the Arrow capsules), and Python objects are
-// hashed before the GIL is released, so no other thread can change or free
-// them under the engine.
+// by the engine after it is released, a chunk at a time (for_each_chunk):
+// what a part reads stays referenced by the KeyInput (the list, the array,
+// the Arrow capsules), and Python objects are read only with the GIL taken
+// again, so no other thread can change or free them under the engine.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -36,17 +37,20 @@ template <class Hashed>
 Hashed record_key(const KeyHasher& hasher, std::string_view record, std::string& scratch,
                   uint64_t index);
 
-// A run of keys: records to hash, or keys already hashed, used as they are.
+// A run of keys: records to hash, or fingerprints already made, used as
+// they are.
 class KeyPart {
  public:
   explicit KeyPart(uint64_t size) : size_(size) {}
   virtual ~KeyPart() = default;
   uint64_t size() const { return size_; }
-  // The part's fingerprints (keys84) when it holds them, else null.
+  // The part's fingerprints when it holds them, else null.
   virtual const uint64_t* fingerprints() const { return nullptr; }
-  virtual const Key84* keys84() const { return nullptr; }
-  // out[i] = the fingerprint (key84) of record begin + i, for i < count.
-  // Called only on parts that hold records.
+  // The fewest keys to hash at a time (for_each_chunk).
+  virtual uint64_t min_chunk_keys() const { return 1; }
+  // out[i] = the fingerprint (or the set's key) of record begin + i, for
+  // i < count. Called with the GIL released, only on parts that hold
+  // records; a part of Python objects takes the GIL to read them.
   virtual void hash(uint64_t begin, uint64_t count, const KeyHasher& hasher, std::string& scratch,
                     uint64_t* out) const = 0;
   virtual void hash(uint64_t begin, uint64_t count, const KeyHasher& hasher,
@@ -56,33 +60,22 @@ class KeyPart {
   uint64_t size_;
 };
 
-// Hashed keys (uint64_t fingerprints or Key84) in a buffer something else
-// keeps alive, or that the part owns (a copy of a strided array, the hashes
-// of Python objects).
-template <class Hashed>
-class HashedPart : public KeyPart {
+// Fingerprints in a buffer something else keeps alive, or that the part
+// owns (a copy of a strided array).
+class FingerprintPart : public KeyPart {
  public:
-  HashedPart(const Hashed* keys, uint64_t size) : KeyPart(size), keys_(keys) {}
-  explicit HashedPart(std::vector<Hashed> owned)
-      : KeyPart(owned.size()), owned_(std::move(owned)), keys_(owned_.data()) {}
-  const uint64_t* fingerprints() const override {
-    if constexpr (std::is_same_v<Hashed, uint64_t>) return keys_;
-    return nullptr;
-  }
-  const Key84* keys84() const override {
-    if constexpr (std::is_same_v<Hashed, Key84>) return keys_;
-    return nullptr;
-  }
+  FingerprintPart(const uint64_t* fingerprints, uint64_t size)
+      : KeyPart(size), fingerprints_(fingerprints) {}
+  explicit FingerprintPart(std::vector<uint64_t> owned)
+      : KeyPart(owned.size()), owned_(std::move(owned)), fingerprints_(owned_.data()) {}
+  const uint64_t* fingerprints() const override { return fingerprints_; }
   void hash(uint64_t, uint64_t, const KeyHasher&, std::string&, uint64_t*) const override {}
   void hash(uint64_t, uint64_t, const KeyHasher&, std::string&, Key84*) const override {}
 
  private:
-  std::vector<Hashed> owned_;
-  const Hashed* keys_;
+  std::vector<uint64_t> owned_;
+  const uint64_t* fingerprints_;
 };
-
-using FingerprintPart = HashedPart<uint64_t>;
-using Key84Part = HashedPart<Key84>;
 
 struct KeyInput {
   std::vector<std::unique_ptr<KeyPart>> parts;
@@ -90,8 +83,8 @@ struct KeyInput {
   // Whether some part holds records (which a filter of u64 fingerprints
   // cannot take).
   bool has_records = false;
-  // What keeps the parts' bytes alive: the tuple of keys, the array, the
-  // Arrow capsules. Dropped with the GIL held.
+  // What keeps the parts' bytes alive: the array, the Arrow capsules (a
+  // part of Python objects holds its list). Dropped with the GIL held.
   std::vector<nb::object> owners;
 
   void add(std::unique_ptr<KeyPart> part);
@@ -116,18 +109,58 @@ std::optional<std::string_view> single_key(nb::handle key);
 // pointing to contains() for many.
 void check_in_operand(nb::handle key);
 
-// Many keys. Python objects (bytes, str) are hashed here by `hasher`, with
-// the GIL held (they can only be read with it), into fingerprints; Arrow
-// arrays are hashed later, without it. `refuse_records`, when not empty, is
-// the message of the UsageError thrown for keys that are records rather
-// than fingerprints. Throws nb::type_error naming the accepted types, for
-// the argument and for any element that is not bytes or str.
-KeyInput key_input(nb::handle keys, const KeyHasher& hasher, const std::string& refuse_records);
+// Many keys, to be hashed by for_each_chunk (Python objects and Arrow
+// arrays alike). `refuse_records`, when not empty, is the message of the
+// UsageError thrown for keys that are records rather than fingerprints.
+// Throws nb::type_error naming the accepted types for the argument; an
+// element that is not bytes or str is refused when its chunk is hashed.
+KeyInput key_input(nb::handle keys, const std::string& refuse_records);
 
-// Many keys for a set, as key_input takes them for a filter, into Key84
-// (Python objects hashed here, Arrow arrays later). Arrays of numbers are
-// refused (nb::type_error): a set keeps 84 bits of each key's XXH3-128,
-// which 64-bit fingerprints cannot give.
-KeyInput key84_input(nb::handle keys, const KeyHasher& hasher);
+// Many keys for a set, as key_input takes them for a filter. Arrays of
+// numbers are refused (nb::type_error): a set keeps 84 bits of each key's
+// XXH3-128, which 64-bit fingerprints cannot give.
+KeyInput key84_input(nb::handle keys);
+
+// Python objects are hashed at least this many at a time (8 MiB of a set's
+// keys). A chunk of objects scattered over memory pushes the engine's own
+// lines out of the cache, to be fetched again for each chunk: a Set of one
+// thread answered a list of 3M scattered URLs 10-14% slower 8192 keys at a
+// time than 2^19 (bench/RESULTS.md), where an Arrow array, read in order,
+// ran 13% faster in chunks of 8192 (which stay in the cache).
+inline constexpr uint64_t kObjectChunkKeys = uint64_t{1} << 19;
+
+// Calls run(keys, count, at) on the keys of `input` in order, `at` the
+// place of keys[0] in the input: a part's fingerprints as they are, whole;
+// records hashed by `hasher` (Hashed: uint64_t fingerprints for a filter,
+// Key84 for a set) into `buffer`, `chunk_keys` at a time at most (or the
+// part's min_chunk_keys, if more). The
+// buffer is the caller's, so that it serves call after call: a chunk that
+// fits in the cache is hashed and answered before the next is read, with no
+// memory the size of the input beside it. Called with the GIL released: a
+// part of Python objects takes it while it hashes a chunk, so other
+// threads run while `run` does.
+template <class Hashed, class Run>
+void for_each_chunk(const KeyInput& input, const KeyHasher& hasher, uint64_t chunk_keys,
+                    std::vector<Hashed>& buffer, std::string& scratch, Run&& run) {
+  uint64_t at = 0;
+  for (const auto& part : input.parts) {
+    const uint64_t size = part->size();
+    if constexpr (std::is_same_v<Hashed, uint64_t>) {
+      if (const uint64_t* given = part->fingerprints()) {
+        run(given, size, at);
+        at += size;
+        continue;
+      }
+    }
+    const uint64_t chunk = std::max(chunk_keys, part->min_chunk_keys());
+    if (buffer.size() < std::min(size, chunk)) buffer.resize(std::min(size, chunk));
+    for (uint64_t begin = 0; begin < size; begin += chunk) {
+      const uint64_t count = std::min(chunk, size - begin);
+      part->hash(begin, count, hasher, scratch, buffer.data());
+      run(static_cast<const Hashed*>(buffer.data()), count, at + begin);
+    }
+    at += size;
+  }
+}
 
 }  // namespace gdedup::python

@@ -32,7 +32,7 @@ nb::object fingerprints(nb::handle keys, const OptionalText& key, const Optional
   if (const std::optional<std::string_view> one = single_key(keys)) {
     return nb::int_(record_key<uint64_t>(hasher, *one, scratch, 0));
   }
-  KeyInput input = key_input(keys, hasher, "");
+  KeyInput input = key_input(keys, "");
   if (!input.has_records) {
     throw nb::type_error("fingerprint() takes keys (bytes or str, or an Arrow array of them), "
                          "not an array of fingerprints");

@@ -13,6 +13,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
+#include "answers.h"
 #include "call_lock.h"
 #include "file_stamp.h"
 #include "filter_engine.h"
@@ -29,23 +30,10 @@
 namespace gdedup::python {
 namespace {
 
-enum class Op {
-  kAdd,         // test_and_set, answered with the count (or, for one key, whether it was new)
-  kTestAndSet,  // answers: was present
-  kContains,    // answers: present; read-only
-};
-
 // Records are hashed into batches of this many fingerprints (8 MiB) for the
 // backend: large enough for its threads and a GPU's transfers, small enough
 // to bound the memory beside the keys.
 constexpr uint64_t kChunkKeys = uint64_t{1} << 20;
-
-// The answers of a batch as a NumPy bool array that owns them.
-nb::object bool_array(std::unique_ptr<uint8_t[]> answers, size_t n) {
-  uint8_t* data = answers.release();
-  nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<uint8_t*>(p); });
-  return nb::cast(nb::ndarray<nb::numpy, bool, nb::ndim<1>>(data, {n}, owner));
-}
 
 class PyFilter {
  public:
@@ -78,7 +66,7 @@ class PyFilter {
       warn_once(over);
       return nb::bool_(op == Op::kAdd ? answer == 0 : answer != 0);
     }
-    KeyInput input = key_input(keys, hasher_, records_refused());
+    KeyInput input = key_input(keys, records_refused());
     std::unique_ptr<uint8_t[]> answers(new uint8_t[input.size > 0 ? input.size : 1]);
     uint64_t fresh = 0;
     std::optional<FilterEngine::OverCapacity> over;
@@ -185,23 +173,16 @@ class PyFilter {
     return engine_->test_and_set(fps, n, answers);
   }
 
+  // The input's fingerprints, kChunkKeys at a time when they are hashed
+  // here: the backend's batches.
   uint64_t run_input(const KeyInput& input, Op op, uint8_t* answers) {
-    uint64_t fresh = 0, at = 0;
+    uint64_t fresh = 0;
     std::vector<uint64_t> fps;
     std::string scratch;
-    for (const auto& part : input.parts) {
-      if (const uint64_t* given = part->fingerprints()) {
-        fresh += run(given, part->size(), op, answers + at);
-      } else {
-        fps.resize(std::min(part->size(), kChunkKeys));
-        for (uint64_t begin = 0; begin < part->size(); begin += kChunkKeys) {
-          const uint64_t count = std::min(kChunkKeys, part->size() - begin);
-          part->hash(begin, count, hasher_, scratch, fps.data());
-          fresh += run(fps.data(), count, op, answers + at + begin);
-        }
-      }
-      at += part->size();
-    }
+    for_each_chunk(input, hasher_, kChunkKeys, fps, scratch,
+                   [&](const uint64_t* given, uint64_t n, uint64_t at) {
+                     fresh += run(given, n, op, answers + at);
+                   });
     return fresh;
   }
 

@@ -5,10 +5,10 @@
 #include <optional>
 #include <string>
 
-#include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
+#include "answers.h"
 #include "call_lock.h"
 #include "gdedup/error.h"
 #include "key_input.h"
@@ -17,19 +17,6 @@
 
 namespace gdedup::python {
 namespace {
-
-enum class Op {
-  kAdd,         // answered with the count (or, for one key, whether it was new)
-  kTestAndSet,  // answers: was present
-  kContains,    // answers: present; read-only
-};
-
-// The answers of a batch as a NumPy bool array that owns them.
-nb::object bool_array(std::unique_ptr<uint8_t[]> answers, size_t n) {
-  uint8_t* data = answers.release();
-  nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<uint8_t*>(p); });
-  return nb::cast(nb::ndarray<nb::numpy, bool, nb::ndim<1>>(data, {n}, owner));
-}
 
 class PySet {
  public:
@@ -50,7 +37,7 @@ class PySet {
       }
       return nb::bool_(op == Op::kAdd ? answer == 0 : answer != 0);
     }
-    KeyInput input = key84_input(keys, hasher_);
+    KeyInput input = key84_input(keys);
     std::unique_ptr<uint8_t[]> answers(new uint8_t[input.size > 0 ? input.size : 1]);
     uint64_t added = 0;
     {

@@ -10,9 +10,12 @@
 namespace gdedup::python {
 namespace {
 
-// Records are hashed into chunks of this many keys (8 MiB) for the set:
-// bounded memory beside the records, and enough keys for its threads.
-constexpr uint64_t kChunkKeys = uint64_t{1} << 19;
+// Records are hashed into chunks of this many keys for a set of one thread:
+// 128 KiB, which stay in the cache from their hashing to their answers
+// (Python objects take larger ones: kObjectChunkKeys).
+constexpr uint64_t kChunkKeysOneThread = uint64_t{1} << 13;
+// And for more threads (8 MiB): enough keys to share among them.
+constexpr uint64_t kChunkKeysThreads = uint64_t{1} << 19;
 
 }  // namespace
 
@@ -21,9 +24,11 @@ SetEngine::SetEngine(uint64_t capacity, const KeySetOptions& options, const KeyR
                          KeySetSizeNames{"capacity=" + std::to_string(capacity), "capacity",
                                          "max_memory=" + std::to_string(options.max_bytes),
                                          "max_memory"})),
-      rules_(rules) {}
+      rules_(rules),
+      chunk_keys_(options.threads == 1 ? kChunkKeysOneThread : kChunkKeysThreads) {}
 
-uint64_t SetEngine::run(const Key84* keys, uint64_t n, bool insert, uint8_t* answers) {
+uint64_t SetEngine::run(const Key84* keys, uint64_t n, bool insert, uint8_t* answers,
+                        uint64_t first) {
   if (!insert) {
     set_.contains(keys, n, answers);
     return 0;
@@ -36,27 +41,32 @@ uint64_t SetEngine::run(const Key84* keys, uint64_t n, bool insert, uint8_t* ans
                     "not allocate its next table; give max_memory to stop it with SetFullError "
                     "before memory runs out",
                 ErrorKind::out_of_memory);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::set_full) throw;
+    // The set names the key by its place in `keys`, a chunk of the call:
+    // the refused key is the first of them the set does not hold, since
+    // those before it were added.
+    std::vector<uint8_t> held(n);
+    set_.contains(keys, n, held.data());
+    const uint64_t refused = static_cast<uint64_t>(
+        std::find(held.begin(), held.end(), uint8_t{0}) - held.begin());
+    throw Error("the set holds " + std::to_string(set_.size()) + " keys in " +
+                    std::to_string(set_.bytes()) + " bytes, and key " +
+                    std::to_string(first + refused) + " (counting from 0) of the call would "
+                    "make it grow to " + std::to_string(e.needed()) + " bytes, past "
+                    "max_memory=" + std::to_string(e.available()) + ": the keys before it "
+                    "were added, it and the rest not; give a larger max_memory",
+                ErrorKind::set_full, e.needed(), e.available());
   }
 }
 
 uint64_t SetEngine::run(const KeyInput& input, const KeyHasher& hasher, bool insert,
                         uint8_t* answers) {
-  uint64_t added = 0, at = 0;
-  std::vector<Key84> chunk;
-  std::string scratch;
-  for (const auto& part : input.parts) {
-    if (const Key84* hashed = part->keys84()) {
-      added += run(hashed, part->size(), insert, answers + at);
-    } else {
-      chunk.resize(std::min(part->size(), kChunkKeys));
-      for (uint64_t begin = 0; begin < part->size(); begin += kChunkKeys) {
-        const uint64_t count = std::min(kChunkKeys, part->size() - begin);
-        part->hash(begin, count, hasher, scratch, chunk.data());
-        added += run(chunk.data(), count, insert, answers + at + begin);
-      }
-    }
-    at += part->size();
-  }
+  uint64_t added = 0;
+  for_each_chunk(input, hasher, chunk_keys_, chunk_, scratch_,
+                 [&](const Key84* keys, uint64_t n, uint64_t at) {
+                   added += run(keys, n, insert, answers + at, at);
+                 });
   return added;
 }
 

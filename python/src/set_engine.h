@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "gdedup/key_rules.h"
 #include "gdedup/key_set.h"
@@ -22,11 +24,13 @@ class SetEngine {
 
   // answers[i] for the i-th key of `input`: whether it was in the set (with
   // `insert`, keys earlier in the input count, and every key is added).
-  // Records are hashed a chunk at a time. Returns the keys added. Throws
-  // Error (set_full) as KeySet::test_and_insert: the keys before the one
-  // that did not fit were added.
+  // Records are hashed a chunk at a time (for_each_chunk), into a buffer
+  // kept from call to call. Returns the keys added. Throws Error (set_full)
+  // as KeySet::test_and_insert, naming the key by its place in the call:
+  // the keys before the one that did not fit were added.
   uint64_t run(const KeyInput& input, const KeyHasher& hasher, bool insert, uint8_t* answers);
-  uint64_t run(const Key84* keys, uint64_t n, bool insert, uint8_t* answers);
+  // The same for keys already made, keys[0] the `first` key of the call.
+  uint64_t run(const Key84* keys, uint64_t n, bool insert, uint8_t* answers, uint64_t first = 0);
 
   // Adds every key of `other` (the union), which must have the same key
   // rules (UsageError otherwise, this set unchanged). Throws Error
@@ -39,6 +43,9 @@ class SetEngine {
  private:
   KeySet set_;
   KeyRules rules_;
+  uint64_t chunk_keys_;       // keys hashed at a time
+  std::vector<Key84> chunk_;  // their keys, reused by every call
+  std::string scratch_;       // the key rules' scratch
 };
 
 }  // namespace gdedup::python

@@ -2,6 +2,8 @@
 must be the oracle's, since two distinct keys share 84 bits of their XXH3-128
 only by a chance of about 1e-17 among these keys."""
 
+import re
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -95,6 +97,26 @@ def test_numpy_arrays_of_bytes_and_str(urls):
     assert gdedup.Set().test_and_set(np.array(text)).tolist() == expected  # dtype U
 
 
+def test_numpy_text_arrays_are_their_items_as_numpy_gives_them():
+    # Read in place: the key of each item is the bytes (or str) NumPy gives
+    # for it, without the NULs that pad it, whatever the strides or order.
+    raw = [b"ab", b"c", b"a\x00b\x00", b"", b"ab", b"\x00", b"\xff\x00x"]
+    text = ["straße", "日本", "a\x00b\x00", "", "😀x", "plain", "\x00", "straße"]
+    arrays = [np.array(raw), np.array(raw)[::-1], np.array(raw)[::2], np.array(raw, dtype="S9"),
+              np.array(text), np.array(text)[::-2], np.array(text, dtype=">U9"),
+              np.array(text, dtype="U12")]
+    for array in arrays:
+        items = array.tolist()
+        keys = [k.encode() if isinstance(k, str) else k for k in items]
+        assert gdedup.Set().test_and_set(array).tolist() == exact_seen(keys)
+        assert (gdedup.fingerprint(array) == gdedup.fingerprint(items)).all()
+        f = gdedup.Filter(capacity=100, fpr=1e-9)
+        assert f.test_and_set(array).tolist() == exact_seen(keys)
+    assert gdedup.Set().test_and_set(np.array([], dtype="S3")).tolist() == []
+    with pytest.raises(UnicodeEncodeError):
+        gdedup.Set().add(np.array(["ok", "\udc80"]))
+
+
 @pytest.mark.parametrize("arrow_type", [pa.binary(), pa.string(), pa.large_binary(),
                                         pa.large_string(), pa.binary_view(), pa.string_view()])
 def test_arrow_arrays_give_the_answers_of_a_list(urls, arrow_type):
@@ -106,6 +128,84 @@ def test_arrow_arrays_give_the_answers_of_a_list(urls, arrow_type):
     assert gdedup.Set().test_and_set(array[100:]).tolist() == exact_seen(urls[100:])
     chunked = pa.chunked_array([array[:5000], array[5000:5000], array[5000:]])
     assert gdedup.Set().test_and_set(chunked).tolist() == exact_seen(urls)
+
+
+def test_mixed_inputs_answer_as_a_python_set(urls):
+    # Calls of every form on one set, each a few chunks of keys long, keys
+    # given as bytes in one call and as str in another: the answers are a
+    # Python set's over the keys as bytes.
+    text = [u.decode() for u in urls]
+    calls = [
+        urls[:9000],                                        # list of bytes
+        tuple(text[4000:13000]),                            # tuple of str
+        (u for u in urls[12000:16000]),                     # generator
+        [u if i % 2 else u.decode() for i, u in enumerate(urls[15000:])],  # bytes and str
+        np.array(urls[2000:6000]),                          # NumPy S
+        np.array(text[:3000]),                              # NumPy U
+        pa.array(text[7000:17000], type=pa.large_string()),  # Arrow
+        pa.chunked_array([pa.array(urls[:100]), pa.array(urls[19000:])]),
+        [b"", "", b"\x00", "\x00", "straße".encode(), "straße", b"\xff"],
+    ]
+    seen, s = set(), gdedup.Set()
+    for keys in calls:
+        keys = list(keys) if not isinstance(keys, (np.ndarray, pa.Array, pa.ChunkedArray)) \
+            else keys
+        as_bytes = [k.encode() if isinstance(k, str) else bytes(k) for k in
+                    (keys.to_pylist() if isinstance(keys, (pa.Array, pa.ChunkedArray)) else
+                     keys.tolist() if isinstance(keys, np.ndarray) else keys)]
+        expected = []
+        for k in as_bytes:
+            expected.append(k in seen)
+            seen.add(k)
+        assert s.test_and_set(keys).tolist() == expected
+        assert s.contains(keys).all()
+    assert len(s) == len(seen)
+    assert s.add(list(seen)) == 0
+
+
+# The keys of a list hashed at a time (kObjectChunkKeys, key_input.h).
+OBJECT_CHUNK = 1 << 19
+
+
+def test_a_key_that_is_not_bytes_or_str_is_named_by_its_place_in_the_call():
+    keys = [b"%d" % i for i in range(OBJECT_CHUNK + 10)] + [3]
+    s = gdedup.Set()
+    with pytest.raises(TypeError, match=f"key {OBJECT_CHUNK + 10} is a int"):
+        s.test_and_set(keys)
+    # The chunks before its own were answered and added, as from an Arrow
+    # array; none of its chunk.
+    assert len(s) == OBJECT_CHUNK
+
+
+def test_a_list_another_thread_changes_is_read_safely():
+    # The GIL is let go between chunks of keys: another thread may change
+    # the list then. Each call gives the answers of the whole list or
+    # refuses it, never anything read from freed objects.
+    import threading
+    keys = [b"key %d" % i for i in range(OBJECT_CHUNK + 1000)]
+    stop = threading.Event()
+
+    def change():
+        while not stop.is_set():
+            keys.append(b"more")
+            keys.pop()
+
+    thread = threading.Thread(target=change)
+    thread.start()
+    try:
+        n = OBJECT_CHUNK + 1000
+        for _ in range(3):
+            s = gdedup.Set()
+            try:
+                got = s.test_and_set(keys)
+            except RuntimeError as e:
+                assert re.search(f"the list of keys changed from ({n}|{n + 1}) to ({n}|{n + 1}) "
+                                 "keys during the call", str(e))
+                continue
+            assert len(got) in (n, n + 1) and not got.any()
+    finally:
+        stop.set()
+        thread.join()
 
 
 def test_arrow_nulls_are_refused():
@@ -143,8 +243,10 @@ def test_key_rules_select_and_normalize_as_the_filter_does(urls):
 def test_what_is_not_keys_is_refused_with_a_type_error(bad, message):
     s = gdedup.Set()
     for call in (s.add, s.test_and_set, s.contains):
-        with pytest.raises(TypeError, match=message):
+        with pytest.raises(TypeError, match=message) as raised:
             call(bad)
+        # What a set takes, not a filter's fingerprints.
+        assert "NumPy uint64 array of fingerprints" not in str(raised.value)
     assert len(s) == 0
 
 
@@ -233,12 +335,16 @@ def test_a_capacity_no_machine_holds_is_out_of_memory():
 
 def test_past_max_memory_the_set_refuses_keys_and_keeps_the_ones_before():
     s = gdedup.Set(max_memory=1 << 20)
-    keys = [b"key %d" % i for i in range(200000)]
+    keys = [b"key %d" % i for i in range(OBJECT_CHUNK + 1000)]
     try:
         s.add(keys)
     except gdedup.SetFullError as e:
         assert e.kind == "set_full"
         assert 0 < len(s) < len(set(keys))
+        # Named by its place in the call (the keys are distinct: those
+        # before it are the set's), and by the argument that caps it.
+        assert f"key {len(s)} (counting from 0) of the call" in str(e)
+        assert f"past max_memory={1 << 20}" in str(e)
         assert s.nbytes <= 1 << 20
         # The keys before the one that did not fit were added, in order.
         assert s.contains(keys[:len(s)]).all()

@@ -334,12 +334,17 @@ def test_run_takes_json_keys_and_the_missing_key_policy(tmp_path, policy, kept, 
     assert result.kept + result.dropped == result.records == 4
 
 
-def test_run_names_a_record_without_its_key_in_its_own_words(tmp_path):
+@pytest.mark.parametrize("exact", [False, True])
+def test_run_names_a_record_without_its_key_in_its_own_words(tmp_path, exact):
     import gdedup
     data = tmp_path / "in.jsonl"
     data.write_bytes(JOB)
-    with pytest.raises(gdedup.Error) as raised:
-        gdedup.run("dedup", data, output=tmp_path / "out", key="json:url")
+    # A bad record, not a damaged file: the error a Filter or Set gives for
+    # a key without its value, with the record's number in the input.
+    with pytest.raises(gdedup.InvalidArgumentError) as raised:
+        gdedup.run("dedup", data, output=tmp_path / "out", key="json:url", exact=exact)
+    assert raised.value.kind == "invalid_argument"
+    assert not isinstance(raised.value, gdedup.DamagedFileError)
     message = str(raised.value)
     assert "record 3 (at byte offset 28) has no key json:url" in message
     assert 'missing_key="keep"' in message or "missing_key=keep" in message

@@ -324,7 +324,10 @@ class Driver {
                      " as far as it was read. Give " + names.with(JobOption::kMissingKey, "keep") +
                      " to write such records as unique, or " +
                      names.with(JobOption::kMissingKey, "drop") + " to leave them out.",
-                 ErrorKind::damaged);
+                 // The record is not what the key rules ask for, as a key
+                 // given to a Filter or Set without it is: the file itself
+                 // is not damaged.
+                 ErrorKind::invalid_argument);
   }
 
   // Moves the verified mark to the batch's verified record, with the output
