@@ -6,7 +6,9 @@
 // the state a streaming run continues from.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -87,5 +89,20 @@ struct SetFileSummary {
   double load = 0;                   // and its load (KeySet::load)
 };
 SetFileSummary summarize_set(const std::string& path, bool checkpoint);
+
+// Hands `sink` every key, ascending with no repeats, in pieces.
+using KeySink = std::function<void(const Key84* keys, size_t n)>;
+// What a file holds before its keys: `state` is a set checkpoint's, null
+// for a set file.
+using SetStart = std::function<void(const SetFileInfo& info, const ResumeState* state)>;
+
+// Reads the set file at `path` (a set checkpoint where `checkpoint`) with
+// every check of load_set_file (load_set_checkpoint), holding no more of it
+// than a piece: `start` gets what it holds before any key, then `sink` every
+// key, ascending. An Error either throws comes back naming the file. The
+// keys' checksum is compared after the last key: what was handed over
+// counts only when this returns.
+void read_set_streamed(const std::string& path, bool checkpoint, const SetStart& start,
+                       const KeySink& sink);
 
 }  // namespace gdedup

@@ -23,7 +23,6 @@
 #include "gdedup/filter_merge.h"
 #include "gdedup/job_files.h"
 #include "gdedup/path_text.h"
-#include "format/set_stream.h"
 #include "gdedup/number_text.h"
 #include "gdedup/set_file.h"
 
