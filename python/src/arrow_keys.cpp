@@ -30,33 +30,17 @@ class ArrowPart : public KeyPart {
   ArrowArray array_;
 };
 
-// A part's hash overrides, for fingerprints and for a set's keys, both by
-// its hash_each.
-template <class Part>
-class ArrowHashing : public ArrowPart {
- public:
-  using ArrowPart::ArrowPart;
-  void hash(uint64_t begin, uint64_t count, const KeyHasher& hasher, std::string& scratch,
-            uint64_t* out) const override {
-    static_cast<const Part*>(this)->hash_each(begin, count, hasher, scratch, out);
-  }
-  void hash(uint64_t begin, uint64_t count, const KeyHasher& hasher, std::string& scratch,
-            Key84* out) const override {
-    static_cast<const Part*>(this)->hash_each(begin, count, hasher, scratch, out);
-  }
-};
-
 // string / binary (int32 offsets) and large_string / large_binary (int64).
 template <class Offset>
-class ArrowOffsetPart : public ArrowHashing<ArrowOffsetPart<Offset>> {
+class ArrowOffsetPart : public HashedBy<ArrowOffsetPart<Offset>, ArrowPart> {
  public:
-  explicit ArrowOffsetPart(ArrowArray* array) : ArrowHashing<ArrowOffsetPart>(array) {
+  explicit ArrowOffsetPart(ArrowArray* array) : HashedBy<ArrowOffsetPart, ArrowPart>(array) {
     offsets_ = static_cast<const Offset*>(this->buffer(1)) + this->offset();
     data_ = static_cast<const char*>(this->buffer(2));
   }
 
  private:
-  friend ArrowHashing<ArrowOffsetPart>;
+  friend HashedBy<ArrowOffsetPart, ArrowPart>;
   template <class Hashed>
   void hash_each(uint64_t begin, uint64_t count, const KeyHasher& hasher, std::string& scratch,
                  Hashed* out) const {
@@ -75,14 +59,14 @@ class ArrowOffsetPart : public ArrowHashing<ArrowOffsetPart<Offset>> {
 
 // string_view / binary_view: 16-byte views, short values inline, long ones
 // in the data buffers after the views.
-class ArrowViewPart : public ArrowHashing<ArrowViewPart> {
+class ArrowViewPart : public HashedBy<ArrowViewPart, ArrowPart> {
  public:
-  explicit ArrowViewPart(ArrowArray* array) : ArrowHashing(array) {
+  explicit ArrowViewPart(ArrowArray* array) : HashedBy(array) {
     views_ = static_cast<const char*>(buffer(1)) + 16 * offset();
     data_ = reinterpret_cast<const char* const*>(array->buffers) + 2;
   }
  private:
-  friend ArrowHashing<ArrowViewPart>;
+  friend HashedBy<ArrowViewPart, ArrowPart>;
   template <class Hashed>
   void hash_each(uint64_t begin, uint64_t count, const KeyHasher& hasher, std::string& scratch,
                  Hashed* out) const {

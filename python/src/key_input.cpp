@@ -95,22 +95,15 @@ void hash_objects(PyObject* const* items, size_t begin, size_t end, size_t n,
 // at a time with the GIL taken for the chunk. Between chunks other threads
 // run and may change a list: it is read again each time, and refused if its
 // length changed (the answers are one for each key of the list as given).
-class ObjectPart : public KeyPart {
+class ObjectPart : public HashedBy<ObjectPart> {
  public:
   explicit ObjectPart(nb::object sequence)
-      : KeyPart(static_cast<uint64_t>(PySequence_Fast_GET_SIZE(sequence.ptr()))),
+      : HashedBy(static_cast<uint64_t>(PySequence_Fast_GET_SIZE(sequence.ptr()))),
         sequence_(std::move(sequence)) {}
   uint64_t min_chunk_keys() const override { return kObjectChunkKeys; }
-  void hash(uint64_t begin, uint64_t count, const KeyHasher& hasher, std::string& scratch,
-            uint64_t* out) const override {
-    hash_each(begin, count, hasher, scratch, out);
-  }
-  void hash(uint64_t begin, uint64_t count, const KeyHasher& hasher, std::string& scratch,
-            Key84* out) const override {
-    hash_each(begin, count, hasher, scratch, out);
-  }
 
  private:
+  friend HashedBy<ObjectPart>;
   template <class Hashed>
   void hash_each(uint64_t begin, uint64_t count, const KeyHasher& hasher, std::string& scratch,
                  Hashed* out) const {

@@ -60,6 +60,22 @@ class KeyPart {
   uint64_t size_;
 };
 
+// A part's two hash overrides, for fingerprints and for a set's keys, both
+// by Part's template hash_each, on the part base Base (CRTP).
+template <class Part, class Base = KeyPart>
+class HashedBy : public Base {
+ public:
+  using Base::Base;
+  void hash(uint64_t begin, uint64_t count, const KeyHasher& hasher, std::string& scratch,
+            uint64_t* out) const override {
+    static_cast<const Part*>(this)->hash_each(begin, count, hasher, scratch, out);
+  }
+  void hash(uint64_t begin, uint64_t count, const KeyHasher& hasher, std::string& scratch,
+            Key84* out) const override {
+    static_cast<const Part*>(this)->hash_each(begin, count, hasher, scratch, out);
+  }
+};
+
 // Fingerprints in a buffer something else keeps alive, or that the part
 // owns (a copy of a strided array).
 class FingerprintPart : public KeyPart {

@@ -9,24 +9,16 @@ namespace {
 
 // A held buffer of fixed-width items: S items are bytes, U items UCS-4
 // code points. Released with the GIL held, as the KeyInput is dropped.
-class NumpyTextPart : public KeyPart {
+class NumpyTextPart : public HashedBy<NumpyTextPart> {
  public:
   NumpyTextPart(const Py_buffer& view, bool ucs4)
-      : KeyPart(static_cast<uint64_t>(view.shape[0])), view_(view), ucs4_(ucs4) {}
+      : HashedBy(static_cast<uint64_t>(view.shape[0])), view_(view), ucs4_(ucs4) {}
   ~NumpyTextPart() override { PyBuffer_Release(&view_); }
   NumpyTextPart(const NumpyTextPart&) = delete;
   NumpyTextPart& operator=(const NumpyTextPart&) = delete;
 
-  void hash(uint64_t begin, uint64_t count, const KeyHasher& hasher, std::string& scratch,
-            uint64_t* out) const override {
-    hash_each(begin, count, hasher, scratch, out);
-  }
-  void hash(uint64_t begin, uint64_t count, const KeyHasher& hasher, std::string& scratch,
-            Key84* out) const override {
-    hash_each(begin, count, hasher, scratch, out);
-  }
-
  private:
+  friend HashedBy<NumpyTextPart>;
   template <class Hashed>
   void hash_each(uint64_t begin, uint64_t count, const KeyHasher& hasher, std::string& scratch,
                  Hashed* out) const {
