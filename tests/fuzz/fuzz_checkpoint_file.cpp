@@ -32,17 +32,12 @@
 namespace {
 
 namespace ck = gdedup::checkpoint_file;
+using gdedup::fuzz::clipped;
 using gdedup::fuzz::show;
 
 gdedup::fuzz::FileScratch& scratch() {
   static gdedup::fuzz::FileScratch s("checkpoint", "saved.ckpt");
   return s;
-}
-
-// The part of `file` from `from`, at most `length` bytes.
-std::string_view clipped(const std::string& file, uint64_t from, uint64_t length) {
-  if (from >= file.size()) return {};
-  return std::string_view(file).substr(from, std::min<uint64_t>(length, file.size() - from));
 }
 
 void reseal(std::string& file, int mode) {

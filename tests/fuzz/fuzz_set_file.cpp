@@ -36,17 +36,12 @@ namespace {
 namespace sf = gdedup::set_file;
 using gdedup::filter_file::get_u64;
 using gdedup::filter_file::put_u64;
+using gdedup::fuzz::clipped;
 using gdedup::fuzz::show;
 
 gdedup::fuzz::FileScratch& scratch() {
   static gdedup::fuzz::FileScratch s("set", "saved.gds");
   return s;
-}
-
-// The part of `file` from `from`, at most `length` bytes.
-std::string_view clipped(const std::string& file, uint64_t from, uint64_t length) {
-  if (from >= file.size()) return {};
-  return std::string_view(file).substr(from, std::min<uint64_t>(length, file.size() - from));
 }
 
 // The sections' offsets as the header names them, clipped to the file.

@@ -38,6 +38,13 @@ namespace gdedup::fuzz {
     if (!(cond)) ::gdedup::fuzz::fail(__FILE__, __LINE__, #cond, (detail)); \
   } while (0)
 
+// The part of `file` from `from`, at most `length` bytes (a file-format
+// target's section as a forged header names it, clipped to the file).
+inline std::string_view clipped(const std::string& file, uint64_t from, uint64_t length) {
+  if (from >= file.size()) return {};
+  return std::string_view(file).substr(from, std::min<uint64_t>(length, file.size() - from));
+}
+
 // Printable form of bytes for failure messages (escapes, truncated).
 inline std::string show(std::string_view s) {
   std::string out = "\"";
