@@ -101,6 +101,40 @@ bool cuda_ok(benchmark::State& state, cudaError_t status, const char* what) {
   return false;
 }
 
+// A pair of events on the default stream that time one call into the
+// iteration's manual time; false, with the error skipped, when CUDA fails.
+class CallTimer {
+ public:
+  explicit CallTimer(benchmark::State& state) : state_(state) {
+    ok_ = cuda_ok(state, cudaEventCreate(&start_), "cudaEventCreate") &&
+          cuda_ok(state, cudaEventCreate(&stop_), "cudaEventCreate");
+  }
+  ~CallTimer() {
+    if (start_ != nullptr) cudaEventDestroy(start_);
+    if (stop_ != nullptr) cudaEventDestroy(stop_);
+  }
+  CallTimer(const CallTimer&) = delete;
+  CallTimer& operator=(const CallTimer&) = delete;
+  bool ok() const { return ok_; }
+
+  template <class Call>
+  bool time(Call&& call) {
+    cudaEventRecord(start_, nullptr);
+    call();
+    cudaEventRecord(stop_, nullptr);
+    if (!cuda_ok(state_, cudaEventSynchronize(stop_), "cudaEventSynchronize")) return false;
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start_, stop_);
+    state_.SetIterationTime(ms / 1e3);
+    return true;
+  }
+
+ private:
+  benchmark::State& state_;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  bool ok_ = false;
+};
+
 // About 25% of bits set: two random words AND-ed. Threads, because a
 // 16 GiB filter takes seconds on one core.
 void prefill(Filter& filter) {
@@ -225,11 +259,8 @@ void BM_Op(benchmark::State& state, int log2_bytes, Op op, Keys kind, bool strea
     if (d == nullptr) return;
     Setup& s = setup_for(log2_bytes, streamed ? 0 : n);
     const uint64_t filter_bytes = s.filter->params().bytes();
-    cudaEvent_t start, stop;
-    if (!cuda_ok(state, cudaEventCreate(&start), "cudaEventCreate") ||
-        !cuda_ok(state, cudaEventCreate(&stop), "cudaEventCreate")) {
-      return;
-    }
+    CallTimer timer(state);
+    if (!timer.ok()) return;
     uint64_t seed = 0x5eed0000ull + static_cast<uint64_t>(log2_bytes) * 1000 +
                     static_cast<uint64_t>(op) * 100 + (streamed ? 10 : 0);
     const uint64_t* keys = streamed ? d->pinned_keys : d->keys;
@@ -261,20 +292,15 @@ void BM_Op(benchmark::State& state, int log2_bytes, Op op, Keys kind, bool strea
         fill = 100.0 * static_cast<double>(s.gpu->device_set_bits()) /
                static_cast<double>(filter_bytes * 8);
       }
-      cudaEventRecord(start, nullptr);
-      switch (op) {
-        case Op::kAdd: s.backend->add(keys, n); break;
-        case Op::kContains: s.backend->contains(keys, n, answers); break;
-        case Op::kTestAndSet: s.backend->test_and_set(keys, n, answers); break;
-      }
-      cudaEventRecord(stop, nullptr);
-      if (!cuda_ok(state, cudaEventSynchronize(stop), "cudaEventSynchronize")) break;
-      float ms = 0;
-      cudaEventElapsedTime(&ms, start, stop);
-      state.SetIterationTime(ms / 1e3);
+      const bool timed = timer.time([&] {
+        switch (op) {
+          case Op::kAdd: s.backend->add(keys, n); break;
+          case Op::kContains: s.backend->contains(keys, n, answers); break;
+          case Op::kTestAndSet: s.backend->test_and_set(keys, n, answers); break;
+        }
+      });
+      if (!timed) break;
     }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
     state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
     state.counters["fill_percent"] = fill;
     state.SetLabel(s.backend->name());
@@ -309,11 +335,8 @@ void BM_SetInsert(benchmark::State& state, Keys kind) {
       host.resize(n);
       for (uint64_t i = 0; i < n; ++i) host[i] = key84_from(from[i]);
     }
-    cudaEvent_t start, stop;
-    if (!cuda_ok(state, cudaEventCreate(&start), "cudaEventCreate") ||
-        !cuda_ok(state, cudaEventCreate(&stop), "cudaEventCreate")) {
-      return;
-    }
+    CallTimer timer(state);
+    if (!timer.ok()) return;
     uint64_t seed = 0x5e7000ull;
     uint64_t growths = 0;
     for (auto _ : state) {
@@ -327,18 +350,10 @@ void BM_SetInsert(benchmark::State& state, Keys kind) {
         break;
       }
       if (!cuda_ok(state, cudaDeviceSynchronize(), "cudaDeviceSynchronize")) break;
-      cudaEventRecord(start, nullptr);
-      set.test_and_insert(keys, n, d->answers);
-      cudaEventRecord(stop, nullptr);
-      if (!cuda_ok(state, cudaEventSynchronize(stop), "cudaEventSynchronize")) break;
-      float ms = 0;
-      cudaEventElapsedTime(&ms, start, stop);
-      state.SetIterationTime(ms / 1e3);
+      if (!timer.time([&] { set.test_and_insert(keys, n, d->answers); })) break;
       growths = set.growths();
       state.counters["set_MiB"] = static_cast<double>(set.bytes()) / (1 << 20);
     }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
     state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
     state.counters["growths"] = static_cast<double>(growths);
   } catch (const std::exception& e) {
