@@ -44,6 +44,15 @@ def make_urls(count, distinct, seed):
     return [rng.choice(pool) for _ in range(count)]
 
 
+def exact_seen(keys):
+    """test_and_set's answers for an exact set: was each key seen before."""
+    seen, out = set(), []
+    for k in keys:
+        out.append(k in seen)
+        seen.add(k)
+    return out
+
+
 @pytest.fixture
 def urls():
     return make_urls(20000, 12000, seed=7)

@@ -9,16 +9,7 @@ import pyarrow as pa
 import pytest
 
 import gdedup
-from conftest import make_urls
-
-
-def exact_seen(keys):
-    """test_and_set's answers for an exact set: was each key seen before."""
-    seen, out = set(), []
-    for k in keys:
-        out.append(k in seen)
-        seen.add(k)
-    return out
+from conftest import exact_seen, make_urls
 
 
 def test_test_and_set_matches_a_set(urls):
