@@ -222,7 +222,14 @@ uint64_t splitmix64(uint64_t x) {
   return z ^ (z >> 31);
 }
 
+// The calls' keys on the device; null, the benchmark skipped with the
+// reason, where no GPU is usable or they cannot be made.
 DeviceKeys* device_keys(benchmark::State& state, uint64_t n) {
+  std::string why;
+  if (!gpu_available(&why)) {
+    state.SkipWithError(why.c_str());
+    return nullptr;
+  }
   static DeviceKeys d;
   static bool made = false;
   if (!made) {
@@ -248,11 +255,6 @@ DeviceKeys* device_keys(benchmark::State& state, uint64_t n) {
 }
 
 void BM_Op(benchmark::State& state, int log2_bytes, Op op, Keys kind, bool streamed) {
-  std::string why;
-  if (!gpu_available(&why)) {
-    state.SkipWithError(why.c_str());
-    return;
-  }
   try {
     const uint64_t n = key_count();
     DeviceKeys* d = device_keys(state, n);
@@ -314,11 +316,6 @@ void BM_Op(benchmark::State& state, int log2_bytes, Op op, Keys kind, bool strea
 Key84 key84_from(uint64_t x) { return key84_of(x, splitmix64(x)); }
 
 void BM_SetInsert(benchmark::State& state, Keys kind) {
-  std::string why;
-  if (!gpu_available(&why)) {
-    state.SkipWithError(why.c_str());
-    return;
-  }
   try {
     const uint64_t n = key_count();
     DeviceKeys* d = device_keys(state, n);
