@@ -45,7 +45,7 @@ void check_checkpoint_options(const Job& job) {
 
 void refuse_existing_checkpoint(const Job& job) {
   const JobCheckpoints& o = job.spec.checkpoint;
-  if (o.enabled() && file_exists(o.path)) {
+  if (o.enabled() && !o.resume && file_exists(o.path)) {
     throw Error("checkpoint " + o.path + " exists from an earlier run: add " +
                 job.name(JobOption::kResume) + " to continue that run, or delete the file to "
                 "start over");

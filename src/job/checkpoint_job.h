@@ -17,8 +17,9 @@
 
 namespace gdedup::job {
 
-// Starting over would overwrite an earlier run's checkpoint at the first
-// interval: throws Error when checkpoints are on and the file exists.
+// A run that starts over would overwrite an earlier run's checkpoint at the
+// first interval, whatever filter or set it takes: throws Error when
+// checkpoints are on, the run does not resume and the file exists.
 void refuse_existing_checkpoint(const Job& job);
 
 // Throws UsageError for checkpoint options that need a checkpoint file

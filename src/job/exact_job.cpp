@@ -106,6 +106,7 @@ JobResult run_exact_job(Job& j) {
   const uint64_t skipped = resolve_and_check_inputs(j);
   check_files(j);
   const FileLocks locks = lock_files(j);
+  refuse_existing_checkpoint(j);
 
   const bool file_existed = !o.filter_path.empty() && file_exists(o.filter_path);
   const KeyRules key_rules = job_key_rules(o);
@@ -114,9 +115,6 @@ JobResult run_exact_job(Job& j) {
   const KeySetOptions set_options{threads.filter, o.max_memory};
   FilterFileCheck file_check = FilterFileCheck::kUnchanged;
   std::optional<ResumeState> resume;
-  // An earlier run's checkpoint is refused whatever set this run takes:
-  // this one would write over it.
-  if (!o.checkpoint.resume) refuse_existing_checkpoint(j);
   KeySet set = [&]() -> KeySet {
     if (o.checkpoint.resume) {
       require_checkpoint(j);

@@ -133,6 +133,7 @@ void RankJob::prepare() {
   const bool grows = job::growth_chosen(j);
   job::check_files(j);
   if (s.me.rank == 0) s.locks = job::lock_files(j);
+  job::refuse_existing_checkpoint(j);
   const KeyRules key_rules = job::job_key_rules(o);
   s.saved_rules = key_rules;
   if (o.checkpoint.resume) {
@@ -148,7 +149,6 @@ void RankJob::prepare() {
                   group_digits(s.resume.records));
     return;
   }
-  job::refuse_existing_checkpoint(j);
   if (o.kind == JobKind::kQuery || s.filter_existed) {
     const FilterFileInfo info = read_filter_info(o.filter_path);
     job::check_key_rules(j, info.rules, info.version, key_rules);
@@ -188,7 +188,7 @@ void RankJob::prepare_set() {
   s.saved_rules = key_rules;
   // Each rank's part: --max-memory caps it (docs/SCALE-OUT.md, "Exact mode").
   const KeySetOptions options{o.filter_threads > 0 ? o.filter_threads : 1, o.max_memory};
-  if (!o.checkpoint.resume) job::refuse_existing_checkpoint(j);  // an earlier run's
+  job::refuse_existing_checkpoint(j);
   if (o.checkpoint.resume) {
     // The set is the checkpoint's, whichever number of ranks (or one
     // process) wrote it; each rank keeps its range. Rank 0 saves the set

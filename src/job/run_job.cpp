@@ -105,6 +105,7 @@ JobResult run_job(const JobSpec& spec, JobEvents& events) {
   // Held until the job ends; taken before any file is read or created, so
   // that a job waiting for the filter starts from the one saved before it.
   const FileLocks locks = job::lock_files(j);
+  job::refuse_existing_checkpoint(j);
 
   const bool filter_existed = !o.filter_path.empty() && file_exists(o.filter_path);
   const KeyRules key_rules = job::job_key_rules(o);
@@ -112,9 +113,6 @@ JobResult run_job(const JobSpec& spec, JobEvents& events) {
   KeyRules saved_rules = key_rules;
   job::FilterFileCheck filter_file_check = job::FilterFileCheck::kUnchanged;
   // Returned, never moved: a fixed filter's backend works on it in place.
-  // An earlier run's checkpoint is refused whatever filter this run takes:
-  // this one would write over it.
-  if (!o.checkpoint.resume) job::refuse_existing_checkpoint(j);
   JobFilter filter = [&]() -> JobFilter {
     if (o.checkpoint.resume) {
       filter_file_check = job::check_resume_files(j, o.saves_filter(), true);
