@@ -540,6 +540,77 @@ TEST(KeySet, MergePastTheCapLeavesTheSetAsItWas) {
   }
 }
 
+// KeySet::reserve: room taken as a set sized for that many keys has it, the
+// keys and answers unchanged, no doubling while the keys fit; under a cap,
+// no more room than the cap, and never a refusal that a set grown key by
+// key would not make (the room goes back first).
+TEST(KeySet, ReserveTakesRoomAndNeverChangesTheKeysOrTheAnswers) {
+  const auto keys = random_keys(300000, 200000, kKeyBits, 21);
+  std::vector<Key84> all;
+  const std::vector<uint8_t> expected = oracle_answers(keys, &all);
+  for (const unsigned threads : {1u, 2u}) {
+    KeySet set(0, KeySetOptions{threads, 0});
+    std::vector<uint8_t> answers(keys.size());
+    set.test_and_insert(keys.data(), 30000, answers.data());
+    const uint64_t size = set.size();
+    set.reserve(all.size());
+    EXPECT_EQ(set.size(), size);
+    EXPECT_EQ(set.bytes(), KeySet(all.size()).bytes()) << threads << " threads";
+    const uint64_t growths = set.growths();
+    set.reserve(1000);  // less than it holds: nothing changes
+    EXPECT_EQ(set.bytes(), KeySet(all.size()).bytes());
+    set.test_and_insert(keys.data() + 30000, keys.size() - 30000, answers.data() + 30000);
+    EXPECT_TRUE(answers == expected) << threads << " threads";
+    EXPECT_TRUE(sorted_keys_of(set) == all);
+    EXPECT_EQ(set.growths(), growths) << "a shard doubled within the room taken";
+  }
+  // Under a cap: room up to the cap at most.
+  const uint64_t cap = KeySet(all.size()).bytes() / 2;
+  KeySet capped(0, KeySetOptions{1, cap});
+  capped.insert(keys.data(), 1000);
+  capped.reserve(all.size());
+  EXPECT_LE(capped.bytes(), cap);
+  EXPECT_GT(capped.bytes(), KeySet(all.size() / 8).bytes());
+  std::vector<Key84> first;
+  oracle_answers(std::vector<Key84>(keys.begin(), keys.begin() + 1000), &first);
+  EXPECT_TRUE(sorted_keys_of(capped) == first);
+}
+
+TEST(KeySet, RoomReservedForKeysThatNeverCameGoesBackBeforeTheCapRefuses) {
+  const auto keys = random_keys(100000, 80000, kKeyBits, 15);
+  // The cap of CapRefusesTheExactKeyAndKeepsEveryOneBefore: a grown set
+  // refuses a key well before the end.
+  const uint64_t cap = KeySet::bytes_for(40000);
+  for (const size_t batch : {size_t{7}, size_t{50000}}) {
+    KeySet grown(0, KeySetOptions{2, cap});
+    const size_t refused = run_until_full(grown, keys, batch, cap);
+    ASSERT_LT(refused, keys.size());
+    // Room for ten times the keys, within the cap: the same key is refused,
+    // with the same set before it.
+    KeySet roomy(0, KeySetOptions{2, cap});
+    std::vector<uint8_t> answers(keys.size());
+    roomy.test_and_insert(keys.data(), 1000, answers.data());
+    const uint64_t small = roomy.bytes();
+    roomy.reserve(800000);
+    EXPECT_GT(roomy.bytes(), 2 * small);
+    EXPECT_LE(roomy.bytes(), cap);
+    size_t stopped = keys.size();
+    for (size_t at = 1000; at < keys.size() && stopped == keys.size(); at += batch) {
+      try {
+        roomy.test_and_insert(keys.data() + at, std::min(batch, keys.size() - at),
+                              answers.data() + at);
+      } catch (const Error& e) {
+        ASSERT_EQ(e.kind(), ErrorKind::set_full);
+        const std::string what = e.what();
+        stopped = at + std::stoul(what.substr(what.find("key ") + 4));
+      }
+    }
+    EXPECT_EQ(stopped, refused) << "batches of " << batch;
+    EXPECT_EQ(roomy.bytes(), grown.bytes());
+    EXPECT_TRUE(sorted_keys_of(roomy) == sorted_keys_of(grown));
+  }
+}
+
 // KeySet::sized: a capacity or a cap that contradicts the other is refused
 // before any table is made, naming both as the caller names them; a
 // capacity no machine holds is out of memory.

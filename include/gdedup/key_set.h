@@ -83,6 +83,14 @@ class KeySet {
   // test_and_insert.
   uint64_t insert(const Key84* keys, uint64_t n);
 
+  // Takes room for `keys` keys in all, as KeySet(keys) is sized, so that
+  // the set holds that many without doubling its way there; a shard
+  // already that large stays as it is. A hint, never a promise: where that
+  // room would pass KeySetOptions::max_bytes it takes the most that fits
+  // (maybe none), and where the system refuses memory it stops there, the
+  // set whole either way. The keys it holds are unchanged.
+  void reserve(uint64_t keys);
+
   // A deep copy (a checkpoint written while the set goes on), with the same
   // options.
   KeySet clone() const;

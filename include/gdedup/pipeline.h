@@ -41,6 +41,12 @@ struct Progress {
   double seconds = 0;
 };
 
+// The records an exact set's run answers before it takes room for the
+// keys they predict (PipelineOptions::expected_records): enough that their
+// share of new keys is within about 1% of the input's where repeats are
+// spread through it.
+inline constexpr uint64_t kReserveSampleRecords = uint64_t{1} << 16;
+
 struct PipelineOptions {
   std::vector<std::string> inputs{"-"};  // paths; "-" is standard input
   // Path, "-" for standard output; unused by kBuild. A regular file (or a
@@ -79,6 +85,13 @@ struct PipelineOptions {
   // and 64-byte records). Fingerprint input (kU64) is always read by one
   // thread.
   unsigned read_threads = 1;
+  // The records the inputs hold in all, as estimated (gdedup/
+  // input_estimate.h; 0: unknown). Exact sets only (run_pipeline on a
+  // KeySet): once the run has answered kReserveSampleRecords records, the
+  // set takes room for the distinct keys their share of new keys predicts
+  // for the rest (KeySet::reserve, within its cap) instead of doubling its
+  // way there. The answers are the same either way.
+  uint64_t expected_records = 0;
   // Advanced, for tests and tuning, when read_threads > 1 (any values >= 1):
   // the size of the ranges large plain files are read in (16 MiB by
   // default), and the compressed bytes a part of a compressed file holds at

@@ -70,6 +70,10 @@ struct KeySet::Impl {
   };
 
   uint64_t run_in_order(const Key84* keys, uint64_t from, uint64_t to, uint8_t* answers);
+  // Gives back the room reserve() took that the keys do not fill: each
+  // shard it made larger goes back to the size its keys alone would have
+  // grown it to. True if a shard shrank.
+  bool release_room();
   uint64_t run_parallel(const Key84* keys, uint64_t n, uint8_t* answers, unsigned parts);
   [[noreturn]] void refuse(uint64_t position, uint64_t needed) const;
   uint64_t size() const {
@@ -86,12 +90,36 @@ struct KeySet::Impl {
   KeySetOptions options;
   unsigned threads = 1;
   uint64_t bytes = 0;  // the shards' bytes together
+  // Shards reserve() made larger than their keys need, until the cap
+  // needs the room back (release_room).
+  std::vector<bool> roomy = std::vector<bool>(kShards, false);
   uint64_t pass_start = 0;  // the pass's first key in its batch, for messages
   // A parallel pass's buffers, reused: bound[slice][owner], growth[shard].
   std::vector<std::vector<Bound>> bound;
   std::vector<std::vector<Growth>> growth;
   detail::ThreadPool pool{"the exact set"};
 };
+
+bool KeySet::Impl::release_room() {
+  bool shrank = false;
+  for (unsigned s = 0; s < kShards; ++s) {
+    if (!roomy[s]) continue;
+    roomy[s] = false;
+    ExactSet& shard = shards[s];
+    const unsigned smallest = ExactSet::bucket_bits_sized_for(0, kShardKeyBits, stagger_of(s));
+    // A rebuild fails only for a run too long at that size: one more bit.
+    for (unsigned bits = ExactSet::bucket_bits_for(shard.size(), smallest, kShardKeyBits,
+                                                   stagger_of(s));
+         bits < shard.bucket_bits(); ++bits) {
+      if (shard.rebuild(bits, shard.growths())) {
+        shrank = true;
+        break;
+      }
+    }
+  }
+  count_bytes();
+  return shrank;
+}
 
 void KeySet::Impl::refuse(uint64_t position, uint64_t needed) const {
   throw Error("the exact set holds " + std::to_string(size()) + " keys in " +
@@ -112,23 +140,29 @@ uint64_t KeySet::Impl::run_in_order(const Key84* keys, uint64_t from, uint64_t t
       shards[shard_of(ahead)].prefetch(ahead & kShardKeyMask, true);
     }
     ExactSet& shard = shards[shard_of(keys[i])];
-    const uint64_t before = shard.bytes();
-    // The shard may take what the others leave of the cap (1 when they
-    // leave nothing: no growth fits).
-    const uint64_t others = bytes - before;
-    const uint64_t limit = cap == 0 ? 0 : cap > others ? cap - others : 1;
-    uint64_t needed = 0;
-    switch (shard.test_and_insert_one(keys[i] & kShardKeyMask, limit, &needed)) {
-      case ExactSet::Outcome::present:
+    for (;;) {
+      const uint64_t before = shard.bytes();
+      // The shard may take what the others leave of the cap (1 when they
+      // leave nothing: no growth fits).
+      const uint64_t others = bytes - before;
+      const uint64_t limit = cap == 0 ? 0 : cap > others ? cap - others : 1;
+      uint64_t needed = 0;
+      const auto outcome = shard.test_and_insert_one(keys[i] & kShardKeyMask, limit, &needed);
+      if (outcome == ExactSet::Outcome::present) {
         answers[i] = 1;
-        break;
-      case ExactSet::Outcome::added:
+      } else if (outcome == ExactSet::Outcome::added) {
         answers[i] = 0;
         ++added;
         bytes += shard.bytes() - before;
-        break;
-      case ExactSet::Outcome::full:
+      } else if (!release_room()) {
+        // Room reserved for keys that never came went back first (and the
+        // key is tried again): a set that took room never fails where one
+        // grown key by key would not.
         refuse(i, others + needed);
+      } else {
+        continue;
+      }
+      break;
     }
   }
   return added;
@@ -295,9 +329,58 @@ KeySet::~KeySet() = default;
 KeySet::KeySet(KeySet&&) noexcept = default;
 KeySet& KeySet::operator=(KeySet&&) noexcept = default;
 
+void KeySet::reserve(uint64_t keys) {
+  Impl& impl = *impl_;
+  // The bucket bits each shard takes for `n` keys in all (never fewer than
+  // it has), and their bytes together.
+  std::vector<unsigned> bits(kShards);
+  const auto shape_for = [&](uint64_t n) {
+    const uint64_t share = (n + kShards - 1) / kShards;
+    uint64_t total = 0;
+    for (unsigned s = 0; s < kShards; ++s) {
+      bits[s] = std::max(impl.shards[s].bucket_bits(),
+                         ExactSet::bucket_bits_sized_for(share, kShardKeyBits, stagger_of(s)));
+      total += ExactSet::bytes_at(bits[s]);
+    }
+    return total;
+  };
+  const uint64_t cap = impl.options.max_bytes;
+  if (cap != 0 && shape_for(keys) > cap) {
+    // The most keys whose room fits under the cap (the bytes grow with the
+    // keys): 0 fits, as the set does now.
+    uint64_t fits = 0, over = keys;
+    while (over - fits > 1) {
+      const uint64_t mid = fits + (over - fits) / 2;
+      if (shape_for(mid) <= cap) {
+        fits = mid;
+      } else {
+        over = mid;
+      }
+    }
+    keys = fits;
+  }
+  shape_for(keys);
+  try {
+    for (unsigned s = 0; s < kShards; ++s) {
+      ExactSet& shard = impl.shards[s];
+      // More buckets only spread its keys: a rebuild there fits them.
+      if (bits[s] > shard.bucket_bits() && shard.rebuild(bits[s], shard.growths())) {
+        impl.roomy[s] = true;
+      }
+    }
+  } catch (const std::bad_alloc&) {
+  } catch (const Error& e) {
+    // The system refused a table: the shards so far keep their room, the
+    // others grow as keys come (and say so if they cannot).
+    if (e.kind() != ErrorKind::out_of_memory) throw;
+  }
+  impl.count_bytes();
+}
+
 KeySet KeySet::clone() const {
   KeySet copy(0, impl_->options);
   copy.impl_->shards = std::vector<ExactSet>(impl_->shards);
+  copy.impl_->roomy = impl_->roomy;
   copy.impl_->count_bytes();
   return copy;
 }

@@ -15,6 +15,7 @@
 #include "job/checkpoint_job.h"
 #include "job/job_checks.h"
 #include "job/job_steps.h"
+#include "job/sizing.h"
 #include "job/thread_split.h"
 
 namespace gdedup::job {
@@ -167,6 +168,7 @@ JobResult run_exact_job(Job& j) {
   PipelineOptions run = pipeline_options(j);
   run.read_threads = threads.read;
   run.resume = resume ? &*resume : nullptr;
+  if (!gpu) run.expected_records = expected_records_for_set(j);
   run.stop = o.checkpoint.enabled() ? events.stop() : nullptr;
   bool began = false;  // a batch went through: the files may have changed
   run.on_progress = [&events, &began](const Progress& p) {

@@ -121,6 +121,24 @@ GrowthRule plan_growth(const Job& job) {
   return rule;
 }
 
+uint64_t expected_records_for_set(const Job& job) {
+  if (job.spec.sizing.capacity || job.spec.kind == JobKind::kQuery) return 0;
+  std::string why_not;
+  const std::optional<RecordEstimate> estimate = estimate_records(
+      job.inputs, job.spec.format, job.spec.record_separator, &why_not);
+  if (!estimate) {
+    job.events.info("the size of " + why_not +
+                    " is unknown; the set starts small and doubles as keys arrive");
+    return 0;
+  }
+  job.events.info("no " + job.name(JobOption::kCapacity) + " given; estimated " +
+                  group_digits(estimate->records) + " records " + estimate_text(*estimate) +
+                  "; the set takes room for the distinct keys its first " +
+                  group_digits(kReserveSampleRecords) + " records predict, and doubles if "
+                  "more arrive");
+  return estimate->records;
+}
+
 }  // namespace gdedup::job
 
 namespace gdedup {

@@ -20,6 +20,11 @@ Plan plan_job(const Job& job);
 // layer, saying which.
 GrowthRule plan_growth(const Job& job);
 
+// The records an exact job's set takes room for (PipelineOptions::
+// expected_records): the estimate of the inputs, said, where the job adds
+// keys and no capacity sizes its set; else 0.
+uint64_t expected_records_for_set(const Job& job);
+
 // The plan of a job's new fixed filter (plan_job), said with where it will
 // be saved, and checked as plan_fixed_filter (gdedup/job.h) checks one.
 Plan plan_new_filter(const Job& job);

@@ -37,7 +37,8 @@ class FilterTarget final : public RunTarget {
     writer.start(saved.layers, std::move(state));
   }
 
-  void after_batch(const PipelineOptions& options) override {
+  void after_batch(const PipelineOptions& options, const PipelineStats& stats) override {
+    (void)stats;
     const FilterCounters& c = filter_.counters();
     if (warned_ || c.planned_capacity == 0 || c.insertions <= c.planned_capacity) return;
     warned_ = true;

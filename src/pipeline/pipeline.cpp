@@ -228,7 +228,7 @@ class Driver {
     stats_.input_bytes = batch.input_bytes;
     progress_.input_bytes = batch.raw_bytes_read;
     progress_.input = batch.end.input_index;
-    target_.after_batch(options_);
+    target_.after_batch(options_, stats_);
     report_progress();
   }
 

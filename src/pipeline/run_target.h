@@ -41,8 +41,14 @@ class RunTarget {
   // Snapshots the target on the pipeline thread and has `writer` write it
   // with `state` in the background.
   virtual void checkpoint(CheckpointWriter& writer, ResumeState state) = 0;
-  // After each batch: a fixed filter past its plan warns once.
-  virtual void after_batch(const PipelineOptions& options) { (void)options; }
+  // After each batch, with the run's counts so far (a resumed run's
+  // included): a fixed filter past its plan warns once; an exact set takes
+  // room for the keys the records so far predict (PipelineOptions::
+  // expected_records).
+  virtual void after_batch(const PipelineOptions& options, const PipelineStats& stats) {
+    (void)options;
+    (void)stats;
+  }
 };
 
 // A fixed filter and its backend, or (with `layered`, whose first layer

@@ -2,6 +2,7 @@
 // checkpoint format (gdedup/set_file.h). One target for a KeySet and a
 // GpuKeySet, which answer alike; a checkpoint takes a host copy of either.
 #include <memory>
+#include <type_traits>
 
 #include "gdedup/set_file.h"
 #include "pipeline/resume_check.h"
@@ -23,7 +24,10 @@ class SetTarget final : public RunTarget {
   const Backend* memory() const override { return nullptr; }
 
   uint64_t test_and_set(WorkBatch& batch, uint64_t n) override {
-    return set_.test_and_insert(batch.keys.data(), n, batch.answers.data());
+    const uint64_t fresh = set_.test_and_insert(batch.keys.data(), n, batch.answers.data());
+    answered_ += n;
+    fresh_ += fresh;
+    return fresh;
   }
   void contains(WorkBatch& batch, uint64_t n) override {
     set_.contains(batch.keys.data(), n, batch.answers.data());
@@ -33,6 +37,20 @@ class SetTarget final : public RunTarget {
   void check_resume(const ResumeState& state, const PipelineOptions& options,
                     const std::vector<InputIdentity>& now) const override {
     check_resume_run(state, options, now);
+  }
+
+  // Room for the keys to come, taken once: as many new keys a record as in
+  // the sample, for every record the estimate leaves. A device's set
+  // doubles at the device's memory speed and takes no such room.
+  void after_batch(const PipelineOptions& options, const PipelineStats& stats) override {
+    if constexpr (std::is_same_v<Set, KeySet>) {
+      if (reserved_ || options.expected_records == 0 || answered_ < kReserveSampleRecords) return;
+      reserved_ = true;
+      if (options.expected_records <= stats.records) return;
+      const double share = static_cast<double>(fresh_) / static_cast<double>(answered_);
+      const double rest = static_cast<double>(options.expected_records - stats.records);
+      set_.reserve(set_.size() + static_cast<uint64_t>(share * rest));
+    }
   }
 
   void checkpoint(CheckpointWriter& writer, ResumeState state) override {
@@ -46,6 +64,11 @@ class SetTarget final : public RunTarget {
  private:
   Set& set_;
   KeyRules rules_;
+  // Keys this run answered by test_and_set and the new ones among them,
+  // until the room is taken.
+  uint64_t answered_ = 0;
+  uint64_t fresh_ = 0;
+  bool reserved_ = false;
 };
 
 }  // namespace

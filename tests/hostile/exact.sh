@@ -120,6 +120,40 @@ open('in.txt', 'w').write(''.join('k%d\n' % r.randrange(30000) for _ in range(60
   done
 }
 
+# Room taken from the input's estimate: the first 65,536 records are all
+# new, so the set takes room for every record being new, four times the
+# keys that come. Under a cap that holds the set grown key by key (from a
+# pipe, which has no estimate) the run with room taken ends well too, with
+# the same output and set file (room no key came for goes back before the
+# cap refuses one: exact_set_test, KeySet.RoomReserved...); a cap below
+# that still ends with status 4 and no set file.
+case_room_from_the_estimate_never_fails_a_capped_job() {
+  python3 -c "
+import random
+r = random.Random(29)
+keys = ['https://r.example/%d' % i for i in range(150000)]
+rest = [r.choice(keys) for _ in range(450000)]
+open('in.txt', 'w').write(''.join(k + '\\n' for k in keys + rest))
+"
+  exact_oracle in.txt want.txt
+  run_gdedup dedup --exact -o grown.txt -f grown.set - < <(cat in.txt)
+  expect_status 0
+  expect_message "the set starts small and doubles as keys arrive"
+  run_gdedup info grown.set
+  local bytes
+  bytes=$(sed -n 's/^memory .*(\([0-9,]*\) bytes,.*/\1/p' "$SCRATCH/stdout" | tr -d ,)
+  [ -n "$bytes" ] || fail "no memory in gdedup info: $(cat "$SCRATCH/stdout")"
+  run_gdedup dedup --exact --max-memory "$bytes" in.txt -o out.txt -f out.set
+  expect_status 0
+  expect_message "the set takes room for the distinct keys its first 65,536 records predict"
+  cmp -s out.txt want.txt || fail "the output with room taken differs from the exact dedup"
+  cmp -s grown.txt want.txt || fail "the output from standard input differs from the exact dedup"
+  cmp -s out.set grown.set || fail "the set file with room taken differs from the grown set's"
+  run_gdedup dedup --exact --max-memory $((bytes / 2)) in.txt -o half.txt -f half.set
+  expect_status 4
+  [ ! -e half.set ] || fail "a set file was written past --max-memory"
+}
+
 case_what_exact_mode_cannot_take_is_refused() {
   printf 'a\nb\n' >in.txt
   local args
