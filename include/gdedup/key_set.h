@@ -86,9 +86,12 @@ class KeySet {
   // Takes room for `keys` keys in all, as KeySet(keys) is sized, so that
   // the set holds that many without doubling its way there; a shard
   // already that large stays as it is. A hint, never a promise: where that
-  // room would pass KeySetOptions::max_bytes it takes the most that fits
-  // (maybe none), and where the system refuses memory it stops there, the
-  // set whole either way. The keys it holds are unchanged.
+  // room would pass KeySetOptions::max_bytes, or half the machine's
+  // memory, it takes the most that fits (maybe none), and where the system
+  // refuses memory it stops there, the set whole either way. The keys it
+  // holds are unchanged. Room no key came for goes back before the cap
+  // refuses a key: a set that took room fails only where one grown key by
+  // key would.
   void reserve(uint64_t keys);
 
   // A deep copy (a checkpoint written while the set goes on), with the same

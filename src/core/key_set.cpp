@@ -12,7 +12,10 @@
 // order for every T, so every answer and every table is the same.
 #include "gdedup/key_set.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <new>
 #include <string>
 #include <thread>
@@ -47,6 +50,13 @@ unsigned stagger_of(unsigned shard) {
   unsigned reversed = 0;
   for (unsigned b = 0; b < kShardBits; ++b) reversed |= ((shard >> b) & 1) << (kShardBits - 1 - b);
   return reversed;
+}
+
+uint64_t physical_memory() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return UINT64_MAX;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
 }
 
 }  // namespace
@@ -344,8 +354,11 @@ void KeySet::reserve(uint64_t keys) {
     }
     return total;
   };
-  const uint64_t cap = impl.options.max_bytes;
-  if (cap != 0 && shape_for(keys) > cap) {
+  // Room is a guess: never past the cap, nor past half this machine's
+  // memory, where a set grown key by key might have fitted.
+  uint64_t cap = physical_memory() / 2;
+  if (impl.options.max_bytes != 0) cap = std::min(cap, impl.options.max_bytes);
+  if (shape_for(keys) > cap) {
     // The most keys whose room fits under the cap (the bytes grow with the
     // keys): 0 fits, as the set does now.
     uint64_t fits = 0, over = keys;
