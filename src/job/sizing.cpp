@@ -131,6 +131,8 @@ uint64_t expected_records_for_set(const Job& job) {
                     " is unknown; the set starts small and doubles as keys arrive");
     return 0;
   }
+  // Inputs no larger than the sample: the set grows to them at once.
+  if (estimate->records <= kReserveSampleRecords) return 0;
   job.events.info("no " + job.name(JobOption::kCapacity) + " given; estimated " +
                   group_digits(estimate->records) + " records " + estimate_text(*estimate) +
                   "; the set takes room for the distinct keys its first " +
