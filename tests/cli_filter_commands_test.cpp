@@ -615,6 +615,11 @@ TEST(CliMerge, NeedsTwoFiltersAndAnOutput) {
     EXPECT_EQ(r.status, 2);
     EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
   }
+  // An output with no name is refused before the merge, not at its rename.
+  const Result r = run({"merge", dir / "a.bf", dir / "a.bf", "-o", ""});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
+  EXPECT_TRUE(contains(r.err, "-o names no file")) << r.err;
 }
 
 // The merge job itself (gdedup/merge_job.h), as a front end other than the
@@ -781,6 +786,8 @@ TEST(MergeJob, RefusesOtherRulesMixedKindsAndOutputsOfAnotherKind) {
       {{dir / "f.bf", dir / "f.bf"}, dir / "notes.txt", gdedup::ErrorKind::invalid_argument,
        "not a readable gdedup filter file"},
       {{dir / "f.bf"}, dir / "out", gdedup::ErrorKind::invalid_argument, "at least two"},
+      {{dir / "f.bf", dir / "f.bf"}, "", gdedup::ErrorKind::invalid_argument,
+       "output names no file"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.says);

@@ -200,6 +200,12 @@ MergeResult run_merge_job(const MergeSpec& spec, JobEvents& events) {
     throw UsageError("a merge needs at least two inputs; " +
                      std::to_string(spec.inputs.size()) + " given");
   }
+  // An empty name would pass every check of the output, and the merge
+  // would fail only at its end, renaming its temporary file over nothing.
+  if (spec.output.empty()) {
+    throw UsageError(events.name(JobOption::kOutput) + " names no file: a merge writes the "
+                     "merged filter or set to a file, so name one");
+  }
   check_writable({spec.output, "output", false});
   // Held until the merge ends, taken before any input is read: a job that
   // saves this filter meanwhile is waited for, and its keys are in the
