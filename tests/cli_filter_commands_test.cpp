@@ -2,18 +2,24 @@
 // --exact, the command line's usage errors, --help and --version, run
 // through the real binary ($GDEDUP_BIN).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <filesystem>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "cli_util.h"
+#include "failing_replacement.h"
 #include "gdedup/backend.h"
 #include "gdedup/filter.h"
 #include "gdedup/filter_file.h"
 #include "gdedup/fingerprint.h"
 #include "gdedup/growth.h"
 #include "gdedup/key_set.h"
+#include "gdedup/merge_job.h"
+#include "gdedup/number_text.h"
 #include "gdedup/planner.h"
 #include "gdedup/set_file.h"
 
@@ -609,6 +615,201 @@ TEST(CliMerge, NeedsTwoFiltersAndAnOutput) {
     EXPECT_EQ(r.status, 2);
     EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
   }
+  // An output with no name is refused before the merge, not at its rename.
+  const Result r = run({"merge", dir / "a.bf", dir / "a.bf", "-o", ""});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
+  EXPECT_TRUE(contains(r.err, "-o names no file")) << r.err;
+}
+
+// The merge job itself (gdedup/merge_job.h), as a front end other than the
+// command calls it: what it merges, refuses and says, in its caller's words.
+class RecordingEvents : public gdedup::JobEvents {
+ public:
+  void info(const std::string& message) override { notes.push_back(message); }
+  std::string given(gdedup::JobOption option) const override {
+    return option == gdedup::JobOption::kMaxMemory ? "cap=9" : name(option);
+  }
+  std::vector<std::string> notes;
+};
+
+gdedup::MergeSpec merge_spec(const std::vector<std::string>& inputs, const std::string& output,
+                             uint64_t max_memory = 0) {
+  gdedup::MergeSpec spec;
+  spec.inputs = inputs;
+  spec.output = output;
+  spec.max_memory = max_memory;
+  return spec;
+}
+
+TEST(MergeJob, SetsMergeIntoTheirUnionAndFiltersIntoTheirOr) {
+  cli_test::TempDir dir;
+  save_set_with_keys(dir / "a.gds", 0, 7000);
+  save_set_with_keys(dir / "b.gds", 5000, 21000);
+  save_set_with_keys(dir / "whole.gds", 0, 21000);
+  RecordingEvents events;
+  gdedup::MergeSpec spec = merge_spec({dir / "a.gds", dir / "b.gds"}, dir / "a.gds");
+  gdedup::MergeResult result = gdedup::run_merge_job(spec, events);
+  EXPECT_EQ(result.status, gdedup::MergeStatus::kComplete);
+  EXPECT_TRUE(result.saved && result.sets);
+  ASSERT_TRUE(result.set.has_value());
+  EXPECT_EQ(result.set->keys, 21000u);
+  EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(dir / "a.gds"),
+                                   cli_test::read_file(dir / "whole.gds")));
+  EXPECT_EQ(gdedup::merge_summary_line(spec, result),
+            "merged 2 sets into " + dir / "a.gds" + ": 21,000 distinct keys, collision chance " +
+                gdedup::format_rate(gdedup::KeySet::collision_chance(21000)));
+
+  const gdedup::Plan plan = gdedup::plan_for_capacity(20000, 1e-4);
+  save_with_keys(dir / "a.bf", plan, 0, 7000);
+  save_with_keys(dir / "b.bf", plan, 7000, 20000);
+  save_with_keys(dir / "whole.bf", plan, 0, 20000);
+  spec = merge_spec({dir / "a.bf", dir / "b.bf"}, dir / "c.bf");
+  result = gdedup::run_merge_job(spec, events);
+  EXPECT_EQ(result.status, gdedup::MergeStatus::kComplete);
+  EXPECT_TRUE(result.saved && !result.sets && !result.set);
+  EXPECT_EQ(result.inputs, 2u);
+  EXPECT_EQ(result.filter.set_bits,
+            gdedup::summarize(gdedup::load_filter(dir / "whole.bf")).set_bits);
+  EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(dir / "c.bf"),
+                                   cli_test::read_file(dir / "whole.bf")));
+  EXPECT_TRUE(contains(gdedup::merge_summary_line(spec, result),
+                       "merged 2 filters into " + dir / "c.bf" + ": ")) << result.message;
+  // Filters saved without their key rules are noted, through the events.
+  ASSERT_EQ(events.notes.size(), 2u);
+  EXPECT_EQ(events.notes[0].rfind("note: " + dir / "a.bf" + " does not record its key rules", 0),
+            0u) << events.notes[0];
+}
+
+// Past max_memory: the status and the line that says it, in the caller's
+// words, and the output as it was (absent, or an input) with no file left.
+TEST(MergeJob, PastMaxMemoryWritesNothing) {
+  cli_test::TempDir dir;
+  save_set_with_keys(dir / "a.gds", 0, 2000);
+  save_set_with_keys(dir / "b.gds", 1000, 60000);
+  const uint64_t first_bytes = gdedup::load_set_file(dir / "a.gds").set.bytes();
+  const gdedup::Plan plan = gdedup::plan_for_capacity(20000, 1e-4);
+  save_with_keys(dir / "a.bf", plan, 0, 7000);
+  save_with_keys(dir / "b.bf", plan, 7000, 20000);
+  const uint64_t filter_bytes = gdedup::read_filter_info(dir / "a.bf").params[0].bytes();
+  struct Case {
+    std::vector<std::string> inputs;
+    std::string output;
+    uint64_t cap;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {{dir / "a.gds", dir / "b.gds"}, dir / "a.gds", first_bytes - 1, "a.gds takes"},
+      {{dir / "a.gds", dir / "b.gds"}, dir / "new.gds", first_bytes, "the union takes at least"},
+      {{dir / "a.bf", dir / "b.bf"}, dir / "b.bf", filter_bytes - 1, "the merged filter takes"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.says);
+    const bool existed = cli_test::exists(c.output);
+    const std::string before = existed ? cli_test::read_file(c.output) : "";
+    RecordingEvents events;
+    const gdedup::MergeResult result =
+        gdedup::run_merge_job(merge_spec(c.inputs, c.output, c.cap), events);
+    EXPECT_EQ(result.status, gdedup::MergeStatus::kPastMaxMemory);
+    EXPECT_FALSE(result.saved);
+    EXPECT_EQ(result.message.rfind("cannot merge into " + c.output + ": ", 0), 0u)
+        << result.message;
+    EXPECT_TRUE(contains(result.message, c.says)) << result.message;
+    EXPECT_TRUE(contains(result.message, "more than cap=9 allows; nothing was written; a "
+                                         "larger max_memory lets the merge go on"))
+        << result.message;
+    EXPECT_EQ(cli_test::exists(c.output), existed);
+    if (existed) {
+      EXPECT_EQ(cli_test::read_file(c.output), before);
+    }
+  }
+  // No temporary or lock file is left beside the inputs.
+  const std::filesystem::directory_iterator files(dir.path());
+  EXPECT_EQ(std::distance(begin(files), end(files)), 4);
+}
+
+// A disk that fails the output's write: the error names the file, and the
+// output (here an input) is as it was, with no temporary file left.
+TEST(MergeJob, AFailingWriteLeavesTheOutputAsItWas) {
+  cli_test::TempDir dir;
+  save_set_with_keys(dir / "a.gds", 0, 100);
+  save_set_with_keys(dir / "b.gds", 50, 200);
+  const gdedup::Plan plan = gdedup::plan_for_capacity(1000, 1e-3);
+  save_with_keys(dir / "a.bf", plan, 0, 100);
+  save_with_keys(dir / "b.bf", plan, 50, 200);
+  for (const std::string kind : {".gds", ".bf"}) {
+    const std::string output = dir / ("a" + kind);
+    const std::string before = cli_test::read_file(output);
+    gdedup::test::FailingReplacement disk(output, 1);
+    gdedup::JobEvents events;
+    try {
+      gdedup::run_merge_job(merge_spec({output, dir / ("b" + kind)}, output), events);
+      ADD_FAILURE() << "merged into " << output;
+    } catch (const gdedup::Error& e) {
+      EXPECT_EQ(e.kind(), gdedup::ErrorKind::io) << e.what();
+      EXPECT_TRUE(contains(e.what(), output)) << e.what();
+    }
+    EXPECT_EQ(cli_test::read_file(output), before);
+  }
+  const std::filesystem::directory_iterator files(dir.path());
+  EXPECT_EQ(std::distance(begin(files), end(files)), 4);
+}
+
+// Rules that differ, a set beside a filter, and outputs a hostile caller
+// names: refused with the error a front end maps, nothing written.
+TEST(MergeJob, RefusesOtherRulesMixedKindsAndOutputsOfAnotherKind) {
+  cli_test::TempDir dir;
+  gdedup::KeyRules nul;
+  nul.record_separator = '\0';
+  save_set_with_keys(dir / "a.gds", 0, 100);
+  save_set_with_keys(dir / "z.gds", 0, 100, nul);
+  const gdedup::Plan plan = gdedup::plan_for_capacity(1000, 1e-3);
+  gdedup::Filter filter = gdedup::Filter::from_plan(plan);
+  gdedup::save_filter(filter, dir / "f.bf", gdedup::KeyRules{});
+  gdedup::save_filter(filter, dir / "zf.bf", nul);
+  cli_test::write_file(dir / "notes.txt", "keep me\n");
+  ASSERT_EQ(symlink((dir / "f.bf").c_str(), (dir / "link.bf").c_str()), 0);
+  gdedup::JobEvents events;
+  struct Case {
+    std::vector<std::string> inputs;
+    std::string output;
+    gdedup::ErrorKind kind;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {{dir / "a.gds", dir / "z.gds"}, dir / "out", gdedup::ErrorKind::key_rules_mismatch,
+       "different rules"},
+      {{dir / "f.bf", dir / "zf.bf"}, dir / "out", gdedup::ErrorKind::key_rules_mismatch,
+       "different"},
+      {{dir / "a.gds", dir / "f.bf"}, dir / "out", gdedup::ErrorKind::invalid_argument,
+       dir / "a.gds is an exact set (written with exact) and " + dir / "f.bf a Bloom filter"},
+      {{dir / "f.bf", dir / "f.bf"}, dir / "notes.txt", gdedup::ErrorKind::invalid_argument,
+       "not a readable gdedup filter file"},
+      {{dir / "f.bf"}, dir / "out", gdedup::ErrorKind::invalid_argument, "at least two"},
+      {{dir / "f.bf", dir / "f.bf"}, "", gdedup::ErrorKind::invalid_argument,
+       "output names no file"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.says);
+    try {
+      gdedup::run_merge_job(merge_spec(c.inputs, c.output), events);
+      ADD_FAILURE() << "merged";
+    } catch (const gdedup::UsageError& e) {
+      EXPECT_EQ(e.kind(), c.kind);
+      EXPECT_TRUE(contains(e.what(), c.says)) << e.what();
+    }
+  }
+  // A link as the output is never followed nor replaced.
+  EXPECT_THROW(gdedup::run_merge_job(merge_spec({dir / "f.bf", dir / "f.bf"}, dir / "link.bf"),
+                                     events),
+               gdedup::Error);
+  EXPECT_EQ(cli_test::read_file(dir / "notes.txt"), "keep me\n");
+  EXPECT_FALSE(cli_test::exists(dir / "out"));
+  // Other rules than the seed give way to ignore_key_rules: the first's are kept.
+  gdedup::MergeSpec spec = merge_spec({dir / "z.gds", dir / "a.gds"}, dir / "out");
+  spec.ignore_key_rules = true;
+  gdedup::run_merge_job(spec, events);
+  EXPECT_EQ(gdedup::load_set_file(dir / "out").rules, nul);
 }
 
 TEST(CliHelp, EachCommandsHelpMentionsEachOption) {

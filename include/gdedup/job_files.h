@@ -1,8 +1,8 @@
 // The files a job reads and writes, checked and locked before anything is
 // read or created, so that a typo costs nothing and two jobs never write
-// one file at once (docs/CLI.md, "Files a job writes"). run_job makes these
-// checks itself; they are public for commands that write files of their own
-// (a merge).
+// one file at once (docs/CLI.md, "Files a job writes"). run_job and
+// run_merge_job make these checks themselves; they are public for programs
+// that write files of their own.
 #pragma once
 
 #include <string>
