@@ -306,6 +306,48 @@ TEST(CliBadInput, AnOptionIsNeverTakenForAFile) {
   EXPECT_EQ(cli_test::read_file(dir.path() + "/-o"), "a\nb\n");
 }
 
+// An empty path would read as the option left out: `build -f ""` ran,
+// counted its new keys and saved them nowhere, with exit status 0. Every
+// option that takes a file or a folder refuses it, before anything is read
+// or written.
+TEST(CliBadInput, AnEmptyPathIsRefusedForEveryFileOption) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  cli_test::write_file(dir / "in.txt", "a\nb\na\n");
+  const std::string in = dir / "in.txt";
+  const std::string filter = dir / "f.gdf";
+  ASSERT_EQ(run({"build", "-q", "--capacity", "1M", in, "-f", filter}).status, 0);
+  struct Case {
+    std::vector<std::string> argv;
+    std::string option, type;
+  };
+  const std::vector<Case> cases = {
+      {{"build", "-q", in, "-f", ""}, "--filter", "FILE"},
+      {{"build", "-q", "--exact", in, "-f", ""}, "--filter", "FILE"},
+      {{"dedup", "-q", in, "-f", ""}, "--filter", "FILE"},
+      {{"query", "-q", in, "-f", ""}, "--filter", "FILE"},
+      {args({in, "-o", ""}), "--output", "FILE"},
+      {args({in, "--output-parts", ""}), "--output-parts", "DIR"},
+      {args({in, "--stats", ""}), "--stats", "FILE"},
+      {args({in, "--checkpoint", ""}), "--checkpoint", "FILE"},
+      {args({"--files-from", ""}), "--files-from", "FILE"},
+      {{"merge", "-q", filter, filter, "-o", ""}, "--output", "FILE"},
+  };
+  for (const Case& c : cases) {
+    const Result r = run(c.argv);
+    EXPECT_EQ(r.status, 2) << c.option << ": " << r.err;
+    EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
+    EXPECT_TRUE(contains(r.err, c.option + ": the path is empty: give " + c.option + " a " +
+                                    c.type + " path"))
+        << r.err;
+    EXPECT_TRUE(r.out.empty()) << c.option << " wrote: " << r.out;
+  }
+  // Only in.txt and f.gdf: nothing written, no lock or temporary file.
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()),
+                          std::filesystem::directory_iterator{}),
+            2);
+}
+
 TEST(CliBadInput, FilterProblemsAreReportedWithTheFileName) {
   REQUIRE_GDEDUP_BIN();
   cli_test::TempDir dir;

@@ -59,8 +59,14 @@ class Arguments {
     return out;
   }
   bool flag(const char* name) const { return get<bool>(name).value_or(false); }
+  // "" when not given. An empty path given is refused: the job would take
+  // it for none (filter="": the keys never saved).
   std::string path(const char* name) const {
     const std::optional<nb::bytes> b = get<nb::bytes>(name);
+    if (b && b->size() == 0) {
+      throw UsageError(std::string(name) + "=\"\": the path is empty: give " + name +
+                       "= a path, or leave it out");
+    }
     return b ? std::string(b->c_str(), b->size()) : std::string();
   }
 

@@ -71,6 +71,14 @@ def test_arguments_that_cannot_work_are_refused(tmp_path, urls_file):
     with pytest.raises(gdedup.InvalidArgumentError, match="threads=2 has no effect with "
                        "input_format=u64"):
         gdedup.run("dedup", urls_file, output=tmp_path / "o", input_format="u64", threads=2)
+    # An empty path would read as none given: filter="" built a set of the
+    # keys and saved it nowhere.
+    for command, name in (("build", "filter"), ("build", "stats"), ("build", "checkpoint"),
+                          ("build", "files_from"), ("dedup", "output"),
+                          ("dedup", "output_parts")):
+        with pytest.raises(gdedup.InvalidArgumentError,
+                           match=f'{name}="": the path is empty: give {name}= a path'):
+            gdedup.run(command, urls_file, exact=True, **{name: ""})
     assert sorted(os.listdir(tmp_path)) == ["urls.txt"]
 
 

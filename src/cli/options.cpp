@@ -262,13 +262,17 @@ void refuse_ignored_options(const CLI::App& command, const JobOptions& o) {
 void refuse_options_taken_as_files(CLI::App& app) {
   for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
     for (CLI::Option* option : command->get_options()) {
-      if (option->get_type_name().rfind("FILE", 0) != 0 || option->get_positional()) continue;
+      const std::string type = option->get_type_name();
+      if ((type.rfind("FILE", 0) != 0 && type != "DIR") || option->get_positional()) continue;
       const std::string name = option->get_name();
       option->check(CLI::Validator(
-          [name](std::string& value) -> std::string {
+          [name, type](std::string& value) -> std::string {
+            // An empty path would read as the option left out: -f "" as
+            // no filter file, its keys never saved.
+            if (value.empty()) return "the path is empty: give " + name + " a " + type + " path";
             if (value.size() < 2 || value[0] != '-') return "";
             return "'" + value + "' looks like the next option, not a file: give " + name +
-                   " its FILE (./" + value + " for a file named " + value + ")";
+                   " its " + type + " (./" + value + " for a file named " + value + ")";
           },
           "", "not an option"));
     }

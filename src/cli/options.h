@@ -116,11 +116,13 @@ void add_growth_options(CLI::App& app, JobOptions& options);
 void add_exact_option(CLI::App& app, JobOptions& options);
 void add_key_options(CLI::App& app, KeyFlags& flags);
 void add_backend_options(CLI::App& app, JobOptions& options);
-// Refuses a value that starts with '-' (but is not "-", standard input or
-// output) for every option of `app`'s commands that takes a FILE: it is the
-// next option, taken as the value of one given without its own (`--stats
-// -o out.txt` would write the stats to a file named -o and the records to
-// standard output).
+// For every option of `app`'s commands that takes a FILE or a DIR, refuses
+// an empty value, which the job would take for the option left out (-f ""
+// as no filter file: the keys never saved), and a value that starts with
+// '-' (but is not "-", standard input or output): it is the next option,
+// taken as the value of one given without its own (`--stats -o out.txt`
+// would write the stats to a file named -o and the records to standard
+// output).
 void refuse_options_taken_as_files(CLI::App& app);
 // A thread count option (--threads, --filter-threads), 1 to 4096.
 CLI::Option* add_threads_option(CLI::App& app, const std::string& name, unsigned& threads,
