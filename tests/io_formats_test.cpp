@@ -146,36 +146,6 @@ TEST_F(IoFormats, DamageAndTrailingGarbageAreRefused) {
   }
 }
 
-// `xz` with the LZMA2 dictionary size byte of its (first) block header set
-// to `dictionary`: (2 | b & 1) << (b / 2 + 11) bytes, 4 GiB - 1 at 40.
-std::string with_xz_dictionary(std::string xz, uint8_t dictionary) {
-  const size_t header = 12, size = (static_cast<uint8_t>(xz[header]) + 1) * 4;
-  const uint8_t flags = static_cast<uint8_t>(xz[header + 1]);
-  size_t at = header + 2;
-  // Past the compressed and uncompressed sizes where given (variable-length
-  // integers), to the one filter: LZMA2 (0x21) with one byte of properties.
-  for (uint8_t given : {0x40, 0x80}) {
-    if (flags & given) {
-      while (xz[at++] & 0x80) {}
-    }
-  }
-  if ((flags & 3) != 0 || xz.compare(at, 2, "\x21\x01") != 0) std::abort();
-  xz[at + 2] = static_cast<char>(dictionary);
-  const uint32_t crc =
-      lzma_crc32(reinterpret_cast<const uint8_t*>(xz.data() + header), size - 4, 0);
-  for (size_t i = 0; i < 4; ++i) xz[header + size - 4 + i] = static_cast<char>(crc >> (8 * i));
-  return xz;
-}
-
-// One zstd frame of `text` (at most 128 KiB) in a raw block, whose header
-// asks for the window its `descriptor` byte names.
-std::string zstd_with_window(const std::string& text, uint8_t descriptor) {
-  const uint32_t block = 1 | static_cast<uint32_t>(text.size()) << 3;  // last, raw
-  return std::string("\x28\xb5\x2f\xfd\x00", 5) + static_cast<char>(descriptor) +
-         static_cast<char>(block) + static_cast<char>(block >> 8) +
-         static_cast<char>(block >> 16) + text;
-}
-
 // The bytes a refusal says the header asked for; 0 where it names none.
 uint64_t asked_bytes(const std::string& error) {
   const size_t at = error.find(" asks for ");
@@ -188,13 +158,13 @@ TEST_F(IoFormats, HeadersAskingForMoreMemoryThanTheCeilingAreRefused) {
   // largest dictionary, 1536 MiB. liblzma allocates it without touching it.
   const std::string xz = test::xz(text);
   for (uint8_t dictionary : {28, 36, 37}) {
-    EXPECT_EQ(drain(*open_input(write("ok.xz", with_xz_dictionary(xz, dictionary))), 4096),
-              text) << int{dictionary};
+    const std::string p = write("ok.xz", test::with_xz_dictionary(xz, dictionary));
+    EXPECT_EQ(drain(*open_input(p), 4096), text) << int{dictionary};
   }
   // Past the ceiling (2 GiB, and 4 GiB - 1 the most a header can ask), it
   // is refused before liblzma allocates, also after a good stream.
   for (uint8_t dictionary : {38, 40}) {
-    const std::string p = write("big.xz", xz + with_xz_dictionary(xz, dictionary));
+    const std::string p = write("big.xz", xz + test::with_xz_dictionary(xz, dictionary));
     std::string error;
     EXPECT_EQ(drain(*open_input(p), 4096, &error), text);
     EXPECT_EQ(error.rfind(p + ": xz stream at compressed byte offset ", 0), 0u) << error;
@@ -205,12 +175,13 @@ TEST_F(IoFormats, HeadersAskingForMoreMemoryThanTheCeilingAreRefused) {
   }
   // zstd: a 2 GiB window (zstd --long=31) decodes; 2.25 GiB, 4 GiB, and the
   // most a header can ask, 3.75 TiB, are refused, naming that window.
-  EXPECT_EQ(drain(*open_input(write("ok.zst", zstd_with_window(text, 0xa8))), 4096), text);
+  EXPECT_EQ(drain(*open_input(write("ok.zst", test::zstd_with_window(text, 0xa8))), 4096), text);
   for (const auto& [descriptor, window] :
        std::vector<std::pair<uint8_t, uint64_t>>{{0xa9, uint64_t{9} << 28},
                                                  {0xb0, uint64_t{1} << 32},
                                                  {0xff, uint64_t{15} << 38}}) {
-    const std::string p = write("big.zst", test::zstd(text) + zstd_with_window(text, descriptor));
+    const std::string p =
+        write("big.zst", test::zstd(text) + test::zstd_with_window(text, descriptor));
     std::string error;
     EXPECT_EQ(drain(*open_input(p), 4096, &error), text);
     EXPECT_EQ(error.rfind(p + ": zstd stream at compressed byte offset ", 0), 0u) << error;
@@ -255,8 +226,8 @@ TEST_F(IoFormats, AHeaderWithinTheCeilingTheMachineCannotMeetIsOutOfMemoryNotDam
   }
   const std::string text = lines(10, 40);
   for (const auto& [name, bytes] : std::vector<std::pair<std::string, std::string>>{
-           {"big.zst", zstd_with_window(text, 0xa8)},
-           {"big.xz", with_xz_dictionary(test::xz(text), 37)}}) {
+           {"big.zst", test::zstd_with_window(text, 0xa8)},
+           {"big.xz", test::with_xz_dictionary(test::xz(text), 37)}}) {
     const std::string p = write(name, bytes);
     const std::string got = decode_with_little_memory(p);
     EXPECT_EQ(got.rfind("out of memory: " + p + ": the ", 0), 0u) << got;
