@@ -71,7 +71,8 @@ void DecoderSource::throw_too_much_memory(const char* format, uint64_t asked) co
 
 void DecoderSource::throw_out_of_memory(const char* format) const {
   throw Error(name() + ": the " + format + " decoder ran out of memory at compressed byte offset " +
-                  std::to_string(offset()) + " (its header may ask for up to " +
+                  std::to_string(offset()) + ": this machine did not give it the memory the "
+                  "stream's header asks for (up to " +
                   std::to_string(kDecoderMemoryCeiling >> 30) + " GiB).",
               ErrorKind::out_of_memory);
 }

@@ -69,13 +69,12 @@ void ZstdSource::decode(char* buf, size_t capacity, size_t& produced) {
     produced = out.pos;
     if (ZSTD_isError(ret)) {
       if (ZSTD_getErrorCode(ret) == ZSTD_error_memory_allocation) throw_out_of_memory("zstd");
-      // libzstd leaves the refused frame's header unread at in_pos_, unless
-      // it came in two reads (then its own reason is given).
-      const uint64_t window = frame_window(
-          reinterpret_cast<const unsigned char*>(in_.data()) + in_pos_, in_end_ - in_pos_);
-      if (ZSTD_getErrorCode(ret) == ZSTD_error_frameParameter_windowTooLarge &&
-          window > kDecoderMemoryCeiling) {
-        throw_too_much_memory("zstd", window);
+      if (ZSTD_getErrorCode(ret) == ZSTD_error_frameParameter_windowTooLarge) {
+        // libzstd leaves the refused frame's header unread at in_pos_,
+        // unless it came in two reads (then its own reason is given).
+        const uint64_t window = frame_window(
+            reinterpret_cast<const unsigned char*>(in_.data()) + in_pos_, in_end_ - in_pos_);
+        if (window > kDecoderMemoryCeiling) throw_too_much_memory("zstd", window);
       }
       throw_damaged("zstd", ZSTD_getErrorName(ret));
     }
