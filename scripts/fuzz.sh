@@ -35,9 +35,10 @@ run_one() {
   local log="$build/logs/$target.log"
   local status=0
   # One allocation of 1 GiB marks a leak or a size taken from damaged data,
-  # except for the record reader's decoders, whose window the compressor
-  # chooses in the header: a zstd frame's up to 2 GiB (zstd --long=31,
-  # accepted by io/zstd_source.cpp), an xz dictionary's up to 1.5 GiB.
+  # except for the record reader's decoders, which a header may make take up
+  # to kDecoderMemoryCeiling (io/decoder_source.h, 2 GiB: a zstd frame's
+  # window, as zstd --long=31 writes; liblzma's memory limit for xz), plus
+  # zstd's few hundred KiB of block buffers. Past it headers are refused.
   local malloc_limit=1024
   [ "$target" = fuzz_record_reader ] && malloc_limit=2100
   "$build/tests/fuzz/$target" -max_total_time="$seconds" -max_len=8192 -timeout=20 \

@@ -153,4 +153,34 @@ inline std::string zstd_frames(const std::string& text, size_t chunk, bool pzstd
   return out;
 }
 
+// `xz` with the LZMA2 dictionary size byte of its (first) block header set
+// to `dictionary`: (2 | b & 1) << (b / 2 + 11) bytes, 4 GiB - 1 at 40.
+inline std::string with_xz_dictionary(std::string xz, uint8_t dictionary) {
+  const size_t header = 12, size = (static_cast<uint8_t>(xz[header]) + 1) * 4;
+  const uint8_t flags = static_cast<uint8_t>(xz[header + 1]);
+  size_t at = header + 2;
+  // Past the compressed and uncompressed sizes where given (variable-length
+  // integers), to the one filter: LZMA2 (0x21) with one byte of properties.
+  for (uint8_t given : {0x40, 0x80}) {
+    if (flags & given) {
+      while (xz[at++] & 0x80) {}
+    }
+  }
+  if ((flags & 3) != 0 || xz.compare(at, 2, "\x21\x01") != 0) std::abort();
+  xz[at + 2] = static_cast<char>(dictionary);
+  const uint32_t crc =
+      lzma_crc32(reinterpret_cast<const uint8_t*>(xz.data() + header), size - 4, 0);
+  for (size_t i = 0; i < 4; ++i) xz[header + size - 4 + i] = static_cast<char>(crc >> (8 * i));
+  return xz;
+}
+
+// One zstd frame of `text` (at most 128 KiB) in a raw block, whose header
+// asks for the window its `descriptor` byte names.
+inline std::string zstd_with_window(const std::string& text, uint8_t descriptor) {
+  const uint32_t block = 1 | static_cast<uint32_t>(text.size()) << 3;  // last, raw
+  return std::string("\x28\xb5\x2f\xfd\x00", 5) + static_cast<char>(descriptor) +
+         static_cast<char>(block) + static_cast<char>(block >> 8) +
+         static_cast<char>(block >> 16) + text;
+}
+
 }  // namespace gdedup::test

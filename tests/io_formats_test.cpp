@@ -4,6 +4,9 @@
 // are refused. Whatever the format, compressed bytes never come out as
 // records.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <functional>
 #include <random>
@@ -14,6 +17,8 @@
 #include "file_util.h"
 #include "gdedup/error.h"
 #include "io/byte_source.h"
+#include "io/decoder_source.h"
+#include "test_util.h"
 
 namespace gdedup::io {
 namespace {
@@ -138,6 +143,96 @@ TEST_F(IoFormats, DamageAndTrailingGarbageAreRefused) {
     drain(*open_input(write("junk", good + "junk after the end\n")), 1 << 16, &error);
     EXPECT_NE(error.find(std::string(format) + " stream is damaged"), std::string::npos)
         << format << ": " << error;
+  }
+}
+
+// The bytes a refusal says the header asked for; 0 where it names none.
+uint64_t asked_bytes(const std::string& error) {
+  const size_t at = error.find(" asks for ");
+  return at == std::string::npos ? 0 : std::stoull(error.substr(at + 10));
+}
+
+TEST_F(IoFormats, HeadersAskingForMoreMemoryThanTheCeilingAreRefused) {
+  const std::string text = lines(9, 40);
+  // What xz writes decodes: -9e (64 MiB), --lzma2=dict=1GiB, and its
+  // largest dictionary, 1536 MiB. liblzma allocates it without touching it.
+  const std::string xz = test::xz(text);
+  for (uint8_t dictionary : {28, 36, 37}) {
+    const std::string p = write("ok.xz", test::with_xz_dictionary(xz, dictionary));
+    EXPECT_EQ(drain(*open_input(p), 4096), text) << int{dictionary};
+  }
+  // Past the ceiling (2 GiB, and 4 GiB - 1 the most a header can ask), it
+  // is refused before liblzma allocates, also after a good stream.
+  for (uint8_t dictionary : {38, 40}) {
+    const std::string p = write("big.xz", xz + test::with_xz_dictionary(xz, dictionary));
+    std::string error;
+    EXPECT_EQ(drain(*open_input(p), 4096, &error), text);
+    EXPECT_EQ(error.rfind(p + ": xz stream at compressed byte offset ", 0), 0u) << error;
+    EXPECT_GT(asked_bytes(error), kDecoderMemoryCeiling) << error;
+    EXPECT_GE(asked_bytes(error), (uint64_t{2} << 30) - (dictionary == 40)) << error;
+    EXPECT_NE(error.find("more than the 2147483648 (2 GiB) a decoder may take"),
+              std::string::npos) << error;
+  }
+  // zstd: a 2 GiB window (zstd --long=31) decodes; 2.25 GiB, 4 GiB, and the
+  // most a header can ask, 3.75 TiB, are refused, naming that window.
+  EXPECT_EQ(drain(*open_input(write("ok.zst", test::zstd_with_window(text, 0xa8))), 4096), text);
+  for (const auto& [descriptor, window] :
+       std::vector<std::pair<uint8_t, uint64_t>>{{0xa9, uint64_t{9} << 28},
+                                                 {0xb0, uint64_t{1} << 32},
+                                                 {0xff, uint64_t{15} << 38}}) {
+    const std::string p =
+        write("big.zst", test::zstd(text) + test::zstd_with_window(text, descriptor));
+    std::string error;
+    EXPECT_EQ(drain(*open_input(p), 4096, &error), text);
+    EXPECT_EQ(error.rfind(p + ": zstd stream at compressed byte offset ", 0), 0u) << error;
+    EXPECT_EQ(asked_bytes(error), window) << error;
+  }
+}
+
+// What decoding `path` in a child whose address space is capped at 1 GiB
+// gives: "out of memory: MESSAGE", "other: MESSAGE", or "decoded".
+std::string decode_with_little_memory(const std::string& path) {
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) return "pipe failed";
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(pipe_fds[0]);
+    rlimit limit{uint64_t{1} << 30, uint64_t{1} << 30};
+    ::setrlimit(RLIMIT_AS, &limit);
+    std::string got = "decoded";
+    try {
+      drain(*open_input(path), 4096);
+    } catch (const Error& e) {
+      got = (e.kind() == ErrorKind::out_of_memory ? "out of memory: " : "other: ") +
+            std::string(e.what());
+    }
+    (void)!::write(pipe_fds[1], got.data(), got.size());
+    ::_exit(0);
+  }
+  ::close(pipe_fds[1]);
+  std::string got;
+  char buffer[512];
+  ssize_t n;
+  while ((n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0) got.append(buffer, n);
+  ::close(pipe_fds[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? got : "child crashed";
+}
+
+TEST_F(IoFormats, AHeaderWithinTheCeilingTheMachineCannotMeetIsOutOfMemoryNotDamage) {
+  if (test::kAddressSanitizer) {
+    GTEST_SKIP() << "AddressSanitizer reserves more address space than the cap";
+  }
+  const std::string text = lines(10, 40);
+  for (const auto& [name, bytes] : std::vector<std::pair<std::string, std::string>>{
+           {"big.zst", test::zstd_with_window(text, 0xa8)},
+           {"big.xz", test::with_xz_dictionary(test::xz(text), 37)}}) {
+    const std::string p = write(name, bytes);
+    const std::string got = decode_with_little_memory(p);
+    EXPECT_EQ(got.rfind("out of memory: " + p + ": the ", 0), 0u) << got;
+    EXPECT_NE(got.find(" decoder ran out of memory at compressed byte offset "),
+              std::string::npos) << got;
   }
 }
 

@@ -24,6 +24,7 @@ docs/PYTHON.md describes the API.
 """
 
 import os
+import re
 from itertools import islice
 
 from . import _errors
@@ -120,13 +121,35 @@ def dedup(records, filter=None, *, batch=65536, **filter_args):
     return _kept(iter(records), filter, batch)
 
 
+# The place a Filter's or Set's error gives a key of its call: "key N
+# (counting from 0) has no key ...", "key N is a int; ...", "... and key N
+# (counting from 0) of the call would make it grow ...".
+_KEY_PLACE = re.compile(r"\bkey (\d+) (?=\(counting from 0\)|is a )")
+
+
 def _kept(records, filter, batch):
     """dedup's records, `batch` at a time through filter."""
+    before = 0  # records of the batches already through
     while True:
         chunk = list(islice(records, batch))
         if not chunk:
             return
-        seen = filter.test_and_set([_line_key(r) for r in chunk])
+        try:
+            seen = filter.test_and_set([_line_key(r) for r in chunk])
+        except (Error, TypeError) as e:
+            # The engine names a record by its place in the batch; the
+            # caller knows only its place in the records given to dedup.
+            _count_from_input_start(e, before)
+            raise
+        before += len(chunk)
         for record, was_seen in zip(chunk, seen.tolist()):
             if not was_seen:
                 yield record
+
+
+def _count_from_input_start(error, before):
+    """Makes the record an error names by its place in a batch be named by
+    its place in the whole input, `before` records earlier."""
+    if error.args and isinstance(error.args[0], str):
+        message = _KEY_PLACE.sub(lambda m: f"key {int(m[1]) + before} ", error.args[0], count=1)
+        error.args = (message,) + error.args[1:]

@@ -345,6 +345,17 @@ def test_past_max_memory_the_set_refuses_keys_and_keeps_the_ones_before():
     pytest.fail(f"{len(s)} keys in {s.nbytes} bytes held under max_memory=1 MiB")
 
 
+def test_dedup_names_the_key_past_max_memory_by_its_place_in_the_input():
+    s = gdedup.Set(max_memory=1 << 20)
+    keys = [b"key %d" % i for i in range(OBJECT_CHUNK + 1000)]
+    with pytest.raises(gdedup.SetFullError) as raised:
+        list(gdedup.dedup(keys, filter=s, batch=1000))
+    # The keys are distinct: those before the refused one are the set's.
+    assert len(s) > 1000
+    assert f"key {len(s)} (counting from 0) of the call" in str(raised.value)
+    assert raised.value.kind == "set_full" and raised.value.available == 1 << 20
+
+
 def test_dedup_with_a_set_keeps_every_first_occurrence(urls):
     lines = [u + b"\n" for u in urls]
     kept = list(gdedup.dedup(lines, filter=gdedup.Set(), batch=1000))

@@ -363,6 +363,30 @@ def test_a_filter_takes_json_keys_and_refuses_a_record_without_its_key():
         f.add(b"no cdxj line")
 
 
+@pytest.mark.parametrize("make", ["Filter", "Set"])
+def test_dedup_names_a_record_without_its_key_by_its_place_in_the_input(make):
+    """dedup takes records a batch at a time; the record is named as the
+    caller counts, from the first record given, not within its batch."""
+    import gdedup
+    made = getattr(gdedup, make)(key="json:url")
+    records = [b'{"url":"%d"}' % i for i in range(2500)] + [b'{"x":1}', b'{"url":"z"}']
+    kept = gdedup.dedup(records, made, batch=1000)
+    with pytest.raises(gdedup.InvalidArgumentError) as raised:
+        list(kept)
+    assert str(raised.value).startswith("key 2500 (counting from 0) has no key json:url: ")
+    assert raised.value.kind == "invalid_argument"
+    # One batch: the place is the same.
+    with pytest.raises(gdedup.InvalidArgumentError, match=r"^key 2500 \(counting from 0\) "):
+        list(gdedup.dedup(records, getattr(gdedup, make)(key="json:url"), batch=3000))
+
+
+def test_dedup_names_a_record_of_the_wrong_type_by_its_place_in_the_input():
+    import gdedup
+    records = [b"%d" % i for i in range(1003)] + [7]
+    with pytest.raises(TypeError, match=r"^key 1003 is a "):
+        list(gdedup.dedup(records, batch=1000))
+
+
 @pytest.mark.parametrize("exact", [[], ["--exact"]])
 def test_records_without_their_key_in_every_mode(tmp_path, run_cli, exact):
     """keep: a key seen nowhere else; drop: never written; neither reaches

@@ -60,4 +60,21 @@ void DecoderSource::throw_truncated(const char* format) const {
               std::to_string(offset()) + ".");
 }
 
+void DecoderSource::throw_too_much_memory(const char* format, uint64_t asked) const {
+  throw DamagedData(name() + ": " + format + " stream at compressed byte offset " +
+                    std::to_string(offset()) + " asks for " + std::to_string(asked) +
+                    " bytes of memory to decode, more than the " +
+                    std::to_string(kDecoderMemoryCeiling) + " (" +
+                    std::to_string(kDecoderMemoryCeiling >> 30) + " GiB) a decoder may take; "
+                    "no setting of xz or zstd writes such a header, so the file is damaged.");
+}
+
+void DecoderSource::throw_out_of_memory(const char* format) const {
+  throw Error(name() + ": the " + format + " decoder ran out of memory at compressed byte offset " +
+                  std::to_string(offset()) + ": this machine did not give it the memory the "
+                  "stream's header asks for (up to " +
+                  std::to_string(kDecoderMemoryCeiling >> 30) + " GiB).",
+              ErrorKind::out_of_memory);
+}
+
 }  // namespace gdedup::io

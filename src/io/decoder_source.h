@@ -13,6 +13,13 @@
 
 namespace gdedup::io {
 
+// The most memory a compressed input's header may make its decoder take:
+// the largest zstd window (what `zstd --long=31` writes) and liblzma's
+// memory limit (xz writes dictionaries of at most 1.5 GiB). A hostile
+// header asking for more is refused before anything is allocated.
+// --max-memory caps the filter or set, not this.
+constexpr uint64_t kDecoderMemoryCeiling = uint64_t{1} << 31;
+
 class DecoderSource : public ByteSource {
  public:
   size_t read(char* buf, size_t capacity) final;
@@ -55,6 +62,13 @@ class DecoderSource : public ByteSource {
   // DamagedData: "NAME: FORMAT stream ends early (truncated) at compressed
   // byte offset N."
   [[noreturn]] void throw_truncated(const char* format) const;
+  // DamagedData: "NAME: FORMAT stream at compressed byte offset N asks for
+  // B bytes of memory to decode, more than ..." (kDecoderMemoryCeiling).
+  [[noreturn]] void throw_too_much_memory(const char* format, uint64_t asked) const;
+  // Error (out_of_memory): "NAME: the FORMAT decoder ran out of memory at
+  // compressed byte offset N ..." -- a header within the ceiling asked for
+  // more than the machine could give.
+  [[noreturn]] void throw_out_of_memory(const char* format) const;
 
   std::vector<char> in_;
   size_t in_pos_ = 0;  // next compressed byte for the decoder

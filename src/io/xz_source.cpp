@@ -29,9 +29,10 @@ struct XzSource::Stream {
 
 XzSource::XzSource(std::unique_ptr<ByteSource> raw)
     : DecoderSource(std::move(raw)), stream_(std::make_unique<Stream>()) {
-  // No memory limit: the dictionary size is the compressor's choice (64 MiB
-  // at xz -9), and refusing a valid file halfway would help nobody.
-  if (lzma_stream_decoder(&stream_->s, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) {
+  // The dictionary size is the compressor's choice (64 MiB at xz -9, at
+  // most 1.5 GiB), but a header may claim up to 4 GiB: the limit refuses
+  // that before liblzma allocates it.
+  if (lzma_stream_decoder(&stream_->s, kDecoderMemoryCeiling, LZMA_CONCATENATED) != LZMA_OK) {
     throw Error(name() + ": cannot start the xz decoder (out of memory).",
                 ErrorKind::out_of_memory);
   }
@@ -58,8 +59,10 @@ void XzSource::decode(char* buf, size_t capacity, size_t& produced) {
     if (ret == LZMA_STREAM_END) {
       ended_ = true;
       verified(produced);
+    } else if (ret == LZMA_MEMLIMIT_ERROR) {
+      throw_too_much_memory("xz", lzma_memusage(&s));
     } else if (ret == LZMA_MEM_ERROR) {
-      throw Error(name() + ": the xz decoder ran out of memory.", ErrorKind::out_of_memory);
+      throw_out_of_memory("xz");
     } else if (ret != LZMA_OK && ret != LZMA_BUF_ERROR) {
       throw_damaged("xz", lzma_reason(ret));
     } else if (made == 0 && consumed == 0) {

@@ -1,12 +1,38 @@
 #include "io/zstd_source.h"
 
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include <algorithm>
 
 #include "gdedup/error.h"
 
 namespace gdedup::io {
+
+namespace {
+
+// The window the frame header at `p` asks for (RFC 8878, 3.1.1.1), or 0
+// where the n bytes hold no such header. libzstd's ZSTD_getFrameHeader
+// refuses a window log past 31 instead of reading it.
+uint64_t frame_window(const unsigned char* p, size_t n) {
+  if (n < 6 || p[0] != 0x28 || p[1] != 0xb5 || p[2] != 0x2f || p[3] != 0xfd) return 0;
+  const unsigned descriptor = p[4];
+  if ((descriptor & 0x20) == 0) {  // a window descriptor: exponent and mantissa
+    const uint64_t base = uint64_t{1} << (10 + (p[5] >> 3));
+    return base + base / 8 * (p[5] & 7);
+  }
+  // Single segment: the window is the content size, after the dictionary ID.
+  static constexpr size_t kIdBytes[] = {0, 1, 2, 4};
+  static constexpr size_t kSizeBytes[] = {1, 2, 4, 8};
+  const size_t at = 5 + kIdBytes[descriptor & 3];
+  const size_t bytes = kSizeBytes[descriptor >> 6];
+  if (n < at + bytes) return 0;
+  uint64_t size = 0;
+  for (size_t i = bytes; i-- > 0;) size = size << 8 | p[at + i];
+  return bytes == 2 ? size + 256 : size;
+}
+
+}  // namespace
 
 struct ZstdSource::Context {
   ZSTD_DCtx* d = nullptr;
@@ -21,7 +47,9 @@ ZstdSource::ZstdSource(std::unique_ptr<ByteSource> raw)
   }
   // Accept what `zstd --long=31` writes: a 2 GiB window instead of the 128 MiB
   // default, so such files decode instead of failing midway.
-  ZSTD_DCtx_setParameter(ctx_->d, ZSTD_d_windowLogMax, 31);
+  constexpr int kWindowLogMax = 31;
+  static_assert(uint64_t{1} << kWindowLogMax == kDecoderMemoryCeiling);
+  ZSTD_DCtx_setParameter(ctx_->d, ZSTD_d_windowLogMax, kWindowLogMax);
 }
 
 ZstdSource::~ZstdSource() { ZSTD_freeDCtx(ctx_->d); }
@@ -39,7 +67,17 @@ void ZstdSource::decode(char* buf, size_t capacity, size_t& produced) {
     bool progress = in.pos != in_pos_ || out.pos != produced;
     in_pos_ = in.pos;
     produced = out.pos;
-    if (ZSTD_isError(ret)) throw_damaged("zstd", ZSTD_getErrorName(ret));
+    if (ZSTD_isError(ret)) {
+      if (ZSTD_getErrorCode(ret) == ZSTD_error_memory_allocation) throw_out_of_memory("zstd");
+      if (ZSTD_getErrorCode(ret) == ZSTD_error_frameParameter_windowTooLarge) {
+        // libzstd leaves the refused frame's header unread at in_pos_,
+        // unless it came in two reads (then its own reason is given).
+        const uint64_t window = frame_window(
+            reinterpret_cast<const unsigned char*>(in_.data()) + in_pos_, in_end_ - in_pos_);
+        if (window > kDecoderMemoryCeiling) throw_too_much_memory("zstd", window);
+      }
+      throw_damaged("zstd", ZSTD_getErrorName(ret));
+    }
     // 0: a frame is complete and flushed. Otherwise more is due, from input
     // or from output the decoder still holds.
     in_frame_ = ret != 0;

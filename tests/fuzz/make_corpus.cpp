@@ -217,6 +217,18 @@ void reader_seeds() {
     put("record_reader", f + "-flipped", h + damaged);
     put("record_reader", f + "-trailing-garbage", h + bytes + "garbage");
   }
+  // Headers asking for more memory than a decoder may take (refused before
+  // anything is allocated), and the most xz and zstd write (taken: within
+  // fuzz.sh's allocation limit for this target).
+  const std::string xz = gdedup::test::xz(urls);
+  put("record_reader", "xz-dictionary-4gib", reader_header(8, 64, 200, 31, 1, 0) +
+                                                 gdedup::test::with_xz_dictionary(xz, 40));
+  put("record_reader", "xz-dictionary-1536mib", reader_header(8, 64, 200, 31, 1, 0) +
+                                                    gdedup::test::with_xz_dictionary(xz, 37));
+  put("record_reader", "zstd-window-4gib",
+      reader_header(4, 64, 200, 31, 1, 0) + gdedup::test::zstd_with_window("a\nb\n", 0xb0));
+  put("record_reader", "zstd-window-2gib",
+      reader_header(4, 64, 200, 31, 1, 0) + gdedup::test::zstd_with_window("a\nb\n", 0xa8));
   put("record_reader", "lz4-legacy-frame",
       reader_header(10, 64, 200, 31, 1, 0) + std::string("\x02\x21\x4c\x18\x05\x00\x00\x00", 8));
   // Real compressed streams for the decoders, intact and damaged.
