@@ -265,6 +265,16 @@ case_bad_input_one_message() {
   run_mpi 2 dedup in.txt -o out.txt --capacity 2000 --max-memory 1K
   expect_status 2
   one_message "--max-memory 1K is less than the filter's"
+  # A filter file past the cap, refused from its header as in one process
+  # (query takes the cap as dedup does).
+  "$GDEDUP" build in.txt -f fixed.gdf --capacity 100000 --no-grow -q || fail "one-process build"
+  run_gdedup query in.txt -f fixed.gdf -o out.txt --max-memory 64KiB
+  expect_status 2
+  local one=$ERR
+  expect_message "--max-memory 64KiB is less than the "
+  run_mpi 2 query in.txt -f fixed.gdf -o out.txt --max-memory 64KiB
+  expect_status 2
+  one_message "$one"
   run_mpi 2 dedup in.txt -o out.txt --capacity 100 --no-grow --threads 2
   expect_status 2
   one_message "--threads is not supported under --mpi"
