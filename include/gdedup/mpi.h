@@ -235,6 +235,11 @@ class ShardedSet {
   // load_set_checkpoint does (a Bloom filter's checkpoint is named as one).
   static ShardedSet load_checkpoint(const std::string& path, const KeySetOptions& options,
                                     KeyRules& rules, ResumeState& state);
+  // The bytes that the part of the rank holding the most of a set of `keys`
+  // keys takes at least, grown as one process's set grows
+  // (KeySet::bytes_for): some rank holds at least its share of the keys. For
+  // a set file's refusal from its header, before any rank loads a key.
+  static uint64_t part_bytes_for(uint64_t keys);
   ShardedSet(ShardedSet&&) noexcept;
   ShardedSet& operator=(ShardedSet&&) = delete;
   ~ShardedSet();

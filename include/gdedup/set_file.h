@@ -37,7 +37,9 @@ void save_set_file(const KeySet& set, const KeyRules& rules, const std::string& 
 // length, and that the keys decode to exactly the count, ascending, with
 // no repeats; the keys are read a piece at a time, and no set is returned
 // from a file that fails any check. `options` are the loaded set's
-// (threads, cap). Throws Error naming the file and what is wrong: of kind
+// (threads, cap); room for the file's keys is taken at once only within the
+// cap (KeySet::reserve), so a set that fits the cap grown key by key loads
+// within it. Throws Error naming the file and what is wrong: of kind
 // damaged for a damaged file, is_checkpoint for a set checkpoint, and
 // invalid_argument, saying what it is, for a Bloom filter's file or
 // checkpoint (a Bloom filter cannot become a set); an Error of the set's

@@ -82,6 +82,13 @@ Action add_query_command(CLI::App& app) {
       ->type_name("FILE")
       ->required()
       ->group(kGroupFilter);
+  add_max_memory_option(*sub, *o,
+                        "Refuse a filter or set file that would take more than this many bytes "
+                        "in memory, from its header, before it is loaded: 4G, 512MiB (powers "
+                        "of 1024); a set file past it ends the job with exit status 4, a "
+                        "filter file past it is refused as with dedup (exit status 2); under "
+                        "--mpi a set's cap is each rank's part")
+      ->group(kGroupFilter);
   add_exact_option(*sub, *o);
   add_key_options(*sub, o->keys);
   add_backend_options(*sub, *o);

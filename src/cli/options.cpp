@@ -108,11 +108,15 @@ void add_growth_options(CLI::App& app, JobOptions& options) {
   app.add_flag("--no-grow", options.no_grow,
                "Keep the filter at its planned size instead of adding layers as keys arrive")
       ->group(kGroupSizing);
-  app.add_option("--max-memory", options.max_memory,
-                 "Add no layer past this many bytes of filter: 4G, 512MiB (powers of 1024); "
-                 "past it the job ends with exit status 4 if keys were probably lost")
-      ->type_name("BYTES")
+  add_max_memory_option(app, options,
+                        "Add no layer past this many bytes of filter: 4G, 512MiB (powers of "
+                        "1024); past it the job ends with exit status 4 if keys were probably "
+                        "lost")
       ->group(kGroupSizing);
+}
+
+CLI::Option* add_max_memory_option(CLI::App& app, JobOptions& options, const std::string& help) {
+  return app.add_option("--max-memory", options.max_memory, help)->type_name("BYTES");
 }
 
 void add_exact_option(CLI::App& app, JobOptions& options) {

@@ -79,7 +79,7 @@ struct JobOptions {
   bool absent = false;      // query --absent
   bool exact = false;       // --exact: an exact set instead of a Bloom filter
   bool no_grow = false;     // dedup and build --no-grow
-  std::string max_memory;   // dedup and build --max-memory; "" for no cap
+  std::string max_memory;   // dedup, build and query --max-memory; "" for no cap
   CheckpointOptions checkpoint;  // dedup and build
   bool mpi = false;  // --mpi: this process is one rank of an MPI job (job_command.h)
   bool no_mpi = false;  // --no-mpi: one process, even when a launcher started several
@@ -110,8 +110,11 @@ void add_input_options(CLI::App& app, JobOptions& options);
 void add_output_options(CLI::App& app, JobOptions& options, bool with_output);
 // --capacity, --fpr, --memory, --block-bits.
 void add_sizing_options(CLI::App& app, SizingOptions& options);
-// --no-grow and --max-memory (dedup).
+// --no-grow and --max-memory (dedup and build).
 void add_growth_options(CLI::App& app, JobOptions& options);
+// --max-memory, with the command's own `help` (query has it without
+// --no-grow, among the filter's options); the caller sets its group.
+CLI::Option* add_max_memory_option(CLI::App& app, JobOptions& options, const std::string& help);
 // --exact (dedup, build and query).
 void add_exact_option(CLI::App& app, JobOptions& options);
 void add_key_options(CLI::App& app, KeyFlags& flags);

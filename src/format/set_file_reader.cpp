@@ -294,6 +294,15 @@ struct Loaded {
   std::optional<ResumeState> state;
 };
 
+// Room for a file's `keys` keys before they are inserted: a KeySet takes it
+// within its cap (KeySet::reserve), so that a set which fitted the cap grown
+// key by key loads within it too; a sizing figures the set so loaded.
+void make_room(std::optional<KeySet>& set, uint64_t keys, const KeySetOptions& options) {
+  set.emplace(0, options);
+  set->reserve(keys);
+}
+void make_room(std::optional<KeySetSizing>& sizing, uint64_t keys) { sizing.emplace(keys); }
+
 template <class Keys, class... Args>
 Loaded<Keys> load_whole(bool checkpoint, const std::string& path, const Args&... args) {
   Loaded<Keys> out;
@@ -301,7 +310,7 @@ Loaded<Keys> load_whole(bool checkpoint, const std::string& path, const Args&...
            [&](const SetFileInfo& info, const ResumeState* state) {
              out.info = info;
              if (state != nullptr) out.state = *state;
-             out.keys.emplace(info.keys, args...);
+             make_room(out.keys, info.keys, args...);
            },
            [&](const Key84* keys, size_t n) { out.keys->insert(keys, n); });
   return out;

@@ -62,9 +62,14 @@ bool growth_chosen(const Job& job) {
   return fixed_by.empty();
 }
 
-std::string fixed_past_max_memory(const Job& job, uint64_t bytes) {
-  return job.given(JobOption::kMaxMemory) + " is less than the " + human_bytes(bytes) +
-         " of the fixed filter " + job.spec.filter_path + "; raise it, or leave it out";
+void check_filter_file_cap(const Job& job, const FilterFileInfo& info) {
+  uint64_t bytes = 0;
+  for (const FilterParams& layer : info.params) bytes += layer.bytes();
+  const uint64_t max_memory = job.spec.max_memory;
+  if (max_memory == 0 || bytes <= max_memory) return;
+  throw UsageError(job.given(JobOption::kMaxMemory) + " is less than the " + human_bytes(bytes) +
+                   " of the " + (info.rules.growth ? "growing" : "fixed") + " filter " +
+                   job.spec.filter_path + "; raise it, or leave it out");
 }
 
 uint64_t growth_limit(const Job& job, uint64_t bytes, size_t layers) {

@@ -29,9 +29,12 @@ void warn_ignored_sizing(const Job& job, const FilterRules& rules, const FilterP
 // now. Throws UsageError when the filter is already past max_memory.
 uint64_t growth_limit(const Job& job, uint64_t bytes, size_t layers);
 
-// The refusal of a fixed filter file of `bytes`, more than max_memory: a
-// fixed filter cannot grow past the cap, but it may start past it.
-std::string fixed_past_max_memory(const Job& job, uint64_t bytes);
+// Refuses (UsageError) the filter file whose header is `info` when its
+// layers take more than max_memory: from its header, before it is loaded
+// (dedup and build on an existing file, query). A fixed filter cannot grow
+// past the cap, but it may start past it; a growing one may have grown past
+// it without a cap.
+void check_filter_file_cap(const Job& job, const FilterFileInfo& info);
 
 // The growth a resumed job asks for. An existing filter file decides
 // for itself: a growing one grows by its own rule, capped by max_memory or

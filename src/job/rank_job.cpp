@@ -13,6 +13,7 @@
 #include "gdedup/filter_file.h"
 #include "gdedup/filter_report.h"
 #include "gdedup/number_text.h"
+#include "gdedup/set_file.h"
 #include "job/checkpoint_job.h"
 #include "job/exact_job.h"
 #include "job/growth_choice.h"
@@ -66,6 +67,15 @@ void refuse_for_exact_ranks(const job::Job& j) {
 std::string cap_advice(const job::Job& j) {
   return "Under " + j.name(JobOption::kMpi) + ", " + j.name(JobOption::kMaxMemory) +
          " caps each rank's part of the set: raise it, or run more ranks";
+}
+
+// job::check_set_cap of a rank's part, with cap_advice.
+void check_part_cap(const job::Job& j, uint64_t bytes, const std::string& what) {
+  try {
+    job::check_set_cap(j, bytes, what);
+  } catch (const Error& e) {
+    throw Error(add_sentence(e.what(), cap_advice(j)), e);
+  }
 }
 
 // `failed`, its rank's error a set_full one with cap_advice and what the
@@ -151,6 +161,7 @@ void RankJob::prepare() {
   }
   if (o.kind == JobKind::kQuery || s.filter_existed) {
     const FilterFileInfo info = read_filter_info(o.filter_path);
+    job::check_filter_file_cap(j, info);
     job::check_key_rules(j, info.rules, info.version, key_rules);
     if (info.rules.keys) s.saved_rules = *info.rules.keys;
     if (o.kind != JobKind::kQuery && s.me.rank == 0) {
@@ -160,8 +171,6 @@ void RankJob::prepare() {
     mpi::ShardedFilter& filter = *s.filter;
     if (filter.growth()) {
       filter.set_max_bytes(job::growth_limit(j, filter.bytes(), filter.layer_count()));
-    } else if (o.max_memory != 0 && filter.bytes() > o.max_memory) {
-      throw UsageError(job::fixed_past_max_memory(j, filter.bytes()));
     }
   } else if (grows) {
     const GrowthRule rule = job::plan_growth(j);
@@ -200,6 +209,10 @@ void RankJob::prepare_set() {
     j.events.info("resuming from checkpoint " + o.checkpoint.path + " at record " +
                   group_digits(s.resume.records));
   } else if (o.kind == JobKind::kQuery || s.filter_existed) {
+    // A set past the cap is refused from its header, on every rank alike,
+    // before any rank reads a key, as one process refuses it (exact_job.cpp).
+    check_part_cap(j, mpi::ShardedSet::part_bytes_for(read_set_info(o.filter_path).keys),
+                   "a rank's part of the set of " + o.filter_path);
     KeyRules file_rules;
     s.set.emplace(mpi::ShardedSet::load(o.filter_path, options, file_rules));
     FilterRules rules;
@@ -214,11 +227,7 @@ void RankJob::prepare_set() {
                                   j.given(JobOption::kMaxMemory),
                                   j.name(JobOption::kMaxMemory)});
   }
-  try {
-    job::check_set_cap(j, s.set->part().bytes(), "a rank's part of the set");
-  } catch (const Error& e) {
-    throw Error(add_sentence(e.what(), cap_advice(j)), e);
-  }
+  check_part_cap(j, s.set->part().bytes(), "a rank's part of the set");
 }
 
 JobResult RankJob::run_set() {

@@ -59,11 +59,6 @@ JobFilter filter_from_file(const Job& j, FilterFile file) {
   const JobSpec& o = j.spec;
   if (o.kind != JobKind::kQuery) job::warn_ignored_sizing(j, file.rules, file.layers[0].params());
   if (!file.rules.growth) {
-    // A fixed file cannot grow past the cap, but it may start past it.
-    const uint64_t bytes = file.layers[0].params().bytes();
-    if (o.max_memory != 0 && bytes > o.max_memory) {
-      throw UsageError(job::fixed_past_max_memory(j, bytes));
-    }
     j.events.info(filter_summary(file.layers[0], o.filter_path));
     return JobFilter(Checkpoint{std::move(file.layers[0]), ResumeState{}, {}}, backend_choice(j));
   }
@@ -121,6 +116,8 @@ JobResult run_job(const JobSpec& spec, JobEvents& events) {
       return resumed_filter(j, job::requested_growth(j, grows, filter_existed));
     }
     if (o.kind == JobKind::kQuery || filter_existed) {
+      // A file past the cap is refused before it is loaded.
+      job::check_filter_file_cap(j, read_filter_info(o.filter_path));
       FilterFile file = load_filter_file(o.filter_path);
       job::check_key_rules(j, file.rules, file.version, key_rules);
       if (file.rules.keys) saved_rules = *file.rules.keys;

@@ -52,6 +52,7 @@ ShardedSet::ShardedSet(uint64_t, const KeySetOptions&, const KeySetSizeNames&) {
 ShardedSet::ShardedSet(ShardedSet&&) noexcept = default;
 ShardedSet::~ShardedSet() = default;
 ShardedSet ShardedSet::load(const std::string&, const KeySetOptions&, KeyRules&) { not_built(); }
+uint64_t ShardedSet::part_bytes_for(uint64_t) { not_built(); }
 ShardedSet ShardedSet::load_checkpoint(const std::string&, const KeySetOptions&, KeyRules&,
                                        ResumeState&) {
   not_built();

@@ -87,7 +87,10 @@ KeySet own_range(const std::string& path, bool checkpoint, const KeySetOptions& 
       [&](const SetFileInfo& head, const ResumeState* saved) {
         info = head;
         if (state != nullptr) *state = *saved;
-        part.emplace(share(head.keys), options);
+        // Room for its share at once, within the cap: a part that fits the
+        // cap grown key by key fits it so too (KeySet::reserve).
+        part.emplace(0, options);
+        part->reserve(share(head.keys));
       },
       [&](const Key84* keys, size_t n) {
         mine.clear();
@@ -157,6 +160,8 @@ ShardedSet ShardedSet::load(const std::string& path, const KeySetOptions& option
   rules = info.rules;
   return out;
 }
+
+uint64_t ShardedSet::part_bytes_for(uint64_t keys) { return KeySet::bytes_for(share(keys)); }
 
 ShardedSet ShardedSet::load_checkpoint(const std::string& path, const KeySetOptions& options,
                                        KeyRules& rules, ResumeState& state) {

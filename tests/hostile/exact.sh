@@ -332,6 +332,80 @@ case_past_max_memory_ends_with_status_4() {
   cmp -s s.set before.set || fail "a job past its cap changed the set file"
 }
 
+# flip_middle_byte FILE: damages a byte of FILE's body, which only loading
+# the file finds (its keys' or bit array's checksum), not its header.
+flip_middle_byte() {
+  python3 - "$1" <<'EOF'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+data[len(data) // 2] ^= 0xFF
+open(sys.argv[1], "wb").write(data)
+EOF
+}
+
+# query --max-memory refuses a set file past the cap from its header (exit
+# status 4, as dedup refuses one), and a Bloom filter file past it as dedup
+# refuses one (exit status 2); both before the file is loaded, which a
+# damaged body shows: with the cap the refusal comes first, without it the
+# damage is found. Within the cap the answers are the query's without it.
+case_query_max_memory_refuses_a_file_past_it_from_its_header() {
+  seq 1 300000 | sed 's|^|https://q.example/|' >in.txt
+  seq 299990 300010 | sed 's|^|https://q.example/|' >keys.txt
+  seq 300001 300010 | sed 's|^|https://q.example/|' >absent.txt
+  run_gdedup build --exact -f s.set in.txt
+  expect_status 0
+  run_gdedup build -f fixed.gdf --memory 2MiB in.txt
+  expect_status 0
+  run_gdedup build -f growing.gdf in.txt
+  expect_status 0
+  local file
+  for file in s.set fixed.gdf growing.gdf; do
+    local exact=() status=2 says
+    case $file in
+      s.set)
+        exact=(--exact) status=4
+        says="the set of damaged takes 4.00 MiB, more than --max-memory 512KiB allows" ;;
+      fixed.gdf)
+        says="--max-memory 512KiB is less than the 2.00 MiB of the fixed filter damaged" ;;
+      # One layer, sized by the estimate from the input's bytes.
+      growing.gdf) says=" KiB of the growing filter damaged; raise it, or leave it out" ;;
+    esac
+    run_gdedup query "${exact[@]}" -f "$file" keys.txt -o whole.txt
+    expect_status 0
+    run_gdedup query "${exact[@]}" -f "$file" keys.txt -o capped.txt --max-memory 64MiB
+    expect_status 0
+    cmp -s whole.txt capped.txt || fail "query of $file within its cap answered otherwise"
+    run_gdedup query "${exact[@]}" -f "$file" --absent keys.txt -o capped.txt --max-memory 64M
+    expect_status 0
+    cmp -s absent.txt capped.txt || fail "query --absent of $file: $(cat capped.txt)"
+    cp "$file" damaged
+    flip_middle_byte damaged
+    run_gdedup query "${exact[@]}" -f damaged keys.txt -o out.txt
+    expect_status 1
+    expect_message "damaged is damaged"
+    run_gdedup query "${exact[@]}" -f damaged keys.txt -o out.txt --max-memory 512KiB
+    expect_status "$status"
+    expect_message "--max-memory 512KiB"
+    expect_message "$says"
+    [ ! -e out.txt ] || fail "a query of $file past its cap wrote its output"
+  done
+}
+
+# A set file built within --max-memory loads within it: loading takes room
+# for the file's keys only within the cap, as a set grown key by key does
+# (62,000 keys grow to 1 MiB; room for them at once would take 1.30 MiB).
+case_a_set_built_within_a_cap_loads_within_it() {
+  seq 1 62000 | sed 's|^|https://r.example/|' >in.txt
+  run_gdedup build --exact -f s.set in.txt --max-memory 1MiB
+  expect_status 0
+  run_gdedup query --exact -f s.set in.txt -o out.txt --max-memory 1MiB
+  expect_status 0
+  cmp -s in.txt out.txt || fail "a query within the cap lost keys"
+  run_gdedup dedup --exact -f s.set in.txt -o out.txt --max-memory 1MiB
+  expect_status 0
+  [ -e out.txt ] && [ ! -s out.txt ] || fail "a dedup within the cap kept a record of the set"
+}
+
 # A --capacity whose set is past --max-memory, or a cap below the smallest
 # set, contradicts itself: refused as a usage error (exit 2) before the set
 # is made, even one of terabytes that no machine could allocate.

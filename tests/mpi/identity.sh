@@ -128,7 +128,7 @@ case_exact_mode_refusals() {
   cp big.set c.set
   run_mpi 2 dedup in.txt --exact -f c.set -o out.txt --max-memory 1MiB
   expect_status 4
-  one_message "a rank's part of the set takes 2.00 MiB, more than --max-memory 1MiB allows."
+  one_message "a rank's part of the set of c.set takes 2.00 MiB, more than --max-memory"
   expect_message "caps each rank's part of the set"
   [ ! -e out.txt ] || fail "a job past its cap left out.txt"
   run_mpi 8 dedup in.txt --exact -f c.set -o out.txt --max-memory 1MiB
@@ -152,6 +152,46 @@ case_exact_mode_refusals() {
   expect_status 2
   one_message "--fpr 0.01 has no effect with --exact"
   [ ! -e out2.txt ] || fail "a refused job left a file"
+}
+
+# A set file past --max-memory is refused from its header on the ranks as
+# in one process: exit status 4 and the same message, each rank's part in
+# place of the whole set and the cap's advice added, before any rank loads
+# a key (a damaged body is not yet found). The parts are sized within the
+# cap: 3 ranks' thirds of a set that one process loads in 4 MiB fit 1 MiB
+# each, as grown key by key, and answer as one process does without a cap.
+case_exact_set_file_past_the_cap_is_refused_from_its_header() {
+  random_lines 300000 300000 56 >in.txt
+  random_lines 20000 400000 57 >day2.txt
+  "$GDEDUP" build in.txt --exact -f big.set -q || fail "one-process build"
+  cp big.set damaged.set
+  python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read())
+d[len(d) // 2] ^= 0xFF; open(sys.argv[1], "wb").write(d)' damaged.set
+  local command
+  for command in query dedup; do
+    run_gdedup "$command" day2.txt --exact -f damaged.set -o out.txt --max-memory 1MiB
+    expect_status 4
+    local one=$ERR
+    [ "$one" = "gdedup: the set of damaged.set takes 4.00 MiB, more than --max-memory 1MiB \
+allows; a larger --max-memory lets the set hold more keys" ] || fail "one process said: $one"
+    run_mpi 2 "$command" day2.txt --exact -f damaged.set -o out.txt --max-memory 1MiB
+    expect_status 4
+    local part="a rank's part of the set of damaged.set takes 2.00 MiB"
+    local advice=". Under --mpi, --max-memory caps each rank's part of the set: raise it, or run \
+more ranks"
+    one=${one/the set of damaged.set takes 4.00 MiB/$part}
+    one_message "${one/allows;/allows$advice;}"
+    [ ! -e out.txt ] || fail "a $command past its cap left out.txt"
+    # Without the cap the ranks load it, and find the damage.
+    run_mpi 2 "$command" day2.txt --exact -f damaged.set -o out.txt
+    expect_status 1
+    one_message "damaged.set is damaged"
+  done
+  "$GDEDUP" query day2.txt --exact -f big.set -o one.txt -q || fail "one-process query"
+  run_mpi 3 query day2.txt --exact -f big.set -o three.txt --max-memory 1MiB
+  expect_status 0
+  cmp -s one.txt three.txt || fail "3 ranks within their cap answered otherwise"
+  [ -s one.txt ] || fail "no key of day2.txt is in the set"
 }
 
 case_filter_far_past_its_plan() {
@@ -225,6 +265,16 @@ case_bad_input_one_message() {
   run_mpi 2 dedup in.txt -o out.txt --capacity 2000 --max-memory 1K
   expect_status 2
   one_message "--max-memory 1K is less than the filter's"
+  # A filter file past the cap, refused from its header as in one process
+  # (query takes the cap as dedup does).
+  "$GDEDUP" build in.txt -f fixed.gdf --capacity 100000 --no-grow -q || fail "one-process build"
+  run_gdedup query in.txt -f fixed.gdf -o out.txt --max-memory 64KiB
+  expect_status 2
+  local one=$ERR
+  expect_message "--max-memory 64KiB is less than the "
+  run_mpi 2 query in.txt -f fixed.gdf -o out.txt --max-memory 64KiB
+  expect_status 2
+  one_message "$one"
   run_mpi 2 dedup in.txt -o out.txt --capacity 100 --no-grow --threads 2
   expect_status 2
   one_message "--threads is not supported under --mpi"
