@@ -615,11 +615,13 @@ TEST(CliMerge, NeedsTwoFiltersAndAnOutput) {
     EXPECT_EQ(r.status, 2);
     EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
   }
-  // An output with no name is refused before the merge, not at its rename.
+  // An output with no name is refused before the merge, not at its rename
+  // (by the command's check of every file option; the merge job's own is
+  // MergeJob.RefusesOtherRulesMixedKindsAndOutputsOfAnotherKind's).
   const Result r = run({"merge", dir / "a.bf", dir / "a.bf", "-o", ""});
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
-  EXPECT_TRUE(contains(r.err, "-o names no file")) << r.err;
+  EXPECT_TRUE(contains(r.err, "--output: the path is empty")) << r.err;
 }
 
 // The merge job itself (gdedup/merge_job.h), as a front end other than the

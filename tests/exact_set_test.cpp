@@ -142,6 +142,97 @@ TEST(ExactSet, EraseLeavesEveryOtherKeyFindable) {
   }
 }
 
+// `n` distinct random keys of `bits` bits (no shared top bits: spread as
+// hashed keys spread).
+std::vector<Key84> spread_keys(size_t n, unsigned bits, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::unordered_set<Key84, KeyHash> seen;
+  std::vector<Key84> keys;
+  const Key84 mask = (Key84{1} << bits) - 1;
+  while (keys.size() < n) {
+    const Key84 key = ((static_cast<Key84>(rng()) << 64) | rng()) & mask;
+    if (seen.insert(key).second) keys.push_back(key);
+  }
+  return keys;
+}
+
+// A full home bucket says which keys of its home lie past it (its spill
+// hints): at the load limit, where most home buckets are full, an absent
+// key's lookup still reads one cache line in the common case, in every
+// layout that has room for hints; where 64-bit slots leave none, it reads
+// the next line too. Present keys are found through inserts that move
+// keys on, erases that move them back, and doublings.
+TEST(ExactSet, AnAbsentKeyReadsOneLineAtTheLoadLimit) {
+  struct Case {
+    unsigned key_bits;  // with 2^10 buckets: the slot and its hints
+    unsigned per_bucket;
+    double most_lines;  // an absent key's, on average
+  };
+  // 64 bits: remainder 54, three hint bits a slot (24 hints): 1.29 lines;
+  // 69: one (8 hints), 1.73; 70: none, 2.40; 84: 6 slots a line, 8 hints
+  // in its last byte, 1.49.
+  for (const Case c : {Case{64, 8, 1.4}, Case{69, 8, 1.85}, Case{70, 8, 3.0},
+                       Case{kKeyBits, 6, 1.6}}) {
+    ExactSet set(0, c.key_bits);
+    ASSERT_TRUE(set.rebuild(10, 0));
+    ASSERT_EQ(set.slots_per_bucket(), c.per_bucket);
+    const double limit = ExactSet::max_load(c.per_bucket);
+    const auto keys = spread_keys(static_cast<size_t>(set.slots() * limit) - 2, c.key_bits, 31);
+    std::vector<uint8_t> answers(keys.size());
+    ASSERT_EQ(set.test_and_insert(keys.data(), keys.size(), answers.data()), keys.size());
+    ASSERT_EQ(set.bucket_bits(), 10u) << "grew before the load limit";
+    const auto absent = spread_keys(20000, c.key_bits, 32);
+    std::vector<Key84> held(keys);
+    std::sort(held.begin(), held.end());
+    auto average_lines = [&] {
+      double lines = 0;
+      size_t counted = 0;
+      for (const Key84 key : absent) {
+        if (std::binary_search(held.begin(), held.end(), key)) continue;
+        EXPECT_FALSE(set.contains_one(key));
+        lines += set.lines_read(key);
+        ++counted;
+      }
+      return lines / static_cast<double>(counted);
+    };
+    const double lines = average_lines();
+    EXPECT_LE(lines, c.most_lines) << c.key_bits << " bits";
+    if (c.key_bits == 70) {
+      EXPECT_GE(lines, 2.0) << "the next line is read without hints";
+    }
+    set.contains(keys.data(), keys.size(), answers.data());
+    EXPECT_EQ(std::count(answers.begin(), answers.end(), 1), static_cast<long>(keys.size()));
+    // Every third key out (keys move back), others in to the limit again
+    // (keys move on past stale hints), then a doubling.
+    std::vector<Key84> kept;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (i % 3 == 0) {
+        set.erase(keys[i]);
+      } else {
+        kept.push_back(keys[i]);
+      }
+    }
+    const auto more = spread_keys(keys.size() / 3, c.key_bits, 33);
+    for (const Key84 key : more) {
+      if (std::binary_search(held.begin(), held.end(), key)) continue;
+      Key84 one = key;
+      uint8_t answer = 9;
+      set.test_and_insert(&one, 1, &answer);
+      if (answer == 0) kept.push_back(key);
+    }
+    for (const unsigned bits : {set.bucket_bits(), set.bucket_bits() + 1}) {
+      if (bits != set.bucket_bits()) {
+        ASSERT_TRUE(set.rebuild(bits, 0));
+      }
+      std::vector<uint8_t> found(kept.size());
+      set.contains(kept.data(), kept.size(), found.data());
+      EXPECT_EQ(std::count(found.begin(), found.end(), 1), static_cast<long>(kept.size()))
+          << c.key_bits << " bits, " << bits << " bucket bits";
+      EXPECT_EQ(set.size(), kept.size());
+    }
+  }
+}
+
 TEST(ExactSet, KeyPastTheLimitLeavesTheTableAsItWas) {
   const auto keys = distinct_in_order(random_keys(5000, 5000, kKeyBits, 6));
   ExactSet set(0, kKeyBits);

@@ -125,7 +125,8 @@ ExactSet::ExactSet(const ExactSet& other)
       high_bytes_(other.high_bytes_),
       grow_at_(other.grow_at_),
       fetch_next_at_(other.fetch_next_at_),
-      spill_bit_(other.spill_bit_),
+      hint_bits_(other.hint_bits_),
+      hint_per_slot_(other.hint_per_slot_),
       code_mask_(other.code_mask_),
       table_(other.table_.bytes),
       size_(other.size_),
@@ -145,9 +146,12 @@ void ExactSet::set_shape(unsigned bucket_bits) {
   grow_at_ = static_cast<uint64_t>(
       std::floor(max_load(per_bucket_, stagger_) * static_cast<double>(slots())));
   fetch_next_at_ = slots() / 2;
-  const bool spare_bit = per_bucket_ == 8 && key_bits_ - bucket_bits_ + 4 <= 63;
-  spill_bit_ = spare_bit ? uint64_t{1} << 63 : 0;
-  code_mask_ = ~spill_bit_;
+  // With 64-bit slots, the bits a slot's code leaves, up to 3, hold hints;
+  // other lines have a spare last byte.
+  const unsigned code_bits = key_bits_ - bucket_bits_ + 4;
+  hint_per_slot_ = per_bucket_ == 8 ? std::min(64 - code_bits, 3u) : 0;
+  hint_bits_ = per_bucket_ == 8 ? 8 * hint_per_slot_ : 8;
+  code_mask_ = hint_per_slot_ == 0 ? ~uint64_t{0} : (uint64_t{1} << (64 - hint_per_slot_)) - 1;
 }
 
 Key84 ExactSet::key_at(uint64_t bucket, unsigned slot) const {
@@ -159,10 +163,11 @@ Key84 ExactSet::key_at(uint64_t bucket, unsigned slot) const {
   return (static_cast<Key84>(home_bucket) << (key_bits_ - bucket_bits_)) | rest;
 }
 
-bool ExactSet::find(Key84 key, Spot* spot) const {
+bool ExactSet::find(Key84 key, Spot* spot, unsigned* lines) const {
   const uint64_t start = home(key);
   const Code c = code(key);
   for (unsigned d = 0; d <= kMaxDisplacement; ++d) {
+    if (lines != nullptr) *lines = d + 1;
     const uint64_t bucket = (start + d) & bucket_mask();
     const uint64_t* words = line(bucket);
     const uint64_t want = c.low | (d + 1);
@@ -177,9 +182,10 @@ bool ExactSet::find(Key84 key, Spot* spot) const {
         return false;
       }
     }
-    // The home bucket full: unless keys of this home spill past it, the key
-    // is not here (an insert still needs the next bucket, where it goes).
-    if (d == 0 && spot == nullptr && !may_spill(words)) return false;
+    // The home bucket full: unless its hint says a key like this one lies
+    // past it, the key is not here (an insert still needs the next bucket,
+    // where it goes).
+    if (d == 0 && spot == nullptr && !may_spill(words, c.low)) return false;
   }
   if (spot != nullptr) {
     *spot = Spot{(start + kMaxDisplacement + 1) & bucket_mask(), 0, kMaxDisplacement + 1};
@@ -198,28 +204,27 @@ bool ExactSet::place(Key84 key, Spot spot) {
   unsigned slot = spot.slot;
   for (;;) {
     const uint64_t* words = line(bucket);
-    while (slot < per_bucket_ && words[slot] != 0) ++slot;
+    while (slot < per_bucket_ && (words[slot] & code_mask_) != 0) ++slot;
     if (slot < per_bucket_) break;
     if ((words[per_bucket_ - 1] & 15) - 1 >= kMaxDisplacement) return false;
     bucket = (bucket + 1) & bucket_mask();
     slot = 0;
   }
+  // A slot's hints are its bucket's: a key moves without them, and the
+  // slot it goes to keeps its own.
   auto move = [this](uint64_t* to, unsigned to_slot, const uint64_t* from, unsigned from_slot,
                      uint64_t add) {
-    to[to_slot] = (from[from_slot] & code_mask_) + add;
+    to[to_slot] = ((from[from_slot] & code_mask_) + add) | (to[to_slot] & ~code_mask_);
     set_high(to, to_slot, high(from, from_slot));
   };
-  // Each bucket a key leaves for the next stays full: its spill mark is
-  // kept (it rides on the last slot with 64-bit slots), and set when the
-  // key that leaves is of its home.
-  bool spills = false;
+  // Each bucket a key leaves for the next stays full, and spills that key
+  // when it is of its home (one farther from home already has its hint).
   while (bucket != spot.bucket) {
     uint64_t* words = line(bucket);
     for (; slot > 0; --slot) move(words, slot, words, slot - 1, 0);
-    if (spills) mark_spill(words);
     uint64_t* previous = line((bucket - 1) & bucket_mask());
-    const uint64_t leaving = previous[per_bucket_ - 1];
-    spills = (leaving & spill_bit_) != 0 || (leaving & 15) == 1;
+    const uint64_t leaving = previous[per_bucket_ - 1] & code_mask_;
+    if ((leaving & 15) == 1) mark_spill(previous, leaving);
     move(words, 0, previous, per_bucket_ - 1, 1);  // one bucket farther
     bucket = (bucket - 1) & bucket_mask();
     slot = per_bucket_ - 1;
@@ -227,11 +232,12 @@ bool ExactSet::place(Key84 key, Spot spot) {
   uint64_t* words = line(bucket);
   for (; slot > spot.slot; --slot) move(words, slot, words, slot - 1, 0);
   const Code c = code(key);
-  words[spot.slot] = c.low | (spot.displacement + 1);
+  words[spot.slot] = c.low | (spot.displacement + 1) | (words[spot.slot] & ~code_mask_);
   set_high(words, spot.slot, c.high);
-  if (spills) mark_spill(words);
-  // A key past its home bucket: that bucket is full, and spills.
-  if (spot.displacement > 0) mark_spill(line((bucket - spot.displacement) & bucket_mask()));
+  // A key past its home bucket: that bucket is full, and spills it.
+  if (spot.displacement > 0) {
+    mark_spill(line((bucket - spot.displacement) & bucket_mask()), c.low);
+  }
   ++size_;
   return true;
 }
@@ -264,7 +270,7 @@ bool ExactSet::fill(ExactSet& into, const Key84* extra, size_t n_extra) const {
     uint64_t* words = into.line(tail_bucket);
     words[tail_slot] = c.low | (tail_bucket - h + 1);
     into.set_high(words, tail_slot, c.high);
-    if (tail_bucket > h) into.mark_spill(into.line(h));  // full, written
+    if (tail_bucket > h) into.mark_spill(into.line(h), c.low);  // full, written
     ++into.size_;
     if (++tail_slot == into.per_bucket_) {
       ++tail_bucket;
@@ -353,7 +359,6 @@ bool ExactSet::split_in(ExactSet& into, std::vector<Key84>& late) const {
   const uint64_t low_bit = top < 64 ? uint64_t{1} << top : 0;
   const uint64_t high_bit = top < 64 ? 0 : uint64_t{1} << (top - 64);
   const uint64_t code_mask = code_mask_;
-  const uint64_t spill_bit = into.spill_bit_;
   const uint64_t end_bucket = uint64_t{1} << into.bucket_bits_;
   const uint64_t end_slot = end_bucket * kSlots;
   uint64_t* const out = into.table_.words;
@@ -365,8 +370,9 @@ bool ExactSet::split_in(ExactSet& into, std::vector<Key84>& late) const {
   // stay, once a home, so that a table is never written past its end.
   auto put = [&](uint64_t h, const uint64_t* lows, const uint64_t* highs, size_t n) {
     if (n == 0) return true;
-    uint64_t t = std::max(tail, h * kSlots);
-    if (t + n > end_slot) return false;
+    const uint64_t first = std::max(tail, h * kSlots);
+    if (first + n > end_slot) return false;
+    uint64_t t = first;
     for (size_t i = 0; i < n; ++i, ++t) {
       const uint64_t bucket = t / kSlots;
       uint64_t* words = out + bucket * kWordsPerBucket;
@@ -375,8 +381,10 @@ bool ExactSet::split_in(ExactSet& into, std::vector<Key84>& late) const {
     }
     const uint64_t last_bucket = (t - 1) / kSlots;  // the farthest from home
     if (last_bucket - h > kMaxDisplacement) return false;
-    // The home full, its keys past it: it spills.
-    if (last_bucket > h) To::mark_spill(out + h * kWordsPerBucket, spill_bit);
+    // The home full, its keys past it: it spills them.
+    for (uint64_t past = std::max(first, (h + 1) * kSlots); past < t; ++past) {
+      into.mark_spill(out + h * kWordsPerBucket, lows[past - first]);
+    }
     placed += n;
     tail = t;
     return true;
@@ -504,16 +512,16 @@ void ExactSet::erase(Key84 key) {
         const uint64_t word = next[next_slot] & code_mask_;
         const bool crosses = next_bucket != bucket;
         if (word == 0 || (crosses && (word & 15) == 1)) {
-          // A bucket with a free slot spills nothing: its mark goes too.
+          // A bucket with a free slot spills nothing: its hints go too.
           words[s] = 0;
           set_high(words, s, 0);
-          if (per_bucket_ < 8) reinterpret_cast<unsigned char*>(words)[63] = 0;
+          clear_hints(words);
           --size_;
           return;
         }
-        // The last slot keeps its bucket's spill mark (it may be stale
-        // now: a lookup then reads one bucket more, never misses a key).
-        words[s] = (crosses ? word - 1 : word) | (words[s] & spill_bit_);
+        // The slot keeps its bucket's hints (one may be stale now: a
+        // lookup then reads one bucket more, never misses a key).
+        words[s] = (crosses ? word - 1 : word) | (words[s] & ~code_mask_);
         set_high(words, s, high(next, next_slot));
         bucket = next_bucket;
         s = next_slot;

@@ -21,11 +21,16 @@
 // slot. Either way a stored key keeps all its bits at every size, and
 // growth (the table doubled and every key placed anew) loses none.
 //
-// A full bucket says whether keys of its home lie past it (a spill mark: the
-// line's last byte, spare in slots of 72 to 96 bits; with 64-bit slots, the
-// top bit of the last slot, spare when the remainder has at most 59 bits).
-// A lookup of an absent key whose home bucket is full and unmarked ends
-// there: one cache line, where it would otherwise read the next as well.
+// A full bucket says which keys of its home lie past it, as a filter does:
+// a bit of its spill hints for each such key, chosen by the low bits of
+// its remainder. The hints are 8 bits in the line's last byte, spare in
+// slots of 72 to 96 bits; with 64-bit slots, the top bit of each slot (8
+// hints), the top two (16) or three (24), spare when the remainder has at
+// most 59, 58 or 57 bits: at a billion keys a set's shards have 57. A lookup of an absent
+// key whose home bucket is full ends there unless the key's hint is set:
+// one cache line, where it would otherwise read the next as well. A hint
+// never goes unset while its key lies past its home (a stale one costs a
+// line, never a key).
 #pragma once
 
 #include <cstddef>
@@ -88,6 +93,13 @@ class ExactSet {
     if (for_insert && size_ >= fetch_next_at_) {
       __builtin_prefetch(line((h + 1) & bucket_mask()));
     }
+  }
+  // The cache lines a lookup of `key` (contains_one) reads: bench/
+  // RESULTS.md's figures and the tests of the spill hints.
+  unsigned lines_read(Key84 key) const {
+    unsigned lines = 0;
+    find(key, nullptr, &lines);
+    return lines;
   }
   // Removes `key` if it is there (KeySet's undo of keys a failed batch
   // added past its failing key): the keys after it in its run move back.
@@ -205,15 +217,6 @@ class ExactSet {
         std::memcpy(const_cast<unsigned char*>(at(words, slot)), &value, kHighBytes);
       }
     }
-    // The spill mark (may_spill's): the last byte, or `spill_bit` of the
-    // last slot with 8 slots.
-    static void mark_spill(uint64_t* words, uint64_t spill_bit) {
-      if constexpr (kSlots < 8) {
-        reinterpret_cast<unsigned char*>(words)[63] = 1;
-      } else {
-        words[7] |= spill_bit;
-      }
-    }
   };
   uint64_t high(const uint64_t* words, unsigned slot) const {
     switch (high_bytes_) {
@@ -233,24 +236,40 @@ class ExactSet {
   }
   // The key in a used slot.
   Key84 key_at(uint64_t bucket, unsigned slot) const;
-  // The spill mark of a full bucket (true where the layout has none: it
-  // may spill); marks it.
-  bool may_spill(const uint64_t* words) const {
-    if (per_bucket_ < 8) return reinterpret_cast<const unsigned char*>(words)[63] != 0;
-    return spill_bit_ == 0 || (words[7] & spill_bit_) != 0;
+  // The spill hint of the key whose slot's low word is `low` in its full
+  // home bucket: whether it may lie past it (true where the layout has no
+  // hints); sets it; clears every hint of a bucket that spills no more.
+  unsigned hint_of(uint64_t low) const {
+    // 16 bits of the remainder scaled to the hints (8, 16 or 24).
+    return static_cast<unsigned>((((low >> 4) & 0xffff) * hint_bits_) >> 16);
   }
-  void mark_spill(uint64_t* words) {
+  bool may_spill(const uint64_t* words, uint64_t low) const {
+    if (hint_bits_ == 0) return true;
+    const unsigned hint = hint_of(low);
+    if (per_bucket_ < 8) return (reinterpret_cast<const unsigned char*>(words)[63] >> hint) & 1;
+    return (words[hint / hint_per_slot_] >> (64 - hint_per_slot_ + hint % hint_per_slot_)) & 1;
+  }
+  void mark_spill(uint64_t* words, uint64_t low) const {
+    if (hint_bits_ == 0) return;
+    const unsigned hint = hint_of(low);
     if (per_bucket_ < 8) {
-      Layout<1>::mark_spill(words, 0);
+      reinterpret_cast<unsigned char*>(words)[63] |= static_cast<unsigned char>(1u << hint);
     } else {
-      Layout<0>::mark_spill(words, spill_bit_);
+      words[hint / hint_per_slot_] |= uint64_t{1} << (64 - hint_per_slot_ + hint % hint_per_slot_);
+    }
+  }
+  void clear_hints(uint64_t* words) const {
+    if (per_bucket_ < 8) {
+      reinterpret_cast<unsigned char*>(words)[63] = 0;
+    } else {
+      for (unsigned s = 0; s < 8; ++s) words[s] &= code_mask_;
     }
   }
 
   // Whether `key` is in the set; where it is not, *spot (if given) says
   // where it goes: the first slot on its way that is free or holds a key
-  // nearer its home.
-  bool find(Key84 key, Spot* spot) const;
+  // nearer its home. *lines (if given): the buckets it read.
+  bool find(Key84 key, Spot* spot, unsigned* lines = nullptr) const;
   // Places `key`, not in the set, at `spot` (find's), the keys after it
   // moving on. False, with nothing moved, when some key (this one or one it
   // moves) would lie past kMaxDisplacement.
@@ -282,9 +301,11 @@ class ExactSet {
   unsigned high_bytes_ = 0;  // bytes a slot past its low word
   uint64_t grow_at_ = 0;     // keys past which the table doubles (max_load)
   uint64_t fetch_next_at_ = 0;  // keys from which prefetch() fetches the next bucket too
-  // With 64-bit slots, the last slot's spill mark (0: none) and what a low
-  // word holds without it.
-  uint64_t spill_bit_ = 0;
+  // The spill hints a full bucket has (0, 8, 16 or 24), with 64-bit slots
+  // the top bits of each slot that hold them (0 to 3), and what a slot's
+  // low word holds without them.
+  unsigned hint_bits_ = 0;
+  unsigned hint_per_slot_ = 0;
   uint64_t code_mask_ = ~uint64_t{0};
   Table table_;
   uint64_t size_ = 0;
@@ -297,7 +318,7 @@ void ExactSet::for_each(F&& f) const {
   for (uint64_t bucket = 0; bucket < buckets; ++bucket) {
     const uint64_t* words = line(bucket);
     for (unsigned s = 0; s < per_bucket_; ++s) {
-      if (words[s] != 0) f(key_at(bucket, s));
+      if ((words[s] & code_mask_) != 0) f(key_at(bucket, s));
     }
   }
 }
