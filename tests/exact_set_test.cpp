@@ -646,14 +646,19 @@ TEST(KeySet, ReserveTakesRoomAndNeverChangesTheKeysOrTheAnswers) {
     const uint64_t size = set.size();
     set.reserve(all.size());
     EXPECT_EQ(set.size(), size);
-    EXPECT_EQ(set.bytes(), KeySet(all.size()).bytes()) << threads << " threads";
+    EXPECT_EQ(set.bytes(), KeySet::bytes_for(all.size())) << threads << " threads";
     const uint64_t growths = set.growths();
     set.reserve(1000);  // less than it holds: nothing changes
-    EXPECT_EQ(set.bytes(), KeySet(all.size()).bytes());
+    EXPECT_EQ(set.bytes(), KeySet::bytes_for(all.size()));
     set.test_and_insert(keys.data() + 30000, keys.size() - 30000, answers.data() + 30000);
     EXPECT_TRUE(answers == expected) << threads << " threads";
     EXPECT_TRUE(sorted_keys_of(set) == all);
-    EXPECT_EQ(set.growths(), growths) << "a shard doubled within the room taken";
+    // Only the shards that got more than their share double, once: as the
+    // set grown key by key ends, with a tenth of its doublings.
+    KeySet grown(0, KeySetOptions{threads, 0});
+    grown.insert(keys.data(), keys.size());
+    EXPECT_EQ(set.bytes(), grown.bytes());
+    EXPECT_LT(set.growths() - growths, grown.growths() / 10) << threads << " threads";
   }
   // Under a cap: room up to the cap at most.
   const uint64_t cap = KeySet(all.size()).bytes() / 2;
@@ -661,7 +666,7 @@ TEST(KeySet, ReserveTakesRoomAndNeverChangesTheKeysOrTheAnswers) {
   capped.insert(keys.data(), 1000);
   capped.reserve(all.size());
   EXPECT_LE(capped.bytes(), cap);
-  EXPECT_GT(capped.bytes(), KeySet(all.size() / 8).bytes());
+  EXPECT_GT(capped.bytes(), KeySet::bytes_for(all.size() / 8));
   std::vector<Key84> first;
   oracle_answers(std::vector<Key84>(keys.begin(), keys.begin() + 1000), &first);
   EXPECT_TRUE(sorted_keys_of(capped) == first);

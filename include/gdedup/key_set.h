@@ -83,9 +83,9 @@ class KeySet {
   // test_and_insert.
   uint64_t insert(const Key84* keys, uint64_t n);
 
-  // Takes room for `keys` keys in all, as KeySet(keys) is sized, so that
-  // the set holds that many without doubling its way there; a shard
-  // already that large stays as it is. A hint, never a promise: where that
+  // Takes room for `keys` keys in all, as a set grown to that many takes
+  // (bytes_for), so that the set gets there without doubling its way; a
+  // shard already that large stays as it is. A hint, never a promise: where that
   // room would pass KeySetOptions::max_bytes, or half the machine's
   // memory, it takes the most that fits (maybe none), and where the system
   // refuses memory it stops there, the set whole either way. The keys it
@@ -125,10 +125,11 @@ class KeySet {
   std::unique_ptr<Impl> impl_;
 };
 
-// The tables of KeySet(expected_keys) once the keys handed to insert() are
+// The tables of a set given room for expected_keys (KeySet(0), then
+// reserve(expected_keys), with no cap) once the keys handed to insert() are
 // inserted, figured from how many fall in each shard without making the
 // set, in memory of its own (a count a shard): what `gdedup info` says a
-// set file takes when loaded. bytes() and load() are the loaded set's
+// set file takes when loaded (load_set_file takes room so). bytes() and load() are the loaded set's
 // unless a shard of it grew for a run of keys too long rather than for its
 // load, which only its table can tell (rare: docs/CLI.md, "info").
 class KeySetSizing {

@@ -52,6 +52,14 @@ unsigned stagger_of(unsigned shard) {
   return reversed;
 }
 
+// The bucket bits reserve(keys) gives shard `s`: what the load rule grows
+// it to for its share of them, as bytes_for figures.
+unsigned room_bits(unsigned s, uint64_t keys) {
+  const uint64_t share = (keys + kShards - 1) / kShards;
+  const unsigned smallest = ExactSet::bucket_bits_sized_for(0, kShardKeyBits, stagger_of(s));
+  return ExactSet::bucket_bits_for(share, smallest, kShardKeyBits, stagger_of(s));
+}
+
 uint64_t physical_memory() {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page = sysconf(_SC_PAGESIZE);
@@ -345,11 +353,9 @@ void KeySet::reserve(uint64_t keys) {
   // it has), and their bytes together.
   std::vector<unsigned> bits(kShards);
   const auto shape_for = [&](uint64_t n) {
-    const uint64_t share = (n + kShards - 1) / kShards;
     uint64_t total = 0;
     for (unsigned s = 0; s < kShards; ++s) {
-      bits[s] = std::max(impl.shards[s].bucket_bits(),
-                         ExactSet::bucket_bits_sized_for(share, kShardKeyBits, stagger_of(s)));
+      bits[s] = std::max(impl.shards[s].bucket_bits(), room_bits(s, n));
       total += ExactSet::bytes_at(bits[s]);
     }
     return total;
@@ -572,12 +578,11 @@ uint64_t KeySetSizing::size() const {
   return total;
 }
 
-// Shard `s` as KeySet(expected_keys) makes it, grown by the load rule to
+// Shard `s` as reserve(expected_keys) makes it, grown by the load rule to
 // hold its keys, as test_and_insert grows it.
 unsigned KeySetSizing::shard_bits(unsigned s) const {
-  const uint64_t share = (expected_keys_ + kShards - 1) / kShards;
-  const unsigned start = ExactSet::bucket_bits_sized_for(share, kShardKeyBits, stagger_of(s));
-  return ExactSet::bucket_bits_for(shard_keys_[s], start, kShardKeyBits, stagger_of(s));
+  return ExactSet::bucket_bits_for(shard_keys_[s], room_bits(s, expected_keys_), kShardKeyBits,
+                                   stagger_of(s));
 }
 
 uint64_t KeySetSizing::bytes() const {

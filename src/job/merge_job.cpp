@@ -108,7 +108,8 @@ MergeResult merge_sets(const MergeSpec& spec, const JobEvents& events) {
     return past_cap(spec, events, "the set of " + fs::printable(files[0]) + " takes",
                     first_bytes);
   }
-  KeySet merged(infos[0].keys, KeySetOptions{1, spec.max_memory});
+  KeySet merged(0, KeySetOptions{1, spec.max_memory});
+  merged.reserve(infos[0].keys);
   for (size_t i = 0; i < files.size(); ++i) {
     // Past the cap no more keys go in, but the input is read to its end:
     // a damaged one is told as damaged, not as one that did not fit.
