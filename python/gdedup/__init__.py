@@ -103,6 +103,10 @@ def dedup(records, filter=None, *, batch=65536, **filter_args):
     positive); otherwise a new one made from filter_args (capacity=,
     fpr=, key=, normalize=, ... as Filter takes them). Records are taken
     `batch` at a time, so the first ones are yielded before the input ends.
+    A Set past its max_memory raises SetFullError after yielding the kept
+    records before the refused one: its `answered` is then the number of
+    records taken from the input, all in the set, so that a run with a
+    larger set goes on from there and loses none.
     Files are gdedup.run's: a path given as records is refused (TypeError).
     """
     if isinstance(records, (str, bytes, bytearray, os.PathLike)):
@@ -140,6 +144,14 @@ def _kept(records, filter, batch):
             # The engine names a record by its place in the batch; the
             # caller knows only its place in the records given to dedup.
             _count_from_input_start(e, before)
+            if isinstance(e, SetFullError) and e.answers is not None:
+                # The records before the refused one are in the set now:
+                # the new ones among them are kept, or they would be lost
+                # to the caller and taken for seen by a later run.
+                answers, e.answered, e.answers = e.answers, before + e.answered, None
+                for record, was_seen in zip(chunk, answers.tolist()):
+                    if not was_seen:
+                        yield record
             raise
         before += len(chunk)
         for record, was_seen in zip(chunk, seen.tolist()):

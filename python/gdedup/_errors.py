@@ -79,7 +79,14 @@ class SetFullError(Error):
     """An exact set would grow past its max_memory (the command's exit
     status 4): the keys before the one that did not fit were added, that
     one and the rest not. needed and available are the bytes the set would
-    take and its limit, where the engine gives them."""
+    take and its limit, where the engine gives them; answered is the place
+    of the refused key in the call (the keys answered and added before it)
+    and answers whether each of those was present, as test_and_set answers
+    (from gdedup.dedup(): answered counts the records taken from its input,
+    whose kept ones were yielded, and answers is None)."""
+
+    answered = None
+    answers = None
 
 
 # The engine's kind names (include/gdedup/error.h, ErrorKind) to classes.

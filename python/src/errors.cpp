@@ -1,6 +1,7 @@
 #include "errors.h"
 
 #include <exception>
+#include <initializer_list>
 #include <string>
 
 #include "gdedup/error.h"
@@ -36,7 +37,9 @@ const char* kind_name(ErrorKind kind) {
   return "failure";
 }
 
-void raise(const Error& e) {
+}  // namespace
+
+void set_error(const Error& e, std::initializer_list<ErrorAttribute> extra) {
   PyObject* cls = g_classes ? PyDict_GetItemString(g_classes, kind_name(e.kind())) : nullptr;
   if (cls == nullptr) cls = g_classes ? PyDict_GetItemString(g_classes, "failure") : nullptr;
   if (cls == nullptr) {  // the package was not imported: _core used alone
@@ -51,14 +54,15 @@ void raise(const Error& e) {
   PyObject* error = PyObject_CallOneArg(cls, message);
   Py_DECREF(message);
   if (error == nullptr) return;  // the call's own exception is raised instead
-  const bool ok = PyObject_SetAttrString(error, "kind", nb::str(kind_name(e.kind())).ptr()) == 0 &&
-                  PyObject_SetAttrString(error, "needed", nb::int_(e.needed()).ptr()) == 0 &&
-                  PyObject_SetAttrString(error, "available", nb::int_(e.available()).ptr()) == 0;
+  bool ok = PyObject_SetAttrString(error, "kind", nb::str(kind_name(e.kind())).ptr()) == 0 &&
+            PyObject_SetAttrString(error, "needed", nb::int_(e.needed()).ptr()) == 0 &&
+            PyObject_SetAttrString(error, "available", nb::int_(e.available()).ptr()) == 0;
+  for (const ErrorAttribute& attribute : extra) {
+    ok = ok && PyObject_SetAttrString(error, attribute.name, attribute.value.ptr()) == 0;
+  }
   if (ok) PyErr_SetObject(cls, error);
   Py_DECREF(error);
 }
-
-}  // namespace
 
 void bind_errors(nb::module_& m) {
   m.def("_set_error_classes", [](nb::dict classes) {
@@ -69,7 +73,7 @@ void bind_errors(nb::module_& m) {
     try {
       std::rethrow_exception(p);
     } catch (const Error& e) {
-      raise(e);
+      set_error(e);
     }
   });
 }

@@ -10,6 +10,7 @@
 
 #include "answers.h"
 #include "call_lock.h"
+#include "errors.h"
 #include "gdedup/error.h"
 #include "key_input.h"
 #include "key_rules.h"
@@ -29,24 +30,38 @@ class PySet {
     const bool insert = op != Op::kContains;
     if (const std::optional<std::string_view> one = single_key(keys)) {
       const Key84 key = record_key<Key84>(hasher_, *one, scratch_for_one_, 0);
-      uint8_t answer = 0;
-      {
+      std::unique_ptr<uint8_t[]> answer(new uint8_t[1]);
+      try {
         nb::gil_scoped_release release;
         std::lock_guard<std::mutex> lock(call_lock_.mutex());
-        engine_->run(&key, 1, insert, &answer);
+        engine_->run(&key, 1, insert, answer.get());
+      } catch (const SetFull& e) {
+        raise_refused(e, std::move(answer));
       }
-      return nb::bool_(op == Op::kAdd ? answer == 0 : answer != 0);
+      return nb::bool_(op == Op::kAdd ? answer[0] == 0 : answer[0] != 0);
     }
     KeyInput input = key84_input(keys);
     std::unique_ptr<uint8_t[]> answers(new uint8_t[input.size > 0 ? input.size : 1]);
     uint64_t added = 0;
-    {
+    try {
       nb::gil_scoped_release release;
       std::lock_guard<std::mutex> lock(call_lock_.mutex());
       added = engine_->run(input, hasher_, insert, answers.get());
+    } catch (const SetFull& e) {
+      raise_refused(e, std::move(answers));
     }
     if (op == Op::kAdd) return nb::int_(added);
     return bool_array(std::move(answers), input.size);
+  }
+
+  // SetFullError with what the call did before the refused key: `answered`,
+  // its place, and `answers`, whether each key before it was present (the
+  // keys dedup() keeps, which are in the set now).
+  [[noreturn]] static void raise_refused(const SetFull& e, std::unique_ptr<uint8_t[]> answers) {
+    const nb::object answered = nb::int_(e.answered());
+    const nb::object before = bool_array(std::move(answers), e.answered());
+    set_error(e, {{"answered", answered}, {"answers", before}});
+    throw nb::python_error();
   }
 
   bool contains_one(nb::handle key) {

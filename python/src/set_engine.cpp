@@ -50,13 +50,13 @@ uint64_t SetEngine::run(const Key84* keys, uint64_t n, bool insert, uint8_t* ans
     set_.contains(keys, n, held.data());
     const uint64_t refused = static_cast<uint64_t>(
         std::find(held.begin(), held.end(), uint8_t{0}) - held.begin());
-    throw Error("the set holds " + std::to_string(set_.size()) + " keys in " +
-                    std::to_string(set_.bytes()) + " bytes, and key " +
-                    std::to_string(first + refused) + " (counting from 0) of the call would "
-                    "make it grow to " + std::to_string(e.needed()) + " bytes, past "
-                    "max_memory=" + std::to_string(e.available()) + ": the keys before it "
-                    "were added, it and the rest not; give a larger max_memory",
-                ErrorKind::set_full, e.needed(), e.available());
+    throw SetFull("the set holds " + std::to_string(set_.size()) + " keys in " +
+                      std::to_string(set_.bytes()) + " bytes, and key " +
+                      std::to_string(first + refused) + " (counting from 0) of the call would "
+                      "make it grow to " + std::to_string(e.needed()) + " bytes, past "
+                      "max_memory=" + std::to_string(e.available()) + ": the keys before it "
+                      "were added, it and the rest not; give a larger max_memory",
+                  e, first + refused);
   }
 }
 

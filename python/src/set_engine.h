@@ -9,11 +9,26 @@
 #include <string>
 #include <vector>
 
+#include "gdedup/error.h"
 #include "gdedup/key_rules.h"
 #include "gdedup/key_set.h"
 #include "key_input.h"
 
 namespace gdedup::python {
+
+// A call refused past max_bytes (Error of kind set_full), with the number of
+// its keys answered and added before the one that did not fit: their answers
+// are in the call's buffer, so that a caller can act on them (dedup() keeps
+// those records) instead of losing them with the rest.
+class SetFull : public Error {
+ public:
+  SetFull(const std::string& what, const Error& cause, uint64_t answered)
+      : Error(what, cause), answered_(answered) {}
+  uint64_t answered() const noexcept { return answered_; }
+
+ private:
+  uint64_t answered_;
+};
 
 class SetEngine {
  public:
@@ -25,9 +40,9 @@ class SetEngine {
   // answers[i] for the i-th key of `input`: whether it was in the set (with
   // `insert`, keys earlier in the input count, and every key is added).
   // Records are hashed a chunk at a time (for_each_chunk), into a buffer
-  // kept from call to call. Returns the keys added. Throws Error (set_full)
-  // as KeySet::test_and_insert, naming the key by its place in the call:
-  // the keys before the one that did not fit were added.
+  // kept from call to call. Returns the keys added. Throws SetFull as
+  // KeySet::test_and_insert, naming the key by its place in the call: the
+  // keys before the one that did not fit were answered and added.
   uint64_t run(const KeyInput& input, const KeyHasher& hasher, bool insert, uint8_t* answers);
   // The same for keys already made, keys[0] the `first` key of the call.
   uint64_t run(const Key84* keys, uint64_t n, bool insert, uint8_t* answers, uint64_t first = 0);

@@ -2,6 +2,7 @@
 must be the oracle's, since two distinct keys share 84 bits of their XXH3-128
 only by a chance of about 1e-17 among these keys."""
 
+import random
 import re
 
 import numpy as np
@@ -337,8 +338,11 @@ def test_past_max_memory_the_set_refuses_keys_and_keeps_the_ones_before():
         assert f"key {len(s)} (counting from 0) of the call" in str(e)
         assert f"past max_memory={1 << 20}" in str(e)
         assert s.nbytes <= 1 << 20
-        # The keys before the one that did not fit were added, in order.
+        # The keys before the one that did not fit were added, in order,
+        # and the error answers them.
         assert s.contains(keys[:len(s)]).all()
+        assert e.answered == len(s) and e.answers.dtype == bool
+        assert len(e.answers) == len(s) and not e.answers.any()
         with pytest.raises(gdedup.SetFullError):
             s.add(keys[len(s):])
         return
@@ -354,6 +358,40 @@ def test_dedup_names_the_key_past_max_memory_by_its_place_in_the_input():
     assert len(s) > 1000
     assert f"key {len(s)} (counting from 0) of the call" in str(raised.value)
     assert raised.value.kind == "set_full" and raised.value.available == 1 << 20
+
+
+def test_dedup_past_max_memory_yields_every_record_the_set_took():
+    # Repeated keys, refused in the middle of a batch: the new records
+    # before the refused one are in the set, so they must be yielded, or
+    # a run that goes on with a larger set would take them for seen.
+    rng = random.Random(28)
+    records = [b"key %d" % rng.randrange(400_000) for _ in range(OBJECT_CHUNK + 1000)]
+    s = gdedup.Set(max_memory=1 << 20)
+    kept = []
+    with pytest.raises(gdedup.SetFullError) as raised:
+        for record in gdedup.dedup(records, filter=s, batch=5000):
+            kept.append(record)
+    taken = raised.value.answered
+    assert taken % 5000 != 0 and raised.value.answers is None
+    assert f"key {taken} (counting from 0)" in str(raised.value)
+    assert kept == [r for r, seen in zip(records[:taken], exact_seen(records[:taken])) if not seen]
+    assert len(s) == len(kept) and s.contains(kept).all()
+    larger = gdedup.Set()
+    larger.merge(s)
+    kept += gdedup.dedup(records[taken:], filter=larger, batch=5000)
+    assert kept == [r for r, seen in zip(records, exact_seen(records)) if not seen]
+
+
+def test_one_key_past_max_memory_is_answered_by_none():
+    s = gdedup.Set(max_memory=1 << 20)
+    with pytest.raises(gdedup.SetFullError):
+        for i in range(OBJECT_CHUNK):
+            s.test_and_set(b"key %d" % i)
+    held = len(s)
+    with pytest.raises(gdedup.SetFullError) as raised:
+        s.test_and_set(b"key %d" % i)  # its part of the set is still full
+    assert raised.value.answered == 0 and len(raised.value.answers) == 0
+    assert len(s) == held == i
 
 
 def test_dedup_with_a_set_keeps_every_first_occurrence(urls):
