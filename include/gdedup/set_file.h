@@ -46,16 +46,17 @@ void save_set_file(const KeySet& set, const KeyRules& rules, const std::string& 
 // own (set_full past the cap) names the file too.
 SetFile load_set_file(const std::string& path, const KeySetOptions& options = {});
 
-// The rules, key count and length of a set file, verified as
-// load_set_file verifies them, without reading its keys: for a tool that
-// checks several files before it loads any (gdedup merge).
+// The rules, key count and length of a set file (a set checkpoint where
+// `checkpoint`), verified as load_set_file (load_set_checkpoint) verifies
+// them, without reading its keys: for a tool that checks files before it
+// loads any (gdedup merge, a job's cap).
 struct SetFileInfo {
   KeyRules rules;
   uint64_t keys = 0;
   uint32_t version = kSetFileVersion;
   uint64_t file_bytes = 0;
 };
-SetFileInfo read_set_info(const std::string& path);
+SetFileInfo read_set_info(const std::string& path, bool checkpoint = false);
 
 // True when `path` starts with the set file's magic (false when it cannot
 // be read): for tools that take any kind of file.

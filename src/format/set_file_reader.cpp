@@ -332,8 +332,8 @@ SetFile load_set_file(const std::string& path, const KeySetOptions& options) {
   return SetFile{std::move(*file.keys), file.info.rules, file.info.version, file.info.file_bytes};
 }
 
-SetFileInfo read_set_info(const std::string& path) {
-  const format::FileKind& kind = kind_of(false);
+SetFileInfo read_set_info(const std::string& path, bool checkpoint) {
+  const format::FileKind& kind = kind_of(checkpoint);
   Opened f;
   open_set(kind, path, f);
   return info_of(kind, f);

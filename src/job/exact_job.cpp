@@ -119,6 +119,8 @@ JobResult run_exact_job(Job& j) {
   KeySet set = [&]() -> KeySet {
     if (o.checkpoint.resume) {
       require_checkpoint(j);
+      check_set_cap(j, KeySet::bytes_for(read_set_info(o.checkpoint.path, true).keys),
+                    "the set of checkpoint " + o.checkpoint.path);
       SetCheckpoint ck = load_set_checkpoint(o.checkpoint.path, set_options);
       file_check = check_resume_files(j, ck.state, o.saves_filter(), true);
       saved_rules = ck.rules;

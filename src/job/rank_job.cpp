@@ -203,6 +203,9 @@ void RankJob::prepare_set() {
     // process) wrote it; each rank keeps its range. Rank 0 saves the set
     // file; no rank can compare it with its part.
     job::require_checkpoint(j);
+    check_part_cap(j,
+                   mpi::ShardedSet::part_bytes_for(read_set_info(o.checkpoint.path, true).keys),
+                   "a rank's part of the set of checkpoint " + o.checkpoint.path);
     s.set.emplace(mpi::ShardedSet::load_checkpoint(o.checkpoint.path, options, s.saved_rules,
                                                    s.resume));
     job::check_resume_files(j, s.resume, o.saves_filter() && s.me.rank == 0, false);

@@ -330,6 +330,27 @@ case_past_max_memory_ends_with_status_4() {
   expect_message "the set of s.set takes"
   [ ! -e q.txt ] || fail "a job past its cap wrote its output"
   cmp -s s.set before.set || fail "a job past its cap changed the set file"
+  # So is a checkpoint past the cap, on resume, and it is kept for a resume
+  # with a larger cap, which loses nothing.
+  seq 1 3000000 | sed 's|^|https://m.example/|' >in.txt
+  local job=(dedup --exact --batch 1000 --checkpoint ck --checkpoint-every 200K -q in.txt
+             -o c.txt)
+  start_gdedup "${job[@]}"
+  while [ ! -e ck ] && [ -e "/proc/$BG_PID" ]; do sleep 0.01; done
+  kill -s KILL "$BG_PID" 2>/dev/null
+  finish_gdedup
+  if [ "$STATUS" -eq 0 ]; then
+    echo "  note [$CASE]: the job ended before the signal; no checkpoint to resume"
+    return
+  fi
+  cp ck before.ck
+  run_gdedup "${job[@]}" --resume --max-memory 1MiB
+  expect_status 4
+  expect_message "the set of checkpoint ck takes"
+  cmp -s ck before.ck || fail "a resume past its cap changed the checkpoint"
+  run_gdedup "${job[@]}" --resume
+  expect_status 0
+  cmp -s in.txt c.txt || fail "the resume after a refused one lost records"
 }
 
 # flip_middle_byte FILE: damages a byte of FILE's body, which only loading

@@ -415,6 +415,13 @@ case_exact_past_max_memory_saves_nothing() {
   expect_message "continues from the checkpoint ck"
   [ ! -e f.gdf ] && [ ! -e out.txt ] || fail "a job past its cap saved a file: $(ls)"
   [ -f ck ] || { fail "no checkpoint was kept: $(ls)"; return; }
+  # A resume whose checkpoint is past the cap is refused from its header,
+  # on every rank alike, and keeps it.
+  cp ck ck.before
+  run_mpi 2 "${JOB[@]}" --max-memory 64K --resume
+  expect_status 4
+  one_message "a rank's part of the set of checkpoint ck takes"
+  cmp -s ck ck.before || fail "a resume past its cap changed the checkpoint"
   run_mpi 3 "${JOB[@]}" --max-memory 1M --resume
   expect_status 0
   expect_reference "an exact job past its cap, resumed with a larger one"
