@@ -683,6 +683,33 @@ TEST(MergeJob, SetsMergeIntoTheirUnionAndFiltersIntoTheirOr) {
             0u) << events.notes[0];
 }
 
+// A file given twice, by one name or two, is merged once: the filter
+// merged with itself is itself, its keys not counted twice (which would
+// also take it past its plan).
+TEST(MergeJob, AFileGivenTwiceIsMergedOnce) {
+  cli_test::TempDir dir;
+  const gdedup::Plan plan = gdedup::plan_for_capacity(20000, 1e-4);
+  save_with_keys(dir / "a.bf", plan, 0, 15000);
+  save_set_with_keys(dir / "a.gds", 0, 7000);
+  for (const std::string kind : {"bf", "gds"}) {
+    const std::string a = dir / ("a." + kind);
+    RecordingEvents events;
+    const gdedup::MergeSpec spec = merge_spec({a, dir / ("./a." + kind), a}, dir / ("c." + kind));
+    const gdedup::MergeResult result = gdedup::run_merge_job(spec, events);
+    EXPECT_EQ(result.status, gdedup::MergeStatus::kComplete) << kind << ": " << result.message;
+    EXPECT_EQ(result.inputs, 1u) << kind;
+    EXPECT_TRUE(cli_test::same_bytes(cli_test::read_file(dir / ("c." + kind)), cli_test::read_file(a)))
+        << kind;
+    ASSERT_GE(events.notes.size(), 2u) << kind;
+    EXPECT_EQ(events.notes[1], "note: " + a + " is the same file as input " + a +
+                                   "; it is merged once");
+    EXPECT_EQ(events.notes[0], "note: " + dir / ("./a." + kind) + " is the same file as input " +
+                                   a + "; it is merged once");
+    EXPECT_TRUE(contains(gdedup::merge_summary_line(spec, result),
+                         kind == "bf" ? "merged 1 filter into " : "merged 1 set into "));
+  }
+}
+
 // Past max_memory: the status and the line that says it, in the caller's
 // words, and the output as it was (absent, or an input) with no file left.
 TEST(MergeJob, PastMaxMemoryWritesNothing) {

@@ -270,8 +270,11 @@ std::string overfull_merge_message(const OverfullLayer& over, size_t layers, boo
 }  // namespace
 
 void FilterEngine::merge(FilterEngine& other) {
+  // Its union with itself is itself: merged, its keys would be counted
+  // twice (in its plan's and its growth's counters) for the same bits.
+  if (&other == this) return;
   FilterFile merged = to_file();
-  FilterFile theirs = &other == this ? to_file() : other.to_file();
+  FilterFile theirs = other.to_file();
   check_mapping();
   other.check_mapping();
   const FilterRules rules =

@@ -481,7 +481,8 @@ place. Calls release the GIL; one filter runs one call at a time.)")
            "not save one, unless allow_overfull=True.")
       .def("merge", &PyFilter::merge, nb::arg("other"),
            "OR another filter into this one, as gdedup merge: the same key rules, and both "
-           "fixed with equal parameters or both growing by one rule.")
+           "fixed with equal parameters or both growing by one rule. A filter merged with "
+           "itself is unchanged.")
       .def("info", &info_dict,
            "What `gdedup info --json` says of this filter once saved, as a dict (less "
            "file, kind and version): info_version 2, the key and growth rules, the whole "

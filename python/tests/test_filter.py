@@ -156,6 +156,16 @@ def test_merge_keeps_the_merged_filter_usable(urls):
     assert not a.test_and_set([b"a key never added"])[0]
 
 
+def test_a_filter_merged_with_itself_is_itself(tmp_path):
+    # Counted twice, its 1500 keys would take it past its plan of 2000.
+    a = gdedup.Filter(capacity=2000, grow=False)
+    a.add([b"key %d" % i for i in range(1500)])
+    a.save(str(tmp_path / "before.gdf"))
+    a.merge(a)
+    a.save(str(tmp_path / "after.gdf"))
+    assert (tmp_path / "before.gdf").read_bytes() == (tmp_path / "after.gdf").read_bytes()
+
+
 def test_past_its_plan_a_filter_that_cannot_grow_warns_once():
     keys = [str(i).encode() for i in range(3000)]
     fixed = gdedup.Filter(capacity=2000, grow=False)

@@ -5,7 +5,9 @@
 #include "gdedup/merge_job.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "gdedup/error.h"
 #include "gdedup/filter_file.h"
@@ -14,6 +16,7 @@
 #include "gdedup/key_set.h"
 #include "gdedup/number_text.h"
 #include "gdedup/path_text.h"
+#include "gdedup/paths.h"
 #include "gdedup/set_file.h"
 
 namespace gdedup {
@@ -194,6 +197,33 @@ MergeResult merge_filters(const MergeSpec& spec, JobEvents& events) {
   return result;
 }
 
+// The inputs with a file given again (by another name, or the same) left
+// out, each told of: a union holds each input's keys once, and a filter
+// merged with itself would count its keys twice (in its growth's and its
+// plan's counters) for the same bits.
+std::vector<std::string> distinct_inputs(const std::vector<std::string>& inputs,
+                                         JobEvents& events) {
+  std::vector<std::string> kept;
+  std::vector<fs::FileStatus> seen;
+  for (const std::string& path : inputs) {
+    fs::FileStatus status;
+    if (fs::status_of_path(path, status) == 0) {
+      const auto again = std::find_if(seen.begin(), seen.end(), [&](const fs::FileStatus& s) {
+        return s.same_file(status);
+      });
+      if (again != seen.end()) {
+        events.info("note: " + fs::printable(path) + " is the same file as input " +
+                    fs::printable(kept[static_cast<size_t>(again - seen.begin())]) +
+                    "; it is merged once");
+        continue;
+      }
+    }
+    seen.push_back(status);
+    kept.push_back(path);
+  }
+  return kept;
+}
+
 }  // namespace
 
 MergeResult run_merge_job(const MergeSpec& spec, JobEvents& events) {
@@ -213,19 +243,21 @@ MergeResult run_merge_job(const MergeSpec& spec, JobEvents& events) {
   // inputs read here when the output is one of them, never lost by the
   // rename at the end.
   const FileLocks locks = lock_job_files("", "", spec.output, events);
-  const bool sets = inputs_are_sets(spec, events);
-  check_replaced_file(spec, sets);
-  return sets ? merge_sets(spec, events) : merge_filters(spec, events);
+  MergeSpec distinct = spec;
+  distinct.inputs = distinct_inputs(spec.inputs, events);
+  const bool sets = inputs_are_sets(distinct, events);
+  check_replaced_file(distinct, sets);
+  return sets ? merge_sets(distinct, events) : merge_filters(distinct, events);
 }
 
 std::string merge_summary_line(const MergeSpec& spec, const MergeResult& result) {
   const std::string into = " into " + fs::printable(spec.output) + ": ";
   if (result.set) {
-    return "merged " + std::to_string(result.inputs) + " sets" + into +
+    return "merged " + counted(result.inputs, "set") + into +
            counted(result.set->keys, "distinct key") + ", collision chance " +
            format_rate(result.set->collision_chance);
   }
-  return "merged " + std::to_string(result.inputs) + " filters" + into +
+  return "merged " + counted(result.inputs, "filter") + into +
          format_percent(result.filter.fill) + " of bits set, " +
          approx_keys(result.filter.estimated_keys, "distinct keys") + ", FPR now " +
          format_rate(result.filter.current_fpr);
