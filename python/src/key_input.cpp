@@ -1,5 +1,6 @@
 #include "key_input.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -60,34 +61,55 @@ bool add_array(nb::handle keys, KeyInput& input) {
   return true;
 }
 
+// The byte after the key of a bytes or ASCII str object (its terminating
+// NUL), or 0 for another object: a load of the object's header and of its
+// key's last line.
+inline unsigned char byte_after_key(PyObject* object) {
+  if (PyBytes_CheckExact(object)) {
+    return static_cast<unsigned char>(PyBytes_AS_STRING(object)[PyBytes_GET_SIZE(object)]);
+  }
+  if (PyUnicode_CheckExact(object) && PyUnicode_IS_COMPACT_ASCII(object)) {
+    return static_cast<const unsigned char*>(PyUnicode_DATA(object))[PyUnicode_GET_LENGTH(object)];
+  }
+  return 0;
+}
+
 // out[i - begin] = the key of items[i], each bytes or str, for i in
-// [begin, end) of the n items. Python objects may lie anywhere in memory, a
-// cache and TLB miss each: each is fetched kAhead keys before it is hashed
-// (its header and first bytes; its last bytes once its size is known), so
-// that the misses overlap, across the end of the chunk too. On 3M URL
-// objects scattered over memory (bench/python_keys_bench.py),
-// fingerprint() went from 2.4-3.5M keys/s without to 6-22M/s with (noisy:
-// load 7 on 2 cores); objects in list order run at 20M/s and more either
-// way. Hashed: uint64_t (a filter's fingerprints) or Key84 (a set's keys).
+// [begin, end). Python objects may lie anywhere in memory, a cache and TLB
+// miss each, and under a hypervisor a TLB miss is a long walk, which a
+// prefetch of the object does not seem to make. So the objects are read a
+// window at a time: first each one's header and last line, by loads that
+// depend on no load before them, so that the misses of the window overlap;
+// then their keys are hashed from the cache. On 3M scattered URL objects
+// (bench/RESULTS.md) this took a sized Set from 10M keys/s (objects
+// prefetched 64 ahead) to 15M. Objects made one after another lie in
+// order, where the hardware fetches them ahead unasked: a window whose
+// first and last objects lie that close is not read twice (the first pass
+// cost 10% of a list of in-order str). Hashed: uint64_t (a filter's
+// fingerprints) or Key84 (a set's keys).
 template <class Hashed>
-void hash_objects(PyObject* const* items, size_t begin, size_t end, size_t n,
-                  const KeyHasher& hasher, std::string& scratch, Hashed* out) {
-  constexpr size_t kAhead = 64;
-  for (size_t i = begin; i < end; ++i) {
-    if (i + kAhead < n) __builtin_prefetch(items[i + kAhead]);
-    if (i + kAhead / 2 < n) {
-      PyObject* next = items[i + kAhead / 2];
-      if (PyBytes_CheckExact(next)) {
-        __builtin_prefetch(PyBytes_AS_STRING(next) + PyBytes_GET_SIZE(next) - 1);
+void hash_objects(PyObject* const* items, size_t begin, size_t end, const KeyHasher& hasher,
+                  std::string& scratch, Hashed* out) {
+  constexpr size_t kWindow = 128;                 // 32 to 256 ran alike
+  constexpr uintptr_t kInOrderSpan = kWindow * 256;  // bytes: URL objects take about 100
+  for (size_t from = begin; from < end; from += kWindow) {
+    const size_t to = std::min(end, from + kWindow);
+    const auto first = reinterpret_cast<uintptr_t>(items[from]);
+    const auto last = reinterpret_cast<uintptr_t>(items[to - 1]);
+    if ((last > first ? last - first : first - last) > kInOrderSpan) {
+      unsigned touched = 0;
+      for (size_t i = from; i < to; ++i) touched += byte_after_key(items[i]);
+      asm volatile("" : : "r"(touched));  // the loads are made, their sum unused
+    }
+    for (size_t i = from; i < to; ++i) {
+      nb::handle key(items[i]);
+      const std::optional<std::string_view> view = single_key(key);
+      if (!view) {
+        throw nb::type_error(("key " + std::to_string(i) + " is a " + type_of(key) +
+                              "; each key must be bytes or str").c_str());
       }
+      out[i - begin] = record_key<Hashed>(hasher, *view, scratch, i);
     }
-    nb::handle key(items[i]);
-    const std::optional<std::string_view> view = single_key(key);
-    if (!view) {
-      throw nb::type_error(("key " + std::to_string(i) + " is a " + type_of(key) +
-                            "; each key must be bytes or str").c_str());
-    }
-    out[i - begin] = record_key<Hashed>(hasher, *view, scratch, i);
   }
 }
 
@@ -100,7 +122,6 @@ class ObjectPart : public HashedBy<ObjectPart> {
   explicit ObjectPart(nb::object sequence)
       : HashedBy(static_cast<uint64_t>(PySequence_Fast_GET_SIZE(sequence.ptr()))),
         sequence_(std::move(sequence)) {}
-  uint64_t min_chunk_keys() const override { return kObjectChunkKeys; }
 
  private:
   friend HashedBy<ObjectPart>;
@@ -117,7 +138,7 @@ class ObjectPart : public HashedBy<ObjectPart> {
           std::to_string(begin) + " were answered. Pass a list no other thread changes, or a "
           "tuple");
     }
-    hash_objects(PySequence_Fast_ITEMS(sequence), begin, begin + count, n, hasher, scratch, out);
+    hash_objects(PySequence_Fast_ITEMS(sequence), begin, begin + count, hasher, scratch, out);
   }
 
   nb::object sequence_;

@@ -46,8 +46,6 @@ class KeyPart {
   uint64_t size() const { return size_; }
   // The part's fingerprints when it holds them, else null.
   virtual const uint64_t* fingerprints() const { return nullptr; }
-  // The fewest keys to hash at a time (for_each_chunk).
-  virtual uint64_t min_chunk_keys() const { return 1; }
   // out[i] = the fingerprint (or the set's key) of record begin + i, for
   // i < count. Called with the GIL released, only on parts that hold
   // records; a part of Python objects takes the GIL to read them.
@@ -137,19 +135,10 @@ KeyInput key_input(nb::handle keys, const std::string& refuse_records);
 // XXH3-128, which 64-bit fingerprints cannot give.
 KeyInput key84_input(nb::handle keys);
 
-// Python objects are hashed at least this many at a time (8 MiB of a set's
-// keys). A chunk of objects scattered over memory pushes the engine's own
-// lines out of the cache, to be fetched again for each chunk: a Set of one
-// thread answered a list of 3M scattered URLs 10-14% slower 8192 keys at a
-// time than 2^19 (bench/RESULTS.md), where an Arrow array, read in order,
-// ran 13% faster in chunks of 8192 (which stay in the cache).
-inline constexpr uint64_t kObjectChunkKeys = uint64_t{1} << 19;
-
 // Calls run(keys, count, at) on the keys of `input` in order, `at` the
 // place of keys[0] in the input: a part's fingerprints as they are, whole;
 // records hashed by `hasher` (Hashed: uint64_t fingerprints for a filter,
-// Key84 for a set) into `buffer`, `chunk_keys` at a time at most (or the
-// part's min_chunk_keys, if more). The
+// Key84 for a set) into `buffer`, `chunk_keys` at a time at most. The
 // buffer is the caller's, so that it serves call after call: a chunk that
 // fits in the cache is hashed and answered before the next is read, with no
 // memory the size of the input beside it. Called with the GIL released: a
@@ -168,7 +157,7 @@ void for_each_chunk(const KeyInput& input, const KeyHasher& hasher, uint64_t chu
         continue;
       }
     }
-    const uint64_t chunk = std::max(chunk_keys, part->min_chunk_keys());
+    const uint64_t chunk = chunk_keys;
     if (buffer.size() < std::min(size, chunk)) buffer.resize(std::min(size, chunk));
     for (uint64_t begin = 0; begin < size; begin += chunk) {
       const uint64_t count = std::min(chunk, size - begin);

@@ -12,7 +12,8 @@ namespace {
 
 // Records are hashed into chunks of this many keys for a set of one thread:
 // 128 KiB, which stay in the cache from their hashing to their answers
-// (Python objects take larger ones: kObjectChunkKeys).
+// (Python objects too, since they are read a window at a time:
+// hash_objects in key_input.cpp).
 constexpr uint64_t kChunkKeysOneThread = uint64_t{1} << 13;
 // And for more threads (8 MiB): enough keys to share among them.
 constexpr uint64_t kChunkKeysThreads = uint64_t{1} << 19;

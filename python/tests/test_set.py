@@ -155,18 +155,21 @@ def test_mixed_inputs_answer_as_a_python_set(urls):
     assert s.add(list(seen)) == 0
 
 
-# The keys of a list hashed at a time (kObjectChunkKeys, key_input.h).
-OBJECT_CHUNK = 1 << 19
+# The keys of a list a Set of one thread hashes at a time
+# (kChunkKeysOneThread, set_engine.cpp).
+CHUNK = 1 << 13
+# More keys than a set of 1 MiB holds, in several chunks.
+MANY_KEYS = 1 << 19
 
 
 def test_a_key_that_is_not_bytes_or_str_is_named_by_its_place_in_the_call():
-    keys = [b"%d" % i for i in range(OBJECT_CHUNK + 10)] + [3]
+    keys = [b"%d" % i for i in range(3 * CHUNK + 10)] + [3]
     s = gdedup.Set()
-    with pytest.raises(TypeError, match=f"key {OBJECT_CHUNK + 10} is a int"):
+    with pytest.raises(TypeError, match=f"key {3 * CHUNK + 10} is a int"):
         s.test_and_set(keys)
     # The chunks before its own were answered and added, as from an Arrow
     # array; none of its chunk.
-    assert len(s) == OBJECT_CHUNK
+    assert len(s) == 3 * CHUNK
 
 
 def test_a_list_another_thread_changes_is_read_safely():
@@ -174,7 +177,7 @@ def test_a_list_another_thread_changes_is_read_safely():
     # the list then. Each call gives the answers of the whole list or
     # refuses it, never anything read from freed objects.
     import threading
-    keys = [b"key %d" % i for i in range(OBJECT_CHUNK + 1000)]
+    keys = [b"key %d" % i for i in range(MANY_KEYS + 1000)]
     stop = threading.Event()
 
     def change():
@@ -185,7 +188,7 @@ def test_a_list_another_thread_changes_is_read_safely():
     thread = threading.Thread(target=change)
     thread.start()
     try:
-        n = OBJECT_CHUNK + 1000
+        n = MANY_KEYS + 1000
         for _ in range(3):
             s = gdedup.Set()
             try:
@@ -327,7 +330,7 @@ def test_a_capacity_no_machine_holds_is_out_of_memory():
 
 def test_past_max_memory_the_set_refuses_keys_and_keeps_the_ones_before():
     s = gdedup.Set(max_memory=1 << 20)
-    keys = [b"key %d" % i for i in range(OBJECT_CHUNK + 1000)]
+    keys = [b"key %d" % i for i in range(MANY_KEYS + 1000)]
     try:
         s.add(keys)
     except gdedup.SetFullError as e:
@@ -351,7 +354,7 @@ def test_past_max_memory_the_set_refuses_keys_and_keeps_the_ones_before():
 
 def test_dedup_names_the_key_past_max_memory_by_its_place_in_the_input():
     s = gdedup.Set(max_memory=1 << 20)
-    keys = [b"key %d" % i for i in range(OBJECT_CHUNK + 1000)]
+    keys = [b"key %d" % i for i in range(MANY_KEYS + 1000)]
     with pytest.raises(gdedup.SetFullError) as raised:
         list(gdedup.dedup(keys, filter=s, batch=1000))
     # The keys are distinct: those before the refused one are the set's.
@@ -365,7 +368,7 @@ def test_dedup_past_max_memory_yields_every_record_the_set_took():
     # before the refused one are in the set, so they must be yielded, or
     # a run that goes on with a larger set would take them for seen.
     rng = random.Random(28)
-    records = [b"key %d" % rng.randrange(400_000) for _ in range(OBJECT_CHUNK + 1000)]
+    records = [b"key %d" % rng.randrange(400_000) for _ in range(MANY_KEYS + 1000)]
     s = gdedup.Set(max_memory=1 << 20)
     kept = []
     with pytest.raises(gdedup.SetFullError) as raised:
@@ -385,7 +388,7 @@ def test_dedup_past_max_memory_yields_every_record_the_set_took():
 def test_one_key_past_max_memory_is_answered_by_none():
     s = gdedup.Set(max_memory=1 << 20)
     with pytest.raises(gdedup.SetFullError):
-        for i in range(OBJECT_CHUNK):
+        for i in range(MANY_KEYS):
             s.test_and_set(b"key %d" % i)
     held = len(s)
     with pytest.raises(gdedup.SetFullError) as raised:
