@@ -93,6 +93,10 @@ class KeySet {
   // refuses a key: a set that took room fails only where one grown key by
   // key would.
   void reserve(uint64_t keys);
+  // The keys the set will hold after `rest` more keys, where `fresh` of the
+  // `answered` keys before them were new: as many new keys a key as among
+  // those (what a caller that knows how many keys are coming reserves).
+  uint64_t keys_after(uint64_t rest, uint64_t answered, uint64_t fresh) const;
 
   // A deep copy (a checkpoint written while the set goes on), with the same
   // options.

@@ -363,6 +363,20 @@ def test_dedup_names_the_key_past_max_memory_by_its_place_in_the_input():
     assert raised.value.kind == "set_full" and raised.value.available == 1 << 20
 
 
+def test_a_call_of_many_keys_takes_room_for_them_once():
+    # After its first 65,536 keys a call takes room for the rest, as many
+    # new ones as among those: the set ends as large as one grown key by key
+    # (or sized for them), with a third of the doublings.
+    keys = [b"k%d" % i for i in range(1_000_000)]
+    whole, in_calls = gdedup.Set(), gdedup.Set()
+    assert whole.add(keys) == len(keys)
+    for i in range(0, len(keys), 50_000):
+        in_calls.add(keys[i:i + 50_000])
+    assert whole.nbytes == in_calls.nbytes == gdedup.Set(capacity=len(keys)).nbytes
+    assert whole.growths * 3 <= in_calls.growths
+    assert whole.contains(keys).all() and len(whole) == len(keys)
+
+
 def test_dedup_past_max_memory_yields_every_record_the_set_took():
     # Repeated keys, refused in the middle of a batch: the new records
     # before the refused one are in the set, so they must be yielded, or

@@ -347,6 +347,12 @@ KeySet::~KeySet() = default;
 KeySet::KeySet(KeySet&&) noexcept = default;
 KeySet& KeySet::operator=(KeySet&&) noexcept = default;
 
+uint64_t KeySet::keys_after(uint64_t rest, uint64_t answered, uint64_t fresh) const {
+  if (answered == 0) return size() + rest;
+  const double share = static_cast<double>(fresh) / static_cast<double>(answered);
+  return size() + static_cast<uint64_t>(share * static_cast<double>(rest));
+}
+
 void KeySet::reserve(uint64_t keys) {
   Impl& impl = *impl_;
   // The bucket bits each shard takes for `n` keys in all (never fewer than

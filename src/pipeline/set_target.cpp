@@ -47,9 +47,8 @@ class SetTarget final : public RunTarget {
       if (reserved_ || options.expected_records == 0 || answered_ < kReserveSampleRecords) return;
       reserved_ = true;
       if (options.expected_records <= stats.records) return;
-      const double share = static_cast<double>(fresh_) / static_cast<double>(answered_);
-      const double rest = static_cast<double>(options.expected_records - stats.records);
-      set_.reserve(set_.size() + static_cast<uint64_t>(share * rest));
+      set_.reserve(
+          set_.keys_after(options.expected_records - stats.records, answered_, fresh_));
     }
   }
 
