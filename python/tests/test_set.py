@@ -377,25 +377,27 @@ def test_a_call_of_many_keys_takes_room_for_them_once():
     assert whole.contains(keys).all() and len(whole) == len(keys)
 
 
-def test_dedup_past_max_memory_yields_every_record_the_set_took():
+@pytest.mark.parametrize("threads", [1, 2])
+def test_dedup_past_max_memory_yields_every_record_the_set_took(threads):
     # Repeated keys, refused in the middle of a batch: the new records
     # before the refused one are in the set, so they must be yielded, or
     # a run that goes on with a larger set would take them for seen.
     rng = random.Random(28)
     records = [b"key %d" % rng.randrange(400_000) for _ in range(MANY_KEYS + 1000)]
-    s = gdedup.Set(max_memory=1 << 20)
+    s = gdedup.Set(max_memory=1 << 20, threads=threads)
+    batch = 5000 if threads == 1 else 200_000  # calls a pass of two threads answers
     kept = []
     with pytest.raises(gdedup.SetFullError) as raised:
-        for record in gdedup.dedup(records, filter=s, batch=5000):
+        for record in gdedup.dedup(records, filter=s, batch=batch):
             kept.append(record)
     taken = raised.value.answered
-    assert taken % 5000 != 0 and raised.value.answers is None
+    assert taken % batch != 0 and raised.value.answers is None
     assert f"key {taken} (counting from 0)" in str(raised.value)
     assert kept == [r for r, seen in zip(records[:taken], exact_seen(records[:taken])) if not seen]
     assert len(s) == len(kept) and s.contains(kept).all()
     larger = gdedup.Set()
     larger.merge(s)
-    kept += gdedup.dedup(records[taken:], filter=larger, batch=5000)
+    kept += gdedup.dedup(records[taken:], filter=larger, batch=batch)
     assert kept == [r for r, seen in zip(records, exact_seen(records)) if not seen]
 
 
