@@ -157,10 +157,9 @@ void for_each_chunk(const KeyInput& input, const KeyHasher& hasher, uint64_t chu
         continue;
       }
     }
-    const uint64_t chunk = chunk_keys;
-    if (buffer.size() < std::min(size, chunk)) buffer.resize(std::min(size, chunk));
-    for (uint64_t begin = 0; begin < size; begin += chunk) {
-      const uint64_t count = std::min(chunk, size - begin);
+    if (buffer.size() < std::min(size, chunk_keys)) buffer.resize(std::min(size, chunk_keys));
+    for (uint64_t begin = 0; begin < size; begin += chunk_keys) {
+      const uint64_t count = std::min(chunk_keys, size - begin);
       part->hash(begin, count, hasher, scratch, buffer.data());
       run(static_cast<const Hashed*>(buffer.data()), count, at + begin);
     }

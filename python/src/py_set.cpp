@@ -30,15 +30,15 @@ class PySet {
     const bool insert = op != Op::kContains;
     if (const std::optional<std::string_view> one = single_key(keys)) {
       const Key84 key = record_key<Key84>(hasher_, *one, scratch_for_one_, 0);
-      std::unique_ptr<uint8_t[]> answer(new uint8_t[1]);
+      uint8_t answer = 0;
       try {
         nb::gil_scoped_release release;
         std::lock_guard<std::mutex> lock(call_lock_.mutex());
-        engine_->run(&key, 1, insert, answer.get());
+        engine_->run(&key, 1, insert, &answer);
       } catch (const SetFull& e) {
-        raise_refused(e, std::move(answer));
+        raise_refused(e, std::unique_ptr<uint8_t[]>(new uint8_t[1]));  // none answered
       }
-      return nb::bool_(op == Op::kAdd ? answer[0] == 0 : answer[0] != 0);
+      return nb::bool_(op == Op::kAdd ? answer == 0 : answer != 0);
     }
     KeyInput input = key84_input(keys);
     std::unique_ptr<uint8_t[]> answers(new uint8_t[input.size > 0 ? input.size : 1]);

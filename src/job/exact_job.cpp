@@ -98,6 +98,14 @@ void check_set_cap(const Job& job, uint64_t bytes, const std::string& what) {
   }
 }
 
+// A set file (a set checkpoint where `checkpoint`) past the cap is refused
+// from its header, before its keys are read into memory it would take: a
+// loaded set takes at least bytes_for its keys (checked again once loaded).
+void check_set_file_cap(const Job& job, const std::string& path, bool checkpoint) {
+  check_set_cap(job, KeySet::bytes_for(read_set_info(path, checkpoint).keys),
+                std::string("the set of ") + (checkpoint ? "checkpoint " : "") + path);
+}
+
 JobResult run_exact_job(Job& j) {
   const JobSpec& o = j.spec;
   JobEvents& events = j.events;
@@ -119,8 +127,7 @@ JobResult run_exact_job(Job& j) {
   KeySet set = [&]() -> KeySet {
     if (o.checkpoint.resume) {
       require_checkpoint(j);
-      check_set_cap(j, KeySet::bytes_for(read_set_info(o.checkpoint.path, true).keys),
-                    "the set of checkpoint " + o.checkpoint.path);
+      check_set_file_cap(j, o.checkpoint.path, true);
       SetCheckpoint ck = load_set_checkpoint(o.checkpoint.path, set_options);
       file_check = check_resume_files(j, ck.state, o.saves_filter(), true);
       saved_rules = ck.rules;
@@ -130,11 +137,7 @@ JobResult run_exact_job(Job& j) {
       return std::move(ck.set);
     }
     if (o.kind == JobKind::kQuery || file_existed) {
-      // A set past the cap is refused from its header, before its keys are
-      // read into memory it would take: a loaded set takes at least
-      // bytes_for its keys (checked again once loaded).
-      check_set_cap(j, KeySet::bytes_for(read_set_info(o.filter_path).keys),
-                    "the set of " + o.filter_path);
+      check_set_file_cap(j, o.filter_path, false);
       SetFile file = load_set_file(o.filter_path, set_options);
       FilterRules rules;
       rules.keys = file.rules;

@@ -78,6 +78,15 @@ void check_part_cap(const job::Job& j, uint64_t bytes, const std::string& what) 
   }
 }
 
+// A set file (a set checkpoint where `checkpoint`) past the cap is refused
+// from its header, on every rank alike, before any rank reads a key, as one
+// process refuses it (exact_job.cpp).
+void check_part_file_cap(const job::Job& j, const std::string& path, bool checkpoint) {
+  check_part_cap(j, mpi::ShardedSet::part_bytes_for(read_set_info(path, checkpoint).keys),
+                 std::string("a rank's part of the set of ") + (checkpoint ? "checkpoint " : "") +
+                     path);
+}
+
 // `failed`, its rank's error a set_full one with cap_advice and what the
 // files hold added (as one process tells it); any other failure as it is.
 mpi::JobFailed with_cap_advice(const job::Job& j, const mpi::JobFailed& failed) {
@@ -203,19 +212,14 @@ void RankJob::prepare_set() {
     // process) wrote it; each rank keeps its range. Rank 0 saves the set
     // file; no rank can compare it with its part.
     job::require_checkpoint(j);
-    check_part_cap(j,
-                   mpi::ShardedSet::part_bytes_for(read_set_info(o.checkpoint.path, true).keys),
-                   "a rank's part of the set of checkpoint " + o.checkpoint.path);
+    check_part_file_cap(j, o.checkpoint.path, true);
     s.set.emplace(mpi::ShardedSet::load_checkpoint(o.checkpoint.path, options, s.saved_rules,
                                                    s.resume));
     job::check_resume_files(j, s.resume, o.saves_filter() && s.me.rank == 0, false);
     j.events.info("resuming from checkpoint " + o.checkpoint.path + " at record " +
                   group_digits(s.resume.records));
   } else if (o.kind == JobKind::kQuery || s.filter_existed) {
-    // A set past the cap is refused from its header, on every rank alike,
-    // before any rank reads a key, as one process refuses it (exact_job.cpp).
-    check_part_cap(j, mpi::ShardedSet::part_bytes_for(read_set_info(o.filter_path).keys),
-                   "a rank's part of the set of " + o.filter_path);
+    check_part_file_cap(j, o.filter_path, false);
     KeyRules file_rules;
     s.set.emplace(mpi::ShardedSet::load(o.filter_path, options, file_rules));
     FilterRules rules;
