@@ -1,9 +1,10 @@
 // The streaming driver: reads records from files or standard input, selects
 // and fingerprints their keys, runs them through a backend in batches and
 // writes the records the mode asks for, in input order. The caller's thread
-// runs the filter and copies the kept records into the output writer's
-// buffers, which a writer thread of the output's own hands to the kernel
-// (at most 3 buffers of 2 MiB, io::OutputWriter); the reading (read,
+// runs the filter; meanwhile a thread of the driver's copies the records the
+// batch before kept into the output writer's buffers, which a writer thread
+// of the output's own hands to the kernel (at most 3 buffers of 2 MiB,
+// io::OutputWriter); the reading (read,
 // decompress, split) and hashing run on threads of their own: one of each,
 // or read_threads workers that each take pieces of the input at once, with
 // a bounded number of batches in between (another thread writes checkpoints
@@ -81,7 +82,7 @@ struct PipelineOptions {
   // decode apart, when the job has fewer than 2 inputs a worker; otherwise a
   // whole input) and the filter stage takes their batches in input order,
   // so the output, the filter and the stats are the same for every N. Each
-  // worker holds up to 3 batches (about 31 MiB at the default batch size
+  // worker holds up to 4 batches (about 41 MiB at the default batch size
   // and 64-byte records). Fingerprint input (kU64) is always read by one
   // thread.
   unsigned read_threads = 1;

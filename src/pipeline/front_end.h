@@ -6,14 +6,14 @@
 // Two kinds (make_front_end):
 //  - sequential (PipelineOptions::read_threads 1, --input-format u64, and a
 //    resume whose position lies inside standard input or a pipe):
-//    one thread reads, decodes and splits, a second fingerprints, with four
-//    batches among them and the filter stage;
+//    one thread reads, decodes and splits, a second fingerprints, with five
+//    batches among them, the filter stage and the output's;
 //  - parallel (read_threads N > 1): N workers each take the next piece of
 //    the input (pipeline/piece_plan.h) and read, decode, split and
 //    fingerprint it; the filter stage takes the pieces' batches in order.
-//    Memory: each worker holds at most kBatchesPerWorker (3) batches of
+//    Memory: each worker holds at most kBatchesPerWorker (4) batches of
 //    about 8 MiB (more for a record longer than that, up to the record
-//    length limit) plus 25 bytes per record in them, that is about 31 MiB
+//    length limit) plus 25 bytes per record in them, that is about 41 MiB
 //    per worker at 64-byte records, plus the two parts of records that
 //    span pieces (each below the record length limit). A mapped plain
 //    file's batches hold no buffer of their own: their bytes are the
@@ -44,7 +44,9 @@ class FrontEnd {
   // The next batch, fingerprinted, in input order; null at the end of the
   // input. Throws the first failure of reading (Error), after every batch
   // before it was handed out. The batch stays the front end's: recycle() it
-  // before the next call.
+  // when done with it. Two may be out at once, no more (the filter stage
+  // answers one while the output's side writes the one before): a call
+  // while two are out is a logic error.
   virtual WorkBatch* next() = 0;
   virtual void recycle(WorkBatch* batch) = 0;
   // Stops reading and joins the threads; next() may not be called again.

@@ -62,7 +62,7 @@ class ParallelFrontEnd final : public FrontEnd {
         backend_(backend),
         reader_options_(text_reader_options(options)),
         hasher_(options, hashing),
-        joined_(backend) {
+        joined_{std::make_unique<WorkBatch>(backend), std::make_unique<WorkBatch>(backend)} {
     for (unsigned i = 0; i < options.read_threads; ++i) {
       workers_.push_back(std::make_unique<Worker>(options, hashing));
     }
@@ -99,7 +99,13 @@ class ParallelFrontEnd final : public FrontEnd {
   WorkBatch* next() override;
 
   void recycle(WorkBatch* batch) override {
-    if (batch != &joined_) workers_[worker_]->free.push(std::move(current_));
+    for (auto it = handed_out_.begin(); it != handed_out_.end(); ++it) {
+      if (it->batch.get() != batch) continue;
+      workers_[it->worker]->free.push(std::move(it->batch));
+      handed_out_.erase(it);
+      return;
+    }
+    // A joined record's batch is the front end's own.
   }
 
   void stop() override {
@@ -164,8 +170,16 @@ class ParallelFrontEnd final : public FrontEnd {
   size_t worker_ = 0;             // its worker
   bool claimed_ = false;          // worker_ is known
   std::optional<Chunk> held_;     // a chunk to deliver after a joined record
-  std::unique_ptr<WorkBatch> current_;  // the worker's batch next() handed out
-  WorkBatch joined_;              // a record joined from pieces
+  // The workers' batches next() handed out, not yet recycled.
+  struct HandedOut {
+    size_t worker;
+    std::unique_ptr<WorkBatch> batch;
+  };
+  std::vector<HandedOut> handed_out_;
+  // A record joined from pieces, in one batch or the other by turns: the
+  // one handed out before may still be out.
+  std::unique_ptr<WorkBatch> joined_[2];
+  unsigned joined_turn_ = 0;
   std::string pending_;           // a record begun by earlier pieces
   StreamPoint at_;                // after the last record delivered
   uint64_t input_start_ = 0;      // stream offset of the current input's first byte
@@ -271,14 +285,15 @@ WorkBatch* ParallelFrontEnd::next() {
       if (WorkBatch* joined = end_piece(*chunk)) return joined;
       continue;
     }
-    current_ = std::move(chunk->batch);
-    if (current_->records.empty()) {
-      workers_[worker_]->free.push(std::move(current_));
+    if (chunk->batch->records.empty()) {
+      workers_[worker_]->free.push(std::move(chunk->batch));
       continue;
     }
-    place(*current_);
-    at_ = current_->end;
-    return current_.get();
+    WorkBatch* batch = chunk->batch.get();
+    handed_out_.push_back(HandedOut{worker_, std::move(chunk->batch)});
+    place(*batch);
+    at_ = batch->end;
+    return batch;
   }
 }
 
@@ -319,19 +334,21 @@ void ParallelFrontEnd::add_pending(const std::string& bytes) {
 // the record after the last delivered.
 WorkBatch* ParallelFrontEnd::deliver_pending(const Piece& piece, uint64_t input_offset,
                                              bool verified) {
-  joined_.records.hold_one(pending_);
+  WorkBatch& joined = *joined_[joined_turn_];
+  joined_turn_ ^= 1;
+  joined.records.hold_one(pending_);
   pending_.clear();
-  hasher_.fingerprint(joined_);
-  StreamPoint& end = joined_.end;
+  hasher_.fingerprint(joined);
+  StreamPoint& end = joined.end;
   end.records = at_.records + 1;
   end.input_index = piece.input;
   end.input_offset = input_offset;
   end.offset = input_start_ + end.input_offset;
-  joined_.input_bytes = end.offset;
-  joined_.raw_bytes_read = raw_done_;
-  joined_.verified_records = verified ? end.records : 0;
+  joined.input_bytes = end.offset;
+  joined.raw_bytes_read = raw_done_;
+  joined.verified_records = verified ? end.records : 0;
   at_ = end;
-  return &joined_;
+  return &joined;
 }
 
 // From the piece's own positions to the stream's.

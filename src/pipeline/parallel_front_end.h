@@ -17,9 +17,10 @@
 namespace gdedup::pipeline {
 
 // The batches each worker fills ahead of the filter stage: enough to hold a
-// whole default piece (16 MiB) in batches of 8 MiB, so that every worker can
-// read a piece ahead while the stage takes the earlier ones.
-inline constexpr int kBatchesPerWorker = 3;
+// whole default piece (16 MiB) in batches of 8 MiB besides the two the
+// filter stage and the output's side may hold, so that every worker can
+// read a piece ahead while the stages take the earlier ones.
+inline constexpr int kBatchesPerWorker = 4;
 
 std::unique_ptr<FrontEnd> make_parallel_front_end(const PipelineOptions& options,
                                                   const KeyHashing& hashing,

@@ -3,6 +3,7 @@
 #include <exception>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "pipeline/batch_queue.h"
 #include "pipeline/batch_source.h"
@@ -10,9 +11,9 @@
 namespace gdedup::pipeline {
 namespace {
 
-// One batch per stage plus one waiting: every stage stays busy, and memory
-// stays at four batches.
-constexpr int kBatchesInFlight = 4;
+// One batch per stage (reader, fingerprinter, filter, output) plus one
+// waiting: every stage stays busy, and memory stays at five batches.
+constexpr int kBatchesInFlight = 5;
 
 struct Outcome {
   std::unique_ptr<WorkBatch> batch;  // null: the input has ended
@@ -45,11 +46,18 @@ class SequentialFrontEnd final : public FrontEnd {
     std::optional<Outcome> out = full_.pop();
     if (!out) return nullptr;
     if (out->failure) std::rethrow_exception(out->failure);
-    current_ = std::move(out->batch);
-    return current_.get();
+    handed_out_.push_back(std::move(out->batch));
+    return handed_out_.back().get();
   }
 
-  void recycle(WorkBatch*) override { free_.push(std::move(current_)); }
+  void recycle(WorkBatch* batch) override {
+    for (auto it = handed_out_.begin(); it != handed_out_.end(); ++it) {
+      if (it->get() != batch) continue;
+      free_.push(std::move(*it));
+      handed_out_.erase(it);
+      return;
+    }
+  }
 
   void stop() override {
     free_.close();
@@ -93,7 +101,7 @@ class SequentialFrontEnd final : public FrontEnd {
   BatchQueue<std::unique_ptr<WorkBatch>> free_;
   BatchQueue<Outcome> read_;  // read, not yet fingerprinted
   BatchQueue<Outcome> full_;  // fingerprinted, for the filter stage
-  std::unique_ptr<WorkBatch> current_;  // the batch next() handed out
+  std::vector<std::unique_ptr<WorkBatch>> handed_out_;  // by next(), not yet recycled
   std::thread reader_;
   std::thread hasher_;
 };
