@@ -672,6 +672,50 @@ TEST(KeySet, ReserveTakesRoomAndNeverChangesTheKeysOrTheAnswers) {
   EXPECT_TRUE(sorted_keys_of(capped) == first);
 }
 
+// RoomFromSample: no room before its sample is complete; then room for the
+// new keys the sample's share predicts among the keys to come, once (what
+// a set given reserve() of that many has); none when no key is to come.
+TEST(KeySet, RoomFromASampleIsTakenOnceForTheKeysItPredicts) {
+  // Keys drawn from half as many values: a share of new ones that falls
+  // as the set fills.
+  const uint64_t n = 4 * RoomFromSample::kSampleKeys;
+  const auto keys = random_keys(n, n / 2, kKeyBits, 33);
+  std::vector<uint8_t> answers(keys.size());
+  KeySet set(0, KeySetOptions{1, 0});
+  RoomFromSample room;
+  const uint64_t step = RoomFromSample::kSampleKeys / 4;
+  uint64_t at = 0, fresh_in_sample = 0;
+  for (; at < RoomFromSample::kSampleKeys; at += step) {
+    const uint64_t bytes = set.bytes();
+    const uint64_t fresh = set.test_and_insert(keys.data() + at, step, answers.data() + at);
+    fresh_in_sample += fresh;
+    const uint64_t grown = set.bytes();
+    room.after(set, step, fresh, n - (at + step));
+    if (at + step < RoomFromSample::kSampleKeys) {
+      EXPECT_EQ(set.bytes(), grown) << "room taken at key " << at + step;
+    } else {
+      const double share = static_cast<double>(fresh_in_sample) /
+                           static_cast<double>(RoomFromSample::kSampleKeys);
+      const uint64_t predicted =
+          set.size() + static_cast<uint64_t>(share * static_cast<double>(n - (at + step)));
+      EXPECT_EQ(set.bytes(), KeySet::bytes_for(predicted));
+      EXPECT_GT(set.bytes(), 2 * bytes);
+    }
+  }
+  // Taken once: a later call changes nothing, even with many keys to come.
+  const uint64_t bytes = set.bytes();
+  room.after(set, step, step, uint64_t{1} << 30);
+  EXPECT_EQ(set.bytes(), bytes);
+  // Nothing to come: no room.
+  KeySet ended(0, KeySetOptions{1, 0});
+  RoomFromSample none;
+  const uint64_t fresh =
+      ended.test_and_insert(keys.data(), RoomFromSample::kSampleKeys, answers.data());
+  const uint64_t before = ended.bytes();
+  none.after(ended, RoomFromSample::kSampleKeys, fresh, 0);
+  EXPECT_EQ(ended.bytes(), before);
+}
+
 TEST(KeySet, RoomReservedForKeysThatNeverCameGoesBackBeforeTheCapRefuses) {
   const auto keys = random_keys(100000, 80000, kKeyBits, 15);
   // The cap of CapRefusesTheExactKeyAndKeepsEveryOneBefore: a grown set

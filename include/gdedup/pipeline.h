@@ -22,13 +22,13 @@
 #include "gdedup/filter.h"
 #include "gdedup/key_options.h"
 #include "gdedup/mode.h"
+#include "gdedup/key_set.h"
 #include "gdedup/option_names.h"
 
 namespace gdedup {
 
 struct ResumeState;    // gdedup/checkpoint.h
 class LayeredFilter;   // gdedup/layered_filter.h
-class KeySet;          // gdedup/key_set.h
 class GpuKeySet;       // gdedup/gpu.h
 struct KeyRules;       // gdedup/key_rules.h
 
@@ -43,10 +43,8 @@ struct Progress {
 };
 
 // The records an exact set's run answers before it takes room for the
-// keys they predict (PipelineOptions::expected_records): enough that their
-// share of new keys is within about 1% of the input's where repeats are
-// spread through it.
-inline constexpr uint64_t kReserveSampleRecords = uint64_t{1} << 16;
+// keys they predict (PipelineOptions::expected_records; RoomFromSample).
+inline constexpr uint64_t kReserveSampleRecords = RoomFromSample::kSampleKeys;
 
 struct PipelineOptions {
   std::vector<std::string> inputs{"-"};  // paths; "-" is standard input

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "gdedup/error.h"
-#include "gdedup/pipeline.h"
 
 namespace gdedup::python {
 namespace {
@@ -65,16 +64,14 @@ uint64_t SetEngine::run(const Key84* keys, uint64_t n, bool insert, uint8_t* ans
 uint64_t SetEngine::run(const KeyInput& input, const KeyHasher& hasher, bool insert,
                         uint8_t* answers) {
   uint64_t added = 0;
-  // A call of many keys takes room for them once its first
-  // kReserveSampleRecords are answered, as a job on a file does: a set
-  // grown by doubling runs 1.3-2x slower than one sized for its keys.
-  bool roomy = !insert || input.size <= kReserveSampleRecords;
+  // A call of many keys takes room for them, as a job on a file does.
+  RoomFromSample room;
+  const bool roomy = !insert || input.size <= RoomFromSample::kSampleKeys;
   for_each_chunk(input, hasher, chunk_keys_, chunk_, scratch_,
                  [&](const Key84* keys, uint64_t n, uint64_t at) {
-                   added += run(keys, n, insert, answers + at, at);
-                   if (roomy || at + n < kReserveSampleRecords) return;
-                   roomy = true;
-                   set_.reserve(set_.keys_after(input.size - (at + n), at + n, added));
+                   const uint64_t fresh = run(keys, n, insert, answers + at, at);
+                   added += fresh;
+                   if (!roomy) room.after(set_, n, fresh, input.size - (at + n));
                  });
   return added;
 }

@@ -347,10 +347,15 @@ KeySet::~KeySet() = default;
 KeySet::KeySet(KeySet&&) noexcept = default;
 KeySet& KeySet::operator=(KeySet&&) noexcept = default;
 
-uint64_t KeySet::keys_after(uint64_t rest, uint64_t answered, uint64_t fresh) const {
-  if (answered == 0) return size() + rest;
-  const double share = static_cast<double>(fresh) / static_cast<double>(answered);
-  return size() + static_cast<uint64_t>(share * static_cast<double>(rest));
+void RoomFromSample::after(KeySet& set, uint64_t answered, uint64_t fresh, uint64_t rest) {
+  if (taken_) return;
+  answered_ += answered;
+  fresh_ += fresh;
+  if (answered_ < kSampleKeys) return;
+  taken_ = true;
+  if (rest == 0) return;
+  const double share = static_cast<double>(fresh_) / static_cast<double>(answered_);
+  set.reserve(set.size() + static_cast<uint64_t>(share * static_cast<double>(rest)));
 }
 
 void KeySet::reserve(uint64_t keys) {

@@ -3,6 +3,7 @@
 // GpuKeySet, which answer alike; a checkpoint takes a host copy of either.
 #include <memory>
 #include <type_traits>
+#include <utility>
 
 #include "gdedup/set_file.h"
 #include "pipeline/resume_check.h"
@@ -25,8 +26,8 @@ class SetTarget final : public RunTarget {
 
   uint64_t test_and_set(WorkBatch& batch, uint64_t n) override {
     const uint64_t fresh = set_.test_and_insert(batch.keys.data(), n, batch.answers.data());
-    answered_ += n;
-    fresh_ += fresh;
+    answered_ = n;
+    fresh_ = fresh;
     return fresh;
   }
   void contains(WorkBatch& batch, uint64_t n) override {
@@ -44,11 +45,10 @@ class SetTarget final : public RunTarget {
   // doubles at the device's memory speed and takes no such room.
   void after_batch(const PipelineOptions& options, const PipelineStats& stats) override {
     if constexpr (std::is_same_v<Set, KeySet>) {
-      if (reserved_ || options.expected_records == 0 || answered_ < kReserveSampleRecords) return;
-      reserved_ = true;
-      if (options.expected_records <= stats.records) return;
-      set_.reserve(
-          set_.keys_after(options.expected_records - stats.records, answered_, fresh_));
+      if (options.expected_records == 0) return;
+      const uint64_t rest =
+          options.expected_records > stats.records ? options.expected_records - stats.records : 0;
+      room_.after(set_, std::exchange(answered_, 0), std::exchange(fresh_, 0), rest);
     }
   }
 
@@ -63,11 +63,11 @@ class SetTarget final : public RunTarget {
  private:
   Set& set_;
   KeyRules rules_;
-  // Keys this run answered by test_and_set and the new ones among them,
-  // until the room is taken.
+  // The keys the last test_and_set answered and the new ones among them,
+  // for room_.
   uint64_t answered_ = 0;
   uint64_t fresh_ = 0;
-  bool reserved_ = false;
+  RoomFromSample room_;
 };
 
 }  // namespace
