@@ -80,7 +80,7 @@ struct PipelineOptions {
   // decode apart, when the job has fewer than 2 inputs a worker; otherwise a
   // whole input) and the filter stage takes their batches in input order,
   // so the output, the filter and the stats are the same for every N. Each
-  // worker holds up to 4 batches (about 41 MiB at the default batch size
+  // worker holds up to 3 batches (about 31 MiB at the default batch size
   // and 64-byte records). Fingerprint input (kU64) is always read by one
   // thread.
   unsigned read_threads = 1;

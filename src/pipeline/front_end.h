@@ -11,9 +11,9 @@
 //  - parallel (read_threads N > 1): N workers each take the next piece of
 //    the input (pipeline/piece_plan.h) and read, decode, split and
 //    fingerprint it; the filter stage takes the pieces' batches in order.
-//    Memory: each worker holds at most kBatchesPerWorker (4) batches of
+//    Memory: each worker holds at most kBatchesPerWorker (3) batches of
 //    about 8 MiB (more for a record longer than that, up to the record
-//    length limit) plus 25 bytes per record in them, that is about 41 MiB
+//    length limit) plus 25 bytes per record in them, that is about 31 MiB
 //    per worker at 64-byte records, plus the two parts of records that
 //    span pieces (each below the record length limit). A mapped plain
 //    file's batches hold no buffer of their own: their bytes are the
