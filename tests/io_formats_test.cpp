@@ -203,7 +203,7 @@ std::string decode_with_little_memory(const std::string& path) {
     try {
       drain(*open_input(path), 4096);
     } catch (const Error& e) {
-      got = (e.kind() == ErrorKind::out_of_memory ? "out of memory: " : "other: ") +
+      got = (e.kind() == ErrorKind::decoder_memory ? "out of memory: " : "other: ") +
             std::string(e.what());
     }
     (void)!::write(pipe_fds[1], got.data(), got.size());

@@ -67,6 +67,11 @@ enum class ErrorKind {
   // An exact set would grow past the memory it may take. needed: the bytes
   // it would take; available: the cap.
   set_full,
+  // A decoder (gzip, bzip2, xz, zstd, lz4) could not get the memory for its
+  // state or for the window or dictionary its stream's header asks for (at
+  // most 2 GiB, docs/HARDENING.md): the process's memory limit, or the
+  // memory left beside the filter, is too small for the input.
+  decoder_memory,
 };
 
 // A failure while doing the work: I/O, a damaged file, no device.

@@ -36,7 +36,9 @@ class IsCheckpointError(Error):
 
 
 class OutOfMemoryError(Error, MemoryError):
-    """Host memory ran out; needed is the bytes asked for."""
+    """Host memory ran out; needed is the bytes asked for. kind is
+    "decoder_memory" where a decoder could not get the memory its stream
+    asks for (its window or dictionary), "out_of_memory" otherwise."""
 
 
 class ThreadLimitError(Error):
@@ -109,6 +111,7 @@ BY_KIND = {
     "key_rules_mismatch": InvalidArgumentError,
     "filter_overfull": None,  # FilterOverfullError, defined below
     "set_full": SetFullError,
+    "decoder_memory": OutOfMemoryError,
 }
 
 

@@ -33,6 +33,7 @@ const char* kind_name(ErrorKind kind) {
     case ErrorKind::key_rules_mismatch: return "key_rules_mismatch";
     case ErrorKind::filter_overfull: return "filter_overfull";
     case ErrorKind::set_full: return "set_full";
+    case ErrorKind::decoder_memory: return "decoder_memory";
   }
   return "failure";
 }

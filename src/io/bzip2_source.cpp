@@ -36,7 +36,7 @@ void Bzip2Source::start_stream() {
   stream_->s = bz_stream{};
   if (BZ2_bzDecompressInit(&stream_->s, 0, 0) != BZ_OK) {
     throw Error(name() + ": cannot start the bzip2 decoder (out of memory).",
-                ErrorKind::out_of_memory);
+                ErrorKind::decoder_memory);
   }
   stream_->live = true;
   in_stream_ = true;
@@ -75,7 +75,7 @@ void Bzip2Source::decode(char* buf, size_t capacity, size_t& produced) {
       continue;
     }
     if (ret == BZ_MEM_ERROR) {
-      throw Error(name() + ": the bzip2 decoder ran out of memory.", ErrorKind::out_of_memory);
+      throw Error(name() + ": the bzip2 decoder ran out of memory.", ErrorKind::decoder_memory);
     }
     if (ret != BZ_OK) throw_damaged("bzip2", bz_reason(ret));
     if (consumed == 0 && made == 0) {

@@ -74,7 +74,7 @@ void DecoderSource::throw_out_of_memory(const char* format) const {
                   std::to_string(offset()) + ": this machine did not give it the memory the "
                   "stream's header asks for (up to " +
                   std::to_string(kDecoderMemoryCeiling >> 30) + " GiB).",
-              ErrorKind::out_of_memory);
+              ErrorKind::decoder_memory);
 }
 
 }  // namespace gdedup::io

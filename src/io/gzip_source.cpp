@@ -129,7 +129,7 @@ GzipSource::GzipSource(std::unique_ptr<ByteSource> raw)
   // 15 + 32: the largest window, gzip or zlib header detected automatically.
   if (inflateInit2(&stream_->z, 15 + 32) != Z_OK) {
     throw Error(name() + ": cannot start the gzip decoder (out of memory).",
-                ErrorKind::out_of_memory);
+                ErrorKind::decoder_memory);
   }
 }
 
@@ -172,7 +172,7 @@ void GzipSource::decode(char* buf, size_t capacity, size_t& produced) {
         if (in_pos_ == in_end_ && raw_at_end_) throw_truncated("gzip");
         break;
       case Z_MEM_ERROR:
-        throw Error(name() + ": the gzip decoder ran out of memory.", ErrorKind::out_of_memory);
+        throw Error(name() + ": the gzip decoder ran out of memory.", ErrorKind::decoder_memory);
       default:  // Z_DATA_ERROR, Z_NEED_DICT, Z_STREAM_ERROR
         throw_damaged("gzip", z.msg != nullptr ? z.msg : "invalid data");
     }

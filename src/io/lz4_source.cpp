@@ -14,7 +14,7 @@ Lz4Source::Lz4Source(std::unique_ptr<ByteSource> raw)
     : DecoderSource(std::move(raw)), ctx_(std::make_unique<Context>()) {
   if (LZ4F_isError(LZ4F_createDecompressionContext(&ctx_->d, LZ4F_VERSION))) {
     throw Error(name() + ": cannot start the lz4 decoder (out of memory).",
-                ErrorKind::out_of_memory);
+                ErrorKind::decoder_memory);
   }
 }
 

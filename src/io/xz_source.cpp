@@ -34,7 +34,7 @@ XzSource::XzSource(std::unique_ptr<ByteSource> raw)
   // that before liblzma allocates it.
   if (lzma_stream_decoder(&stream_->s, kDecoderMemoryCeiling, LZMA_CONCATENATED) != LZMA_OK) {
     throw Error(name() + ": cannot start the xz decoder (out of memory).",
-                ErrorKind::out_of_memory);
+                ErrorKind::decoder_memory);
   }
 }
 

@@ -43,7 +43,7 @@ ZstdSource::ZstdSource(std::unique_ptr<ByteSource> raw)
   ctx_->d = ZSTD_createDCtx();
   if (ctx_->d == nullptr) {
     throw Error(name() + ": cannot start the zstd decoder (out of memory).",
-                ErrorKind::out_of_memory);
+                ErrorKind::decoder_memory);
   }
   // Accept what `zstd --long=31` writes: a 2 GiB window instead of the 128 MiB
   // default, so such files decode instead of failing midway.

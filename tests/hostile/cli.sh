@@ -241,6 +241,29 @@ case_memory_limit_is_named() {
   done
 }
 
+# A decoder that cannot get the window its stream's header asks for (a
+# 2 GiB zstd window under a 1 GiB address space) says so, and the advice
+# names the memory limit, not the filter's sizing alone (kind
+# decoder_memory); the exact set's advice names its cap.
+case_decoder_out_of_memory_names_the_memory_limit() {
+  if ldd "$GDEDUP" 2>/dev/null | grep libasan >/dev/null; then return 0; fi
+  printf 'a\nb\na\n' | zstd -q --long=31 -c >big.zst
+  local mode err status
+  for mode in "--capacity 1000" "--exact"; do
+    # shellcheck disable=SC2086  # the mode's words are separate options
+    (ulimit -v 1048576; "$GDEDUP" dedup -q $mode big.zst -o out.txt) 2>err.txt
+    status=$?
+    err=$(cat err.txt)
+    [ "$status" -eq 1 ] || fail "$mode: exit status $status; stderr: $err"
+    grep -q "the zstd decoder ran out of memory at compressed byte offset 0" <<<"$err" ||
+      fail "$mode: the message does not name the decoder: $err"
+    grep -q "raise the memory limit that left the decoder too little" <<<"$err" ||
+      fail "$mode: the advice does not name the memory limit: $err"
+    grep -q "plan a smaller filter\|cap the set lower" <<<"$err" ||
+      fail "$mode: no advice on the filter or set: $err"
+  done
+}
+
 # A filter with every bit set: no "~unknown" and no "1 blocks".
 case_full_filter_and_one_block_read_well() {
   distinct_urls 20000 https://f.example/ >in.txt
