@@ -21,8 +21,8 @@
 #include "gdedup/backend.h"
 #include "gdedup/filter.h"
 #include "gdedup/key_options.h"
-#include "gdedup/mode.h"
 #include "gdedup/key_set.h"
+#include "gdedup/mode.h"
 #include "gdedup/option_names.h"
 
 namespace gdedup {
@@ -41,10 +41,6 @@ struct Progress {
   uint64_t inputs = 0;          // inputs of the run
   double seconds = 0;
 };
-
-// The records an exact set's run answers before it takes room for the
-// keys they predict (PipelineOptions::expected_records; RoomFromSample).
-inline constexpr uint64_t kReserveSampleRecords = RoomFromSample::kSampleKeys;
 
 struct PipelineOptions {
   std::vector<std::string> inputs{"-"};  // paths; "-" is standard input
@@ -86,10 +82,10 @@ struct PipelineOptions {
   unsigned read_threads = 1;
   // The records the inputs hold in all, as estimated (gdedup/
   // input_estimate.h; 0: unknown). Exact sets only (run_pipeline on a
-  // KeySet): once the run has answered kReserveSampleRecords records, the
-  // set takes room for the distinct keys their share of new keys predicts
-  // for the rest (KeySet::reserve, within its cap) instead of doubling its
-  // way there. The answers are the same either way.
+  // KeySet): once the run has answered RoomFromSample::kSampleKeys records,
+  // the set takes room for the distinct keys their share of new keys
+  // predicts for the rest (RoomFromSample, within its cap) instead of
+  // doubling its way there. The answers are the same either way.
   uint64_t expected_records = 0;
   // Advanced, for tests and tuning, when read_threads > 1 (any values >= 1):
   // the size of the ranges large plain files are read in (16 MiB by

@@ -64,14 +64,14 @@ uint64_t SetEngine::run(const Key84* keys, uint64_t n, bool insert, uint8_t* ans
 uint64_t SetEngine::run(const KeyInput& input, const KeyHasher& hasher, bool insert,
                         uint8_t* answers) {
   uint64_t added = 0;
-  // A call of many keys takes room for them, as a job on a file does.
+  // A call of many keys takes room for them, as a job on a file does (a
+  // call within the sample takes none).
   RoomFromSample room;
-  const bool roomy = !insert || input.size <= RoomFromSample::kSampleKeys;
   for_each_chunk(input, hasher, chunk_keys_, chunk_, scratch_,
                  [&](const Key84* keys, uint64_t n, uint64_t at) {
                    const uint64_t fresh = run(keys, n, insert, answers + at, at);
                    added += fresh;
-                   if (!roomy) room.after(set_, n, fresh, input.size - (at + n));
+                   if (insert) room.after(set_, n, fresh, input.size - (at + n));
                  });
   return added;
 }

@@ -132,11 +132,11 @@ uint64_t expected_records_for_set(const Job& job) {
     return 0;
   }
   // Inputs no larger than the sample: the set grows to them at once.
-  if (estimate->records <= kReserveSampleRecords) return 0;
+  if (estimate->records <= RoomFromSample::kSampleKeys) return 0;
   job.events.info("no " + job.name(JobOption::kCapacity) + " given; estimated " +
                   group_digits(estimate->records) + " records " + estimate_text(*estimate) +
                   "; the set takes room for the distinct keys its first " +
-                  group_digits(kReserveSampleRecords) + " records predict, and doubles if "
+                  group_digits(RoomFromSample::kSampleKeys) + " records predict, and doubles if "
                   "more arrive");
   return estimate->records;
 }

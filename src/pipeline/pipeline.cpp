@@ -148,8 +148,7 @@ class Driver {
         if (stop_requested()) {
           stats_.interrupted = true;
           if (checkpoints) {
-            write_unwritten(*front, writer);
-            checkpoint(*checkpoints, output ? &*output : nullptr);
+            checkpoint(*checkpoints, *front, output ? &*output : nullptr);
             checkpoints->wait();
           }
           break;
@@ -161,8 +160,7 @@ class Driver {
           // previous write; a time interval just comes due again later.
           if (schedule_->records_due(stats_.records) ||
               (schedule_->time_due() && !checkpoints->busy())) {
-            write_unwritten(*front, writer);
-            checkpoint(*checkpoints, output ? &*output : nullptr);
+            checkpoint(*checkpoints, *front, output ? &*output : nullptr);
           }
         }
       }
@@ -484,11 +482,14 @@ class Driver {
     return options_.stop != nullptr && options_.stop->load(std::memory_order_relaxed);
   }
 
-  // Output first: the bytes the state counts reach the kernel here (flush()
-  // waits for the output writer's buffers in flight) and the disk (fsync)
-  // on the checkpoint writer's thread, before the checkpoint is written.
-  void checkpoint(CheckpointWriter& checkpoints, io::OutputFile* output) {
+  // Output first: the batch left unwritten is written, and the bytes the
+  // state counts reach the kernel here (flush() waits for the output
+  // writer's buffers in flight) and the disk (fsync) on the checkpoint
+  // writer's thread, before the checkpoint is written.
+  void checkpoint(CheckpointWriter& checkpoints, pipeline::FrontEnd& front,
+                  io::OutputFile* output) {
     io::OutputWriter* writer = output ? &output->writer() : nullptr;
+    write_unwritten(front, writer);
     if (output) {
       writer->flush();
       // The checkpoint names the temporary file: from now on it outlives
