@@ -43,6 +43,17 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bundle=${1:-$root/build-gpu}
 # Absolute, so LD_LIBRARY_PATH holds wherever the binaries look from.
 [ -d "$bundle" ] && bundle=$(cd "$bundle" && pwd)
+# The bundle comes packed (build_gpu_bundle.sh): unpacked here once, beside
+# it first and moved in whole, so that a cut-off unpack leaves no half.
+if [ -f "$bundle/files.tar.gz" ] && [ ! -d "$bundle/bin" ]; then
+  unpacking=$bundle/.unpacking
+  rm -rf "$unpacking"
+  if ! { mkdir "$unpacking" && tar -xzf "$bundle/files.tar.gz" -C "$unpacking"; }; then
+    echo "gpu_check.sh: cannot unpack $bundle/files.tar.gz (it needs tar and gzip, room on the disk, and the file whole: build it again with bench/build_gpu_bundle.sh if it was cut short)." >&2
+    exit 2
+  fi
+  mv "$unpacking"/* "$bundle"/ && rmdir "$unpacking" || exit 2
+fi
 out=${OUT:-$bundle/logs}
 min_time=${MIN_TIME:-0.05}
 steps=" check ${STEPS:-tests bench} "
