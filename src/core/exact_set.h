@@ -87,7 +87,10 @@ class ExactSet {
   // bucket seldom overflows, and the second fetch costs more than it saves:
   // misses in flight are few (the core's fill buffers), and a fetch waits
   // for one (bench/RESULTS.md: 1.4x the inserts a second at 1e7 keys).
-  void prefetch(Key84 key, bool for_insert) const {
+  // Always inlined: GCC 12 takes a function of prefetches alone, out of
+  // line, for one with no effect and drops its calls (as it did with a
+  // larger version of this one).
+  [[gnu::always_inline]] void prefetch(Key84 key, bool for_insert) const {
     const uint64_t h = home(key);
     __builtin_prefetch(line(h));
     if (for_insert && size_ >= fetch_next_at_) {
