@@ -201,5 +201,28 @@ TEST_F(PathLockTest, ASignalHandlerRemovesTheLockFilesHeld) {
   EXPECT_TRUE(exists(lock_file_for(released)));
 }
 
+// Another process renames a file of its own over a held lock file (gdedup
+// merge -o A.lock while a job holds A's lock): neither the holder's release
+// nor a signal handler removes that file.
+TEST_F(PathLockTest, AFileRenamedOverAHeldLockFileIsNotRemoved) {
+  const std::string locked = path("a.gdf");
+  const std::string lock = lock_file_for(locked);
+  const std::string merged = path("merged.tmp");
+  for (const bool by_signal : {false, true}) {
+    SCOPED_TRACE(by_signal ? "a signal handler" : "release()");
+    PathLock held;
+    ASSERT_EQ(held.acquire(locked, false), 0);
+    std::ofstream(merged) << "a merged filter";
+    ASSERT_EQ(::rename(merged.c_str(), lock.c_str()), 0);
+    if (by_signal) remove_live_temporaries();
+    held.release();
+    std::ifstream in(lock);
+    std::string text;
+    std::getline(in, text);
+    EXPECT_EQ(text, "a merged filter");
+    ASSERT_EQ(::unlink(lock.c_str()), 0);
+  }
+}
+
 }  // namespace
 }  // namespace gdedup::fs

@@ -1,5 +1,6 @@
 #include "fs/live_temporaries.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -18,6 +19,9 @@ enum SlotState : int { kFree, kFilling, kLive };
 struct Slot {
   std::atomic<int> state{kFree};
   char path[kMaxPath];
+  bool identified;  // dev and ino hold the file's identity
+  dev_t dev;
+  ino_t ino;
 };
 static_assert(std::atomic<int>::is_always_lock_free, "read from a signal handler");
 
@@ -25,12 +29,17 @@ Slot g_slots[kSlots];
 
 }  // namespace
 
-int register_temporary(const std::string& path) {
+int register_temporary(const std::string& path, int fd) {
   if (path.size() >= kMaxPath) return -1;
+  struct stat st {};
+  const bool identified = fd >= 0 && ::fstat(fd, &st) == 0;
   for (int i = 0; i < kSlots; ++i) {
     int expected = kFree;
     if (g_slots[i].state.compare_exchange_strong(expected, kFilling)) {
       std::memcpy(g_slots[i].path, path.c_str(), path.size() + 1);
+      g_slots[i].identified = identified;
+      g_slots[i].dev = st.st_dev;
+      g_slots[i].ino = st.st_ino;
       g_slots[i].state.store(kLive, std::memory_order_release);
       return i;
     }
@@ -44,7 +53,13 @@ void forget_temporary(int slot) {
 
 void remove_live_temporaries() {
   for (Slot& slot : g_slots) {
-    if (slot.state.load(std::memory_order_acquire) == kLive) ::unlink(slot.path);
+    if (slot.state.load(std::memory_order_acquire) != kLive) continue;
+    struct stat st {};  // lstat(2) is async-signal-safe
+    if (slot.identified &&
+        (::lstat(slot.path, &st) != 0 || st.st_dev != slot.dev || st.st_ino != slot.ino)) {
+      continue;
+    }
+    ::unlink(slot.path);
   }
 }
 

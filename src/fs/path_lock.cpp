@@ -88,7 +88,10 @@ void PathLock::release() {
   // which the next job reuses, where the other order could remove a lock
   // file that another job has created meanwhile.
   forget_temporary(std::exchange(live_slot_, -1));
-  if (!name_.empty()) unlink_file(name_);
+  // Only while the name still leads to this lock file: another process
+  // may have renamed a file of its own over it (gdedup merge -o A.lock
+  // while a job on A held the lock), which is no lock file to remove.
+  if (!name_.empty() && still_linked(fd_, name_)) unlink_file(name_);
   ::close(std::exchange(fd_, -1));
 }
 
@@ -139,7 +142,7 @@ int PathLock::acquire(const std::string& path, bool wait, pid_t* holder) {
     if (still_linked(fd, name)) {
       fd_ = fd;
       name_ = name;
-      live_slot_ = register_temporary(name);
+      live_slot_ = register_temporary(name, fd);
       return 0;
     }
     ::close(fd);
