@@ -464,8 +464,7 @@ ExactSet::ExactSet(unsigned key_bits, unsigned bucket_bits, unsigned stagger, Em
   table_ = Table(bytes());
 }
 
-ExactSet::Outcome ExactSet::test_and_insert_one(Key84 key, uint64_t max_bytes,
-                                                uint64_t* needed) {
+ExactSet::Outcome ExactSet::insert_past_home(Key84 key, uint64_t max_bytes, uint64_t* needed) {
   Spot spot;
   if (find(key, &spot)) return Outcome::present;
   if (size_ < grow_at_ && place(key, spot)) return Outcome::added;

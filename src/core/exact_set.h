@@ -78,8 +78,45 @@ class ExactSet {
   // grow past `max_bytes` (0: no limit), in which case the table is as it
   // was and *needed says the bytes it would have taken.
   enum class Outcome { present, added, full };
-  Outcome test_and_insert_one(Key84 key, uint64_t max_bytes, uint64_t* needed);
-  bool contains_one(Key84 key) const { return find(key, nullptr); }
+  // Inline for the common case, a key whose home bucket settles it: there,
+  // or new with a free slot left in it (its keys come first in a bucket,
+  // and every key of its home lies before the first free one, so that is
+  // where the key goes, moving none). The rest, a full home bucket or a
+  // table at its load limit, goes the general way (find, place, grow),
+  // out of line.
+  Outcome test_and_insert_one(Key84 key, uint64_t max_bytes, uint64_t* needed) {
+    const uint64_t h = home(key);
+    uint64_t* words = line(h);
+    const Code c = code(key);
+    const uint64_t want = c.low | 1;  // displacement 0
+    for (unsigned s = 0; s < per_bucket_; ++s) {
+      const uint64_t word = words[s] & code_mask_;
+      if (word == want && high(words, s) == c.high) return Outcome::present;
+      if (word == 0) {
+        if (size_ >= grow_at_) break;
+        words[s] |= want;  // a free slot keeps its bucket's hints
+        set_high(words, s, c.high);
+        ++size_;
+        return Outcome::added;
+      }
+    }
+    return insert_past_home(key, max_bytes, needed);
+  }
+  // Inline as test_and_insert_one: a free slot in the key's home bucket, or
+  // a full one whose hint says no key like it lies past it, ends the
+  // lookup there.
+  bool contains_one(Key84 key) const {
+    const uint64_t h = home(key);
+    const uint64_t* words = line(h);
+    const Code c = code(key);
+    const uint64_t want = c.low | 1;
+    for (unsigned s = 0; s < per_bucket_; ++s) {
+      const uint64_t word = words[s] & code_mask_;
+      if (word == want && high(words, s) == c.high) return true;
+      if (word == 0) return false;
+    }
+    return may_spill(words, c.low) && find(key, nullptr);
+  }
   // Fetches the key's home bucket ahead of a call for it: the misses of the
   // keys a little ahead overlap while a key is answered. For an insert
   // into a table at least half full, the next bucket too: near the load
@@ -269,6 +306,8 @@ class ExactSet {
     }
   }
 
+  // test_and_insert_one's general way.
+  Outcome insert_past_home(Key84 key, uint64_t max_bytes, uint64_t* needed);
   // Whether `key` is in the set; where it is not, *spot (if given) says
   // where it goes: the first slot on its way that is free or holds a key
   // nearer its home. *lines (if given): the buckets it read.
