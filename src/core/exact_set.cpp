@@ -163,10 +163,10 @@ Key84 ExactSet::key_at(uint64_t bucket, unsigned slot) const {
   return (static_cast<Key84>(home_bucket) << (key_bits_ - bucket_bits_)) | rest;
 }
 
-bool ExactSet::find(Key84 key, Spot* spot, unsigned* lines) const {
+bool ExactSet::find(Key84 key, Spot* spot, unsigned* lines, unsigned from) const {
   const uint64_t start = home(key);
   const Code c = code(key);
-  for (unsigned d = 0; d <= kMaxDisplacement; ++d) {
+  for (unsigned d = from; d <= kMaxDisplacement; ++d) {
     if (lines != nullptr) *lines = d + 1;
     const uint64_t bucket = (start + d) & bucket_mask();
     const uint64_t* words = line(bucket);
@@ -464,10 +464,14 @@ ExactSet::ExactSet(unsigned key_bits, unsigned bucket_bits, unsigned stagger, Em
   table_ = Table(bytes());
 }
 
-ExactSet::Outcome ExactSet::insert_past_home(Key84 key, uint64_t max_bytes, uint64_t* needed) {
+ExactSet::Outcome ExactSet::insert_past_home(Key84 key, bool room, uint64_t max_bytes,
+                                             uint64_t* needed) {
+  // With room at home the key is new and the load alone stops it there.
   Spot spot;
-  if (find(key, &spot)) return Outcome::present;
-  if (size_ < grow_at_ && place(key, spot)) return Outcome::added;
+  if (!room) {
+    if (find(key, &spot, nullptr, 1)) return Outcome::present;
+    if (size_ < grow_at_ && place(key, spot)) return Outcome::added;
+  }
   // Past the load, or a run too long: the table grows, and where that
   // would pass the limit, stays as it was (place moves nothing when it
   // fails).

@@ -78,44 +78,30 @@ class ExactSet {
   // grow past `max_bytes` (0: no limit), in which case the table is as it
   // was and *needed says the bytes it would have taken.
   enum class Outcome { present, added, full };
-  // Inline for the common case, a key whose home bucket settles it: there,
-  // or new with a free slot left in it (its keys come first in a bucket,
-  // and every key of its home lies before the first free one, so that is
-  // where the key goes, moving none). The rest, a full home bucket or a
-  // table at its load limit, goes the general way (find, place, grow),
-  // out of line.
+  // Inline for the common case, a key its home bucket settles: there, or
+  // new with a free slot left in it, where it goes, moving none (at_home).
+  // The rest, a full home bucket or a table at its load limit, goes the
+  // general way (find past the home bucket, place, grow), out of line.
   Outcome test_and_insert_one(Key84 key, uint64_t max_bytes, uint64_t* needed) {
-    const uint64_t h = home(key);
-    uint64_t* words = line(h);
-    const Code c = code(key);
-    const uint64_t want = c.low | 1;  // displacement 0
-    for (unsigned s = 0; s < per_bucket_; ++s) {
-      const uint64_t word = words[s] & code_mask_;
-      if (word == want && high(words, s) == c.high) return Outcome::present;
-      if (word == 0) {
-        if (size_ >= grow_at_) break;
-        words[s] |= want;  // a free slot keeps its bucket's hints
-        set_high(words, s, c.high);
-        ++size_;
-        return Outcome::added;
-      }
+    const AtHome at = at_home(key);
+    if (at.found) return Outcome::present;
+    const bool room = at.slot < per_bucket_;
+    if (room && size_ < grow_at_) {
+      at.words[at.slot] |= at.code.low | 1;  // a free slot keeps its bucket's hints
+      set_high(at.words, at.slot, at.code.high);
+      ++size_;
+      return Outcome::added;
     }
-    return insert_past_home(key, max_bytes, needed);
+    return insert_past_home(key, room, max_bytes, needed);
   }
   // Inline as test_and_insert_one: a free slot in the key's home bucket, or
   // a full one whose hint says no key like it lies past it, ends the
   // lookup there.
   bool contains_one(Key84 key) const {
-    const uint64_t h = home(key);
-    const uint64_t* words = line(h);
-    const Code c = code(key);
-    const uint64_t want = c.low | 1;
-    for (unsigned s = 0; s < per_bucket_; ++s) {
-      const uint64_t word = words[s] & code_mask_;
-      if (word == want && high(words, s) == c.high) return true;
-      if (word == 0) return false;
-    }
-    return may_spill(words, c.low) && find(key, nullptr);
+    const AtHome at = at_home(key);
+    if (at.found) return true;
+    if (at.slot < per_bucket_) return false;
+    return may_spill(at.words, at.code.low) && find(key, nullptr, nullptr, 1);
   }
   // Fetches the key's home bucket ahead of a call for it: the misses of the
   // keys a little ahead overlap while a key is answered. For an insert
@@ -306,12 +292,40 @@ class ExactSet {
     }
   }
 
-  // test_and_insert_one's general way.
-  Outcome insert_past_home(Key84 key, uint64_t max_bytes, uint64_t* needed);
+  // The key's home bucket read up to its first free slot. A bucket's keys
+  // fill it from its first slot, those from earlier homes first, and every
+  // key of its own home lies before its first free slot: so `slot` is the
+  // key's (found), or that free slot, where a new key goes with
+  // displacement 0, or per_bucket_ when the bucket is full and does not
+  // hold the key.
+  struct AtHome {
+    uint64_t* words;
+    Code code;
+    unsigned slot;
+    bool found;
+  };
+  AtHome at_home(Key84 key) const {
+    uint64_t* words = line(home(key));
+    const Code c = code(key);
+    const uint64_t want = c.low | 1;  // displacement 0
+    unsigned s = 0;
+    for (; s < per_bucket_; ++s) {
+      const uint64_t word = words[s] & code_mask_;
+      if (word == want && high(words, s) == c.high) return AtHome{words, c, s, true};
+      if (word == 0) break;
+    }
+    return AtHome{words, c, s, false};
+  }
+  // test_and_insert_one's general way, for a key at_home did not find:
+  // `room` when its home bucket had a free slot (so the table is at its
+  // load limit), else the bucket is full.
+  Outcome insert_past_home(Key84 key, bool room, uint64_t max_bytes, uint64_t* needed);
   // Whether `key` is in the set; where it is not, *spot (if given) says
   // where it goes: the first slot on its way that is free or holds a key
-  // nearer its home. *lines (if given): the buckets it read.
-  bool find(Key84 key, Spot* spot, unsigned* lines = nullptr) const;
+  // nearer its home. *lines (if given): the buckets it read. From the
+  // bucket `from` past the key's home (1 where its home bucket is known
+  // full without it).
+  bool find(Key84 key, Spot* spot, unsigned* lines = nullptr, unsigned from = 0) const;
   // Places `key`, not in the set, at `spot` (find's), the keys after it
   // moving on. False, with nothing moved, when some key (this one or one it
   // moves) would lie past kMaxDisplacement.
