@@ -48,11 +48,11 @@ bundle=${1:-$root/build-gpu}
 if [ -f "$bundle/files.tar.gz" ] && [ ! -d "$bundle/bin" ]; then
   unpacking=$bundle/.unpacking
   rm -rf "$unpacking"
-  if ! { mkdir "$unpacking" && tar -xzf "$bundle/files.tar.gz" -C "$unpacking"; }; then
+  if ! { mkdir "$unpacking" && tar -xzf "$bundle/files.tar.gz" -C "$unpacking" &&
+         mv "$unpacking"/* "$bundle"/ && rmdir "$unpacking"; }; then
     echo "gpu_check.sh: cannot unpack $bundle/files.tar.gz (it needs tar and gzip, room on the disk, and the file whole: build it again with bench/build_gpu_bundle.sh if it was cut short)." >&2
     exit 2
   fi
-  mv "$unpacking"/* "$bundle"/ && rmdir "$unpacking" || exit 2
 fi
 out=${OUT:-$bundle/logs}
 min_time=${MIN_TIME:-0.05}

@@ -14,12 +14,10 @@ std::string flag_advice(ErrorKind kind, AdviceFor job) {
              "with --max-memory";
     case ErrorKind::decoder_memory:
       // The filter or set takes the memory the decoder did not get.
-      if (exact) {
-        return "raise the memory limit that left the decoder too little (ulimit -v, a "
-               "container's), or cap the set lower with --max-memory";
-      }
-      return "raise the memory limit that left the decoder too little (ulimit -v, a "
-             "container's), or plan a smaller filter (--fpr, --capacity or --memory)";
+      return std::string("raise the memory limit that left the decoder too little (ulimit -v, "
+                         "a container's), or ") +
+             (exact ? "cap the set lower with --max-memory"
+                    : "plan a smaller filter (--fpr, --capacity or --memory)");
     case ErrorKind::thread_limit:
       return "give a smaller --filter-threads (bench: --threads) or allow more memory";
     case ErrorKind::plan_infeasible:

@@ -232,8 +232,7 @@ bool ExactSet::place(Key84 key, Spot spot) {
   uint64_t* words = line(bucket);
   for (; slot > spot.slot; --slot) move(words, slot, words, slot - 1, 0);
   const Code c = code(key);
-  words[spot.slot] = c.low | (spot.displacement + 1) | (words[spot.slot] & ~code_mask_);
-  set_high(words, spot.slot, c.high);
+  put_code(words, spot.slot, c, spot.displacement);
   // A key past its home bucket: that bucket is full, and spills it.
   if (spot.displacement > 0) {
     mark_spill(line((bucket - spot.displacement) & bucket_mask()), c.low);
@@ -268,8 +267,7 @@ bool ExactSet::fill(ExactSet& into, const Key84* extra, size_t n_extra) const {
     if (tail_bucket - h > kMaxDisplacement) return false;
     const Code c = into.code(key);
     uint64_t* words = into.line(tail_bucket);
-    words[tail_slot] = c.low | (tail_bucket - h + 1);
-    into.set_high(words, tail_slot, c.high);
+    into.put_code(words, tail_slot, c, tail_bucket - h);
     if (tail_bucket > h) into.mark_spill(into.line(h), c.low);  // full, written
     ++into.size_;
     if (++tail_slot == into.per_bucket_) {

@@ -87,8 +87,7 @@ class ExactSet {
     if (at.found) return Outcome::present;
     const bool room = at.slot < per_bucket_;
     if (room && size_ < grow_at_) {
-      at.words[at.slot] |= at.code.low | 1;  // a free slot keeps its bucket's hints
-      set_high(at.words, at.slot, at.code.high);
+      put_code(at.words, at.slot, at.code, 0);
       ++size_;
       return Outcome::added;
     }
@@ -262,6 +261,12 @@ class ExactSet {
   }
   // The key in a used slot.
   Key84 key_at(uint64_t bucket, unsigned slot) const;
+  // Writes a key's code into `slot`, `displacement` buckets past its home,
+  // over the code the slot held; the slot keeps its bucket's hints.
+  void put_code(uint64_t* words, unsigned slot, Code c, uint64_t displacement) {
+    words[slot] = c.low | (displacement + 1) | (words[slot] & ~code_mask_);
+    set_high(words, slot, c.high);
+  }
   // The spill hint of the key whose slot's low word is `low` in its full
   // home bucket: whether it may lie past it (true where the layout has no
   // hints); sets it; clears every hint of a bucket that spills no more.
