@@ -2,10 +2,12 @@
 // the holder's pid, waited for when asked, removed when released, and a
 // link planted at the lock file's name is refused, not followed; a signal
 // handler's remove_live_temporaries() removes a held lock file, and only
-// while it is held.
+// while it is held, and one being taken, unless another process holds it.
 #include "gdedup/path_lock.h"
 #include "gdedup/live_temporaries.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "file_util.h"
+#include "fs/live_temporaries.h"
 
 namespace gdedup::fs {
 namespace {
@@ -221,6 +224,42 @@ TEST_F(PathLockTest, AFileRenamedOverAHeldLockFileIsNotRemoved) {
     std::getline(in, text);
     EXPECT_EQ(text, "a merged filter");
     ASSERT_EQ(::unlink(lock.c_str()), 0);
+  }
+}
+
+// A signal that strikes while a lock is being taken: between the open that
+// creates the lock file and the open's return, and between that and the
+// flock. acquire() registers the name before the open and the descriptor
+// before the flock; the file goes unless another process holds its lock or
+// it is no lock file (not empty).
+TEST_F(PathLockTest, ASignalWhileALockIsTakenRemovesItsFileUnlessAnotherHoldsIt) {
+  const std::string lock = lock_file_for(path("a.gdf"));
+  for (const bool opened : {false, true}) {
+    for (const char* other : {"none", "holds the lock", "wrote to it"}) {
+      SCOPED_TRACE(std::string(opened ? "opened" : "being opened") + ", another process " + other);
+      const int slot = register_lock_file(lock);
+      ASSERT_GE(slot, 0);
+      const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+      ASSERT_GE(fd, 0);
+      if (opened) lock_file_opened(slot, fd);
+      const bool holds = std::string(other) == "holds the lock";
+      const bool wrote = std::string(other) == "wrote to it";
+      const int another = ::open(lock.c_str(), O_RDWR | O_CLOEXEC);  // its own open file
+      ASSERT_GE(another, 0);
+      if (holds) {
+        ASSERT_EQ(::flock(another, LOCK_EX | LOCK_NB), 0);
+      }
+      if (wrote) {
+        ASSERT_EQ(::write(another, "x", 1), 1);
+      }
+      remove_live_temporaries();
+      EXPECT_EQ(exists(lock), holds || wrote);
+      lock_file_opened(slot, -1);
+      forget_temporary(slot);
+      ::close(another);
+      ::close(fd);
+      ::unlink(lock.c_str());
+    }
   }
 }
 

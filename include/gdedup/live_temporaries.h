@@ -10,7 +10,8 @@
 
 namespace gdedup::fs {
 
-// Removes every registered file with unlink(2). Async-signal-safe.
+// Removes every registered file with unlink(2); a lock file only while
+// this process holds its lock or could take it. Async-signal-safe.
 void remove_live_temporaries();
 
 }  // namespace gdedup::fs

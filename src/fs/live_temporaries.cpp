@@ -1,5 +1,7 @@
 #include "fs/live_temporaries.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,32 +21,70 @@ enum SlotState : int { kFree, kFilling, kLive };
 struct Slot {
   std::atomic<int> state{kFree};
   char path[kMaxPath];
-  bool identified;  // dev and ino hold the file's identity
-  dev_t dev;
-  ino_t ino;
+  bool lock_file;
+  std::atomic<int> fd{-1};  // a lock file's descriptor, once open
 };
 static_assert(std::atomic<int>::is_always_lock_free, "read from a signal handler");
 
 Slot g_slots[kSlots];
 
-}  // namespace
-
-int register_temporary(const std::string& path, int fd) {
+int register_slot(const std::string& path, bool lock_file) {
   if (path.size() >= kMaxPath) return -1;
-  struct stat st {};
-  const bool identified = fd >= 0 && ::fstat(fd, &st) == 0;
   for (int i = 0; i < kSlots; ++i) {
     int expected = kFree;
     if (g_slots[i].state.compare_exchange_strong(expected, kFilling)) {
       std::memcpy(g_slots[i].path, path.c_str(), path.size() + 1);
-      g_slots[i].identified = identified;
-      g_slots[i].dev = st.st_dev;
-      g_slots[i].ino = st.st_ino;
+      g_slots[i].lock_file = lock_file;
+      g_slots[i].fd.store(-1, std::memory_order_relaxed);
       g_slots[i].state.store(kLive, std::memory_order_release);
       return i;
     }
   }
   return -1;
+}
+
+// True when `fd` is the lock file at `path` (an empty regular file: any
+// other is a file that happens to have that name) and its lock is this
+// process's to take: held through `fd` already, or held by nobody. Only
+// system calls, so async-signal-safe (flock(2) is a bare system call, like
+// those POSIX lists).
+bool lock_is_ours(int fd, const char* path) {
+  struct stat by_fd {}, by_name {};
+  return ::fstat(fd, &by_fd) == 0 && ::lstat(path, &by_name) == 0 &&
+         by_fd.st_dev == by_name.st_dev && by_fd.st_ino == by_name.st_ino &&
+         S_ISREG(by_fd.st_mode) && by_fd.st_size == 0 && ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+}
+
+void remove_file_of(const Slot& slot) {
+  if (!slot.lock_file) {
+    ::unlink(slot.path);
+    return;
+  }
+  const int fd = slot.fd.load(std::memory_order_acquire);
+  if (fd >= 0) {
+    if (lock_is_ours(fd, slot.path)) ::unlink(slot.path);
+    return;
+  }
+  // Not open yet, or being opened: the file there may be the one that open
+  // is creating. A lock nobody holds is as good as ours: the other jobs of
+  // the locking protocol find the name gone and start over. The probe holds
+  // that lock until the name is gone.
+  struct stat st {};
+  if (::lstat(slot.path, &st) != 0 || !S_ISREG(st.st_mode)) return;  // no device is opened
+  const int probe = ::open(slot.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (probe < 0) return;
+  if (lock_is_ours(probe, slot.path)) ::unlink(slot.path);
+  ::close(probe);
+}
+
+}  // namespace
+
+int register_temporary(const std::string& path) { return register_slot(path, false); }
+
+int register_lock_file(const std::string& path) { return register_slot(path, true); }
+
+void lock_file_opened(int slot, int fd) {
+  if (slot >= 0 && slot < kSlots) g_slots[slot].fd.store(fd, std::memory_order_release);
 }
 
 void forget_temporary(int slot) {
@@ -53,13 +93,7 @@ void forget_temporary(int slot) {
 
 void remove_live_temporaries() {
   for (Slot& slot : g_slots) {
-    if (slot.state.load(std::memory_order_acquire) != kLive) continue;
-    struct stat st {};  // lstat(2) is async-signal-safe
-    if (slot.identified &&
-        (::lstat(slot.path, &st) != 0 || st.st_dev != slot.dev || st.st_ino != slot.ino)) {
-      continue;
-    }
-    ::unlink(slot.path);
+    if (slot.state.load(std::memory_order_acquire) == kLive) remove_file_of(slot);
   }
 }
 

@@ -8,12 +8,20 @@
 
 namespace gdedup::fs {
 
-// Registers `path`; returns its slot, or -1 when the table is full or the
-// path too long (that file is then only removed by its owner). With `fd`,
-// the file open there: removed only while `path` still leads to it (a lock
-// file's name, which other processes open too, may come to name another
-// file: one renamed over it).
-int register_temporary(const std::string& path, int fd = -1);
+// Registers `path`, a file this process creates with O_EXCL and alone
+// owns; returns its slot, or -1 when the table is full or the path too long
+// (that file is then only removed by its owner).
+int register_temporary(const std::string& path);
+// Registers the lock file `path` before it is opened, as above. Other
+// processes open the same name, so the removal takes the file only while
+// this process could take its lock (flock(2)): through the descriptor given
+// to lock_file_opened() once it is open, and through one of its own before.
+// Without that descriptor it could not tell its own lock from another's,
+// nor a file renamed over the name (gdedup merge -o A.lock) from the lock.
+int register_lock_file(const std::string& path);
+// The lock file of `slot` is open at `fd`, or closed again (-1); called
+// before the lock is taken on `fd` and before `fd` is closed.
+void lock_file_opened(int slot, int fd);
 // The file was renamed or removed by its owner: forget it. -1 is ignored.
 void forget_temporary(int slot);
 

@@ -122,30 +122,38 @@ int PathLock::lock_itself(const std::string& path, pid_t* holder) {
 int PathLock::acquire(const std::string& path, bool wait, pid_t* holder) {
   release();
   const std::string name = lock_file_for(path);
+  // Registered before the open creates the file: a signal right after it
+  // would otherwise leave the lock file behind.
+  const int slot = register_lock_file(name);
   for (;;) {
     const int fd = ::open(name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) return errno;
-    if (!empty_regular_file(fd)) {
-      ::close(fd);
-      return EEXIST;
-    }
-    int rc;
-    do {
-      rc = ::flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB));
-    } while (rc != 0 && errno == EINTR);
-    if (rc != 0) {
+    if (fd < 0) {
       const int err = errno;
-      if (err == EWOULDBLOCK && holder != nullptr) *holder = flock_holder(fd);
-      ::close(fd);
+      forget_temporary(slot);
       return err;
     }
-    if (still_linked(fd, name)) {
+    lock_file_opened(slot, fd);
+    int err = empty_regular_file(fd) ? 0 : EEXIST;
+    if (err == 0) {
+      int rc;
+      do {
+        rc = ::flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB));
+      } while (rc != 0 && errno == EINTR);
+      err = rc == 0 ? 0 : errno;
+      if (err == EWOULDBLOCK && holder != nullptr) *holder = flock_holder(fd);
+    }
+    if (err == 0 && still_linked(fd, name)) {
       fd_ = fd;
       name_ = name;
-      live_slot_ = register_temporary(name, fd);
+      live_slot_ = slot;
       return 0;
     }
+    lock_file_opened(slot, -1);
     ::close(fd);
+    if (err != 0) {
+      forget_temporary(slot);
+      return err;
+    }
   }
 }
 
