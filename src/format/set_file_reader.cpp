@@ -79,14 +79,20 @@ void check_kind(const format::FileKind& kind, const std::string& path, const uns
     if (has_magic(h, kind.magic)) return;
     if (has_magic(h, filter_file::kMagic) || has_magic(h, filter_file::kCheckpointMagic)) {
       const bool bloom_checkpoint = has_magic(h, filter_file::kCheckpointMagic);
+      // Without the kind's words ("set checkpoint ck ...; it cannot be used
+      // to resume"), which would contradict the advice.
+      if (checkpoint && bloom_checkpoint) {
+        throw Error("checkpoint " + fs::printable(path) +
+                        " is a Bloom filter's checkpoint, not an exact set's checkpoint; resume "
+                        "it without --exact",
+                    ErrorKind::invalid_argument);
+      }
       format::refuse(kind, path,
                      std::string("is a Bloom filter") +
                          (bloom_checkpoint ? "'s checkpoint" : " file") + ", not an exact set" +
                          (checkpoint ? "'s checkpoint" : "") +
-                         (checkpoint && bloom_checkpoint
-                              ? "; resume it without --exact"
-                              : ": a Bloom filter cannot become a set; build one with gdedup "
-                                "build --exact from the inputs"),
+                         ": a Bloom filter cannot become a set; build one with gdedup build "
+                         "--exact from the inputs",
                      ErrorKind::invalid_argument);
     }
     if (has_magic(h, set_file::kCheckpointMagic)) {
