@@ -5,7 +5,9 @@
 // job writes. The kernel drops the lock when the holder exits, even by
 // SIGKILL: a lock file left behind is free for the next job, which reuses it.
 // A lock file is in the registry of live temporaries (live_temporaries.h)
-// while held, so that a process a signal ends at once removes it too.
+// from before its creation until its release, so that a process a signal
+// ends at once removes it too, also while taking it (unless another job
+// holds it).
 // Part of the OS layer (src/fs): calls return 0 or an errno, which
 // error_text() (gdedup/paths.h) puts into words.
 #pragma once
