@@ -474,6 +474,44 @@ TEST(CliMerge, SetsAndFiltersOrOtherRulesAreNotMerged) {
   EXPECT_EQ(gdedup::load_set_file(dir / "out").rules, gdedup::KeyRules{});
 }
 
+// A cap of no bytes holds nothing, and the job takes 0 for no cap at all:
+// --max-memory 0 (or "0K") is refused before any work, by every command that
+// takes it, never run as if it had been left out.
+TEST(CliMaxMemory, ACapOfNoBytesIsRefusedByEveryCommand) {
+  REQUIRE_GDEDUP_BIN();
+  cli_test::TempDir dir;
+  cli_test::write_file(dir / "in.txt", "a\nb\na\n");
+  save_set_with_keys(dir / "a.gds", 0, 10);
+  const std::string in = dir / "in.txt", out = dir / "out.txt", set = dir / "a.gds";
+  const std::vector<std::vector<std::string>> commands = {
+      {"dedup", in, "-o", out},
+      {"dedup", in, "-o", out, "--exact"},
+      {"build", in, "-f", dir / "new.gdf"},
+      {"build", in, "-f", dir / "new.gds", "--exact"},
+      {"query", in, "-f", set, "--exact"},
+      {"merge", set, set, "-o", dir / "merged.gds"},
+  };
+  for (const std::string cap : {"0", "0K"}) {
+    for (std::vector<std::string> args : commands) {
+      args.insert(args.end(), {"--max-memory", cap});
+      std::string joined;
+      for (const std::string& a : args) joined += a + " ";
+      SCOPED_TRACE(joined);
+      const Result r = run(args);
+      EXPECT_EQ(r.status, 2) << r.err;
+      EXPECT_TRUE(cli_test::one_error_line(r.err)) << r.err;
+      EXPECT_TRUE(contains(r.err, "--max-memory " + cap + ": a cap of 0 bytes holds no filter "
+                                  "or set; give the most bytes it may take (4G, 512MiB), or "
+                                  "leave --max-memory out for no cap"))
+          << r.err;
+      EXPECT_FALSE(cli_test::exists(out));
+      EXPECT_FALSE(cli_test::exists(dir / "new.gdf"));
+      EXPECT_FALSE(cli_test::exists(dir / "new.gds"));
+      EXPECT_FALSE(cli_test::exists(dir / "merged.gds"));
+    }
+  }
+}
+
 // --max-memory caps the union of sets as it is made, and a merged filter's
 // size, known from the headers: past it, exit 4 and nothing written (the
 // output, new or an existing file, is as it was).

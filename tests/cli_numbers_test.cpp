@@ -86,6 +86,22 @@ TEST(CliNumbers, BytesRefuseAmbiguousAndUnknownSuffixes) {
   }
 }
 
+TEST(CliNumbers, MemoryCapsAreBytesAndNeverZero) {
+  EXPECT_EQ(parse_memory_cap("1", "--max-memory"), 1u);
+  EXPECT_EQ(parse_memory_cap("4G", "--max-memory"), uint64_t{4} << 30);
+  for (const char* zero : {"0", "0K", "0.0001K"}) {  // the last is 0.1 bytes, dropped
+    try {
+      parse_memory_cap(zero, "--max-memory");
+      ADD_FAILURE() << zero << " was taken";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                std::string("--max-memory ") + zero +
+                    ": a cap of 0 bytes holds no filter or set; give the most bytes it may "
+                    "take (4G, 512MiB), or leave --max-memory out for no cap");
+    }
+  }
+}
+
 TEST(CliNumbers, RatesAreStrictlyBetweenZeroAndOne) {
   EXPECT_DOUBLE_EQ(parse_fpr("1e-4", "--fpr"), 1e-4);
   EXPECT_DOUBLE_EQ(parse_fpr("0.001", "--fpr"), 0.001);

@@ -18,6 +18,7 @@
 #include "file_stamp.h"
 #include "filter_engine.h"
 #include "gdedup/error.h"
+#include "memory_cap.h"
 #include "gdedup/filter_summary.h"
 #include "gdedup/growth.h"
 #include "gdedup/number_text.h"
@@ -401,7 +402,7 @@ place. Calls release the GIL; one filter runs one call at a time.)")
             Sizing sizing;
             sizing.sizing = job_sizing(capacity, fpr, memory, block_bits, allow_high_fpr, events);
             sizing.grow = grow;
-            sizing.max_memory = max_memory.value_or(0);
+            sizing.max_memory = memory_cap(max_memory);
             if (max_memory) events.set_given(JobOption::kMaxMemory, std::to_string(*max_memory));
             auto engine = speaking(events, [&] {
               return std::make_unique<FilterEngine>(

@@ -14,6 +14,7 @@
 #include "gdedup/error.h"
 #include "gdedup/number_text.h"
 #include "key_rules.h"
+#include "memory_cap.h"
 
 namespace gdedup::python {
 
@@ -123,7 +124,7 @@ JobSpec job_spec(const std::string& command, const std::vector<nb::bytes>& paths
   spec.no_grow = !a.get<bool>("grow").value_or(true);
   spec.exact = a.get<bool>("exact").value_or(false);
   if (const std::optional<uint64_t> max = a.get<uint64_t>("max_memory")) {
-    spec.max_memory = *max;
+    spec.max_memory = memory_cap(max);
     events.set_given(JobOption::kMaxMemory, std::to_string(*max));
   }
   spec.backend = a.get<std::string>("backend").value_or("auto");

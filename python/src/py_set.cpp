@@ -14,6 +14,7 @@
 #include "gdedup/error.h"
 #include "key_input.h"
 #include "key_rules.h"
+#include "memory_cap.h"
 #include "set_engine.h"
 
 namespace gdedup::python {
@@ -133,13 +134,7 @@ runs one call at a time.)")
             const KeyRules rules = key_rules(key, delimiter, normalize);
             KeySetOptions options;
             if (threads) options.threads = *threads;
-            if (max_memory) {
-              if (*max_memory == 0) {
-                throw UsageError("max_memory=0 holds no set; give the most bytes the set may "
-                                 "take, or None for no limit");
-              }
-              options.max_bytes = *max_memory;
-            }
+            options.max_bytes = memory_cap(max_memory);
             new (self) PySet(std::make_unique<SetEngine>(capacity.value_or(0), options, rules));
           },
           nb::arg("capacity") = nb::none(), nb::arg("threads") = nb::none(),

@@ -115,7 +115,10 @@ CASES = {
                    step("dedup", ["day1.txt"], 2, output="out.txt", key="field:0"),
                    step("dedup", ["day1.txt"], 2, output="out.txt", fpr=0.9),
                    step("build", ["day1.txt"], 2, filter="f.gdf", grow=False,
-                        max_memory=1 << 20)],
+                        max_memory=1 << 20),
+                   # A cap of no bytes, never taken for no cap.
+                   step("dedup", ["day1.txt"], 2, output="out.txt", max_memory=0),
+                   step("build", ["day1.txt"], 2, filter="s.set", exact=True, max_memory=0)],
     "exact-set-file": [
         step("build", ["day1.txt"], filter="s.set", exact=True, stats="build.json"),
         step("dedup", ["day2.txt"], output="out.txt", filter="s.set", exact=True,

@@ -181,6 +181,9 @@ def test_past_its_plan_a_filter_that_cannot_grow_warns_once():
     with pytest.warns(RuntimeWarning, match="max_memory"):
         capped.add([str(i).encode() for i in range(5000)])
     assert capped.layers == 1
+    # A cap of no bytes is refused, never taken for no cap (None).
+    with pytest.raises(gdedup.InvalidArgumentError, match="max_memory=0 holds no filter or set"):
+        gdedup.Filter(capacity=2000, max_memory=0)
 
 
 @pytest.mark.skipif(os.environ.get("GDEDUP_BIG_TESTS") != "1",

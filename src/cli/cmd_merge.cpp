@@ -45,7 +45,7 @@ class MergeEvents : public ConsoleEvents {
 int run_merge(MergeOptions& options) {
   MergeSpec& spec = options.spec;
   if (!options.max_memory.empty()) {
-    spec.max_memory = parse_bytes(options.max_memory, "--max-memory");
+    spec.max_memory = parse_memory_cap(options.max_memory, "--max-memory");
   }
   Console::get().set_quiet(options.quiet);
   end_on_signals("the merge did not finish and " + fs::printable(spec.output) +

@@ -96,7 +96,7 @@ JobSpec job_spec(const JobOptions& o, JobKind kind) {
   spec.inputs.skip_missing = o.input_list.skip_missing;
   spec.format = parse_input_format(o.input_format);
   spec.sizing = parse_sizing(o.sizing);
-  if (!o.max_memory.empty()) spec.max_memory = parse_bytes(o.max_memory, "--max-memory");
+  if (!o.max_memory.empty()) spec.max_memory = parse_memory_cap(o.max_memory, "--max-memory");
   spec.no_grow = o.no_grow;
   spec.exact = o.exact;
   o.progress_mode();  // --progress with --no-progress

@@ -201,6 +201,16 @@ uint64_t parse_bytes(std::string_view text, std::string_view option) {
   return static_cast<uint64_t>(std::floor(value));
 }
 
+uint64_t parse_memory_cap(std::string_view text, std::string_view option) {
+  const uint64_t bytes = parse_bytes(text, option);
+  if (bytes == 0) {
+    refuse(option, text,
+           "a cap of 0 bytes holds no filter or set; give the most bytes it may take (4G, "
+           "512MiB), or leave " + std::string(option) + " out for no cap");
+  }
+  return bytes;
+}
+
 double parse_fpr(std::string_view text, std::string_view option) {
   std::string_view suffix;
   const Decimal d = parse_number(text, option, suffix, "1e-4 or 0.001");

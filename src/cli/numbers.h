@@ -24,6 +24,11 @@ uint64_t parse_count(std::string_view text, std::string_view option);
 // "GB"-style suffixes are refused as ambiguous (1000^3 or 1024^3?).
 uint64_t parse_bytes(std::string_view text, std::string_view option);
 
+// A cap on bytes (--max-memory), read as parse_bytes reads it: 0 is refused,
+// since a cap of no bytes holds nothing and the job takes 0 for no cap at
+// all, which is what leaving the option out gives.
+uint64_t parse_memory_cap(std::string_view text, std::string_view option);
+
 // A probability strictly between 0 and 1: "1e-4", "0.0001".
 double parse_fpr(std::string_view text, std::string_view option);
 
