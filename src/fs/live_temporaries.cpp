@@ -43,16 +43,11 @@ int register_slot(const std::string& path, bool lock_file) {
   return -1;
 }
 
-// True when `fd` is the lock file at `path` (an empty regular file: any
-// other is a file that happens to have that name) and its lock is this
-// process's to take: held through `fd` already, or held by nobody. Only
-// system calls, so async-signal-safe (flock(2) is a bare system call, like
-// those POSIX lists).
+// True when `fd` is the lock file at `path` and its lock is this process's
+// to take: held through `fd` already, or held by nobody (flock(2) is a bare
+// system call, like those POSIX lists as async-signal-safe).
 bool lock_is_ours(int fd, const char* path) {
-  struct stat by_fd {}, by_name {};
-  return ::fstat(fd, &by_fd) == 0 && ::lstat(path, &by_name) == 0 &&
-         by_fd.st_dev == by_name.st_dev && by_fd.st_ino == by_name.st_ino &&
-         S_ISREG(by_fd.st_mode) && by_fd.st_size == 0 && ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+  return still_linked(fd, path) && empty_regular_file(fd) && ::flock(fd, LOCK_EX | LOCK_NB) == 0;
 }
 
 void remove_file_of(const Slot& slot) {
@@ -78,6 +73,17 @@ void remove_file_of(const Slot& slot) {
 }
 
 }  // namespace
+
+bool still_linked(int fd, const char* name) {
+  struct stat by_fd {}, by_name {};
+  return ::fstat(fd, &by_fd) == 0 && ::lstat(name, &by_name) == 0 &&
+         by_fd.st_dev == by_name.st_dev && by_fd.st_ino == by_name.st_ino;
+}
+
+bool empty_regular_file(int fd) {
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0;
+}
 
 int register_temporary(const std::string& path) { return register_slot(path, false); }
 

@@ -25,4 +25,14 @@ void lock_file_opened(int slot, int fd);
 // The file was renamed or removed by its owner: forget it. -1 is ignored.
 void forget_temporary(int slot);
 
+// What PathLock and the removal above both ask of a lock file, with system
+// calls alone (async-signal-safe). Whether `fd` is still the file at `name`:
+// a holder that finished may have removed it between another's open and
+// flock, or a file may have been renamed over it.
+bool still_linked(int fd, const char* name);
+// Whether `fd` is an empty regular file. Lock files are never written, so
+// one with contents, or a pipe or device at that name, is another file that
+// happens to be called PATH.lock (an input, say), not to be removed.
+bool empty_regular_file(int fd);
+
 }  // namespace gdedup::fs

@@ -43,22 +43,6 @@ pid_t flock_holder(int fd) {
   return found;
 }
 
-// True when `fd` is still the file at `name`: a holder that finished may
-// have removed the lock file between our open and our flock.
-bool still_linked(int fd, const std::string& name) {
-  struct stat by_fd {}, by_name {};
-  return ::fstat(fd, &by_fd) == 0 && ::lstat(name.c_str(), &by_name) == 0 &&
-         by_fd.st_dev == by_name.st_dev && by_fd.st_ino == by_name.st_ino;
-}
-
-// Lock files are never written, so one with contents, or a pipe or device
-// at that name, is another file that happens to be called PATH.lock (an
-// input, say); release() would delete it.
-bool empty_regular_file(int fd) {
-  struct stat st {};
-  return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0;
-}
-
 }  // namespace
 
 std::string lock_file_for(const std::string& path) { return path + ".lock"; }
@@ -91,7 +75,7 @@ void PathLock::release() {
   // Only while the name still leads to this lock file: another process
   // may have renamed a file of its own over it (gdedup merge -o A.lock
   // while a job on A held the lock), which is no lock file to remove.
-  if (!name_.empty() && still_linked(fd_, name_)) unlink_file(name_);
+  if (!name_.empty() && still_linked(fd_, name_.c_str())) unlink_file(name_);
   ::close(std::exchange(fd_, -1));
 }
 
@@ -142,7 +126,7 @@ int PathLock::acquire(const std::string& path, bool wait, pid_t* holder) {
       err = rc == 0 ? 0 : errno;
       if (err == EWOULDBLOCK && holder != nullptr) *holder = flock_holder(fd);
     }
-    if (err == 0 && still_linked(fd, name)) {
+    if (err == 0 && still_linked(fd, name.c_str())) {
       fd_ = fd;
       name_ = name;
       live_slot_ = slot;
