@@ -11,6 +11,19 @@ GDEDUP=${GDEDUP_BIN:?GDEDUP_BIN must name the gdedup binary}
 HOSTILE_FAILED=0
 HOSTILE_PASSED=0
 
+# SANITIZED=1 when $GDEDUP is built with AddressSanitizer: its runs take 3
+# to 10 times as long, and it cannot start under a `ulimit -v`.
+SANITIZED=0
+if ldd "$GDEDUP" 2>/dev/null | grep -q libasan; then SANITIZED=1; fi
+
+# rounds N: the rounds of a loop that races jobs, signals or locks against
+# each other: N, or a fifth of N under AddressSanitizer. The release build
+# runs them all; the sanitized one checks the same code for memory errors,
+# which the first rounds reach as well as the last.
+rounds() {
+  if [ "$SANITIZED" -eq 1 ]; then echo $((($1 + 4) / 5)); else echo "$1"; fi
+}
+
 # fail MESSAGE: records a failure of the current case (the case goes on, so
 # one run reports every broken promise). Cases run in subshells, so the mark
 # is a file.
@@ -186,12 +199,15 @@ run_cases() {
     CASE=${c#case_}
     SCRATCH="$HOSTILE_ROOT/$CASE"
     mkdir -p "$SCRATCH"
+    local started=$EPOCHREALTIME took
     (cd "$SCRATCH" && "$c")
+    # Each case's seconds, so that a slow CI run shows which case to lighten.
+    took=$(awk -v a="$started" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f s", b - a }')
     # A case runs in a subshell; its failures reach here through a file.
     if [ -e "$SCRATCH/.failed" ]; then
-      HOSTILE_FAILED=$((HOSTILE_FAILED + 1)); echo "case $CASE: FAILED"
+      HOSTILE_FAILED=$((HOSTILE_FAILED + 1)); echo "case $CASE: FAILED ($took)"
     else
-      HOSTILE_PASSED=$((HOSTILE_PASSED + 1)); echo "case $CASE: ok"
+      HOSTILE_PASSED=$((HOSTILE_PASSED + 1)); echo "case $CASE: ok ($took)"
     fi
   done
   echo "hostile-$(basename "$0" .sh): $HOSTILE_PASSED passed, $HOSTILE_FAILED failed"
