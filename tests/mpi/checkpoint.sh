@@ -39,7 +39,7 @@ JOB=(dedup in.txt -o out.txt -f f.gdf --capacity 5000 --no-grow --piece-bytes 2K
 # stop_at_checkpoint N RANKS: the job on RANKS ranks ends when its Nth
 # checkpoint write fails; checkpoint N-1 and the output it names stay.
 stop_at_checkpoint() {
-  GDEDUP_FAIL_REPLACEMENT="$1:ck" "$MPIEXEC" --oversubscribe -np "$2" \
+  GDEDUP_FAIL_REPLACEMENT="$1:ck" "${MPIRUN[@]}" -np "$2" \
     "${GDEDUP_FAULTS_BIN:?GDEDUP_FAULTS_BIN must name gdedup-faults}" "${JOB[@]}" -q --mpi \
     >stdout 2>stderr
   STATUS=$?

@@ -30,7 +30,7 @@ gpu_ranks() {
     args+=("${a//@FILTER/g.gdf}")
   done
   rm -f g.out g.gdf
-  "$MPIEXEC" --oversubscribe -np "$ranks" "$GPU" "${args[@]}" -q --mpi >stdout 2>stderr
+  "${MPIRUN[@]}" -np "$ranks" "$GPU" "${args[@]}" -q --mpi >stdout 2>stderr
   STATUS=$?
   ERR=$(cat stderr)
 }

@@ -22,7 +22,7 @@ EOF
 # per_rank_run ARGS...: `gdedup ARGS -q --mpi` on 2 ranks, each in its own
 # folder (rank_folders); as run_mpi.
 per_rank_run() {
-  "$MPIEXEC" --oversubscribe -np 2 ./in_rank_folder.sh "$GDEDUP" "$@" -q --mpi \
+  "${MPIRUN[@]}" -np 2 ./in_rank_folder.sh "$GDEDUP" "$@" -q --mpi \
     >"$SCRATCH/stdout" 2>"$SCRATCH/stderr"
   STATUS=$?
   ERR=$(cat "$SCRATCH/stderr")
@@ -163,7 +163,7 @@ case_copies_with_other_times_are_one_input() {
   cmp -s one.txt out.txt || fail "copies with other times: the output differs from one process's"
   rm out.txt
   job+=(--checkpoint "$SCRATCH/ck" --checkpoint-every 1000)
-  GDEDUP_FAIL_REPLACEMENT="3:$SCRATCH/ck" "$MPIEXEC" --oversubscribe -np 2 ./in_rank_folder.sh \
+  GDEDUP_FAIL_REPLACEMENT="3:$SCRATCH/ck" "${MPIRUN[@]}" -np 2 ./in_rank_folder.sh \
     "${GDEDUP_FAULTS_BIN:?GDEDUP_FAULTS_BIN must name gdedup-faults}" "${job[@]}" -q --mpi \
     >stdout 2>stderr
   [ "$?" -ne 0 ] && [ -f ck ] || fail "the job did not stop at its third checkpoint: $(cat stderr)"

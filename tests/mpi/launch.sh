@@ -12,7 +12,7 @@ case_mpirun_without_the_flag_is_one_job() {
   local ranks
   for ranks in 2 3; do
     rm -f out.txt
-    "$MPIEXEC" --oversubscribe -np "$ranks" "$GDEDUP" dedup in.txt -o out.txt --capacity 5000 \
+    "${MPIRUN[@]}" -np "$ranks" "$GDEDUP" dedup in.txt -o out.txt --capacity 5000 \
       --no-grow --piece-bytes 8K 2>err || fail "$ranks ranks failed: $(cat err)"
     cmp -s one.out out.txt || fail "mpirun -np $ranks without --mpi: the output differs"
     grep -q "one of $ranks processes by an MPI launcher (OMPI_COMM_WORLD_SIZE=$ranks)" err ||
@@ -24,7 +24,7 @@ case_mpirun_without_the_flag_exact_mode() {
   random_lines 20000 4000 46 >in.txt
   "$GDEDUP" dedup in.txt -o one.out --exact --duplicates -q || fail "one process failed"
   rm -f out.txt
-  "$MPIEXEC" --oversubscribe -np 3 "$GDEDUP" dedup in.txt -o out.txt --exact --duplicates \
+  "${MPIRUN[@]}" -np 3 "$GDEDUP" dedup in.txt -o out.txt --exact --duplicates \
     --piece-bytes 8K -q 2>err || fail "3 ranks failed: $(cat err)"
   cmp -s one.out out.txt || fail "mpirun -np 3 --exact without --mpi: the output differs"
 }
@@ -32,7 +32,7 @@ case_mpirun_without_the_flag_exact_mode() {
 case_ranks_given_different_commands() {
   random_lines 2000 400 42 >a.txt
   random_lines 2000 400 43 >b.txt
-  "$MPIEXEC" --oversubscribe -np 1 "$GDEDUP" dedup a.txt -o a.out --memory 64K : \
+  "${MPIRUN[@]}" -np 1 "$GDEDUP" dedup a.txt -o a.out --memory 64K : \
     -np 1 "$GDEDUP" dedup b.txt -o b.out --memory 64K >stdout 2>stderr
   STATUS=$?
   ERR=$(cat stderr)
@@ -75,7 +75,7 @@ case_mpi_and_no_mpi_exclude_each_other() {
 case_bench_of_the_key_exchange() {
   # gdedup bench under mpirun measures the sharded filter's rounds: three
   # figures over every rank's keys.
-  "$MPIEXEC" --oversubscribe -np 2 "$GDEDUP" bench --keys 100K --json >bench.json 2>err ||
+  "${MPIRUN[@]}" -np 2 "$GDEDUP" bench --keys 100K --json >bench.json 2>err ||
     fail "the bench failed: $(cat err)"
   python3 - bench.json <<'PY' || fail "the bench's figures are not three measured runs: $(cat bench.json)"
 import json, sys

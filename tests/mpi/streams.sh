@@ -54,7 +54,7 @@ case_standard_input() {
   local ranks
   for ranks in $RANKS; do
     rm -f out.txt
-    "$MPIEXEC" --oversubscribe -np "$ranks" "$GDEDUP" dedup a.txt - c.txt -o out.txt \
+    mpirun_stdin -np "$ranks" "$GDEDUP" dedup a.txt - c.txt -o out.txt \
       --capacity 3000 --no-grow --piece-bytes 2K -q --mpi <b.gz 2>err ||
       fail "standard input on $ranks ranks: $(cat err)"
     cmp -s one.out out.txt || fail "standard input on $ranks ranks: the output differs"
@@ -83,7 +83,7 @@ case_no_rank_holds_a_whole_compressed_input() {
   # 12 million 3-byte records, 36 MB decoded from 70 KB of gzip: held whole
   # with their fingerprints and places that would be over 300 MB a rank.
   yes ab | head -n 12000000 | gzip -c >big.gz
-  "$MPIEXEC" --oversubscribe -np 2 /usr/bin/time -f 'peak %M KiB' -a -o rss.txt \
+  "${MPIRUN[@]}" -np 2 /usr/bin/time -f 'peak %M KiB' -a -o rss.txt \
     "$GDEDUP" dedup big.gz -o out.txt --capacity 1000 --no-grow --piece-bytes 1M -q --mpi \
     2>err || fail "the job failed: $(cat err)"
   [ "$(cat out.txt)" = ab ] || fail "the output is not the one distinct record"
@@ -115,7 +115,7 @@ case_standard_output_and_pipes() {
   "$GDEDUP" dedup a.gz b.txt -o one.out --capacity 6000 --no-grow -q || fail "one process failed"
   local ranks
   for ranks in $RANKS; do
-    "$MPIEXEC" --oversubscribe -np "$ranks" "$GDEDUP" dedup a.gz b.txt -o - --capacity 6000 \
+    "${MPIRUN[@]}" -np "$ranks" "$GDEDUP" dedup a.gz b.txt -o - --capacity 6000 \
       --no-grow --piece-bytes 4K -q --mpi >out.txt 2>err || fail "$ranks ranks: $(cat err)"
     cmp -s one.out out.txt || fail "standard output of $ranks ranks differs from one process's"
   done
@@ -145,8 +145,8 @@ case_output_parts() {
     fail "one process failed"
   local ranks
   for ranks in $RANKS; do
-    run_mpi "$ranks" dedup a.txt b.gz - c.txt --output-parts "parts$ranks" --capacity 1100 \
-      --piece-bytes 2K <c.txt
+    MPI_STDIN=1 run_mpi "$ranks" dedup a.txt b.gz - c.txt --output-parts "parts$ranks" \
+      --capacity 1100 --piece-bytes 2K <c.txt
     expect_status 0
     assembled "parts$ranks" | cmp -s - whole.txt ||
       fail "the parts on $ranks ranks differ from one process's output"
