@@ -18,7 +18,7 @@ case_merge_and_build_into_one_filter_keep_every_key() {
   run_gdedup build --capacity 10000 c.txt -f C.gdf -q
   expect_status 0
   local round sm sb
-  for round in $(seq 1 50); do
+  for round in $(seq 1 "$(rounds 50)"); do
     cp C.gdf R.gdf
     "$GDEDUP" merge R.gdf A.gdf -o R.gdf -q 2>err.m & local pm=$!
     "$GDEDUP" build --capacity 10000 b.txt -f R.gdf -q 2>err.b & local pb=$!
