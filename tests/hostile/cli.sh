@@ -223,9 +223,7 @@ case_u64_length_error_is_a_sentence() {
 # while others run, used to end in std::terminate).
 case_memory_limit_is_named() {
   # AddressSanitizer reserves terabytes of address space for its shadow: no
-  # run can start under a ulimit -v, so there is nothing to check. (grep
-  # reads all of ldd's output: with -q it could stop first, and pipefail
-  # would then count ldd's SIGPIPE as no match.)
+  # run can start under a ulimit -v, so there is nothing to check.
   if [ "$SANITIZED" -eq 1 ]; then return 0; fi
   distinct_urls 300000 https://m.example/ >in.txt
   local limit

@@ -12,9 +12,11 @@ HOSTILE_FAILED=0
 HOSTILE_PASSED=0
 
 # SANITIZED=1 when $GDEDUP is built with AddressSanitizer: its runs take 3
-# to 10 times as long, and it cannot start under a `ulimit -v`.
+# to 10 times as long, and it cannot start under a `ulimit -v`. (grep reads
+# all of ldd's output: with -q it could stop first, and pipefail would then
+# count ldd's SIGPIPE as no match.)
 SANITIZED=0
-if ldd "$GDEDUP" 2>/dev/null | grep -q libasan; then SANITIZED=1; fi
+if ldd "$GDEDUP" 2>/dev/null | grep libasan >/dev/null; then SANITIZED=1; fi
 
 # rounds N: the rounds of a loop that races jobs, signals or locks against
 # each other: N, or a fifth of N under AddressSanitizer. The release build
