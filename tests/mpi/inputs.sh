@@ -113,7 +113,7 @@ case_input_cut_after_it_was_read() {
   local size
   size=$(stat -c %s in.txt)
   mkfifo feed
-  "$MPIEXEC" --oversubscribe -np 2 "$GDEDUP" dedup - in.txt -o "$SCRATCH/out.txt" \
+  "${MPIRUN_STDIN[@]}" -np 2 "$GDEDUP" dedup - in.txt -o "$SCRATCH/out.txt" \
     --piece-bytes 8M --capacity 25000 --no-grow -q --mpi <feed >stdout 2>stderr &
   LAUNCHER=$!
   exec 3>feed
@@ -180,7 +180,7 @@ case_input_cut_short_while_read() {
   # records.
   random_lines 40000 8000 59 >in.txt
   mkfifo feed
-  "$MPIEXEC" --oversubscribe -np 2 "$GDEDUP" dedup - in.txt -o "$SCRATCH/out.txt" \
+  "${MPIRUN_STDIN[@]}" -np 2 "$GDEDUP" dedup - in.txt -o "$SCRATCH/out.txt" \
     --piece-bytes 8K --capacity 9000 --no-grow -q --mpi <feed >stdout 2>stderr &
   LAUNCHER=$!
   exec 3>feed

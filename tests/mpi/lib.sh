@@ -10,12 +10,14 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 RANKS=${GDEDUP_MPI_RANKS:-1 2 3 4}
 
-# mpirun for a run that reads no standard input. Open MPI 4.1's mpirun
-# crashes now and then while it forwards standard input (a segmentation
-# fault in its orte_iof_hnp_read_local_handler, exit status 139:
-# open-mpi/ompi#7483, not fixed in 4.1.8), which ends the job for a fault of
-# mpirun's own: --stdin none spares the runs that need none.
-MPIRUN=("$MPIEXEC" --oversubscribe --stdin none)
+# mpirun on this machine's cores, its standard input forwarded to rank 0
+# (MPIRUN_STDIN), or not (MPIRUN) for a run that reads none. Open MPI 4.1's
+# mpirun crashes now and then while it forwards standard input (a
+# segmentation fault in its orte_iof_hnp_read_local_handler, exit status
+# 139: open-mpi/ompi#7483, not fixed in 4.1.8), which ends the job for a
+# fault of mpirun's own: --stdin none spares the runs that need none.
+MPIRUN_STDIN=("$MPIEXEC" --oversubscribe)
+MPIRUN=("${MPIRUN_STDIN[@]}" --stdin none)
 
 # mpirun_stdin ARGS...: mpirun ARGS with its standard input, a file,
 # forwarded to rank 0; a run that mpirun crashed so is made again, up to
@@ -27,7 +29,7 @@ mpirun_stdin() {
   local try status err
   err=$(mktemp "${TMPDIR:-/tmp}/mpirun-stderr.XXXXXX")
   for try in 1 2 3; do
-    "$MPIEXEC" --oversubscribe "$@" </dev/stdin 2>"$err"
+    "${MPIRUN_STDIN[@]}" "$@" </dev/stdin 2>"$err"
     status=$?
     [ "$status" -ne 0 ] && [ "$try" -lt 3 ] && grep -q orte_iof_hnp_read_local_handler "$err" ||
       break
