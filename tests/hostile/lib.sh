@@ -192,6 +192,14 @@ assembled() {
   done
 }
 
+# run_in_scratch FUNCTION: runs FUNCTION in a subshell in $SCRATCH; one
+# that never returned fails (a shell error such as an unset ${X:?} ends the
+# subshell before any check could fail).
+run_in_scratch() {
+  (cd "$SCRATCH" && { "$1"; : >"$SCRATCH/.returned"; })
+  [ -e "$SCRATCH/.returned" ] || fail "the case stopped before its end (the shell's error is above)"
+}
+
 run_cases() {
   HOSTILE_ROOT=$(mktemp -d "${TMPDIR:-/tmp}/gdedup-hostile.XXXXXX")
   trap 'rm -rf "$HOSTILE_ROOT"' EXIT
@@ -202,7 +210,7 @@ run_cases() {
     SCRATCH="$HOSTILE_ROOT/$CASE"
     mkdir -p "$SCRATCH"
     local started=$EPOCHREALTIME took
-    (cd "$SCRATCH" && "$c")
+    run_in_scratch "$c"
     # Each case's seconds, so that a slow CI run shows which case to lighten.
     took=$(awk -v a="$started" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f s", b - a }')
     # A case runs in a subshell; its failures reach here through a file.

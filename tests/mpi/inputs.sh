@@ -102,7 +102,8 @@ case_filter_files_that_differ() {
   refused 2 "filter file day.gdf is missing here and a regular file on rank 0"
 }
 
-case_input_cut_after_it_was_read() {
+case_input_cut_after_it_was_read() { again_after_stdin_crash input_cut_after_it_was_read_once; }
+input_cut_after_it_was_read_once() {
   # A whole input that a rank has read waits for its round while standard
   # input holds the job; cut short then, its records go out as they were
   # read and checked, not as the zeros that a mapping's lost pages read as.
@@ -172,7 +173,8 @@ case_copies_with_other_times_are_one_input() {
   cmp -s one.txt out.txt || fail "copies with other times, resumed: the output differs"
 }
 
-case_input_cut_short_while_read() {
+case_input_cut_short_while_read() { again_after_stdin_crash input_cut_short_while_read_once; }
+input_cut_short_while_read_once() {
   # Standard input first holds the job at its first piece while the ranks
   # have planned the file's pieces (the output's temporary file is made
   # after every rank planned them alike); the file is then cut short, and

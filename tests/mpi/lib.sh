@@ -31,13 +31,34 @@ mpirun_stdin() {
   for try in 1 2 3; do
     "${MPIRUN_STDIN[@]}" "$@" </dev/stdin 2>"$err"
     status=$?
-    [ "$status" -ne 0 ] && [ "$try" -lt 3 ] && grep -q orte_iof_hnp_read_local_handler "$err" ||
-      break
-    echo "  mpirun crashed forwarding standard input (open-mpi/ompi#7483); run again" >&2
+    [ "$status" -ne 0 ] && [ "$try" -lt 3 ] && stdin_crash_in "$err" || break
   done
   cat "$err" >&2
   rm -f "$err"
   return "$status"
+}
+
+# stdin_crash_in FILE: FILE, an mpirun's stderr, tells of that crash (and
+# the run is made again, which this says).
+stdin_crash_in() {
+  grep -q orte_iof_hnp_read_local_handler "$1" 2>/dev/null || return 1
+  echo "  mpirun crashed forwarding standard input (open-mpi/ompi#7483); run again" >&2
+}
+
+# again_after_stdin_crash BODY: runs the function BODY, a case whose mpirun
+# forwards a FIFO (which cannot be read again, as mpirun_stdin's file is),
+# in a folder of its own; a run that failed as mpirun crashed (BODY's
+# stderr file tells) is made again, up to twice, in a fresh folder.
+again_after_stdin_crash() {
+  local case_root=$SCRATCH try
+  for try in 1 2 3; do
+    SCRATCH=$case_root/try$try
+    mkdir -p "$SCRATCH"
+    run_in_scratch "$1"
+    [ -e "$SCRATCH/.failed" ] && [ "$try" -lt 3 ] && stdin_crash_in "$SCRATCH/stderr" || break
+  done
+  [ -e "$SCRATCH/.failed" ] && touch "$case_root/.failed"
+  SCRATCH=$case_root
 }
 
 # run_mpi R ARGS...: `gdedup ARGS -q --mpi` on R ranks; as run_gdedup.
