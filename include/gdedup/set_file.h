@@ -58,6 +58,18 @@ struct SetFileInfo {
 };
 SetFileInfo read_set_info(const std::string& path, bool checkpoint = false);
 
+// Throws Error of kind set_full (with `bytes` and `cap`), "`what` takes
+// ..., more than `cap_given` allows", when `bytes` pass `cap` (0: no cap):
+// a set loaded past the cap of the job or object that loads it. cap_given
+// names the cap as its user gave it ("--max-memory 1000", "max_memory=1000").
+void check_set_cap(uint64_t bytes, uint64_t cap, const std::string& what,
+                   const std::string& cap_given);
+// check_set_cap of the set file at `path` (a set checkpoint where
+// `checkpoint`) from its header, before its keys are read into memory they
+// would take: a loaded set takes at least KeySet::bytes_for its keys.
+void check_set_file_cap(const std::string& path, bool checkpoint, uint64_t cap,
+                        const std::string& cap_given);
+
 // True when `path` starts with the set file's magic (false when it cannot
 // be read): for tools that take any kind of file.
 bool is_set_file(const std::string& path);

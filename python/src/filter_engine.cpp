@@ -1,7 +1,6 @@
 #include "filter_engine.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -10,9 +9,8 @@
 #include "gdedup/filter_merge.h"
 #include "gdedup/filter_report.h"
 #include "gdedup/number_text.h"
-#include "gdedup/path_lock.h"
-#include "gdedup/paths.h"
 #include "gdedup/planner.h"
+#include "guarded_save.h"
 
 namespace gdedup::python {
 
@@ -143,41 +141,7 @@ const Filter& FilterEngine::at(size_t i) const {
 void FilterEngine::save(const std::string& path, const std::optional<KeyRules>& keys,
                         std::optional<FileStamp>& last_seen, bool allow_overfull) {
   if (!allow_overfull) refuse_overfull(path);
-  // A gdedup job that saves this filter holds PATH.lock for its life, as
-  // every writer of it does (gdedup/path_lock.h): a save now would be
-  // replaced by the job's when it ends, its keys lost. Refused at once, not
-  // waited for: the job may run for hours.
-  fs::PathLock lock;
-  pid_t holder = 0;
-  if (const int err = lock.acquire(path, false, &holder); err == EWOULDBLOCK) {
-    throw Error("the filter " + path + " is in use by process " + std::to_string(holder) +
-                    " (a gdedup job, which saves it when it ends), so it was not saved: one "
-                    "save would replace the other's keys; save when that job is done, or to "
-                    "another path",
-                ErrorKind::io);
-  } else if (err != 0) {
-    throw Error("cannot lock " + fs::lock_file_for(path) + " to save the filter " + path + ": " +
-                    fs::error_text(err),
-                ErrorKind::io);
-  }
-  // Under the lock, which every save takes: no other can come between.
-  const std::optional<FileStamp> before = file_stamp(path);
-  if (last_seen && before && last_seen->path == before->path && *before != *last_seen) {
-    throw Error("the filter file " + path + " changed since this filter last read or wrote it "
-                    "(another process saved it, or a gdedup job wrote it), so it was not saved: "
-                    "this save would replace the keys added there with this filter's. Merge "
-                    "that file in first (merge(Filter.load(path))), then save; or save to "
-                    "another path",
-                ErrorKind::input_changed);
-  }
-  try {
-    write(path, keys);
-  } catch (...) {
-    // Still under the lock: a file there that changed is the one written.
-    if (std::optional<FileStamp> now = file_stamp(path); now != before) last_seen = std::move(now);
-    throw;
-  }
-  last_seen = file_stamp(path);
+  save_guarded(path, SavedKind{"filter", "Filter"}, last_seen, [&] { write(path, keys); });
 }
 
 void FilterEngine::refuse_overfull(const std::string& path) {

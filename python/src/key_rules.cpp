@@ -18,7 +18,8 @@ KeyRules key_rules(const OptionalText& key, const OptionalText& delimiter,
   return rules;
 }
 
-KeyRules loaded_key_rules(const std::string& path, const std::optional<KeyRules>& recorded,
+KeyRules loaded_key_rules(const std::string& path, const char* noun,
+                          const std::optional<KeyRules>& recorded,
                           const OptionalText& key, const OptionalText& delimiter,
                           const OptionalText& normalize) {
   if (!recorded) {
@@ -34,7 +35,7 @@ KeyRules loaded_key_rules(const std::string& path, const std::optional<KeyRules>
                                  delimiter.value_or(file.delimiter_text()),
                                  normalize ? *normalize : file.normalize_text());
   if (asked == *recorded) return *recorded;
-  throw UsageError("the filter " + path + " was built with key rules \"" + recorded->to_string() +
+  throw UsageError(std::string("the ") + noun + " " + path + " was built with key rules \"" + recorded->to_string() +
                    "\" but key=, delimiter= and normalize= ask for \"" + asked.to_string() +
                    "\", so its keys would not match; leave them out to use the file's rules, or "
                    "give the ones it was built with");

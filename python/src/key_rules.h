@@ -18,11 +18,13 @@ using OptionalText = std::optional<std::string>;
 KeyRules key_rules(const OptionalText& key, const OptionalText& delimiter,
                    const OptionalText& normalize);
 
-// The rules a filter loaded from `path` works by: the file's own, which the
-// arguments given (if any) must match, else (a file that records none) the
-// arguments' or the defaults. Throws UsageError naming both rule sets on a
-// mismatch, as the command refuses one.
-KeyRules loaded_key_rules(const std::string& path, const std::optional<KeyRules>& recorded,
+// The rules a filter or set (`noun`, for the message) loaded from `path`
+// works by: the file's own, which the arguments given (if any) must match,
+// else (a filter file that records none) the arguments' or the defaults.
+// Throws UsageError naming both rule sets on a mismatch, as the command
+// refuses one.
+KeyRules loaded_key_rules(const std::string& path, const char* noun,
+                          const std::optional<KeyRules>& recorded,
                           const OptionalText& key, const OptionalText& delimiter,
                           const OptionalText& normalize);
 

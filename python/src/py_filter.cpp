@@ -442,7 +442,7 @@ place. Calls release the GIL; one filter runs one call at a time.)")
               // replacing keys this filter never read.
               loaded = file_stamp(name);
               FilterFile file = mmap ? map_filter_file(name) : load_filter_file(name);
-              rules = loaded_key_rules(name, file.rules.keys, key, delimiter, normalize);
+              rules = loaded_key_rules(name, "filter", file.rules.keys, key, delimiter, normalize);
               engine = std::make_unique<FilterEngine>(
                   std::move(file), backend_choice(backend, threads, device), name);
             }

@@ -5,13 +5,19 @@
 #include <optional>
 #include <string>
 
+#include <filesystem>
+
+#include <nanobind/stl/filesystem.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
 #include "answers.h"
 #include "call_lock.h"
 #include "errors.h"
+#include "file_stamp.h"
 #include "gdedup/error.h"
+#include "gdedup/filter_report.h"
+#include "gdedup/set_file.h"
 #include "key_input.h"
 #include "key_rules.h"
 #include "memory_cap.h"
@@ -22,13 +28,21 @@ namespace {
 
 class PySet {
  public:
-  explicit PySet(std::unique_ptr<SetEngine> engine)
-      : engine_(std::move(engine)), hasher_(engine_->rules().keys, engine_->rules().seed) {}
+  // `path` and `loaded`: the file it was loaded from, and that file as it
+  // was before the load (none for a new set).
+  explicit PySet(std::unique_ptr<SetEngine> engine, bool read_only = false,
+                 std::string path = "", std::optional<FileStamp> loaded = std::nullopt)
+      : engine_(std::move(engine)),
+        hasher_(engine_->rules().keys, engine_->rules().seed),
+        read_only_(read_only),
+        path_(std::move(path)),
+        last_seen_(std::move(loaded)) {}
 
   // add, test_and_set or contains of one key (bytes or str) or many.
   nb::object apply(nb::handle keys, Op op) {
     call_lock_.check_process();
     const bool insert = op != Op::kContains;
+    if (insert) check_writable();
     if (const std::optional<std::string_view> one = single_key(keys)) {
       const Key84 key = record_key<Key84>(hasher_, *one, scratch_for_one_, 0);
       uint8_t answer = 0;
@@ -74,6 +88,7 @@ class PySet {
   void merge(PySet& other) {
     call_lock_.check_process();
     other.call_lock_.check_process();
+    check_writable();
     nb::gil_scoped_release release;
     if (&other == this) {
       std::lock_guard<std::mutex> lock(call_lock_.mutex());
@@ -81,7 +96,19 @@ class PySet {
     } else {
       std::scoped_lock lock(call_lock_.mutex(), other.call_lock_.mutex());
       engine_->merge(*other.engine_);
+      // This set now holds the keys of the version of its file that
+      // `other` read: a save over that version loses none.
+      if (last_seen_ && other.last_seen_ && other.last_seen_->path == last_seen_->path) {
+        last_seen_ = other.last_seen_;
+      }
     }
+  }
+
+  void save(const std::filesystem::path& path) {
+    call_lock_.check_process();
+    nb::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(call_lock_.mutex());
+    engine_->save(path.string(), last_seen_);
   }
 
   // fn(the set) with the GIL released and the lock held: a call from
@@ -95,13 +122,46 @@ class PySet {
   }
 
   const KeyRules& rules() const { return engine_->rules(); }
+  bool read_only() const { return read_only_; }
 
  private:
+  void check_writable() const {
+    if (read_only_) {
+      throw UsageError("the set " + path_ + " was loaded with read_only=True, so add, "
+                       "test_and_set and merge are refused; load it without read_only to add "
+                       "keys");
+    }
+  }
+
   std::unique_ptr<SetEngine> engine_;
   KeyHasher hasher_;
+  bool read_only_;
+  std::string path_;                    // the file it was loaded from, for messages
+  std::optional<FileStamp> last_seen_;  // the file it last read or wrote (SetEngine::save)
   std::string scratch_for_one_;  // used with the GIL held
   CallLock call_lock_{"set"};    // one engine call at a time, taken with the GIL released
 };
+
+// What `gdedup info --json FILE` says of this set saved to FILE, less the
+// file's own fields (file, kind, version, file_bytes): its bytes and load
+// are this set's tables as they are now.
+nb::dict info_dict(PySet& s) {
+  struct Numbers {
+    uint64_t keys, bytes;
+    double load;
+  };
+  const Numbers n = s.read([](const KeySet& k) { return Numbers{k.size(), k.bytes(), k.load()}; });
+  nb::dict d;
+  d["info_version"] = kInfoJsonVersion;
+  d["key_rules"] = s.rules().to_string();
+  d["keys"] = n.keys;
+  d["bytes"] = n.bytes;
+  d["bytes_per_key"] =
+      n.keys == 0 ? 0.0 : static_cast<double>(n.bytes) / static_cast<double>(n.keys);
+  d["load"] = n.load;
+  d["collision_chance"] = KeySet::collision_chance(n.keys);
+  return d;
+}
 
 }  // namespace
 
@@ -125,7 +185,8 @@ Keys: one bytes or str (UTF-8), or many: a list, tuple or iterable of them
 (a NumPy array of bytes or str too), or an Arrow string/binary array or
 chunked array, read in place. NumPy uint64 fingerprints are refused: the
 set needs more bits of each key than 64. Calls release the GIL; one set
-runs one call at a time.)")
+runs one call at a time. save() and Set.load() write and read the
+command's set file (`gdedup build --exact`, `dedup --exact -f FILE`).)")
       .def(
           "__init__",
           [](PySet* self, std::optional<uint64_t> capacity, std::optional<unsigned> threads,
@@ -140,6 +201,56 @@ runs one call at a time.)")
           nb::arg("capacity") = nb::none(), nb::arg("threads") = nb::none(),
           nb::arg("key") = nb::none(), nb::arg("normalize") = nb::none(), nb::kw_only(),
           nb::arg("delimiter") = nb::none(), nb::arg("max_memory") = nb::none())
+      .def_static(
+          "load",
+          [](const std::filesystem::path& path, bool read_only, std::optional<unsigned> threads,
+             std::optional<std::string> key, std::optional<std::string> normalize,
+             std::optional<std::string> delimiter, std::optional<uint64_t> max_memory) {
+            const std::string name = path.string();
+            KeySetOptions options;
+            if (threads) options.threads = *threads;
+            options.max_bytes = memory_cap(max_memory);
+            std::unique_ptr<SetEngine> engine;
+            std::optional<FileStamp> loaded;
+            {
+              nb::gil_scoped_release release;
+              // Taken before the load: a file replaced during it then
+              // differs at the next save, which is refused rather than
+              // replacing keys this set never read.
+              loaded = file_stamp(name);
+              // Past the cap from the file's header, before its keys are
+              // read; and once loaded (the smallest set may pass it), as a
+              // job with --max-memory checks it.
+              const std::string cap_given = "max_memory=" + std::to_string(options.max_bytes);
+              check_set_file_cap(name, false, options.max_bytes, cap_given);
+              SetFile file = load_set_file(name, options);
+              check_set_cap(file.set.bytes(), options.max_bytes, "the set of " + name, cap_given);
+              const KeyRules rules =
+                  loaded_key_rules(name, "set", file.rules, key, delimiter, normalize);
+              engine = std::make_unique<SetEngine>(std::move(file), rules);
+            }
+            return new PySet(std::move(engine), read_only, name, std::move(loaded));
+          },
+          nb::arg("path"), nb::arg("read_only") = false, nb::kw_only(),
+          nb::arg("threads") = nb::none(), nb::arg("key") = nb::none(),
+          nb::arg("normalize") = nb::none(), nb::arg("delimiter") = nb::none(),
+          nb::arg("max_memory") = nb::none(), nb::rv_policy::take_ownership,
+          "Load a set file (`gdedup build --exact`'s, a job's --filter of --exact, or one saved "
+          "here) with every check of the command: its keys and key rules. key/delimiter/"
+          "normalize, when given, must match the file's. read_only refuses add, test_and_set "
+          "and merge. max_memory caps the loaded set as a new one's (SetFullError when the "
+          "file's keys need more). A Bloom filter's file is refused: a filter cannot become a "
+          "set.")
+      .def("save", &PySet::save, nb::arg("path"),
+           "Write the command's set file format (docs/FORMAT.md) to path, crash-safely: a "
+           "temporary file beside it, fsync, rename. Its bytes are those of `gdedup build "
+           "--exact` with the same keys and key rules, whatever the order they came in. "
+           "Refused (InputChangedError) when path is the file this set last loaded or saved "
+           "and another process saved it since: merge it first.")
+      .def("info", &info_dict,
+           "What `gdedup info --json` says of this set once saved, as a dict (less file, kind, "
+           "version and file_bytes): info_version, key_rules, keys, bytes, bytes_per_key, load "
+           "and collision_chance, the bytes and load of this set's tables as they are now.")
       // keys=None is let through, to be refused with the accepted types named.
       .def("add", [](PySet& s, nb::handle keys) { return s.apply(keys, Op::kAdd); },
            nb::arg("keys").none(),
@@ -170,7 +281,7 @@ runs one call at a time.)")
           "that exact mode drops a unique key.")
       .def_prop_ro("nbytes",
                    [](PySet& s) { return s.read([](const KeySet& k) { return k.bytes(); }); })
-      .def_prop_ro("load",
+      .def_prop_ro("fill",
                    [](PySet& s) { return s.read([](const KeySet& k) { return k.load(); }); })
       .def_prop_ro("growths",
                    [](PySet& s) { return s.read([](const KeySet& k) { return k.growths(); }); })
@@ -185,7 +296,8 @@ runs one call at a time.)")
                    [](PySet& s) {
                      return s.read([](const KeySet& k) { return k.options().threads; });
                    })
-      .def_prop_ro("key_rules", [](PySet& s) { return s.rules().to_string(); });
+      .def_prop_ro("key_rules", [](PySet& s) { return s.rules().to_string(); })
+      .def_prop_ro("read_only", &PySet::read_only);
 }
 
 }  // namespace gdedup::python

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gdedup/error.h"
+#include "guarded_save.h"
 
 namespace gdedup::python {
 namespace {
@@ -27,6 +29,11 @@ SetEngine::SetEngine(uint64_t capacity, const KeySetOptions& options, const KeyR
                                          "max_memory"})),
       rules_(rules),
       chunk_keys_(options.threads == 1 ? kChunkKeysOneThread : kChunkKeysThreads) {}
+
+SetEngine::SetEngine(SetFile file, const KeyRules& rules)
+    : set_(std::move(file.set)),
+      rules_(rules),
+      chunk_keys_(set_.options().threads == 1 ? kChunkKeysOneThread : kChunkKeysThreads) {}
 
 uint64_t SetEngine::run(const Key84* keys, uint64_t n, bool insert, uint8_t* answers,
                         uint64_t first) {
@@ -84,6 +91,11 @@ void SetEngine::merge(const SetEngine& other) {
   }
   if (&other == this) return;
   set_.merge(other.set_);
+}
+
+void SetEngine::save(const std::string& path, std::optional<FileStamp>& last_seen) const {
+  save_guarded(path, SavedKind{"set", "Set"}, last_seen,
+               [&] { save_set_file(set_, rules_, path); });
 }
 
 }  // namespace gdedup::python

@@ -1,17 +1,20 @@
 // The set behind a Python Set: a KeySet (gdedup/key_set.h) and the key rules
 // its keys are made by, answering the keys of a KeyInput. No Python here:
 // every call runs with the GIL released, one at a time (the caller holds the
-// lock). The set file (gdedup/set_file.h) will be saved and loaded here, as
+// lock). The set file (gdedup/set_file.h) is saved and loaded here, as
 // FilterEngine saves and loads a filter file.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "gdedup/error.h"
 #include "gdedup/key_rules.h"
 #include "gdedup/key_set.h"
+#include "gdedup/set_file.h"
+#include "file_stamp.h"
 #include "key_input.h"
 
 namespace gdedup::python {
@@ -36,6 +39,8 @@ class SetEngine {
   // UsageError when options.max_bytes cannot hold a set of that size,
   // checked before the set is made.
   SetEngine(uint64_t capacity, const KeySetOptions& options, const KeyRules& rules);
+  // The keys of a loaded set file, made by `rules` (the file's).
+  SetEngine(SetFile file, const KeyRules& rules);
 
   // answers[i] for the i-th key of `input`: whether it was in the set (with
   // `insert`, keys earlier in the input count, and every key is added).
@@ -51,6 +56,11 @@ class SetEngine {
   // rules (UsageError otherwise, this set unchanged). Throws Error
   // (set_full) past max_bytes, this set as it was (KeySet::merge).
   void merge(const SetEngine& other);
+
+  // The set file at `path` (save_set_file), as a Filter's is saved
+  // (save_guarded): under PATH.lock, and never over a version of the file
+  // other than `last_seen`, which is then the file written.
+  void save(const std::string& path, std::optional<FileStamp>& last_seen) const;
 
   const KeySet& keys() const { return set_; }
   const KeyRules& rules() const { return rules_; }

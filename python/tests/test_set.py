@@ -29,7 +29,7 @@ def test_growth_from_the_smallest_set_keeps_every_key():
     first = s.nbytes
     assert s.test_and_set(keys).tolist() == exact_seen(keys)
     assert len(s) == len(set(keys)) and s.growths > 0 and s.nbytes > first
-    assert 0 < s.load <= 1
+    assert 0 < s.fill <= 1
     sized = gdedup.Set(capacity=120000)
     assert sized.test_and_set(keys).tolist() == exact_seen(keys)
     assert sized.growths == 0

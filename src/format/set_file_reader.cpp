@@ -27,6 +27,7 @@
 #include "format/set_stream.h"
 #include "fs/file_ops.h"
 #include "gdedup/error.h"
+#include "gdedup/number_text.h"
 #include "gdedup/path_text.h"
 #include "gdedup/set_file.h"
 
@@ -343,6 +344,20 @@ SetFileInfo read_set_info(const std::string& path, bool checkpoint) {
   Opened f;
   open_set(kind, path, f);
   return info_of(kind, f);
+}
+
+void check_set_cap(uint64_t bytes, uint64_t cap, const std::string& what,
+                   const std::string& cap_given) {
+  if (cap != 0 && bytes > cap) {
+    throw Error(what + " takes " + human_bytes(bytes) + ", more than " + cap_given + " allows",
+                ErrorKind::set_full, bytes, cap);
+  }
+}
+
+void check_set_file_cap(const std::string& path, bool checkpoint, uint64_t cap,
+                        const std::string& cap_given) {
+  check_set_cap(KeySet::bytes_for(read_set_info(path, checkpoint).keys), cap,
+                std::string("the set of ") + (checkpoint ? "checkpoint " : "") + path, cap_given);
 }
 
 SetCheckpoint load_set_checkpoint(const std::string& path, const KeySetOptions& options) {

@@ -90,20 +90,7 @@ void refuse_for_exact(const Job& job) {
 }
 
 void check_set_cap(const Job& job, uint64_t bytes, const std::string& what) {
-  const uint64_t cap = job.spec.max_memory;
-  if (cap != 0 && bytes > cap) {
-    throw Error(what + " takes " + human_bytes(bytes) + ", more than " +
-                    job.given(JobOption::kMaxMemory) + " allows",
-                ErrorKind::set_full, bytes, cap);
-  }
-}
-
-// A set file (a set checkpoint where `checkpoint`) past the cap is refused
-// from its header, before its keys are read into memory it would take: a
-// loaded set takes at least bytes_for its keys (checked again once loaded).
-void check_set_file_cap(const Job& job, const std::string& path, bool checkpoint) {
-  check_set_cap(job, KeySet::bytes_for(read_set_info(path, checkpoint).keys),
-                std::string("the set of ") + (checkpoint ? "checkpoint " : "") + path);
+  gdedup::check_set_cap(bytes, job.spec.max_memory, what, job.given(JobOption::kMaxMemory));
 }
 
 JobResult run_exact_job(Job& j) {
@@ -127,7 +114,7 @@ JobResult run_exact_job(Job& j) {
   KeySet set = [&]() -> KeySet {
     if (o.checkpoint.resume) {
       require_checkpoint(j);
-      check_set_file_cap(j, o.checkpoint.path, true);
+      check_set_file_cap(o.checkpoint.path, true, o.max_memory, j.given(JobOption::kMaxMemory));
       SetCheckpoint ck = load_set_checkpoint(o.checkpoint.path, set_options);
       file_check = check_resume_files(j, ck.state, o.saves_filter(), true);
       saved_rules = ck.rules;
@@ -137,7 +124,7 @@ JobResult run_exact_job(Job& j) {
       return std::move(ck.set);
     }
     if (o.kind == JobKind::kQuery || file_existed) {
-      check_set_file_cap(j, o.filter_path, false);
+      check_set_file_cap(o.filter_path, false, o.max_memory, j.given(JobOption::kMaxMemory));
       SetFile file = load_set_file(o.filter_path, set_options);
       FilterRules rules;
       rules.keys = file.rules;
