@@ -1,10 +1,12 @@
 """Shared fixtures: the gdedup command the results are compared with, and
 inputs made from fixed seeds."""
 
+import fcntl
 import os
 import random
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -56,3 +58,20 @@ def exact_seen(keys):
 @pytest.fixture
 def urls():
     return make_urls(20000, 12000, seed=7)
+
+
+def wait_until_locked(job, path):
+    """Waits until the running command `job` holds PATH.lock, as a job
+    that will save `path` does for its life."""
+    lock = str(path) + ".lock"
+    deadline = time.monotonic() + 60
+    while True:
+        assert job.poll() is None and time.monotonic() < deadline
+        try:
+            with open(lock, "rb") as held:
+                fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return
+        except FileNotFoundError:
+            pass
+        time.sleep(0.01)

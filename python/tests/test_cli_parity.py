@@ -17,7 +17,7 @@ import pytest
 
 import gdedup
 
-from conftest import make_urls
+from conftest import make_urls, wait_until_locked
 
 
 def write_lines(path, records):
@@ -426,26 +426,13 @@ def test_merge_past_the_plan_fails_as_the_commands_and_changes_nothing(tmp_path,
 def test_save_is_refused_while_a_job_holds_the_filter(tmp_path, gdedup_bin):
     """A gdedup job that will save the filter holds its lock: a save from
     Python meanwhile fails loudly instead of being replaced at the job's end."""
-    import fcntl
     import os
     import subprocess
-    import time
     path = tmp_path / "f.gdf"
     job = subprocess.Popen([gdedup_bin, "dedup", "-", "-f", str(path), "--capacity", "100",
                             "-o", os.devnull, "--quiet"], stdin=subprocess.PIPE)
     try:
-        lock = str(path) + ".lock"
-        deadline = time.monotonic() + 60
-        while True:      # until the job holds the lock
-            assert job.poll() is None and time.monotonic() < deadline
-            try:
-                with open(lock, "rb") as held:
-                    fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                break
-            except FileNotFoundError:
-                pass
-            time.sleep(0.01)
+        wait_until_locked(job, path)
         f = gdedup.Filter(capacity=100)
         f.add(b"from python")
         with pytest.raises(gdedup.FileError, match=f"in use by process {job.pid}"):

@@ -3,17 +3,16 @@ what `gdedup build --exact` writes from the same keys, and Set.load reads it
 with every check the command makes (its key rules, damage, a Bloom filter's
 file, the cap); saves are guarded as a Filter's are."""
 
-import fcntl
+import json
 import os
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
 
 import gdedup
-from conftest import exact_seen, make_urls
+from conftest import exact_seen, make_urls, wait_until_locked
 
 
 def write_lines(path, keys):
@@ -151,18 +150,7 @@ def test_save_is_refused_while_a_job_holds_the_set(tmp_path, gdedup_bin):
     job = subprocess.Popen([gdedup_bin, "dedup", "--exact", "-", "-f", str(path),
                             "-o", os.devnull, "--quiet"], stdin=subprocess.PIPE)
     try:
-        lock = str(path) + ".lock"
-        deadline = time.monotonic() + 60
-        while True:      # until the job holds the lock
-            assert job.poll() is None and time.monotonic() < deadline
-            try:
-                with open(lock, "rb") as held:
-                    fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                break
-            except FileNotFoundError:
-                pass
-            time.sleep(0.01)
+        wait_until_locked(job, path)
         s = gdedup.Set()
         s.add(b"from python")
         with pytest.raises(gdedup.FileError, match=f"in use by process {job.pid}"):
@@ -178,7 +166,6 @@ def test_save_is_refused_while_a_job_holds_the_set(tmp_path, gdedup_bin):
 
 
 def test_info_is_the_commands_less_the_files_fields(tmp_path, run_cli):
-    import json
     keys = make_urls(5000, 3000, seed=9)
     s = gdedup.Set()
     s.add(keys)
