@@ -3,7 +3,7 @@
 // from the one that last used it makes before its first call.
 #pragma once
 
-#include <unistd.h>
+#include <sys/types.h>
 
 #include <mutex>
 #include <string>
@@ -13,7 +13,7 @@ namespace gdedup::python {
 class CallLock {
  public:
   // `what`: the object, named in the refusal ("filter", "set").
-  explicit CallLock(std::string what) : what_(std::move(what)) {}
+  explicit CallLock(std::string what);
 
   std::mutex& mutex() { return mutex_; }
 
@@ -28,7 +28,7 @@ class CallLock {
  private:
   std::string what_;
   std::mutex mutex_;
-  pid_t pid_ = ::getpid();  // the process that last checked
+  pid_t pid_;  // the process that last checked
   bool forked_in_call_ = false;
 };
 
