@@ -1,13 +1,16 @@
-"""A Scrapy duplicate filter (``DUPEFILTER_CLASS``) on a gdedup Bloom filter.
+"""A Scrapy duplicate filter (``DUPEFILTER_CLASS``) on a gdedup Bloom filter
+or exact set.
 
     DUPEFILTER_CLASS = "gdedup.scrapy.BloomDupeFilter"
 
-It holds the seen set of a crawl in about 3 bytes per request (at FPR 1e-4)
-instead of Scrapy's in-memory set of 20-byte fingerprints, keeps it in the
-job directory across a pause and resume (``-s JOBDIR=...``), and can also
-drop requests already present in read-only filters built elsewhere, for
-instance by ``gdedup build`` from yesterday's URL dump. docs/PYTHON.md has
-the recipe; the settings are:
+It holds the seen set of a crawl in about 3 bytes per request (a Bloom
+filter at FPR 1e-4), or with GDEDUP_EXACT in a gdedup.Set that never takes
+a new request for a seen one, instead of Scrapy's in-memory set of 20-byte
+fingerprints; keeps it in the job directory across a pause and resume
+(``-s JOBDIR=...``); and can also drop requests already present in
+read-only filters or sets built elsewhere, for instance by ``gdedup
+build`` from yesterday's URL dump. docs/PYTHON.md has the recipe; the
+settings are:
 
 GDEDUP_KEY (``"fingerprint"``)
     What the filter holds for a request: ``"fingerprint"``, the crawler's
@@ -20,32 +23,41 @@ GDEDUP_NORMALIZE (None)
     (docs/KEYS.md: ``"url"``, ``"url,sort-query"``, ...; ``"scrapy"`` is
     the canonical URL Scrapy's fingerprinter hashes). A loaded filter keeps
     the rules recorded in its file.
+GDEDUP_EXACT (False)
+    True: the seen set is an exact set (gdedup.Set, the command's
+    ``--exact``): no request is ever taken for a seen one (but for a chance
+    of about 1e-8 in a billion requests), in 9 to 17 bytes a request. It
+    runs on the CPU, and takes no GDEDUP_FPR.
 GDEDUP_CAPACITY (None), GDEDUP_FPR (1e-4)
     The size of a new filter: distinct requests expected and the false
     positive rate (a request wrongly taken for a seen one, so never made).
     None: a growing filter that adds layers as requests arrive, keeping
-    the rate. A loaded filter keeps its own plan.
+    the rate. A loaded filter keeps its own plan. With GDEDUP_EXACT,
+    GDEDUP_CAPACITY sizes the set from the start (it grows past it).
 GDEDUP_FILTER (None)
     Where the seen set is kept. None: ``JOBDIR/gdedup-fingerprints.gdf`` (or
-    ``-urls.gdf`` with GDEDUP_KEY "url") when JOBDIR is set, otherwise in
-    memory only. The file is loaded if it exists and saved on close.
+    ``-urls.gdf`` with GDEDUP_KEY "url"; ``.gds`` with GDEDUP_EXACT) when
+    JOBDIR is set, otherwise in memory only. The file is loaded if it
+    exists and saved on close.
 GDEDUP_SAVE_EVERY_REQUESTS (100000), GDEDUP_SAVE_EVERY_SECONDS (600)
     Also save after that many new requests or seconds since the last save
     (0: only on close).
 GDEDUP_SEEN_FILTERS ([])
-    Filter files whose keys count as already seen (yesterday's URLs, built
-    by `gdedup build`): loaded read-only, never written or locked, so
-    several crawls may share one. Their keys must be made as GDEDUP_KEY
-    says; their own normalization rules apply.
+    Filter or set files whose keys count as already seen (yesterday's
+    URLs, built by `gdedup build`, with or without ``--exact``): loaded
+    read-only, never written or locked, so several crawls may share one.
+    Their keys must be made as GDEDUP_KEY says; their own normalization
+    rules apply.
 GDEDUP_BACKEND ("cpu")
-    gdedup's backend. The CPU is the right place for one request at a time.
+    gdedup's backend for a Bloom filter. The CPU is the right place for one
+    request at a time.
 GDEDUP_RESUME_AFTER_KILL (False)
     Resume a job whose last run was killed after a periodic save (see
     ``_UNCLEAN_SUFFIX``).
 DUPEFILTER_DEBUG (False)
     Log every filtered request, not only the first.
 
-Every save goes through ``Filter.save``: a temporary file beside the target,
+Every save goes through ``Filter.save`` (``Set.save``): a temporary file beside the target,
 fsync, rename, so a crash never leaves a damaged file. A file that cannot be
 read is an error that stops the crawl; it is never replaced by an empty
 filter.
@@ -68,9 +80,16 @@ import gdedup
 logger = logging.getLogger(__name__)
 
 # GDEDUP_KEY's values, and the name of the seen set's file in JOBDIR for
-# each: the name says which keys a file holds, so a resume with the other
-# GDEDUP_KEY finds the other file and is refused.
-_FILE_NAMES = {"fingerprint": "gdedup-fingerprints.gdf", "url": "gdedup-urls.gdf"}
+# each, and for GDEDUP_EXACT or not: the name says which keys a file holds
+# and in what, so a resume with the other GDEDUP_KEY or GDEDUP_EXACT finds
+# another file and is refused.
+_KEYS = ("fingerprint", "url")
+_FILE_NAMES = {
+    (key, exact): f"gdedup-{key}s.{'gds' if exact else 'gdf'}"
+    for key in _KEYS
+    for exact in (False, True)
+}
+_DEFAULT_FPR = 1e-4
 
 # Scrapy keeps its request queue in JOBDIR and records where it stands only
 # when the crawl closes cleanly; after a kill it resumes from the last clean
@@ -91,7 +110,8 @@ class BloomDupeFilter(BaseDupeFilter):
         key="fingerprint",
         normalize=None,
         capacity=None,
-        fpr=1e-4,
+        fpr=None,
+        exact=False,
         backend="cpu",
         path=None,
         jobdir=None,
@@ -109,6 +129,18 @@ class BloomDupeFilter(BaseDupeFilter):
                 f"{key!r}: URL normalization applies to URL keys only; set "
                 "GDEDUP_KEY = 'url' or leave GDEDUP_NORMALIZE unset"
             )
+        if exact and fpr is not None:
+            raise gdedup.InvalidArgumentError(
+                f"GDEDUP_FPR is {fpr} but GDEDUP_EXACT is set: an exact set has "
+                "no false positives to plan; leave GDEDUP_FPR unset"
+            )
+        if exact and backend != "cpu":
+            raise gdedup.InvalidArgumentError(
+                f"GDEDUP_BACKEND is {backend!r} but GDEDUP_EXACT is set: the exact "
+                "set runs on the CPU; leave GDEDUP_BACKEND unset"
+            )
+        if fpr is None:
+            fpr = _DEFAULT_FPR
         if save_every_requests < 0 or save_every_seconds < 0:
             raise gdedup.InvalidArgumentError(
                 f"GDEDUP_SAVE_EVERY_REQUESTS ({save_every_requests}) and "
@@ -134,12 +166,12 @@ class BloomDupeFilter(BaseDupeFilter):
 
         self._seen_filters = [_open_seen_filter(seen, backend) for seen in seen_filters]
         if path is None:
-            self._filter = _new_filter(capacity, fpr, backend, normalize)
+            self._filter = _new_filter(capacity, fpr, exact, backend, normalize)
             return
         self._lock = _lock_for_crawl(path)
         try:
             self._filter = _open_saved_filter(
-                path, resume_after_kill, capacity, fpr, backend, normalize
+                path, resume_after_kill, capacity, fpr, exact, backend, normalize
             )
         except BaseException:
             os.close(self._lock)
@@ -150,17 +182,20 @@ class BloomDupeFilter(BaseDupeFilter):
         settings = crawler.settings
         key = settings.get("GDEDUP_KEY", "fingerprint")
         _check_key(key)
+        exact = settings.getbool("GDEDUP_EXACT")
         jobdir = job_dir(settings)
         path = settings.get("GDEDUP_FILTER")
         if path is None and jobdir is not None:
-            path = str(Path(jobdir, _FILE_NAMES[key]))
-            _refuse_other_key_file(jobdir, key)
+            path = str(Path(jobdir, _FILE_NAMES[key, exact]))
+            _refuse_other_files(jobdir, key, exact)
         return cls(
             fingerprinter=crawler.request_fingerprinter,
             key=key,
             normalize=_unset_as_none(settings.get("GDEDUP_NORMALIZE")),
             capacity=_capacity(settings.get("GDEDUP_CAPACITY")),
-            fpr=settings.getfloat("GDEDUP_FPR", 1e-4),
+            fpr=(None if _unset_as_none(settings.get("GDEDUP_FPR")) is None
+                 else settings.getfloat("GDEDUP_FPR")),
+            exact=exact,
             backend=settings.get("GDEDUP_BACKEND", "cpu"),
             path=path,
             jobdir=jobdir,
@@ -269,15 +304,15 @@ class BloomDupeFilter(BaseDupeFilter):
 
 
 def _check_key(key):
-    if key not in _FILE_NAMES:
+    if key not in _KEYS:
         raise gdedup.InvalidArgumentError(
             f"GDEDUP_KEY is {key!r}; it must be 'fingerprint' (Scrapy's "
             "request fingerprint) or 'url' (the request's URL)"
         )
 
 
-def _open_saved_filter(path, resume_after_kill, capacity, fpr, backend, normalize):
-    """The seen set saved at `path`, or a new filter where there is none."""
+def _open_saved_filter(path, resume_after_kill, capacity, fpr, exact, backend, normalize):
+    """The seen set saved at `path`, or a new one where there is none."""
     if os.path.exists(path + _UNCLEAN_SUFFIX) and not resume_after_kill:
         raise gdedup.Error(
             f"{path} was saved by a crawl that did not close cleanly "
@@ -290,25 +325,44 @@ def _open_saved_filter(path, resume_after_kill, capacity, fpr, backend, normaliz
             f"loss (removing {path + _UNCLEAN_SUFFIX} does the same)"
         )
     if not os.path.exists(path):
-        return _new_filter(capacity, fpr, backend, normalize)
+        return _new_filter(capacity, fpr, exact, backend, normalize)
     # The file's key rules must be the settings' (the engine refuses
-    # others): keys normalized another way would never match.
-    saved = gdedup.Filter.load(path, backend=backend, key="whole", normalize=normalize or "none")
+    # others): keys normalized another way would never match. A file of the
+    # other kind (a Bloom filter for GDEDUP_EXACT, a set without it) is
+    # refused by the load, naming it.
+    rules = {"key": "whole", "normalize": normalize or "none"}
+    if exact:
+        saved = gdedup.Set.load(path, **rules)
+    else:
+        saved = gdedup.Filter.load(path, backend=backend, **rules)
     logger.info("gdedup: resuming from the seen requests in %s", path)
     return saved
 
 
-def _new_filter(capacity, fpr, backend, normalize):
+def _new_filter(capacity, fpr, exact, backend, normalize):
     try:
+        if exact:
+            return gdedup.Set(capacity=capacity, normalize=normalize)
         return gdedup.Filter(capacity=capacity, fpr=fpr, backend=backend, normalize=normalize)
-    except gdedup.InvalidArgumentError as error:
-        raise gdedup.InvalidArgumentError(
-            f"GDEDUP_CAPACITY ({capacity}), GDEDUP_FPR ({fpr}), GDEDUP_BACKEND "
-            f"({backend!r}) and GDEDUP_NORMALIZE ({normalize!r}) make no filter: {error}"
+    except (gdedup.InvalidArgumentError, gdedup.OutOfMemoryError) as error:
+        settings = (
+            f"GDEDUP_EXACT and GDEDUP_CAPACITY ({capacity})"
+            if exact
+            else f"GDEDUP_CAPACITY ({capacity}), GDEDUP_FPR ({fpr}), GDEDUP_BACKEND "
+            f"({backend!r})"
+        )
+        raise type(error)(
+            f"{settings} and GDEDUP_NORMALIZE ({normalize!r}) make no "
+            f"{'set' if exact else 'filter'}: {error}"
         ) from error
 
 
 def _describe(f):
+    if isinstance(f, gdedup.Set):
+        return (
+            f"exact set, {f.nbytes / 2**20:.1f} MiB, {len(f):,} keys, chance of "
+            f"any collision {f.collision_chance():.2e}"
+        )
     layers = "1 layer" if f.layers == 1 else f"{f.layers} layers"
     return (
         f"{f.nbytes / 2**20:.1f} MiB in {layers}, {f.fill:.2%} full, "
@@ -317,15 +371,18 @@ def _describe(f):
 
 
 def _open_seen_filter(path, backend):
-    """A filter of GDEDUP_SEEN_FILTERS: read-only, with its file's own
-    normalization. key="whole": a request's URL is the whole key; a filter
-    of one field of delimited lines (--key field:N) is refused by the engine.
+    """A filter or set of GDEDUP_SEEN_FILTERS: read-only, with its file's
+    own normalization. key="whole": a request's URL is the whole key; a
+    filter of one field of delimited lines (--key field:N) is refused by
+    the engine. A set file (gdedup build --exact) is read into memory.
 
     Mapped where the file allows it (version 4 and later), so that every
     crawl on the machine that reads the same seen filter shares one copy in
     the page cache; an older file is read into memory instead (a load that
     fails for another reason fails the same way unmapped, with its message).
     """
+    if gdedup._core._is_set_file(path):
+        return gdedup.Set.load(path, read_only=True, key="whole")
     try:
         return gdedup.Filter.load(path, mmap=True, read_only=True, backend=backend, key="whole")
     except gdedup.InvalidArgumentError:
@@ -387,12 +444,18 @@ def _lock_for_crawl(path):
     return fd
 
 
-def _refuse_other_key_file(jobdir, key):
-    for other_key, name in _FILE_NAMES.items():
-        if other_key != key and Path(jobdir, name).exists():
+def _refuse_other_files(jobdir, key, exact):
+    """Refuses a JOBDIR whose seen set was kept with other settings: this
+    crawl would start an empty one beside it and make its requests again."""
+
+    def settings(key, exact):
+        return f"GDEDUP_KEY = {key!r}" + (", GDEDUP_EXACT = True" if exact else "")
+
+    for (other_key, other_exact), name in _FILE_NAMES.items():
+        if (other_key, other_exact) != (key, exact) and Path(jobdir, name).exists():
             raise gdedup.InvalidArgumentError(
-                f"{Path(jobdir, name)} holds keys of GDEDUP_KEY = {other_key!r}, "
-                f"from a crawl with that setting, but this crawl has GDEDUP_KEY = "
-                f"{key!r}; resume with GDEDUP_KEY = {other_key!r}, or start with an "
-                "empty JOBDIR"
+                f"{Path(jobdir, name)} holds keys of {settings(other_key, other_exact)}, "
+                f"from a crawl with those settings, but this crawl has "
+                f"{settings(key, exact)}; resume with the settings of that crawl, or "
+                "start with an empty JOBDIR"
             )

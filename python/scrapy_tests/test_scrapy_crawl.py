@@ -82,8 +82,9 @@ def assert_each_page_once(site, pages):
     [
         {},
         {"GDEDUP_KEY": "url", "GDEDUP_NORMALIZE": "url,sort-query"},
+        {"GDEDUP_KEY": "url", "GDEDUP_NORMALIZE": "url,sort-query", "GDEDUP_EXACT": True},
     ],
-    ids=["fingerprint", "url"],
+    ids=["fingerprint", "url", "url-exact"],
 )
 def test_paused_and_resumed_crawl_requests_every_page_once(tmp_path, settings):
     with Site() as site:
@@ -95,6 +96,9 @@ def test_paused_and_resumed_crawl_requests_every_page_once(tmp_path, settings):
         assert_ok(resumed)
         assert "gdedup: resuming from the seen requests" in resumed.stderr
         assert "gdedup: " in resumed.stderr and "requests checked" in resumed.stderr
+        if settings.get("GDEDUP_EXACT"):
+            assert "seen set (%s): exact set" % (tmp_path / "job" / "gdedup-urls.gds") in \
+                resumed.stderr
         assert_each_page_once(site, site.all_pages())
 
 

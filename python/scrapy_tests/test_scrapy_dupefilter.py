@@ -37,9 +37,10 @@ def requests(count, seed):
     return [Request("http://example.com/page/%d?x=%d" % (rng.randrange(300), 1)) for _ in range(count)]
 
 
+@pytest.mark.parametrize("exact", [False, True])
 @pytest.mark.parametrize("key", ["fingerprint", "url"])
-def test_answers_are_those_of_a_set_of_keys(key):
-    dupefilter, crawler = make_filter(GDEDUP_KEY=key, GDEDUP_CAPACITY=100000)
+def test_answers_are_those_of_a_set_of_keys(key, exact):
+    dupefilter, crawler = make_filter(GDEDUP_KEY=key, GDEDUP_CAPACITY=100000, GDEDUP_EXACT=exact)
     fingerprinter = crawler.request_fingerprinter
     exact = set()
     for request in requests(2000, seed=13):
@@ -158,6 +159,8 @@ def test_filter_in_a_missing_folder_is_refused_at_start(tmp_path):
         ({"GDEDUP_SAVE_EVERY_SECONDS": -5}, "must be 0"),
         ({"GDEDUP_KEY": "url", "GDEDUP_NORMALIZE": "url,nonsense"}, "nonsense"),
         ({"GDEDUP_FPR": 2}, "2"),
+        ({"GDEDUP_EXACT": True, "GDEDUP_FPR": 1e-6}, "GDEDUP_FPR is 1e-06 but GDEDUP_EXACT"),
+        ({"GDEDUP_EXACT": True, "GDEDUP_BACKEND": "gpu"}, "GDEDUP_BACKEND is 'gpu' but GDEDUP_EXACT"),
     ],
 )
 def test_wrong_settings_are_refused_with_the_setting_named(settings, message):
@@ -348,3 +351,79 @@ def test_scrapy_normalization_agrees_with_the_fingerprint_filter_and_the_command
                            input="".join(u + "\n" for u in probe).encode(),
                            capture_output=True, check=True)
     assert query.stdout.decode().splitlines() == urls[:50]
+
+
+def test_an_exact_seen_set_is_saved_as_a_set_file_the_command_reads(tmp_path):
+    """GDEDUP_EXACT keeps the seen set in JOBDIR as the command's set file:
+    `gdedup query --exact` finds every URL the crawl requested, and a
+    resumed crawl takes them all for seen."""
+    binary = os.environ.get("GDEDUP_BIN")
+    assert binary, "GDEDUP_BIN must name the gdedup command (ctest sets it)"
+    settings = {"JOBDIR": str(tmp_path), "GDEDUP_KEY": "url", "GDEDUP_EXACT": True,
+                "GDEDUP_SAVE_EVERY_REQUESTS": 100}
+    dupefilter, _ = make_filter(**settings)
+    batch = requests(1000, seed=31)
+    for request in batch:
+        dupefilter.request_seen(request)
+    dupefilter.close("finished")
+    path = tmp_path / "gdedup-urls.gds"
+    assert not (tmp_path / "gdedup-urls.gdf").exists()
+    urls = sorted({r.url for r in batch})
+    probe = urls + ["http://example.com/never"]
+    query = subprocess.run([binary, "query", "--exact", "-", "-f", str(path)],
+                           input="".join(u + "\n" for u in probe).encode(),
+                           capture_output=True, check=True)
+    assert query.stdout.decode().splitlines() == urls
+    resumed, _ = make_filter(**settings)
+    assert all(resumed.request_seen(r) for r in batch)
+    assert not resumed.request_seen(Request("http://example.com/never"))
+    resumed.close("finished")
+
+
+@pytest.mark.parametrize("first_exact", [False, True])
+def test_a_jobdir_kept_with_the_other_kind_of_set_is_refused(tmp_path, first_exact):
+    dupefilter, _ = make_filter(JOBDIR=str(tmp_path), GDEDUP_EXACT=first_exact)
+    dupefilter.request_seen(Request("http://example.com/"))
+    dupefilter.close("finished")
+    name = "gdedup-fingerprints." + ("gds" if first_exact else "gdf")
+    with pytest.raises(gdedup.InvalidArgumentError, match=name + " holds keys of GDEDUP_KEY"):
+        make_filter(JOBDIR=str(tmp_path), GDEDUP_EXACT=not first_exact)
+    # A GDEDUP_FILTER of the other kind is refused by its load, naming it.
+    path = str(tmp_path / name)
+    with pytest.raises(gdedup.InvalidArgumentError, match=name):
+        make_filter(GDEDUP_FILTER=path, GDEDUP_EXACT=not first_exact)
+
+
+def test_a_set_file_is_taken_as_a_seen_filter(tmp_path):
+    binary = os.environ.get("GDEDUP_BIN")
+    assert binary, "GDEDUP_BIN must name the gdedup command (ctest sets it)"
+    dump = tmp_path / "yesterday.txt"
+    dump.write_text("HTTP://Example.com/old#x\n")
+    seen_path = tmp_path / "seen.gds"
+    subprocess.run([binary, "build", "--exact", str(dump), "-f", str(seen_path), "--normalize",
+                    "url"], check=True, capture_output=True)
+    before = seen_path.read_bytes()
+    for exact in (False, True):
+        dupefilter, crawler = make_filter(GDEDUP_KEY="url", GDEDUP_EXACT=exact,
+                                          GDEDUP_SEEN_FILTERS=[str(seen_path)])
+        assert dupefilter.request_seen(Request("http://example.com/old"))
+        assert not dupefilter.request_seen(Request("http://example.com/new"))
+        assert dupefilter.request_seen(Request("http://example.com/new"))
+        dupefilter.close("finished")
+        assert crawler.stats.get_value("gdedup/seen_filters_hits") == 1
+    assert seen_path.read_bytes() == before
+
+
+def test_a_set_too_large_for_this_machine_names_the_settings():
+    with pytest.raises(gdedup.OutOfMemoryError, match="GDEDUP_EXACT and GDEDUP_CAPACITY .* make no set"):
+        make_filter(GDEDUP_EXACT=True, GDEDUP_CAPACITY=10**15)
+
+
+def test_close_logs_an_exact_sets_counts(caplog):
+    dupefilter, _ = make_filter(GDEDUP_EXACT=True)
+    for url in ["http://example.com/1", "http://example.com/2", "http://example.com/1"]:
+        dupefilter.request_seen(Request(url))
+    with caplog.at_level(logging.INFO, logger="gdedup.scrapy"):
+        dupefilter.close("finished")
+    assert "3 requests checked: 2 new, 1 dropped as duplicates" in caplog.text
+    assert "exact set" in caplog.text and "2 keys" in caplog.text
