@@ -17,6 +17,7 @@
 #include "gdedup/filter_file.h"
 #include "gdedup/fingerprint.h"
 #include "gdedup/growth.h"
+#include "gdedup/job.h"
 #include "gdedup/key_set.h"
 #include "gdedup/merge_job.h"
 #include "gdedup/number_text.h"
@@ -955,6 +956,31 @@ TEST(CliUsage, OptionErrorsOfJobsExitTwoBeforeAnyWork) {
     EXPECT_EQ(r.status, 2) << joined << r.err;
     EXPECT_TRUE(cli_test::one_error_line(r.err)) << joined;
     EXPECT_FALSE(cli_test::exists(out)) << joined;
+  }
+}
+
+// A library caller's thread counts past the most a job takes are refused
+// before any file is read or written, as the front ends refuse them.
+TEST(Job, ThreadCountsPastTheMostAreRefusedBeforeAnyWork) {
+  cli_test::TempDir dir;
+  cli_test::write_file(dir / "in.txt", "a\nb\na\n");
+  for (const bool exact : {false, true}) {
+    for (const bool filter_threads : {false, true}) {
+      gdedup::JobSpec spec;
+      spec.inputs.paths = {dir / "in.txt"};
+      spec.output = dir / "out.txt";
+      spec.exact = exact;
+      (filter_threads ? spec.filter_threads : spec.threads) = gdedup::kMaxJobThreads + 1;
+      gdedup::JobEvents events;
+      try {
+        gdedup::run_job(spec, events);
+        ADD_FAILURE() << "ran with " << gdedup::kMaxJobThreads + 1 << " threads";
+      } catch (const gdedup::UsageError& e) {
+        EXPECT_TRUE(contains(e.what(), std::to_string(gdedup::kMaxJobThreads + 1))) << e.what();
+        EXPECT_TRUE(contains(e.what(), "at most 4096 threads")) << e.what();
+      }
+      EXPECT_FALSE(std::filesystem::exists(dir / "out.txt"));
+    }
   }
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 
 namespace gdedup {
 
@@ -120,6 +121,24 @@ inline std::string add_sentence(std::string text, const std::string& more) {
     text += '.';
   }
   return text + (text.empty() ? "" : " ") + more.substr(start);
+}
+
+// Whether `e`, from std::thread, is the system refusing a new thread for
+// want of resources (EAGAIN, ENOMEM: no memory for its stack under a limit
+// such as ulimit -v, or the process limit reached).
+inline bool is_thread_refusal(const std::system_error& e) {
+  return e.code() == std::errc::resource_unavailable_try_again ||
+         e.code() == std::errc::not_enough_memory;
+}
+
+// The Error (thread_limit, `threads` needed) for such a refusal, naming what
+// could not start ("the CPU backend's 9 threads").
+inline Error thread_refused(const std::string& what, const std::system_error& e,
+                            uint64_t threads = 0) {
+  return Error("cannot start " + what + ": the system refused a thread (" + e.code().message() +
+                   "), for lack of memory (a limit such as ulimit -v) or over the process "
+                   "limit; fewer threads or more memory would do.",
+               ErrorKind::thread_limit, threads);
 }
 
 }  // namespace gdedup

@@ -79,6 +79,11 @@ struct JobCheckpoints {
   bool enabled() const { return !path.empty(); }
 };
 
+// The most threads a job's front end or CPU backend may be given: past it a
+// count is a mistake (a core count is in the hundreds), and every thread
+// takes a stack.
+inline constexpr unsigned kMaxJobThreads = 4096;
+
 struct JobSpec {
   JobKind kind = JobKind::kDedup;
   bool duplicates = false;  // dedup: write the records whose key was seen before
@@ -111,6 +116,7 @@ struct JobSpec {
   uint64_t max_memory = 0;  // the cap on a growing filter's bytes; 0 for none
 
   std::string backend = "auto";  // a registered backend's name, or "auto"
+  // At most kMaxJobThreads each.
   unsigned threads = 0;         // front-end workers; 0: shared with filter_threads by default
   unsigned filter_threads = 0;  // the CPU backend's threads; 0: the default share
   int device = 0;               // the GPU backend's CUDA device

@@ -27,6 +27,7 @@
 #include "key_rules.h"
 #include "py_events.h"
 #include "py_job.h"
+#include "thread_count.h"
 
 namespace gdedup::python {
 namespace {
@@ -201,7 +202,7 @@ class PyFilter {
 BackendChoice backend_choice(const std::string& name, std::optional<unsigned> threads, int device) {
   BackendChoice choice;
   choice.name = name;
-  choice.options.threads = threads.value_or(0);
+  choice.options.threads = thread_count(threads);
   choice.options.device = device;
   choice.given = PyEvents().name(JobOption::kBackend) + "\"" + name + "\"";
   return choice;

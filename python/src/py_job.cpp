@@ -15,6 +15,7 @@
 #include "gdedup/number_text.h"
 #include "key_rules.h"
 #include "memory_cap.h"
+#include "thread_count.h"
 
 namespace gdedup::python {
 
@@ -129,8 +130,8 @@ JobSpec job_spec(const std::string& command, const std::vector<nb::bytes>& paths
   }
   spec.backend = a.get<std::string>("backend").value_or("auto");
   events.set_given(JobOption::kBackend, "\"" + spec.backend + "\"");
-  spec.threads = a.get<unsigned>("threads").value_or(0);
-  spec.filter_threads = a.get<unsigned>("filter_threads").value_or(0);
+  spec.threads = thread_count(a.get<unsigned>("threads"));
+  spec.filter_threads = thread_count(a.get<unsigned>("filter_threads"), "filter_threads");
   spec.device = a.get<int>("device").value_or(0);
   if (const std::optional<uint64_t> batch = a.get<uint64_t>("batch_records")) {
     if (*batch == 0) throw UsageError("batch_records=0: must be at least 1 record");

@@ -22,6 +22,7 @@
 #include "key_rules.h"
 #include "memory_cap.h"
 #include "set_engine.h"
+#include "thread_count.h"
 
 namespace gdedup::python {
 namespace {
@@ -194,7 +195,7 @@ command's set file (`gdedup build --exact`, `dedup --exact -f FILE`).)")
              std::optional<std::string> delimiter, std::optional<uint64_t> max_memory) {
             const KeyRules rules = key_rules(key, delimiter, normalize);
             KeySetOptions options;
-            if (threads) options.threads = *threads;
+            if (threads) options.threads = thread_count(threads);
             options.max_bytes = memory_cap(max_memory);
             new (self) PySet(std::make_unique<SetEngine>(capacity.value_or(0), options, rules));
           },
@@ -208,7 +209,7 @@ command's set file (`gdedup build --exact`, `dedup --exact -f FILE`).)")
              std::optional<std::string> delimiter, std::optional<uint64_t> max_memory) {
             const std::string name = path.string();
             KeySetOptions options;
-            if (threads) options.threads = *threads;
+            if (threads) options.threads = thread_count(threads);
             options.max_bytes = memory_cap(max_memory);
             std::unique_ptr<SetEngine> engine;
             std::optional<FileStamp> loaded;

@@ -43,7 +43,8 @@ FLAGS = {
     "allow_high_fpr": "--allow-high-fpr", "max_memory": "--max-memory", "key": "--key",
     "delimiter": "--delimiter", "normalize": "--normalize",
     "ignore_key_rules": "--ignore-key-rules", "input_format": "--input-format",
-    "null_data": "--null-data", "threads": "--threads", "batch_records": "--batch",
+    "null_data": "--null-data", "threads": "--threads", "filter_threads": "--filter-threads",
+    "batch_records": "--batch",
     "compressed_piece_bytes": "--compressed-piece-bytes",
     "checkpoint": "--checkpoint", "resume": "--resume", "duplicates": "--duplicates",
     "absent": "--absent", "exact": "--exact",
@@ -118,7 +119,12 @@ CASES = {
                         max_memory=1 << 20),
                    # A cap of no bytes, never taken for no cap.
                    step("dedup", ["day1.txt"], 2, output="out.txt", max_memory=0),
-                   step("build", ["day1.txt"], 2, filter="s.set", exact=True, max_memory=0)],
+                   step("build", ["day1.txt"], 2, filter="s.set", exact=True, max_memory=0),
+                   # Thread counts of none, and past the most a job takes.
+                   step("dedup", ["day1.txt"], 2, output="out.txt", threads=0),
+                   step("dedup", ["day1.txt"], 2, output="out.txt", threads=4097),
+                   step("dedup", ["day1.txt"], 2, output="out.txt", exact=True,
+                        filter_threads=4097)],
     "exact-set-file": [
         step("build", ["day1.txt"], filter="s.set", exact=True, stats="build.json"),
         step("dedup", ["day2.txt"], output="out.txt", filter="s.set", exact=True,

@@ -201,3 +201,13 @@ def test_a_key_past_2_gib_is_hashed_whole():
     assert field.add([big]) == 1
     assert b"other\tX" in field  # the same second field
     assert gdedup.fingerprint([big], key="field:2")[0] == gdedup.fingerprint(b"X")
+
+
+@pytest.mark.parametrize("threads", [0, 4097])
+@pytest.mark.parametrize("make", [
+    lambda threads: gdedup.Filter(capacity=100, threads=threads),
+    lambda threads: gdedup.Set(threads=threads),
+], ids=["Filter", "Set"])
+def test_thread_counts_a_job_refuses_are_refused(make, threads):
+    with pytest.raises(gdedup.InvalidArgumentError, match=f"threads={threads}: give 1 to 4096"):
+        make(threads)

@@ -19,7 +19,7 @@ std::string flag_advice(ErrorKind kind, AdviceFor job) {
              (exact ? "cap the set lower with --max-memory"
                     : "plan a smaller filter (--fpr, --capacity or --memory)");
     case ErrorKind::thread_limit:
-      return "give a smaller --filter-threads (bench: --threads) or allow more memory";
+      return "give fewer --threads or --filter-threads, or allow more memory";
     case ErrorKind::plan_infeasible:
       return "raise --fpr or lower --capacity";
     case ErrorKind::device_memory:

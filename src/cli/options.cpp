@@ -5,6 +5,7 @@
 #include "cli/backend_help.h"
 #include "gdedup/backend_registry.h"
 #include "gdedup/error.h"
+#include "gdedup/job.h"
 #include "gdedup/key_options.h"
 
 namespace gdedup::cli {
@@ -163,7 +164,7 @@ CLI::Option* add_threads_option(CLI::App& app, const std::string& name, unsigned
                                 const std::string& help) {
   return app.add_option(name, threads, help)
       ->type_name("N")
-      ->check(CLI::Range(1u, 4096u).description(""))
+      ->check(CLI::Range(1u, kMaxJobThreads).description(""))
       ->group(kGroupBackend);
 }
 

@@ -75,11 +75,7 @@ void ThreadPool::start_helpers(unsigned count) {
     try {
       helpers_.emplace_back([this, part] { serve(part); });
     } catch (const std::system_error& e) {
-      throw Error("cannot start " + owner_ + "'s " + std::to_string(count + 1) +
-                      " threads: the system refused a thread (" + e.code().message() +
-                      "), for lack of memory (a limit such as ulimit -v) or over the process "
-                      "limit; fewer threads or more memory would do.",
-                  ErrorKind::thread_limit, count + 1);
+      throw thread_refused(owner_ + "'s " + std::to_string(count + 1) + " threads", e, count + 1);
     }
   }
 }

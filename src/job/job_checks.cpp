@@ -91,6 +91,15 @@ void check_files(const Job& job) {
 
 void refuse_ignored_options(const Job& job) {
   const JobSpec& o = job.spec;
+  for (const auto& [option, count] :
+       {std::pair{JobOption::kThreads, o.threads}, std::pair{JobOption::kFilterThreads,
+                                                             o.filter_threads}}) {
+    if (count > kMaxJobThreads) {
+      throw UsageError(job.events.with(option, std::to_string(count)) + ": give at most " +
+                       std::to_string(kMaxJobThreads) + " threads (or none, for the default "
+                       "share of this machine's)");
+    }
+  }
   if (o.inputs.null_list && o.inputs.files_from.empty()) {
     const std::string null_list = job.name(JobOption::kNullList);
     throw UsageError(null_list + " has no effect without " + job.name(JobOption::kFilesFrom) +

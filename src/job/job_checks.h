@@ -35,7 +35,8 @@ void check_files(const Job& job);
 // Refuses (UsageError) what the spec asks and would ignore: a NUL-separated
 // list without a list, NUL-separated fingerprints, a key delimiter that is the record separator, CPU threads
 // for the GPU backend, more than one front-end thread for fingerprints. An
-// option accepted and ignored hides a mistake.
+// option accepted and ignored hides a mistake. Also thread counts past
+// kMaxJobThreads.
 void refuse_ignored_options(const Job& job);
 
 }  // namespace gdedup::job

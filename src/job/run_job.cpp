@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -85,9 +86,7 @@ JobFilter resumed_filter(const Job& j, const std::optional<GrowthState>& request
   return made;
 }
 
-}  // namespace
-
-JobResult run_job(const JobSpec& spec, JobEvents& events) {
+JobResult run_in_this_process(const JobSpec& spec, JobEvents& events) {
   Job j(spec, events);
   if (spec.exact) return job::run_exact_job(j);
   const JobSpec& o = spec;
@@ -179,6 +178,19 @@ JobResult run_job(const JobSpec& spec, JobEvents& events) {
   result.backend = filter.backend_name();
   job::finish_job(j, ending, result);
   return result;
+}
+
+}  // namespace
+
+JobResult run_job(const JobSpec& spec, JobEvents& events) {
+  try {
+    return run_in_this_process(spec, events);
+  } catch (const std::system_error& e) {
+    // A thread of the front end, the output or a checkpoint (std::thread),
+    // as a ThreadPool's: an Error the front ends tell and advise on.
+    if (!is_thread_refusal(e)) throw;
+    throw thread_refused("the job's threads", e);
+  }
 }
 
 }  // namespace gdedup
