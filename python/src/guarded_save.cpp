@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include "gdedup/error.h"
+#include "gdedup/job_files.h"
 #include "gdedup/path_lock.h"
 #include "gdedup/paths.h"
 
@@ -12,6 +13,7 @@ namespace gdedup::python {
 void save_guarded(const std::string& path, const SavedKind& kind,
                   std::optional<FileStamp>& last_seen, const std::function<void()>& write) {
   const std::string noun = kind.noun;
+  check_writable(WrittenFile{path, kind.file, false});
   // Refused at once, not waited for: the job may run for hours.
   fs::PathLock lock;
   pid_t holder = 0;

@@ -94,7 +94,7 @@ void SetEngine::merge(const SetEngine& other) {
 }
 
 void SetEngine::save(const std::string& path, std::optional<FileStamp>& last_seen) const {
-  save_guarded(path, SavedKind{"set", "Set"}, last_seen,
+  save_guarded(path, SavedKind{"set", "Set", "set file"}, last_seen,
                [&] { save_set_file(set_, rules_, path); });
 }
 

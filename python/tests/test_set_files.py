@@ -185,3 +185,22 @@ def test_a_failed_save_leaves_the_set_as_it_was(tmp_path):
     with pytest.raises(gdedup.FileError, match="no-such-folder"):
         s.save(tmp_path / "no-such-folder" / "s.gds")
     assert len(s) == 2 and s.contains([b"a", b"b"]).all()
+
+
+@pytest.mark.parametrize("make", [gdedup.Set, lambda: gdedup.Filter(capacity=100)],
+                         ids=["Set", "Filter"])
+def test_a_save_a_job_could_not_make_is_refused_as_the_command_refuses_it(tmp_path, make):
+    """The rename would replace a pipe or a link itself (the link's file
+    left stale): refused, as `gdedup build -f` refuses them, nothing
+    changed."""
+    obj = make()
+    obj.add(b"a")
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "real").write_bytes(b"keep")
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    for name, says in (("pipe", "not a regular file"), ("link", "symbolic link"),
+                       ("missing/f", "folder"), ("", "folder")):
+        with pytest.raises(gdedup.FileError, match=says):
+            obj.save(tmp_path / name)
+    assert (tmp_path / "pipe").is_fifo() and (tmp_path / "link").is_symlink()
+    assert (tmp_path / "real").read_bytes() == b"keep"

@@ -62,7 +62,8 @@ std::string spelled(const std::string& path, const char* stream) {
 
 [[noreturn]] void cannot_write(const WrittenFile& file, const std::string& why) {
   throw Error("cannot write " + std::string(file.what) + " " + fs::printable(file.path) + ": " +
-              why + ".");
+                  why + ".",
+              ErrorKind::io);
 }
 
 }  // namespace
