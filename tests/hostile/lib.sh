@@ -197,7 +197,9 @@ assembled() {
 # subshell before any check could fail).
 run_in_scratch() {
   (cd "$SCRATCH" && { "$1"; : >"$SCRATCH/.returned"; })
-  [ -e "$SCRATCH/.returned" ] || fail "the case stopped before its end (the shell's error is above)"
+  local status=$?
+  [ -e "$SCRATCH/.returned" ] ||
+    fail "the case stopped before its end, with status $status (a shell error is above; 141 is SIGPIPE)"
 }
 
 run_cases() {
