@@ -141,7 +141,8 @@ const Filter& FilterEngine::at(size_t i) const {
 void FilterEngine::save(const std::string& path, const std::optional<KeyRules>& keys,
                         std::optional<FileStamp>& last_seen, bool allow_overfull) {
   if (!allow_overfull) refuse_overfull(path);
-  save_guarded(path, SavedKind{"filter", "Filter", "filter file"}, last_seen, [&] { write(path, keys); });
+  save_guarded(path, SavedKind{"filter", "Filter", "filter file"}, last_seen,
+               [&] { write(path, keys); });
 }
 
 void FilterEngine::refuse_overfull(const std::string& path) {

@@ -35,10 +35,10 @@ KeyRules loaded_key_rules(const std::string& path, const char* noun,
                                  delimiter.value_or(file.delimiter_text()),
                                  normalize ? *normalize : file.normalize_text());
   if (asked == *recorded) return *recorded;
-  throw UsageError(std::string("the ") + noun + " " + path + " was built with key rules \"" + recorded->to_string() +
-                   "\" but key=, delimiter= and normalize= ask for \"" + asked.to_string() +
-                   "\", so its keys would not match; leave them out to use the file's rules, or "
-                   "give the ones it was built with");
+  throw UsageError(std::string("the ") + noun + " " + path + " was built with key rules \"" +
+                   recorded->to_string() + "\" but key=, delimiter= and normalize= ask for \"" +
+                   asked.to_string() + "\", so its keys would not match; leave them out to use "
+                   "the file's rules, or give the ones it was built with");
 }
 
 }  // namespace gdedup::python

@@ -300,8 +300,9 @@ command's set file (`gdedup build --exact`, `dedup --exact -f FILE`).)")
       .def_prop_ro("key_rules", [](PySet& s) { return s.rules().to_string(); })
       .def_prop_ro("read_only", &PySet::read_only);
   // For the package's own use (gdedup.scrapy takes seen files of either kind).
-  m.def("_is_set_file", [](const std::filesystem::path& path) { return is_set_file(path.string()); },
-        nb::arg("path"), "Whether path starts as a set file does.");
+  m.def(
+      "_is_set_file", [](const std::filesystem::path& path) { return is_set_file(path.string()); },
+      nb::arg("path"), "Whether path starts as a set file does.");
 }
 
 }  // namespace gdedup::python

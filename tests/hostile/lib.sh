@@ -199,7 +199,8 @@ run_in_scratch() {
   (cd "$SCRATCH" && { "$1"; : >"$SCRATCH/.returned"; })
   local status=$?
   [ -e "$SCRATCH/.returned" ] ||
-    fail "the case stopped before its end, with status $status (a shell error is above; 141 is SIGPIPE)"
+    fail "the case stopped before its end, with status $status" \
+      "(a shell error is above; 141 is SIGPIPE)"
 }
 
 run_cases() {
