@@ -2,10 +2,9 @@
 
 #include <memory>
 #include <mutex>
+#include <filesystem>
 #include <optional>
 #include <string>
-
-#include <filesystem>
 
 #include <nanobind/stl/filesystem.h>
 #include <nanobind/stl/optional.h>
@@ -219,15 +218,19 @@ command's set file (`gdedup build --exact`, `dedup --exact -f FILE`).)")
               // differs at the next save, which is refused rather than
               // replacing keys this set never read.
               loaded = file_stamp(name);
-              // Past the cap from the file's header, before its keys are
-              // read; and once loaded (the smallest set may pass it), as a
-              // job with --max-memory checks it.
+              // Other key rules and a set past the cap are refused from the
+              // file's header, before its keys are read; and again once
+              // loaded (a file replaced meanwhile; the smallest set may
+              // pass the cap), as a job with --max-memory checks it.
               const std::string cap_given = "max_memory=" + std::to_string(options.max_bytes);
-              check_set_file_cap(name, false, options.max_bytes, cap_given);
+              const std::string what = "the set of " + name;
+              const SetFileInfo header = read_set_info(name);
+              loaded_key_rules(name, "set", header.rules, key, delimiter, normalize);
+              check_set_cap(KeySet::bytes_for(header.keys), options.max_bytes, what, cap_given);
               SetFile file = load_set_file(name, options);
-              check_set_cap(file.set.bytes(), options.max_bytes, "the set of " + name, cap_given);
               const KeyRules rules =
                   loaded_key_rules(name, "set", file.rules, key, delimiter, normalize);
+              check_set_cap(file.set.bytes(), options.max_bytes, what, cap_given);
               engine = std::make_unique<SetEngine>(std::move(file), rules);
             }
             return new PySet(std::move(engine), read_only, name, std::move(loaded));
