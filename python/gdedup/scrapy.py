@@ -26,7 +26,7 @@ GDEDUP_NORMALIZE (None)
 GDEDUP_EXACT (False)
     True: the seen set is an exact set (gdedup.Set, the command's
     ``--exact``): no request is ever taken for a seen one (but for a chance
-    of about 1e-8 in a billion requests), in 9 to 17 bytes a request. It
+    of about 3e-8 in a billion requests), in 9 to 17 bytes a request. It
     runs on the CPU, and takes no GDEDUP_FPR.
 GDEDUP_CAPACITY (None), GDEDUP_FPR (1e-4)
     The size of a new filter: distinct requests expected and the false
@@ -57,8 +57,8 @@ GDEDUP_RESUME_AFTER_KILL (False)
 DUPEFILTER_DEBUG (False)
     Log every filtered request, not only the first.
 
-Every save goes through ``Filter.save`` (``Set.save``): a temporary file beside the target,
-fsync, rename, so a crash never leaves a damaged file. A file that cannot be
+Every save goes through ``Filter.save`` (``Set.save``): a temporary file
+beside the target, fsync, rename, so a crash never leaves a damaged file. A file that cannot be
 read is an error that stops the crawl; it is never replaced by an empty
 filter.
 """
