@@ -67,8 +67,9 @@ void check_set_cap(uint64_t bytes, uint64_t cap, const std::string& what,
 // check_set_cap of the set file at `path` (a set checkpoint where
 // `checkpoint`) from its header, before its keys are read into memory they
 // would take: a loaded set takes at least KeySet::bytes_for its keys.
-void check_set_file_cap(const std::string& path, bool checkpoint, uint64_t cap,
-                        const std::string& cap_given);
+// Returns the header (read_set_info), for the caller's other checks.
+SetFileInfo check_set_file_cap(const std::string& path, bool checkpoint, uint64_t cap,
+                               const std::string& cap_given);
 
 // True when `path` starts with the set file's magic (false when it cannot
 // be read): for tools that take any kind of file.

@@ -223,14 +223,13 @@ command's set file (`gdedup build --exact`, `dedup --exact -f FILE`).)")
               // loaded (a file replaced meanwhile; the smallest set may
               // pass the cap), as a job with --max-memory checks it.
               const std::string cap_given = "max_memory=" + std::to_string(options.max_bytes);
-              const std::string what = "the set of " + name;
-              const SetFileInfo header = read_set_info(name);
+              const SetFileInfo header =
+                  check_set_file_cap(name, false, options.max_bytes, cap_given);
               loaded_key_rules(name, "set", header.rules, key, delimiter, normalize);
-              check_set_cap(KeySet::bytes_for(header.keys), options.max_bytes, what, cap_given);
               SetFile file = load_set_file(name, options);
               const KeyRules rules =
                   loaded_key_rules(name, "set", file.rules, key, delimiter, normalize);
-              check_set_cap(file.set.bytes(), options.max_bytes, what, cap_given);
+              check_set_cap(file.set.bytes(), options.max_bytes, "the set of " + name, cap_given);
               engine = std::make_unique<SetEngine>(std::move(file), rules);
             }
             return new PySet(std::move(engine), read_only, name, std::move(loaded));

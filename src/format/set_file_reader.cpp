@@ -354,10 +354,12 @@ void check_set_cap(uint64_t bytes, uint64_t cap, const std::string& what,
   }
 }
 
-void check_set_file_cap(const std::string& path, bool checkpoint, uint64_t cap,
-                        const std::string& cap_given) {
-  check_set_cap(KeySet::bytes_for(read_set_info(path, checkpoint).keys), cap,
+SetFileInfo check_set_file_cap(const std::string& path, bool checkpoint, uint64_t cap,
+                               const std::string& cap_given) {
+  SetFileInfo info = read_set_info(path, checkpoint);
+  check_set_cap(KeySet::bytes_for(info.keys), cap,
                 std::string("the set of ") + (checkpoint ? "checkpoint " : "") + path, cap_given);
+  return info;
 }
 
 SetCheckpoint load_set_checkpoint(const std::string& path, const KeySetOptions& options) {
