@@ -289,13 +289,27 @@ def test_a_link_planted_at_a_file_of_the_job_is_not_followed(tmp_path, suffix):
     assert target.read_bytes() == b"not ours"
 
 
-def test_gdedup_filter_may_start_from_a_file_built_by_the_cli_and_extends_it(tmp_path):
+def gdedup_command():
     binary = os.environ.get("GDEDUP_BIN")
     assert binary, "GDEDUP_BIN must name the gdedup command (ctest sets it)"
+    return binary
+
+
+def built_from_yesterdays_urls(tmp_path, name, *flags):
+    """tmp_path/name as `gdedup build FLAGS --normalize url` makes it from a
+    dump of one URL, http://example.com/old once normalized; and the
+    command's path."""
+    binary = gdedup_command()
     dump = tmp_path / "yesterday.txt"
     dump.write_text("HTTP://Example.com/old#x\n")
-    path = tmp_path / "seen.gdf"
-    subprocess.run([binary, "build", str(dump), "-f", str(path), "--normalize", "url"], check=True, capture_output=True)
+    path = tmp_path / name
+    subprocess.run([binary, "build", *flags, str(dump), "-f", str(path), "--normalize", "url"],
+                   check=True, capture_output=True)
+    return path, binary
+
+
+def test_gdedup_filter_may_start_from_a_file_built_by_the_cli_and_extends_it(tmp_path):
+    path, binary = built_from_yesterdays_urls(tmp_path, "seen.gdf")
     settings = {"GDEDUP_FILTER": str(path), "GDEDUP_KEY": "url", "GDEDUP_NORMALIZE": "url"}
     dupefilter, _ = make_filter(**settings)
     assert dupefilter.request_seen(Request("http://example.com/old"))
@@ -332,8 +346,7 @@ def test_scrapy_normalization_agrees_with_the_fingerprint_filter_and_the_command
     """GDEDUP_KEY url with GDEDUP_NORMALIZE scrapy drops exactly the GET
     requests Scrapy's fingerprints drop, and `gdedup query` on the crawl's
     filter file finds the URLs it saw."""
-    binary = os.environ.get("GDEDUP_BIN")
-    assert binary, "GDEDUP_BIN must name the gdedup command (ctest sets it)"
+    binary = gdedup_command()
     url_filter, crawler = make_filter(JOBDIR=str(tmp_path), GDEDUP_KEY="url",
                                       GDEDUP_NORMALIZE="scrapy", GDEDUP_CAPACITY=10000)
     fingerprinter = crawler.request_fingerprinter
@@ -357,8 +370,7 @@ def test_an_exact_seen_set_is_saved_as_a_set_file_the_command_reads(tmp_path):
     """GDEDUP_EXACT keeps the seen set in JOBDIR as the command's set file:
     `gdedup query --exact` finds every URL the crawl requested, and a
     resumed crawl takes them all for seen."""
-    binary = os.environ.get("GDEDUP_BIN")
-    assert binary, "GDEDUP_BIN must name the gdedup command (ctest sets it)"
+    binary = gdedup_command()
     settings = {"JOBDIR": str(tmp_path), "GDEDUP_KEY": "url", "GDEDUP_EXACT": True,
                 "GDEDUP_SAVE_EVERY_REQUESTS": 100}
     dupefilter, _ = make_filter(**settings)
@@ -395,13 +407,7 @@ def test_a_jobdir_kept_with_the_other_kind_of_set_is_refused(tmp_path, first_exa
 
 
 def test_a_set_file_is_taken_as_a_seen_filter(tmp_path):
-    binary = os.environ.get("GDEDUP_BIN")
-    assert binary, "GDEDUP_BIN must name the gdedup command (ctest sets it)"
-    dump = tmp_path / "yesterday.txt"
-    dump.write_text("HTTP://Example.com/old#x\n")
-    seen_path = tmp_path / "seen.gds"
-    subprocess.run([binary, "build", "--exact", str(dump), "-f", str(seen_path), "--normalize",
-                    "url"], check=True, capture_output=True)
+    seen_path, _ = built_from_yesterdays_urls(tmp_path, "seen.gds", "--exact")
     before = seen_path.read_bytes()
     for exact in (False, True):
         dupefilter, crawler = make_filter(GDEDUP_KEY="url", GDEDUP_EXACT=exact,

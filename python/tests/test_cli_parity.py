@@ -429,17 +429,29 @@ def test_merge_past_the_plan_fails_as_the_commands_and_changes_nothing(tmp_path,
     assert a.contains(keys_b).sum() < 10  # b's keys were not merged in
 
 
-def test_save_is_refused_while_a_job_holds_the_filter(tmp_path, gdedup_bin):
-    """A gdedup job that will save the filter holds its lock: a save from
-    Python meanwhile fails loudly instead of being replaced at the job's end."""
+# A job's words for a filter or set file, a new one of each, and the file's
+# name.
+HELD_KINDS = {
+    "Filter": (["--capacity", "100"], lambda: gdedup.Filter(capacity=100), "f.gdf"),
+    "Set": (["--exact"], gdedup.Set, "s.gds"),
+}
+
+
+@pytest.mark.parametrize("kind", list(HELD_KINDS))
+def test_save_is_refused_while_a_job_holds_the_file(tmp_path, gdedup_bin, kind):
+    """A gdedup job that will save the filter (or set) holds its lock: a
+    save from Python meanwhile fails loudly instead of being replaced at
+    the job's end."""
     import os
     import subprocess
-    path = tmp_path / "f.gdf"
-    job = subprocess.Popen([gdedup_bin, "dedup", "-", "-f", str(path), "--capacity", "100",
+    flags, make, name = HELD_KINDS[kind]
+    cls = getattr(gdedup, kind)
+    path = tmp_path / name
+    job = subprocess.Popen([gdedup_bin, "dedup", "-", "-f", str(path), *flags,
                             "-o", os.devnull, "--quiet"], stdin=subprocess.PIPE)
     try:
         wait_until_locked(job, path)
-        f = gdedup.Filter(capacity=100)
+        f = make()
         f.add(b"from python")
         with pytest.raises(gdedup.FileError, match=f"in use by process {job.pid}"):
             f.save(path)
@@ -447,6 +459,8 @@ def test_save_is_refused_while_a_job_holds_the_filter(tmp_path, gdedup_bin):
     finally:
         job.communicate(b"from the job\n", timeout=60)
     assert job.returncode == 0
-    assert b"from the job" in gdedup.Filter.load(path)
+    assert b"from the job" in cls.load(path)
     f.save(path)     # the job is done: saved
-    assert b"from python" in gdedup.Filter.load(path)
+    assert b"from python" in cls.load(path)
+    if kind == "Set":  # a new set read no file, and replaces it (exactly)
+        assert b"from the job" not in cls.load(path)

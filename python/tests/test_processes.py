@@ -239,31 +239,43 @@ def test_two_processes_cannot_write_one_mapped_filter(tmp_path):
 ADD_AND_SAVE = r"""
 import sys
 import gdedup
-f = gdedup.Filter.load(sys.argv[1])
+f = getattr(gdedup, sys.argv[2]).load(sys.argv[1])
 f.add([b"theirs %d" % i for i in range(1000)])
 f.save(sys.argv[1])
 """
 
+# A new Filter or Set of each kind, its file's name and the noun its
+# messages use.
+SAVED_KINDS = {
+    "Filter": (lambda: gdedup.Filter(capacity=10_000, fpr=1e-9), "seen.gdf", "filter"),
+    "Set": (gdedup.Set, "seen.gds", "set"),
+}
 
-def test_a_save_over_keys_another_process_saved_since_the_load_is_refused(tmp_path):
-    """Two processes load one filter file, add keys and save it: the second
-    save would replace the first one's keys, so it raises and leaves the
-    file as it is; merging the file in first keeps both processes' keys."""
-    path = tmp_path / "seen.gdf"
-    gdedup.Filter(capacity=10_000, fpr=1e-9).save(path)
+
+@pytest.mark.parametrize("kind", list(SAVED_KINDS))
+def test_a_save_over_keys_another_process_saved_since_the_load_is_refused(tmp_path, kind):
+    """Two processes load one filter (or set) file, add keys and save it:
+    the second save would replace the first one's keys, so it raises and
+    leaves the file as it is; merging the file in first keeps both
+    processes' keys."""
+    make, name, noun = SAVED_KINDS[kind]
+    cls = getattr(gdedup, kind)
+    path = tmp_path / name
+    make().save(path)
     ours = [b"ours %d" % i for i in range(1000)]
     theirs = [b"theirs %d" % i for i in range(1000)]
-    f = gdedup.Filter.load(path)
+    f = cls.load(path)
     f.add(ours)
-    proc = run_python(ADD_AND_SAVE, path)
+    proc = run_python(ADD_AND_SAVE, path, kind)
     assert proc.returncode == 0, proc.stderr
     saved = path.read_bytes()
-    with pytest.raises(gdedup.InputChangedError, match="changed since this filter") as caught:
+    with pytest.raises(gdedup.InputChangedError,
+                       match=rf"changed since this {noun} .*{kind}\.load") as caught:
         f.save(path)
     assert str(path) in str(caught.value)
     assert path.read_bytes() == saved
-    f.merge(gdedup.Filter.load(path))
+    f.merge(cls.load(path))
     f.save(path)
     f.save(path)  # its own save is not a change
-    both = gdedup.Filter.load(path)
+    both = cls.load(path)
     assert both.contains(ours).all() and both.contains(theirs).all()

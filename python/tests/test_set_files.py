@@ -1,18 +1,17 @@
 """gdedup.Set's files: Set.save writes the command's set file, byte for byte
 what `gdedup build --exact` writes from the same keys, and Set.load reads it
 with every check the command makes (its key rules, damage, a Bloom filter's
-file, the cap); saves are guarded as a Filter's are."""
+file, the cap); saves are guarded as a Filter's are (tested for both
+classes in test_cli_parity.py and test_processes.py)."""
 
 import json
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import gdedup
-from conftest import exact_seen, make_urls, wait_until_locked
+from conftest import exact_seen, make_urls
 
 
 def write_lines(path, keys):
@@ -114,55 +113,6 @@ def test_read_only_refuses_every_change(tmp_path):
     assert len(r) == 2
     r.save(tmp_path / "copy.gds")
     assert (tmp_path / "copy.gds").read_bytes() == (tmp_path / "s.gds").read_bytes()
-
-
-ADD_AND_SAVE = """
-import sys
-import gdedup
-s = gdedup.Set.load(sys.argv[1])
-s.add([b"theirs %d" % i for i in range(1000)])
-s.save(sys.argv[1])
-"""
-
-
-def test_a_save_over_keys_another_process_saved_since_the_load_is_refused(tmp_path):
-    path = tmp_path / "seen.gds"
-    gdedup.Set().save(path)
-    ours = [b"ours %d" % i for i in range(1000)]
-    theirs = [b"theirs %d" % i for i in range(1000)]
-    s = gdedup.Set.load(path)
-    s.add(ours)
-    proc = subprocess.run([sys.executable, "-c", ADD_AND_SAVE, str(path)], capture_output=True)
-    assert proc.returncode == 0, proc.stderr
-    saved = path.read_bytes()
-    with pytest.raises(gdedup.InputChangedError, match=r"changed since this set .*Set\.load"):
-        s.save(path)
-    assert path.read_bytes() == saved
-    s.merge(gdedup.Set.load(path))
-    s.save(path)
-    s.save(path)  # its own save is not a change
-    both = gdedup.Set.load(path)
-    assert both.contains(ours).all() and both.contains(theirs).all()
-
-
-def test_save_is_refused_while_a_job_holds_the_set(tmp_path, gdedup_bin):
-    path = tmp_path / "s.gds"
-    job = subprocess.Popen([gdedup_bin, "dedup", "--exact", "-", "-f", str(path),
-                            "-o", os.devnull, "--quiet"], stdin=subprocess.PIPE)
-    try:
-        wait_until_locked(job, path)
-        s = gdedup.Set()
-        s.add(b"from python")
-        with pytest.raises(gdedup.FileError, match=f"in use by process {job.pid}"):
-            s.save(path)
-        assert not path.exists()
-    finally:
-        job.communicate(b"from the job\n", timeout=60)
-    assert job.returncode == 0
-    assert b"from the job" in gdedup.Set.load(path)
-    s.save(path)     # the job is done; a new set read no file, and replaces it
-    t = gdedup.Set.load(path)
-    assert b"from python" in t and b"from the job" not in t
 
 
 def test_info_is_the_commands_less_the_files_fields(tmp_path, run_cli):
