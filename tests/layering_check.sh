@@ -16,7 +16,11 @@
 #  - no getenv in src/, include/ or kernels/: the library takes its choices
 #    as options, and a program that links it decides what its users may set.
 #    The one exception is the command's src/cli/mpi_launch.cpp, which reads
-#    what an MPI launcher tells the processes it starts.
+#    what an MPI launcher tells the processes it starts;
+#  - no descriptor opened by the library or the Python module but through
+#    src/fs/descriptors.h, which keeps it off 0, 1 and 2: a program that runs
+#    with a standard stream closed would otherwise give that stream's number
+#    to a file of the engine (the command holds its streams first).
 # Usage: layering_check.sh SOURCE_ROOT
 set -u
 cd "${1:?usage: $0 SOURCE_ROOT}" || exit 2
@@ -59,7 +63,8 @@ fi
 # on top (checked above).
 layers=(
   "base: error.h layout.h fingerprint.h mode.h option_names.h"
-  "fs: paths.h path_lock.h live_temporaries.h mapping_guard.h path_text.h folder_walk.h"
+  "fs: paths.h path_lock.h live_temporaries.h mapping_guard.h path_text.h folder_walk.h
+   standard_streams.h"
   "core: planner.h filter.h backend.h host_buffer.h growth.h layered_filter.h filter_summary.h
    number_text.h json.h key_set.h"
   "keys: key_options.h key_extractor.h key_rules.h key_hasher.h"
@@ -129,6 +134,15 @@ fi
 found=$(grep -rnE '\b(secure_)?getenv\b' src include kernels | grep -v '^src/cli/mpi_launch\.cpp:')
 if [ -n "$found" ]; then
   echo "getenv in the sources; make it an option the caller fills instead:" >&2
+  echo "$found" >&2
+  failed=1
+fi
+found=$(grep -rnE '(^|[^A-Za-z0-9_>.])::(open|openat|creat|dup[23]?|pipe2?|mkstemp|mkostemp|socket|memfd_create)\s*\(|\bfopen\s*\(|std::[io]?fstream\b' \
+  src include kernels python/src |
+  grep -vE '^src/(cli/|fs/descriptors\.cpp:|fs/standard_streams\.cpp:)')
+if [ -n "$found" ]; then
+  echo "a descriptor opened outside src/fs/descriptors.h, where a closed standard stream's" \
+    "number could be taken; open through it:" >&2
   echo "$found" >&2
   failed=1
 fi

@@ -13,6 +13,7 @@
 #include <ctime>
 #include <utility>
 
+#include "fs/descriptors.h"
 #include "fs/live_temporaries.h"
 #include "fs/long_path.h"
 
@@ -172,6 +173,16 @@ long pread_some(int fd, char* buf, size_t capacity, uint64_t offset) {
   }
 }
 
+int read_to_end(int fd, std::string& out) {
+  char buf[64 << 10];
+  for (;;) {
+    const long n = read_some(fd, buf, sizeof buf);
+    if (n < 0) return errno;
+    if (n == 0) return 0;
+    out.append(buf, static_cast<size_t>(n));
+  }
+}
+
 int64_t position(int fd) { return static_cast<int64_t>(::lseek(fd, 0, SEEK_CUR)); }
 
 int seek(int fd, uint64_t offset) {
@@ -202,8 +213,10 @@ int open_without_waiting(const std::string& path, File& out, FileStatus& status)
 }
 
 int open_for_reading_trusted(const std::string& path, File& out) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0 && errno == ELOOP && trusted_link(path)) fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = open_descriptor(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 && errno == ELOOP && trusted_link(path)) {
+    fd = open_descriptor(path.c_str(), O_RDONLY | O_CLOEXEC);
+  }
   if (fd < 0) return errno;
   out = File(fd, path);
   return 0;
@@ -222,7 +235,8 @@ int create_temp_named(const std::string& name, File& out, int& live_slot, mode_t
   // Registered before it exists: a signal between the open and a later
   // registration would leave the file behind.
   const int slot = register_temporary(name);
-  const int fd = ::open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+  const int fd =
+      open_descriptor(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
   if (fd < 0) {
     const int err = errno;
     forget_temporary(slot);
@@ -241,7 +255,7 @@ bool trusted_link(const std::string& path) {
 }
 
 int open_own_file(const std::string& path, File& out) {
-  const int fd = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+  const int fd = open_descriptor(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return errno;
   out = File(fd, path);
   return 0;
@@ -269,8 +283,10 @@ std::string real_path(const std::string& path) {
 int open_for_writing(const std::string& path, File& out) {
   if (const int err = observe(Op::kCreate, path)) return err;
   constexpr int kFlags = O_WRONLY | O_CREAT | O_CLOEXEC;
-  int fd = ::open(path.c_str(), kFlags | O_NOFOLLOW, 0666);
-  if (fd < 0 && errno == ELOOP && trusted_link(path)) fd = ::open(path.c_str(), kFlags, 0666);
+  int fd = open_descriptor(path.c_str(), kFlags | O_NOFOLLOW, 0666);
+  if (fd < 0 && errno == ELOOP && trusted_link(path)) {
+    fd = open_descriptor(path.c_str(), kFlags, 0666);
+  }
   if (fd < 0) return errno;
   out = File(fd, path);
   return 0;
@@ -306,7 +322,7 @@ std::string containing_folder(const std::string& path) {
 int sync_folder(const std::string& path) {
   const std::string folder = containing_folder(path);
   if (const int err = observe(Op::kSyncFolder, folder)) return err;
-  File dir(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC), folder);
+  File dir(open_descriptor(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC), folder);
   if (!dir.is_open()) return errno;
   if (::fsync(dir.fd()) != 0 && errno != EINVAL && errno != ENOTSUP) return errno;
   return 0;

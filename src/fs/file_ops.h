@@ -95,6 +95,9 @@ int64_t read_at(int fd, void* buffer, uint64_t length, uint64_t offset);
 long read_some(int fd, char* buf, size_t capacity);
 // The same with pread(2), at `offset`; the file position does not move.
 long pread_some(int fd, char* buf, size_t capacity, uint64_t offset);
+// Appends what is left to read at `fd`, up to its end, to `out`: 0 or an
+// errno (what was read before a failure stays in `out`).
+int read_to_end(int fd, std::string& out);
 
 // The file position (lseek(fd, 0, SEEK_CUR)), or -1 with errno set (pipes).
 int64_t position(int fd);

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "fs/descriptors.h"
 #include "fs/long_path.h"
 
 namespace gdedup::fs {
@@ -46,7 +47,7 @@ int read_names(int dir, std::vector<std::string>& names) {
 void walk(int dir, const std::string& path, int depth, FolderFiles& out) {
   // A second descriptor: fdopendir takes over the first, and its stream is
   // closed before the descent, so that only one per level stays open.
-  const int parent = ::dup(dir);
+  const int parent = duplicate_descriptor(dir);
   std::vector<std::string> names;
   const int err = parent < 0 ? errno : read_names(dir, names);
   if (parent < 0) ::close(dir);
@@ -63,8 +64,8 @@ void walk(int dir, const std::string& path, int depth, FolderFiles& out) {
     } else if (S_ISDIR(st.st_mode) && depth >= kMaxDepth) {
       out.unreadable.push_back({entry, ENAMETOOLONG});
     } else if (S_ISDIR(st.st_mode)) {
-      const int sub =
-          ::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      const int sub = open_descriptor_at(parent, name.c_str(),
+                                         O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
       if (sub < 0) {
         out.unreadable.push_back({entry, errno});
       } else {
@@ -73,7 +74,7 @@ void walk(int dir, const std::string& path, int depth, FolderFiles& out) {
     } else if (S_ISREG(st.st_mode)) {
       // Opened once here, so that a file the job could not read is named
       // now, before any work (O_NONBLOCK: a file can turn into a pipe).
-      const int fd = ::openat(parent, name.c_str(),
+      const int fd = open_descriptor_at(parent, name.c_str(),
                               O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
       if (fd < 0) {
         out.unreadable.push_back({entry, errno});

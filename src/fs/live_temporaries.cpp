@@ -8,6 +8,8 @@
 #include <atomic>
 #include <cstring>
 
+#include "fs/descriptors.h"
+
 namespace gdedup::fs {
 namespace {
 
@@ -66,7 +68,7 @@ void remove_file_of(const Slot& slot) {
   // that lock until the name is gone.
   struct stat st {};
   if (::lstat(slot.path, &st) != 0 || !S_ISREG(st.st_mode)) return;  // no device is opened
-  const int probe = ::open(slot.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  const int probe = open_descriptor(slot.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (probe < 0) return;
   if (lock_is_ours(probe, slot.path)) ::unlink(slot.path);
   ::close(probe);

@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <climits>
 
+#include "fs/descriptors.h"
+
 namespace gdedup::fs {
 namespace {
 
@@ -22,12 +24,12 @@ int open_parent(const std::string& path, std::string& leaf) {
     errno = ENAMETOOLONG;
     return -1;
   }
-  int dir = ::open(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  int dir = open_descriptor(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
   size_t at = 0;
   while (dir >= 0 && at < last_slash) {
     const size_t end = path.find('/', at);
     if (end > at) {
-      const int next = ::openat(dir, path.substr(at, end - at).c_str(),
+      const int next = open_descriptor_at(dir, path.substr(at, end - at).c_str(),
                                 O_PATH | O_DIRECTORY | O_CLOEXEC);
       const int err = errno;
       ::close(dir);
@@ -44,12 +46,12 @@ int open_parent(const std::string& path, std::string& leaf) {
 }  // namespace
 
 int open_any_length(const std::string& path, int flags, mode_t mode) {
-  const int fd = ::open(path.c_str(), flags, mode);
+  const int fd = open_descriptor(path.c_str(), flags, mode);
   if (fd >= 0 || !too_long(path)) return fd;
   std::string leaf;
   const int dir = open_parent(path, leaf);
   if (dir < 0) return -1;
-  const int opened = ::openat(dir, leaf.c_str(), flags, mode);
+  const int opened = open_descriptor_at(dir, leaf.c_str(), flags, mode);
   const int err = errno;
   ::close(dir);
   errno = err;

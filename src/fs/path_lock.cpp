@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <utility>
 
+#include "fs/descriptors.h"
 #include "fs/file_ops.h"
 #include "fs/live_temporaries.h"
 
@@ -23,8 +24,12 @@ namespace {
 pid_t flock_holder(int fd) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return 0;
-  FILE* locks = std::fopen("/proc/locks", "re");
-  if (locks == nullptr) return 0;
+  const int table = open_descriptor("/proc/locks", O_RDONLY | O_CLOEXEC);
+  FILE* locks = table < 0 ? nullptr : ::fdopen(table, "r");
+  if (locks == nullptr) {
+    if (table >= 0) ::close(table);
+    return 0;
+  }
   pid_t found = 0;
   char line[256];
   while (found == 0 && std::fgets(line, sizeof line, locks) != nullptr) {
@@ -82,7 +87,7 @@ void PathLock::release() {
 int PathLock::lock_itself(const std::string& path, pid_t* holder) {
   release();
   name_.clear();  // no lock file of its own
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  const int fd = open_descriptor(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return 0;
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -110,7 +115,8 @@ int PathLock::acquire(const std::string& path, bool wait, pid_t* holder) {
   // would otherwise leave the lock file behind.
   const int slot = register_lock_file(name);
   for (;;) {
-    const int fd = ::open(name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    const int fd =
+        open_descriptor(name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
       const int err = errno;
       forget_temporary(slot);

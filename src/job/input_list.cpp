@@ -1,12 +1,11 @@
 #include "job/input_list.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <iostream>
-#include <sstream>
 
+#include "fs/file_ops.h"
 #include "gdedup/error.h"
 #include "gdedup/number_text.h"
 #include "gdedup/folder_walk.h"
@@ -28,32 +27,32 @@ struct Names {
   }
 };
 
+[[noreturn]] void cannot_read_list(const Names& n, int err) {
+  throw Error("cannot read the list of inputs " + n.list() + ": " + fs::error_text(err) + ".",
+              ErrorKind::io);
+}
+
 std::string read_list(const Names& n) {
   const JobInputs& o = n.o;
-  std::ostringstream text;
+  std::string text;
   if (o.files_from == "-") {
-    // An empty standard input sets failbit on `text`, not an error.
-    text << std::cin.rdbuf();
-    if (std::cin.bad()) throw Error("cannot read the list of inputs " + n.list() + ".");
-    return text.str();
+    // A closed standard input fails here (EBADF), rather than read as an
+    // empty list.
+    if (const int err = fs::read_to_end(STDIN_FILENO, text)) cannot_read_list(n, err);
+    return text;
   }
   fs::FileStatus status;
-  if (const int err = fs::status_of_path(o.files_from, status)) {
-    throw Error("cannot read the list of inputs " + n.list() + ": " + fs::error_text(err) +
-                ".");
-  }
+  if (const int err = fs::status_of_path(o.files_from, status)) cannot_read_list(n, err);
   if (status.directory()) {
     throw UsageError(n.list() + " is a folder; give a file that lists one input path per "
                      "line (or per NUL with " + n(JobOption::kNullList) + "), or the folder "
                      "itself as an input with " + n(JobOption::kRecursive));
   }
-  std::ifstream in(o.files_from, std::ios::binary);
-  if (in) text << in.rdbuf();
-  if (!in || in.bad()) {
-    throw Error("cannot read the list of inputs " + n.list() + ": " +
-                std::strerror(errno) + ".");
-  }
-  return text.str();
+  fs::File list;
+  int err = fs::open_for_reading(o.files_from, list);
+  if (err == 0) err = fs::read_to_end(list.fd(), text);
+  if (err != 0) cannot_read_list(n, err);
+  return text;
 }
 
 // The list's paths in order; empty entries (a final separator, blank lines)
