@@ -62,6 +62,50 @@ def test_a_forked_child_uses_a_filter_whose_threads_the_parent_started(tmp_path,
     assert (f.contains(keys) == expected).all()  # the parent's filter is its own
 
 
+@needs_fork
+@pytest.mark.parametrize("exact", [False, True])
+def test_a_closed_standard_output_saves_no_keys(tmp_path, exact):
+    """In a process whose standard output is closed, the lock file of the
+    filter or set took descriptor 1 and received the records meant for
+    standard output, and the file was saved with their keys. The engine's
+    files never take a standard stream's number: the write fails, and
+    nothing is saved."""
+    inputs = tmp_path / "in.txt"
+    inputs.write_bytes(b"".join(b"https://e.example/%d\n" % i for i in range(100)))
+    saved = tmp_path / ("seen.gds" if exact else "seen.gdf")
+
+    def child():
+        os.close(1)
+        try:
+            gdedup.run("dedup", inputs, output="-", filter=saved, exact=exact)
+        except gdedup.FileError as e:
+            return "cannot write to standard output" in str(e)
+        return False
+
+    assert exit_status_of_forked(child) == 0
+    assert not saved.exists() and not list(tmp_path.glob("seen.*.*"))
+
+
+@needs_fork
+def test_a_closed_standard_input_replaces_no_output(tmp_path):
+    """The output's lock file took descriptor 0 and was read as the input:
+    the output was replaced with nothing. Now standard input fails to read,
+    and the output stays as it was."""
+    out = tmp_path / "out.txt"
+    out.write_bytes(b"old\n")
+
+    def child():
+        os.close(0)
+        try:
+            gdedup.run("dedup", "-", output=out)
+        except gdedup.FileError as e:
+            return "cannot read input standard input" in str(e)
+        return False
+
+    assert exit_status_of_forked(child) == 0
+    assert out.read_bytes() == b"old\n" and [p.name for p in tmp_path.iterdir()] == ["out.txt"]
+
+
 # The filter that multiprocessing's forked workers inherit.
 _inherited = None
 

@@ -7,12 +7,12 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +26,7 @@
 #include "cli/mpi_launch.h"
 #include "cli/numbers.h"
 #include "cli/options.h"
+#include "cli/standard_output.h"
 #include "gdedup/backend_registry.h"
 #include "gdedup/error.h"
 #include "gdedup/gpu.h"
@@ -49,6 +50,21 @@ struct BenchOptions {
   bool list_backends = false;
   bool mpi = false;
 };
+
+// printf's formatting, into a string: bench prints its table through
+// print(), which checks that standard output took it.
+__attribute__((format(printf, 1, 2))) std::string formatted(const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  va_list again;
+  va_copy(again, args);
+  const int size = std::vsnprintf(nullptr, 0, format, args);
+  va_end(args);
+  std::string text(size > 0 ? static_cast<size_t>(size) : 0, '\0');
+  std::vsnprintf(text.data(), text.size() + 1, format, again);
+  va_end(again);
+  return text;
+}
 
 uint64_t splitmix(uint64_t& state) {
   uint64_t z = (state += 0x9e3779b97f4a7c15ull);
@@ -146,8 +162,8 @@ Result run_urls(const std::string& which, const BackendOptions& on, const Plan& 
   return r;
 }
 
-void print(const std::vector<Measurement>& rows, bool json, const std::string& gpu_note,
-           const std::vector<std::string>& ratios) {
+std::string results_text(const std::vector<Measurement>& rows, bool json,
+                         const std::string& gpu_note, const std::vector<std::string>& ratios) {
   if (json) {
     JsonObject o;
     for (size_t i = 0; i < rows.size(); ++i) {
@@ -160,16 +176,16 @@ void print(const std::vector<Measurement>& rows, bool json, const std::string& g
       o.add("run" + std::to_string(i), std::move(row));
     }
     if (!gpu_note.empty()) o.add("gpu", gpu_note);
-    std::cout << o.str() << "\n";
-    return;
+    return o.str() + "\n";
   }
-  std::printf("%-14s %-44s %10s %16s\n", "workload", "backend", "seconds", "rate");
+  std::string text = formatted("%-14s %-44s %10s %16s\n", "workload", "backend", "seconds", "rate");
   for (const Measurement& m : rows) {
-    std::printf("%-14s %-44s %10.3f %14s/s\n", m.workload.c_str(), m.backend.substr(0, 44).c_str(),
-                m.seconds, human_count(m.rate()).c_str());
+    text += formatted("%-14s %-44s %10.3f %14s/s\n", m.workload.c_str(),
+                      m.backend.substr(0, 44).c_str(), m.seconds, human_count(m.rate()).c_str());
   }
-  for (const std::string& line : ratios) std::printf("%s\n", line.c_str());
-  if (!gpu_note.empty()) std::printf("gpu: %s\n", gpu_note.c_str());
+  for (const std::string& line : ratios) text += line + "\n";
+  if (!gpu_note.empty()) text += "gpu: " + gpu_note + "\n";
+  return text;
 }
 
 // Differences between backends are a broken promise, not a slow run.
@@ -186,12 +202,14 @@ void check_same(const Result& cpu, const Result& gpu) {
 int list_backends(const BenchOptions& options) {
   BackendOptions on;
   on.device = options.device;
+  std::string text;
   for (const BackendEntry& e : backend_registry()) {
     std::string why_not;
     const bool available = e.available(on, &why_not);
-    std::printf("%-6s %s\n       %s\n", e.name.c_str(), backend_summary(e).c_str(),
-                available ? "available" : ("unavailable: " + why_not).c_str());
+    text += formatted("%-6s %s\n       %s\n", e.name.c_str(), backend_summary(e).c_str(),
+                      available ? "available" : ("unavailable: " + why_not).c_str());
   }
+  print(text);
   return 0;
 }
 
@@ -217,6 +235,9 @@ int run_mpi_bench(const BenchOptions& options, uint64_t key_count, double fpr) {
   const mpi::ExchangeCosts costs = mpi::measure_exchange(
       FilterParams{plan.num_blocks, plan.layout, kDefaultSeed}, batches,
       [&](Filter& filter) { return choose_backend("auto", on, filter, "--backend auto").backend; });
+  // Rank 0 prints once every rank has left MPI: a failed print ends it
+  // with no rank left waiting.
+  std::string text;
   if (me.rank == 0) {
     const uint64_t total = key_count * me.ranks;
     const std::string ranks = counted(me.ranks, "rank");
@@ -226,14 +247,13 @@ int run_mpi_bench(const BenchOptions& options, uint64_t key_count, double fpr) {
         {"whole filter", "each rank alone on " + costs.backend, costs.whole_seconds, total}};
     std::vector<std::string> lines;
     for (const Measurement& m : rows) {
-      char line[160];
-      std::snprintf(line, sizeof line, "%s: %.1f ns a key and rank", m.workload.c_str(),
-                    1e9 * m.seconds / static_cast<double>(key_count));
-      lines.push_back(line);
+      lines.push_back(formatted("%s: %.1f ns a key and rank", m.workload.c_str(),
+                                1e9 * m.seconds / static_cast<double>(key_count)));
     }
-    print(rows, options.json, "", lines);
+    text = results_text(rows, options.json, "", lines);
   }
   mpi::leave();
+  print(text);
   return 0;
 }
 
@@ -267,10 +287,9 @@ int run_bench(const BenchOptions& options, bool urls_given) {
     if (on_gpu == nullptr) return;
     rows.push_back(on_gpu->measured);
     check_same(cpu, *on_gpu);
-    char line[160];
-    std::snprintf(line, sizeof line, "%s: GPU/CPU %.2fx, identical answers and filter bytes",
-                  cpu.measured.workload.c_str(), on_gpu->measured.rate() / cpu.measured.rate());
-    ratios.push_back(line);
+    ratios.push_back(formatted("%s: GPU/CPU %.2fx, identical answers and filter bytes",
+                               cpu.measured.workload.c_str(),
+                               on_gpu->measured.rate() / cpu.measured.rate()));
   };
 
   if (key_count > 0) {
@@ -297,7 +316,7 @@ int run_bench(const BenchOptions& options, bool urls_given) {
     }
     fs::unlink_file(path);
   }
-  print(rows, options.json, gpu ? "" : "not measured: " + why_not, ratios);
+  print(results_text(rows, options.json, gpu ? "" : "not measured: " + why_not, ratios));
   return 0;
 }
 

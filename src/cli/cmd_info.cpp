@@ -1,5 +1,4 @@
 // gdedup info: what a filter file or a checkpoint holds.
-#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/console.h"
 #include "cli/options.h"
+#include "cli/standard_output.h"
 #include "gdedup/filter_report.h"
 #include "gdedup/checkpoint.h"
 #include "gdedup/error.h"
@@ -51,28 +51,27 @@ std::string describe(const std::string& path, const InfoOptions& options) {
 
 // Each file is printed as soon as it is read, and a file that cannot be
 // read is reported in its turn without hiding the others; any failure makes
-// the exit status 1.
+// the exit status 1. Standard output that cannot be written ends the command
+// at once (print()).
 int run_info(const InfoOptions& options) {
   const bool array = options.json && options.files.size() > 1;
   int status = 0;
   bool first = true;
-  if (array) std::cout << "[\n";
+  if (array) print("[\n");
   for (const std::string& path : options.files) {
     std::string text;
     try {
       text = describe(path, options);
     } catch (const Error& e) {
-      std::cout << std::flush;
       Console::get().error(e.what());
       status = 1;
       continue;
     }
-    if (!first) std::cout << (options.json ? ",\n" : "\n");
-    std::cout << text << (options.json && !array ? "\n" : "") << std::flush;
+    const std::string before = first ? "" : options.json ? ",\n" : "\n";
+    print(before + text + (options.json && !array ? "\n" : ""));
     first = false;
   }
-  if (array) std::cout << "\n]\n";
-  std::cout << std::flush;
+  if (array) print("\n]\n");
   return status;
 }
 

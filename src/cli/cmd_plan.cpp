@@ -1,6 +1,5 @@
 // gdedup plan: what a filter for N keys at rate P would be, or with --exact
 // the set that N keys take; nothing else done.
-#include <iostream>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -9,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/standard_output.h"
 #include "gdedup/filter_report.h"
 #include "cli/command_events.h"
 #include "cli/job_spec.h"
@@ -58,12 +58,8 @@ int run_exact_plan(const PlanOptions& options) {
   if (!request.capacity) {
     throw UsageError("plan --exact needs --capacity N, the distinct keys to plan the set for");
   }
-  if (options.json) {
-    std::cout << set_plan_json(*request.capacity).str() << "\n";
-  } else {
-    std::cout << set_plan_text(*request.capacity);
-  }
-  std::cout.flush();
+  print(options.json ? set_plan_json(*request.capacity).str() + "\n"
+                     : set_plan_text(*request.capacity));
   return 0;
 }
 
@@ -86,12 +82,13 @@ int run_plan(const PlanOptions& options) {
   if (options.json) {
     JsonObject o = fixed ? plan_json(*fixed, target) : JsonObject{};
     if (rule) o.add("growth", growth_json(*rule, points));
-    std::cout << o.str() << "\n";
+    print(o.str() + "\n");
   } else {
-    if (fixed) std::cout << plan_text(*fixed, target) << (rule ? "\n" : "");
-    if (rule) std::cout << growth_text(*rule, points);
+    std::string text;
+    if (fixed) text += plan_text(*fixed, target) + (rule ? "\n" : "");
+    if (rule) text += growth_text(*rule, points);
+    print(text);
   }
-  std::cout.flush();
   return 0;
 }
 

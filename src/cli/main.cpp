@@ -3,6 +3,7 @@
 // (exit_status.h).
 #include <exception>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -14,8 +15,11 @@
 #include "cli/options.h"
 #include "cli/mpi_launch.h"
 #include "cli/parse_errors.h"
+#include "cli/standard_output.h"
 #include "cli/version.h"
 #include "gdedup/output_writer.h"
+#include "gdedup/paths.h"
+#include "gdedup/standard_streams.h"
 
 namespace gdedup::cli {
 namespace {
@@ -72,7 +76,11 @@ int run(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
-      return app.exit(e);  // --help, --version: printed on stdout
+      // --help, --version: printed on stdout, and checked as all it gets.
+      std::ostringstream text;
+      const int status = app.exit(e, text, text);
+      print(text.str());
+      return status;
     }
     return report_parse_error(app, e, argc, argv);
   }
@@ -88,15 +96,24 @@ int run(int argc, char** argv) {
 }  // namespace gdedup::cli
 
 int main(int argc, char** argv) {
+  // Before anything can open a file: a closed standard stream would hand its
+  // number to the first one (gdedup/standard_streams.h).
+  if (const int err = gdedup::fs::hold_standard_streams()) {
+    gdedup::cli::Console::get().error(
+        "a standard stream (descriptor 0, 1 or 2) is closed, and its place could not be held: " +
+        gdedup::fs::error_text(err) + "; nothing was done");
+    return gdedup::cli::kExitRuntime;
+  }
+  int status = 0;
   try {
-    // First of all: until the handlers are in, a signal kills in silence.
+    // Then: until the handlers are in, a signal kills in silence.
     gdedup::cli::catch_stop_signals();
     gdedup::io::ignore_sigpipe();
-    return gdedup::cli::run(argc, argv);
+    status = gdedup::cli::run(argc, argv);
   } catch (...) {
     std::string message;
-    const int status = gdedup::cli::failure_status(std::current_exception(), message);
+    status = gdedup::cli::failure_status(std::current_exception(), message);
     if (!message.empty()) gdedup::cli::Console::get().error(message);
-    return status;
   }
+  return gdedup::cli::close_standard_output(status);
 }
