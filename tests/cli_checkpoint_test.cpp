@@ -173,10 +173,12 @@ void sleep_ms(double ms) {
   std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
 }
 
-// "gdedup: interrupted at record 1,140,000; ..." -> 1140000; -1 if absent.
+// "gdedup: interrupted by SIGTERM from process 42 at record 1,140,000; ..."
+// -> 1140000; -1 if absent.
 int64_t interrupted_at(const std::string& err) {
-  const std::string marker = "gdedup: interrupted at record ";
-  const size_t at = err.find(marker);
+  const size_t line = err.find("gdedup: interrupted");
+  const std::string marker = " at record ";
+  const size_t at = line == std::string::npos ? line : err.find(marker, line);
   if (at == std::string::npos) return -1;
   int64_t value = 0;
   for (size_t i = at + marker.size(); i < err.size() && err[i] != ';'; ++i) {

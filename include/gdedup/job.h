@@ -144,6 +144,15 @@ class JobEvents : public OptionNames {
   virtual void progress(const Progress& progress, size_t layers) { (void)progress, (void)layers; }
   // Set when the job should stop at its next batch with a checkpoint; null: never.
   virtual const std::atomic<bool>* stop() const { return nullptr; }
+  // What set stop(), for the line that says where the job stopped
+  // ("SIGTERM from process 4242"); "" to say nothing.
+  virtual std::string stop_cause() const { return ""; }
+  // Once, when the job has read all its input and begins to put its
+  // results in place: its output's rename, then its filter file, then its
+  // statistics. From then on it completes, or fails and says what each
+  // file holds: a front end that would stop it part way (a signal) must
+  // wait until run_job returns. From the job's own thread.
+  virtual void publishing() {}
 };
 
 // The set an exact-mode job ended with.
@@ -219,5 +228,11 @@ std::string summary_line(const JobResult& result);
 // "the job did not finish" + `why` + what became of each.
 std::string unfinished_job_text(const JobSpec& spec, const JobEvents& events,
                                 const std::string& why);
+
+// The files that hold the result of a job that completed (a status of
+// kComplete or kOverfull), for a front end whose stop came too late to
+// stop it: "the output o.txt, the set file s.gds and st.json hold this
+// job's result".
+std::string completed_job_text(const JobSpec& spec, const JobResult& result);
 
 }  // namespace gdedup

@@ -59,6 +59,8 @@ class OutputFile {
   bool in_place() const { return temporary_.empty(); }
   // True once keep_for_resume() was called or the run was resumed.
   bool kept() const { return kept_; }
+  // True once commit() renamed the temporary file over the output.
+  bool committed() const { return committed_; }
 
   // A checkpoint names the temporary file from now on: it outlives a failure
   // and a signal, for --resume.

@@ -112,6 +112,13 @@ struct PipelineOptions {
   // Called once, when the filter first holds more keys than it was planned
   // for, with the false-positive rate now expected.
   std::function<void(uint64_t planned, double fpr_now)> on_over_capacity;
+  // Called once, on the calling thread, when the run has answered its
+  // whole input and written every record, just before the output takes its
+  // place (its temporary file renamed over it; in parts, before the
+  // manifest is written): a caller that saves more after the run (a filter
+  // file) begins to put its results in place there. Not called for a run
+  // that fails or stops before.
+  std::function<void()> on_publish;
 
   // Checkpoints (docs/CHECKPOINT.md). A checkpoint is written between
   // batches to `checkpoint` ("" for none) when either interval has passed

@@ -42,9 +42,10 @@ class RankJob {
   std::string closed_pipe_text() const;
 
  private:
-  // Exact mode's prepare() and run().
+  // Exact mode's prepare() and run(), and run() on a Bloom filter.
   void prepare_set();
   JobResult run_set();
+  JobResult run_filter();
 
   struct State;
   std::unique_ptr<State> state_;

@@ -112,7 +112,10 @@ def run(command, inputs=(), *, output=None, output_parts=None, filter=None, stat
     checkpoint (exit status 3). Without a checkpoint, Ctrl-C ends the job at
     its next batch, leaving the output and filter as they were, and raises
     KeyboardInterrupt. An exception raised by progress ends the job the
-    same way and is raised again."""
+    same way and is raised again. Once the job has read all its input and
+    puts its results in place (the last progress call comes then), either
+    lets it complete and is raised after, with a note naming the files that
+    hold its result."""
     arguments = {
         "files_from": files_from, "null_list": null_list, "recursive": recursive,
         "skip_missing": skip_missing, "output": output, "output_parts": output_parts,
@@ -146,10 +149,14 @@ def run(command, inputs=(), *, output=None, output_parts=None, filter=None, stat
         raise TypeError(f"progress= takes a callable, not {type(progress).__name__}")
     values = _core._run(command, paths, arguments, progress)
     raised = values.pop("raised", None)
+    completed = values.pop("completed", None)
     result = JobResult(**values)
     if isinstance(raised, KeyboardInterrupt) and result.status == "interrupted":
         raise JobInterrupted(result.message, result) from raised
     if raised is not None:
+        if completed is not None and hasattr(raised, "add_note"):  # Python 3.11 on
+            raised.add_note(f"gdedup: this came as the job was finishing, so it completed: "
+                            f"{completed}")
         raise raised
     if result.status == "overfull":
         raise FilterOverfullError(result.message, result)

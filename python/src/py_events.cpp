@@ -29,7 +29,11 @@ void PyEvents::warn(const std::string& message) {
 }
 
 void PyEvents::progress(const Progress& p, size_t layers) {
-  if (stop_.load() && !checkpointing_) throw PythonRaised{};
+  // Without checkpoints a stop ends the job at once, until its results are
+  // being put in place: stopped part way, some files would be new and
+  // others old (the last call comes after the output took its place).
+  const bool stops_now = !checkpointing_ && !publishing_.load();
+  if (stop_.load() && stops_now) throw PythonRaised{};
   if (!progress_.is_valid() || progress_.is_none()) return;
   nb::gil_scoped_acquire gil;
   try {
@@ -46,7 +50,7 @@ void PyEvents::progress(const Progress& p, size_t layers) {
   } catch (nb::python_error& e) {
     e.restore();
     keep_raised();
-    if (!checkpointing_) throw PythonRaised{};
+    if (stops_now) throw PythonRaised{};
   }
 }
 

@@ -2,8 +2,8 @@
 // JobEvents): options named as the keyword arguments ("capacity=",
 // "grow=False"), notes to logging.getLogger("gdedup"), warnings as
 // RuntimeWarning, progress to a callable, and a stop that a KeyboardInterrupt
-// or a failing callable asks for. Every call into Python takes the GIL: a
-// job calls from its own threads.
+// or a failing callable asks for (until the job puts its results in place).
+// Every call into Python takes the GIL: a job calls from its own threads.
 #pragma once
 
 #include <atomic>
@@ -36,6 +36,9 @@ class PyEvents : public JobEvents {
   void warn(const std::string& message) override;
   void progress(const Progress& progress, size_t layers) override;
   const std::atomic<bool>* stop() const override { return &stop_; }
+  // From now on a KeyboardInterrupt, or an exception a callable raises, is
+  // kept but no longer stops the job: its results are being put in place.
+  void publishing() override { publishing_.store(true); }
   std::string name(JobOption option) const override;
   std::string given(JobOption option) const override;
 
@@ -56,6 +59,7 @@ class PyEvents : public JobEvents {
   bool checkpointing_ = false;
   std::map<JobOption, std::string> values_;
   std::atomic<bool> stop_{false};
+  std::atomic<bool> publishing_{false};
   PyObject* raised_[3] = {nullptr, nullptr, nullptr};  // type, value, traceback
 };
 

@@ -265,10 +265,15 @@ void bind_run(nb::module_& m) {
         const JobSpec spec = job_spec(command, paths, a, events);
         // A KeyboardInterrupt raised by the job's stop is the caller's, with
         // the result that says how to resume (_run.py).
-        nb::dict result = result_dict(run_watched(spec, events));
+        const JobResult ended = run_watched(spec, events);
+        nb::dict result = result_dict(ended);
         if (events.restore_raised()) {
           nb::python_error raised;
           result["raised"] = nb::borrow(raised.value());
+          // Too late to stop the job: what it completed.
+          if (ended.status == JobStatus::kComplete || ended.status == JobStatus::kOverfull) {
+            result["completed"] = completed_job_text(spec, ended);
+          }
         }
         return result;
       },

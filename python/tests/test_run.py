@@ -5,6 +5,7 @@ jobs themselves are compared with the command in test_cli_parity.py."""
 import logging
 import os
 import signal
+import sys
 import threading
 
 import pytest
@@ -154,6 +155,38 @@ def test_ctrl_c_ends_a_job_without_checkpoints(tmp_path, urls_file, sigint_at):
     assert not isinstance(caught.value, gdedup.JobInterrupted)
     assert (tmp_path / "out.txt").read_bytes() == b"before\n"
     assert not (tmp_path / "f.gdf").exists()
+
+
+def test_a_stop_once_the_results_are_put_in_place_lets_the_job_complete(tmp_path, urls_file):
+    """progress= raising at its last call, which comes once the output has
+    taken its place: the job completes, its filter and statistics saved,
+    and the exception is raised after with a note that says so. It used to
+    end the job there, the output replaced and the filter not saved, while
+    the exception meant that the files were left as they were."""
+    files = dict(output=tmp_path / "out.txt", filter=tmp_path / "f.gdf",
+                 stats=tmp_path / "st.json", capacity=30000, batch_records=1000)
+    reference = dict(files, output=tmp_path / "ref.txt", filter=tmp_path / "ref.gdf",
+                     stats=tmp_path / "ref.json")
+    calls = []
+    gdedup.run("dedup", urls_file, progress=calls.append, **reference)
+    seen = []
+
+    def fails_at_the_last_call(counts):
+        seen.append(counts)
+        if len(seen) == len(calls):
+            raise RuntimeError("too late")
+
+    (tmp_path / "out.txt").write_bytes(b"before\n")
+    with pytest.raises(RuntimeError, match="too late") as caught:
+        gdedup.run("dedup", urls_file, progress=fails_at_the_last_call, **files)
+    assert (tmp_path / "out.txt").read_bytes() == (tmp_path / "ref.txt").read_bytes()
+    assert (tmp_path / "f.gdf").read_bytes() == (tmp_path / "ref.gdf").read_bytes()
+    assert (tmp_path / "st.json").exists()
+    if sys.version_info >= (3, 11):
+        assert caught.value.__notes__ == [
+            "gdedup: this came as the job was finishing, so it completed: the output "
+            f"{tmp_path / 'out.txt'}, the filter {tmp_path / 'f.gdf'} and the statistics file "
+            f"{tmp_path / 'st.json'} hold this job's result"]
 
 
 def test_an_overfull_filter_raises_with_its_result(tmp_path, urls_file, urls):

@@ -16,6 +16,10 @@ void CommandEvents::progress(const Progress& progress, size_t layers) {
 
 const std::atomic<bool>* CommandEvents::stop() const { return stop_flag(); }
 
+std::string CommandEvents::stop_cause() const { return noted_signal(); }
+
+void CommandEvents::publishing() { publishing_begins(); }
+
 std::string ConsoleEvents::name(JobOption option) const { return flag_name(option); }
 
 std::string CommandEvents::given(JobOption option) const { return flag_given(options_, option); }

@@ -1,6 +1,8 @@
 // What a job says, as the command says it (gdedup/job.h, JobEvents): notes
 // and warnings on stderr through the Console, the progress line, the stop
-// flag the signal handlers set, and the flags that name each option.
+// flag the signal handlers set (and which signal set it), the hold on
+// signals while the job puts its results in place, and the flags that name
+// each option.
 #pragma once
 
 #include <string>
@@ -28,6 +30,9 @@ class CommandEvents : public ConsoleEvents {
 
   void progress(const Progress& progress, size_t layers) override;
   const std::atomic<bool>* stop() const override;
+  std::string stop_cause() const override;
+  // From now on a signal waits for the job to end (interrupt.h).
+  void publishing() override;
   std::string given(JobOption option) const override;
 
   // Erases the progress line: the summary or an error takes its place.

@@ -20,10 +20,19 @@ namespace {
 
 constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
+// What a signal does now. kEnding: a handler is ending the process, and
+// the line it writes says what the files hold then, so nothing may change
+// them any more; kPublishing: the job is putting its results in place,
+// and a signal waits until it has (publishing_begins).
+enum Phase : int { kRunning, kEnding, kPublishing };
+
 // A handler may only touch lock-free atomics: anything else could deadlock
 // against the thread it interrupted.
 std::atomic<bool> g_stop{false};
 std::atomic<int> g_first_signal{0};
+std::atomic<int> g_sender{0};  // the process that sent the first signal; 0: unknown
+std::atomic<int> g_phase{kRunning};
+std::atomic<bool> g_told_waiting{false};
 // Set by end_on_signals: what a signal leaves, for the line it ends with.
 std::atomic<const char*> g_aftermath{nullptr};
 static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free &&
@@ -50,6 +59,37 @@ void append(char* buf, size_t size, size_t* used, const char* text) {
   *used += n;
 }
 
+// Async-signal-safe: "SIGTERM", then " from process N" when the sender is
+// known (kill(2) from a process; the terminal's Ctrl-C has none).
+void append_signal(char* buf, size_t size, size_t* used, int sig) {
+  append(buf, size, used, signal_name(sig));
+  const int sender = g_sender.load();
+  if (sig != g_first_signal.load() || sender <= 0) return;
+  char digits[16];
+  size_t n = 0;
+  for (unsigned v = static_cast<unsigned>(sender); v != 0 && n < sizeof digits; v /= 10) {
+    digits[n++] = static_cast<char>('0' + v % 10);
+  }
+  char number[sizeof digits + 1];
+  for (size_t i = 0; i < n; ++i) number[i] = digits[n - 1 - i];
+  number[n] = '\0';
+  append(buf, size, used, " from process ");
+  append(buf, size, used, number);
+}
+
+// Async-signal-safe: one write(2) of "gdedup: " + parts..., and a newline.
+void write_line(int sig, const char* before, const char* after) {
+  char line[1024];
+  size_t used = 0;
+  append(line, sizeof line, &used, "gdedup: ");
+  append(line, sizeof line, &used, before);
+  append_signal(line, sizeof line, &used, sig);
+  append(line, sizeof line, &used, after);
+  line[used++] = '\n';
+  // Nothing more can be done about a stderr that is gone (SIGHUP).
+  [[maybe_unused]] const ssize_t ignored = ::write(STDERR_FILENO, line, used);
+}
+
 // The aftermath of a process that ends without a line.
 constexpr const char* kQuiet = "";
 
@@ -58,15 +98,11 @@ constexpr const char* kQuiet = "";
 // around it stops).
 [[noreturn]] void end_now(int sig, const char* aftermath) {
   if (aftermath != kQuiet) {
-    char line[1024];
-    size_t used = 0;
-    append(line, sizeof line, &used, "gdedup: interrupted by ");
-    append(line, sizeof line, &used, signal_name(sig));
-    append(line, sizeof line, &used, "; ");
-    append(line, sizeof line, &used, aftermath);
-    line[used++] = '\n';
-    // Nothing more can be done about a stderr that is gone (SIGHUP).
-    [[maybe_unused]] const ssize_t ignored = ::write(STDERR_FILENO, line, used);
+    char after[1024] = "; ";
+    size_t used = 2;
+    append(after, sizeof after, &used, aftermath);
+    after[used] = '\0';
+    write_line(sig, "interrupted by ", after);
   }
   // A save in progress leaves no temporary file (the file it would have
   // replaced is untouched), and the job's lock files go too.
@@ -80,14 +116,34 @@ constexpr const char* kQuiet = "";
   ::_exit(128 + sig);
 }
 
-extern "C" void on_stop_signal(int sig) {
+// Ends the process with `aftermath` unless the job has begun to publish
+// (then the signal waits: the caller returns) or another signal is
+// already ending it.
+void end_unless_publishing(int sig, const char* aftermath) {
+  int running = kRunning;
+  if (g_phase.compare_exchange_strong(running, kEnding)) end_now(sig, aftermath);
+}
+
+extern "C" void on_stop_signal(int sig, siginfo_t* info, void*) {
   const int saved_errno = errno;
   int none = 0;
   const bool first = g_first_signal.compare_exchange_strong(none, sig);
+  // Sent by a process (kill(2), sigqueue(3)): which one, for the line.
+  if (first && info != nullptr && (info->si_code == SI_USER || info->si_code == SI_QUEUE)) {
+    g_sender.store(static_cast<int>(info->si_pid));
+  }
   const char* aftermath = g_aftermath.load();
   if (aftermath == nullptr && !first) aftermath = kSecondSignal;
-  if (aftermath != nullptr) end_now(sig, aftermath);
-  g_stop.store(true, std::memory_order_relaxed);
+  if (aftermath != nullptr) end_unless_publishing(sig, aftermath);
+  if (g_phase.load() == kPublishing) {
+    // Once: a user whose Ctrl-C seems to do nothing learns why.
+    if (!g_told_waiting.exchange(true)) {
+      write_line(sig, "", " noted; the job has done its work and ends once its results are "
+                          "in place");
+    }
+  } else {
+    g_stop.store(true, std::memory_order_relaxed);
+  }
   errno = saved_errno;
 }
 
@@ -98,14 +154,14 @@ void catch_stop_signals() {
     struct sigaction old {};
     if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
     struct sigaction action {};
-    action.sa_handler = on_stop_signal;
+    action.sa_sigaction = on_stop_signal;
     // While one stop signal is handled the others wait, so that the first
     // one is the one reported.
     sigemptyset(&action.sa_mask);
     for (const int other : kStopSignals) sigaddset(&action.sa_mask, other);
     // SA_RESTART: reads and writes in progress carry on rather than fail
     // with EINTR; the run looks at the flag between batches.
-    action.sa_flags = SA_RESTART;
+    action.sa_flags = SA_RESTART | SA_SIGINFO;
     if (::sigaction(sig, &action, nullptr) != 0) {
       throw Error(std::string("cannot install the ") + signal_name(sig) +
                   " handler: " + fs::error_text(errno));
@@ -125,11 +181,35 @@ void end_on_signals(const std::string& aftermath) {
   g_aftermath.store(texts.back().c_str());
   // A signal that came before the store above was only noted: act on it.
   const int sig = g_first_signal.load();
-  if (sig != 0) end_now(sig, texts.back().c_str());
+  if (sig != 0) end_unless_publishing(sig, texts.back().c_str());
 }
 
 // A signal noted before is the one the run stopped at a checkpoint for:
-// only later ones end the process.
-void end_quietly_on_signals() { g_aftermath.store(kQuiet); }
+// only later ones end the process. A job that failed while it put its
+// results in place puts no more: a signal ends it at once again.
+void end_quietly_on_signals() {
+  g_aftermath.store(kQuiet);
+  int publishing = kPublishing;
+  g_phase.compare_exchange_strong(publishing, kRunning);
+}
+
+void publishing_begins() {
+  int running = kRunning;
+  if (g_phase.compare_exchange_strong(running, kPublishing) || running == kPublishing) return;
+  // A handler on another thread is ending the process, with a line that
+  // says the job did not finish: it stays true only if nothing more is
+  // done, so this thread waits for the end.
+  for (;;) ::pause();
+}
+
+std::string noted_signal() {
+  const int sig = g_first_signal.load();
+  if (sig == 0) return "";
+  std::string text = signal_name(sig);
+  if (const int sender = g_sender.load(); sender > 0) {
+    text += " from process " + std::to_string(sender);
+  }
+  return text;
+}
 
 }  // namespace gdedup::cli

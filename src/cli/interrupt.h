@@ -6,7 +6,11 @@
 //     kExitInterrupted (job.h); a second signal ends it at once;
 //   - every other command calls end_on_signals(): a signal then ends the
 //     process at once with one line on stderr saying what it leaves, and the
-//     status of death by that signal (128 + its number in a shell).
+//     status of death by that signal (128 + its number in a shell);
+//   - once a job has read all its input and begins to put its results in
+//     place (publishing_begins: the output's rename, then the filter file
+//     and the statistics), a signal waits: the job completes, or fails,
+//     and then says so and that the signal came (noted_signal).
 // A signal ignored when the process started (nohup, a background job of a
 // non-interactive shell) stays ignored.
 #pragma once
@@ -35,5 +39,16 @@ void end_on_signals(const std::string& aftermath);
 // checkpoint, whose signal was noted before this call). Its temporary and
 // lock files are removed all the same.
 void end_quietly_on_signals();
+
+// From now on a signal is noted, not acted on (a line on stderr says so at
+// once): the job has done its work, and stopping it part way through
+// putting its results in place would leave some of its files new and
+// others old. If a signal is already ending the process, waits for that
+// end instead, so that its line stays true.
+void publishing_begins();
+
+// The first stop signal this process got, as a message names it
+// ("SIGTERM from process 4242", the sender where known); "" for none.
+std::string noted_signal();
 
 }  // namespace gdedup::cli

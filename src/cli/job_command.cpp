@@ -42,7 +42,19 @@ int run_job_command(const JobOptions& options, JobKind kind) {
       console.error(result.message);
       break;
   }
+  if (const std::string late = late_signal_text(spec, result); !late.empty()) {
+    console.error(late);
+  }
   return result_status(result);
+}
+
+std::string late_signal_text(const JobSpec& spec, const JobResult& result) {
+  const std::string sig = noted_signal();
+  const bool completed =
+      result.status == JobStatus::kComplete || result.status == JobStatus::kOverfull;
+  if (sig.empty() || !completed) return "";
+  return sig + " came as the job was finishing, so it completed: " +
+         completed_job_text(spec, result);
 }
 
 }  // namespace gdedup::cli

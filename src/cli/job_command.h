@@ -23,4 +23,10 @@ inline AdviceFor advice_for(const JobOptions& options) {
 // command line, and one message says why the job failed.
 int run_rank_command(const JobOptions& options, JobKind kind);
 
+// The line for a stop signal that came too late to stop the job (it was
+// putting its results in place, or had read all its input), once it has
+// ended with `result`: it completed, and these files hold its result. ""
+// when no signal came, or the job did not complete.
+std::string late_signal_text(const JobSpec& spec, const JobResult& result);
+
 }  // namespace gdedup::cli

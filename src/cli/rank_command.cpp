@@ -80,8 +80,10 @@ int check_launch(const JobOptions& options, const mpi::RankInfo& me, const std::
   return 0;
 }
 
-// The end of a job that ran: what rank 0 says, and the status.
-int report_result(const JobResult& result, const mpi::RankInfo& me) {
+// The end of a job that ran: what rank 0 says (and a rank that got a
+// signal too late to stop the job, naming itself), and the status.
+int report_result(const JobSpec& spec, const JobResult& result, const mpi::RankInfo& me,
+                  const std::string& where) {
   Console& console = Console::get();
   if (result.status == JobStatus::kInterrupted) {
     // Every rank's part of the checkpoint is written; rank 0 says so, and
@@ -93,6 +95,9 @@ int report_result(const JobResult& result, const mpi::RankInfo& me) {
   console.info(summary_line(result) + " (" + result.backend + ")");
   // Rank 0 says it, as one process would.
   if (result.status == JobStatus::kOverfull && me.rank == 0) console.error(result.message);
+  if (const std::string late = late_signal_text(spec, result); !late.empty()) {
+    console.error(me.rank == 0 ? late : where + late);
+  }
   return result_status(result);
 }
 
@@ -172,7 +177,7 @@ int run_rank_command(const JobOptions& options, JobKind kind) {
       throw;
     }
     events.finish_progress();
-    status = report_result(result, me);
+    status = report_result(*spec, result, me, where);
   } catch (const mpi::JobFailed& e) {
     if (e.failure && broken_pipe(e.failure)) {
       // Rank 0's stream: as one process, quiet unless it was to save what

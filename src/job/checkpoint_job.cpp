@@ -196,7 +196,9 @@ void check_resume_sizing(const Job& job, const FilterParams& saved) {
 }
 
 std::string interrupted_line(const Job& job, const PipelineStats& stats) {
-  return "interrupted at record " + group_digits(stats.records) + "; checkpoint saved to " +
+  const std::string cause = job.events.stop_cause();
+  return "interrupted" + (cause.empty() ? "" : " by " + cause) + " at record " +
+         group_digits(stats.records) + "; checkpoint saved to " +
          job.spec.checkpoint.path + "; resume with the same command plus " +
          job.name(JobOption::kResume);
 }

@@ -10,10 +10,21 @@
 
 namespace gdedup::job {
 
+// How far a job that has read all its input got in putting its results
+// in place, in order (job_steps.h, finish_job): what a failure after the
+// first of them must tell (job/publication.h).
+struct Published {
+  bool output = false;    // the run completed: its output holds the job's result
+  bool filter = false;    // the filter or set file was saved with the job's keys
+  bool overfull = false;  // ... or not, on purpose: it ended far past its plan
+  bool stats = false;     // the statistics file was written
+};
+
 struct Job {
   const JobSpec& spec;
   JobEvents& events;
   std::vector<std::string> inputs;  // resolved from spec.inputs, in the order read
+  Published published;
 
   Job(const JobSpec& s, JobEvents& e) : spec(s), events(e) {}
   Mode mode() const { return spec.mode(); }

@@ -168,15 +168,14 @@ JobResult run_exact_job(Job& j) {
     events.progress(p, 0);
   };
   JobResult result = start_result(j, skipped, run.resume);
-  if (!run_stream(j, result, run.resume != nullptr, began,
-                  [&] {
-                    if (!gpu) return run_pipeline(run, set, saved_rules);
-                    const PipelineStats stats = run_pipeline(run, *gpu, saved_rules);
-                    set = key_set_of(*gpu, set_options);
-                    return stats;
-                  })) {
+  if (!run_stream(j, result, run.resume != nullptr, began, [&] {
+        return gpu ? run_pipeline(run, *gpu, saved_rules) : run_pipeline(run, set, saved_rules);
+      })) {
     return result;
   }
+  // Back from the device for the file (the output is in place: a failure
+  // from here on says so, job/publication.h).
+  if (gpu) set = key_set_of(*gpu, set_options);
   if (file_check == FilterFileCheck::kCompareAtEnd) {
     require_own_file(j, [&] { return file_holds(o.filter_path, set, saved_rules); });
   }

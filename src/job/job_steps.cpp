@@ -14,12 +14,8 @@
 #include "job/stats.h"
 
 namespace gdedup {
-namespace {
 
-// What the job saves to JobSpec::filter_path, in messages.
-std::string saved_file_word(const JobSpec& o) { return o.exact ? "set file" : "filter"; }
-
-}  // namespace
+using job::saved_file_word;
 
 Mode JobSpec::mode() const {
   switch (kind) {
@@ -56,6 +52,9 @@ std::string unfinished_job_text(const JobSpec& o, const JobEvents& events,
 }  // namespace gdedup
 
 namespace gdedup::job {
+
+std::string saved_file_word(const JobSpec& o) { return o.exact ? "set file" : "filter"; }
+
 namespace {
 
 // Standard input named twice, or an input that cannot be read: refused,
@@ -106,6 +105,7 @@ PipelineOptions pipeline_options(const Job& job) {
   run.keep_checkpoint = o.saves_filter();
   run.saved_filter = o.saves_filter() ? o.filter_path : "";
   run.names = &job.events;
+  run.on_publish = [&events = job.events] { events.publishing(); };
   return run;
 }
 
@@ -135,7 +135,7 @@ JobResult start_result(const Job& job, uint64_t inputs_skipped, const ResumeStat
   return result;
 }
 
-void finish_job(const Job& job, const JobEnding& ending, JobResult& result) {
+void finish_job(Job& job, const JobEnding& ending, JobResult& result) {
   const JobSpec& o = job.spec;
   // A query adds no keys: its filter's state is not its doing.
   std::optional<std::string> overfull;
@@ -148,7 +148,9 @@ void finish_job(const Job& job, const JobEnding& ending, JobResult& result) {
   if (o.saves_filter() && !overfull) {
     ending.save();
     result.filter_saved = true;
+    job.published.filter = true;
   }
+  job.published.overfull = overfull.has_value();
   // Only now, with the output renamed and the filter saved, is the
   // checkpoint no longer needed (PipelineOptions::keep_checkpoint).
   if (o.saves_filter() && o.checkpoint.enabled() && ending.remove_checkpoint) {
@@ -168,9 +170,10 @@ void finish_job(const Job& job, const JobEnding& ending, JobResult& result) {
   if (!o.stats_path.empty() && ending.write_stats) {
     write_stats_file(o.stats_path, stats_json(result).str() + "\n");
   }
+  job.published.stats = true;
 }
 
-bool run_stream(const Job& job, JobResult& result, bool resumed, const bool& began,
+bool run_stream(Job& job, JobResult& result, bool resumed, const bool& began,
                 const std::function<PipelineStats()>& run) {
   try {
     result.stats = run();
@@ -193,6 +196,7 @@ bool run_stream(const Job& job, JobResult& result, bool resumed, const bool& beg
     result.message = interrupted_line(job, result.stats);
     return false;
   }
+  job.published.output = true;
   return true;
 }
 

@@ -21,7 +21,9 @@ namespace gdedup::job {
 uint64_t resolve_and_check_inputs(Job& job);
 
 // The pipeline options of the job: everything but the filter's callbacks,
-// the resume state and the stop flag, which the driver owns.
+// the resume state and the stop flag, which the driver owns. The job's
+// events hear when it begins to put its results in place
+// (JobEvents::publishing).
 PipelineOptions pipeline_options(const Job& job);
 
 // Takes the locks of the files the job writes (held until the job ends).
@@ -35,7 +37,8 @@ KeyRules saved_key_rules(const Job& job, bool filter_existed);
 // judged (`layers`: each layer's Overfull, oldest first), the filter saved
 // through `save` unless it ended far past its plan, the checkpoint removed
 // (where `remove_checkpoint`: the rank that owns it), the statistics file
-// written (where `write_stats`), and `result`'s status set.
+// written (where `write_stats`), and `result`'s status set; each step noted
+// in job.published as it is done.
 struct JobEnding {
   std::vector<std::optional<Overfull>> layers;
   bool growing = false;
@@ -45,15 +48,16 @@ struct JobEnding {
   bool remove_checkpoint = true;
   bool write_stats = true;
 };
-void finish_job(const Job& job, const JobEnding& ending, JobResult& result);
+void finish_job(Job& job, const JobEnding& ending, JobResult& result);
 
 // Runs the job's pipeline (`run`) into result.stats, as every job in one
 // process does: a closed output ends the job quietly (kOutputClosed; then
 // false) or fails it (closed_output_is_failure); any other failure is told
 // with the aftermath, but for a resume refused before its first batch
 // (`began` still false), which changed nothing; a stop at a checkpoint
-// makes the result kInterrupted (then false). True: the run completed.
-bool run_stream(const Job& job, JobResult& result, bool resumed, const bool& began,
+// makes the result kInterrupted (then false). True: the run completed, and
+// its output holds the job's result (job.published.output).
+bool run_stream(Job& job, JobResult& result, bool resumed, const bool& began,
                 const std::function<PipelineStats()>& run);
 
 // The result's counts before the run: inputs, resume point, checkpoints.
@@ -62,6 +66,10 @@ JobResult start_result(const Job& job, uint64_t inputs_skipped, const ResumeStat
 // Appended to an error that struck after work began, so the user knows what
 // the files now hold.
 std::string aftermath(const Job& job);
+
+// "set file" or "filter": what the job saves to JobSpec::filter_path, in
+// messages.
+std::string saved_file_word(const JobSpec& spec);
 
 // The failure of a job whose output's reader went away (`| head`) and that
 // was to save a filter or statistics: a filter saved then would hold the

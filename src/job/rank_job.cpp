@@ -20,6 +20,7 @@
 #include "job/job_checks.h"
 #include "job/job_steps.h"
 #include "job/overfull.h"
+#include "job/publication.h"
 #include "job/sizing.h"
 
 namespace gdedup {
@@ -239,7 +240,7 @@ void RankJob::prepare_set() {
 
 JobResult RankJob::run_set() {
   State& s = *state_;
-  const job::Job& j = s.job;
+  job::Job& j = s.job;
   const JobSpec& o = s.spec;
   const mpi::RankInfo& me = s.me;
   PipelineOptions run = job::pipeline_options(j);
@@ -253,6 +254,7 @@ JobResult RankJob::run_set() {
     throw with_cap_advice(j, e);
   }
   if (result.stats.interrupted) return interrupted(j, result);
+  j.published.output = true;
   job::JobEnding ending;
   ending.filter_existed = s.filter_existed;
   ending.save = [&] { s.set->save(o.filter_path, s.saved_rules); };
@@ -268,9 +270,22 @@ JobResult RankJob::run_set() {
 }
 
 JobResult RankJob::run() {
-  if (state_->spec.exact) return run_set();
   State& s = *state_;
-  const job::Job& j = s.job;
+  try {
+    return s.spec.exact ? run_set() : run_filter();
+  } catch (const mpi::JobFailed& e) {
+    // Once the output has taken its place, the failure says what it holds.
+    mpi::JobFailed told = e;
+    told.failure = job::with_what_is_published(s.job, e.failure);
+    throw told;
+  } catch (...) {
+    std::rethrow_exception(job::with_what_is_published(s.job, std::current_exception()));
+  }
+}
+
+JobResult RankJob::run_filter() {
+  State& s = *state_;
+  job::Job& j = s.job;
   const JobSpec& o = s.spec;
   const mpi::RankInfo& me = s.me;
   mpi::ShardedFilter& filter = *s.filter;
@@ -304,6 +319,7 @@ JobResult RankJob::run() {
   JobResult result = job::start_result(j, s.inputs_skipped, run.resume);
   result.stats = mpi::run_sharded_pipeline(run, filter, make_backend);
   if (result.stats.interrupted) return interrupted(j, result);
+  j.published.output = true;
   // Every layer's counters and set bits, summed over the ranks: every rank
   // finds the same.
   std::vector<FilterSummary> layers;

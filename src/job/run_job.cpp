@@ -21,6 +21,7 @@
 #include "job/job_filter.h"
 #include "job/job_steps.h"
 #include "job/overfull.h"
+#include "job/publication.h"
 #include "job/sizing.h"
 #include "job/thread_split.h"
 
@@ -86,10 +87,10 @@ JobFilter resumed_filter(const Job& j, const std::optional<GrowthState>& request
   return made;
 }
 
-JobResult run_in_this_process(const JobSpec& spec, JobEvents& events) {
-  Job j(spec, events);
-  if (spec.exact) return job::run_exact_job(j);
-  const JobSpec& o = spec;
+// A job on a Bloom filter, fixed or growing (exact_job.h runs a set's).
+JobResult run_filter_job(Job& j) {
+  const JobSpec& o = j.spec;
+  JobEvents& events = j.events;
   // Everything the spec asks is checked before anything is read or created.
   job::refuse_ignored_options(j);
   check_planned_rate(o.sizing, events);
@@ -183,13 +184,17 @@ JobResult run_in_this_process(const JobSpec& spec, JobEvents& events) {
 }  // namespace
 
 JobResult run_job(const JobSpec& spec, JobEvents& events) {
+  Job j(spec, events);
   try {
-    return run_in_this_process(spec, events);
+    return spec.exact ? job::run_exact_job(j) : run_filter_job(j);
   } catch (const std::system_error& e) {
     // A thread of the front end, the output or a checkpoint (std::thread),
     // as a ThreadPool's: an Error the front ends tell and advise on.
     if (!is_thread_refusal(e)) throw;
     throw thread_refused("the job's threads", e);
+  } catch (...) {
+    // Once the output has taken its place, a failure says what it holds.
+    std::rethrow_exception(job::with_what_is_published(j, std::current_exception()));
   }
 }
 

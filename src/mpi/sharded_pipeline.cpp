@@ -461,6 +461,7 @@ PipelineStats run_rounds(const PipelineOptions& options, RankTarget& target) {
       break;
     }
   }
+  if (!interrupted && options.on_publish) options.on_publish();
   if (output && !interrupted) output->commit();
   if (parts) parts->commit();
   target.sync_to_host();

@@ -52,6 +52,8 @@ io::OutputPrefix resumed_output(const ResumeState& resume) {
 // in place holds the records before the failure, never a partial one
 // (OutputWriter cuts it off); a replaced one is as it was before the job.
 std::string output_holdings(const io::OutputFile& output) {
+  // Renamed into place, then its folder's sync failed: that failure says so.
+  if (output.committed()) return "";
   if (!output.in_place()) {
     const std::string text = " The output " + output.path() + " was left as it was before the job";
     if (!output.kept()) return text + ": the records went to a temporary file, now removed.";
@@ -204,6 +206,7 @@ class Driver {
     const bool completed = !failure && !stats_.interrupted;
     try {
       if (!failure && checkpoints) checkpoints->wait();
+      if (completed && options_.on_publish) options_.on_publish();
       if (completed && output) output->commit();
       if (completed && checkpoints && !options_.keep_checkpoint) checkpoints->remove();
     } catch (...) {

@@ -78,7 +78,7 @@ case_signal_without_checkpoint_says_what_is_left() {
       continue
     fi
     [ "$STATUS" -eq $((128 + $(kill -l "$sig"))) ] || fail "SIG$sig: exit status $STATUS"
-    expect_message "gdedup: interrupted by SIG$sig; the job did not finish; the output out.txt was left as it was before the job"
+    expect_message "gdedup: interrupted by SIG$sig from process $BASHPID; the job did not finish; the output out.txt was left as it was before the job"
     [ ! -e out.txt ] || fail "SIG$sig: an interrupted run created out.txt"
     compgen -G 'out.txt.tmp.*' >/dev/null && fail "SIG$sig: a temporary file was left: $(ls)"
     expect_message "the filter f.gdf was not updated"
