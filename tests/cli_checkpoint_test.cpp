@@ -189,6 +189,22 @@ int64_t interrupted_at(const std::string& err) {
 
 // ----------------------------------------------------------------- kill loop
 
+// Who sent the signal a job names ("interrupted by SIGTERM from process
+// 4242"): that process's command line while it still runs, for a failure
+// message.
+std::string sender_of(const std::string& err) {
+  const std::string marker = " from process ";
+  const size_t at = err.find(marker);
+  if (at == std::string::npos) return "the job does not name the sender";
+  const std::string pid = err.substr(at + marker.size(), err.find_first_not_of(
+                                                             "0123456789", at + marker.size()) -
+                                                             at - marker.size());
+  std::string command = cli_test::read_file("/proc/" + pid + "/cmdline");
+  std::replace(command.begin(), command.end(), '\0', ' ');
+  return "the sender was process " + pid +
+         (command.empty() ? ", which has ended" : ": " + command);
+}
+
 // The temporary files of the output `out` beside it, OUT.tmp.XXXXXX.
 std::vector<std::string> output_temporaries(const std::string& out) {
   const std::filesystem::path path(out);
@@ -320,6 +336,15 @@ void CliCheckpointKillLoop::loop(int sig, uint64_t seed, Counts& c) {
         ++c.signals;
         resume = true;
         continue;
+      }
+      if (sig == SIGKILL && (status == 3 || contains(err, "gdedup: interrupted by SIG"))) {
+        // Seen once, with the whole suite running beside: exit 3 (resuming).
+        FAIL() << "exit status " << status << (resume ? " (resuming)" : "")
+               << ": a catchable signal stopped the job, but this loop sends only SIGKILL, "
+                  "and only to its own child, whose process id stays its own until this "
+                  "loop reaps it; another process sent it (a stray kill of a process id "
+                  "since reused, or a signal to the whole process group); "
+               << sender_of(err) << ". The job said: " << err;
       }
       if (status == 1 && resume && contains(err, "no checkpoint at " + ck + " to resume from")) {
         ++c.no_checkpoint;
