@@ -59,12 +59,17 @@ void append(char* buf, size_t size, size_t* used, const char* text) {
   *used += n;
 }
 
-// Async-signal-safe: "SIGTERM", then " from process N" when the sender is
-// known (kill(2) from a process; the terminal's Ctrl-C has none).
-void append_signal(char* buf, size_t size, size_t* used, int sig) {
+// The process that sent a signal (kill(2), sigqueue(3)); 0 when none did
+// (the terminal's Ctrl-C, raise(3)).
+int sender_of(const siginfo_t* info) {
+  if (info == nullptr || (info->si_code != SI_USER && info->si_code != SI_QUEUE)) return 0;
+  return static_cast<int>(info->si_pid);
+}
+
+// Async-signal-safe: "SIGTERM", then " from process N" for a known sender.
+void append_signal(char* buf, size_t size, size_t* used, int sig, int sender) {
   append(buf, size, used, signal_name(sig));
-  const int sender = g_sender.load();
-  if (sig != g_first_signal.load() || sender <= 0) return;
+  if (sender <= 0) return;
   char digits[16];
   size_t n = 0;
   for (unsigned v = static_cast<unsigned>(sender); v != 0 && n < sizeof digits; v /= 10) {
@@ -78,12 +83,12 @@ void append_signal(char* buf, size_t size, size_t* used, int sig) {
 }
 
 // Async-signal-safe: one write(2) of "gdedup: " + parts..., and a newline.
-void write_line(int sig, const char* before, const char* after) {
+void write_line(int sig, int sender, const char* before, const char* after) {
   char line[1024];
   size_t used = 0;
   append(line, sizeof line, &used, "gdedup: ");
   append(line, sizeof line, &used, before);
-  append_signal(line, sizeof line, &used, sig);
+  append_signal(line, sizeof line, &used, sig, sender);
   append(line, sizeof line, &used, after);
   line[used++] = '\n';
   // Nothing more can be done about a stderr that is gone (SIGHUP).
@@ -96,13 +101,13 @@ constexpr const char* kQuiet = "";
 // Async-signal-safe: one write(2) of the line (none for kQuiet), then death
 // by `sig` itself, so that a shell sees what ended the process (and a loop
 // around it stops).
-[[noreturn]] void end_now(int sig, const char* aftermath) {
+[[noreturn]] void end_now(int sig, int sender, const char* aftermath) {
   if (aftermath != kQuiet) {
     char after[1024] = "; ";
     size_t used = 2;
     append(after, sizeof after, &used, aftermath);
     after[used] = '\0';
-    write_line(sig, "interrupted by ", after);
+    write_line(sig, sender, "interrupted by ", after);
   }
   // A save in progress leaves no temporary file (the file it would have
   // replaced is untouched), and the job's lock files go too.
@@ -119,27 +124,25 @@ constexpr const char* kQuiet = "";
 // Ends the process with `aftermath` unless the job has begun to publish
 // (then the signal waits: the caller returns) or another signal is
 // already ending it.
-void end_unless_publishing(int sig, const char* aftermath) {
+void end_unless_publishing(int sig, int sender, const char* aftermath) {
   int running = kRunning;
-  if (g_phase.compare_exchange_strong(running, kEnding)) end_now(sig, aftermath);
+  if (g_phase.compare_exchange_strong(running, kEnding)) end_now(sig, sender, aftermath);
 }
 
 extern "C" void on_stop_signal(int sig, siginfo_t* info, void*) {
   const int saved_errno = errno;
   int none = 0;
   const bool first = g_first_signal.compare_exchange_strong(none, sig);
-  // Sent by a process (kill(2), sigqueue(3)): which one, for the line.
-  if (first && info != nullptr && (info->si_code == SI_USER || info->si_code == SI_QUEUE)) {
-    g_sender.store(static_cast<int>(info->si_pid));
-  }
+  const int sender = sender_of(info);
+  if (first) g_sender.store(sender);
   const char* aftermath = g_aftermath.load();
   if (aftermath == nullptr && !first) aftermath = kSecondSignal;
-  if (aftermath != nullptr) end_unless_publishing(sig, aftermath);
+  if (aftermath != nullptr) end_unless_publishing(sig, sender, aftermath);
   if (g_phase.load() == kPublishing) {
     // Once: a user whose Ctrl-C seems to do nothing learns why.
     if (!g_told_waiting.exchange(true)) {
-      write_line(sig, "", " noted; the job has done its work and ends once its results are "
-                          "in place");
+      write_line(sig, sender, "", " noted; the job has done its work and ends once its "
+                                  "results are in place");
     }
   } else {
     g_stop.store(true, std::memory_order_relaxed);
@@ -181,7 +184,7 @@ void end_on_signals(const std::string& aftermath) {
   g_aftermath.store(texts.back().c_str());
   // A signal that came before the store above was only noted: act on it.
   const int sig = g_first_signal.load();
-  if (sig != 0) end_unless_publishing(sig, texts.back().c_str());
+  if (sig != 0) end_unless_publishing(sig, g_sender.load(), texts.back().c_str());
 }
 
 // A signal noted before is the one the run stopped at a checkpoint for:
