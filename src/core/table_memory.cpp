@@ -1,10 +1,10 @@
 #include "core/table_memory.h"
 
-#include <sys/mman.h>
-
 #include <cstring>
 #include <mutex>
 #include <set>
+
+#include "fs/memory.h"
 
 namespace gdedup::detail {
 namespace {
@@ -17,16 +17,17 @@ constexpr unsigned kMinOrder = 10;  // the smallest table: 16 buckets of 64 byte
 // given (the advice is ignored where not): what more is mapped to find the
 // boundary goes back at once.
 void* map_aligned(uint64_t bytes) {
-  void* raw = mmap(nullptr, bytes + kChunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                   -1, 0);
-  if (raw == MAP_FAILED) return nullptr;
+  void* raw = fs::map_zeroed(bytes + kChunk);
+  if (raw == nullptr) return nullptr;
   const uintptr_t start = reinterpret_cast<uintptr_t>(raw);
   const uintptr_t aligned = (start + kChunk - 1) & ~(kChunk - 1);
-  if (aligned > start) munmap(raw, aligned - start);
+  if (aligned > start) fs::unmap(raw, aligned - start);
   const uintptr_t end = aligned + bytes;
-  if (start + bytes + kChunk > end) munmap(reinterpret_cast<void*>(end), start + kChunk - aligned);
+  if (start + bytes + kChunk > end) {
+    fs::unmap(reinterpret_cast<void*>(end), start + kChunk - aligned);
+  }
   void* p = reinterpret_cast<void*>(aligned);
-  madvise(p, bytes, MADV_HUGEPAGE);
+  fs::advise_huge_pages(p, bytes);
   return p;
 }
 
@@ -74,7 +75,7 @@ class Chunks {
       ++joined;
     }
     if (joined == kChunkOrder) {
-      munmap(reinterpret_cast<void*>(block), kChunk);
+      fs::unmap(reinterpret_cast<void*>(block), kChunk);
       return;
     }
     std::memset(memory, 0, uint64_t{1} << order);
@@ -102,7 +103,7 @@ void* table_memory(uint64_t bytes) {
 void free_table_memory(void* memory, uint64_t bytes) {
   if (memory == nullptr) return;
   if (bytes >= kChunk) {
-    munmap(memory, (bytes + kChunk - 1) & ~(kChunk - 1));
+    fs::unmap(memory, (bytes + kChunk - 1) & ~(kChunk - 1));
   } else {
     chunks().give_back(memory, order_of(bytes));
   }

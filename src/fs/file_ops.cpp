@@ -28,11 +28,6 @@ constexpr int kTempTries = 100;
 
 std::atomic<Observer*> g_observer{nullptr};
 
-// 0, or the errno the observer injects; `bytes` may be lowered for kWrite.
-int observe(Op op, const std::string& name, size_t& bytes) {
-  Observer* o = g_observer.load(std::memory_order_acquire);
-  return o == nullptr ? 0 : o->before(op, name, bytes);
-}
 int observe(Op op, const std::string& name) {
   size_t none = 0;
   return observe(op, name, none);
@@ -83,6 +78,11 @@ std::string random_suffix() {
 }  // namespace
 
 Observer* set_observer(Observer* observer) { return g_observer.exchange(observer); }
+
+int observe(Op op, const std::string& name, size_t& bytes) {
+  Observer* o = g_observer.load(std::memory_order_acquire);
+  return o == nullptr ? 0 : o->before(op, name, bytes);
+}
 
 std::string error_text(int err) {
   char buf[256];

@@ -24,7 +24,9 @@
 
 namespace gdedup::fs {
 
-enum class Op { kCreate, kWrite, kSync, kTruncate, kRename, kSyncFolder, kUnlink };
+// kMap is anonymous memory (memory.h's map_zeroed), with no name and the
+// bytes asked for: a test's way to run the engine out of memory.
+enum class Op { kCreate, kWrite, kSync, kTruncate, kRename, kSyncFolder, kUnlink, kMap };
 
 // A test's window on the calls above (process-wide). before() runs ahead of
 // each call with the file's name (for kRename the target's, for kSyncFolder
@@ -38,6 +40,9 @@ class Observer {
 };
 // Installs `observer` (nullptr for none) and returns the previous one.
 Observer* set_observer(Observer* observer);
+// 0, or the errno the installed observer injects into the call `op`: for
+// the calls of src/fs.
+int observe(Op op, const std::string& name, size_t& bytes);
 
 // write(2) of all `size` bytes, EINTR and partial writes handled; 0 or an
 // errno (write(2) returning 0 counts as ENOSPC). Bytes stored before a

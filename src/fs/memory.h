@@ -17,6 +17,8 @@ void* map_zeroed(size_t bytes);
 const void* map_file_read_only(int fd, size_t bytes, uint64_t offset = 0);
 // The size mappings are made of.
 size_t page_size();
+// The machine's memory in bytes (UINT64_MAX when the OS does not say).
+uint64_t physical_memory();
 // Drops the pages of [p, p + bytes) of a file mapping from this process: a
 // later touch maps them again from the page cache (or the file), so this is
 // only ever a cost, never a change of what is read. p and bytes
