@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,6 +28,7 @@ struct Result {
   int status = -1;  // exit status, or 128 + signal
   std::string out;
   std::string err;
+  long max_rss_kib = 0;  // the child's peak resident memory
 };
 
 inline std::string binary() {
@@ -152,9 +154,11 @@ inline Result run(const RunSpec& spec) {
   close(out_pipe[0]);
   close(err_pipe[0]);
   int wstatus = 0;
-  while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+  rusage usage{};
+  while (wait4(pid, &wstatus, 0, &usage) < 0 && errno == EINTR) {
   }
   r.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+  r.max_rss_kib = usage.ru_maxrss;
   return r;
 }
 

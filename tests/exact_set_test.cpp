@@ -8,8 +8,11 @@
 // the tables' memory, zeroed and apart through reuse.
 #include "core/exact_set.h"
 #include "core/table_memory.h"
+#include "fs/file_ops.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <cstring>
 #include <string>
 #include <random>
@@ -268,11 +271,19 @@ TEST(ExactSet, AnswersAsASetOfItsKeysThroughGrowthInNarrowSlots) {
   EXPECT_EQ(answers, (std::vector<uint8_t>{0, 0, 0, 1, 1, 1}));
 }
 
+// The bytes a table of `keys` keys, `overflowed` of them past their home
+// buckets' runs, may take at most: the load rule's table and 64 bytes a key
+// of its overflow area.
+uint64_t most_bytes(uint64_t keys, uint64_t overflowed, unsigned bits) {
+  return ExactSet::bytes_for(keys, bits) + 64 * std::max<uint64_t>(overflowed, 4);
+}
+
 TEST(ExactSet, KeysCrowdedAtTheTableEndWrapRoundThroughEveryDoubling) {
   // Every key's top bits near all ones: homes at the table's last buckets,
   // runs that wrap round to its first and doublings that end a run past
-  // its last bucket, or too long (the table doubles again). Some keys
-  // near all zeros share the first buckets with the wrapped ones.
+  // its last bucket, or too long (those keys go to the overflow area; the
+  // table grows by its load alone). Some keys near all zeros share the
+  // first buckets with the wrapped ones.
   for (const unsigned bits : {68u, kKeyBits}) {
     std::mt19937_64 rng(bits);
     const Key84 mask = (Key84{1} << bits) - 1;
@@ -285,9 +296,92 @@ TEST(ExactSet, KeysCrowdedAtTheTableEndWrapRoundThroughEveryDoubling) {
     }
     ExactSet set(0, bits);
     check_against_oracle(set, keys, 1000);
-    EXPECT_GE(set.growths(), 8u) << bits << " bits";
-    EXPECT_LE(set.bucket_bits(), 15u) << bits << " bits";
+    EXPECT_GE(set.growths(), 6u) << bits << " bits";
+    EXPECT_EQ(set.bytes() - set.overflow_bytes(), ExactSet::bytes_for(set.size(), bits));
+    EXPECT_GT(set.overflow_keys(), 1000u) << bits << " bits";
+    EXPECT_LE(set.bytes(), most_bytes(set.size(), set.overflow_keys(), bits));
   }
+}
+
+// Keys whose hashes share their top bits (a hostile input's, searched for:
+// the hash is public) in one home bucket: past its run, in the overflow
+// area, with every answer right, the table at the size its load gives, and
+// the bytes a small factor over what the key count plans, where a table
+// doubling for its runs would take 2^(shared bits) buckets.
+TEST(ExactSet, KeysSharingTheirTopBitsTakeTheOverflowAreaNotDoublings) {
+  for (const unsigned bits : {68u, kKeyBits}) {
+    std::mt19937_64 rng(bits + 100);
+    const Key84 mask = (Key84{1} << bits) - 1;
+    const unsigned shared = 40;
+    const Key84 prefix = ((static_cast<Key84>(rng()) << 64) | rng()) & mask & ~(mask >> shared);
+    std::vector<Key84> keys = random_keys(60000, 40000, bits, bits + 7);
+    for (size_t i = 0; i < keys.size(); i += 2) {
+      keys[i] = prefix | (((static_cast<Key84>(rng()) << 64) | rng()) & (mask >> shared));
+      if (i % 10 == 0 && i > 0) keys[i] = keys[i - 10];  // a repeat of a crafted key
+    }
+    for (const size_t batch : {size_t{1}, size_t{997}}) {
+      ExactSet set(0, bits);
+      check_against_oracle(set, keys, batch);
+      EXPECT_GT(set.overflow_keys(), 20000u);
+      EXPECT_EQ(set.bucket_bits(), ExactSet::bucket_bits_for(set.size(), 4, bits, 0));
+      EXPECT_LE(set.bytes(), most_bytes(set.size(), set.overflow_keys(), bits));
+      EXPECT_LE(set.bytes(), 8 * ExactSet::bytes_for(set.size(), bits)) << bits << " bits";
+    }
+  }
+}
+
+// Every way a table changes keeps the overflow area's keys: a deep copy,
+// erasure (of keys in it and in the table), rebuilds smaller and larger,
+// and further keys after each.
+TEST(ExactSet, OverflowKeysLiveThroughCopyEraseAndRebuild) {
+  std::mt19937_64 rng(31);
+  const Key84 mask = (Key84{1} << kKeyBits) - 1;
+  const Key84 prefix = Key84{0x3c5a5} << (kKeyBits - 20);
+  std::vector<Key84> keys = distinct_in_order(random_keys(3000, 3000, kKeyBits, 32));
+  for (int i = 0; i < 1500; ++i) {
+    keys.push_back(prefix | (((static_cast<Key84>(rng()) << 64) | rng()) & (mask >> 20)));
+  }
+  keys = distinct_in_order(keys);
+  std::shuffle(keys.begin(), keys.end(), rng);
+  ExactSet set(0, kKeyBits);
+  std::vector<uint8_t> answers(keys.size());
+  set.test_and_insert(keys.data(), keys.size(), answers.data());
+  ASSERT_EQ(std::count(answers.begin(), answers.end(), 0), static_cast<long>(keys.size()));
+  ASSERT_GT(set.overflow_keys(), 1000u);
+  const ExactSet copy(set);
+  std::unordered_set<Key84, KeyHash> kept(keys.begin(), keys.end());
+  const auto check = [&](const ExactSet& s) {
+    std::vector<Key84> sorted(kept.begin(), kept.end());
+    std::sort(sorted.begin(), sorted.end());
+    ASSERT_TRUE(s.sorted_keys() == sorted);
+    ASSERT_EQ(s.size(), kept.size());
+    std::vector<uint8_t> present(keys.size());
+    s.contains(keys.data(), keys.size(), present.data());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      ASSERT_EQ(present[i], kept.count(keys[i])) << i;
+      ASSERT_EQ(s.contains_one(keys[i]), kept.count(keys[i]) == 1) << i;
+    }
+  };
+  for (size_t i = 0; i < keys.size(); i += 3) {
+    set.erase(keys[i]);
+    kept.erase(keys[i]);
+  }
+  check(set);
+  const uint64_t overflowed = set.overflow_keys();
+  ASSERT_TRUE(set.rebuild(set.bucket_bits() + 3, 0));
+  check(set);
+  EXPECT_LT(set.overflow_keys(), overflowed);  // more homes, shorter runs
+  ASSERT_TRUE(set.rebuild(set.bucket_bits() - 3, 0));
+  check(set);
+  // Erased keys come back as new; held ones are present.
+  for (const Key84 key : keys) {
+    const bool held = kept.count(key) == 1;
+    ASSERT_EQ(set.test_and_insert_one(key, 0, nullptr),
+              held ? ExactSet::Outcome::present : ExactSet::Outcome::added);
+    kept.insert(key);
+  }
+  check(set);
+  check(copy);  // the copy never saw the erasures
 }
 
 TEST(ExactSet, WhatItHoldsDependsOnItsKeysAlone) {
@@ -518,6 +612,64 @@ TEST(KeySet, CapRefusesTheExactKeyAndKeepsEveryOneBefore) {
   }
 }
 
+// Makes every anonymous mapping of the engine fail once armed (fs's
+// Observer): the system out of memory at a point of the test's choosing.
+class RefuseMemory : public fs::Observer {
+ public:
+  RefuseMemory() : previous_(fs::set_observer(this)) {}
+  ~RefuseMemory() override { fs::set_observer(previous_); }
+  void arm() { armed_ = true; }
+  int before(fs::Op op, const std::string&, size_t&) override {
+    return op == fs::Op::kMap && armed_ ? ENOMEM : 0;
+  }
+
+ private:
+  fs::Observer* previous_;
+  std::atomic<bool> armed_{false};
+};
+
+// The system out of memory midway through a batch, on one thread or while
+// other threads run further keys of other shards: the keys before the one
+// refused are answered and added, no key after it is, and the set answers
+// on once memory comes back.
+TEST(KeySet, OutOfMemoryMidBatchKeepsEveryKeyBeforeItAndNoneAfter) {
+  const auto keys = random_keys(300000, 200000, kKeyBits, 41);
+  std::vector<Key84> all;
+  const std::vector<uint8_t> expected = oracle_answers(keys, &all);
+  for (const unsigned threads : {1u, 3u}) {
+    RefuseMemory refuse;
+    KeySet set(0, KeySetOptions{threads, 0});
+    std::vector<uint8_t> answers(keys.size(), 9);
+    set.test_and_insert(keys.data(), 20000, answers.data());
+    refuse.arm();
+    try {
+      set.test_and_insert(keys.data() + 20000, keys.size() - 20000, answers.data() + 20000);
+      FAIL() << "no key was refused, " << threads << " threads";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::out_of_memory) << e.what();
+    }
+    // The refused key: the first the set does not hold (the answers past
+    // it say nothing).
+    std::vector<uint8_t> held(keys.size());
+    set.contains(keys.data(), keys.size(), held.data());
+    const size_t refused = std::find(held.begin(), held.end(), 0) - held.begin();
+    ASSERT_GT(refused, 20000u);
+    ASSERT_LT(refused, keys.size());
+    EXPECT_TRUE(std::equal(answers.begin(), answers.begin() + static_cast<long>(refused),
+                           expected.begin()))
+        << threads << " threads";
+    std::vector<Key84> before(keys.begin(), keys.begin() + static_cast<long>(refused));
+    std::vector<Key84> sorted_before;
+    oracle_answers(before, &sorted_before);
+    EXPECT_TRUE(sorted_keys_of(set) == sorted_before) << threads << " threads";
+    EXPECT_EQ(expected[refused], 0) << "a key seen before was refused";
+    fs::set_observer(nullptr);  // memory back: the set goes on from the refused key
+    set.test_and_insert(keys.data() + refused, keys.size() - refused, answers.data() + refused);
+    EXPECT_TRUE(answers == expected) << threads << " threads";
+    EXPECT_TRUE(sorted_keys_of(set) == all);
+  }
+}
+
 TEST(KeySet, CapBelowWhatTheSetTakesRefusesGrowthOnly) {
   const auto keys = distinct_in_order(random_keys(30000, 30000, kKeyBits, 19));  // ~19,000
   KeySet set(0, KeySetOptions{2, 0});
@@ -543,18 +695,21 @@ TEST(KeySet, CapBelowWhatTheSetTakesRefusesGrowthOnly) {
   EXPECT_EQ(set.bytes(), bytes);
 }
 
-TEST(KeySet, CapRefusesTheExactKeyWhenARunTooLongGrowsAShardInParallel) {
-  // 300 keys of one shard that share their top 40 bits: in one home bucket
-  // until the shard has 2^32 buckets, so a run too long makes the shard
-  // grow before its load does, past the cap, while other threads run
-  // further keys of other shards.
+TEST(KeySet, CapRefusesTheExactKeyWhenTheOverflowAreaGrowsInParallel) {
+  // 20,000 keys of one shard that share their top 40 bits: in one home
+  // bucket, so past its run, in the shard's overflow area, which grows past
+  // the cap while other threads run further keys of other shards.
   auto keys = random_keys(120000, 100000, kKeyBits, 16);
   std::mt19937_64 rng(17);
   const Key84 prefix = (Key84{0x5a} << 76) | (Key84{0xabcdef} << 52);
-  for (size_t i = 0; i < 300; ++i) {
-    keys[60000 + i * 11] = prefix | (static_cast<Key84>(rng()) & ((Key84{1} << 44) - 1));
+  for (size_t i = 0; i < 20000; ++i) {
+    keys[60000 + i * 3] = prefix | (static_cast<Key84>(rng()) & ((Key84{1} << 44) - 1));
   }
-  const uint64_t cap = KeySet::bytes_for(100000) * 2;
+  // Room for the other keys, and for the crafted shard's table at its
+  // load, but not for their overflow area (1 MiB).
+  KeySet plain;
+  plain.insert(keys.data(), 60000);
+  const uint64_t cap = plain.bytes() + (uint64_t{1} << 19);
   size_t refused_first = 0;
   for (const unsigned threads : {1u, 2u, 3u}) {
     KeySet set(0, KeySetOptions{threads, cap});
@@ -568,18 +723,25 @@ TEST(KeySet, CapRefusesTheExactKeyWhenARunTooLongGrowsAShardInParallel) {
 
 // A merge past the cap merges nothing: the set keeps its keys, bytes and
 // growths, whether the load rule refuses it before anything changes or a
-// run too long makes a shard grow past the cap midway.
+// shard's overflow area grows past the cap midway.
 TEST(KeySet, MergePastTheCapLeavesTheSetAsItWas) {
   const auto mine = random_keys(60000, 50000, kKeyBits, 21);
   auto theirs = random_keys(60000, 50000, kKeyBits, 22);
-  // 300 keys of one shard sharing their top 22 bits: one home bucket until
-  // that shard has 2^14 buckets, and runs too long for some doublings more.
+  // 20,000 keys of one shard sharing their top 40 bits: one home bucket,
+  // and 1 MiB of overflow area.
   std::mt19937_64 rng(23);
-  const Key84 prefix = (Key84{0x5a} << 76) | (Key84{0x2bcd} << 62);
+  const Key84 prefix = (Key84{0x5a} << 76) | (Key84{0xabcdef} << 52);
   auto hot = theirs;
-  for (size_t i = 0; i < 300; ++i) {
-    hot[i * 11] = prefix | (static_cast<Key84>(rng()) & ((Key84{1} << 62) - 1));
+  std::vector<Key84> cold = mine;  // the union less the crafted keys
+  for (size_t i = 0; i < hot.size(); ++i) {
+    if (i % 3 == 0) {
+      hot[i] = prefix | (static_cast<Key84>(rng()) & ((Key84{1} << 44) - 1));
+    } else {
+      cold.push_back(hot[i]);
+    }
   }
+  KeySet cold_set;
+  cold_set.insert(cold.data(), cold.size());
   std::vector<Key84> all = mine;
   all.insert(all.end(), theirs.begin(), theirs.end());
   std::vector<Key84> union_keys;
@@ -593,13 +755,10 @@ TEST(KeySet, MergePastTheCapLeavesTheSetAsItWas) {
       const std::vector<Key84> before = sorted_keys_of(set);
       const uint64_t bytes = set.bytes(), growths = set.growths();
       // `theirs` makes the set grow past what it takes now: refused by the
-      // load rule. `hot` is under twice the union's bytes by the load rule,
-      // but its run too long makes its shard grow far past them midway.
+      // load rule. `hot` fits the cap by the load rule (its crafted shard's
+      // table, 256 KiB, among the rest), but its overflow area does not.
       const uint64_t cap =
-          other_keys == &hot ? KeySet::bytes_for(union_keys.size()) * 2 : set.bytes();
-      if (other_keys == &hot) {
-        ASSERT_GT(other.bytes(), cap);
-      }
+          other_keys == &hot ? cold_set.bytes() + (uint64_t{1} << 19) : set.bytes();
       set.set_max_bytes(cap);
       try {
         set.merge(other);
@@ -675,45 +834,68 @@ TEST(KeySet, ReserveTakesRoomAndNeverChangesTheKeysOrTheAnswers) {
 // RoomFromSample: no room before its sample is complete; then room for the
 // new keys the sample's share predicts among the keys to come, once (what
 // a set given reserve() of that many has); none when no key is to come.
-TEST(KeySet, RoomFromASampleIsTakenOnceForTheKeysItPredicts) {
-  // Keys drawn from half as many values: a share of new ones that falls
-  // as the set fills.
-  const uint64_t n = 4 * RoomFromSample::kSampleKeys;
-  const auto keys = random_keys(n, n / 2, kKeyBits, 33);
-  std::vector<uint8_t> answers(keys.size());
-  KeySet set(0, KeySetOptions{1, 0});
-  RoomFromSample room;
+// Feeds `keys` to `set` in steps, with `total` keys in the stream, calling
+// `room` after each step; checks after each that the room taken is never
+// for more than kMaxStep times the keys the set holds, and returns the
+// set's growths once its first room was taken (UINT64_MAX if never).
+uint64_t feed_with_room(KeySet& set, RoomFromSample& room, const std::vector<Key84>& keys,
+                        uint64_t total) {
   const uint64_t step = RoomFromSample::kSampleKeys / 4;
-  uint64_t at = 0, fresh_in_sample = 0;
-  for (; at < RoomFromSample::kSampleKeys; at += step) {
-    const uint64_t bytes = set.bytes();
-    const uint64_t fresh = set.test_and_insert(keys.data() + at, step, answers.data() + at);
-    fresh_in_sample += fresh;
+  std::vector<uint8_t> answers(step);
+  uint64_t growths_at_room = UINT64_MAX;
+  for (uint64_t at = 0; at < keys.size(); at += step) {
+    const uint64_t n = std::min<uint64_t>(step, keys.size() - at);
+    const uint64_t fresh = set.test_and_insert(keys.data() + at, n, answers.data());
     const uint64_t grown = set.bytes();
-    room.after(set, step, fresh, n - (at + step));
-    if (at + step < RoomFromSample::kSampleKeys) {
-      EXPECT_EQ(set.bytes(), grown) << "room taken at key " << at + step;
-    } else {
-      const double share = static_cast<double>(fresh_in_sample) /
-                           static_cast<double>(RoomFromSample::kSampleKeys);
-      const uint64_t predicted =
-          set.size() + static_cast<uint64_t>(share * static_cast<double>(n - (at + step)));
-      EXPECT_EQ(set.bytes(), KeySet::bytes_for(predicted));
-      EXPECT_GT(set.bytes(), 2 * bytes);
+    room.after(set, n, fresh, total - (at + n));
+    if (at + n < RoomFromSample::kSampleKeys) {
+      EXPECT_EQ(set.bytes(), grown) << "room taken before the sample, at key " << at + n;
+    } else if (set.bytes() != grown) {
+      if (growths_at_room == UINT64_MAX) growths_at_room = set.growths();
+      EXPECT_LE(set.bytes(), KeySet::bytes_for(RoomFromSample::kMaxStep * set.size()))
+          << "at key " << at + n;
     }
   }
-  // Taken once: a later call changes nothing, even with many keys to come.
-  const uint64_t bytes = set.bytes();
-  room.after(set, step, step, uint64_t{1} << 30);
-  EXPECT_EQ(set.bytes(), bytes);
+  return growths_at_room;
+}
+
+TEST(KeySet, RoomIsTakenAsTheKeysComeForTheKeysTheyPredict) {
+  // Keys drawn from half as many values: a share of new ones that falls
+  // as the set fills.
+  const uint64_t n = 64 * RoomFromSample::kSampleKeys;
+  const auto keys = random_keys(n, n / 2, kKeyBits, 33);
+  KeySet set(0, KeySetOptions{1, 0});
+  RoomFromSample room;
+  const uint64_t growths = feed_with_room(set, room, keys, n);
+  ASSERT_NE(growths, UINT64_MAX) << "no room taken";
+  // Room came before the keys: no shard doubled its way there.
+  EXPECT_EQ(set.growths(), growths);
+  EXPECT_LE(set.bytes(), 2 * KeySet::bytes_for(set.size()));
   // Nothing to come: no room.
   KeySet ended(0, KeySetOptions{1, 0});
   RoomFromSample none;
+  std::vector<uint8_t> answers(RoomFromSample::kSampleKeys);
   const uint64_t fresh =
       ended.test_and_insert(keys.data(), RoomFromSample::kSampleKeys, answers.data());
   const uint64_t before = ended.bytes();
   none.after(ended, RoomFromSample::kSampleKeys, fresh, 0);
   EXPECT_EQ(ended.bytes(), before);
+}
+
+// A stream whose first keys are all new and whose estimate promises many
+// more (a small compressed file of distinct lines, then a flood of empty
+// ones): the room follows the keys that come, never the estimate alone.
+TEST(KeySet, RoomForAnEstimateTheKeysNeverReachStaysNearTheKeys) {
+  std::vector<Key84> keys = distinct_in_order(
+      random_keys(2 * RoomFromSample::kSampleKeys, 4 * RoomFromSample::kSampleKeys, kKeyBits, 34));
+  keys.resize(RoomFromSample::kSampleKeys + 4000);
+  const size_t distinct = keys.size();
+  keys.resize(40 * RoomFromSample::kSampleKeys, keys[7]);  // one key, again and again
+  KeySet set(0, KeySetOptions{1, 0});
+  RoomFromSample room;
+  feed_with_room(set, room, keys, uint64_t{200} << 20);  // 200 million to come
+  EXPECT_EQ(set.size(), distinct);
+  EXPECT_LE(set.bytes(), KeySet::bytes_for(RoomFromSample::kMaxStep * distinct));
 }
 
 TEST(KeySet, RoomReservedForKeysThatNeverCameGoesBackBeforeTheCapRefuses) {
@@ -787,6 +969,41 @@ TEST(KeySet, SizedRefusesACapacityPastTheCapBeforeMakingTheSet) {
   }
   const KeySet set = KeySet::sized(100000, KeySetOptions{1, KeySet::bytes_for(200000)}, names);
   EXPECT_GE(set.bytes(), KeySet::bytes_for(100000));
+}
+
+// Sizes near 2^64 keys: no arithmetic wraps round to a small set. A
+// capacity past the most a set holds is refused as a usage error, with or
+// without a cap (2^64 - 1 keys came out as 256 KiB, under a 1 MiB cap).
+TEST(KeySet, CapacitiesPastTheLargestSetAreRefusedWithoutWrappingRound) {
+  const uint64_t most = KeySet::max_keys();
+  EXPECT_GT(most, uint64_t{2000000000000000});
+  EXPECT_LT(most, uint64_t{1} << 52);
+  EXPECT_EQ(KeySet::bytes_for(most), uint64_t{1} << 54);  // 256 shards of 64 TiB
+  for (const uint64_t keys : {most + 1, uint64_t{100000000000000000}, UINT64_MAX - 255,
+                              UINT64_MAX}) {
+    EXPECT_EQ(KeySet::bytes_for(keys), UINT64_MAX) << keys;
+    for (const uint64_t cap : {uint64_t{0}, uint64_t{1} << 20}) {
+      const KeySetSizeNames names{"--capacity " + std::to_string(keys), "--capacity",
+                                  "--max-memory 1MiB", "--max-memory"};
+      try {
+        KeySet::sized(keys, KeySetOptions{1, cap}, names);
+        FAIL() << keys << " keys were taken, cap " << cap;
+      } catch (const UsageError& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::invalid_argument);
+        EXPECT_NE(std::string(e.what()).find("--capacity " + std::to_string(keys) +
+                                             " is more keys than an exact set holds"),
+                  std::string::npos)
+            << e.what();
+      }
+    }
+    EXPECT_THROW(KeySet{keys}, UsageError);
+  }
+  // Sizes grow with the keys up to the largest set.
+  uint64_t bytes = 0;
+  for (uint64_t keys = 1; keys <= most / 2; keys *= 3) {
+    ASSERT_GE(KeySet::bytes_for(keys), bytes) << keys;
+    bytes = KeySet::bytes_for(keys);
+  }
 }
 
 TEST(KeySet, BytesForIsWhatASetGrownToThatManyKeysTakes) {

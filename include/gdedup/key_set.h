@@ -58,13 +58,15 @@ struct KeySetSizeNames {
 class KeySet {
  public:
   // Sized for `expected_keys` (0: the smallest set), so that that many keys
-  // fit without growing.
+  // fit without growing; more than max_keys() throws UsageError (kind
+  // invalid_argument).
   explicit KeySet(uint64_t expected_keys = 0, const KeySetOptions& options = {});
   // KeySet(capacity, options) for a front end, checked before any table is
-  // made: a capacity whose set (bytes_for) is past options.max_bytes, or a
-  // cap below the smallest set, contradicts itself and throws UsageError
-  // (kind invalid_argument), naming both by `names`; a set this machine
-  // cannot allocate throws Error of kind out_of_memory.
+  // made: a capacity past max_keys() (check_capacity), or whose set
+  // (bytes_for) is past options.max_bytes, or a cap below the smallest set,
+  // contradicts itself and throws UsageError (kind invalid_argument),
+  // naming both by `names`; a set this machine cannot allocate throws Error
+  // of kind out_of_memory.
   static KeySet sized(uint64_t capacity, const KeySetOptions& options,
                       const KeySetSizeNames& names);
   ~KeySet();
@@ -75,7 +77,9 @@ class KeySet {
   // the set (added before, or earlier in this call), else 0; then it is
   // added. Returns the keys added. Throws Error of kind set_full when the
   // set would grow past KeySetOptions::max_bytes: the keys before the one
-  // that did not fit were answered and added, that one and the rest not.
+  // that did not fit were answered and added, that one and the rest not;
+  // and Error of kind out_of_memory, the same way, where the system
+  // refuses the memory a key needs.
   uint64_t test_and_insert(const Key84* keys, uint64_t n, uint8_t* answers);
   // answers[i] = 1 if keys[i] is in the set; nothing is added.
   void contains(const Key84* keys, uint64_t n, uint8_t* answers) const;
@@ -117,8 +121,15 @@ class KeySet {
   static double collision_chance(uint64_t keys);
   // The bytes a set holding `keys` keys takes, built by growing from small
   // (the keys spread over its shards as hashed keys do: a real set differs
-  // only near a size at which some shard doubles).
+  // only near a size at which some shard doubles); UINT64_MAX past
+  // max_keys().
   static uint64_t bytes_for(uint64_t keys);
+  // The most keys a set holds: each shard at its largest table (2^40
+  // buckets of 64 bytes), about 2.1e15, in 16 PiB.
+  static uint64_t max_keys();
+  // Throws UsageError (kind invalid_argument) for a capacity past
+  // max_keys(), naming it as the user gave it (`capacity_given`).
+  static void check_capacity(uint64_t capacity, const std::string& capacity_given);
 
  private:
   struct Impl;
@@ -126,34 +137,44 @@ class KeySet {
 };
 
 // Room for a stream of keys whose length is known (a job's input estimate,
-// a large call from Python), taken once from a sample: after its first
-// kSampleKeys keys, the set reserves room for as many new keys a key among
-// the rest as among them. A set grown by doubling runs 1.3 to 2 times
-// slower than one sized for its keys (bench/RESULTS.md).
+// a large call from Python), taken as the keys come: once kSampleKeys keys
+// are answered, and again each time the set holds half the keys of the last
+// room, the set reserves room for as many new keys a key among the rest as
+// among the keys answered so far, but never for more than kMaxStep times
+// the keys it holds. A set grown by doubling runs 1.3 to 2 times slower
+// than one sized for its keys (bench/RESULTS.md); a set given room at once
+// for an estimate that its keys never reach (a small compressed file of
+// 70,000 distinct lines and then 200 MB of empty ones: room for 200 million
+// keys, 956 MB, touched and resident) takes memory its keys do not need.
 class RoomFromSample {
  public:
   // Enough keys that their share of new ones is within about 1% of the
   // stream's where repeats are spread through it.
   static constexpr uint64_t kSampleKeys = uint64_t{1} << 16;
+  // The most room taken at once, in keys, over the keys the set holds: a
+  // set holds at least 1/kMaxStep of the keys its room is for.
+  static constexpr uint64_t kMaxStep = 8;
 
   // After `set` answered `answered` more keys of the stream, `fresh` of them
-  // new, with `rest` keys to come: once the sample is complete, reserves
-  // room for them (nothing when none are to come).
+  // new, with `rest` keys to come: takes the next room when it is due
+  // (nothing when none are to come).
   void after(KeySet& set, uint64_t answered, uint64_t fresh, uint64_t rest);
 
  private:
   uint64_t answered_ = 0;
   uint64_t fresh_ = 0;
-  bool taken_ = false;
+  uint64_t room_ = 0;  // the keys the last room is for
 };
 
 // The tables of a set given room for expected_keys (KeySet(0), then
 // reserve(expected_keys), with no cap) once the keys handed to insert() are
 // inserted, figured from how many fall in each shard without making the
 // set, in memory of its own (a count a shard): what `gdedup info` says a
-// set file takes when loaded (load_set_file takes room so). bytes() and load() are the loaded set's
-// unless a shard of it grew for a run of keys too long rather than for its
-// load, which only its table can tell (rare: docs/CLI.md, "info").
+// set file takes when loaded (load_set_file takes room so). bytes() and
+// load() are the loaded set's tables; keys that lie past their home buckets
+// where a run is too long (keys whose hashes share their top bits, crafted
+// or by chance) take 32 to 64 bytes each more, in an overflow area, which
+// only placing them tells (docs/CLI.md, "info").
 class KeySetSizing {
  public:
   explicit KeySetSizing(uint64_t expected_keys);

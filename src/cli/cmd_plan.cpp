@@ -14,6 +14,7 @@
 #include "cli/job_spec.h"
 #include "gdedup/error.h"
 #include "gdedup/job.h"
+#include "gdedup/key_set.h"
 
 namespace gdedup::cli {
 namespace {
@@ -58,6 +59,7 @@ int run_exact_plan(const PlanOptions& options) {
   if (!request.capacity) {
     throw UsageError("plan --exact needs --capacity N, the distinct keys to plan the set for");
   }
+  KeySet::check_capacity(*request.capacity, "--capacity " + options.sizing.capacity);
   print(options.json ? set_plan_json(*request.capacity).str() + "\n"
                      : set_plan_text(*request.capacity));
   return 0;

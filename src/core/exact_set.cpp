@@ -16,11 +16,15 @@ namespace {
 
 // The smallest table: 16 buckets of 64 bytes.
 constexpr unsigned kMinBucketBits = 4;
-// 2^40 buckets of 64 bytes is 64 TiB: far past any machine.
-constexpr unsigned kMaxBucketBits = 40;
 // Keys of one home bucket lie in it and the next kMaxDisplacement: at most
 // this many.
 constexpr size_t kMaxKeysAHome = (ExactSet::kMaxDisplacement + 1) * 8;
+
+Error too_many_buckets() {
+  return Error("the exact set would need more than 2^" + std::to_string(ExactSet::kMaxBucketBits) +
+                   " buckets of 64 bytes",
+               ErrorKind::out_of_memory);
+}
 
 }  // namespace
 
@@ -78,16 +82,18 @@ unsigned ExactSet::per_bucket_for(unsigned bucket_bits, unsigned key_bits) {
   return 5;
 }
 
+uint64_t ExactSet::keys_at(unsigned bucket_bits, unsigned key_bits, unsigned stagger) {
+  const unsigned per_bucket = per_bucket_for(bucket_bits, key_bits);
+  const double slots = std::ldexp(static_cast<double>(per_bucket), static_cast<int>(bucket_bits));
+  return static_cast<uint64_t>(std::floor(max_load(per_bucket, stagger) * slots));
+}
+
 unsigned ExactSet::bucket_bits_for(uint64_t keys, unsigned bucket_bits, unsigned key_bits,
                                    unsigned stagger) {
-  for (;; ++bucket_bits) {
-    const unsigned per_bucket = per_bucket_for(bucket_bits, key_bits);
-    const double slots = std::ldexp(static_cast<double>(per_bucket), static_cast<int>(bucket_bits));
-    if (static_cast<double>(keys) <= std::floor(max_load(per_bucket, stagger) * slots) ||
-        bucket_bits >= kMaxBucketBits) {
-      return bucket_bits;
-    }
+  while (keys > keys_at(bucket_bits, key_bits, stagger) && bucket_bits < kMaxBucketBits) {
+    ++bucket_bits;
   }
+  return bucket_bits;
 }
 
 uint64_t ExactSet::bytes_for(uint64_t keys, unsigned key_bits, unsigned stagger) {
@@ -124,11 +130,13 @@ ExactSet::ExactSet(const ExactSet& other)
       per_bucket_(other.per_bucket_),
       high_bytes_(other.high_bytes_),
       grow_at_(other.grow_at_),
+      fast_until_(other.fast_until_),
       fetch_next_at_(other.fetch_next_at_),
       hint_bits_(other.hint_bits_),
       hint_per_slot_(other.hint_per_slot_),
       code_mask_(other.code_mask_),
       table_(other.table_.bytes),
+      overflow_(other.overflow_),
       size_(other.size_),
       growths_(other.growths_) {
   std::memcpy(table_.words, other.table_.words, table_.bytes);
@@ -136,15 +144,13 @@ ExactSet::ExactSet(const ExactSet& other)
 
 void ExactSet::set_shape(unsigned bucket_bits) {
   if (bucket_bits > kMaxBucketBits) {
-    throw Error("the exact set would need more than 2^" + std::to_string(kMaxBucketBits) +
-                    " buckets of 64 bytes",
-                ErrorKind::out_of_memory);
+    throw too_many_buckets();
   }
   bucket_bits_ = bucket_bits;
   per_bucket_ = per_bucket_for(bucket_bits, key_bits_);
   high_bytes_ = per_bucket_ == 8 ? 0 : per_bucket_ == 7 ? 1 : per_bucket_ == 6 ? 2 : 4;
-  grow_at_ = static_cast<uint64_t>(
-      std::floor(max_load(per_bucket_, stagger_) * static_cast<double>(slots())));
+  grow_at_ = keys_at(bucket_bits, key_bits_, stagger_);
+  fast_until_ = overflow_.empty() ? grow_at_ : 0;
   fetch_next_at_ = slots() / 2;
   // With 64-bit slots, the bits a slot's code leaves, up to 3, hold hints;
   // other lines have a spare last byte.
@@ -158,9 +164,7 @@ Key84 ExactSet::key_at(uint64_t bucket, unsigned slot) const {
   const uint64_t* words = line(bucket);
   const uint64_t low = words[slot] & code_mask_;
   const uint64_t displacement = (low & 15) - 1;
-  const uint64_t home_bucket = (bucket - displacement) & bucket_mask();
-  const Key84 rest = ((static_cast<Key84>(high(words, slot)) << 64) | low) >> 4;
-  return (static_cast<Key84>(home_bucket) << (key_bits_ - bucket_bits_)) | rest;
+  return key_of((bucket - displacement) & bucket_mask(), low & ~uint64_t{15}, high(words, slot));
 }
 
 bool ExactSet::find(Key84 key, Spot* spot, unsigned* lines, unsigned from) const {
@@ -244,10 +248,18 @@ bool ExactSet::place(Key84 key, Spot spot) {
 bool ExactSet::fill(ExactSet& into, const Key84* extra, size_t n_extra) const {
   // Past its load it may have no free slot left for place() to find.
   if (size_ + n_extra > into.grow_at_) return false;
-  std::vector<Key84> late;  // keys for past the end: placed last, wrapping round
+  // Keys for past the end, placed last, wrapping round; then the overflow
+  // area's and the extra ones.
+  std::vector<Key84> late;
+  const auto place_the_rest = [&] {
+    overflow_.for_each([&late](Key84 key) { late.push_back(key); });
+    late.insert(late.end(), extra, extra + n_extra);
+    place_late(into, late);
+  };
   if (into.bucket_bits_ == bucket_bits_ + 1) {
-    if (!split(into, late)) return false;
-    return place_late(into, late, extra, n_extra);
+    split(into, late);
+    place_the_rest();
+    return true;
   }
   const uint64_t end_bucket = uint64_t{1} << into.bucket_bits_;
   uint64_t tail_bucket = 0;  // the first slot not yet filled in `into`
@@ -262,9 +274,12 @@ bool ExactSet::fill(ExactSet& into, const Key84* extra, size_t n_extra) const {
     }
     if (tail_bucket >= end_bucket) {
       late.push_back(key);
-      return true;
+      return;
     }
-    if (tail_bucket - h > kMaxDisplacement) return false;
+    if (tail_bucket - h > kMaxDisplacement) {
+      into.add_to_overflow(key);
+      return;
+    }
     const Code c = into.code(key);
     uint64_t* words = into.line(tail_bucket);
     into.put_code(words, tail_slot, c, tail_bucket - h);
@@ -274,7 +289,6 @@ bool ExactSet::fill(ExactSet& into, const Key84* extra, size_t n_extra) const {
       ++tail_bucket;
       tail_slot = 0;
     }
-    return true;
   };
   // Keys of one home here may have different homes there (the bits below
   // the bucket's choose): sorted, they come in the order of those.
@@ -283,11 +297,8 @@ bool ExactSet::fill(ExactSet& into, const Key84* extra, size_t n_extra) const {
   uint64_t group_home = ~uint64_t{0};
   auto flush = [&]() {
     std::sort(group, group + grouped);
-    for (size_t i = 0; i < grouped; ++i) {
-      if (!put(group[i])) return false;
-    }
+    for (size_t i = 0; i < grouped; ++i) put(group[i]);
     grouped = 0;
-    return true;
   };
   const uint64_t buckets = uint64_t{1} << bucket_bits_;
   for (uint64_t bucket = 0; bucket < buckets; ++bucket) {
@@ -305,28 +316,26 @@ bool ExactSet::fill(ExactSet& into, const Key84* extra, size_t n_extra) const {
         continue;
       }
       if (bucket - displacement != group_home) {
-        if (!flush()) return false;
+        flush();
         group_home = bucket - displacement;
       }
       group[grouped++] = key;
     }
   }
-  if (!flush()) return false;
-  return place_late(into, late, extra, n_extra);
-}
-
-bool ExactSet::place_late(ExactSet& into, std::vector<Key84>& late, const Key84* extra,
-                          size_t n_extra) {
-  late.insert(late.end(), extra, extra + n_extra);
-  for (const Key84 key : late) {
-    Spot spot;
-    into.find(key, &spot);
-    if (!into.place(key, spot)) return false;
-  }
+  flush();
+  place_the_rest();
   return true;
 }
 
-bool ExactSet::split(ExactSet& into, std::vector<Key84>& late) const {
+void ExactSet::place_late(ExactSet& into, const std::vector<Key84>& late) {
+  for (const Key84 key : late) {
+    Spot spot;
+    into.find(key, &spot);
+    if (!into.place(key, spot)) into.add_to_overflow(key);
+  }
+}
+
+void ExactSet::split(ExactSet& into, std::vector<Key84>& late) const {
   // The layouts a doubling goes between: the same, or one slot more a line
   // where the remainder, a bit shorter, fits a narrower slot.
   switch (high_bytes_ * 8 + into.high_bytes_) {
@@ -341,7 +350,7 @@ bool ExactSet::split(ExactSet& into, std::vector<Key84>& late) const {
 }
 
 template <unsigned kFromHigh, unsigned kToHigh>
-bool ExactSet::split_in(ExactSet& into, std::vector<Key84>& late) const {
+void ExactSet::split_in(ExactSet& into, std::vector<Key84>& late) const {
   // The table doubled: a key's new home is its old one twice, plus the top
   // bit of its remainder, which leaves its slot. So a slot moves as it is,
   // less that bit and with its new displacement: no key is rebuilt (where
@@ -363,39 +372,44 @@ bool ExactSet::split_in(ExactSet& into, std::vector<Key84>& late) const {
   uint64_t tail = 0;  // the first slot not yet filled in `into`: bucket * kSlots + slot
   uint64_t placed = 0;
   // Codes (displacement bits 0) of home h, each at the first free slot
-  // from its home on. A doubling halves every run: no key of the table
-  // goes past the new one's end or too far from its home. Those checks
-  // stay, once a home, so that a table is never written past its end.
+  // from its home on. A doubling halves every run of hashed keys: none goes
+  // past the new table's end or too far from its home. Keys whose hashes
+  // share their top bits do: those past the end wrap round, placed last,
+  // and those too far go to the overflow area.
   auto put = [&](uint64_t h, const uint64_t* lows, const uint64_t* highs, size_t n) {
-    if (n == 0) return true;
     const uint64_t first = std::max(tail, h * kSlots);
-    if (first + n > end_slot) return false;
+    const uint64_t reach = std::min((h + kMaxDisplacement + 1) * kSlots, end_slot);
+    const size_t fit = first >= reach ? 0 : static_cast<size_t>(std::min<uint64_t>(n, reach - first));
     uint64_t t = first;
-    for (size_t i = 0; i < n; ++i, ++t) {
+    for (size_t i = 0; i < fit; ++i, ++t) {
       const uint64_t bucket = t / kSlots;
       uint64_t* words = out + bucket * kWordsPerBucket;
       words[t - bucket * kSlots] = lows[i] | (bucket - h + 1);
       To::set_high(words, t - bucket * kSlots, highs[i]);
     }
-    const uint64_t last_bucket = (t - 1) / kSlots;  // the farthest from home
-    if (last_bucket - h > kMaxDisplacement) return false;
     // The home full, its keys past it: it spills them.
     for (uint64_t past = std::max(first, (h + 1) * kSlots); past < t; ++past) {
       into.mark_spill(out + h * kWordsPerBucket, lows[past - first]);
     }
-    placed += n;
-    tail = t;
-    return true;
+    placed += fit;
+    if (fit > 0) tail = t;
+    for (size_t i = fit; i < n; ++i) {
+      const Key84 key = into.key_of(h, lows[i], highs[i]);
+      if (reach == end_slot) {
+        late.push_back(key);
+      } else {
+        into.add_to_overflow(key);
+      }
+    }
   };
   uint64_t even_low[kMaxKeysAHome], even_high[kMaxKeysAHome];
   uint64_t odd_low[kMaxKeysAHome], odd_high[kMaxKeysAHome];
   size_t n_even = 0, n_odd = 0;
   uint64_t old_home = ~uint64_t{0};
   auto flush = [&]() {
-    const bool done = put(2 * old_home, even_low, even_high, n_even) &&
-                      put(2 * old_home + 1, odd_low, odd_high, n_odd);
+    put(2 * old_home, even_low, even_high, n_even);
+    put(2 * old_home + 1, odd_low, odd_high, n_odd);
     n_even = n_odd = 0;
-    return done;
   };
   const uint64_t buckets = uint64_t{1} << bucket_bits_;
   for (uint64_t bucket = 0; bucket < buckets; ++bucket) {
@@ -412,7 +426,7 @@ bool ExactSet::split_in(ExactSet& into, std::vector<Key84>& late) const {
         continue;
       }
       if (bucket - displacement != old_home) {
-        if (old_home != ~uint64_t{0} && !flush()) return false;
+        if (old_home != ~uint64_t{0}) flush();
         old_home = bucket - displacement;
       }
       const uint64_t high = From::high(words, s);
@@ -426,26 +440,29 @@ bool ExactSet::split_in(ExactSet& into, std::vector<Key84>& late) const {
       n_odd += odd;
     }
   }
-  const bool done = old_home == ~uint64_t{0} || flush();
+  if (old_home != ~uint64_t{0}) flush();
   into.size_ += placed;
-  return done;
 }
 
 bool ExactSet::grow(unsigned bucket_bits, const Key84* extra, size_t n_extra,
                     uint64_t max_bytes, uint64_t* needed) {
-  for (unsigned bits = bucket_bits;; ++bits) {
-    if (max_bytes != 0 && bytes_at(bits) > max_bytes) {
-      *needed = bytes_at(bits);
-      return false;
-    }
-    ExactSet into(key_bits_, bits, stagger_, Empty{});
-    if (fill(into, extra, n_extra)) {
-      into.growths_ = growths_ + 1;
-      *this = std::move(into);
-      return true;
-    }
-    // A run too long even so: double again.
+  const unsigned bits = bucket_bits_for(size_ + n_extra, bucket_bits, key_bits_, stagger_);
+  if (max_bytes != 0 && bytes_at(bits) > max_bytes) {
+    *needed = bytes_at(bits);
+    return false;
   }
+  ExactSet into(key_bits_, bits, stagger_, Empty{});
+  if (!fill(into, extra, n_extra)) {
+    throw too_many_buckets();
+  }
+  // Keys of the overflow area may stay there, and more may come to it.
+  if (max_bytes != 0 && into.bytes() > max_bytes) {
+    *needed = into.bytes();
+    return false;
+  }
+  into.growths_ = growths_ + 1;
+  *this = std::move(into);
+  return true;
 }
 
 bool ExactSet::rebuild(unsigned bucket_bits, uint64_t growths) {
@@ -462,18 +479,26 @@ ExactSet::ExactSet(unsigned key_bits, unsigned bucket_bits, unsigned stagger, Em
   table_ = Table(bytes());
 }
 
-ExactSet::Outcome ExactSet::insert_past_home(Key84 key, bool room, uint64_t max_bytes,
+ExactSet::Outcome ExactSet::insert_past_home(Key84 key, const AtHome& at, uint64_t max_bytes,
                                              uint64_t* needed) {
-  // With room at home the key is new and the load alone stops it there.
-  Spot spot;
-  if (!room) {
-    if (find(key, &spot, nullptr, 1)) return Outcome::present;
-    if (size_ < grow_at_ && place(key, spot)) return Outcome::added;
+  if (in_overflow(key)) return Outcome::present;
+  Spot spot{home(key), at.slot, 0};  // a free slot at home, where there is one
+  if (at.slot == per_bucket_ && find(key, &spot, nullptr, 1)) return Outcome::present;
+  // Past the load the table grows, and where that would pass the limit,
+  // stays as it was.
+  if (size_ >= grow_at_) {
+    return grow(bucket_bits_ + 1, &key, 1, max_bytes, needed) ? Outcome::added : Outcome::full;
   }
-  // Past the load, or a run too long: the table grows, and where that
-  // would pass the limit, stays as it was (place moves nothing when it
-  // fails).
-  return grow(bucket_bits_ + 1, &key, 1, max_bytes, needed) ? Outcome::added : Outcome::full;
+  if (place(key, spot)) return Outcome::added;
+  // A run too long (place moved nothing): the key goes past the table.
+  const uint64_t after =
+      bytes_at(bucket_bits_) + detail::OverflowKeys::bytes_for(overflow_.size() + 1);
+  if (max_bytes != 0 && after > max_bytes) {
+    *needed = after;
+    return Outcome::full;
+  }
+  add_to_overflow(key);
+  return Outcome::added;
 }
 
 uint64_t ExactSet::test_and_insert(const Key84* keys, size_t n, uint8_t* answers) {
@@ -490,7 +515,7 @@ uint64_t ExactSet::test_and_insert(const Key84* keys, size_t n, uint8_t* answers
 void ExactSet::contains(const Key84* keys, size_t n, uint8_t* answers) const {
   for (size_t i = 0; i < n; ++i) {
     if (i + kPrefetchAhead < n) prefetch(keys[i + kPrefetchAhead], false);
-    answers[i] = find(keys[i], nullptr) ? 1 : 0;
+    answers[i] = find(keys[i], nullptr) || in_overflow(keys[i]) ? 1 : 0;
   }
 }
 
@@ -529,6 +554,10 @@ void ExactSet::erase(Key84 key) {
         words = next;
       }
     }
+  }
+  if (overflow_.erase(key)) {
+    --size_;
+    if (overflow_.empty()) fast_until_ = grow_at_;
   }
 }
 

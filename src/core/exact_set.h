@@ -4,7 +4,10 @@
 //
 // The table is 2^b buckets of one cache line (64 bytes); a key's home
 // bucket is the top b of its bits, and it lies in its home or one of the
-// next kMaxDisplacement buckets (linear probing in Robin Hood order: a key
+// next kMaxDisplacement buckets, or, where a run of keys is too long for
+// that, in the overflow area (core/overflow_keys.h: keys whose hashes
+// share their top bits; hashed keys essentially never), so that the table
+// grows by its load alone (linear probing in Robin Hood order: a key
 // moved on by one farther from its home, so that along the table keys lie
 // in the order of their homes, and a lookup stops at a free slot or at a
 // key nearer its home: for an absent key, one cache line in the common
@@ -38,6 +41,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/overflow_keys.h"
 #include "gdedup/key_set.h"
 
 namespace gdedup {
@@ -45,7 +49,7 @@ namespace gdedup {
 class ExactSet {
  public:
   // The farthest past its home bucket a key may lie (4 bits hold it plus
-  // 1); a key that would lie farther makes the table grow.
+  // 1); a key that would lie farther goes to the overflow area.
   static constexpr unsigned kMaxDisplacement = 14;
   // The widest key and the narrowest (the remainder of a 64-bit slot at
   // the smallest table).
@@ -74,33 +78,37 @@ class ExactSet {
   void contains(const Key84* keys, size_t n, uint8_t* answers) const;
 
   // One key of test_and_insert, for a caller that routes keys among tables
-  // (KeySet): present, added, or not added because the table would have to
-  // grow past `max_bytes` (0: no limit), in which case the table is as it
-  // was and *needed says the bytes it would have taken.
+  // (KeySet): present, added, or not added because the table (or its
+  // overflow area) would have to grow past `max_bytes` (0: no limit), in
+  // which case the table is as it was and *needed says the bytes it would
+  // have taken.
   enum class Outcome { present, added, full };
   // Inline for the common case, a key its home bucket settles: there, or
   // new with a free slot left in it, where it goes, moving none (at_home).
-  // The rest, a full home bucket or a table at its load limit, goes the
-  // general way (find past the home bucket, place, grow), out of line.
+  // The rest, a full home bucket, a table at its load limit or one with
+  // keys in its overflow area, goes the general way (find past the home
+  // bucket, place, grow, overflow), out of line.
   Outcome test_and_insert_one(Key84 key, uint64_t max_bytes, uint64_t* needed) {
     const AtHome at = at_home(key);
     if (at.found) return Outcome::present;
-    const bool room = at.slot < per_bucket_;
-    if (room && size_ < grow_at_) {
+    if (at.slot < per_bucket_ && size_ < fast_until_) {
       put_code(at.words, at.slot, at.code, 0);
       ++size_;
       return Outcome::added;
     }
-    return insert_past_home(key, room, max_bytes, needed);
+    return insert_past_home(key, at, max_bytes, needed);
   }
   // Inline as test_and_insert_one: a free slot in the key's home bucket, or
   // a full one whose hint says no key like it lies past it, ends the
-  // lookup there.
+  // lookup there, unless the overflow area holds keys.
   bool contains_one(Key84 key) const {
     const AtHome at = at_home(key);
     if (at.found) return true;
-    if (at.slot < per_bucket_) return false;
-    return may_spill(at.words, at.code.low) && find(key, nullptr, nullptr, 1);
+    if (at.slot == per_bucket_ && may_spill(at.words, at.code.low) &&
+        find(key, nullptr, nullptr, 1)) {
+      return true;
+    }
+    return in_overflow(key);
   }
   // Fetches the key's home bucket ahead of a call for it: the misses of the
   // keys a little ahead overlap while a key is answered. For an insert
@@ -134,15 +142,17 @@ class ExactSet {
   // the table as it was) when they do not fit so.
   bool rebuild(unsigned bucket_bits, uint64_t growths);
 
-  uint64_t size() const { return size_; }
-  uint64_t bytes() const { return bytes_at(bucket_bits_); }
+  uint64_t size() const { return size_; }  // keys held, the overflow area's too
+  uint64_t bytes() const { return bytes_at(bucket_bits_) + overflow_.bytes(); }
+  uint64_t overflow_keys() const { return overflow_.size(); }
+  uint64_t overflow_bytes() const { return overflow_.bytes(); }
   unsigned bucket_bits() const { return bucket_bits_; }
   unsigned slots_per_bucket() const { return per_bucket_; }
   uint64_t slots() const { return (uint64_t{1} << bucket_bits_) * per_bucket_; }
   double load() const { return static_cast<double>(size_) / static_cast<double>(slots()); }
   uint64_t growths() const { return growths_; }
 
-  // Calls f(key) with every key, in table order.
+  // Calls f(key) with every key, in table order, then the overflow area's.
   template <class F>
   void for_each(F&& f) const;
   // Every key, ascending.
@@ -151,8 +161,9 @@ class ExactSet {
   // The chance that any two of `keys` distinct keys share their 84 bits
   // (the birthday bound): the chance that exact mode drops one unique key.
   static double collision_chance(uint64_t keys);
-  // The bytes a table grown from the smallest to `keys` keys takes (keys
-  // spread as a hash spreads them: no run too long before the load limit).
+  // The bytes a table grown from the smallest to `keys` keys takes (its
+  // overflow area's aside: keys spread as a hash spreads them go there
+  // essentially never).
   static uint64_t bytes_for(uint64_t keys, unsigned key_bits = kKeyBits, unsigned stagger = 0);
   // The bucket bits a table of `bucket_bits` grows to by the load rule alone
   // to hold `keys` keys.
@@ -166,6 +177,11 @@ class ExactSet {
     return (uint64_t{1} << bucket_bits) * per_bucket_for(bucket_bits, key_bits);
   }
   static uint64_t bytes_at(unsigned bucket_bits) { return uint64_t{64} << bucket_bits; }
+  // The keys a table of 2^bucket_bits buckets holds at its load limit.
+  static uint64_t keys_at(unsigned bucket_bits, unsigned key_bits, unsigned stagger);
+  // The largest table: 2^40 buckets of 64 bytes is 64 TiB, far past any
+  // machine.
+  static constexpr unsigned kMaxBucketBits = 40;
   // The share of slots in use past which a table of `per_bucket` slots a
   // bucket doubles: below the load where runs longer than kMaxDisplacement
   // begin to appear for hashed keys (bench/RESULTS.md), so that growth is by
@@ -261,6 +277,19 @@ class ExactSet {
   }
   // The key in a used slot.
   Key84 key_at(uint64_t bucket, unsigned slot) const;
+  // The key of home `home_bucket` whose code (displacement bits 0) is
+  // `low` and `high`.
+  Key84 key_of(uint64_t home_bucket, uint64_t low, uint64_t high) const {
+    const Key84 rest = ((static_cast<Key84>(high) << 64) | low) >> 4;
+    return (static_cast<Key84>(home_bucket) << (key_bits_ - bucket_bits_)) | rest;
+  }
+  bool in_overflow(Key84 key) const { return !overflow_.empty() && overflow_.contains(key); }
+  // Puts `key` in the overflow area (which may throw, the set as it was).
+  void add_to_overflow(Key84 key) {
+    overflow_.insert(key);
+    ++size_;
+    fast_until_ = 0;
+  }
   // Writes a key's code into `slot`, `displacement` buckets past its home,
   // over the code the slot held; the slot keeps its bucket's hints.
   void put_code(uint64_t* words, unsigned slot, Code c, uint64_t displacement) {
@@ -321,10 +350,12 @@ class ExactSet {
     }
     return AtHome{words, c, s, false};
   }
-  // test_and_insert_one's general way, for a key at_home did not find:
-  // `room` when its home bucket had a free slot (so the table is at its
-  // load limit), else the bucket is full.
-  Outcome insert_past_home(Key84 key, bool room, uint64_t max_bytes, uint64_t* needed);
+  // test_and_insert_one's general way, for a key at_home did not find
+  // (`at`).
+  Outcome insert_past_home(Key84 key, const AtHome& at, uint64_t max_bytes, uint64_t* needed);
+  // Adds `key`, new, to the overflow area, unless that would take the set
+  // past `max_bytes` (0: no limit).
+  Outcome overflow(Key84 key, uint64_t max_bytes, uint64_t* needed);
   // Whether `key` is in the set; where it is not, *spot (if given) says
   // where it goes: the first slot on its way that is free or holds a key
   // nearer its home. *lines (if given): the buckets it read. From the
@@ -335,25 +366,27 @@ class ExactSet {
   // moving on. False, with nothing moved, when some key (this one or one it
   // moves) would lie past kMaxDisplacement.
   bool place(Key84 key, Spot spot);
-  // Puts the table at `bucket_bits` with every key and `extra` (not in it),
-  // doubling further while a run is too long, unless that would take more
-  // than `max_bytes` (0: no limit): then the table is as it was, *needed
-  // says the bytes and it returns false.
+  // Puts the table at `bucket_bits` (or more, where the load needs it) with
+  // every key and `extra` (not in it), unless that would take more than
+  // `max_bytes` (0: no limit): then the table is as it was, *needed says
+  // the bytes and it returns false.
   bool grow(unsigned bucket_bits, const Key84* extra, size_t n_extra, uint64_t max_bytes,
             uint64_t* needed);
-  // Builds `into` (empty, same key bits) from this table's keys and `extra`:
-  // this table is walked in bucket order, so keys come in the order of
-  // their homes and go to the new table in that order, each after the last
-  // (streaming, no vector of keys). False when a run would be too long.
+  // Builds `into` (empty, same key bits) from this table's keys, its
+  // overflow area's and `extra`: this table is walked in bucket order, so
+  // keys come in the order of their homes and go to the new table in that
+  // order, each after the last (streaming, no vector of keys); a key whose
+  // run is too long there goes to its overflow area. False, with `into`
+  // unfinished, when the keys are past its load limit.
   bool fill(ExactSet& into, const Key84* extra, size_t n_extra) const;
   // fill's streaming part where `into` is this table doubled; keys that
   // wrapped round past this table's end go to `late`.
-  bool split(ExactSet& into, std::vector<Key84>& late) const;
+  void split(ExactSet& into, std::vector<Key84>& late) const;
   template <unsigned kFromHigh, unsigned kToHigh>
-  bool split_in(ExactSet& into, std::vector<Key84>& late) const;
-  // fill's last part: `late` and `extra`, each found and placed in `into`.
-  static bool place_late(ExactSet& into, std::vector<Key84>& late, const Key84* extra,
-                         size_t n_extra);
+  void split_in(ExactSet& into, std::vector<Key84>& late) const;
+  // fill's last part: `late`, each found and placed in `into` (or put in
+  // its overflow area).
+  static void place_late(ExactSet& into, const std::vector<Key84>& late);
 
   unsigned key_bits_;
   unsigned stagger_;
@@ -361,6 +394,9 @@ class ExactSet {
   unsigned per_bucket_ = 8;
   unsigned high_bytes_ = 0;  // bytes a slot past its low word
   uint64_t grow_at_ = 0;     // keys past which the table doubles (max_load)
+  // grow_at_ while the overflow area is empty, else 0: the one bound of
+  // test_and_insert_one's inline way.
+  uint64_t fast_until_ = 0;
   uint64_t fetch_next_at_ = 0;  // keys from which prefetch() fetches the next bucket too
   // The spill hints a full bucket has (0, 8, 16 or 24), with 64-bit slots
   // the top bits of each slot that hold them (0 to 3), and what a slot's
@@ -369,6 +405,7 @@ class ExactSet {
   unsigned hint_per_slot_ = 0;
   uint64_t code_mask_ = ~uint64_t{0};
   Table table_;
+  detail::OverflowKeys overflow_;
   uint64_t size_ = 0;
   uint64_t growths_ = 0;
 };
@@ -382,6 +419,7 @@ void ExactSet::for_each(F&& f) const {
       if ((words[s] & code_mask_) != 0) f(key_at(bucket, s));
     }
   }
+  overflow_.for_each(f);
 }
 
 }  // namespace gdedup

@@ -12,10 +12,9 @@
 // order for every T, so every answer and every table is the same.
 #include "gdedup/key_set.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdint>
+#include <exception>
 #include <new>
 #include <string>
 #include <thread>
@@ -23,6 +22,7 @@
 
 #include "core/exact_set.h"
 #include "core/thread_pool.h"
+#include "fs/memory.h"
 #include "gdedup/error.h"
 #include "gdedup/number_text.h"
 
@@ -42,6 +42,23 @@ constexpr size_t kPrefetchAhead = 16;
 
 unsigned shard_of(Key84 key) { return static_cast<unsigned>(key >> kShardKeyBits); }
 
+// A shard's share of `keys`, rounded up (without passing 2^64).
+uint64_t shard_share(uint64_t keys) { return keys / kShards + (keys % kShards != 0 ? 1 : 0); }
+
+// Whether `failure` is the system refusing memory: a table's mmap, or a
+// vector's allocation.
+bool out_of_memory(const std::exception_ptr& failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const std::bad_alloc&) {
+    return true;
+  } catch (const Error& e) {
+    return e.kind() == ErrorKind::out_of_memory;
+  } catch (...) {
+    return false;
+  }
+}
+
 // Where between its lowest and highest load a shard doubles: its number's
 // bits reversed, so that the shards, which fill together, double one after
 // another over a range of sizes (the pause of growth a shard or a few, not
@@ -55,16 +72,8 @@ unsigned stagger_of(unsigned shard) {
 // The bucket bits reserve(keys) gives shard `s`: what the load rule grows
 // it to for its share of them, as bytes_for figures.
 unsigned room_bits(unsigned s, uint64_t keys) {
-  const uint64_t share = (keys + kShards - 1) / kShards;
   const unsigned smallest = ExactSet::bucket_bits_sized_for(0, kShardKeyBits, stagger_of(s));
-  return ExactSet::bucket_bits_for(share, smallest, kShardKeyBits, stagger_of(s));
-}
-
-uint64_t physical_memory() {
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long page = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return UINT64_MAX;
-  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+  return ExactSet::bucket_bits_for(shard_share(keys), smallest, kShardKeyBits, stagger_of(s));
 }
 
 }  // namespace
@@ -108,6 +117,18 @@ struct KeySet::Impl {
   KeySetOptions options;
   unsigned threads = 1;
   uint64_t bytes = 0;  // the shards' bytes together
+  // Shard `s` back at the size it grew from, with the keys it holds now
+  // (which fitted that size before: the keys a failed pass added were
+  // erased). Where the system refuses the smaller table, the shard keeps
+  // its larger one: the same keys, only more bytes.
+  void shrink_back(unsigned s, unsigned bucket_bits, uint64_t growths) {
+    try {
+      shards[s].rebuild(bucket_bits, growths);
+    } catch (...) {
+      if (!out_of_memory(std::current_exception())) throw;
+    }
+  }
+
   // Shards reserve() made larger than their keys need, until the cap
   // needs the room back (release_room).
   std::vector<bool> roomy = std::vector<bool>(kShards, false);
@@ -125,15 +146,9 @@ bool KeySet::Impl::release_room() {
     roomy[s] = false;
     ExactSet& shard = shards[s];
     const unsigned smallest = ExactSet::bucket_bits_sized_for(0, kShardKeyBits, stagger_of(s));
-    // A rebuild fails only for a run too long at that size: one more bit.
-    for (unsigned bits = ExactSet::bucket_bits_for(shard.size(), smallest, kShardKeyBits,
-                                                   stagger_of(s));
-         bits < shard.bucket_bits(); ++bits) {
-      if (shard.rebuild(bits, shard.growths())) {
-        shrank = true;
-        break;
-      }
-    }
+    const unsigned bits =
+        ExactSet::bucket_bits_for(shard.size(), smallest, kShardKeyBits, stagger_of(s));
+    if (bits < shard.bucket_bits() && shard.rebuild(bits, shard.growths())) shrank = true;
   }
   count_bytes();
   return shrank;
@@ -165,7 +180,15 @@ uint64_t KeySet::Impl::run_in_order(const Key84* keys, uint64_t from, uint64_t t
       const uint64_t others = bytes - before;
       const uint64_t limit = cap == 0 ? 0 : cap > others ? cap - others : 1;
       uint64_t needed = 0;
-      const auto outcome = shard.test_and_insert_one(keys[i] & kShardKeyMask, limit, &needed);
+      ExactSet::Outcome outcome;
+      try {
+        outcome = shard.test_and_insert_one(keys[i] & kShardKeyMask, limit, &needed);
+      } catch (...) {
+        // The system refused memory (the shard as it was): room taken for
+        // keys that never came goes back first, and the key is tried again.
+        if (out_of_memory(std::current_exception()) && release_room()) continue;
+        throw;
+      }
       if (outcome == ExactSet::Outcome::present) {
         answers[i] = 1;
       } else if (outcome == ExactSet::Outcome::added) {
@@ -219,7 +242,7 @@ uint64_t KeySet::Impl::run_parallel(const Key84* keys, uint64_t n, uint8_t* answ
       for (unsigned t = 0; t < parts; ++t) keys_after += counts[t][s];
       const unsigned bits = ExactSet::bucket_bits_for(keys_after, shards[s].bucket_bits(),
                                                       kShardKeyBits, stagger_of(s));
-      limit[s] = ExactSet::bytes_at(bits);
+      limit[s] = ExactSet::bytes_at(bits) + shards[s].overflow_bytes();
       total += limit[s];
     }
     if (total > options.max_bytes) return run_in_order(keys, 0, n, answers);
@@ -246,8 +269,16 @@ uint64_t KeySet::Impl::run_parallel(const Key84* keys, uint64_t n, uint8_t* answ
         const uint64_t growths = shard.growths();
         uint64_t needed = 0;
         const uint32_t at = b.positions[j];
-        const auto outcome =
-            shard.test_and_insert_one(b.keys[j] & kShardKeyMask, limit[s], &needed);
+        ExactSet::Outcome outcome;
+        try {
+          outcome = shard.test_and_insert_one(b.keys[j] & kShardKeyMask, limit[s], &needed);
+        } catch (...) {
+          // The system refused memory (the shard as it was): stopped there
+          // as at the cap, so that the keys after it that other owners ran
+          // are undone, and the pass goes on in order to the exact key.
+          if (!out_of_memory(std::current_exception())) throw;
+          outcome = ExactSet::Outcome::full;
+        }
         if (outcome == ExactSet::Outcome::full) {
           stopped[o] = at;
           return;
@@ -266,8 +297,8 @@ uint64_t KeySet::Impl::run_parallel(const Key84* keys, uint64_t n, uint8_t* answ
     return total;
   }
 
-  // A shard's limit refused a key (a run too long made it grow before its
-  // load did). The other owners ran past that key: take back what they
+  // A shard's limit, or the system's memory, refused a key. The other
+  // owners ran past that key: take back what they
   // added from it on, and the growths that came of it, so that the set is
   // what it was at that key; then go on from it in order.
   for (unsigned t = 0; t < parts; ++t) {
@@ -284,8 +315,7 @@ uint64_t KeySet::Impl::run_parallel(const Key84* keys, uint64_t n, uint8_t* answ
   for (unsigned s = 0; s < kShards; ++s) {
     for (const Growth& g : growth[s]) {
       if (g.position <= first_stop) continue;
-      // Its keys fitted that size before: they fit again.
-      shards[s].rebuild(g.bucket_bits, g.growths);
+      shrink_back(s, g.bucket_bits, g.growths);
       break;
     }
   }
@@ -297,8 +327,9 @@ uint64_t KeySet::Impl::run_parallel(const Key84* keys, uint64_t n, uint8_t* answ
 
 KeySet::KeySet(uint64_t expected_keys, const KeySetOptions& options)
     : impl_(std::make_unique<Impl>(options)) {
+  check_capacity(expected_keys, std::to_string(expected_keys));
   // Each shard sized for its share.
-  const uint64_t share = (expected_keys + kShards - 1) / kShards;
+  const uint64_t share = shard_share(expected_keys);
   impl_->shards.reserve(kShards);
   for (unsigned s = 0; s < kShards; ++s) {
     impl_->shards.emplace_back(share, kShardKeyBits, stagger_of(s));
@@ -325,6 +356,7 @@ KeySet KeySet::sized(uint64_t capacity, const KeySetOptions& options,
   };
   // Before any table is made; and after, as the shards take a little room
   // past their share for the spread of hashed keys.
+  check_capacity(capacity, names.capacity_given);
   const uint64_t bytes = bytes_for(capacity);
   check_cap(bytes);
   try {
@@ -348,14 +380,18 @@ KeySet::KeySet(KeySet&&) noexcept = default;
 KeySet& KeySet::operator=(KeySet&&) noexcept = default;
 
 void RoomFromSample::after(KeySet& set, uint64_t answered, uint64_t fresh, uint64_t rest) {
-  if (taken_) return;
   answered_ += answered;
   fresh_ += fresh;
-  if (answered_ < kSampleKeys) return;
-  taken_ = true;
-  if (rest == 0) return;
+  const uint64_t held = set.size();
+  if (answered_ < kSampleKeys || rest == 0 || held < room_ / 2) return;
   const double share = static_cast<double>(fresh_) / static_cast<double>(answered_);
-  set.reserve(set.size() + static_cast<uint64_t>(share * static_cast<double>(rest)));
+  const uint64_t more = static_cast<uint64_t>(share * static_cast<double>(rest));  // <= rest
+  const uint64_t predicted = more > UINT64_MAX - held ? UINT64_MAX : held + more;
+  const uint64_t step = held > UINT64_MAX / kMaxStep ? UINT64_MAX : held * kMaxStep;
+  const uint64_t room = std::min(predicted, step);
+  if (room <= room_) return;
+  room_ = room;
+  set.reserve(room);
 }
 
 void KeySet::reserve(uint64_t keys) {
@@ -373,7 +409,7 @@ void KeySet::reserve(uint64_t keys) {
   };
   // Room is a guess: never past the cap, nor past half this machine's
   // memory, where a set grown key by key might have fitted.
-  uint64_t cap = physical_memory() / 2;
+  uint64_t cap = fs::physical_memory() / 2;
   if (impl.options.max_bytes != 0) cap = std::min(cap, impl.options.max_bytes);
   if (shape_for(keys) > cap) {
     // The most keys whose room fits under the cap (the bytes grow with the
@@ -487,13 +523,15 @@ void KeySet::merge(const KeySet& other) {
     for (unsigned s = 0; s < kShards; ++s) {
       const ExactSet& shard = impl.shards[s];
       needed += ExactSet::bytes_at(ExactSet::bucket_bits_for(
-          shard.size() + fresh_in[s], shard.bucket_bits(), kShardKeyBits, stagger_of(s)));
+                    shard.size() + fresh_in[s], shard.bucket_bits(), kShardKeyBits,
+                    stagger_of(s))) +
+                shard.overflow_bytes();
     }
     if (needed > cap) throw refuse(needed);
   }
-  // A run too long may still make a shard grow past the cap (or memory run
-  // out): then the keys added go again and the shards that grew are rebuilt
-  // at their size before, so that the set is as it was.
+  // Keys past their home buckets may still take a shard past the cap (or
+  // memory run out): then the keys added go again and the shards that grew
+  // are rebuilt at their size before, so that the set is as it was.
   std::vector<unsigned> bits_before(kShards);
   std::vector<uint64_t> growths_before(kShards);
   for (unsigned s = 0; s < kShards; ++s) {
@@ -519,9 +557,8 @@ void KeySet::merge(const KeySet& other) {
       }
     });
     for (unsigned s = 0; s < kShards; ++s) {
-      // Its keys fitted that size before: they fit again.
       if (impl.shards[s].bucket_bits() != bits_before[s]) {
-        impl.shards[s].rebuild(bits_before[s], growths_before[s]);
+        impl.shrink_back(s, bits_before[s], growths_before[s]);
       }
     }
     impl.count_bytes();
@@ -566,9 +603,29 @@ void KeySet::for_each_sorted(const std::function<void(const Key84*, size_t)>& f)
 
 double KeySet::collision_chance(uint64_t keys) { return ExactSet::collision_chance(keys); }
 
+uint64_t KeySet::max_keys() {
+  // Every shard at its largest table, at its load limit.
+  static const uint64_t most = [] {
+    uint64_t keys = 0;
+    for (unsigned s = 0; s < kShards; ++s) {
+      keys += ExactSet::keys_at(ExactSet::kMaxBucketBits, kShardKeyBits, stagger_of(s));
+    }
+    return keys;
+  }();
+  return most;
+}
+
+void KeySet::check_capacity(uint64_t capacity, const std::string& capacity_given) {
+  if (capacity <= max_keys()) return;
+  throw UsageError(capacity_given + " is more keys than an exact set holds: at most " +
+                       group_digits(max_keys()) + ", in " + human_bytes(bytes_for(max_keys())),
+                   ErrorKind::invalid_argument, capacity, max_keys());
+}
+
 uint64_t KeySet::bytes_for(uint64_t keys) {
+  if (keys > max_keys()) return UINT64_MAX;
   // Hashed keys spread evenly over the shards, each growing as one table.
-  const uint64_t share = (keys + kShards - 1) / kShards;
+  const uint64_t share = shard_share(keys);
   uint64_t bytes = 0;
   for (unsigned s = 0; s < kShards; ++s) {
     bytes += ExactSet::bytes_for(share, kShardKeyBits, stagger_of(s));

@@ -56,7 +56,7 @@ uint64_t share(uint64_t keys) {
                      group_digits(detail::BlockOwners::kMaxOwners) + " ranks, and this job has " +
                      group_digits(ranks) + "; run fewer ranks");
   }
-  return keys == 0 ? 0 : keys / ranks + 1;
+  return keys / ranks + (keys % ranks != 0 ? 1 : 0);
 }
 
 }  // namespace
