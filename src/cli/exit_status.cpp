@@ -9,8 +9,12 @@
 namespace gdedup::cli {
 
 int failure_status(const std::exception_ptr& failure, std::string& message, AdviceFor job) {
-  const bool exact = job == AdviceFor::kExactSet;
   message.clear();
+  // A failure of no Error of its own, and the flags that need less memory.
+  const auto with_memory_advice = [&job](std::string text) {
+    const std::string advice = memory_advice(job);
+    return advice.empty() ? text : text + "; " + advice;
+  };
   try {
     std::rethrow_exception(failure);
   } catch (const UsageError& e) {
@@ -23,20 +27,15 @@ int failure_status(const std::exception_ptr& failure, std::string& message, Advi
     // past its plan does, and says what to give.
     if (e.kind() == ErrorKind::set_full) return kExitOverfull;
   } catch (const std::bad_alloc&) {
-    message = std::string("out of memory; ") +
-              (exact ? "--max-memory caps the set (the job then ends with exit status 4 at "
-                       "the cap), and a smaller --capacity or --batch (under --mpi: more ranks) "
-                       "needs less"
-                     : "a smaller --memory or --capacity, or a smaller --batch (under --mpi: "
-                       "more ranks), needs less");
+    message = with_memory_advice("out of memory");
   } catch (const std::system_error& e) {
     // std::thread throws this when the system has no memory for a new
     // thread's stack (EAGAIN, as under a small ulimit -v).
     if (e.code() == std::errc::resource_unavailable_try_again ||
         e.code() == std::errc::not_enough_memory) {
       message = "out of memory: the system refused a new thread (" + e.code().message() +
-                "); a memory limit such as ulimit -v leaves too little, or a smaller " +
-                (exact ? "" : "--memory, ") + "--capacity, --batch or --threads needs less";
+                "); a memory limit such as ulimit -v leaves too little";
+      if (job.is_job()) message += ", or fewer --threads need less";
     } else {
       message = std::string("unexpected error: ") + e.what();
     }

@@ -28,7 +28,7 @@ inline constexpr int kExitOverfull = 4;
 // help a job of `job`'s kind, error_advice.h); a closed output
 // (ErrorKind::broken_pipe) is 0 and says nothing.
 int failure_status(const std::exception_ptr& failure, std::string& message,
-                   AdviceFor job = AdviceFor::kFilter);
+                   AdviceFor job = AdviceFor{});
 
 // The status of a job that ran: 0, kExitInterrupted or kExitOverfull.
 int result_status(const JobResult& result);

@@ -27,7 +27,7 @@ int run_job_command(const JobOptions& options, JobKind kind) {
   } catch (...) {
     events.finish_progress();
     std::string message;
-    const int status = failure_status(std::current_exception(), message, advice_for(options));
+    const int status = failure_status(std::current_exception(), message, advice_for(options, kind));
     if (!message.empty()) console.error(message);
     return status;
   }

@@ -14,9 +14,10 @@ namespace gdedup::cli {
 // UsageError or Error for options that make no job.
 int run_job_command(const JobOptions& options, JobKind kind);
 
-// Whose flags help a failed job: an exact set's (--exact) or a filter's.
-inline AdviceFor advice_for(const JobOptions& options) {
-  return options.exact ? AdviceFor::kExactSet : AdviceFor::kFilter;
+// Whose flags help a failed job of `kind`: an exact set's (--exact) or a
+// filter's.
+inline AdviceFor advice_for(const JobOptions& options, JobKind kind) {
+  return AdviceFor::job(kind, options.exact);
 }
 
 // The same as one rank of an MPI job: every rank runs it on the same

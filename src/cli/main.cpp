@@ -47,6 +47,13 @@ int report_parse_error(const CLI::App& app, const CLI::ParseError& e, int argc, 
   return kExitUsage;
 }
 
+int report_failure(const std::exception_ptr& failure, AdviceFor advice) {
+  std::string message;
+  const int status = failure_status(failure, message, advice);
+  if (!message.empty()) Console::get().error(message);
+  return status;
+}
+
 int run(int argc, char** argv) {
   remember_command_line(argc, argv);
   CLI::App app{
@@ -89,7 +96,13 @@ int run(int argc, char** argv) {
   if (command == "info" || command == "plan" || command == "bench") {
     end_on_signals("gdedup " + command + " changes no file");
   }
-  return actions.at(command)();
+  try {
+    return actions.at(command)();
+  } catch (...) {
+    // With the advice of this command's flags (a job's own failures are
+    // told by the job's command, job_command.h).
+    return report_failure(std::current_exception(), AdviceFor::named(command));
+  }
 }
 
 }  // namespace
@@ -111,9 +124,7 @@ int main(int argc, char** argv) {
     gdedup::io::ignore_sigpipe();
     status = gdedup::cli::run(argc, argv);
   } catch (...) {
-    std::string message;
-    status = gdedup::cli::failure_status(std::current_exception(), message);
-    if (!message.empty()) gdedup::cli::Console::get().error(message);
+    status = gdedup::cli::report_failure(std::current_exception(), gdedup::cli::AdviceFor{});
   }
   return gdedup::cli::close_standard_output(status);
 }

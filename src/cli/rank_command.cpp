@@ -130,7 +130,7 @@ int run_rank_command(const JobOptions& options, JobKind kind) {
   // A collective step that found a rank's failure: that rank says it.
   auto report = [&](const mpi::JobFailed& e) {
     if (!e.failure) return end_together(0);
-    status = failure_status(e.failure, message, advice_for(options));
+    status = failure_status(e.failure, message, advice_for(options, kind));
     console.error(e.everywhere ? message : where + message);
     return end_together(status);
   };
@@ -141,7 +141,7 @@ int run_rank_command(const JobOptions& options, JobKind kind) {
     try {
       step();
     } catch (...) {
-      status = failure_status(std::current_exception(), message, advice_for(options));
+      status = failure_status(std::current_exception(), message, advice_for(options, kind));
     }
     bool all_failed = false;
     const int first = mpi::first_failure(status != 0, all_failed);
@@ -189,7 +189,7 @@ int run_rank_command(const JobOptions& options, JobKind kind) {
     return report(e);
   } catch (...) {
     // This rank alone knows: the others wait in a collective call.
-    status = failure_status(std::current_exception(), message, advice_for(options));
+    status = failure_status(std::current_exception(), message, advice_for(options, kind));
     if (status == 0) {  // its own output closed
       status = kExitRuntime;
       message = job->closed_pipe_text();
