@@ -412,6 +412,29 @@ void set_seeds() {
   put("set_file", "bloom-filter", std::string(1, '\0') + "GDEDUPBF");
 }
 
+// Crafted keys (fuzz_set_keys): `shared` top bits of `base` and `n` keys of
+// 6 bytes each, counting up from `first` in steps of `step`.
+std::string set_keys_seed(unsigned shared, const std::string& base, unsigned n, uint64_t first,
+                          uint64_t step) {
+  std::string seed(1, static_cast<char>(shared));
+  seed += base;
+  for (unsigned i = 0; i < n; ++i) {
+    const uint64_t v = first + i * step;
+    for (int b = 5; b >= 0; --b) seed += static_cast<char>((v >> (8 * b)) & 0xff);
+  }
+  return seed;
+}
+
+void set_keys_seeds() {
+  const std::string base("\xa5\xc3\xf0\x0d\x12\x34\xab\xcd\x55\xaa\x01", 11);
+  const std::string top(11, '\xff');
+  put("set_keys", "share-76-bits", set_keys_seed(76, base, 200, 0, 1));
+  put("set_keys", "share-20-bits", set_keys_seed(20, base, 130, 0x123456, 0x9e3779b97f4b));
+  put("set_keys", "share-40-bits-at-the-top", set_keys_seed(40, top, 600, 7, 0x10001));
+  put("set_keys", "spread", set_keys_seed(0, base, 1000, 1, 0x9e3779b97f4b));
+  put("set_keys", "one-key", set_keys_seed(84, base, 3, 0, 1));
+}
+
 void url_seeds() {
   auto seed = [](uint16_t bits, uint8_t params, const std::string& key) {
     std::string s;
@@ -466,5 +489,6 @@ int main(int argc, char** argv) {
   url_seeds();
   checkpoint_seeds();
   set_seeds();
+  set_keys_seeds();
   return 0;
 }
