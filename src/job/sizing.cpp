@@ -135,9 +135,10 @@ uint64_t expected_records_for_set(const Job& job) {
   if (estimate->records <= RoomFromSample::kSampleKeys) return 0;
   job.events.info("no " + job.name(JobOption::kCapacity) + " given; estimated " +
                   group_digits(estimate->records) + " records " + estimate_text(*estimate) +
-                  "; the set takes room for the distinct keys its first " +
-                  group_digits(RoomFromSample::kSampleKeys) + " records predict, and doubles if "
-                  "more arrive");
+                  "; from its first " + group_digits(RoomFromSample::kSampleKeys) +
+                  " records on, the set takes room ahead of the keys for the distinct keys the "
+                  "records read predict (at most " + std::to_string(RoomFromSample::kMaxStep) +
+                  " times the keys it holds at a time), and doubles if more arrive");
   return estimate->records;
 }
 
