@@ -80,6 +80,7 @@ const char* op_name(Op op) {
     case Op::kRename: return "rename";
     case Op::kSyncFolder: return "sync-folder";
     case Op::kUnlink: return "unlink";
+    case Op::kMap: return "map";
   }
   return "?";
 }
