@@ -22,8 +22,10 @@ class UrlNormalizer;
 // scratch.
 class KeyExtractor {
  public:
-  // Throws UsageError for a field key with field number 0.
-  explicit KeyExtractor(const KeyOptions& options);
+  // Throws UsageError for a field key with field number 0. With
+  // `strict_json`, a JSON or CDXJ key is taken only from a record whose JSON
+  // is one value, all of it JSON (--strict-json; docs/KEYS.md).
+  explicit KeyExtractor(const KeyOptions& options, bool strict_json = false);
 
   // The key of `record`. Without normalization, or when it changes nothing
   // but the field's ends, a view into `record`; otherwise a view into
@@ -37,8 +39,9 @@ class KeyExtractor {
   }
 
   // The same, saying whether the record has its key: false (and `key`
-  // empty) for a JSON or CDXJ key the record lacks or a record that is not
-  // JSON as far as it is read (--missing-key). Whole and field keys are
+  // empty) for a JSON or CDXJ key the record lacks, a record whose JSON is
+  // more than one value, or a record that is not JSON as far as it is read
+  // (anywhere, with strict_json) (--missing-key). Whole and field keys are
   // never missing. A structured key is always a view into `scratch`.
   bool extract(std::string_view record, std::string& scratch, std::string_view& key) const {
     if (structured_) return extract_structured(record, scratch, key);
@@ -70,6 +73,7 @@ class KeyExtractor {
   const KeySpec& spec() const { return spec_; }
   char delimiter() const { return delimiter_; }
   bool normalizes() const { return normalizer_ != nullptr; }
+  bool strict_json() const { return strict_json_; }
 
  private:
   std::string_view normalized(std::string_view field, std::string& scratch) const;
@@ -79,6 +83,7 @@ class KeyExtractor {
   KeySpec spec_;
   char delimiter_;
   bool structured_;
+  bool strict_json_;
   std::shared_ptr<const UrlNormalizer> normalizer_;  // null without rules
 };
 

@@ -17,8 +17,9 @@ namespace gdedup::keys {
 
 class KeyHasher {
  public:
-  KeyHasher(const KeyOptions& keys, uint64_t seed)
-      : extractor_(keys),
+  // strict_json: as KeyExtractor's.
+  KeyHasher(const KeyOptions& keys, uint64_t seed, bool strict_json = false)
+      : extractor_(keys, strict_json),
         whole_record_(extractor_.spec().kind == KeySpec::Kind::kWhole && !extractor_.normalizes()),
         seed_(seed) {}
 

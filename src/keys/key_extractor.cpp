@@ -6,8 +6,11 @@
 
 namespace gdedup::keys {
 
-KeyExtractor::KeyExtractor(const KeyOptions& options)
-    : spec_(options.key), delimiter_(options.delimiter), structured_(spec_.structured()) {
+KeyExtractor::KeyExtractor(const KeyOptions& options, bool strict_json)
+    : spec_(options.key),
+      delimiter_(options.delimiter),
+      structured_(spec_.structured()),
+      strict_json_(strict_json) {
   if (spec_.kind == KeySpec::Kind::kField && spec_.field == 0) {
     throw UsageError("the key field number 0 is not valid: field numbers start at 1.");
   }
@@ -23,13 +26,13 @@ std::string_view KeyExtractor::normalized(std::string_view field, std::string& s
 bool KeyExtractor::extract_structured(std::string_view record, std::string& scratch,
                                       std::string_view& key) const {
   if (!normalizer_) {
-    const bool found = structured_key(spec_, record, scratch);
+    const bool found = structured_key(spec_, record, strict_json_, scratch);
     key = scratch;
     return found;
   }
   // Normalizing reads one buffer and writes another.
   thread_local std::string value;
-  if (!structured_key(spec_, record, value)) {
+  if (!structured_key(spec_, record, strict_json_, value)) {
     key = {};
     return false;
   }

@@ -9,28 +9,47 @@ namespace gdedup::keys {
 namespace {
 
 namespace od = simdjson::ondemand;
+namespace dom = simdjson::dom;
 using simdjson::SUCCESS;
 
 // Deeper values are refused as not JSON: each level costs stack here.
 constexpr int kMaxDepth = 1024;
+// The DOM parser refuses a value at its max_depth or deeper.
+constexpr size_t kDomMaxDepth = kMaxDepth + 1;
 // A parser holds about twice the largest record it parsed; past this, the
 // memory goes back once the record is done, not at the thread's end.
 constexpr size_t kKeptParserBytes = size_t{1} << 20;
 
-// One per thread: simdjson's parser keeps state between documents, and the
+// One per thread: simdjson's parsers keep state between documents, and the
 // record is copied into a buffer with SIMDJSON_PADDING readable bytes after
-// it (a record in a batch may end where its mapping does).
+// it (a record in a batch may end where its mapping does). Strict reading
+// parses with the DOM parser first: it checks a whole record about twice
+// as fast as an On-Demand walk of every value.
 struct ThreadParser {
   od::parser parser;
+  dom::parser whole;
   std::vector<char> padded;
+  size_t size = 0;  // the record's bytes at the start of `padded`
 
-  simdjson::simdjson_result<od::document> iterate(std::string_view json) {
+  void take(std::string_view json) {
     if (padded.size() < json.size() + simdjson::SIMDJSON_PADDING) {
       padded.resize(json.size() + simdjson::SIMDJSON_PADDING + json.size() / 2);
     }
     std::memcpy(padded.data(), json.data(), json.size());
     std::memset(padded.data() + json.size(), 0, simdjson::SIMDJSON_PADDING);
-    return parser.iterate(padded.data(), json.size(), padded.size());
+    size = json.size();
+  }
+
+  simdjson::simdjson_result<od::document> iterate() {
+    return parser.iterate(padded.data(), size, padded.size());
+  }
+
+  simdjson::simdjson_result<dom::element> parse_whole() {
+    if (whole.max_depth() != kDomMaxDepth) {
+      const simdjson::error_code e = whole.allocate(size, kDomMaxDepth);
+      if (e != SUCCESS) return e;
+    }
+    return whole.parse(reinterpret_cast<const uint8_t*>(padded.data()), size, false);
   }
 };
 
@@ -43,6 +62,7 @@ ThreadParser& thread_parser() {
 void release_thread_parser() {
   ThreadParser& p = thread_parser();
   p.parser = od::parser();
+  p.whole = dom::parser();
   std::vector<char>().swap(p.padded);
 }
 
@@ -199,23 +219,21 @@ bool array_index(const std::string& step, uint64_t& index) {
   return index <= 0xffffffffu;
 }
 
-// Whether the member's name is `step`. A name without a backslash is its
-// raw bytes, compared in place: unescaping every name before the one
-// sought doubled the time a record took.
-bool name_is(od::field& member, std::string_view step, bool& bad) {
+// The member's name as written, when it has no backslash: then it is its
+// own unescaped text (stage 1 checked its UTF-8 and its closing quote), and
+// is compared in place: unescaping every name before the one sought doubled
+// the time a record took.
+bool plain_name(od::field& member, std::string_view& name) {
   const char* const raw = member.key().raw();
   const char* end = raw;
-  while (*end != '"' && *end != '\\') ++end;  // the quote ends it: stage 1 checked
-  if (*end == '"') {
-    return static_cast<size_t>(end - raw) == step.size() &&
-           std::memcmp(raw, step.data(), step.size()) == 0;
-  }
-  std::string_view name;
-  if (member.unescaped_key().get(name) != SUCCESS) {
-    bad = true;
-    return false;
-  }
-  return name == step;
+  while (*end != '"' && *end != '\\') ++end;
+  name = std::string_view(raw, static_cast<size_t>(end - raw));
+  return *end == '"';
+}
+
+// The member's name, unescaped; false when its escapes are not JSON.
+bool member_name(od::field& member, std::string_view& name) {
+  return plain_name(member, name) || member.unescaped_key().get(name) == SUCCESS;
 }
 
 // The member named `step` (the first of that name) of an object, or the
@@ -230,12 +248,12 @@ bool step_into(Node& node, const std::string& step, od::value& out) {
     for (auto member : o) {
       od::field f;
       if (std::move(member).get(f) != SUCCESS) return false;
-      bool bad = false;
-      if (name_is(f, step, bad)) {
+      std::string_view name;
+      if (!member_name(f, name)) return false;
+      if (name == step) {
         out = f.value();
         return true;
       }
-      if (bad) return false;
     }
     return false;
   }
@@ -255,10 +273,131 @@ bool step_into(Node& node, const std::string& step, od::value& out) {
   return false;
 }
 
-bool parse_json_key(const std::vector<std::string>& path, std::string_view json,
-                    std::string& out) {
+// Whether the string `v` is JSON. Stage 1 checked its UTF-8, its control
+// bytes and its closing quote, so one without a backslash is; escapes are
+// checked by unescaping it.
+bool string_is_json(od::value& v) {
+  const char* p = v.raw_json_token().data() + 1;
+  while (*p != '"' && *p != '\\') ++p;
+  if (*p == '"') return true;
+  std::string_view s;
+  return v.get_string().get(s) == SUCCESS;
+}
+
+// Whether `v` is JSON, every value in it read; writes nothing.
+bool is_json(od::value v, int depth) {
+  if (depth > kMaxDepth) return false;
+  od::json_type type;
+  if (v.type().get(type) != SUCCESS) return false;
+  switch (type) {
+    case od::json_type::string:
+      return string_is_json(v);
+    case od::json_type::number:
+      return is_json_number(trim_space(v.raw_json_token()));
+    case od::json_type::boolean: {
+      bool b;
+      return v.get_bool().get(b) == SUCCESS;
+    }
+    case od::json_type::null: {
+      bool null = false;
+      return v.is_null().get(null) == SUCCESS && null;
+    }
+    case od::json_type::array: {
+      od::array a;
+      if (v.get_array().get(a) != SUCCESS) return false;
+      for (auto element : a) {
+        od::value e;
+        if (std::move(element).get(e) != SUCCESS || !is_json(e, depth + 1)) return false;
+      }
+      return true;
+    }
+    case od::json_type::object: {
+      od::object o;
+      if (v.get_object().get(o) != SUCCESS) return false;
+      for (auto member : o) {
+        od::field f;
+        if (std::move(member).get(f) != SUCCESS) return false;
+        std::string_view name;
+        if (!member_name(f, name) || !is_json(f.value(), depth + 1)) return false;
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+// The key of the value `v` the path leads to: a string's bytes, not its
+// JSON text; another value's canonical text.
+bool value_key(od::value v, std::string& out, int depth) {
+  od::json_type type;
+  if (v.type().get(type) != SUCCESS) return false;
+  if (type == od::json_type::string) {
+    std::string_view s;
+    if (v.get_string().get(s) != SUCCESS) return false;
+    out.assign(s.data(), s.size());
+    return true;
+  }
+  return write_canonical(v, out, depth);
+}
+
+// Strict: the key at path[step..] of `node`, reading every value of it on
+// the way, those before and after the one taken included; false when any is
+// not JSON or the path leads nowhere.
+template <typename Node>
+bool strict_key(Node& node, const std::vector<std::string>& path, size_t step,
+                std::string& out) {
+  const int depth = static_cast<int>(step);
+  const auto take = [&](od::value v) {
+    return step + 1 == path.size() ? value_key(v, out, depth + 1)
+                                   : strict_key(v, path, step + 1, out);
+  };
+  bool found = false;
+  od::json_type type;
+  if (node.type().get(type) != SUCCESS) return false;
+  if (type == od::json_type::object) {
+    od::object o;
+    if (node.get_object().get(o) != SUCCESS) return false;
+    for (auto member : o) {
+      od::field f;
+      if (std::move(member).get(f) != SUCCESS) return false;
+      std::string_view name;
+      if (!member_name(f, name)) return false;
+      const bool match = !found && name == path[step];
+      if (!(match ? take(f.value()) : is_json(f.value(), depth + 1))) return false;
+      found = found || match;
+    }
+    return found;
+  }
+  uint64_t index;
+  if (type != od::json_type::array) return false;
+  const bool indexed = array_index(path[step], index);
+  od::array a;
+  if (node.get_array().get(a) != SUCCESS) return false;
+  uint64_t i = 0;
+  for (auto element : a) {
+    od::value e;
+    if (std::move(element).get(e) != SUCCESS) return false;
+    const bool match = indexed && i++ == index;
+    if (!(match ? take(e) : is_json(e, depth + 1))) return false;
+    found = found || match;
+  }
+  return found;
+}
+
+// Whether nothing follows the record's first value: its brackets are
+// skipped, by count, to the end of that value.
+bool ends_after_its_value(od::document& doc) {
+  std::string_view whole;
+  return doc.raw_json().get(whole) == SUCCESS &&
+         doc.current_location().error() == simdjson::OUT_OF_BOUNDS;
+}
+
+// By default: the key of the record in the thread parser, read as far as
+// the value, the values before it skipped by their brackets and quotes,
+// then the rest of the record by its brackets.
+bool key_read_to_it(const std::vector<std::string>& path, std::string& out) {
   od::document doc;
-  if (thread_parser().iterate(json).get(doc) != SUCCESS) return false;
+  if (thread_parser().iterate().get(doc) != SUCCESS) return false;
   od::value v;
   if (!step_into(doc, path[0], v)) return false;
   for (size_t i = 1; i < path.size(); ++i) {
@@ -266,31 +405,67 @@ bool parse_json_key(const std::vector<std::string>& path, std::string_view json,
     if (!step_into(v, path[i], next)) return false;
     v = next;
   }
-  od::json_type type;
-  if (v.type().get(type) != SUCCESS) return false;
-  // A string is its bytes, not its JSON text.
-  if (type == od::json_type::string) {
+  return value_key(v, out, static_cast<int>(path.size())) && ends_after_its_value(doc);
+}
+
+// The member named `step` (the first of that name) of an object, or the
+// element it numbers of an array, in a record the DOM parser read.
+bool dom_step(dom::element& e, const std::string& step) {
+  dom::object o;
+  if (e.get_object().get(o) == SUCCESS) {
+    for (const dom::key_value_pair member : o) {
+      if (member.key == step) {
+        e = member.value;
+        return true;
+      }
+    }
+    return false;
+  }
+  dom::array a;
+  uint64_t index;
+  return e.get_array().get(a) == SUCCESS && array_index(step, index) &&
+         a.at(index).get(e) == SUCCESS;
+}
+
+// Strict: the key of the record in the thread parser, which must be one
+// JSON value, every value in it JSON. The DOM parser reads most records:
+// one it accepts is JSON, and a string found there is the key. It keeps
+// numbers as doubles, so the text of another value comes from a reading
+// to it, and it refuses numbers past a double's range, which JSON allows:
+// a record it refuses is read again by an On-Demand walk of every value.
+bool key_read_whole(const std::vector<std::string>& path, std::string& out) {
+  ThreadParser& p = thread_parser();
+  dom::element e;
+  if (p.parse_whole().get(e) == SUCCESS) {
+    for (const std::string& step : path) {
+      if (!dom_step(e, step)) return false;
+    }
     std::string_view s;
-    if (v.get_string().get(s) != SUCCESS) return false;
+    if (e.get_string().get(s) != SUCCESS) return key_read_to_it(path, out);
     out.assign(s.data(), s.size());
     return true;
   }
-  return write_canonical(v, out, static_cast<int>(path.size()));
+  od::document doc;
+  return p.iterate().get(doc) == SUCCESS && strict_key(doc, path, 0, out) &&
+         ends_after_its_value(doc);
 }
 
 // The key is copied out of the parser's buffers, which may then go.
-bool json_key(const std::vector<std::string>& path, std::string_view json, std::string& out) {
-  const bool found = parse_json_key(path, json, out);
+bool json_key(const std::vector<std::string>& path, std::string_view json, bool strict,
+              std::string& out) {
+  thread_parser().take(json);
+  const bool found = strict ? key_read_whole(path, out) : key_read_to_it(path, out);
   if (json.size() > kKeptParserBytes) release_thread_parser();
   return found;
 }
 
 }  // namespace
 
-bool structured_key(const KeySpec& spec, std::string_view record, std::string& out) {
+bool structured_key(const KeySpec& spec, std::string_view record, bool strict_json,
+                    std::string& out) {
   out.clear();
   if (spec.kind == KeySpec::Kind::kJson) {
-    if (json_key(spec.path, record, out)) return true;
+    if (json_key(spec.path, record, strict_json, out)) return true;
     out.clear();
     return false;
   }
@@ -307,7 +482,7 @@ bool structured_key(const KeySpec& spec, std::string_view record, std::string& o
       out.assign(record.data() + surt_end + 1, time_end - surt_end - 1);
       return true;
     default:
-      if (json_key(spec.path, record.substr(time_end + 1), out)) return true;
+      if (json_key(spec.path, record.substr(time_end + 1), strict_json, out)) return true;
       out.clear();
       return false;
   }

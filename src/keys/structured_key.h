@@ -1,7 +1,9 @@
 // The key of a structured record: a JSON Lines record's value at a path, or
 // a CDXJ line's SURT, timestamp or value at a path in its JSON
 // (docs/KEYS.md, "Structured records"). Parsed with simdjson's On-Demand
-// API only as far as the value.
+// API: by default only as far as the value, with the values before it
+// skipped by their brackets and those after it by bracket count; with
+// strict_json, every value.
 #pragma once
 
 #include <string>
@@ -13,9 +15,11 @@ namespace gdedup::keys {
 
 // Writes the key of `record` under `spec` (a structured kind) into `out`,
 // replacing its bytes: a string's unescaped bytes, or another value's
-// canonical JSON text. False when the record lacks the value or is not JSON
-// as far as it is read; `out` is then empty. Thread-safe: each thread
+// canonical JSON text. False when the record lacks the value, when its JSON
+// is more than one value, or when it is not JSON as far as it is read (with
+// `strict_json`, anywhere); `out` is then empty. Thread-safe: each thread
 // parses with a parser of its own.
-bool structured_key(const KeySpec& spec, std::string_view record, std::string& out);
+bool structured_key(const KeySpec& spec, std::string_view record, bool strict_json,
+                    std::string& out);
 
 }  // namespace gdedup::keys
