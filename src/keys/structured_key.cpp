@@ -275,13 +275,15 @@ bool step_into(Node& node, const std::string& step, od::value& out) {
 
 // Whether the string `v` is JSON. Stage 1 checked its UTF-8, its control
 // bytes and its closing quote, so one without a backslash is; escapes are
-// checked by unescaping it.
+// checked by unescaping it. Either way it is read, not left to be skipped:
+// skipped, a string followed by ':' would be taken for a member's name.
 bool string_is_json(od::value& v) {
   const char* p = v.raw_json_token().data() + 1;
   while (*p != '"' && *p != '\\') ++p;
-  if (*p == '"') return true;
+  od::raw_json_string raw;
   std::string_view s;
-  return v.get_string().get(s) == SUCCESS;
+  return *p == '"' ? v.get_raw_json_string().get(raw) == SUCCESS
+                   : v.get_string().get(s) == SUCCESS;
 }
 
 // Whether `v` is JSON, every value in it read; writes nothing.
