@@ -12,7 +12,11 @@
 // nested near the depth limit); a CDXJ line "s t RECORD" has the
 // record's JSON key under cdxj:PATH; the SURT and timestamp are the line's
 // first two space-free fields. A spec that parses prints a text that parses
-// back to it.
+// back to it. Read strictly, a record has its key exactly when it has one
+// by default and is one JSON value by an independent reading of RFC 8259
+// (with the engine's limits: UTF-8, no lone surrogate escape, nothing
+// nested deeper than 1024), and then the same key, which it keeps wrapped;
+// in a CDXJ line it has the same answer.
 #include <simdjson.h>
 
 #include <algorithm>
@@ -37,8 +41,8 @@ struct Answer {
   std::string key;
 };
 
-Answer extract(std::string_view spec, std::string_view record) {
-  const KeyExtractor extractor(gdedup::KeyOptions::parse(spec));
+Answer extract(std::string_view spec, std::string_view record, bool strict = false) {
+  const KeyExtractor extractor(gdedup::KeyOptions::parse(spec), strict);
   std::string scratch;
   std::string_view key;
   const bool found = extractor.extract(record, scratch, key);
@@ -46,18 +50,145 @@ Answer extract(std::string_view spec, std::string_view record) {
   return {found, std::string(key)};
 }
 
-void check_json(std::string_view path, std::string_view record) {
+// RFC 8259's grammar of a JSON text, read by recursive descent, with the
+// limits the engine keeps (docs/KEYS.md): no escape of a lone surrogate,
+// no value nested more than 1024 deep. UTF-8 is checked apart.
+class JsonGrammar {
+ public:
+  explicit JsonGrammar(std::string_view text) : t_(text) {}
+
+  bool one_value() {
+    space();
+    if (!value(0)) return false;
+    space();
+    return i_ == t_.size();
+  }
+
+ private:
+  bool value(int depth) {
+    if (depth > 1024 || i_ == t_.size()) return false;
+    switch (t_[i_]) {
+      case '{': return members(depth);
+      case '[': return elements(depth);
+      case '"': return string();
+      case 't': return word("true");
+      case 'f': return word("false");
+      case 'n': return word("null");
+      default: return number();
+    }
+  }
+  bool members(int depth) {
+    ++i_;
+    space();
+    if (eat('}')) return true;
+    do {
+      space();
+      if (!string()) return false;
+      space();
+      if (!eat(':')) return false;
+      space();
+      if (!value(depth + 1)) return false;
+      space();
+    } while (eat(','));
+    return eat('}');
+  }
+  bool elements(int depth) {
+    ++i_;
+    space();
+    if (eat(']')) return true;
+    do {
+      space();
+      if (!value(depth + 1)) return false;
+      space();
+    } while (eat(','));
+    return eat(']');
+  }
+  bool string() {
+    if (!eat('"')) return false;
+    while (i_ < t_.size()) {
+      const auto c = static_cast<unsigned char>(t_[i_++]);
+      if (c == '"') return true;
+      if (c < 0x20) return false;
+      if (c != '\\') continue;
+      if (i_ == t_.size()) return false;
+      const char e = t_[i_++];
+      if (e == 'u') {
+        unsigned u = 0, low = 0;
+        if (!hex4(u) || (u >= 0xdc00 && u <= 0xdfff)) return false;
+        if (u >= 0xd800 && u <= 0xdbff &&
+            !(eat('\\') && eat('u') && hex4(low) && low >= 0xdc00 && low <= 0xdfff)) {
+          return false;
+        }
+      } else if (std::string_view("\"\\/bfnrt").find(e) == std::string_view::npos) {
+        return false;
+      }
+    }
+    return false;
+  }
+  bool number() {
+    eat('-');
+    if (!eat('0') && !digits()) return false;
+    if (eat('.') && !digits()) return false;
+    if (eat('e') || eat('E')) {
+      if (!eat('+')) eat('-');
+      if (!digits()) return false;
+    }
+    return true;
+  }
+  bool digits() {
+    const size_t from = i_;
+    while (i_ < t_.size() && t_[i_] >= '0' && t_[i_] <= '9') ++i_;
+    return i_ > from;
+  }
+  bool hex4(unsigned& u) {
+    for (int k = 0; k < 4; ++k, ++i_) {
+      if (i_ == t_.size()) return false;
+      const char c = t_[i_];
+      const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                  : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+      if (d < 0) return false;
+      u = u * 16 + static_cast<unsigned>(d);
+    }
+    return true;
+  }
+  bool word(std::string_view w) {
+    if (t_.substr(i_, w.size()) != w) return false;
+    i_ += w.size();
+    return true;
+  }
+  bool eat(char c) {
+    if (i_ == t_.size() || t_[i_] != c) return false;
+    ++i_;
+    return true;
+  }
+  void space() {
+    while (i_ < t_.size() && std::string_view(" \t\n\r").find(t_[i_]) != std::string_view::npos) {
+      ++i_;
+    }
+  }
+
+  std::string_view t_;
+  size_t i_ = 0;
+};
+
+bool is_json_text(std::string_view record) {
+  return simdjson::validate_utf8(record.data(), record.size()) && JsonGrammar(record).one_value();
+}
+
+// The key of `record` under json:PATH, read by default or strictly, with
+// the properties both readings keep.
+Answer checked_key(std::string_view path, std::string_view record, bool strict) {
   const std::string spec = "json:" + std::string(path);
-  const Answer a = extract(spec, record);
-  const std::string context = spec + " on " + show(record);
-  const Answer again = extract(spec, record);
+  const Answer a = extract(spec, record, strict);
+  const std::string context = spec + (strict ? " strictly" : "") + " on " + show(record);
+  const Answer again = extract(spec, record, strict);
   FUZZ_CHECK(again.found == a.found && again.key == a.key, "a second parse differs; " + context);
   if (a.found) {
     FUZZ_CHECK(simdjson::validate_utf8(a.key.data(), a.key.size()),
                "the key " + show(a.key) + " is not UTF-8; " + context);
   }
   const std::string wrapped = "{ \"w\" : " + std::string(record) + " }";
-  const Answer w = extract("json:w." + std::string(path), wrapped);
+  const Answer w = extract("json:w." + std::string(path), wrapped, strict);
   // One level deeper may pass the depth limit (1024).
   const bool deep = std::count(record.begin(), record.end(), '[') +
                         std::count(record.begin(), record.end(), '{') > 1000;
@@ -65,9 +196,22 @@ void check_json(std::string_view path, std::string_view record) {
     FUZZ_CHECK(w.found && w.key == a.key, "wrapped, the key is " + show(w.key) + " not " +
                                               show(a.key) + "; " + context);
   }
-  const Answer cdxj = extract("cdxj:" + std::string(path), "s t " + std::string(record));
+  const Answer cdxj = extract("cdxj:" + std::string(path), "s t " + std::string(record), strict);
   FUZZ_CHECK(cdxj.found == a.found && cdxj.key == a.key,
              "as a CDXJ line's JSON the key is " + show(cdxj.key) + "; " + context);
+  return a;
+}
+
+void check_json(std::string_view path, std::string_view record) {
+  const Answer by_default = checked_key(path, record, false);
+  const Answer strict = checked_key(path, record, true);
+  const std::string context = "json:" + std::string(path) + " on " + show(record);
+  FUZZ_CHECK(strict.found == (by_default.found && is_json_text(record)),
+             std::string(strict.found ? "a key" : "no key") + " strictly; " + context);
+  if (strict.found) {
+    FUZZ_CHECK(strict.key == by_default.key,
+               "strictly the key is " + show(strict.key) + "; " + context);
+  }
 }
 
 void check_cdxj_fields(std::string_view line) {

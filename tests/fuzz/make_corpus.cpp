@@ -323,6 +323,21 @@ void structured_key_seeds() {
   put("structured_key", "spec-escapes", json(7, R"(json:a\.b[0].c\[\]\\)"));
   put("structured_key", "spec-cdxj-member", json(7, R"(cdxj:\surt)"));
   put("structured_key", "spec-bad", json(7, "json:a..b[x"));
+  // More than one value, and values that are not JSON where the default
+  // reading skips them but the strict one reads them.
+  put("structured_key", "glued-records", json(0, R"({"url":"a"}{"url":"b"})"));
+  put("structured_key", "not-json-before-key",
+      json(0, R"({"v":[1,,2],"w":'single',"x":-NaN,"url":"a"})"));
+  // Numbers past a double's range, which the DOM parser refuses: JSON.
+  put("structured_key", "numbers-past-doubles",
+      json(0, R"({"n":1e999,"m":-123456789012345678901234567890,"url":"a"})"));
+  put("structured_key", "number-in-the-value", json(0, R"({"url":{"n":1.50e+3}})"));
+  // A value nested 1024 deep (the most a record may hold) and one deeper.
+  for (const int depth : {1024, 1025}) {
+    const std::string record = "{\"d\":" + std::string(depth - 1, '[') + "1" +
+                               std::string(depth - 1, ']') + ",\"url\":\"a\"}";
+    put("structured_key", "nested-" + std::to_string(depth), json(0, record));
+  }
 }
 
 void checkpoint_seeds() {
