@@ -100,6 +100,9 @@ void expect_same_state(const ResumeState& a, const ResumeState& b) {
   EXPECT_EQ(a.kept, b.kept);
   EXPECT_EQ(a.dropped, b.dropped);
   EXPECT_EQ(a.input_bytes, b.input_bytes);
+  EXPECT_EQ(a.missing_key, b.missing_key);
+  EXPECT_EQ(a.strict_json, b.strict_json);
+  EXPECT_EQ(a.missing_keys, b.missing_keys);
 }
 
 TEST_F(CheckpointFileTest, RoundTripIsExact) {
@@ -289,13 +292,36 @@ TEST_F(CheckpointFileTest, TheFilterFileRoundTrips) {
   EXPECT_EQ(v6.state.missing_keys, 0u);
   save_checkpoint(v6, path("again6"));
   EXPECT_EQ(read_bytes(path("again6")), read_bytes(path("ck")));
-  // A policy past the three is refused.
-  Bytes forged = read_bytes(path("ck"));
-  forged[4096 + 128 + cf::get_u64(&forged[cf::kOffStateBytes]) - 9] = 3;
-  cut_state(forged, 0);
-  write_bytes(path("forged"), forged);
-  EXPECT_NE(load_error(path("forged")).find("malformed resume state"), std::string::npos)
-      << load_error(path("forged"));
+  // A policy past the three is refused, with strict reading or without.
+  for (const unsigned char byte : {3, 7, 8, 0x83}) {
+    Bytes forged = read_bytes(path("ck"));
+    forged[4096 + 128 + cf::get_u64(&forged[cf::kOffStateBytes]) - 9] = byte;
+    cut_state(forged, 0);
+    write_bytes(path("forged"), forged);
+    EXPECT_NE(load_error(path("forged")).find("malformed resume state"), std::string::npos)
+        << int{byte} << ": " << load_error(path("forged"));
+  }
+}
+
+// Strict JSON reading shares the missing-key policy's byte (4 added to the
+// policy): with each policy it loads as it was saved, and a state without
+// it reads as the default reading.
+TEST_F(CheckpointFileTest, StrictJsonRoundTripsInThePolicysByte) {
+  const Filter filter = small_filter();
+  for (const keys::MissingKey policy :
+       {keys::MissingKey::kError, keys::MissingKey::kKeep, keys::MissingKey::kDrop}) {
+    for (const bool strict : {false, true}) {
+      ResumeState state = sample_state();
+      state.missing_key = policy;
+      state.strict_json = strict;
+      state.missing_keys = 12;
+      save_checkpoint(filter, state, path("ck"));
+      const Bytes file = read_bytes(path("ck"));
+      EXPECT_EQ(file[4096 + 128 + cf::get_u64(&file[cf::kOffStateBytes]) - 9],
+                static_cast<unsigned char>(policy) + (strict ? 4 : 0));
+      expect_same_state(load_checkpoint(path("ck")).state, state);
+    }
+  }
 }
 
 TEST_F(CheckpointFileTest, Version4LoadsAsAFixedFilter) {

@@ -274,6 +274,9 @@ TEST_F(CheckpointRefusalTest, EachOptionThatDiffersIsNamed) {
   o.missing_key = keys::MissingKey::kDrop;
   expect_named(o, "missing-key policy");
   o = o_;
+  o.strict_json = true;
+  expect_named(o, "strict JSON");
+  o = o_;
   o.output = path("other.txt");
   expect_named(o, "output");
   // The input list, named so.

@@ -86,6 +86,7 @@ struct ResumeState {
   // What becomes of records without their JSON or CDXJ key (version 7;
   // kError in older checkpoints, which had no such keys).
   keys::MissingKey missing_key = keys::MissingKey::kError;
+  bool strict_json = false;  // PipelineOptions::strict_json (false in older checkpoints)
   std::vector<InputIdentity> inputs;
   std::string output;          // "" when the mode writes no output
   // The file the output is written to until the run completes and renames

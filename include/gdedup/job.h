@@ -103,6 +103,10 @@ struct JobSpec {
   char record_separator = '\n';  // '\0' for NUL-separated records
   KeyOptions keys;               // text input only
   keys::MissingKey missing_key = keys::MissingKey::kError;  // JSON and CDXJ keys
+  // JSON and CDXJ keys: a record has its key only when its JSON is exactly
+  // one JSON value, every value in it read (docs/KEYS.md); by default the
+  // values after the key and the values before it are only skipped.
+  bool strict_json = false;
   bool ignore_key_rules = false; // use a filter file whose keys were made by other rules
   uint64_t max_record_bytes = PipelineOptions{}.max_record_bytes;
 

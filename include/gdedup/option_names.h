@@ -13,7 +13,7 @@ enum class JobOption {
   kCapacity, kFpr, kMemory, kBlockBits, kAllowHighFpr, kNoGrow, kMaxMemory,
   kKey, kDelimiter, kNormalize, kIgnoreKeyRules, kInputFormat, kNullData,
   kBackend, kThreads, kFilterThreads, kDevice, kCheckpoint, kResume, kReplayableStdin,
-  kMpi, kExact, kMissingKey,
+  kMpi, kExact, kMissingKey, kStrictJson,
 };
 
 class OptionNames {

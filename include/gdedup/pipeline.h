@@ -68,6 +68,9 @@ struct PipelineOptions {
   KeyOptions keys;
   // A record without its JSON or CDXJ key (KeyOptions::key structured).
   keys::MissingKey missing_key = keys::MissingKey::kError;
+  // JSON and CDXJ keys are taken only from records that are JSON throughout
+  // (JobSpec::strict_json).
+  bool strict_json = false;
   uint64_t batch_records = uint64_t{1} << 18;  // records per batch (any value >= 1)
   // Threads that read, decompress, split and fingerprint text input. 1: one
   // thread reads and splits and a second fingerprints. N > 1: N workers each

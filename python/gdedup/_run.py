@@ -81,8 +81,8 @@ def run(command, inputs=(), *, output=None, output_parts=None, filter=None, stat
         files_from=None, null_list=False, recursive=False, skip_missing=False,
         capacity=None, fpr=None, memory=None, block_bits=None, allow_high_fpr=False,
         grow=True, max_memory=None, exact=False,
-        key=None, delimiter=None, normalize=None, missing_key=None, ignore_key_rules=False,
-        input_format="text", null_data=False,
+        key=None, delimiter=None, normalize=None, missing_key=None, strict_json=False,
+        ignore_key_rules=False, input_format="text", null_data=False,
         backend="auto", threads=None, filter_threads=None, device=None, batch_records=None,
         compressed_piece_bytes=None,
         checkpoint=None, checkpoint_every_seconds=None, checkpoint_every_records=None,
@@ -101,8 +101,10 @@ def run(command, inputs=(), *, output=None, output_parts=None, filter=None, stat
     compressed_piece_bytes= (--compressed-piece-bytes, for tests and tuning),
     checkpoint_every_seconds= and
     checkpoint_every_records= (--checkpoint-every), missing_key= ("error",
-    "keep" or "drop", for key="json:PATH" and "cdxj:..."), duplicates= and
-    absent= (dedup --duplicates, query --absent); sizes are ints of bytes.
+    "keep" or "drop", for key="json:PATH" and "cdxj:..."), strict_json=True
+    (--strict-json: such keys only from records that are JSON throughout),
+    duplicates= and absent= (dedup --duplicates, query --absent); sizes are
+    ints of bytes.
     progress: a callable, given a dict of counts after each batch.
 
     Raises the gdedup.Error classes for what fails (InvalidArgumentError for
@@ -122,7 +124,7 @@ def run(command, inputs=(), *, output=None, output_parts=None, filter=None, stat
         "filter": filter, "stats": stats, "capacity": capacity, "fpr": fpr, "memory": memory,
         "block_bits": block_bits, "allow_high_fpr": allow_high_fpr, "grow": grow,
         "max_memory": max_memory, "exact": exact, "key": key, "delimiter": delimiter, "normalize": normalize,
-        "missing_key": missing_key,
+        "missing_key": missing_key, "strict_json": strict_json,
         "ignore_key_rules": ignore_key_rules, "input_format": input_format,
         "null_data": null_data, "backend": backend, "threads": threads,
         "filter_threads": filter_threads, "device": device, "batch_records": batch_records,

@@ -85,6 +85,7 @@ std::string PyEvents::name(JobOption option) const {
     case JobOption::kResume: return "resume=True";
     case JobOption::kReplayableStdin: return "replayable_stdin=True";
     case JobOption::kExact: return "exact=True";
+    case JobOption::kStrictJson: return "strict_json=True";
     default: return JobEvents::name(option) + "=";
   }
 }

@@ -113,6 +113,7 @@ JobSpec job_spec(const std::string& command, const std::vector<nb::bytes>& paths
     spec.missing_key = keys::parse_missing_key(*missing);
     events.set_given(JobOption::kMissingKey, "\"" + *missing + "\"");
   }
+  spec.strict_json = a.flag("strict_json");
   spec.ignore_key_rules = a.flag("ignore_key_rules");
   spec.output = a.path("output");
   if (spec.output.empty()) spec.output = "-";

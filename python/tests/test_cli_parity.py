@@ -41,8 +41,9 @@ FLAGS = {
     "recursive": "--recursive", "skip_missing": "--skip-missing", "capacity": "--capacity",
     "fpr": "--fpr", "memory": "--memory", "block_bits": "--block-bits",
     "allow_high_fpr": "--allow-high-fpr", "max_memory": "--max-memory", "key": "--key",
-    "delimiter": "--delimiter", "normalize": "--normalize",
-    "ignore_key_rules": "--ignore-key-rules", "input_format": "--input-format",
+    "delimiter": "--delimiter", "normalize": "--normalize", "missing_key": "--missing-key",
+    "strict_json": "--strict-json", "ignore_key_rules": "--ignore-key-rules",
+    "input_format": "--input-format",
     "null_data": "--null-data", "threads": "--threads", "filter_threads": "--filter-threads",
     "batch_records": "--batch",
     "compressed_piece_bytes": "--compressed-piece-bytes",
@@ -136,6 +137,15 @@ CASES = {
              normalize="url"),
         step("dedup", ["day1.txt"], 2, output="fpr.txt", exact=True, fpr=1e-6),
     ],
+    # Records without their JSON key: two glued on one line, one whose
+    # value before the key is not JSON (a key only when read strictly).
+    "json-keys": [
+        step("dedup", ["records.jsonl"], 2, output="out.txt", strict_json=True),
+        step("dedup", ["records.jsonl"], output="out.txt", key="json:url",
+             missing_key="keep", stats="stats.json"),
+        step("dedup", ["records.jsonl"], output="strict.txt", key="json:url",
+             missing_key="drop", strict_json=True, stats="strict.json"),
+    ],
     "missing-input": [step("dedup", ["day1.txt", "gone.txt"], 1, output="out.txt"),
                       step("dedup", ["day1.txt", "gone.txt"], output="out.txt",
                            skip_missing=True, stats="stats.json")],
@@ -151,6 +161,8 @@ def data(tmp_path, day1, day2):
     write_lines(folder / "fields.txt", [b"%d,%s" % (i % 7, u) for i, u in enumerate(day1)])
     (folder / "day1.txt.gz").write_bytes(gzip.compress((folder / "day1.txt").read_bytes()))
     (folder / "list.txt").write_text(f"{folder / 'day2.txt'}\n")
+    write_lines(folder / "records.jsonl", [b'{"url":"a"}', b'{"url":"a"}{"url":"b"}',
+                                           b'{"v":[1,,2],"url":"b"}', b'{"url":"b"}'])
     return folder
 
 

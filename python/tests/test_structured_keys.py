@@ -3,7 +3,10 @@ module: on hostile records made from fixed seeds (missing fields, nested
 paths, escapes in names and values, \\u0000, surrogate pairs and lone
 surrogates, duplicate names, numbers of any size as keys, invalid UTF-8,
 broken JSON), the command keeps exactly the records the oracle keeps, and
-its keys are the oracle's keys.
+its keys are the oracle's keys. With --strict-json (strict_json=True) the
+oracle reads the whole record with json.loads, on records that also hold
+JSONTestSuite's one-line documents (tests/data/json_suite.txt) before and
+after the key, glued to other records and cut short.
 
 The oracle reads a record with json.loads, keeping numbers as their text and
 every member of an object, takes the first member of a name (docs/KEYS.md),
@@ -20,6 +23,7 @@ exactly the oracle's kept records and no probe when, and only when, the
 command's keys are the oracle's."""
 
 import json
+import pathlib
 import random
 
 import pytest
@@ -98,6 +102,30 @@ def oracle_key(json_bytes, path):
         return canonical(v).encode("utf-8")
     except (ValueError, KeyError, RecursionError, UnicodeError):
         return None
+
+
+def strict_oracle_key(json_bytes, path):
+    """oracle_key for a record that must be JSON throughout: json.loads
+    reads all of it, and no string in it, names included, holds a lone
+    surrogate."""
+    try:
+        canonical(loads(json_bytes))
+    except (ValueError, RecursionError, UnicodeError):
+        return None
+    return oracle_key(json_bytes, path)
+
+
+def json_suite():
+    """JSONTestSuite's one-line documents, those to reject and those to
+    accept, as bytes (tests/data/make_json_suite.py says how they are
+    written)."""
+    suite = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data" / "json_suite.txt"
+    docs = []
+    for line in suite.read_text(encoding="ascii").splitlines():
+        if line and not line.startswith("#"):
+            text = line.split("\t", 2)[2]
+            docs.append(text.encode("latin-1").decode("unicode_escape").encode("latin-1"))
+    return docs
 
 
 # ---------------------------------------------------------------- records
@@ -192,12 +220,15 @@ def nest(rng, path, text):
 
 
 def broken(rng, text):
-    """A record that is not JSON as a whole, in a way read before the value."""
+    """A record that is not JSON as a whole, in a way read before the value,
+    or more than one JSON value: records glued on one line."""
     r = rng.random()
+    if r < 0.1:
+        return text.encode("utf-8") + rng.choice([b"", b" ", b"\t"]) + rng.choice(
+            [text.encode("utf-8"), b"{}", b"[]", b'{"url":"x"}'])
     if r < 0.25:
-        # Cut short; not just after a closing bracket: only the record's
-        # first and last brackets are matched (docs/KEYS.md).
-        return text.encode("utf-8")[: rng.randrange(len(text))].rstrip(b"}] \t")
+        # Cut short: its brackets do not balance.
+        return text.encode("utf-8")[: rng.randrange(len(text))]
     if r < 0.4:
         return text.encode("utf-8") + rng.choice([b" x", b",", b" 1", b" {}x"])
     if r < 0.55:
@@ -233,7 +264,7 @@ def probe(path, key):
     return text.encode("utf-8")
 
 
-def check(tmp_path, run_cli, records, keys, key_option, make_probe, policy):
+def check(tmp_path, run_cli, records, keys, key_option, make_probe, policy, *options):
     """The command's output on the records and their probes against the
     oracle's kept records (a missing key kept as unique, or dropped)."""
     seen, expected, probes = set(), [], []
@@ -249,7 +280,7 @@ def check(tmp_path, run_cli, records, keys, key_option, make_probe, policy):
     data.write_bytes(b"\n".join(records + probes) + b"\n")
     out = tmp_path / "kept.jsonl"
     run_cli("dedup", data, "-o", out, "--exact", "--key", key_option, "--missing-key", policy,
-            "--threads", 2, "--quiet")
+            "--threads", 2, "--quiet", *options)
     got = out.read_bytes().split(b"\n")[:-1]
     assert len(got) == len(expected)
     assert got == expected
@@ -307,6 +338,43 @@ def test_cdxj_keys_and_kept_records_equal_the_oracle(tmp_path, run_cli):
               lambda key: key + b" t {}" if index == 0 else b"s " + key + b" {}", "drop")
 
 
+def hostile_to_strict(rng, record, docs):
+    """The record with a document of JSONTestSuite before or after its
+    first member, glued to another record, or cut short."""
+    r = rng.random()
+    if r < 0.25 and record.startswith(b"{"):
+        return b'{"v":' + rng.choice(docs) + b"," + record[1:]
+    if r < 0.5 and record.endswith(b"}"):
+        return record[:-1] + b',"w":' + rng.choice(docs) + b"}"
+    if r < 0.6:
+        return record + rng.choice([record, b"{}", b" 1", b' {"url":"glued"}'])
+    if r < 0.7:
+        return record[: rng.randrange(len(record) + 1)]
+    return record
+
+
+@pytest.mark.parametrize("key_option, prefix", [("json:url", lambda rng: b""),
+                                                ("cdxj:url", cdxj_prefix)])
+def test_strict_json_keys_equal_the_oracle_reading_the_whole_record(tmp_path, run_cli,
+                                                                    key_option, prefix):
+    rng = random.Random(37)
+    docs = json_suite()
+    distinct = []
+    for record in pool(["url"], seed=36, distinct=20_000):
+        distinct.append(hostile_to_strict(rng, record, docs))
+    by_record = {}
+    for record in distinct:
+        key = strict_oracle_key(record, ["url"])
+        by_record[prefix(rng) + record] = key
+    records = rng.choices(list(by_record), k=200_000)
+    keys = [by_record[r] for r in records]
+    # Both kinds of record are many.
+    assert 0.3 < sum(k is None for k in by_record.values()) / len(by_record) < 0.7
+    make_probe = (lambda key: probe(["url"], key)) if key_option.startswith("json") else \
+        (lambda key: b"s t " + probe(["url"], key))
+    check(tmp_path, run_cli, records, keys, key_option, make_probe, "keep", "--strict-json")
+
+
 def test_the_first_record_without_its_key_ends_the_job(tmp_path, run_cli):
     data = tmp_path / "in.jsonl"
     data.write_bytes(b'{"url":"a"}\n{"url":"a"}\n{"x":1}\n{"url":"b"}\n')
@@ -350,6 +418,28 @@ def test_run_names_a_record_without_its_key_in_its_own_words(tmp_path, exact):
     assert 'missing_key="keep"' in message or "missing_key=keep" in message
     with pytest.raises(gdedup.InvalidArgumentError, match="missing_key"):
         gdedup.run("dedup", data, output=tmp_path / "out", missing_key="keep")
+
+
+def test_run_takes_strict_json(tmp_path):
+    import gdedup
+    data, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    data.write_bytes(b'{"url":"a"}\n{"v":[1,,2],"url":"b"}\n{"url":"a"}{"url":"c"}\n'
+                     b'{"url":"b"}\n')
+    result = gdedup.run("dedup", data, output=out, key="json:url", missing_key="drop",
+                        strict_json=True)
+    assert out.read_bytes() == b'{"url":"a"}\n{"url":"b"}\n'
+    assert result.missing_keys == 2
+    # By default the value before the key is skipped, not read.
+    result = gdedup.run("dedup", data, output=out, key="json:url", missing_key="drop")
+    assert out.read_bytes() == b'{"url":"a"}\n{"v":[1,,2],"url":"b"}\n'
+    assert result.missing_keys == 1
+    with pytest.raises(gdedup.InvalidArgumentError) as raised:
+        gdedup.run("dedup", data, output=out, key="json:url", strict_json=True)
+    assert "record 2 (at byte offset 12) has no key json:url: it lacks that value or is " \
+           "not one JSON value. Give missing_key=" in str(raised.value)
+    with pytest.raises(gdedup.InvalidArgumentError,
+                       match=r"^strict_json=True has no effect with key="):
+        gdedup.run("dedup", data, output=out, strict_json=True)
 
 
 def test_a_filter_takes_json_keys_and_refuses_a_record_without_its_key():

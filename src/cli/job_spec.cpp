@@ -108,6 +108,7 @@ JobSpec job_spec(const JobOptions& o, JobKind kind) {
   // u64 records have no key options (refuse_ignored_options).
   if (spec.format == InputFormat::kText) spec.keys = parse_key_flags(o.keys);
   spec.missing_key = keys::parse_missing_key(o.keys.missing_key);
+  spec.strict_json = o.keys.strict_json;
   spec.ignore_key_rules = o.keys.ignore_key_rules;
   spec.record_separator = o.record_separator();
   spec.output = o.output;
@@ -155,6 +156,7 @@ std::string flag_name(JobOption option) {
     case JobOption::kMpi: return "--mpi";
     case JobOption::kExact: return "--exact";
     case JobOption::kMissingKey: return "--missing-key";
+    case JobOption::kStrictJson: return "--strict-json";
   }
   return "?";
 }

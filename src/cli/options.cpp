@@ -154,6 +154,11 @@ void add_key_options(CLI::App& app, KeyFlags& flags) {
                  "(left out); --stats counts them")
       ->type_name("error|keep|drop")
       ->group(kGroupKeys);
+  app.add_flag("--strict-json", flags.strict_json,
+               "A json: or cdxj: key only from a record whose JSON is one value, all of it "
+               "valid JSON; by default the values before the key are skipped by their "
+               "brackets and quotes and those after it by their brackets; see docs/KEYS.md")
+      ->group(kGroupKeys);
   app.add_flag("--ignore-key-rules", flags.ignore_key_rules,
                "Use a filter file whose keys were made by other key rules (--key, --delimiter, "
                "--normalize, --input-format, -z) than this command's; such keys do not match")

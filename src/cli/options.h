@@ -47,6 +47,7 @@ struct KeyFlags {
   std::string delimiter = "tab";
   std::string normalize;  // "" when not given
   std::string missing_key = "error";  // for JSON and CDXJ keys
+  bool strict_json = false;           // for JSON and CDXJ keys
   // Use a filter file whose keys were made by other rules than these.
   bool ignore_key_rules = false;
 };

@@ -35,6 +35,7 @@ std::string OptionNames::name(JobOption option) const {
     case JobOption::kMpi: return "mpi";
     case JobOption::kExact: return "exact";
     case JobOption::kMissingKey: return "missing_key";
+    case JobOption::kStrictJson: return "strict_json";
   }
   return "?";
 }

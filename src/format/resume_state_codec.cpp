@@ -17,6 +17,10 @@ constexpr uint32_t kFirstVersionWithMissingKeys = 7;
 constexpr uint8_t kNoFilterFile = 0;
 constexpr uint8_t kFilterFileExisted = 1;
 constexpr uint8_t kFilterFileUnknown = 2;
+// Set in the missing-key policy's byte when JSON and CDXJ keys are taken
+// strictly: the byte's other values are the policy's, so every state
+// written before it reads as it did, and an older program refuses it.
+constexpr uint8_t kStrictJsonBit = 4;
 
 void encode_identity(Encoder& e, const InputIdentity& in) {
   e.str(in.path);
@@ -66,8 +70,10 @@ std::string encode_resume_state(const ResumeState& s) {
   const FilterFileMark& mark = s.filter_file;
   e.u8(!mark.recorded ? kFilterFileUnknown : mark.existed ? kFilterFileExisted : kNoFilterFile);
   if (mark.recorded && mark.existed) encode_identity(e, mark.file);
-  // Version 7: records without their JSON or CDXJ key.
-  e.u8(static_cast<uint8_t>(s.missing_key));
+  // Version 7: records without their JSON or CDXJ key, and (the same
+  // byte) whether JSON is read strictly.
+  e.u8(static_cast<uint8_t>(static_cast<uint8_t>(s.missing_key) |
+                            (s.strict_json ? kStrictJsonBit : 0)));
   e.u64(s.missing_keys);
   return e.take();
 }
@@ -120,8 +126,10 @@ ResumeState decode_resume_state(const std::string& path, const std::string& byte
     if (s.filter_file.existed) s.filter_file.file = decode_identity(d);
   }
   if (version >= kFirstVersionWithMissingKeys) {
-    const uint8_t policy = d.u8();
+    const uint8_t byte = d.u8();
+    const uint8_t policy = byte & ~kStrictJsonBit;
     if (policy > static_cast<uint8_t>(keys::MissingKey::kDrop)) d.malformed();
+    s.strict_json = (byte & kStrictJsonBit) != 0;
     s.missing_key = static_cast<keys::MissingKey>(policy);
     s.missing_keys = d.u64();
   }

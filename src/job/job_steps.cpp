@@ -92,6 +92,7 @@ PipelineOptions pipeline_options(const Job& job) {
   run.record_separator = o.record_separator;
   run.keys = o.format == InputFormat::kText ? o.keys : KeyOptions{};
   run.missing_key = o.missing_key;
+  run.strict_json = o.strict_json;
   run.batch_records = o.batch_records;
   run.piece_bytes = o.piece_bytes;
   run.compressed_piece_bytes = o.compressed_piece_bytes;

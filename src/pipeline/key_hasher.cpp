@@ -6,7 +6,7 @@
 namespace gdedup::pipeline {
 
 KeyHasher::KeyHasher(const PipelineOptions& options, const KeyHashing& hashing)
-    : hasher_(options.keys, hashing.seed), exact_(hashing.exact) {
+    : hasher_(options.keys, hashing.seed, options.strict_json), exact_(hashing.exact) {
   if (options.keys.key.kind == keys::KeySpec::Kind::kField &&
       options.keys.delimiter == options.record_separator) {
     throw UsageError("the field delimiter " + options.keys.delimiter_text() +

@@ -384,10 +384,11 @@ class Driver {
     const OptionNames& names = options_.names ? *options_.names : library_option_names();
     return Error(name + ": record " + std::to_string(stats_.records + i + 1) +
                      " (at byte offset " + offset + ") has no key " + key + ": " +
-                     (json ? "it lacks that value or is not JSON"
+                     (json ? "it lacks that value or is not one JSON value"
                            : "it lacks that value or is not a CDXJ line (SURT, timestamp "
-                             "and JSON, separated by spaces)") +
-                     " as far as it was read. Give " + names.with(JobOption::kMissingKey, "keep") +
+                             "and one JSON value, separated by spaces)") +
+                     (options_.strict_json ? "" : " as far as it was read") + ". Give " +
+                     names.with(JobOption::kMissingKey, "keep") +
                      " to write such records as unique, or " +
                      names.with(JobOption::kMissingKey, "drop") + " to leave them out.",
                  // The record is not what the key rules ask for, as a key

@@ -135,6 +135,13 @@ void check_resume_run(const ResumeState& state, const PipelineOptions& options,
     option_differs(state, "missing-key policy", keys::missing_key_text(state.missing_key),
                    keys::missing_key_text(options.missing_key));
   }
+  if (state.strict_json != options.strict_json) {
+    const auto reading = [](bool strict) {
+      return strict ? "every record's JSON read whole" : "JSON read as far as the key";
+    };
+    option_differs(state, "strict JSON", reading(state.strict_json),
+                   reading(options.strict_json));
+  }
   const std::string output = options.mode == Mode::kBuild ? "" : options.output;
   if (state.output != output) {
     option_differs(state, "output", output_text(state.output), output_text(output));
@@ -150,6 +157,7 @@ ResumeState identify_run(const PipelineOptions& options) {
   state.record_separator = options.record_separator;
   state.keys = options.keys;
   state.missing_key = options.missing_key;
+  state.strict_json = options.strict_json;
   if (options.mode != Mode::kBuild) {
     if (options.output == "-") {
       throw UsageError("checkpoints need the output in a file: standard output cannot be "

@@ -359,4 +359,50 @@ case_json_keys_read_every_way_keep_the_same_records() {
   [ "${PIPESTATUS[0]}" -eq 0 ] || fail "a closed pipe failed the job"
 }
 
+# Two JSON records glued on one line are not one record: under the default
+# --missing-key error the job fails naming it, and under keep it is written
+# as a record of its own (the second record's URL is not taken for a
+# duplicate of the first's).
+case_glued_json_records_have_no_key() {
+  printf '{"url":"a"}\n{"url":"a"}{"url":"b"}\n{"url":"b"}\n' >in.jsonl
+  run_gdedup dedup -q --key json:url in.jsonl -o out.jsonl
+  expect_status 1
+  expect_message "in.jsonl: record 2 (at byte offset 12) has no key json:url"
+  [ -e out.jsonl ] && fail "a failed job left out.jsonl"
+  run_gdedup dedup -q --key json:url --missing-key keep in.jsonl -o out.jsonl
+  expect_status 0
+  cmp -s in.jsonl out.jsonl || fail "--missing-key keep: not every record kept: $(cat out.jsonl)"
+  printf 's t {"url":"a"}\ns t {"url":"a"} {"url":"b"}\n' >in.cdxj
+  run_gdedup dedup -q --key cdxj:url --missing-key drop --stats - in.cdxj -o out.cdxj
+  expect_status 0
+  grep -q '"missing_keys": 1' "$SCRATCH/stdout" || fail "CDXJ: $(cat "$SCRATCH/stdout")"
+}
+
+# JSONTestSuite's one-line documents placed before the key: with
+# --strict-json none of the 182 that every parser must reject gives a key,
+# and all 91 that every parser must accept do.
+JSON_SUITE=$(cd "$(dirname "${BASH_SOURCE[0]}")/../data" && pwd)/json_suite.txt
+case_strict_json_keys_only_records_that_are_json() {
+  local suite=$JSON_SUITE want=0 kind name text i=0
+  : >want.jsonl
+  while IFS=$'\t' read -r kind name text; do
+    i=$((i + 1))
+    # The file escapes a backslash as \\ and other bytes as \xHH: %b reads both.
+    printf '{"v":%b,"url":"%s-%d"}\n' "$text" "$kind" "$i" >>in.jsonl
+    [ "$kind" = y ] && tail -n 1 in.jsonl >>want.jsonl && want=$((want + 1))
+  done < <(grep -v '^#' "$suite")
+  [ "$i" -eq 273 ] && [ "$want" -eq 91 ] || fail "read $i cases, $want to accept, from $suite"
+  run_gdedup dedup -q --key json:url --strict-json --missing-key drop --stats - in.jsonl \
+    -o out.jsonl
+  expect_status 0
+  cmp -s want.jsonl out.jsonl || fail "not the records to accept: $(diff want.jsonl out.jsonl)"
+  grep -q '"missing_keys": 182' "$SCRATCH/stdout" || fail "$(cat "$SCRATCH/stdout")"
+  run_gdedup dedup -q --key json:url --strict-json in.jsonl -o out.jsonl
+  expect_status 1
+  expect_message "has no key json:url: it lacks that value or is not one JSON value."
+  run_gdedup dedup -q --strict-json in.jsonl -o out.jsonl
+  expect_status 2
+  expect_message "--strict-json has no effect with --key whole"
+}
+
 run_cases
