@@ -236,43 +236,6 @@ bool member_name(od::field& member, std::string_view& name) {
   return plain_name(member, name) || member.unescaped_key().get(name) == SUCCESS;
 }
 
-// The member named `step` (the first of that name) of an object, or the
-// element it numbers of an array; anything else has no such value.
-template <typename Node>
-bool step_into(Node& node, const std::string& step, od::value& out) {
-  od::json_type type;
-  if (node.type().get(type) != SUCCESS) return false;
-  if (type == od::json_type::object) {
-    od::object o;
-    if (node.get_object().get(o) != SUCCESS) return false;
-    for (auto member : o) {
-      od::field f;
-      if (std::move(member).get(f) != SUCCESS) return false;
-      std::string_view name;
-      if (!member_name(f, name)) return false;
-      if (name == step) {
-        out = f.value();
-        return true;
-      }
-    }
-    return false;
-  }
-  uint64_t index;
-  if (type != od::json_type::array || !array_index(step, index)) return false;
-  od::array a;
-  if (node.get_array().get(a) != SUCCESS) return false;
-  uint64_t i = 0;
-  for (auto element : a) {
-    od::value e;
-    if (std::move(element).get(e) != SUCCESS) return false;
-    if (i++ == index) {
-      out = e;
-      return true;
-    }
-  }
-  return false;
-}
-
 // Whether the string `v` is JSON. Stage 1 checked its UTF-8, its control
 // bytes and its closing quote, so one without a backslash is; escapes are
 // checked by unescaping it. Either way it is read, not left to be skipped:
@@ -342,18 +305,22 @@ bool value_key(od::value v, std::string& out, int depth) {
   return write_canonical(v, out, depth);
 }
 
-// Strict: the key at path[step..] of `node`, reading every value of it on
-// the way, those before and after the one taken included; false when any is
-// not JSON or the path leads nowhere.
-template <typename Node>
-bool strict_key(Node& node, const std::vector<std::string>& path, size_t step,
-                std::string& out) {
-  const int depth = static_cast<int>(step);
-  const auto take = [&](od::value v) {
-    return step + 1 == path.size() ? value_key(v, out, depth + 1)
-                                   : strict_key(v, path, step + 1, out);
-  };
+// The key at path[step..] of `node`: the first member of the step's name
+// of an object, or the element it numbers of an array, then the rest of
+// the path in it. By default the walk stops at the key, the values before
+// it skipped unread; strictly it reads every other value too, and fails on
+// one that is not JSON.
+template <bool kStrict, typename Node>
+bool key_at(Node& node, const std::vector<std::string>& path, size_t step, std::string& out) {
+  const int depth = static_cast<int>(step) + 1;  // of the node's children
   bool found = false;
+  // The child the step names is taken; the others are read only strictly.
+  const auto child = [&](bool named, od::value v) {
+    if (!named) return !kStrict || is_json(v, depth);
+    found = true;
+    return step + 1 == path.size() ? value_key(v, out, depth)
+                                   : key_at<kStrict>(v, path, step + 1, out);
+  };
   od::json_type type;
   if (node.type().get(type) != SUCCESS) return false;
   if (type == od::json_type::object) {
@@ -361,27 +328,23 @@ bool strict_key(Node& node, const std::vector<std::string>& path, size_t step,
     if (node.get_object().get(o) != SUCCESS) return false;
     for (auto member : o) {
       od::field f;
-      if (std::move(member).get(f) != SUCCESS) return false;
       std::string_view name;
-      if (!member_name(f, name)) return false;
-      const bool match = !found && name == path[step];
-      if (!(match ? take(f.value()) : is_json(f.value(), depth + 1))) return false;
-      found = found || match;
+      if (std::move(member).get(f) != SUCCESS || !member_name(f, name)) return false;
+      if (!child(!found && name == path[step], f.value())) return false;
+      if (found && !kStrict) return true;
     }
     return found;
   }
   uint64_t index;
-  if (type != od::json_type::array) return false;
-  const bool indexed = array_index(path[step], index);
+  if (type != od::json_type::array || !array_index(path[step], index)) return false;
   od::array a;
   if (node.get_array().get(a) != SUCCESS) return false;
   uint64_t i = 0;
   for (auto element : a) {
     od::value e;
     if (std::move(element).get(e) != SUCCESS) return false;
-    const bool match = indexed && i++ == index;
-    if (!(match ? take(e) : is_json(e, depth + 1))) return false;
-    found = found || match;
+    if (!child(i++ == index, e)) return false;
+    if (found && !kStrict) return true;
   }
   return found;
 }
@@ -394,20 +357,14 @@ bool ends_after_its_value(od::document& doc) {
          doc.current_location().error() == simdjson::OUT_OF_BOUNDS;
 }
 
-// By default: the key of the record in the thread parser, read as far as
-// the value, the values before it skipped by their brackets and quotes,
-// then the rest of the record by its brackets.
-bool key_read_to_it(const std::vector<std::string>& path, std::string& out) {
+// The key of the record in the thread parser, walked with On-Demand (by
+// default, or strictly), then the rest of the record skipped by its
+// brackets: nothing may follow its first value.
+template <bool kStrict>
+bool walked_key(const std::vector<std::string>& path, std::string& out) {
   od::document doc;
-  if (thread_parser().iterate().get(doc) != SUCCESS) return false;
-  od::value v;
-  if (!step_into(doc, path[0], v)) return false;
-  for (size_t i = 1; i < path.size(); ++i) {
-    od::value next;
-    if (!step_into(v, path[i], next)) return false;
-    v = next;
-  }
-  return value_key(v, out, static_cast<int>(path.size())) && ends_after_its_value(doc);
+  return thread_parser().iterate().get(doc) == SUCCESS &&
+         key_at<kStrict>(doc, path, 0, out) && ends_after_its_value(doc);
 }
 
 // The member named `step` (the first of that name) of an object, or the
@@ -436,27 +393,24 @@ bool dom_step(dom::element& e, const std::string& step) {
 // to it, and it refuses numbers past a double's range, which JSON allows:
 // a record it refuses is read again by an On-Demand walk of every value.
 bool key_read_whole(const std::vector<std::string>& path, std::string& out) {
-  ThreadParser& p = thread_parser();
   dom::element e;
-  if (p.parse_whole().get(e) == SUCCESS) {
+  if (thread_parser().parse_whole().get(e) == SUCCESS) {
     for (const std::string& step : path) {
       if (!dom_step(e, step)) return false;
     }
     std::string_view s;
-    if (e.get_string().get(s) != SUCCESS) return key_read_to_it(path, out);
+    if (e.get_string().get(s) != SUCCESS) return walked_key<false>(path, out);
     out.assign(s.data(), s.size());
     return true;
   }
-  od::document doc;
-  return p.iterate().get(doc) == SUCCESS && strict_key(doc, path, 0, out) &&
-         ends_after_its_value(doc);
+  return walked_key<true>(path, out);
 }
 
 // The key is copied out of the parser's buffers, which may then go.
 bool json_key(const std::vector<std::string>& path, std::string_view json, bool strict,
               std::string& out) {
   thread_parser().take(json);
-  const bool found = strict ? key_read_whole(path, out) : key_read_to_it(path, out);
+  const bool found = strict ? key_read_whole(path, out) : walked_key<false>(path, out);
   if (json.size() > kKeptParserBytes) release_thread_parser();
   return found;
 }

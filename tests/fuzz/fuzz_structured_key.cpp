@@ -68,8 +68,8 @@ class JsonGrammar {
   bool value(int depth) {
     if (depth > 1024 || i_ == t_.size()) return false;
     switch (t_[i_]) {
-      case '{': return members(depth);
-      case '[': return elements(depth);
+      case '{': return items('}', depth);
+      case '[': return items(']', depth);
       case '"': return string();
       case 't': return word("true");
       case 'f': return word("false");
@@ -77,31 +77,23 @@ class JsonGrammar {
       default: return number();
     }
   }
-  bool members(int depth) {
+  // An object's members or an array's elements, up to `close`.
+  bool items(char close, int depth) {
     ++i_;
     space();
-    if (eat('}')) return true;
+    if (eat(close)) return true;
     do {
       space();
-      if (!string()) return false;
-      space();
-      if (!eat(':')) return false;
-      space();
+      if (close == '}') {  // a member: its name first
+        if (!string()) return false;
+        space();
+        if (!eat(':')) return false;
+        space();
+      }
       if (!value(depth + 1)) return false;
       space();
     } while (eat(','));
-    return eat('}');
-  }
-  bool elements(int depth) {
-    ++i_;
-    space();
-    if (eat(']')) return true;
-    do {
-      space();
-      if (!value(depth + 1)) return false;
-      space();
-    } while (eat(','));
-    return eat(']');
+    return eat(close);
   }
   bool string() {
     if (!eat('"')) return false;
