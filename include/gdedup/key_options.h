@@ -101,7 +101,7 @@ NormalizeRules parse_normalize_rules(std::string_view text);
 std::string normalize_rule_names();
 
 // What a job does with a record that lacks its JSON or CDXJ key, or is not
-// JSON as far as it is read (--missing-key; docs/KEYS.md).
+// one JSON value as far as it is read (--missing-key; docs/KEYS.md).
 enum class MissingKey {
   kError,  // the job fails, naming the record's number and byte offset
   kKeep,   // the record stands for a key seen nowhere else: never a duplicate

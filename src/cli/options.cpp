@@ -149,9 +149,9 @@ void add_key_options(CLI::App& app, KeyFlags& flags) {
       ->type_name("RULES")
       ->group(kGroupKeys);
   app.add_option("--missing-key", flags.missing_key,
-                 "A record without its json: or cdxj: key, or not JSON: error (the default; "
-                 "the job fails naming it), keep (written as a key seen nowhere else) or drop "
-                 "(left out); --stats counts them")
+                 "A record without its json: or cdxj: key, or not one JSON value: error (the "
+                 "default; the job fails naming it), keep (written as a key seen nowhere "
+                 "else) or drop (left out); --stats counts them")
       ->type_name("error|keep|drop")
       ->group(kGroupKeys);
   app.add_flag("--strict-json", flags.strict_json,
