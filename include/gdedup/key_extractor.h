@@ -38,10 +38,10 @@ class KeyExtractor {
     return k;
   }
 
-  // The same, saying whether the record has its key: false (and `key`
-  // empty) for a JSON or CDXJ key the record lacks, a record whose JSON is
-  // more than one value, or a record that is not JSON as far as it is read
-  // (anywhere, with strict_json) (--missing-key). Whole and field keys are
+  // The same, saying whether the record has its key (--missing-key): false
+  // (and `key` empty) for a JSON or CDXJ key the record lacks, a record
+  // whose JSON is more than one value, or a record that is not JSON as far
+  // as it is read (with strict_json, anywhere). Whole and field keys are
   // never missing. A structured key is always a view into `scratch`.
   bool extract(std::string_view record, std::string& scratch, std::string_view& key) const {
     if (structured_) return extract_structured(record, scratch, key);

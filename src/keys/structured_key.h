@@ -1,9 +1,9 @@
 // The key of a structured record: a JSON Lines record's value at a path, or
 // a CDXJ line's SURT, timestamp or value at a path in its JSON
-// (docs/KEYS.md, "Structured records"). Parsed with simdjson's On-Demand
-// API: by default only as far as the value, with the values before it
-// skipped by their brackets and those after it by bracket count; with
-// strict_json, every value.
+// (docs/KEYS.md, "Structured records"). Parsed with simdjson: by default
+// with its On-Demand API as far as the value, the values before it skipped
+// by their brackets and quotes and those after it by their brackets; with
+// strict_json every value is read, by its DOM parser first.
 #pragma once
 
 #include <string>
