@@ -10,6 +10,9 @@ packages=(
   liblzma-dev libbz2-dev liblz4-dev
   # JSON and CDXJ keys (--key json:PATH, cdxj:PATH).
   libsimdjson-dev
+  # --normalize scrapy's internationalized hosts: IDNA 2003 (Python's idna
+  # codec) and Unicode 14.0 lowercasing and NFKC (Python 3.11's).
+  libidn-dev libunistring-dev
   libgtest-dev libbenchmark-dev
   zstd gzip xz-utils bzip2 lz4 time
   # MPI runs (docs/SCALE-OUT.md): the library and mpirun for the tests.

@@ -426,12 +426,57 @@ TEST(KeysNormalizeScrapyTest, HostsInBracketsAsPythonWritesThem) {
   EXPECT_EQ(norm("scrapy", "http://[1:2:3:4:5:6:7::]/"), "http://[1:2:3:4:5:6:7:0]/");
 }
 
+// w3lib's own tests (tests/test_url.py) and hosts that hit each of the
+// steps of w3lib's IDNA (docs/KEYS.md): lowercasing, NFKC, Python's IDNA
+// 2003 codec, and its fallback to the host as it was.
+TEST(KeysNormalizeScrapyTest, InternationalHostsAsW3libWritesThem) {
+  EXPECT_EQ(norm("scrapy", "http://www.bücher.de?q=bücher"),
+            "http://www.xn--bcher-kva.de/?q=b%C3%BCcher");
+  EXPECT_EQ(norm("scrapy", "http://user@例え.jp/path"), "http://user@xn--r8jz45g.jp/path");
+  EXPECT_EQ(norm("scrapy", "http://user:pass@例え.jp:8080/p"),
+            "http://user:pass@xn--r8jz45g.jp:8080/p");
+  // An empty label: the codec raises, and the host stays as it was.
+  EXPECT_EQ(norm("scrapy", "http://.éxamplé.com/résumé?q=résumé"),
+            "http://.éxamplé.com/r%C3%A9sum%C3%A9?q=r%C3%A9sum%C3%A9");
+  std::string long_label = "http://www.";  // a label of 77 characters
+  for (int i = 0; i < 11; ++i) long_label += "éxamplé";
+  long_label += ".com/";
+  EXPECT_EQ(norm("scrapy", long_label), long_label);
+  // Fullwidth letters and an ideographic full stop; a final dot.
+  EXPECT_EQ(norm("scrapy", "HTTP://ＢÜＣＨＥＲ。ＤＥ:8080/"), "http://xn--bcher-kva.de:8080/");
+  EXPECT_EQ(norm("scrapy", "http://bücher.de./"), "http://xn--bcher-kva.de./");
+  // IDNA 2003, not 2008: ß is ss, a zero width joiner goes; İ is i and a dot.
+  EXPECT_EQ(norm("scrapy", "http://Straße.de/"), "http://strasse.de/");
+  EXPECT_EQ(norm("scrapy", "http://a\u200Db.com/"), "http://ab.com/");
+  EXPECT_EQ(norm("scrapy", "http://İ.com/"), "http://xn--i-9bb.com/");
+  EXPECT_EQ(norm("scrapy", "http://💩.la/"), "http://xn--ls8h.la/");
+  // Lowercased to ASCII, then no IDNA at all (the Kelvin sign).
+  EXPECT_EQ(norm("scrapy", "http://\u212A.com/"), "http://k.com/");
+  // Python's final sigma, where the codec fails on the empty label.
+  EXPECT_EQ(norm("scrapy", "http://.ΌΣΟΣ.gr/"), "http://.όσοσ.gr/");
+  EXPECT_EQ(norm("scrapy", "http://ΌΣΟΣ/"), "http://xn--0xahb7a/");
+  // Refused by the codec: bidi (Hebrew after a Latin letter), "xn--" on a
+  // label of other characters.
+  EXPECT_EQ(norm("scrapy", "http://a\u05D0.com/"), "http://a\u05D0.com/");
+  EXPECT_EQ(norm("scrapy", "http://xn--ü.com/"), "http://xn--ü.com/");
+  // A byte that is not UTF-8 is %XX in the host's text before IDNA.
+  EXPECT_EQ(norm("scrapy", "http://\xff\xc3\xbc.de/"), "http://xn--%ff-joa.de/");
+  EXPECT_EQ(norm("scrapy", "http://a\0ü.com/"sv), "http://xn--a\0-yka.com/"sv);
+  EXPECT_EQ(norm("scrapy", "http://[v1.Ü]/"), "http://v1.xn--tda/");
+  // Only the host: the user info is escaped as ever.
+  EXPECT_EQ(norm("scrapy", "http://ü@Ex.com/"), "http://%C3%BC@ex.com/");
+}
+
 TEST(KeysNormalizeScrapyTest, KeysW3libRefusesOrThatItDoesNotCopyStayAsTheyAre) {
-  // w3lib raises on the first six; the last has a non-ASCII host (IDNA).
+  // w3lib raises on all but the last: ports, brackets, an IPvFuture host
+  // with ':' and a character above 0x7F, an authority whose NFKC form has a
+  // '/' (a fullwidth solidus), a port in fullwidth digits. The last has
+  // brackets that are not around the host.
   for (std::string_view key : {"http://h.com:099999/"sv, "http://h.com:8o/"sv,
                                "http://[::01.2.3.4]/"sv, "http://[1.2.3.4]/"sv,
-                               "http://[V1.x]/"sv, "http://x[::1]/"sv,
-                               "http://b\xc3\xbc" "cher.de/"sv}) {
+                               "http://[V1.x]/"sv, "http://[v1.ü:1]/"sv,
+                               "http://ex／ample.com/"sv, "http://ü.com:８０/"sv,
+                               "http://x[::1]/"sv}) {
     EXPECT_EQ(norm("scrapy", key), key);
   }
 }

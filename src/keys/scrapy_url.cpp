@@ -6,6 +6,7 @@
 
 #include "keys/bytes.h"
 #include "keys/ipv6_text.h"
+#include "keys/w3lib_host.h"
 
 namespace gdedup::keys {
 namespace {
@@ -150,30 +151,6 @@ void remove_dot_segments(std::string& path) {
   if (kept.empty()) path = "/";
 }
 
-// The URL with what _strip and urlsplit remove taken out: bytes up to 0x20
-// at both ends, tabs and line breaks anywhere.
-std::string_view stripped(std::string_view url, std::string& buffer) {
-  url = trim_spaces(url);
-  if (url.find_first_of("\t\n\r") == std::string_view::npos) return url;
-  buffer.clear();
-  for (const char c : url) {
-    if (c != '\t' && c != '\n' && c != '\r') buffer += c;
-  }
-  return buffer;
-}
-
-// The scheme as urlsplit's pattern [a-zA-Z][a-zA-Z0-9+.-]*: finds it, or
-// npos when the URL has none.
-size_t scheme_end(std::string_view url) {
-  if (url.empty() || !is_alpha(static_cast<unsigned char>(url[0]))) return std::string_view::npos;
-  for (size_t i = 1; i < url.size(); ++i) {
-    const auto c = static_cast<unsigned char>(url[i]);
-    if (c == ':') return i;
-    if (!is_alpha(c) && !is_digit(c) && c != '+' && c != '-' && c != '.') break;
-  }
-  return std::string_view::npos;
-}
-
 // The length of the valid UTF-8 character that starts at `s[i]` (a byte
 // above 0x7F), or 0 where Python's decoder reports an error at that byte.
 size_t utf8_char_size(std::string_view s, size_t i) {
@@ -202,25 +179,68 @@ size_t utf8_char_size(std::string_view s, size_t i) {
   return n;
 }
 
+// Appends byte `b` as %XX, as w3lib writes a byte that is not UTF-8.
+void append_escaped(unsigned char b, std::string& out) {
+  out += '%';
+  out += kHex[b >> 4];
+  out += kHex[b & 15];
+}
+
+// The URL with what _strip and urlsplit remove taken out: bytes up to 0x20
+// at both ends, tabs and line breaks anywhere. w3lib decodes the URL before
+// it removes them, so a byte that a tab or line break parts from the rest of
+// its UTF-8 character is not UTF-8 there: it is written as %XX, as w3lib
+// writes it (the parts that keep a byte above 0x7F write it as %XX too).
+std::string_view stripped(std::string_view url, std::string& buffer) {
+  url = trim_spaces(url);
+  if (url.find_first_of("\t\n\r") == std::string_view::npos) return url;
+  buffer.clear();
+  for (size_t i = 0; i < url.size(); ++i) {
+    const char c = url[i];
+    const auto b = static_cast<unsigned char>(c);
+    if (c == '\t' || c == '\n' || c == '\r') continue;
+    const size_t size = b < 0x80 ? 1 : utf8_char_size(url, i);
+    if (size == 0) {
+      append_escaped(b, buffer);
+    } else {
+      buffer.append(url.substr(i, size));
+      i += size - 1;
+    }
+  }
+  return buffer;
+}
+
+// The scheme as urlsplit's pattern [a-zA-Z][a-zA-Z0-9+.-]*: finds it, or
+// npos when the URL has none.
+size_t scheme_end(std::string_view url) {
+  if (url.empty() || !is_alpha(static_cast<unsigned char>(url[0]))) return std::string_view::npos;
+  for (size_t i = 1; i < url.size(); ++i) {
+    const auto c = static_cast<unsigned char>(url[i]);
+    if (c == ':') return i;
+    if (!is_alpha(c) && !is_digit(c) && c != '+' && c != '-' && c != '.') break;
+  }
+  return std::string_view::npos;
+}
+
 // w3lib decodes a URL as UTF-8 and writes a byte that does not decode as
-// %XX, so an authority whose bytes above 0x7F are all such bytes is ASCII
-// when it is split: that text goes into `out` (left empty when the
-// authority is ASCII already). False when a byte above 0x7F is part of a
-// character, which w3lib hands to NFKC and IDNA.
-bool ascii_authority(std::string_view netloc, std::string& out) {
+// %XX. Puts that text of the authority into `out` where it differs (`out`
+// stays empty when the authority has no such byte) and returns whether it
+// holds a character above 0x7F, which w3lib hands to NFKC and IDNA.
+bool decode_authority(std::string_view netloc, std::string& out) {
+  bool characters = false;
   for (size_t i = 0; i < netloc.size(); ++i) {
     const auto b = static_cast<unsigned char>(netloc[i]);
-    if (b < 0x80) {
-      if (!out.empty()) out += netloc[i];
+    const size_t size = b < 0x80 ? 1 : utf8_char_size(netloc, i);
+    if (size != 0) {
+      characters = characters || size > 1;
+      if (!out.empty()) out.append(netloc.substr(i, size));
+      i += size - 1;
       continue;
     }
-    if (utf8_char_size(netloc, i) != 0) return false;
     if (out.empty()) out.assign(netloc.substr(0, i));
-    out += '%';
-    out += kHex[b >> 4];
-    out += kHex[b & 15];
+    append_escaped(b, out);
   }
-  return true;
+  return characters;
 }
 
 // urlsplit's IPvFuture pattern, v<hex digits>.<anything>, on the host as
@@ -234,9 +254,11 @@ bool is_ipv_future(std::string_view host) {
 
 // A host and port in an authority that has '[' or ']', as urlsplit checks
 // them and w3lib writes them: "[IPv6]" in Python's short form, an IPvFuture
-// host lowercased (without its brackets when it has no ':'). Sets `port` to
-// the text after "]:". False where urlsplit raises, and for brackets that
-// are not around the host (which it reads in ways not copied here).
+// host lowercased (without its brackets when it has no ':', and then
+// through IDNA as any host). Sets `port` to the text after "]:". False
+// where urlsplit or w3lib raises (on any character above 0x7F but in an
+// IPvFuture host without ':'), and for brackets that are not around the
+// host (which it reads in ways not copied here).
 bool bracketed_host(std::string_view host_port, std::string& out, std::string_view& port) {
   if (host_port.empty() || host_port[0] != '[') return false;
   const size_t close = host_port.find(']');
@@ -250,14 +272,21 @@ bool bracketed_host(std::string_view host_port, std::string& out, std::string_vi
   host.clear();
   for (const char c : written) host += to_lower(c);
   if (host.find_first_of("[]") != std::string::npos) return false;
+  const bool ascii = is_ascii(written);
   if (written[0] == 'v' || written[0] == 'V') {
     if (!is_ipv_future(written)) return false;
     const bool colon = host.find(':') != std::string::npos;
+    if (!ascii) {
+      if (colon) return false;
+      append_w3lib_host(written, out);
+      return true;
+    }
     if (colon) out += '[';
     out += host;
     if (colon) out += ']';
     return true;
   }
+  if (!ascii) return false;
   out += '[';
   if (!append_python_ipv6(host, out)) return false;
   out += ']';
@@ -272,9 +301,8 @@ struct Parts {
   std::string fragment;
 };
 
-// safe_url_string's split (_safe_url_split) of a URL without IPv6 or IDNA
-// hosts. False where urlsplit raises or the authority needs what is not
-// copied here.
+// safe_url_string's split (_safe_url_split). False where urlsplit raises
+// or the authority needs what is not copied here.
 bool safe_split(std::string_view url, Parts& p) {
   thread_local std::string strip_buffer;
   thread_local std::string slash_buffer;
@@ -299,13 +327,15 @@ bool safe_split(std::string_view url, Parts& p) {
   }
 
   std::string_view netloc;
+  bool characters = false;
   const bool has_netloc = rest.substr(0, 2) == "//";
   if (has_netloc) {
     const size_t delim = std::min(rest.size(), rest.find_first_of("/?#", 2));
     netloc = rest.substr(2, delim - 2);
     rest.remove_prefix(delim);
-    if (!ascii_authority(netloc, netloc_buffer)) return false;
+    characters = decode_authority(netloc, netloc_buffer);
     if (!netloc_buffer.empty()) netloc = netloc_buffer;
+    if (characters && nfkc_adds_delimiter(netloc)) return false;
   }
   const size_t hash = rest.find('#');
   const size_t question = rest.find('?');
@@ -337,7 +367,12 @@ bool safe_split(std::string_view url, Parts& p) {
     if (!bracketed_host(host_port, p.netloc, port)) return false;
   } else {
     const size_t port_colon = host_port.find(':');
-    for (const char c : host_port.substr(0, port_colon)) p.netloc += to_lower(c);
+    const std::string_view host = host_port.substr(0, port_colon);
+    if (characters) {
+      append_w3lib_host(host, p.netloc);
+    } else {
+      for (const char c : host) p.netloc += to_lower(c);
+    }
     if (port_colon != std::string_view::npos) port = host_port.substr(port_colon + 1);
   }
   if (!port.empty()) {

@@ -478,7 +478,27 @@ void url_seeds() {
       "http://[v1.x]x/",
       "",
   };
+  // The rule scrapy on hosts that are not ASCII: each step of w3lib's IDNA
+  // and its fallbacks (docs/KEYS.md).
+  const uint16_t scrapy = 0x2000;
+  const std::vector<std::string> idna_keys = {
+      "http://www.b\xc3\xbc" "cher.de?q=b\xc3\xbc" "cher",
+      "http://user@\xe4\xbe\x8b\xe3\x81\x88.jp/path",
+      "http://.\xc3\xa9xampl\xc3\xa9.com/r\xc3\xa9sum\xc3\xa9?q=r\xc3\xa9sum\xc3\xa9",
+      "HTTP://\xef\xbc\xa2\xc3\x9c\xe3\x80\x82\xef\xbc\xa4:80/",
+      "http://a\xe2\x80\x8d\xc3\x9f\xce\xa3.\xce\x8c\xce\xa3/",
+      "http://a\xd7\x90.xn--\xc3\xbc.\xef\xbc\x8f/",
+      "http://\xff\xc3\xbc%41\xc3\t\xbc.de./#f",
+      "http://[v1.\xc3\x9c]/",
+      std::string("http://a\0\xc3\xbc.com/", 16),
+      "http://" + std::string(300, 'a') + "\xc3\xbc" + std::string(300, '.') + "/",
+  };
   int i = 0;
+  for (const auto& key : idna_keys) {
+    put("url_normalize", "scrapy-idna-" + std::to_string(i), seed(scrapy, 0, key));
+    ++i;
+  }
+  i = 0;
   for (const auto& key : keys) {
     put("url_normalize", "url-" + std::to_string(i), seed(url, 0, key));
     put("url_normalize", "all-" + std::to_string(i), seed(all, 0xff, key));
