@@ -426,6 +426,12 @@ TEST(KeysNormalizeScrapyTest, HostsInBracketsAsPythonWritesThem) {
   EXPECT_EQ(norm("scrapy", "http://[1:2:3:4:5:6:7::]/"), "http://[1:2:3:4:5:6:7:0]/");
 }
 
+std::string repeat(std::string_view text, int times) {
+  std::string out;
+  for (int i = 0; i < times; ++i) out += text;
+  return out;
+}
+
 // w3lib's own tests (tests/test_url.py) and hosts that hit each of the
 // steps of w3lib's IDNA (docs/KEYS.md): lowercasing, NFKC, Python's IDNA
 // 2003 codec, and its fallback to the host as it was.
@@ -438,9 +444,7 @@ TEST(KeysNormalizeScrapyTest, InternationalHostsAsW3libWritesThem) {
   // An empty label: the codec raises, and the host stays as it was.
   EXPECT_EQ(norm("scrapy", "http://.éxamplé.com/résumé?q=résumé"),
             "http://.éxamplé.com/r%C3%A9sum%C3%A9?q=r%C3%A9sum%C3%A9");
-  std::string long_label = "http://www.";  // a label of 77 characters
-  for (int i = 0; i < 11; ++i) long_label += "éxamplé";
-  long_label += ".com/";
+  const std::string long_label = "http://www." + repeat("éxamplé", 11) + ".com/";  // 77
   EXPECT_EQ(norm("scrapy", long_label), long_label);
   // Fullwidth letters and an ideographic full stop; a final dot.
   EXPECT_EQ(norm("scrapy", "HTTP://ＢÜＣＨＥＲ。ＤＥ:8080/"), "http://xn--bcher-kva.de:8080/");
@@ -463,20 +467,31 @@ TEST(KeysNormalizeScrapyTest, InternationalHostsAsW3libWritesThem) {
   EXPECT_EQ(norm("scrapy", "http://\xff\xc3\xbc.de/"), "http://xn--%ff-joa.de/");
   EXPECT_EQ(norm("scrapy", "http://a\0ü.com/"sv), "http://xn--a\0-yka.com/"sv);
   EXPECT_EQ(norm("scrapy", "http://[v1.Ü]/"), "http://v1.xn--tda/");
+  // w3lib decodes before it drops tabs: a tab inside a character leaves
+  // two bytes that are not UTF-8.
+  EXPECT_EQ(norm("scrapy", "http://\xc3\t\xbc.de/"), "http://%c3%bc.de/");
+  // Combining marks in Python's order once nameprep drops what parts them
+  // (U+035C, which Unicode 3.2 did not have, after U+0308).
+  EXPECT_EQ(norm("scrapy", "http://a\u035C\u034F\u0308.x/"), "http://xn--4ca87j.x/");
+  // Long labels: 100,000 soft hyphens that nameprep drops, then ü, make
+  // one good label; 300 ü make one too long, kept as it was.
+  EXPECT_EQ(norm("scrapy", "http://" + repeat("\u00AD", 100000) + "ü/"), "http://xn--tda/");
+  const std::string too_long = "http://" + repeat("ü", 300) + ".de/";
+  EXPECT_EQ(norm("scrapy", too_long), too_long);
   // Only the host: the user info is escaped as ever.
   EXPECT_EQ(norm("scrapy", "http://ü@Ex.com/"), "http://%C3%BC@ex.com/");
 }
 
 TEST(KeysNormalizeScrapyTest, KeysW3libRefusesOrThatItDoesNotCopyStayAsTheyAre) {
   // w3lib raises on all but the last: ports, brackets, an IPvFuture host
-  // with ':' and a character above 0x7F, an authority whose NFKC form has a
-  // '/' (a fullwidth solidus), a port in fullwidth digits. The last has
-  // brackets that are not around the host.
+  // with ':' and a character above 0x7F, authorities whose NFKC form has a
+  // '/' or '@' (a fullwidth solidus, a small commercial at), a port in
+  // fullwidth digits. The last has brackets that are not around the host.
   for (std::string_view key : {"http://h.com:099999/"sv, "http://h.com:8o/"sv,
                                "http://[::01.2.3.4]/"sv, "http://[1.2.3.4]/"sv,
                                "http://[V1.x]/"sv, "http://[v1.ü:1]/"sv,
-                               "http://ex／ample.com/"sv, "http://ü.com:８０/"sv,
-                               "http://x[::1]/"sv}) {
+                               "http://ex／ample.com/"sv, "http://a﹫b.com/"sv,
+                               "http://ü.com:８０/"sv, "http://x[::1]/"sv}) {
     EXPECT_EQ(norm("scrapy", key), key);
   }
 }
