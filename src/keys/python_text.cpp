@@ -84,7 +84,8 @@ struct NameprepSteps {
   }
 };
 
-// encodings.idna.nameprep(label) into `label`; false where it raises.
+// encodings.idna.nameprep(label) into `label`, which comes without the
+// characters nameprep maps to nothing; false where it raises.
 bool nameprep(std::vector<uint32_t>& label) {
   static const NameprepSteps steps;
   // Python maps each character to the str.lower() of it alone
@@ -94,7 +95,6 @@ bool nameprep(std::vector<uint32_t>& label) {
   thread_local std::vector<uint32_t> lowered;
   lowered.clear();
   for (const uint32_t c : label) {
-    if (maps_to_nothing(c)) continue;  // as libidn would, but in one pass
     with_result<uint32_t>(
         [c](uint32_t* buffer, size_t* length) {
           return u32_tolower(&c, 1, nullptr, nullptr, buffer, length);
