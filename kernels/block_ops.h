@@ -26,11 +26,6 @@
 
 #include "gdedup/layout.h"
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-#error "gdedup's kernels need compute capability 8.0 or newer (__reduce_or_sync): \
-set CMAKE_CUDA_ARCHITECTURES to 80 or above"
-#endif
-
 namespace gdedup::kernels {
 
 #if defined(GDEDUP_CPU_DEVICE)
@@ -41,6 +36,15 @@ struct Interleaving {
   uint64_t state;
 };
 inline thread_local Interleaving* interleaving = nullptr;
+
+// The next of its xorshift numbers.
+inline uint64_t next_random(Interleaving& r) {
+  uint64_t& x = r.state;
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  return x;
+}
 #endif
 
 // Between two steps of a thread on memory that other threads of the launch
@@ -49,68 +53,7 @@ inline thread_local Interleaving* interleaving = nullptr;
 // as they do on a GPU; nothing elsewhere.
 GDEDUP_HD void between_steps() {
 #if defined(GDEDUP_CPU_DEVICE)
-  if (interleaving != nullptr) {
-    uint64_t& x = interleaving->state;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    if ((x & 1) != 0) std::this_thread::yield();
-  }
-#endif
-}
-
-// Warp aggregation: whether this thread is the lowest lane of its warp among
-// those active now that hold the same `value`. In a grid-stride loop the
-// lowest lane holds the lowest index. On the CPU device a warp is one lane:
-// always.
-GDEDUP_HD bool lowest_of_peers(uint64_t value) {
-#if defined(__CUDA_ARCH__)
-  const unsigned peers = __match_any_sync(__activemask(), value);
-  const unsigned below = (1u << (threadIdx.x & 31)) - 1;
-  return (peers & below) == 0;
-#else
-  (void)value;
-  return true;
-#endif
-}
-
-// As lowest_of_peers, for a value of two words (an exact set's 84-bit key):
-// the lanes that match on both.
-GDEDUP_HD bool lowest_of_peers(uint64_t high, uint64_t low) {
-#if defined(__CUDA_ARCH__)
-  const unsigned active = __activemask();
-  const unsigned peers = __match_any_sync(active, high) & __match_any_sync(active, low);
-  const unsigned below = (1u << (threadIdx.x & 31)) - 1;
-  return (peers & below) == 0;
-#else
-  (void)high;
-  (void)low;
-  return true;
-#endif
-}
-
-// Warp aggregation of atomics: the lanes of a warp active now that hold the
-// same `value` OR their `bits` together; returns whether this lane is the
-// lowest of them, the one to make the atomics with the OR. On the CPU device
-// a warp is one lane: its own bits, always.
-template <uint32_t N>
-GDEDUP_HD bool or_over_peers(uint64_t value, uint64_t (&bits)[N]) {
-#if defined(__CUDA_ARCH__)
-  const unsigned me = 1u << (threadIdx.x & 31);
-  const unsigned peers = __match_any_sync(__activemask(), value);
-  if (peers != me) {
-    GDEDUP_UNROLL
-    for (uint32_t q = 0; q < N; ++q) {
-      const uint64_t lo = __reduce_or_sync(peers, static_cast<unsigned>(bits[q]));
-      const uint64_t hi = __reduce_or_sync(peers, static_cast<unsigned>(bits[q] >> 32));
-      bits[q] = (hi << 32) | lo;
-    }
-  }
-  return (peers & (me - 1)) == 0;
-#else
-  (void)value;
-  (void)bits;
-  return true;
+  if (interleaving != nullptr && (next_random(*interleaving) & 1) != 0) std::this_thread::yield();
 #endif
 }
 

@@ -35,8 +35,8 @@
 //   1. enter each key's fingerprint in the table under its block (an atomic
 //      exchange for a new one; a repeat reads the entry and the fingerprint
 //      at its position, both hot in cache; of the lanes of a warp with one
-//      fingerprint only the lowest goes on, so a hot key's exchanges and
-//      position-lowering loop come from one lane a warp)
+//      fingerprint only the one of the lowest position goes on, so a hot
+//      key's exchanges and position-lowering loop come from one lane a warp)
 //                                                   8, and the entry's sector
 //                                                   read and written: 0 where
 //                                                   the table stays in the
@@ -53,8 +53,10 @@
 //                                                   (0-32) + 1 answer, and a
 //                                                   first occurrence + 64 +
 //                                                   64 (when it set a bit)
-// After the last chunk the host reads the deferred flag (4 bytes, pinned):
-// the one wait of a batch. Only when it is set (a block with more than 8
+// Every probe of the table is bounded: one that finds no entry where its
+// key's must be, or none empty in the whole table, raises a flag instead of
+// spinning. After the last chunk the host reads the flags (4 bytes, pinned):
+// the one wait of a batch, which fails the batch on a lost entry. Only when it is set (a block with more than 8
 // fingerprints in a chunk: below 10^-19 a block for random keys, 1/32 of a
 // key a block; many with a filter of few blocks), window by window of the
 // chunks: stable compaction of the deferred keys' positions (1 a key of the
@@ -115,6 +117,7 @@
 #include "cuda_check.h"
 #include "filter_kernels.h"
 #include "launch.h"
+#include "warp_ops.h"
 
 namespace gdedup::cuda {
 namespace {
@@ -171,7 +174,9 @@ struct AddKey {
     // The lanes of a warp with keys of this block OR their missing bits and
     // one of them ORs them in: a hot key makes one atomic a lane of its
     // block a warp, not one a thread.
-    if (!kernels::or_over_peers<BW / 2>(f.block_of(fp), missing)) return;
+    if (!kernels::or_over_peers<BW / 2>(f.block_of(fp), static_cast<uint32_t>(i), missing)) {
+      return;
+    }
     GDEDUP_UNROLL
     for (uint32_t q = 0; q < BW / 2; ++q) {
       if (missing[q] != 0) {
@@ -195,26 +200,41 @@ struct ContainsKey {
   }
 };
 
+// The batch's flags (TestAndSetWorkspace::flags), which the host reads
+// once a batch: whether a key was left to the sort, and whether a probe of
+// the table found no entry where its key's must be, or no empty one in the
+// whole table (never for a table at most half full whose entries only its
+// chunk's keys make: a fault, which fails the batch instead of spinning).
+constexpr uint32_t kDeferredFlag = 0;
+constexpr uint32_t kLostFlag = 1;
+
+GDEDUP_HD void set_flag(uint32_t* flags, uint32_t which) {
+  ::cuda::atomic_ref<uint32_t, ::cuda::thread_scope_device>(flags[which]).store(
+      1, ::cuda::memory_order_relaxed);
+}
+
 // Step 1 of a chunk: enters key i's fingerprint in the table (block_ops.h),
 // keeping its lowest position, and marks the entries of two fingerprints of
 // one block. Touches no filter word. Of the lanes of a warp that hold one
-// fingerprint only the lowest, which holds the lowest position, goes on:
-// the others' walk would be the same with higher positions. So a hot key
-// makes one probe a warp, and its atomics (the exchange that claims the
-// entry, the loop that lowers its position) come from one lane a warp.
-// Repeats in later warps mostly only read the entry.
+// fingerprint only the one of the lowest position goes on (warp_ops.h): the
+// others' walk would be the same with higher positions. So a hot key makes
+// one probe a warp, and its atomics (the exchange that claims the entry,
+// the loop that lowers its position) come from one lane a warp. Repeats in
+// later warps mostly only read the entry.
 struct MarkFingerprint {
   FilterRef f;
   const uint64_t* fingerprints;  // the chunk's
   uint64_t* table;
   uint32_t log2_entries;
+  uint32_t* flags;
   GDEDUP_HD void operator()(uint64_t i) const {
     const uint64_t fp = kernels::load_readonly(fingerprints + i);
-    if (!kernels::lowest_of_peers(fp)) return;
+    if (!kernels::lowest_of_peers(fp, static_cast<uint32_t>(i))) return;
     const uint64_t block = f.block_of(fp);
-    const uint64_t mask = (uint64_t{1} << log2_entries) - 1;
+    const uint64_t entries = uint64_t{1} << log2_entries;
     uint64_t other = 0;  // kOtherFingerprint once another fingerprint's entry of the block was passed
-    for (uint64_t s = kernels::table_home(block + 1, log2_entries);; s = (s + 1) & mask) {
+    uint64_t s = kernels::table_home(block + 1, log2_entries);
+    for (uint64_t probes = 0; probes < entries; ++probes, s = (s + 1) & (entries - 1)) {
       ::cuda::atomic_ref<uint64_t, ::cuda::thread_scope_device> slot(table[s]);
       uint64_t seen = slot.load(::cuda::memory_order_relaxed);
       if (seen == 0) {
@@ -245,24 +265,22 @@ struct MarkFingerprint {
         }
       }
     }
+    set_flag(flags, kLostFlag);
   }
 };
 
 // Answers of keys left to the sort (kDeferred) until it answers them.
 constexpr uint8_t kDeferred = 2;
 
-// The deferred flag of a batch: set once any of its keys is left to the sort.
-GDEDUP_HD bool any_deferred(uint32_t* flag) {
-  return ::cuda::atomic_ref<uint32_t, ::cuda::thread_scope_device>(*flag).load(
-             ::cuda::memory_order_relaxed) != 0;
+// Whether any key of the batch was left to the sort.
+GDEDUP_HD bool any_deferred(uint32_t* flags) {
+  return ::cuda::atomic_ref<uint32_t, ::cuda::thread_scope_device>(flags[kDeferredFlag])
+             .load(::cuda::memory_order_relaxed) != 0;
 }
 
-GDEDUP_HD void defer(uint32_t* flag, uint8_t* answer) {
+GDEDUP_HD void defer(uint32_t* flags, uint8_t* answer) {
   *answer = kDeferred;
-  if (!any_deferred(flag)) {
-    ::cuda::atomic_ref<uint32_t, ::cuda::thread_scope_device>(*flag).store(
-        1, ::cuda::memory_order_relaxed);
-  }
+  if (!any_deferred(flags)) set_flag(flags, kDeferredFlag);
 }
 
 // Step 2 of a chunk: a repeat of a fingerprint is present (the first one
@@ -282,16 +300,23 @@ struct AnswerFirst {
   const uint64_t* fingerprints;  // the chunk's
   const uint64_t* table;
   uint32_t log2_entries;
-  uint32_t* deferred;
+  uint32_t* flags;  // the batch's
   uint8_t* was_present;  // the chunk's
   GDEDUP_HD uint64_t operator()(uint64_t i) const {
     const uint64_t fp = kernels::load_readonly(fingerprints + i);
     const uint64_t block = f.block_of(fp);
     const uint64_t mask = (uint64_t{1} << log2_entries) - 1;
     const uint64_t home = kernels::table_home(block + 1, log2_entries);
+    // The fingerprint's entry lies in its block's probe run, which ends at
+    // an empty entry (step 1 is done, and entries are never removed).
     uint64_t entry = 0;
-    for (uint64_t s = home;; s = (s + 1) & mask) {
-      entry = table[s];
+    for (uint64_t d = 0;; ++d) {
+      entry = d <= mask ? table[(home + d) & mask] : 0;
+      if (entry == 0) {
+        set_flag(flags, kLostFlag);
+        was_present[i] = 1;
+        return 0;
+      }
       if (kernels::entry_tag(entry) != block + 1) continue;
       const uint64_t first = kernels::entry_position(entry);
       if (first == i || kernels::load_readonly(fingerprints + first) == fp) break;
@@ -308,10 +333,16 @@ struct AnswerFirst {
     // entry (the table is at most half full, and entries are never removed).
     uint32_t group[kGroupKeys];
     uint32_t g = 0;
-    for (uint64_t s = home; table[s] != 0; s = (s + 1) & mask) {
+    for (uint64_t d = 0;; ++d) {
+      if (d > mask) {
+        set_flag(flags, kLostFlag);
+        return 0;
+      }
+      const uint64_t s = (home + d) & mask;
+      if (table[s] == 0) break;
       if (kernels::entry_tag(table[s]) != block + 1) continue;
       if (g == kGroupKeys) {
-        defer(deferred, was_present + i);
+        defer(flags, was_present + i);
         return 0;
       }
       group[g++] = static_cast<uint32_t>(kernels::entry_position(table[s]));
@@ -334,8 +365,8 @@ struct AnswerFirst {
   // of the batch was deferred, defers them all. Returns the new keys.
   template <class Position>
   GDEDUP_HD uint64_t answer(uint64_t block, uint32_t g, const Position& position) const {
-    if (any_deferred(deferred)) {
-      for (uint32_t a = 0; a < g; ++a) defer(deferred, was_present + position(a));
+    if (any_deferred(flags)) {
+      for (uint32_t a = 0; a < g; ++a) defer(flags, was_present + position(a));
       return 0;
     }
     uint32_t* words = f.block(block);
@@ -548,10 +579,22 @@ void compact_deferred(const TestAndSetWorkspace& ws, const uint8_t* was_present,
 
 // A 4-byte count on the device, on the host: waits for the stream.
 uint32_t read_count(const TestAndSetWorkspace& ws, const uint32_t* count, cudaStream_t stream) {
-  GDEDUP_CUDA_CHECK(cudaMemcpyAsync(ws.sort_count_host, count, sizeof(uint32_t),
+  GDEDUP_CUDA_CHECK(cudaMemcpyAsync(ws.host_words, count, sizeof(uint32_t),
                                     cudaMemcpyDeviceToHost, stream));
   GDEDUP_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return *ws.sort_count_host;
+  return ws.host_words[0];
+}
+
+// The batch's flags on the host: waits for the stream.
+struct Flags {
+  bool deferred;
+  bool lost;
+};
+Flags read_flags(const TestAndSetWorkspace& ws, cudaStream_t stream) {
+  GDEDUP_CUDA_CHECK(cudaMemcpyAsync(ws.host_words, ws.flags, 2 * sizeof(uint32_t),
+                                    cudaMemcpyDeviceToHost, stream));
+  GDEDUP_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return Flags{ws.host_words[kDeferredFlag] != 0, ws.host_words[kLostFlag] != 0};
 }
 
 // A chunk's positions fit the table's entries.
@@ -666,22 +709,29 @@ void launch_test_and_set(const FilterRef& filter, const uint64_t* fingerprints,
   with_layout(filter, [&](auto bw, auto bpw) {
     constexpr uint32_t BW = decltype(bw)::value, BPW = decltype(bpw)::value;
     auto* before = static_cast<kernels::BlockMask<BW>*>(workspace.before);
-    GDEDUP_CUDA_CHECK(cudaMemsetAsync(workspace.deferred, 0, sizeof(uint32_t), stream));
+    GDEDUP_CUDA_CHECK(cudaMemsetAsync(workspace.flags, 0, 2 * sizeof(uint32_t), stream));
     for (uint64_t begin = 0; begin < count; begin += chunk) {
       const uint64_t n = std::min(chunk, count - begin);
       const uint32_t log2 = test_and_set_table_log2(n);
       GDEDUP_CUDA_CHECK(cudaMemsetAsync(workspace.table, 0, sizeof(uint64_t) << log2, stream));
       for_each_index(
-          MarkFingerprint{filter, fingerprints + begin, workspace.table, log2}, n,
-          shape, stream);
+          MarkFingerprint{filter, fingerprints + begin, workspace.table, log2, workspace.flags},
+          n, shape, stream);
       if (begin == 0) GDEDUP_CUDA_CHECK(cudaStreamWaitEvent(stream, chain, 0));
       sum_into(AnswerFirst<BW, BPW>{filter, fingerprints + begin, workspace.table, log2,
-                                    workspace.deferred, was_present + begin},
+                                    workspace.flags, was_present + begin},
                n, fresh, shape, stream);
     }
     // The deferred keys, window by window of the chunks, in position order:
     // the sort and the scan take their length from the host.
-    if (read_count(workspace, workspace.deferred, stream) != 0) {
+    const Flags flags = read_flags(workspace, stream);
+    if (flags.lost) {
+      throw Error("test_and_set on the GPU lost a key of its batch of " + std::to_string(count) +
+                  " keys: a probe of its chunk's table found no entry where the key's must be " +
+                  "(a fault of the device or of the kernels); the filter on the device is not " +
+                  "to be trusted after this batch.");
+    }
+    if (flags.deferred) {
       for (uint64_t begin = 0; begin < count; begin += chunk) {
         const uint64_t n = std::min(chunk, count - begin);
         compact_deferred(workspace, was_present, begin, n, stream);

@@ -59,10 +59,11 @@ inline uint32_t test_and_set_table_log2(uint64_t capacity) {
 // indices) and values (positions) twice over, the scan's masks
 // (kernels::BlockMask, 64 bytes a key at most), and the scratch space of the
 // sort, the scan and the compaction; for a chunk, the table of
-// fingerprints; for the batch, the flag of keys left to the sort and the
-// count of those of a window, with pinned host memory to read them back
-// into (a copy to pageable memory would wait for the whole device, not only
-// the stream).
+// fingerprints; for the batch, its two flags (a key was left to the sort; a
+// key's entry was lost) and the count of the keys left to the sort of a
+// window, with two words of pinned host memory to read them back into (a
+// copy to pageable memory would wait for the whole device, not only the
+// stream).
 struct TestAndSetWorkspace {
   uint64_t* blocks[2];
   uint32_t* positions[2];
@@ -72,9 +73,11 @@ struct TestAndSetWorkspace {
   uint64_t capacity;
   uint64_t* table;  // 2^table_log2 entries
   uint32_t table_log2;
-  uint32_t* deferred;    // set once a key of the batch is left to the sort
+  uint32_t* flags;       // two words, each set once: a key of the batch is left
+                         // to the sort; a probe of the table lost its key
   uint32_t* sort_count;  // keys of a window of the batch to sort
-  uint32_t* sort_count_host;  // pinned host memory, where counts are read back
+  uint32_t* host_words;  // two words of pinned host memory, where flags and
+                         // counts are read back
 };
 
 // Bytes of `before` for each key (16 words), and of the whole workspace for
@@ -92,12 +95,12 @@ size_t test_and_set_scratch_bytes(uint64_t keys);
 
 // Device bytes of the whole workspace for batches of `batch_keys`: at most
 // 2^21 keys of 88 bytes, the table (8 bytes an entry, two entries a key),
-// the scratch and the flag and count: about 208 MiB and CUB's scratch from
+// the scratch and the flags and count: about 208 MiB and CUB's scratch from
 // 2^21 keys on.
 inline uint64_t test_and_set_workspace_bytes(uint64_t batch_keys) {
   const uint64_t keys = test_and_set_workspace_keys(batch_keys);
   return keys * kWorkspaceBytesPerKey + (uint64_t{8} << test_and_set_table_log2(keys)) +
-         test_and_set_scratch_bytes(keys) + 2 * sizeof(uint32_t);
+         test_and_set_scratch_bytes(keys) + 3 * sizeof(uint32_t);
 }
 
 void launch_add(const FilterRef& filter, const uint64_t* fingerprints, uint64_t count,
@@ -107,7 +110,9 @@ void launch_contains(const FilterRef& filter, const uint64_t* fingerprints, uint
                      uint8_t* present, LaunchShape shape, cudaStream_t stream);
 
 // Sequential semantics within the batch (kernels/block_ops.h says how;
-// kernels/filter_kernels.cu, its cost).
+// kernels/filter_kernels.cu, its cost). Throws Error when a key's entry in
+// its chunk's table was lost (a fault of the device or the kernels; the
+// filter on the device then holds part of the batch).
 // Adds the number of new keys to *fresh (device memory). Batches on several
 // streams are chained through `chain`: the first kernel that touches the
 // filter waits for it and the last records it, so one batch sees the bits of

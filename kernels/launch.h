@@ -25,6 +25,7 @@
 #include "block_ops.h"
 #include "cuda_check.h"
 #include "filter_kernels.h"
+#include "warp_ops.h"
 
 namespace gdedup::cuda {
 
@@ -130,12 +131,70 @@ struct CountedThread {
 
 inline std::atomic<uint64_t> concurrent_launches{0};
 
+// One warp of a concurrent launch (kernels/warp_ops.h): lane l is GPU thread
+// g = kWarpLanes * warp + l of a grid of `grid` threads and takes positions
+// g, g + grid, ... as a grid-stride loop does, calling thread(n - 1 - i)
+// for position i. Each lane has a pace drawn for the launch: it joins a
+// step with chance 1, 1/2 or 1/4 (when none does, every lane with positions
+// left joins), each lane at its own pass, so that the lanes drift passes
+// apart and meet their peers there, as a GPU's lanes may. Returns the sum
+// of what the calls return.
+template <class Thread>
+uint64_t run_warp(uint64_t warp, uint64_t grid, uint64_t n, const Thread& thread,
+                  kernels::Interleaving& random) {
+  using kernels::kWarpLanes;
+  kernels::WarpStep step{};
+  uint64_t next[kWarpLanes];
+  uint32_t pace[kWarpLanes];  // log2 of the steps a lane takes to join one
+  for (uint32_t l = 0; l < kWarpLanes; ++l) {
+    next[l] = warp * kWarpLanes + l;
+    pace[l] = static_cast<uint32_t>(kernels::next_random(random) % 3);
+  }
+  uint64_t sum = 0;
+  kernels::warp_step = &step;
+  for (;;) {
+    uint32_t left = 0;
+    for (uint32_t l = 0; l < kWarpLanes; ++l) left |= next[l] < n ? 1u << l : 0u;
+    if (left == 0) break;
+    const uint64_t draw = kernels::next_random(random);
+    uint32_t active = 0;
+    for (uint32_t l = 0; l < kWarpLanes; ++l) {
+      const bool joins = ((draw >> (2 * l)) & ((1u << pace[l]) - 1)) == 0;
+      active |= joins ? 1u << l : 0u;
+    }
+    active &= left;
+    if (active == 0) active = left;
+    for (kernels::WarpNote& note : step.lanes) note.noted = false;
+    // Round one: each lane runs to where it meets its peers, or to its end.
+    step.gathering = true;
+    for (uint32_t l = 0; l < kWarpLanes; ++l) {
+      if (((active >> l) & 1u) == 0) continue;
+      kernels::warp_lane = l;
+      const uint64_t ran = thread(n - 1 - next[l]);
+      if (!step.lanes[l].noted) sum += ran;
+    }
+    // Round two: the lanes that met run with their peers' notes.
+    step.gathering = false;
+    for (uint32_t l = 0; l < kWarpLanes; ++l) {
+      if (((active >> l) & 1u) == 0) continue;
+      if (step.lanes[l].noted) {
+        kernels::warp_lane = l;
+        sum += thread(n - 1 - next[l]);
+      }
+      next[l] += grid;
+    }
+  }
+  kernels::warp_step = nullptr;
+  return sum;
+}
+
 // Runs thread(t) for every t below n: one at a time, or with the stand-in's
-// launch_threads (cuda_standin.h) on that many OS threads at once, each
-// taking every launch_threads-th t and yielding at random between its steps
+// launch_threads (cuda_standin.h) on that many OS threads at once, as warps
+// (run_warp) of a grid of two warps an OS thread, each OS thread taking every
+// launch_threads-th warp and yielding at random between its steps
 // (kernels::between_steps), so that the threads of one launch race as a
-// GPU's do: compare-and-swap retries, contended atomics. Returns the sum of
-// what the calls return.
+// GPU's do: compare-and-swap retries, contended atomics, lanes of a warp
+// passes apart. Returns the sum of what the calls return.
 template <class Thread>
 uint64_t run_launch(uint64_t n, const Thread& thread) {
   const cuda_standin::Settings settings = cuda_standin::current();
@@ -146,6 +205,8 @@ uint64_t run_launch(uint64_t n, const Thread& thread) {
     return sum;
   }
   const uint64_t seed = settings.seed * 0x9e3779b97f4a7c15ull + ++concurrent_launches;
+  const uint64_t warps = 2 * workers;
+  const uint64_t grid = warps * kernels::kWarpLanes;
   std::atomic<uint64_t> sum{0};
   std::vector<std::thread> pool;
   for (uint64_t w = 0; w < workers; ++w) {
@@ -153,7 +214,9 @@ uint64_t run_launch(uint64_t n, const Thread& thread) {
       kernels::Interleaving mine{kernels::splitmix64(seed, w) | 1};
       kernels::interleaving = &mine;
       uint64_t part = 0;
-      for (uint64_t t = w; t < n; t += workers) part += thread(t);
+      for (uint64_t warp = w; warp < warps; warp += workers) {
+        part += run_warp(warp, grid, n, thread, mine);
+      }
       kernels::interleaving = nullptr;
       sum += part;
     });

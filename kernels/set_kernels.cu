@@ -9,9 +9,9 @@
 //      claims the first empty slot (compare-and-swap); then lowers the
 //      slot's position word to its position + 1 (RED min, no answer back),
 //      only when the word it read is higher. Of the lanes of a warp that
-//      hold one key only the lowest goes on (__match_any_sync on both
-//      halves), so a hot key makes one probe and at most one atomic a warp,
-//      and later warps find the word already low: reads only.
+//      hold one key only the one of the lowest position goes on
+//      (kernels/warp_ops.h), so a hot key makes one probe and at most one
+//      atomic a warp, and later warps find the word already low: reads only.
 //   2. answer: each key probes again (its slot is there now); the position
 //      word equal to its own position + 1 makes it the first occurrence:
 //      new, and it sets the word to kPositionOld; any other value (old, or
@@ -47,6 +47,7 @@
 #include "launch.h"
 #include "set_kernels.h"
 #include "set_slots.h"
+#include "warp_ops.h"
 
 namespace gdedup::cuda {
 namespace {
@@ -106,8 +107,10 @@ GDEDUP_HD bool overflowed(const SetCounters* counters) {
              .load(kRelaxed) != 0;
 }
 
-GDEDUP_HD bool lowest_holder(Key84 key) {
-  return kernels::lowest_of_peers(static_cast<uint64_t>(key >> 64), static_cast<uint64_t>(key));
+// Whether the thread at position i leads the lanes of its warp holding `key`.
+GDEDUP_HD bool lowest_holder(Key84 key, uint64_t i) {
+  return kernels::lowest_of_peers(static_cast<uint64_t>(key >> 64), static_cast<uint64_t>(key),
+                                  static_cast<uint32_t>(i));
 }
 
 // Pass 1 of test_and_insert.
@@ -117,7 +120,7 @@ struct ClaimKey {
   SetCounters* counters;
   GDEDUP_HD void operator()(uint64_t i) const {
     const Key84 key = keys[i];
-    if (!lowest_holder(key)) return;
+    if (!lowest_holder(key, i)) return;
     const uint64_t s = find_slot<true>(t, key);
     if (s == kNoSlot) {
       set_overflow(counters);

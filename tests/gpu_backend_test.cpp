@@ -8,9 +8,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <future>
 #include <iostream>
 #include <memory>
 #include <numeric>
@@ -34,6 +37,8 @@
 #include <cuda_runtime_api.h>
 #endif
 #if defined(GDEDUP_CUDA_STANDIN)
+#include <thread>
+
 #include "cuda_standin.h"
 #endif
 #if defined(GDEDUP_HAVE_CUDA)
@@ -399,6 +404,36 @@ TEST(GpuBackend, TestAndSetMatchesReferenceForAllLayoutsAndBatches) {
       }
     }
   }
+}
+
+// Fingerprints that repeat every 37 positions, new ones each call: in the
+// stand-in's concurrent launches the lanes of a warp drift passes apart, and
+// a fingerprint's peers in a warp may hold positions a grid of threads
+// higher in lower lanes. The first of its positions must lead them into the
+// chunk's table (it is the occurrence that is new), not the lowest lane:
+// the reference's answers and bits in every schedule. (With the lowest lane
+// leading, as kernels/warp_ops.h once had it, this fails in the concurrent
+// ones.)
+TEST(GpuBackend, TheFirstOfAFingerprintsPositionsLeadsItsPeersInAWarpPassesApart) {
+  GDEDUP_REQUIRE_GPU();
+  const uint64_t n = uint64_t{1} << 14, blocks = 65537;
+  for_each_schedule(4, [&] {
+    Reference ref(blocks, kLayouts[2]);
+    Filter filter(FilterParams{blocks, kLayouts[2], 5});
+    auto backend = make_gpu_backend(filter, GpuOptions{0, n});
+    for (uint64_t call = 0; call < 16; ++call) {
+      SCOPED_TRACE("call " + std::to_string(call));
+      const std::vector<uint64_t> pool = random_keys(37, 400 + call);
+      std::vector<uint64_t> keys(n);
+      for (uint64_t i = 0; i < n; ++i) keys[i] = pool[i % pool.size()];
+      std::vector<uint8_t> expected, answers(n, 0xee);
+      const uint64_t fresh = ref.test_and_set(keys, &expected);
+      EXPECT_EQ(backend->test_and_set(keys.data(), n, answers.data()), fresh);
+      EXPECT_EQ(answers, expected);
+    }
+    backend->sync_to_host();
+    EXPECT_EQ(filter_words(filter), ref.words);
+  });
 }
 
 TEST(GpuBackend, LaterCallsSeeEarlierBitsAndTheInitialFilter) {
@@ -772,18 +807,18 @@ struct DeviceWorkspace {
       : blocks0(capacity * 8), blocks1(capacity * 8), positions0(capacity * 4),
         positions1(capacity * 4), before(capacity * cuda::kMaskBytesPerKey),
         scratch(cuda::test_and_set_scratch_bytes(capacity)),
-        table(uint64_t{8} << cuda::test_and_set_table_log2(capacity)), deferred(4),
+        table(uint64_t{8} << cuda::test_and_set_table_log2(capacity)), flags(8),
         count(4),
         ws{{blocks0.as<uint64_t>(), blocks1.as<uint64_t>()},
            {positions0.as<uint32_t>(), positions1.as<uint32_t>()},
            before.p, scratch.p, cuda::test_and_set_scratch_bytes(capacity), capacity,
            table.as<uint64_t>(), cuda::test_and_set_table_log2(capacity),
-           deferred.as<uint32_t>(), count.as<uint32_t>(), nullptr} {
-    EXPECT_EQ(cudaMallocHost(reinterpret_cast<void**>(&ws.sort_count_host), 4), cudaSuccess);
+           flags.as<uint32_t>(), count.as<uint32_t>(), nullptr} {
+    EXPECT_EQ(cudaMallocHost(reinterpret_cast<void**>(&ws.host_words), 8), cudaSuccess);
   }
   DeviceWorkspace(const DeviceWorkspace&) = delete;
-  ~DeviceWorkspace() { cudaFreeHost(ws.sort_count_host); }
-  DeviceBuffer blocks0, blocks1, positions0, positions1, before, scratch, table, deferred, count;
+  ~DeviceWorkspace() { cudaFreeHost(ws.host_words); }
+  DeviceBuffer blocks0, blocks1, positions0, positions1, before, scratch, table, flags, count;
   cuda::TestAndSetWorkspace ws;
 };
 
@@ -824,6 +859,82 @@ TEST(GpuKernels, ABatchLargerThanItsWorkspaceGoesChunkByChunk) {
   cudaEventDestroy(chain);
   cudaStreamDestroy(stream);
 }
+
+#if defined(GDEDUP_CUDA_STANDIN)
+// Runs `body` on a thread of its own; one still running after `seconds` is
+// this test's failure, and the process ends there, since a loop that never
+// ends cannot be stopped.
+template <class Body>
+void ends_within(int seconds, Body body) {
+  auto running = std::async(std::launch::async, body);
+  if (running.wait_for(std::chrono::seconds(seconds)) == std::future_status::timeout) {
+    ADD_FAILURE() << "still running after " << seconds << " s: a loop that never ends";
+    std::fflush(stdout);
+    std::_Exit(1);
+  }
+  running.get();
+}
+
+// What a host function on a second stream does to test_and_set's table
+// (the stand-in's device memory is host memory): once step 1 has entered a
+// key, it empties the table, as a device that lost the table's writes
+// would.
+struct EmptyTheTable {
+  uint64_t* table;
+  uint64_t entries;
+  static void run(void* self) {
+    const auto& e = *static_cast<EmptyTheTable*>(self);
+    const auto entered = [&] {
+      for (uint64_t s = 0; s < e.entries; ++s) {
+        if (__atomic_load_n(e.table + s, __ATOMIC_RELAXED) != 0) return true;
+      }
+      return false;
+    };
+    while (!entered()) std::this_thread::yield();
+    for (uint64_t s = 0; s < e.entries; ++s) __atomic_store_n(e.table + s, 0, __ATOMIC_RELAXED);
+  }
+};
+
+// Every probe of test_and_set's table ends: a key whose entry is gone from
+// its chunk's table (here emptied between step 1 and step 2, which wait for
+// the chain event recorded after the emptying) fails the batch with an
+// Error, where step 2's probe once went round the table for ever.
+TEST(GpuKernels, AKeyMissingFromItsChunksTableFailsTheBatchInsteadOfSpinning) {
+  GDEDUP_REQUIRE_GPU();
+  const Layout l{512, 16};
+  const uint64_t blocks = 4099, n = 1000;
+  const std::vector<uint64_t> keys = random_keys(n, 98);
+  DeviceBuffer words(blocks * l.block_words() * 4), d_keys(n * 8), d_answers(n), d_fresh(8);
+  const DeviceWorkspace workspace(n);
+  const FilterRef filter = whole_filter(words.as<uint32_t>(), blocks, l);
+  cudaStream_t stream = nullptr, other = nullptr;
+  cudaEvent_t chain = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreate(&other), cudaSuccess);
+  ASSERT_EQ(cudaEventCreate(&chain), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d_keys.p, keys.data(), n * 8, cudaMemcpyHostToDevice), cudaSuccess);
+  EmptyTheTable empty{workspace.ws.table, uint64_t{1} << cuda::test_and_set_table_log2(n)};
+  ASSERT_EQ(cudaLaunchHostFunc(other, EmptyTheTable::run, &empty), cudaSuccess);
+  ASSERT_EQ(cudaEventRecord(chain, other), cudaSuccess);
+  ends_within(60, [&] {
+    try {
+      cuda::launch_test_and_set(filter, d_keys.as<uint64_t>(), n, d_answers.as<uint8_t>(),
+                                d_fresh.as<unsigned long long>(), workspace.ws,
+                                cuda::launch_shape(0), stream, chain);
+      ADD_FAILURE() << "a batch whose keys left its table was answered";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("test_and_set on the GPU lost a key of its batch of "
+                                           "1000 keys"),
+                std::string::npos)
+          << e.what();
+    }
+  });
+  EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  cudaEventDestroy(chain);
+  cudaStreamDestroy(other);
+  cudaStreamDestroy(stream);
+}
+#endif
 
 // The kernels on shards (layout.h's FilterRef with a block offset): two
 // references holding the halves of a filter, each in a device array of its

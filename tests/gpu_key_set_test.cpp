@@ -2,7 +2,8 @@
 // answers batch by batch and the same keys at the end, on random keys with
 // heavy duplicates, one hot key at 15/16 of a batch and distinct keys, in
 // batches of 1, 7, 4096 and 1e6 keys, through growth and from a set that
-// holds keys already; its slot words, and its cap. Without a GPU this runs
+// holds keys already; repeats of keys that meet in warps passes apart; its
+// slot words, and its cap. Without a GPU this runs
 // on the CUDA stand-in (tests/cuda_standin), one-at-a-time and concurrent
 // launches.
 #include <gtest/gtest.h>
@@ -135,6 +136,31 @@ TEST(GpuKeySet, AnswersAndKeysMatchTheCpuSetForEveryInputAndBatch) {
       });
     }
   }
+}
+
+// Keys that repeat every 37 positions, new ones each call: in the stand-in's
+// concurrent launches the lanes of a warp drift passes apart, and a key's
+// peers in a warp may then hold positions a grid of threads higher in
+// lower lanes. The first of a key's positions must lead them (it is the
+// occurrence that is new), not the lowest lane: the CPU set's answers in
+// every schedule. (With the lowest lane leading, as kernels/warp_ops.h
+// once had it, this fails in the concurrent ones.)
+TEST(GpuKeySet, TheFirstOfAKeysPositionsLeadsItsPeersInAWarpPassesApart) {
+  GDEDUP_REQUIRE_GPU();
+  const uint64_t n = uint64_t{1} << 14;
+  for_each_schedule(4, [&] {
+    GpuKeySet gpu;
+    KeySet cpu;
+    for (uint64_t call = 0; call < 16; ++call) {
+      test::Rng rng(300 + call);
+      std::vector<Key84> pool(37);
+      for (Key84& k : pool) k = random_key(rng);
+      std::vector<Key84> keys(n);
+      for (uint64_t i = 0; i < n; ++i) keys[i] = pool[i % pool.size()];
+      SCOPED_TRACE("call " + std::to_string(call));
+      expect_same_as_cpu(keys, n, gpu, cpu);
+    }
+  });
 }
 
 TEST(GpuKeySet, GrowsOnTheDeviceWhenAProbeRunIsTooLongAndKeepsEveryKey) {

@@ -127,9 +127,9 @@ struct Slot {
     scratch = DeviceArray<unsigned char>(scratch_bytes);
     table_log2 = cuda::test_and_set_table_log2(chunk);
     table = DeviceArray<uint64_t>(uint64_t{1} << table_log2);
-    deferred = DeviceArray<uint32_t>(1);
+    flags = DeviceArray<uint32_t>(2);
     sort_count = DeviceArray<uint32_t>(1);
-    sort_count_host = PinnedArray<uint32_t>(1);
+    host_words = PinnedArray<uint32_t>(2);
   }
 
   cuda::TestAndSetWorkspace workspace() const {
@@ -141,9 +141,9 @@ struct Slot {
                                      cuda::test_and_set_workspace_keys(keys_capacity),
                                      table.get(),
                                      table_log2,
-                                     deferred.get(),
+                                     flags.get(),
                                      sort_count.get(),
-                                     sort_count_host.get()};
+                                     host_words.get()};
   }
 
   // Pinned staging for pageable callers' buffers, made on first use; false
@@ -175,9 +175,9 @@ struct Slot {
   DeviceArray<unsigned char> scratch;
   uint32_t table_log2 = 0;
   DeviceArray<uint64_t> table;
-  DeviceArray<uint32_t> deferred;
+  DeviceArray<uint32_t> flags;
   DeviceArray<uint32_t> sort_count;
-  PinnedArray<uint32_t> sort_count_host;
+  PinnedArray<uint32_t> host_words;
   size_t scratch_bytes = 0;
   DeviceArray<unsigned long long> fresh;
   PinnedArray<unsigned long long> fresh_host;

@@ -28,10 +28,12 @@ struct Settings {
   // GDEDUP_STANDIN_DEVICES.
   uint64_t devices = 1;
   // 0 or 1: the CPU device runs a launch's threads one at a time, from the
-  // last index down. More: on that many OS threads at once, each taking
-  // every launch_threads-th index, with random yields between a thread's
+  // last index down. More: on that many OS threads at once, as warps of 32
+  // lanes whose lanes drift passes of the grid-stride loop apart
+  // (kernels/launch.h, run_warp), with random yields between a thread's
   // steps on shared memory (kernels/block_ops.h, between_steps), so that
-  // compare-and-swap retries and contended atomics happen.
+  // compare-and-swap retries, contended atomics and warp aggregation over
+  // lanes of different passes happen.
   // GDEDUP_STANDIN_LAUNCH_THREADS.
   uint32_t launch_threads = 0;
 };
