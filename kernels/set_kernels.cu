@@ -5,13 +5,14 @@
 //
 // test_and_insert is two passes over the batch, no host wait between them
 // and none inside; the host reads the counters (16 bytes) once a batch:
-//   1. claim: each key probes from its home slot and finds its own word or
-//      claims the first empty slot (compare-and-swap); then lowers the
-//      slot's position word to its position + 1 (RED min, no answer back),
-//      only when the word it read is higher. Of the lanes of a warp that
-//      hold one key only the one of the lowest position goes on
-//      (kernels/warp_ops.h), so a hot key makes one probe and at most one
-//      atomic a warp, and later warps find the word already low: reads only.
+//   1. claim: each key probes from its home slot (set_slots.h: from its
+//      salted value) and finds its own word or claims the first empty slot
+//      (compare-and-swap); then lowers the slot's position word to its
+//      position + 1 (RED min, no answer back), only when the word it read
+//      is higher. Of the lanes of a warp that hold one key only the one of
+//      the lowest position goes on (kernels/warp_ops.h), so a hot key makes
+//      one probe and at most one atomic a warp, and later warps find the
+//      word already low: reads only.
 //   2. answer: each key probes again (its slot is there now); the position
 //      word equal to its own position + 1 makes it the first occurrence:
 //      new, and it sets the word to kPositionOld; any other value (old, or
@@ -19,7 +20,9 @@
 // A key that finds no slot within the probe run sets the overflow flag in
 // pass 1; pass 2 then does nothing, and the host grows the table (a rehash
 // on the device that keeps each slot's position word) and runs the batch
-// again: pass 1 is idempotent (the same words, the same minima).
+// again: pass 1 is idempotent (the same words, the same minima). Every
+// probe stops within the longest displacement; a key of pass 1 that pass 2
+// does not find (a fault) sets the lost flag, which fails the batch.
 //
 // Bytes a key, random keys in a table well beyond the L2 (the regime of
 // interest: 2^28 slots are 3 GiB), a random 32-byte sector counted whole:
@@ -30,12 +33,21 @@
 //           32 written (a new key) + 1 answer                    113
 //   257 bytes a new key, about 145 a repeat (no writes, both passes). An
 //   H200's random sectors move at about half its 4.8 TB/s: 2.4 TB/s /
-//   257 = ~9 G new keys/s, ~16 G repeats/s, device-resident; the
-//   one-a-batch wait adds ~20 us. Streamed (16 bytes of key in, 1 answer
-//   back over PCIe 5 at ~55 GB/s each way): ~3.4 G keys/s. A hot key's
+//   257 = ~9 G new keys/s, ~16 G repeats/s, device-resident (an H100's
+//   3.35 TB/s: ~6.5 and ~11); the one-a-pass wait adds ~20 us. A table that
+//   grew inside the call (a rehash of every slot, an allocation, a rerun
+//   of the pass) took it to ~2.4 G keys/s on an H100 by the review's count:
+//   kernels/set_sizing.h now sizes a set made for its keys so that it does
+//   not. Key and position words in one 16-byte slot would make each probe
+//   one sector instead of two, about 35% fewer bytes a key for a third
+//   more bytes a slot: not done. Streamed (16 bytes of key in, 1 answer
+//   back over PCIe 5 at ~55 GB/s each way, pass c + 1's keys in while pass
+//   c runs: src/cuda/gpu_key_set.cpp): ~3.4 G keys/s from pinned memory;
+//   from pageable memory the host's copy into the pinned staging, 16
+//   bytes a key at some 10-20 GB/s, bounds it near 1 G keys/s. A hot key's
 //   repeats hit one line in L2 after the first warp: 33 bytes of DRAM a
 //   key. None of this is measured on a GPU: the kernels have run only on
-//   the CPU stand-in (gpu_ops_bench's test_and_insert row measures it on
+//   the CPU stand-in (gpu_ops_bench's test_and_insert rows measure it on
 //   the first GPU run).
 #include <cuda/atomic>
 
@@ -60,17 +72,18 @@ constexpr auto kRelaxed = ::cuda::memory_order_relaxed;
 // longest displacement the table's words can hold.
 constexpr uint64_t kNoSlot = ~uint64_t{0};
 
-// The slot that holds `key`; with Claim, the first empty slot of its probe
-// run claimed for it when none does. Linear probing from the home slot:
-// keys are never removed, so a key's slot lies before the first empty one.
+// The slot that holds the salted value `value`; with Claim, the first empty
+// slot of its probe run claimed for it when none does. Linear probing from
+// the home slot: keys are never removed, so a key's slot lies before the
+// first empty one.
 template <bool Claim>
-GDEDUP_HD uint64_t find_slot(const SetTable& t, Key84 key) {
+GDEDUP_HD uint64_t find_slot(const SetTable& t, Key84 value) {
   const uint64_t mask = (uint64_t{1} << t.log2_slots) - 1;
-  const uint64_t home = kernels::home_slot(key, t.log2_slots);
+  const uint64_t home = kernels::home_slot(value, t.log2_slots);
   const uint64_t most = kernels::max_displacement(t.log2_slots);
   for (uint64_t d = 0; d <= most; ++d) {
     const uint64_t s = (home + d) & mask;
-    const uint64_t want = kernels::slot_word(key, d, t.log2_slots);
+    const uint64_t want = kernels::slot_word(value, d, t.log2_slots);
     Word slot(t.words[s]);
     uint64_t seen = slot.load(kRelaxed);
     if (seen == 0) {
@@ -101,6 +114,10 @@ GDEDUP_HD void set_overflow(SetCounters* counters) {
       .store(1, kRelaxed);
 }
 
+GDEDUP_HD void set_lost(SetCounters* counters) {
+  ::cuda::atomic_ref<uint32_t, ::cuda::thread_scope_device>(counters->lost).store(1, kRelaxed);
+}
+
 GDEDUP_HD bool overflowed(const SetCounters* counters) {
   return ::cuda::atomic_ref<uint32_t, ::cuda::thread_scope_device>(
              const_cast<uint32_t&>(counters->overflow))
@@ -121,7 +138,7 @@ struct ClaimKey {
   GDEDUP_HD void operator()(uint64_t i) const {
     const Key84 key = keys[i];
     if (!lowest_holder(key, i)) return;
-    const uint64_t s = find_slot<true>(t, key);
+    const uint64_t s = find_slot<true>(t, kernels::salted(key, t.salt));
     if (s == kNoSlot) {
       set_overflow(counters);
       return;
@@ -142,9 +159,10 @@ struct AnswerKey {
   SetCounters* counters;
   GDEDUP_HD uint64_t operator()(uint64_t i) const {
     if (overflowed(counters)) return 0;
-    const uint64_t s = find_slot<false>(t, keys[i]);
-    if (s == kNoSlot) {  // pass 1 put every key in: never, but never wrong
-      set_overflow(counters);
+    const uint64_t s = find_slot<false>(t, kernels::salted(keys[i], t.salt));
+    if (s == kNoSlot) {  // pass 1 put every key in: a fault
+      set_lost(counters);
+      answers[i] = 1;
       return 0;
     }
     Position position(t.positions[s]);
@@ -163,7 +181,7 @@ struct ContainsKey84 {
   const Key84* keys;
   uint8_t* answers;
   GDEDUP_HD void operator()(uint64_t i) const {
-    answers[i] = find_slot<false>(t, keys[i]) != kNoSlot ? 1 : 0;
+    answers[i] = find_slot<false>(t, kernels::salted(keys[i], t.salt)) != kNoSlot ? 1 : 0;
   }
 };
 
@@ -174,7 +192,7 @@ struct RehashSlot {
   GDEDUP_HD void operator()(uint64_t s) const {
     const uint64_t word = from.words[s];
     if (word == 0) return;
-    const uint64_t at = find_slot<true>(to, kernels::slot_key(word, s, from.log2_slots));
+    const uint64_t at = find_slot<true>(to, kernels::slot_value(word, s, from.log2_slots));
     if (at == kNoSlot) {
       set_overflow(counters);
       return;

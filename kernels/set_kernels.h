@@ -10,15 +10,18 @@
 
 #include "filter_kernels.h"
 #include "gdedup/key_set.h"
+#include "set_slots.h"
 
 namespace gdedup::cuda {
 
 // A table in device memory: 2^log2_slots key words (0: empty) and as many
-// position words (kPositionFree where empty, kPositionOld between batches).
+// position words (kPositionFree where empty, kPositionOld between batches),
+// and the salt that places its keys (set_slots.h). A rehash keeps the salt.
 struct SetTable {
   uint64_t* words;
   uint32_t* positions;
   uint32_t log2_slots;
+  kernels::SlotSalt salt;
 };
 
 // What a batch or a rehash leaves on the device for the host to read back
@@ -28,7 +31,9 @@ struct SetCounters {
   // Nonzero once a key found no slot within its probe run: the table must
   // grow and the batch (or the rehash) run again.
   uint32_t overflow;
-  uint32_t pad;
+  // Nonzero once the second pass did not find a key the first one put in:
+  // a fault of the device or the kernels, which fails the batch.
+  uint32_t lost;
 };
 
 // Empties a table: key words 0, position words kPositionFree.
@@ -40,7 +45,9 @@ void launch_set_clear(const SetTable& table, cudaStream_t stream);
 // n at most kMaxBatchKeys. When counters->overflow is set on return, the
 // batch is half done: grow the table (launch_set_rehash keeps what the
 // batch claimed) and run the whole batch again; its answers are then
-// those of one run. counters must be zeroed before.
+// those of one run. counters->lost set when the second pass did not find
+// a key of the first (a fault): the batch cannot be answered. counters
+// must be zeroed before.
 void launch_set_test_and_insert(const SetTable& table, const Key84* keys, uint64_t n,
                                 uint8_t* answers, SetCounters* counters, LaunchShape shape,
                                 cudaStream_t stream);
@@ -49,9 +56,9 @@ void launch_set_test_and_insert(const SetTable& table, const Key84* keys, uint64
 void launch_set_contains(const SetTable& table, const Key84* keys, uint64_t n,
                          uint8_t* answers, LaunchShape shape, cudaStream_t stream);
 
-// Enters every key of `from` in `to` (cleared, larger), with its position
-// word; counters->overflow set when a key found no slot in `to`'s probe run
-// (grow `to` further and run again).
+// Enters every key of `from` in `to` (cleared, larger, of the same salt),
+// with its position word; counters->overflow set when a key found no slot
+// in `to`'s probe run (grow `to` further and run again).
 void launch_set_rehash(const SetTable& from, const SetTable& to, SetCounters* counters,
                        LaunchShape shape, cudaStream_t stream);
 

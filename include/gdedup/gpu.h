@@ -101,18 +101,24 @@ struct GpuKeySetOptions {
   // The most bytes the device table may take; 0 for no limit. A batch that
   // would make it grow past them throws Error of kind set_full.
   uint64_t max_bytes = 0;
+  // Keys a pass takes (0: 2^24): a call from host memory goes pass by
+  // pass through two buffers of 17 bytes a key on the device, each pass's
+  // keys copied in while the pass before is answered.
+  uint64_t pass_keys = 0;
 };
 
 // The exact set (gdedup/key_set.h) in a device's memory: the same answers,
 // exactly sequential within a batch, and the same keys, read back into a
 // KeySet for files and checkpoints. Each stored key keeps its 84 bits. A
 // hash table of 12 bytes a slot (a quotiented key word, a position word),
-// 2^22 slots at least, doubled and rehashed on the device as it fills
-// (kernels/set_slots.h, set_kernels.cu); while it grows the old table and
-// the new one both live, and batches from host memory take 17 bytes a key
-// of device buffers (at most 2^24 keys a pass). Keys and answers may be host or
-// device memory (cudaMalloc), detected per call; every call returns with
-// its work done. Not yet run on a GPU: only on the CUDA stand-in.
+// 2^22 slots at least, placed by a random salt of its own so that keys made
+// to share their top bits spread as others do, doubled and rehashed on the
+// device as its load asks (kernels/set_slots.h, set_kernels.cu,
+// src/cuda/set_sizing.h); while it grows the old table and the new one both
+// live, and batches from host memory take two buffers of 17 bytes a key of
+// a pass (pass_keys, at most 2^24 keys: 544 MiB). Keys and answers may be
+// host or device memory (cudaMalloc), detected per call; every call returns
+// with its work done. Not yet run on a GPU: only on the CUDA stand-in.
 // gpu_key_set_of and key_set_of (below) carry keys from and to a KeySet.
 class GpuKeySet {
  public:
@@ -125,8 +131,11 @@ class GpuKeySet {
   GpuKeySet(GpuKeySet&&) noexcept;
   GpuKeySet& operator=(GpuKeySet&&) noexcept;
 
-  // As KeySet::test_and_insert. When the set would grow past its cap, the
-  // keys of the batch may be partly added, none answered.
+  // As KeySet::test_and_insert. A call that fails once its keys reach the
+  // table (the set would grow past its cap or the device's memory, a device
+  // fault) may have added some of them, answered or not: the set then
+  // refuses every later call (Error), for_each_key included, as no answer
+  // it gave would be sure.
   uint64_t test_and_insert(const Key84* keys, uint64_t n, uint8_t* answers);
   // As KeySet::contains.
   void contains(const Key84* keys, uint64_t n, uint8_t* answers) const;

@@ -1,7 +1,7 @@
-// Device memory, streams and devices as the CUDA backend's host code uses
-// them (the Bloom backend, gpu_backend.cpp, and the exact set,
-// gpu_key_set.cpp): owners that free what they hold, and where a caller's
-// buffer lives.
+// Device memory, pinned host memory, events, streams and devices as the
+// CUDA backend's host code uses them (the Bloom backend, gpu_backend.cpp,
+// and the exact set, gpu_key_set.cpp): owners that free what they hold, and
+// where a caller's buffer lives.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -53,6 +53,89 @@ class DeviceArray {
 
  private:
   T* p_ = nullptr;
+};
+
+inline void free_pinned(void* p) noexcept { cudaFreeHost(p); }
+
+// Page-locked host memory, or null when the system has none to give (it is
+// locked in RAM, so limits such as RLIMIT_MEMLOCK or a container's memory
+// cap refuse it long before the heap runs out).
+inline void* try_pinned(uint64_t bytes) {
+  void* p = nullptr;
+  if (cudaMallocHost(&p, std::max<uint64_t>(bytes, 1)) == cudaSuccess) return p;
+  cudaGetLastError();
+  return nullptr;
+}
+
+template <class T>
+class PinnedArray {
+ public:
+  PinnedArray() = default;
+  explicit PinnedArray(uint64_t count) {
+    void* p = nullptr;
+    GDEDUP_CUDA_CHECK(cudaMallocHost(&p, std::max<uint64_t>(count, 1) * sizeof(T)));
+    p_ = static_cast<T*>(p);
+  }
+  // Empty (get() null) when no pinned memory can be had.
+  static PinnedArray<T> try_allocate(uint64_t count) {
+    PinnedArray<T> a;
+    a.p_ = static_cast<T*>(try_pinned(count * sizeof(T)));
+    return a;
+  }
+  PinnedArray(PinnedArray&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
+  PinnedArray& operator=(PinnedArray&& o) noexcept {
+    std::swap(p_, o.p_);
+    return *this;
+  }
+  ~PinnedArray() {
+    if (p_ != nullptr) cudaFreeHost(p_);
+  }
+  T* get() const { return p_; }
+
+ private:
+  T* p_ = nullptr;
+};
+
+// Pinned staging for a pageable caller's keys and answers, made on first
+// use; ensure() is false when no pinned memory can be had (and is not tried
+// again). Copies then go to and from the caller's pageable memory directly:
+// the runtime stages those itself and returns from a copy back to the host
+// only once it is done, so they overlap the kernels less, but the answers
+// are the same.
+template <class Key>
+class PinnedStaging {
+ public:
+  bool ensure(uint64_t capacity) {
+    if (keys_.get() == nullptr && !refused_) {
+      keys_ = PinnedArray<Key>::try_allocate(capacity);
+      answers_ = PinnedArray<uint8_t>::try_allocate(capacity);
+      refused_ = keys_.get() == nullptr || answers_.get() == nullptr;
+      if (refused_) {
+        keys_ = {};
+        answers_ = {};
+      }
+    }
+    return !refused_;
+  }
+  Key* keys() const { return keys_.get(); }
+  uint8_t* answers() const { return answers_.get(); }
+
+ private:
+  PinnedArray<Key> keys_;
+  PinnedArray<uint8_t> answers_;
+  bool refused_ = false;
+};
+
+class Event {
+ public:
+  Event() { GDEDUP_CUDA_CHECK(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming)); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  ~Event() { cudaEventDestroy(e_); }
+  cudaEvent_t get() const { return e_; }
+
+ private:
+  cudaEvent_t e_ = nullptr;
 };
 
 class Stream {

@@ -32,71 +32,22 @@ namespace gdedup {
 namespace {
 
 using cuda::DeviceArray;
+using cuda::Event;
 using cuda::LaunchShape;
 using cuda::OutOfDeviceMemory;
+using cuda::PinnedArray;
 using cuda::Space;
 using cuda::Stream;
 using cuda::free_device_bytes;
+using cuda::free_pinned;
 using cuda::space_of;
+using cuda::try_pinned;
 using cuda::use_device;
 
 // Three slots: one copying in, one computing, one copying back.
 constexpr size_t kSlots = 3;
 // A slot's count of new keys, and a byte for each empty buffer.
 constexpr uint64_t kSmallChangeBytes = 64;
-
-void free_pinned(void* p) noexcept { cudaFreeHost(p); }
-
-// Page-locked host memory, or null when the system has none to give (it is
-// locked in RAM, so limits such as RLIMIT_MEMLOCK or a container's memory
-// cap refuse it long before the heap runs out).
-void* try_pinned(uint64_t bytes) {
-  void* p = nullptr;
-  if (cudaMallocHost(&p, std::max<uint64_t>(bytes, 1)) == cudaSuccess) return p;
-  cudaGetLastError();
-  return nullptr;
-}
-
-template <class T>
-class PinnedArray {
- public:
-  PinnedArray() = default;
-  explicit PinnedArray(uint64_t count) {
-    void* p = nullptr;
-    GDEDUP_CUDA_CHECK(cudaMallocHost(&p, std::max<uint64_t>(count, 1) * sizeof(T)));
-    p_ = static_cast<T*>(p);
-  }
-  // Empty (get() null) when no pinned memory can be had.
-  static PinnedArray<T> try_allocate(uint64_t count) {
-    PinnedArray<T> a;
-    a.p_ = static_cast<T*>(try_pinned(count * sizeof(T)));
-    return a;
-  }
-  PinnedArray(PinnedArray&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
-  PinnedArray& operator=(PinnedArray&& o) noexcept {
-    std::swap(p_, o.p_);
-    return *this;
-  }
-  ~PinnedArray() {
-    if (p_ != nullptr) cudaFreeHost(p_);
-  }
-  T* get() const { return p_; }
-
- private:
-  T* p_ = nullptr;
-};
-
-class Event {
- public:
-  Event() { GDEDUP_CUDA_CHECK(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming)); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  ~Event() { cudaEventDestroy(e_); }
-  cudaEvent_t get() const { return e_; }
-
- private:
-  cudaEvent_t e_ = nullptr;
-};
 
 // Device bytes one slot takes for a batch of `keys`: fingerprints 8 and
 // answers 1 a key, test_and_set's workspace (one chunk's), and small change.
@@ -146,24 +97,6 @@ struct Slot {
                                      host_words.get()};
   }
 
-  // Pinned staging for pageable callers' buffers, made on first use; false
-  // when no pinned memory can be had. Copies then go to and from the
-  // caller's pageable memory directly: the runtime stages those itself and
-  // returns from a copy back to the host only once it is done, so they
-  // overlap the kernels less, but the answers are the same.
-  bool ensure_staging() {
-    if (staged_keys.get() == nullptr && !staging_refused) {
-      staged_keys = PinnedArray<uint64_t>::try_allocate(keys_capacity);
-      staged_answers = PinnedArray<uint8_t>::try_allocate(keys_capacity);
-      staging_refused = staged_keys.get() == nullptr || staged_answers.get() == nullptr;
-      if (staging_refused) {
-        staged_keys = {};
-        staged_answers = {};
-      }
-    }
-    return !staging_refused;
-  }
-
   uint64_t keys_capacity;
   Stream stream;
   Event done;
@@ -181,14 +114,12 @@ struct Slot {
   size_t scratch_bytes = 0;
   DeviceArray<unsigned long long> fresh;
   PinnedArray<unsigned long long> fresh_host;
-  PinnedArray<uint64_t> staged_keys;
-  PinnedArray<uint8_t> staged_answers;
-  bool staging_refused = false;  // not tried again on every call
+  cuda::PinnedStaging<uint64_t> staging;
 
   // The batch in flight, if any.
   bool busy = false;
   uint64_t count = 0;
-  uint8_t* copy_answers_to = nullptr;  // pageable destination of staged_answers
+  uint8_t* copy_answers_to = nullptr;  // pageable destination of staging.answers()
   bool counts_fresh = false;
 };
 
@@ -350,7 +281,7 @@ class CudaBackend final : public GpuBackend {
     s.busy = false;
     GDEDUP_CUDA_CHECK(cudaEventSynchronize(s.done.get()));
     if (s.copy_answers_to != nullptr) {
-      std::memcpy(s.copy_answers_to, s.staged_answers.get(), s.count);
+      std::memcpy(s.copy_answers_to, s.staging.answers(), s.count);
     }
     return s.counts_fresh ? *s.fresh_host.get() : 0;
   }
@@ -393,9 +324,9 @@ class CudaBackend final : public GpuBackend {
     const uint64_t n = std::min(buffers_->keys, call.count - offset);
     const uint64_t* source = call.fingerprints + offset;
     if (call.in == Space::kDevice) return source;
-    if (call.in == Space::kPageable && s.ensure_staging()) {
-      std::memcpy(s.staged_keys.get(), source, n * sizeof(uint64_t));
-      source = s.staged_keys.get();
+    if (call.in == Space::kPageable && s.staging.ensure(s.keys_capacity)) {
+      std::memcpy(s.staging.keys(), source, n * sizeof(uint64_t));
+      source = s.staging.keys();
     }
     GDEDUP_CUDA_CHECK(cudaMemcpyAsync(s.keys.get(), source, n * sizeof(uint64_t),
                                       cudaMemcpyHostToDevice, s.stream.get()));
@@ -428,9 +359,9 @@ class CudaBackend final : public GpuBackend {
     s.copy_answers_to = nullptr;
     if (call.op != Op::kAdd && call.answers != nullptr && call.out != Space::kDevice) {
       uint8_t* destination = call.answers + offset;
-      if (call.out == Space::kPageable && s.ensure_staging()) {
+      if (call.out == Space::kPageable && s.staging.ensure(s.keys_capacity)) {
         s.copy_answers_to = destination;
-        destination = s.staged_answers.get();
+        destination = s.staging.answers();
       }
       GDEDUP_CUDA_CHECK(
           cudaMemcpyAsync(destination, device_answers, n, cudaMemcpyDeviceToHost, stream));
