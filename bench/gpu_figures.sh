@@ -6,6 +6,11 @@
 #                                               "benchmarks" array
 #   bash bench/gpu_figures.sh text BENCH_JSON   one line a benchmark, for the
 #                                               log's summary
+#   bash bench/gpu_figures.sh check BENCH_JSON  one line a row that does not
+#                                               measure what it says: a
+#                                               streamed row without at least
+#                                               4 batches, an exact-set row
+#                                               whose set grew (none: nothing)
 #
 # Every benchmark is a row, whatever it measures: its name, keys/s, ms a
 # call, every counter it sets (fill_percent of a filter's add, contains and
@@ -13,12 +18,12 @@
 # the error of one that could not run. Nothing is printed without the file.
 set -uo pipefail
 
-mode=${1:?usage: gpu_figures.sh json|text BENCH_JSON}
-json=${2:?usage: gpu_figures.sh json|text BENCH_JSON}
+mode=${1:?usage: gpu_figures.sh json|text|check BENCH_JSON}
+json=${2:?usage: gpu_figures.sh json|text|check BENCH_JSON}
 [ -f "$json" ] || exit 0
 case "$mode" in
-  json | text) ;;
-  *) echo "gpu_figures.sh: the mode is json or text, not $mode" >&2; exit 2 ;;
+  json | text | check) ;;
+  *) echo "gpu_figures.sh: the mode is json, text or check, not $mode" >&2; exit 2 ;;
 esac
 
 awk -v mode="$mode" '
@@ -33,9 +38,21 @@ awk -v mode="$mode" '
   function value(line) { sub(/^[^:]*: */, "", line); sub(/,$/, "", line); return line }
   function key(line) { sub(/^ *"/, "", line); sub(/".*/, "", line); return line }
   function unquoted(text) { gsub(/^"|"$/, "", text); return text }
-  function flush(   i, line) {
+  function counter_of(wanted,   i) {
+    for (i = 1; i <= count; ++i) if (counter[i] == wanted) return amount[i]
+    return ""
+  }
+  function flush(   i, line, batches, growths) {
     if (name == "") return
-    if (mode == "json") {
+    if (mode == "check") {
+      batches = counter_of("batches"); growths = counter_of("growths")
+      if (err == "" && name ~ /^"gpu_streamed\// && (batches == "" || batches + 0 < 4))
+        printf "%s ran %s batches a call, not at least 4: nothing overlapped\n", unquoted(name),
+               batches == "" ? "no count of" : sprintf("%g", batches)
+      if (err == "" && name ~ /\/exact-set/ && (growths == "" || growths + 0 != 0))
+        printf "%s grew its set (growths %s) inside the timed call\n", unquoted(name),
+               growths == "" ? "not counted" : sprintf("%g", growths)
+    } else if (mode == "json") {
       line = sprintf("{\"name\": %s, \"keys_per_second\": %s, \"ms_per_call\": %s", name,
                      ips == "" ? "null" : ips, ms == "" ? "null" : ms)
       for (i = 1; i <= count; ++i) line = line sprintf(", \"%s\": %s", counter[i], amount[i])

@@ -4,9 +4,14 @@
 //   batch per call, answers to device memory: the kernels' rate. Targets on
 //   an H200 with a 4 GiB filter: test_and_set 15, add 20, contains 30 G keys/s.
 // gpu_streamed/OP/KEYS/SIZE: the same keys in pinned host memory, answers
-//   copied back to pinned host memory, automatic batches over three streams:
-//   what a host pipeline gets, bounded by PCIe (9 bytes a key); 4 GiB only
-//   (the first size where GDEDUP_GPU_BENCH_SIZES is set), every KEYS.
+//   copied back to pinned host memory, in batches of a quarter of the call
+//   over three streams, so that batch c + 1's copy in overlaps batch c's
+//   kernels: what a host pipeline gets, bounded by PCIe (9 bytes a key);
+//   4 GiB only (the first size where GDEDUP_GPU_BENCH_SIZES is set), every
+//   KEYS. Counters: batches (a call's), and once a benchmark, on its own,
+//   copy_in_ms and copy_back_ms (the call's keys in, its answers back, one
+//   copy each) and kernel_ms (the same call on device memory): a call that
+//   overlaps them takes near the largest, one that does not their sum.
 // KEYS: random (fresh keys every iteration, made on the device), repeats
 //   (9 keys in 10 repeats: each key drawn from a pool of n / 10 random
 //   fingerprints, as a stream of mostly seen records) or hot-key (15 keys in
@@ -25,12 +30,19 @@
 // gpu_device/test_and_insert/KEYS/exact-set: the exact set (GpuKeySet) on
 //   the same number of 84-bit keys (16 bytes each) in device memory, answers
 //   to device memory, into a set sized for them and empty at the start of
-//   each iteration (made untimed). Estimate (kernels/set_kernels.cu): 257
-//   bytes of DRAM a new key (two passes: the key read twice, the slot's key
-//   and position sectors read, written where new), about 145 a repeat and
-//   33 a hot key's repeat; at the ~2.4 TB/s that an H200's 4.8 TB/s gives
-//   for random 32-byte sectors, ~9 G new keys/s and ~16 G repeats/s. Goal
+//   each iteration (made untimed): it must not grow (counter growths, 0).
+//   Estimate (kernels/set_kernels.cu): 257 bytes of DRAM a new key (two
+//   passes: the key read twice, the slot's key and position sectors read,
+//   written where new), about 145 a repeat and 33 a hot key's repeat; at
+//   the ~2.4 TB/s that an H200's 4.8 TB/s gives for random 32-byte sectors,
+//   ~9 G new keys/s and ~16 G repeats/s (an H100: ~6.5 and ~11). Goal
 //   (issue 28): at least 3 G keys/s. Never yet run on a GPU.
+// gpu_streamed/test_and_insert/KEYS/exact-set: the same from pinned host
+//   memory, answers back to it, in passes of a quarter of the call (the
+//   set's pass_keys), with the streamed rows' counters.
+// gpu_device/gather64/random/SIZE: 64-byte pieces at random positions of a
+//   buffer of the first size, 16-byte loads: what random access reaches on
+//   the card, against which the rows above are judged (bytes_per_second).
 //
 // Run: build/bench/gpu_ops_bench --benchmark_min_time=0.2
 // Env: GDEDUP_GPU_BENCH_SIZES (log2 filter bytes, comma-separated; default
@@ -67,6 +79,9 @@ namespace {
 
 constexpr Layout kLayout{512, 16};  // the planner's choice at 1e-4, as cpu_ops_bench
 constexpr int kStreamedSize = 32;
+// The batches a streamed call is cut into, so that their copies and
+// kernels overlap.
+constexpr uint64_t kStreamedBatches = 4;
 
 std::vector<int> env_list(const char* name, const char* fallback) {
   const char* text = std::getenv(name);
@@ -77,6 +92,9 @@ std::vector<int> env_list(const char* name, const char* fallback) {
 }
 
 uint64_t key_count() { return uint64_t{1} << env_list("GDEDUP_GPU_BENCH_KEYS", "26").front(); }
+
+// The batch of a streamed call.
+uint64_t streamed_batch(uint64_t n) { return std::max<uint64_t>(n / kStreamedBatches, 1); }
 
 enum class Op { kAdd, kContains, kTestAndSet };
 const char* op_name(Op op) {
@@ -101,8 +119,9 @@ bool cuda_ok(benchmark::State& state, cudaError_t status, const char* what) {
   return false;
 }
 
-// A pair of events on the default stream that time one call into the
-// iteration's manual time; false, with the error skipped, when CUDA fails.
+// A pair of events on the default stream that time one call, into the
+// iteration's manual time (time) or as a number (measure); false or a
+// negative number, with the error skipped, when CUDA fails.
 class CallTimer {
  public:
   explicit CallTimer(benchmark::State& state) : state_(state) {
@@ -117,14 +136,22 @@ class CallTimer {
   CallTimer& operator=(const CallTimer&) = delete;
   bool ok() const { return ok_; }
 
+  // Milliseconds.
   template <class Call>
-  bool time(Call&& call) {
+  double measure(Call&& call) {
     cudaEventRecord(start_, nullptr);
     call();
     cudaEventRecord(stop_, nullptr);
-    if (!cuda_ok(state_, cudaEventSynchronize(stop_), "cudaEventSynchronize")) return false;
+    if (!cuda_ok(state_, cudaEventSynchronize(stop_), "cudaEventSynchronize")) return -1;
     float ms = 0;
     cudaEventElapsedTime(&ms, start_, stop_);
+    return ms;
+  }
+
+  template <class Call>
+  bool time(Call&& call) {
+    const double ms = measure(call);
+    if (ms < 0) return false;
     state_.SetIterationTime(ms / 1e3);
     return true;
   }
@@ -254,12 +281,33 @@ DeviceKeys* device_keys(benchmark::State& state, uint64_t n) {
   return &d;
 }
 
+// A streamed row's counters, measured once, apart: one copy of the call's
+// keys in and one of its answers back, and the call on device memory
+// (on_device); false, the error skipped, when CUDA fails.
+template <class OnDevice>
+bool note_parts(benchmark::State& state, CallTimer& timer, void* device_keys,
+                const void* host_keys, uint64_t key_bytes, void* host_answers,
+                const void* device_answers, uint64_t n, OnDevice&& on_device) {
+  const double in = timer.measure([&] {
+    cudaMemcpyAsync(device_keys, host_keys, key_bytes, cudaMemcpyHostToDevice, nullptr);
+  });
+  const double back = timer.measure([&] {
+    cudaMemcpyAsync(host_answers, device_answers, n, cudaMemcpyDeviceToHost, nullptr);
+  });
+  const double kernel = timer.measure(on_device);
+  if (in < 0 || back < 0 || kernel < 0) return false;
+  state.counters["copy_in_ms"] = in;
+  state.counters["copy_back_ms"] = back;
+  state.counters["kernel_ms"] = kernel;
+  return true;
+}
+
 void BM_Op(benchmark::State& state, int log2_bytes, Op op, Keys kind, bool streamed) {
   try {
     const uint64_t n = key_count();
     DeviceKeys* d = device_keys(state, n);
     if (d == nullptr) return;
-    Setup& s = setup_for(log2_bytes, streamed ? 0 : n);
+    Setup& s = setup_for(log2_bytes, streamed ? streamed_batch(n) : n);
     const uint64_t filter_bytes = s.filter->params().bytes();
     CallTimer timer(state);
     if (!timer.ok()) return;
@@ -267,14 +315,23 @@ void BM_Op(benchmark::State& state, int log2_bytes, Op op, Keys kind, bool strea
                     static_cast<uint64_t>(op) * 100 + (streamed ? 10 : 0);
     const uint64_t* keys = streamed ? d->pinned_keys : d->keys;
     uint8_t* answers = streamed ? d->pinned_answers : d->answers;
+    const auto restore = [&] {
+      return cuda_ok(state, cudaMemcpy(s.gpu->device_words(), s.prefilled, filter_bytes,
+                                       cudaMemcpyDeviceToDevice),
+                     "cudaMemcpy");
+    };
+    const auto call = [&](const uint64_t* k, uint8_t* a) {
+      switch (op) {
+        case Op::kAdd: s.backend->add(k, n); break;
+        case Op::kContains: s.backend->contains(k, n, a); break;
+        case Op::kTestAndSet: s.backend->test_and_set(k, n, a); break;
+      }
+    };
     double fill = 0;
+    bool parts_noted = !streamed;
     for (auto _ : state) {
       // Untimed: the prefilled filter back, and this iteration's keys.
-      if (!cuda_ok(state, cudaMemcpy(s.gpu->device_words(), s.prefilled, filter_bytes,
-                                     cudaMemcpyDeviceToDevice),
-                   "cudaMemcpy")) {
-        break;
-      }
+      if (!restore()) break;
       if (kind == Keys::kRandom) {
         cuda::launch_random_keys(d->keys, n, seed++ * n, d->shape, nullptr);
       } else if (!cuda_ok(state, cudaMemcpy(d->keys, (kind == Keys::kRepeats ? d->repeats
@@ -294,17 +351,22 @@ void BM_Op(benchmark::State& state, int log2_bytes, Op op, Keys kind, bool strea
         fill = 100.0 * static_cast<double>(s.gpu->device_set_bits()) /
                static_cast<double>(filter_bytes * 8);
       }
-      const bool timed = timer.time([&] {
-        switch (op) {
-          case Op::kAdd: s.backend->add(keys, n); break;
-          case Op::kContains: s.backend->contains(keys, n, answers); break;
-          case Op::kTestAndSet: s.backend->test_and_set(keys, n, answers); break;
+      if (!parts_noted) {
+        parts_noted = true;
+        if (!note_parts(state, timer, d->keys, d->pinned_keys, n * 8, d->pinned_answers,
+                        d->answers, n, [&] { call(d->keys, d->answers); }) ||
+            !restore()) {
+          break;
         }
-      });
-      if (!timed) break;
+      }
+      if (!timer.time([&] { call(keys, answers); })) break;
     }
     state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
     state.counters["fill_percent"] = fill;
+    if (streamed) {
+      state.counters["batches"] =
+          static_cast<double>((n + s.gpu->batch_keys() - 1) / s.gpu->batch_keys());
+    }
     state.SetLabel(s.backend->name());
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
@@ -315,17 +377,36 @@ void BM_Op(benchmark::State& state, int log2_bytes, Op op, Keys kind, bool strea
 // ones (repeats and hot key) or made on the device (random).
 Key84 key84_from(uint64_t x) { return key84_of(x, splitmix64(x)); }
 
-void BM_SetInsert(benchmark::State& state, Keys kind) {
+// The exact set's keys and their answers, on the device and pinned on the
+// host, made once.
+struct SetKeys {
+  Key84* keys = nullptr;
+  Key84* pinned_keys = nullptr;
+  uint8_t* pinned_answers = nullptr;
+};
+
+SetKeys* set_keys(benchmark::State& state, uint64_t n) {
+  static SetKeys k;
+  if (k.keys == nullptr &&
+      (!cuda_ok(state, cudaMalloc(reinterpret_cast<void**>(&k.keys), n * sizeof(Key84)),
+                "cudaMalloc") ||
+       !cuda_ok(state,
+                cudaMallocHost(reinterpret_cast<void**>(&k.pinned_keys), n * sizeof(Key84)),
+                "cudaMallocHost") ||
+       !cuda_ok(state, cudaMallocHost(reinterpret_cast<void**>(&k.pinned_answers), n),
+                "cudaMallocHost"))) {
+    return nullptr;
+  }
+  return &k;
+}
+
+void BM_SetInsert(benchmark::State& state, Keys kind, bool streamed) {
   try {
     const uint64_t n = key_count();
     DeviceKeys* d = device_keys(state, n);
     if (d == nullptr) return;
-    static Key84* keys = nullptr;
-    if (keys == nullptr &&
-        !cuda_ok(state, cudaMalloc(reinterpret_cast<void**>(&keys), n * sizeof(Key84)),
-                 "cudaMalloc")) {
-      return;
-    }
+    SetKeys* k = set_keys(state, n);
+    if (k == nullptr) return;
     std::vector<Key84> host;
     if (kind != Keys::kRandom) {
       const std::vector<uint64_t>& from = kind == Keys::kRepeats ? d->repeats : d->hot;
@@ -334,25 +415,81 @@ void BM_SetInsert(benchmark::State& state, Keys kind) {
     }
     CallTimer timer(state);
     if (!timer.ok()) return;
-    uint64_t seed = 0x5e7000ull;
+    GpuKeySetOptions options;
+    if (streamed) options.pass_keys = streamed_batch(n);
+    const Key84* keys = streamed ? k->pinned_keys : k->keys;
+    uint8_t* answers = streamed ? k->pinned_answers : d->answers;
+    uint64_t seed = 0x5e7000ull + (streamed ? 1000 : 0);
     uint64_t growths = 0;
+    bool parts_noted = !streamed;
     for (auto _ : state) {
-      // Untimed: an empty set sized for the batch, and this iteration's keys.
-      GpuKeySet set(n);
+      // Untimed: this iteration's keys, and an empty set sized for them.
       if (kind == Keys::kRandom) {
-        cuda::launch_random_keys84(keys, n, seed++ * n, d->shape, nullptr);
-      } else if (!cuda_ok(state, cudaMemcpy(keys, host.data(), n * sizeof(Key84),
+        cuda::launch_random_keys84(k->keys, n, seed++ * n, d->shape, nullptr);
+      } else if (!cuda_ok(state, cudaMemcpy(k->keys, host.data(), n * sizeof(Key84),
                                             cudaMemcpyHostToDevice),
                           "cudaMemcpy")) {
         break;
       }
+      if (streamed && !cuda_ok(state, cudaMemcpy(k->pinned_keys, k->keys, n * sizeof(Key84),
+                                                 cudaMemcpyDeviceToHost),
+                               "cudaMemcpy")) {
+        break;
+      }
       if (!cuda_ok(state, cudaDeviceSynchronize(), "cudaDeviceSynchronize")) break;
-      if (!timer.time([&] { set.test_and_insert(keys, n, d->answers); })) break;
-      growths = set.growths();
+      if (!parts_noted) {
+        parts_noted = true;
+        GpuKeySet apart(n, options);
+        if (!note_parts(state, timer, k->keys, k->pinned_keys, n * sizeof(Key84),
+                        k->pinned_answers, d->answers, n,
+                        [&] { apart.test_and_insert(k->keys, n, d->answers); })) {
+          break;
+        }
+      }
+      GpuKeySet set(n, options);
+      if (!timer.time([&] { set.test_and_insert(keys, n, answers); })) break;
+      growths = std::max(growths, set.growths());
       state.counters["set_MiB"] = static_cast<double>(set.bytes()) / (1 << 20);
     }
     state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
     state.counters["growths"] = static_cast<double>(growths);
+    if (streamed) {
+      state.counters["batches"] =
+          static_cast<double>((n + options.pass_keys - 1) / options.pass_keys);
+    }
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+// Random 64-byte gathers over the filter's words of the first size (set up
+// as the streamed rows that follow use it).
+void BM_Gather(benchmark::State& state, int log2_bytes) {
+  try {
+    const uint64_t n = key_count();
+    DeviceKeys* d = device_keys(state, n);
+    if (d == nullptr) return;
+    Setup& s = setup_for(log2_bytes, streamed_batch(n));
+    unsigned long long* total = nullptr;
+    if (!cuda_ok(state, cudaMalloc(reinterpret_cast<void**>(&total), sizeof *total),
+                 "cudaMalloc")) {
+      return;
+    }
+    CallTimer timer(state);
+    uint64_t seed = 0x6a7e0000ull;
+    const uint64_t pieces = s.filter->params().bytes() / 64;
+    for (auto _ : state) {
+      if (!timer.ok() || !timer.time([&] {
+            cuda::launch_gather64(s.gpu->device_words(), pieces, n, seed++ * n, total, d->shape,
+                                  nullptr);
+          })) {
+        break;
+      }
+    }
+    cudaFree(total);
+    state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
+    state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                            static_cast<int64_t>(n * 64));
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }
@@ -360,17 +497,15 @@ void BM_SetInsert(benchmark::State& state, Keys kind) {
 
 #else
 
-void BM_SetInsert(benchmark::State& state, Keys) {
+void skip_without_gpu(benchmark::State& state) {
   std::string why;
   gpu_available(&why);
   state.SkipWithError(why.c_str());
 }
 
-void BM_Op(benchmark::State& state, int, Op, Keys, bool) {
-  std::string why;
-  gpu_available(&why);
-  state.SkipWithError(why.c_str());
-}
+void BM_SetInsert(benchmark::State& state, Keys, bool) { skip_without_gpu(state); }
+void BM_Op(benchmark::State& state, int, Op, Keys, bool) { skip_without_gpu(state); }
+void BM_Gather(benchmark::State& state, int) { skip_without_gpu(state); }
 
 #endif
 
@@ -393,17 +528,25 @@ void register_all() {
       for (Keys keys : kinds) register_one("gpu_device", size, op, keys, false);
     }
   }
-  for (Keys keys : kinds) {
-    benchmark::RegisterBenchmark(
-        (std::string("gpu_device/test_and_insert/") + keys_name(keys) + "/exact-set").c_str(),
-        [=](benchmark::State& st) { BM_SetInsert(st, keys); })
-        ->UseManualTime()
-        ->Unit(benchmark::kMillisecond);
-  }
-  const int streamed_size =
+  const int first_size =
       std::getenv("GDEDUP_GPU_BENCH_SIZES") != nullptr ? sizes.front() : kStreamedSize;
+  benchmark::RegisterBenchmark(
+      ("gpu_device/gather64/random/" + size_name(first_size)).c_str(),
+      [=](benchmark::State& st) { BM_Gather(st, first_size); })
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond);
   for (Op op : ops) {
-    for (Keys keys : kinds) register_one("gpu_streamed", streamed_size, op, keys, true);
+    for (Keys keys : kinds) register_one("gpu_streamed", first_size, op, keys, true);
+  }
+  for (const bool streamed : {false, true}) {
+    for (Keys keys : kinds) {
+      benchmark::RegisterBenchmark((std::string(streamed ? "gpu_streamed" : "gpu_device") +
+                                    "/test_and_insert/" + keys_name(keys) + "/exact-set")
+                                       .c_str(),
+                                   [=](benchmark::State& st) { BM_SetInsert(st, keys, streamed); })
+          ->UseManualTime()
+          ->Unit(benchmark::kMillisecond);
+    }
   }
 }
 

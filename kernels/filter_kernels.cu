@@ -458,6 +458,21 @@ struct RandomKey {
   GDEDUP_HD void operator()(uint64_t i) const { keys[i] = kernels::splitmix64(seed, i); }
 };
 
+struct Gather64 {
+  const uint32_t* words;
+  uint64_t pieces;
+  uint64_t seed;
+  GDEDUP_HD uint64_t operator()(uint64_t i) const {
+    const uint64_t piece = kernels::splitmix64(seed, i) & (pieces - 1);
+    uint32_t w[16];
+    kernels::load_block_readonly<16>(words + piece * 16, w);
+    uint32_t all = 0;
+    GDEDUP_UNROLL
+    for (uint32_t j = 0; j < 16; ++j) all ^= w[j];
+    return all & 1;
+  }
+};
+
 // Calls fn(BW, BPW) with the layout's geometry as compile-time constants
 // (layout.h's dispatch_layout), so each layout gets its own unrolled code.
 template <class Fn>
@@ -766,6 +781,12 @@ void launch_random_keys(uint64_t* keys, uint64_t count, uint64_t seed, LaunchSha
                         cudaStream_t stream) {
   if (count == 0) return;
   for_each_index(RandomKey{keys, seed}, count, shape, stream);
+}
+
+void launch_gather64(const uint32_t* words, uint64_t pieces, uint64_t count, uint64_t seed,
+                     unsigned long long* total, LaunchShape shape, cudaStream_t stream) {
+  if (count == 0 || pieces == 0) return;
+  sum_into(Gather64{words, pieces, seed}, count, total, shape, stream);
 }
 
 }  // namespace gdedup::cuda

@@ -147,4 +147,11 @@ uint64_t take_sorted_keys();
 void launch_random_keys(uint64_t* keys, uint64_t count, uint64_t seed, LaunchShape shape,
                         cudaStream_t stream);
 
+// Reads `count` random 64-byte pieces of the `pieces` (a power of two) that
+// `words` holds, 16-byte loads through the read-only cache, and adds a bit
+// of each to *total (device memory): the random gather that bounds the
+// filter's kernels, for benchmarks.
+void launch_gather64(const uint32_t* words, uint64_t pieces, uint64_t count, uint64_t seed,
+                     unsigned long long* total, LaunchShape shape, cudaStream_t stream);
+
 }  // namespace gdedup::cuda

@@ -3,7 +3,9 @@
 # device run (bench/gpu_check.sh), on a saved gpu_ops_bench JSON: every
 # benchmark is a row with its keys/s and every counter it sets, the exact
 # set's test_and_insert (set_MiB, growths) as much as a filter's operations
-# (fill_percent), and one that could not run with its error.
+# (fill_percent), and one that could not run with its error; and the check
+# of the rows that would not measure what they say (a streamed call in
+# fewer than 4 batches, an exact set that grew while timed).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpu_figures_test.XXXXXX") || exit 2
@@ -63,6 +65,42 @@ cat >"$work/bench.json" <<'JSON'
       "set_MiB": 9.6000000000000000e+01
     },
     {
+      "name": "gpu_streamed/test_and_set/random/64MiB/manual_time",
+      "family_index": 2,
+      "per_family_instance_index": 0,
+      "run_name": "gpu_streamed/test_and_set/random/64MiB/manual_time",
+      "run_type": "iteration",
+      "repetitions": 1,
+      "repetition_index": 0,
+      "threads": 1,
+      "iterations": 1,
+      "real_time": 2.0000000000000000e+01,
+      "cpu_time": 1.0000000000000000e+00,
+      "time_unit": "ms",
+      "batches": 4.0000000000000000e+00,
+      "copy_back_ms": 2.0000000000000000e-01,
+      "copy_in_ms": 1.2000000000000000e+00,
+      "fill_percent": 2.5000186637043953e+01,
+      "kernel_ms": 1.5000000000000000e+01,
+      "items_per_second": 5.2428800000000000e+07
+    },
+    {
+      "name": "gpu_streamed/contains/random/64MiB/manual_time",
+      "family_index": 4,
+      "per_family_instance_index": 0,
+      "run_name": "gpu_streamed/contains/random/64MiB/manual_time",
+      "run_type": "iteration",
+      "repetitions": 1,
+      "repetition_index": 0,
+      "threads": 1,
+      "iterations": 1,
+      "real_time": 2.0000000000000000e+01,
+      "cpu_time": 1.0000000000000000e+00,
+      "time_unit": "ms",
+      "batches": 1.0000000000000000e+00,
+      "items_per_second": 5.2428800000000000e+07
+    },
+    {
       "name": "gpu_device/test_and_insert/hot-key/exact-set/manual_time",
       "family_index": 3,
       "per_family_instance_index": 0,
@@ -96,6 +134,9 @@ want = {
          "set_MiB": 96.0, "growths": 1.0},
     "gpu_device/test_and_insert/hot-key/exact-set/manual_time":
         {"error": "the exact set needs a table of 96.0 MiB on GPU 0, more than its free memory"},
+    "gpu_streamed/test_and_set/random/64MiB/manual_time":
+        {"batches": 4.0, "copy_in_ms": 1.2, "copy_back_ms": 0.2, "kernel_ms": 15.0},
+    "gpu_streamed/contains/random/64MiB/manual_time": {"batches": 1.0},
 }
 ok = sorted(rows) == sorted(want)
 for name, fields in want.items():
@@ -109,13 +150,22 @@ sys.exit(0 if ok else 1)
 PY
 
 bash "$root/bench/gpu_figures.sh" text "$work/bench.json" >"$work/text" || fail "text exited $?"
-[ "$(wc -l <"$work/text")" -eq 3 ] || fail "not one line a benchmark: $(cat "$work/text")"
+[ "$(wc -l <"$work/text")" -eq 5 ] || fail "not one line a benchmark: $(cat "$work/text")"
 set_line='^gpu_device/test_and_insert/random/exact-set/manual_time  *8\.897e+06 keys/s '
 grep -q "$set_line.* growths=1 set_MiB=96\$" "$work/text" || fail "the exact set's row is not in the summary: $(cat "$work/text")"
 grep -q '^gpu_device/test_and_set/random/64MiB/manual_time .*fill_percent=25$' "$work/text" ||
   fail "the filter's row is not in the summary: $(cat "$work/text")"
 grep -q 'hot-key/exact-set/manual_time .*error: the exact set needs a table of 96.0 MiB' \
   "$work/text" || fail "the error is not in the summary: $(cat "$work/text")"
+
+# The check names the exact set that grew and the streamed call of one
+# batch, and nothing else (a row that could not run has its error already).
+bash "$root/bench/gpu_figures.sh" check "$work/bench.json" >"$work/check" || fail "check exited $?"
+cat >"$work/want_check" <<'TEXT'
+gpu_device/test_and_insert/random/exact-set/manual_time grew its set (growths 1) inside the timed call
+gpu_streamed/contains/random/64MiB/manual_time ran 1 batches a call, not at least 4: nothing overlapped
+TEXT
+diff "$work/want_check" "$work/check" >&2 || fail "the check's lines differ (above)"
 
 # No benchmark JSON (the step was not run): nothing, and no failure.
 [ -z "$(bash "$root/bench/gpu_figures.sh" json "$work/none.json")" ] || fail "rows without a file"
