@@ -71,7 +71,10 @@ out=$(cd "$out" && pwd)
 log=$out/gpu_check.log
 : > "$log"
 say() { echo "$*" | tee -a "$log"; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/gpu_check.XXXXXX") || { say "gpu_check.sh: cannot make a folder under ${TMPDIR:-/tmp}"; exit 2; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/gpu_check.XXXXXX") || {
+  say "gpu_check.sh: cannot make a folder under ${TMPDIR:-/tmp}"
+  exit 2
+}
 
 started=$(date +%s)
 # Each step: name, status, seconds, for figures.json.
@@ -172,7 +175,9 @@ if [ -f "$bundle/files.tar.gz" ] && [ ! -d "$bundle/bin" ]; then
         tar -xzf "$1/files.tar.gz" -C "$1/.unpacking" &&
         mv "$1/.unpacking"/* "$1"/ && rmdir "$1/.unpacking"' unpack "$bundle" >> "$log" 2>&1; then
     rm -rf "$bundle/.unpacking"
-    say "gpu_check.sh: missing: cannot unpack $bundle/files.tar.gz (it needs tar and gzip, room on the disk, and the file whole: build it again with bench/build_gpu_bundle.sh if it was cut short)."
+    say "gpu_check.sh: missing: cannot unpack $bundle/files.tar.gz (it needs tar and gzip," \
+      "room on the disk, and the file whole: build it again with bench/build_gpu_bundle.sh" \
+      "if it was cut short)."
     step_rows+=("check|missing: cannot unpack $bundle/files.tar.gz|$(( $(date +%s) - t0 ))")
     exit 2
   fi
@@ -239,7 +244,8 @@ if [ -d "$bundle/bin" ]; then
     if [ -n "$loader" ]; then
       missing+=("$(basename "$exe") cannot start: $loader")
     elif [ "$started_rc" -eq 126 ]; then
-      missing+=("$(basename "$exe") cannot be executed on this machine ($(uname -m)), exit status 126: $(printf '%s' "$listing" | head -n 1); build the bundle for this machine's CPU (bench/build_gpu_bundle.sh on a $(uname -m) machine).")
+      first=$(printf '%s' "$listing" | head -n 1)
+      missing+=("$(basename "$exe") cannot be executed on this machine ($(uname -m)), exit status 126: $first; build the bundle for this machine's CPU (bench/build_gpu_bundle.sh on a $(uname -m) machine).")
     fi
   done
 fi
@@ -259,8 +265,8 @@ else
   gpu_name=$(timeout 20 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem \
     --format=csv,noheader 2>&1 | head -n 1)
   # The link the streamed rows cross: generation and width now and at most.
-  pcie_link=$(timeout 20 nvidia-smi --query-gpu=pcie.link.gen.current,pcie.link.width.current,pcie.link.gen.max,pcie.link.width.max \
-    --format=csv,noheader 2>&1 | head -n 1)
+  link=pcie.link.gen.current,pcie.link.width.current,pcie.link.gen.max,pcie.link.width.max
+  pcie_link=$(timeout 20 nvidia-smi --query-gpu="$link" --format=csv,noheader 2>&1 | head -n 1)
   say "gpu: $gpu_name"
   say "pcie link (gen, width now; gen, width at most): $pcie_link"
 fi

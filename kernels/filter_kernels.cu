@@ -55,8 +55,9 @@
 //                                                   64 (when it set a bit)
 // Every probe of the table is bounded: one that finds no entry where its
 // key's must be, or none empty in the whole table, raises a flag instead of
-// spinning. After the last chunk the host reads the flags (4 bytes, pinned):
-// the one wait of a batch, which fails the batch on a lost entry. Only when it is set (a block with more than 8
+// spinning. After the last chunk the host reads the flags (8 bytes, pinned):
+// the one wait of a batch, which fails the batch on a lost entry. Only when
+// a key was deferred (a block with more than 8
 // fingerprints in a chunk: below 10^-19 a block for random keys, 1/32 of a
 // key a block; many with a filter of few blocks), window by window of the
 // chunks: stable compaction of the deferred keys' positions (1 a key of the

@@ -86,16 +86,8 @@ cat >"$work/bench.json" <<'JSON'
     },
     {
       "name": "gpu_streamed/contains/random/64MiB/manual_time",
-      "family_index": 4,
-      "per_family_instance_index": 0,
-      "run_name": "gpu_streamed/contains/random/64MiB/manual_time",
       "run_type": "iteration",
-      "repetitions": 1,
-      "repetition_index": 0,
-      "threads": 1,
-      "iterations": 1,
-      "real_time": 2.0000000000000000e+01,
-      "cpu_time": 1.0000000000000000e+00,
+      "real_time": 2.5000000000000000e+01,
       "time_unit": "ms",
       "batches": 1.0000000000000000e+00,
       "items_per_second": 5.2428800000000000e+07

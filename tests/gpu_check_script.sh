@@ -61,6 +61,37 @@ wait_for_log() {
   return 1
 }
 
+# SIGTERM to the script $1, once its log in $2 holds $3; fails when it is
+# still running 10 s later (and kills it), and leaves its exit status in rc.
+terminate_when() {
+  local pid=$1 i
+  if wait_for_log "$2" "$3"; then
+    sleep 0.5
+    kill -TERM "$pid"
+    for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$pid" 2>/dev/null; then
+      fail "SIGTERM once the log said '$3': still running 10 s later"
+      kill -KILL "$pid"
+    fi
+  else
+    fail "the log never said '$3': $(cat "$2/gpu_check.log" 2>/dev/null)"
+  fi
+  wait "$pid"
+  rc=$?
+}
+
+# Runs the script on bundle $1 with the folder $2 first on PATH, its OUT
+# $work/$3, and SIGTERMs it once the log holds $4: it must end with status
+# 1, leave its three files, and give the step $5 stopped in figures.json.
+expect_stopped() {
+  PATH="$2:$PATH" OUT=$work/$3 bash "$root/bench/gpu_check.sh" "$1" > /dev/null 2>&1 &
+  terminate_when $! "$work/$3" "$4"
+  [ "$rc" -eq 1 ] || fail "SIGTERM once the log said '$4': exit status $rc, not 1"
+  expect_outputs "$work/$3" "stopped by a signal"
+  grep -q "\"name\": \"$5\", \"status\": \"stopped by a signal\"" "$work/$3/figures.json" ||
+    fail "figures.json does not give $5 stopped: $(cat "$work/$3/figures.json")"
+}
+
 # 1. A damaged files.tar.gz: exit 2, and the log says it cannot be unpacked.
 manifest "$work/damaged"
 head -c 4096 /dev/urandom > "$work/damaged/files.tar.gz"
@@ -102,24 +133,7 @@ cat > "$work/slow/tar" <<SH
 exec $(type -P tar) "\$@"
 SH
 chmod +x "$work/slow/tar"
-PATH="$work/slow:$PATH" OUT=$work/out-unpack bash "$root/bench/gpu_check.sh" "$work/packed" \
-  > /dev/null 2>&1 &
-pid=$!
-if wait_for_log "$work/out-unpack" "== unpacking"; then
-  sleep 0.5
-  kill -TERM "$pid"
-  for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  if kill -0 "$pid" 2>/dev/null; then
-    fail "SIGTERM during the unpack: still running 10 s later"
-    kill -KILL "$pid"
-  fi
-fi
-wait "$pid"
-rc=$?
-[ "$rc" -eq 1 ] || fail "SIGTERM during the unpack: exit status $rc, not 1"
-expect_outputs "$work/out-unpack" "stopped by a signal"
-grep -q '"name": "unpack", "status": "stopped by a signal"' "$work/out-unpack/figures.json" ||
-  fail "figures.json does not give the unpack stopped: $(cat "$work/out-unpack/figures.json")"
+expect_stopped "$work/packed" "$work/slow" out-unpack "== unpacking" unpack
 
 # 4. SIGTERM during a step (the stub test sleeps), on a GPU's bundle (an
 # nvidia-smi that answers on PATH first): exit 1 within seconds, the step's
@@ -132,25 +146,7 @@ cat > "$work/smi/nvidia-smi" <<'SH'
 echo "NVIDIA H100 80GB HBM3, 560.00, 81559 MiB, 1980 MHz, 2619 MHz"
 SH
 chmod +x "$work/smi/nvidia-smi"
-PATH="$work/smi:$PATH" OUT=$work/out-step bash "$root/bench/gpu_check.sh" "$work/running" \
-  > /dev/null 2>&1 &
-pid=$!
-if wait_for_log "$work/out-step" "stub test running"; then
-  kill -TERM "$pid"
-  for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  if kill -0 "$pid" 2>/dev/null; then
-    fail "SIGTERM during a step: still running 10 s later"
-    kill -KILL "$pid"
-  fi
-else
-  fail "the stub test never started: $(cat "$work/out-step/gpu_check.log" 2>/dev/null)"
-fi
-wait "$pid"
-rc=$?
-[ "$rc" -eq 1 ] || fail "SIGTERM during a step: exit status $rc, not 1"
-expect_outputs "$work/out-step" "stopped by a signal"
-grep -q '"name": "gpu_backend_test", "status": "stopped by a signal"' "$work/out-step/figures.json" ||
-  fail "figures.json does not give the step stopped: $(cat "$work/out-step/figures.json")"
+expect_stopped "$work/running" "$work/smi" out-step "stub test running" gpu_backend_test
 sleep 0.5
 pgrep -f "$work/running/bin/gpu_backend_test" > /dev/null &&
   fail "the stopped step's program still runs"
