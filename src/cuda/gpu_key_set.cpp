@@ -138,8 +138,8 @@ struct GpuKeySet::Impl {
   DeviceArray<cuda::SetCounters> counters{1};
   PinnedArray<cuda::SetCounters> counters_host{1};
 
-  Impl(int device_number, const GpuKeySetOptions& options)
-      : device(cuda::use_device(device_number)),
+  explicit Impl(const GpuKeySetOptions& options)
+      : device(cuda::use_device(options.device)),
         max_bytes(options.max_bytes),
         pass_keys(options.pass_keys != 0 ? options.pass_keys : kPassKeys),
         shape(cuda::launch_shape(device)) {
@@ -360,7 +360,7 @@ struct GpuKeySet::Impl {
 };
 
 GpuKeySet::GpuKeySet(uint64_t expected_keys, const GpuKeySetOptions& options)
-    : impl_(std::make_unique<Impl>(options.device, options)) {
+    : impl_(std::make_unique<Impl>(options)) {
   const uint32_t log2 = cuda::table_log2_for(expected_keys);
   impl_->check_cap(log2);
   impl_->table = make_table(log2, random_salt(), impl_->device, impl_->work.get());
