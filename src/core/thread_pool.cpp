@@ -1,11 +1,10 @@
 #include "core/thread_pool.h"
 
-#include <unistd.h>
-
 #include <new>
 #include <string>
 #include <system_error>
 
+#include "fs/process.h"
 #include "gdedup/error.h"
 
 namespace gdedup::detail {
@@ -41,7 +40,7 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::forget_helpers_after_fork() {
-  if (helpers_.empty() || helpers_pid_ == ::getpid()) return;
+  if (helpers_.empty() || helpers_pid_ == fs::process_id()) return;
   // The std::threads name the parent's threads, whose records the child's
   // C library has already reused: joining or detaching them acts on freed
   // records, and destroying them joinable ends the process. They are kept,
@@ -69,7 +68,7 @@ void ThreadPool::forget_helpers_after_fork() {
 }
 
 void ThreadPool::start_helpers(unsigned count) {
-  if (helpers_.empty()) helpers_pid_ = ::getpid();
+  if (helpers_.empty()) helpers_pid_ = fs::process_id();
   while (helpers_.size() < count) {
     const auto part = static_cast<unsigned>(helpers_.size()) + 1;
     try {

@@ -9,8 +9,6 @@
 // the pool's process gone and starts helpers of its own.
 #pragma once
 
-#include <sys/types.h>
-
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -75,7 +73,7 @@ class ThreadPool {
   std::condition_variable call_posted_;
   std::condition_variable parts_ended_;
   std::vector<std::thread> helpers_;  // helpers_[i] runs part i + 1
-  pid_t helpers_pid_ = 0;  // the process the helpers run in
+  int64_t helpers_pid_ = 0;  // the process the helpers run in (fs::process_id)
   // The call in progress; guarded by mutex_.
   const std::function<void(unsigned)>* fn_ = nullptr;
   Barrier* barrier_ = nullptr;

@@ -16,6 +16,7 @@
 #include "fs/descriptors.h"
 #include "fs/live_temporaries.h"
 #include "fs/long_path.h"
+#include "fs/process.h"
 
 namespace gdedup::fs {
 namespace {
@@ -64,7 +65,7 @@ std::string random_suffix() {
   if (getrandom(&bits, sizeof bits, GRND_NONBLOCK) != sizeof bits) {
     // Unpredictable enough is not needed for safety (O_EXCL is): only
     // distinct names, which the pid, a counter and the clock give.
-    bits = static_cast<uint64_t>(::getpid()) * 0x9E3779B97F4A7C15ull ^
+    bits = static_cast<uint64_t>(process_id()) * 0x9E3779B97F4A7C15ull ^
            counter.fetch_add(1) ^ static_cast<uint64_t>(::time(nullptr));
   }
   std::string s(6, 'a');
