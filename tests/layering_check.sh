@@ -20,10 +20,25 @@
 #  - no descriptor opened by the library or the Python module but through
 #    src/fs/descriptors.h, which keeps it off 0, 1 and 2: a program that runs
 #    with a standard stream closed would otherwise give that stream's number
-#    to a file of the engine (the command holds its streams first).
-# Usage: layering_check.sh SOURCE_ROOT
+#    to a file of the engine (the command holds its streams first);
+#  - no OS call in the library outside src/fs, which returns an errno and
+#    leaves the words to its callers, and where tests watch and break the
+#    calls (its Observer). Checked on the compiled objects, so that a call
+#    made through a macro or an inline function of a header counts too:
+#    `nm -u` of each object that a target of BUILD_DIR made from a source of
+#    src/ but src/fs and src/cli, against the system-call wrappers of the C
+#    library (os_calls below). The C++ library's own calls (threads,
+#    mutexes, sleeps) and writes to an open standard stream are not OS calls
+#    here. kernels/ is left out: the CUDA headers (NVTX, through CUB) put
+#    their own dlopen and getenv into every object that includes them.
+#    Skipped, saying so, when no build folder is given.
+# Usage: layering_check.sh SOURCE_ROOT [BUILD_DIR]
 set -u
-cd "${1:?usage: $0 SOURCE_ROOT}" || exit 2
+build=""
+if [ -n "${2:-}" ]; then
+  build=$(cd "$2" && pwd) || exit 2
+fi
+cd "${1:?usage: $0 SOURCE_ROOT [BUILD_DIR]}" || exit 2
 failed=0
 
 # Prints "FILE: includes HEADER" for each quoted include in FILES... whose
@@ -145,5 +160,78 @@ if [ -n "$found" ]; then
     "number could be taken; open through it:" >&2
   echo "$found" >&2
   failed=1
+fi
+
+# The C library's wrappers of system calls, by name: a call matches with a
+# leading "__" (__sysconf), "64" (open64, fstat64) and fortify's "_chk" or
+# "_2" (__read_chk, __open_2) as the compiler may emit them.
+os_calls=(
+  # files and descriptors
+  open openat openat2 creat close close_range closefrom read write pread pwrite readv writev
+  preadv pwritev preadv2 pwritev2 lseek llseek dup dup2 dup3 pipe pipe2 fcntl ioctl
+  stat fstat lstat fstatat newfstatat statx statfs fstatfs statvfs fstatvfs
+  access faccessat faccessat2 euidaccess eaccess unlink unlinkat remove rename renameat
+  renameat2 link linkat symlink symlinkat readlink readlinkat mkdir mkdirat rmdir chdir fchdir
+  getcwd chmod fchmod fchmodat chown fchown lchown fchownat truncate ftruncate fsync fdatasync
+  sync syncfs sync_file_range fallocate posix_fallocate posix_fadvise readahead flock lockf
+  utime utimes futimes futimens utimensat mknod mknodat mkfifo
+  opendir fdopendir readdir readdir_r closedir rewinddir scandir realpath
+  canonicalize_file_name mkstemp mkostemp mkstemps mkostemps mkdtemp mktemp tmpfile tmpnam
+  tempnam fopen fdopen freopen popen pclose isatty ttyname ttyname_r memfd_create sendfile
+  copy_file_range splice tee vmsplice inotify_init inotify_init1 fanotify_init
+  # memory
+  mmap mremap munmap madvise posix_madvise mprotect mlock mlock2 munlock mlockall munlockall
+  msync mincore brk sbrk shm_open shm_unlink
+  # the process and the system
+  getpid getppid gettid fork vfork _Fork clone execve execv execvp execvpe execl execlp execle
+  fexecve posix_spawn posix_spawnp system wait waitpid waitid wait3 wait4 kill killpg tgkill
+  raise sigaction signal sigprocmask pthread_sigmask sigaltstack sigsuspend sigwait
+  sigwaitinfo sigtimedwait pthread_kill pthread_atfork pthread_create getrlimit setrlimit
+  prlimit getrusage sysconf sysinfo get_nprocs get_nprocs_conf get_phys_pages
+  get_avphys_pages sched_getaffinity sched_setaffinity sched_getcpu pthread_getaffinity_np
+  pthread_setaffinity_np getpriority setpriority nice uname gethostname prctl syscall umask
+  setsid getuid geteuid getgid getegid setuid setgid getrandom getentropy dlopen dlmopen
+  # waiting on descriptors, sockets
+  poll ppoll select pselect epoll_create epoll_create1 epoll_ctl epoll_wait epoll_pwait
+  eventfd signalfd timerfd_create socket socketpair connect bind listen accept accept4 send
+  recv sendto recvfrom sendmsg recvmsg shutdown getaddrinfo
+)
+os_call_pattern="(__)?($(IFS='|'; echo "${os_calls[*]}"))(64)?(_chk|_2)?|__(f|l)?xstat(at)?(64)?|__xmknod(at)?"
+if [ -z "$build" ]; then
+  echo "layering_check: no build folder given, so the OS calls of the compiled library are" \
+    "not checked (usage: $0 SOURCE_ROOT BUILD_DIR)" >&2
+elif ! command -v nm >/dev/null; then
+  echo "layering_check: nm (binutils) is needed to check the OS calls of the compiled" \
+    "library" >&2
+  failed=1
+else
+  objects=()
+  while IFS= read -r -d '' object; do
+    source=${object#*.dir/}
+    source=${source%.o}
+    case $source in src/fs/* | src/cli/*) continue ;; esac
+    # An object of a source removed since is no longer the library's.
+    [ -f "$source" ] && objects+=("$object")
+  done < <(find "$build/CMakeFiles" -path '*.dir/src/*' -name '*.o' -print0 2>/dev/null)
+  # "SOURCE: calls NAME NAME" for each object's undefined symbols that are OS
+  # calls (nm -A: "OBJECT: U NAME", NAME perhaps with a version after '@').
+  found=""
+  if [ "${#objects[@]}" -gt 0 ]; then
+    found=$(nm -A -u "${objects[@]}" |
+      sed -E 's#^[^:]*\.dir/([^:]*)\.o:[[:space:]]*U[[:space:]]+([^@[:space:]]*).*#\1 \2#' |
+      grep -E " ($os_call_pattern)\$" | sort -u |
+      awk '$1 != last { if (last != "") print line; last = $1; line = $1 ": calls " $2; next }
+           { line = line " " $2 } END { if (last != "") print line }')
+  fi
+  if [ "${#objects[@]}" -eq 0 ]; then
+    echo "no object file of the library under $build/CMakeFiles, so its OS calls cannot be" \
+      "checked; build it first" >&2
+    failed=1
+  elif [ -n "$found" ]; then
+    echo "an OS call in the library outside src/fs; add it to src/fs, which returns an errno" \
+      "and leaves the words to its caller, and call that:" >&2
+    echo "$found" >&2
+    failed=1
+  fi
 fi
 exit "$failed"
