@@ -849,7 +849,7 @@ TEST(MergeJob, RefusesOtherRulesMixedKindsAndOutputsOfAnotherKind) {
        "different rules"},
       {{dir / "f.bf", dir / "zf.bf"}, dir / "out", gdedup::ErrorKind::key_rules_mismatch,
        "different"},
-      {{dir / "a.gds", dir / "f.bf"}, dir / "out", gdedup::ErrorKind::invalid_argument,
+      {{dir / "a.gds", dir / "f.bf"}, dir / "out", gdedup::ErrorKind::other_mode,
        dir / "a.gds is an exact set (written with exact) and " + dir / "f.bf a Bloom filter"},
       {{dir / "f.bf", dir / "f.bf"}, dir / "notes.txt", gdedup::ErrorKind::invalid_argument,
        "not a readable gdedup filter file"},

@@ -27,6 +27,12 @@ enum class ErrorKind {
   damaged,
   // A checkpoint was given where a filter file belongs.
   is_checkpoint,
+  // A file of the other mode: an exact set or its checkpoint where a Bloom
+  // filter's file or checkpoint belongs, or the other way round. The
+  // message names the file and what it is; the front end says how to use
+  // it (the command: with or without --exact), as the library has no words
+  // for the caller's mode.
+  other_mode,
   // Host memory ran out. needed: the bytes asked for.
   out_of_memory,
   // The system refused a thread. needed: the threads asked for.

@@ -12,6 +12,7 @@
 #include "gdedup/filter_summary.h"
 #include "gdedup/growth.h"
 #include "gdedup/layered_filter.h"
+#include "gdedup/option_names.h"
 #include "gdedup/planner.h"
 #include "gdedup/set_file.h"
 
@@ -65,10 +66,12 @@ JsonObject info_json(const std::string& path, const FilterFile& file);
 // keys, the bytes a key in the file and in memory once loaded, its load
 // and the chance that two of its keys collide, from the file read without
 // its set (summarize_set). set_rows and add_set_fields serve set files and
-// set checkpoints alike.
+// set checkpoints alike. The text's kind row names the option that makes a
+// set as `names` says it (the command's "--exact").
 std::string set_rows(const SetFileSummary& set);
 JsonObject& add_set_fields(JsonObject& o, const SetFileSummary& set);
-std::string set_info_text(const std::string& path, const SetFileSummary& file);
+std::string set_info_text(const std::string& path, const SetFileSummary& file,
+                          const OptionNames& names);
 JsonObject set_info_json(const std::string& path, const SetFileSummary& file);
 
 // What `gdedup plan --exact` shows: the memory a set takes at `keys` keys

@@ -35,6 +35,12 @@ class IsCheckpointError(Error):
     """A checkpoint was given where a filter file belongs."""
 
 
+class OtherModeError(InvalidArgumentError):
+    """A file of the other mode: an exact set (or its checkpoint) where a
+    Bloom filter's file belongs, or the other way round. The message says
+    how to use it (gdedup.Set.load, exact=True)."""
+
+
 class OutOfMemoryError(Error, MemoryError):
     """Host memory ran out; needed is the bytes asked for. kind is
     "decoder_memory" where a decoder could not get the memory its stream
@@ -98,6 +104,7 @@ BY_KIND = {
     "io": FileError,
     "damaged": DamagedFileError,
     "is_checkpoint": IsCheckpointError,
+    "other_mode": OtherModeError,
     "out_of_memory": OutOfMemoryError,
     "thread_limit": ThreadLimitError,
     "plan_infeasible": PlanInfeasibleError,

@@ -20,6 +20,7 @@ const char* kind_name(ErrorKind kind) {
     case ErrorKind::io: return "io";
     case ErrorKind::damaged: return "damaged";
     case ErrorKind::is_checkpoint: return "is_checkpoint";
+    case ErrorKind::other_mode: return "other_mode";
     case ErrorKind::out_of_memory: return "out_of_memory";
     case ErrorKind::thread_limit: return "thread_limit";
     case ErrorKind::plan_infeasible: return "plan_infeasible";

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/checkpoint_info.h"
+#include "cli/command_events.h"
 #include "cli/commands.h"
 #include "cli/console.h"
 #include "cli/options.h"
@@ -33,7 +34,8 @@ struct InfoOptions {
 std::string describe(const std::string& path, const InfoOptions& options) {
   if (is_set_file(path)) {
     const SetFileSummary file = summarize_set(path, false);
-    return options.json ? set_info_json(path, file).str() : set_info_text(path, file);
+    return options.json ? set_info_json(path, file).str()
+                        : set_info_text(path, file, ConsoleEvents());
   }
   if (is_set_checkpoint(path)) {
     const SetFileSummary checkpoint = summarize_set(path, true);

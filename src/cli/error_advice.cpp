@@ -79,6 +79,14 @@ std::string flag_advice(ErrorKind kind, AdviceFor job) {
       return std::string("'gdedup info' on that file describes it, and the job that wrote it "
                          "continues from it") +
              (job.sizes() ? " with its command plus --resume" : "");
+    case ErrorKind::other_mode:
+      // A job was given a file of the other mode; a merge, sets and Bloom
+      // filters together.
+      if (job.is_job()) return job.exact ? "leave out --exact to use it" : "give --exact to use it";
+      return job.command == AdviceFor::Command::kMerge
+                 ? "a set of the Bloom filter's keys is built from its inputs, with gdedup build "
+                   "--exact"
+                 : "";
     case ErrorKind::key_rules_mismatch:
       return job.is_job() || job.command == AdviceFor::Command::kMerge
                  ? "add --ignore-key-rules to go on anyway"

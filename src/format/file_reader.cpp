@@ -34,8 +34,9 @@ constexpr uint64_t kReadChunk = uint64_t{8} << 20;
 }
 
 // A set of exact mode (gdedup/set_file.h) given for a Bloom filter's file:
-// said in words, since the wrong mode was chosen, not a damaged file. The
-// kind's suffix ("it cannot be used to resume") would contradict the advice.
+// said in words, since the wrong mode was chosen, not a damaged file; the
+// front end says how to use it in its mode (ErrorKind::other_mode). The
+// kind's suffix ("it cannot be used to resume") would say the opposite.
 void refuse_exact_set(const FileKind& kind, const std::string& path, const unsigned char* h) {
   const bool set = std::memcmp(h + kOffMagic, set_file::kMagic, sizeof kMagic) == 0;
   const bool checkpoint =
@@ -43,10 +44,9 @@ void refuse_exact_set(const FileKind& kind, const std::string& path, const unsig
   if (!set && !checkpoint) return;
   const bool for_checkpoint = std::memcmp(kind.magic, kCheckpointMagic, sizeof kMagic) == 0;
   throw Error(kind.prefix + fs::printable(path) + " is an exact set" +
-                  (checkpoint ? "'s checkpoint" : "") + " (written with --exact), not a Bloom " +
-                  (for_checkpoint ? "filter's checkpoint; resume it with --exact"
-                                  : "filter file; use it with --exact"),
-              ErrorKind::invalid_argument);
+                  (checkpoint ? "'s checkpoint" : "") + ", not a Bloom " +
+                  (for_checkpoint ? "filter's checkpoint" : "filter file"),
+              ErrorKind::other_mode);
 }
 
 // Magic and version come before the checksum: a file of another kind or

@@ -70,6 +70,20 @@ bool is_checkpoint_kind(const format::FileKind& kind) {
   return std::memcmp(kind.magic, set_file::kCheckpointMagic, sizeof set_file::kMagic) == 0;
 }
 
+// A Bloom filter's file or checkpoint given for a set's: named as what it
+// is, since the wrong mode was chosen, not a damaged file; the front end
+// says how to use it in its mode (ErrorKind::other_mode). Without the kind's
+// words ("set checkpoint ck ...; it cannot be used to resume"), which would
+// say the opposite.
+[[noreturn]] void refuse_bloom_filter(bool checkpoint, const std::string& path,
+                                      bool bloom_checkpoint) {
+  throw Error(std::string(checkpoint ? "checkpoint " : "") + fs::printable(path) +
+                  " is a Bloom filter" + (bloom_checkpoint ? "'s checkpoint" : " file") +
+                  ", not an exact set" + (checkpoint ? "'s checkpoint" : "") +
+                  (checkpoint ? "" : ": a Bloom filter cannot become a set"),
+              ErrorKind::other_mode);
+}
+
 // A file of another kind is named as what it is: a Bloom filter's file
 // cannot become a set, and a set's checkpoint is not the set it saves.
 void check_kind(const format::FileKind& kind, const std::string& path, const unsigned char* h,
@@ -79,22 +93,7 @@ void check_kind(const format::FileKind& kind, const std::string& path, const uns
   if (have >= sizeof set_file::kMagic) {
     if (has_magic(h, kind.magic)) return;
     if (has_magic(h, filter_file::kMagic) || has_magic(h, filter_file::kCheckpointMagic)) {
-      const bool bloom_checkpoint = has_magic(h, filter_file::kCheckpointMagic);
-      // Without the kind's words ("set checkpoint ck ...; it cannot be used
-      // to resume"), which would contradict the advice.
-      if (checkpoint && bloom_checkpoint) {
-        throw Error("checkpoint " + fs::printable(path) +
-                        " is a Bloom filter's checkpoint, not an exact set's checkpoint; resume "
-                        "it without --exact",
-                    ErrorKind::invalid_argument);
-      }
-      format::refuse(kind, path,
-                     std::string("is a Bloom filter") +
-                         (bloom_checkpoint ? "'s checkpoint" : " file") + ", not an exact set" +
-                         (checkpoint ? "'s checkpoint" : "") +
-                         ": a Bloom filter cannot become a set; build one with gdedup build "
-                         "--exact from the inputs",
-                     ErrorKind::invalid_argument);
+      refuse_bloom_filter(checkpoint, path, has_magic(h, filter_file::kCheckpointMagic));
     }
     if (has_magic(h, set_file::kCheckpointMagic)) {
       format::refuse(kind, path, "is a gdedup set checkpoint, not a set file",

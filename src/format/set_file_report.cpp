@@ -8,8 +8,11 @@
 namespace gdedup {
 namespace {
 
-constexpr const char* kSetKind = "exact set (--exact): every distinct key seen, as 84 bits of "
-                                 "its hash";
+// "exact set (--exact): every distinct key seen, as 84 bits of its hash"
+std::string set_kind(const OptionNames& names) {
+  return "exact set (" + names.name(JobOption::kExact) + "): every distinct key seen, as " +
+         std::to_string(kKeyBits) + " bits of its hash";
+}
 
 double per_key(uint64_t bytes, uint64_t keys) {
   return keys == 0 ? 0.0 : static_cast<double>(bytes) / static_cast<double>(keys);
@@ -53,8 +56,9 @@ JsonObject& add_set_fields(JsonObject& o, const SetFileSummary& set) {
       .add("collision_chance", KeySet::collision_chance(keys));
 }
 
-std::string set_info_text(const std::string& path, const SetFileSummary& file) {
-  return row("file", path) + row("kind", kSetKind) +
+std::string set_info_text(const std::string& path, const SetFileSummary& file,
+                          const OptionNames& names) {
+  return row("file", path) + row("kind", set_kind(names)) +
          row("version", std::to_string(file.info.version)) +
          row("key rules", file.info.rules.to_string()) + set_rows(file);
 }

@@ -65,9 +65,9 @@ void check_replaced_file(const MergeSpec& spec, bool sets) {
 
 bool is_exact_set(const std::string& path) { return is_set_file(path) || is_set_checkpoint(path); }
 
-// True when the inputs are sets; throws UsageError naming a set and a Bloom
-// filter when they are mixed (and read_filter_info's Error for an input of
-// neither kind).
+// True when the inputs are sets; throws UsageError (other_mode) naming a set
+// and a Bloom filter when they are mixed (and read_filter_info's Error for an
+// input of neither kind).
 bool inputs_are_sets(const MergeSpec& spec, const JobEvents& events) {
   const std::vector<std::string>& files = spec.inputs;
   const auto set = std::find_if(files.begin(), files.end(), is_exact_set);
@@ -76,10 +76,11 @@ bool inputs_are_sets(const MergeSpec& spec, const JobEvents& events) {
   if (other == files.end()) return true;
   read_filter_info(*other);  // a file of neither kind is refused as what it is
   throw UsageError("cannot merge " + fs::printable(*set) + " and " + fs::printable(*other) +
-                   ": " + fs::printable(*set) + " is an exact set (written with " +
-                   events.name(JobOption::kExact) + ") and " + fs::printable(*other) +
-                   " a Bloom filter; a set and a Bloom filter cannot be merged (a Bloom filter "
-                   "cannot become a set: build one with gdedup build --exact from its inputs)");
+                       ": " + fs::printable(*set) + " is an exact set (written with " +
+                       events.name(JobOption::kExact) + ") and " + fs::printable(*other) +
+                       " a Bloom filter; a set and a Bloom filter cannot be merged, and a Bloom "
+                       "filter cannot become a set",
+                   ErrorKind::other_mode);
 }
 
 // The union of sets whose keys were made by the same rules (a hash seed of

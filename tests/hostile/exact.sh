@@ -550,7 +550,8 @@ delimiter tab, normalize trim,lowercase-scheme"
   done
 }
 
-# A set file and a Bloom filter file are not mixed, either way.
+# A set file and a Bloom filter file are not mixed, either way: each is
+# named as what it is, with the way to use it (exit status 1; a merge's 2).
 case_sets_and_filters_are_not_mixed() {
   seq 1 1000 >in.txt
   run_gdedup build in.txt -f bloom.gdf
@@ -558,13 +559,15 @@ case_sets_and_filters_are_not_mixed() {
   run_gdedup build --exact in.txt -f exact.set
   expect_status 0
   run_gdedup dedup --exact in.txt -f bloom.gdf -o out.txt
-  expect_failure
-  expect_message "bloom.gdf"
+  expect_status 1
+  expect_message "gdedup: bloom.gdf is a Bloom filter file, not an exact set: a Bloom filter"
+  expect_message "cannot become a set; leave out --exact to use it"
   run_gdedup query in.txt -f exact.set -o out.txt
-  expect_failure
-  expect_message "exact.set"
+  expect_status 1
+  expect_message "gdedup: exact.set is an exact set, not a Bloom filter file; give --exact to"
   run_gdedup merge bloom.gdf exact.set -o both
-  expect_failure
+  expect_status 2
+  expect_message "a set of the Bloom filter's keys is built from its inputs, with gdedup build"
   [ ! -e both ] || fail "a merge of a set and a filter wrote a file"
 }
 
