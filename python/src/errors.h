@@ -4,6 +4,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <string>
 
 #include <nanobind/nanobind.h>
 
@@ -27,5 +28,18 @@ struct ErrorAttribute {
 // (a caller then throws nb::python_error). The translator's path, for a
 // caller whose error carries more than the engine's numbers.
 void set_error(const Error& e, std::initializer_list<ErrorAttribute> extra = {});
+
+// Runs `work`; a file of the other mode it refuses (ErrorKind::other_mode:
+// a set where a Bloom filter's file belongs, or the other way round) is told
+// with `advice`, how Python takes that file, after the engine's words.
+template <class Work>
+auto advise_other_mode(const std::string& advice, Work&& work) -> decltype(work()) {
+  try {
+    return work();
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::other_mode) throw;
+    throw Error(std::string(e.what()) + "; " + advice, e);
+  }
+}
 
 }  // namespace gdedup::python

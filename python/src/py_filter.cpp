@@ -15,6 +15,7 @@
 
 #include "answers.h"
 #include "call_lock.h"
+#include "errors.h"
 #include "file_stamp.h"
 #include "filter_engine.h"
 #include "gdedup/error.h"
@@ -442,7 +443,9 @@ place. Calls release the GIL; one filter runs one call at a time.)")
               // differs at the next save, which is refused rather than
               // replacing keys this filter never read.
               loaded = file_stamp(name);
-              FilterFile file = mmap ? map_filter_file(name) : load_filter_file(name);
+              FilterFile file = advise_other_mode("gdedup.Set.load reads it", [&] {
+                return mmap ? map_filter_file(name) : load_filter_file(name);
+              });
               rules = loaded_key_rules(name, "filter", file.rules.keys, key, delimiter, normalize);
               engine = std::make_unique<FilterEngine>(
                   std::move(file), backend_choice(backend, threads, device), name);

@@ -11,6 +11,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "errors.h"
 #include "gdedup/error.h"
 #include "gdedup/number_text.h"
 #include "key_rules.h"
@@ -266,7 +267,11 @@ void bind_run(nb::module_& m) {
         const JobSpec spec = job_spec(command, paths, a, events);
         // A KeyboardInterrupt raised by the job's stop is the caller's, with
         // the result that says how to resume (_run.py).
-        const JobResult ended = run_watched(spec, events);
+        // A filter or checkpoint of the other mode: with or without exact=True.
+        const std::string mode_advice = (spec.exact ? "leave out " : "pass ") +
+                                        events.name(JobOption::kExact) + " to use it";
+        const JobResult ended =
+            advise_other_mode(mode_advice, [&] { return run_watched(spec, events); });
         nb::dict result = result_dict(ended);
         if (events.restore_raised()) {
           nb::python_error raised;

@@ -223,8 +223,9 @@ command's set file (`gdedup build --exact`, `dedup --exact -f FILE`).)")
               // loaded (a file replaced meanwhile; the smallest set may
               // pass the cap), as a job with --max-memory checks it.
               const std::string cap_given = "max_memory=" + std::to_string(options.max_bytes);
-              const SetFileInfo header =
-                  check_set_file_cap(name, false, options.max_bytes, cap_given);
+              const SetFileInfo header = advise_other_mode("gdedup.Filter.load reads it", [&] {
+                return check_set_file_cap(name, false, options.max_bytes, cap_given);
+              });
               loaded_key_rules(name, "set", header.rules, key, delimiter, normalize);
               SetFile file = load_set_file(name, options);
               const KeyRules rules =

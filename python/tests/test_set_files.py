@@ -84,6 +84,37 @@ def test_files_that_are_not_sets_are_refused(tmp_path, run_cli):
         gdedup.Filter.load(tmp_path / "s.gds")
 
 
+def test_a_file_of_the_other_mode_is_named_with_pythons_way_to_use_it(tmp_path, run_cli):
+    """A Bloom filter's file where a set's belongs, or the other way round:
+    OtherModeError (an InvalidArgumentError), the engine's words on what
+    the file is, then Python's on how to take it; never a flag."""
+    write_lines(tmp_path / "in.txt", [b"a", b"b"])
+    run_cli("build", tmp_path / "in.txt", "-f", tmp_path / "bloom.gdf", "-q")
+    run_cli("build", "--exact", tmp_path / "in.txt", "-f", tmp_path / "set.gds", "-q")
+    cases = [
+        (lambda: gdedup.Set.load(tmp_path / "bloom.gdf"),
+         "bloom.gdf is a Bloom filter file, not an exact set: a Bloom filter cannot become a "
+         "set; gdedup.Filter.load reads it"),
+        (lambda: gdedup.Filter.load(tmp_path / "set.gds"),
+         "set.gds is an exact set, not a Bloom filter file; gdedup.Set.load reads it"),
+        (lambda: gdedup.run("dedup", tmp_path / "in.txt", output=tmp_path / "out.txt",
+                            filter=tmp_path / "set.gds"),
+         "set.gds is an exact set, not a Bloom filter file; pass exact=True to use it"),
+        (lambda: gdedup.run("query", tmp_path / "in.txt", output=tmp_path / "out.txt",
+                            filter=tmp_path / "bloom.gdf", exact=True),
+         "bloom.gdf is a Bloom filter file, not an exact set: a Bloom filter cannot become a "
+         "set; leave out exact=True to use it"),
+    ]
+    for load, says in cases:
+        with pytest.raises(gdedup.OtherModeError) as raised:
+            load()
+        assert isinstance(raised.value, gdedup.InvalidArgumentError)
+        assert raised.value.kind == "other_mode"
+        assert str(raised.value).endswith(says), str(raised.value)
+        assert "--" not in str(raised.value)
+    assert not (tmp_path / "out.txt").exists()
+
+
 def test_load_within_max_memory(tmp_path):
     keys = make_urls(50000, 50000, seed=5)
     s = gdedup.Set()
