@@ -21,6 +21,16 @@
 #    src/fs/descriptors.h, which keeps it off 0, 1 and 2: a program that runs
 #    with a standard stream closed would otherwise give that stream's number
 #    to a file of the engine (the command holds its streams first);
+#  - no front end's flag ("--exact": two dashes and a letter, after a
+#    space, a quote or an opening bracket) in a string literal of the library (src/ but src/cli,
+#    include/, kernels/): a message names an option through OptionNames
+#    (gdedup/option_names.h), which each front end fills with its words
+#    ("--capacity", "capacity="), and a layer with no OptionNames at hand
+#    says what is wrong in the library's words and gives the error a kind,
+#    by which the front end adds its own advice (src/cli/error_advice.cpp,
+#    python/gdedup/_errors.py). Comments may name flags: only string
+#    literals count (read by a small C++ lexer in Perl: comments, strings,
+#    raw strings, characters, digit separators);
 #  - no OS call in the library outside src/fs, which returns an errno and
 #    leaves the words to its callers, and where tests watch and break the
 #    calls (its Observer). Checked on the compiled objects, so that a call
@@ -162,6 +172,39 @@ if [ -n "$found" ]; then
   failed=1
 fi
 
+# Prints "FILE:LINE: LITERAL" for each string literal of FILES... that holds
+# a flag. Each file is read whole and cut into comments, string literals
+# (raw ones too), characters, numbers (1'000 is no character) and the rest.
+flags_in_strings() {
+  perl -0777 -ne '
+    my $line = 1;
+    while (/\G(?:(\/\/[^\n]*|\/\*.*?\*\/)
+               |((?:u8|[uUL])?R"([^()\\\s]{0,16})\(.*?\)\3"|(?:u8|[uUL])?"(?:[^"\\\n]|\\.)*")
+               |(\d[\w\x27.]*|\x27(?:[^\x27\\\n]|\\.)*\x27|\w+|.))/gsx) {
+      my ($token, $literal) = ($&, $2);
+      print "$ARGV:$line: $literal\n"
+        if defined $literal && $literal =~ /(^|[\s(\[{"\x27\x60,;=])--[a-z]/;
+      $line += ($token =~ tr/\n//);
+    }' "$@"
+}
+if ! command -v perl >/dev/null; then
+  echo "layering_check: perl is needed to read the library's string literals" >&2
+  failed=1
+else
+  mapfile -d '' library < <(find src include kernels -path src/cli -prune -o -type f \
+    \( -name '*.cpp' -o -name '*.cc' -o -name '*.h' -o -name '*.hpp' -o -name '*.cu' \
+    -o -name '*.cuh' \) -print0 2>/dev/null | sort -z)
+  found=""
+  [ "${#library[@]}" -eq 0 ] || found=$(flags_in_strings "${library[@]}")
+  if [ -n "$found" ]; then
+    echo "a front end's flag in a string literal of the library; name the option through" \
+      "OptionNames (gdedup/option_names.h), or say it in the library's words with an ErrorKind" \
+      "by which the front end adds its advice (src/cli/error_advice.cpp):" >&2
+    echo "$found" >&2
+    failed=1
+  fi
+fi
+
 # The C library's wrappers of system calls, by name: a call matches with a
 # leading "__" (__sysconf), "64" (open64, fstat64) and fortify's "_chk" or
 # "_2" (__read_chk, __open_2) as the compiler may emit them.
@@ -196,7 +239,8 @@ os_calls=(
   eventfd signalfd timerfd_create socket socketpair connect bind listen accept accept4 send
   recv sendto recvfrom sendmsg recvmsg shutdown getaddrinfo
 )
-os_call_pattern="(__)?($(IFS='|'; echo "${os_calls[*]}"))(64)?(_chk|_2)?|__(f|l)?xstat(at)?(64)?|__xmknod(at)?"
+os_call_pattern="(__)?($(IFS='|'; echo "${os_calls[*]}"))(64)?(_chk|_2)?"
+os_call_pattern+="|__(f|l)?xstat(at)?(64)?|__xmknod(at)?"
 if [ -z "$build" ]; then
   echo "layering_check: no build folder given, so the OS calls of the compiled library are" \
     "not checked (usage: $0 SOURCE_ROOT BUILD_DIR)" >&2
