@@ -7,39 +7,17 @@
 # Usage: flag_text_check_planted.sh FLAG_TEXT_CHECK
 set -u
 check=${1:?usage: $0 FLAG_TEXT_CHECK}
-work=$(mktemp -d) || exit 1
-trap 'rm -rf "$work"' EXIT
-
-fail() {
-  echo "flag_text_check.planted: $*" >&2
-  exit 1
-}
-
-# put FILE: writes standard input to FILE under the tree.
-put() {
-  mkdir -p "$(dirname "$tree/$1")"
-  cat >"$tree/$1"
-}
-
-# run_check: the check on the tree; sets STATUS and ERR (its stderr).
-run_check() {
-  ERR=$(bash "$check" "$tree" 2>&1 >/dev/null)
-  STATUS=$?
-}
-
-# expect_in_err TEXT CASE: the check's stderr holds TEXT.
-expect_in_err() {
-  grep -qF -- "$1" <<<"$ERR" || fail "$2: the check did not say \"$1\": $ERR"
-}
+planted=flag_text_check.planted
+source "$(dirname "$0")/planted_lib.sh"
 
 tree=$work/clean
-put src/cli/flags.h <<'EOF2'
+put src/cli/flags.h <<'EOF'
 #pragma once
 inline constexpr Flag kMaxMemory{"--max-memory"};
 inline constexpr Flag kOutput{"-o", "--output"};
 inline constexpr Flag kNullData{"-z", "--null-data"};
-EOF2
-put src/cli/help.cpp <<'EOF2'
+EOF
+put src/cli/help.cpp <<'EOF'
 // A comment may say --max-memory and -o.
 /* --max-memory, -z */
 std::string help() {
@@ -48,21 +26,21 @@ std::string help() {
          "cap it with " + flag::kMaxMemory + ", write to " + flag::kOutput;
 }
 const char kDash = '-'; const char* kPath = "/tmp/-o";
-EOF2
-run_check
+EOF
+run_check "$tree"
 [ "$STATUS" -eq 0 ] && [ -z "$ERR" ] || fail "the clean tree did not pass (status $STATUS): $ERR"
 
 cp -R "$work/clean" "$work/twice"
 tree=$work/twice
-put src/cli/advice.cpp <<'EOF2'
+put src/cli/advice.cpp <<'EOF'
 #include <string>
 std::string advice(bool exact) {
   return exact ? "cap the set with --max-memory"
                : R"(write it with -o,
 or give -z)";
 }
-EOF2
-run_check
+EOF
+run_check "$tree"
 [ "$STATUS" -eq 1 ] || fail "a flag spelled twice passed (status $STATUS): $ERR"
 expect_in_err "a flag spelled more than once in src/cli" "a flag spelled twice"
 expect_in_err "--max-memory: src/cli/advice.cpp:3 src/cli/flags.h:2" "a long flag in a string"
