@@ -336,11 +336,13 @@ Action add_bench_command(CLI::App& app) {
   sub->add_option(flag::kUrls.names(), options->urls,
                   "Generated URL lines for the end-to-end workload (default 2M; 0 skips it)")
       ->group(kGroupInput);
-  sub->add_option(flag::kFpr.names(), options->fpr, "False-positive rate the filters are planned for (default 1e-4)")
+  sub->add_option(flag::kFpr.names(), options->fpr,
+                  "False-positive rate the filters are planned for (default 1e-4)")
       ->group(kGroupSizing);
   add_threads_option(*sub, flag::kThreads, options->threads,
                      "CPU backend threads (default: the hardware threads less 2, at least 1)");
-  sub->add_option(flag::kDevice.names(), options->device, "The GPU backend's CUDA device (default 0)")
+  sub->add_option(flag::kDevice.names(), options->device,
+                  "The GPU backend's CUDA device (default 0)")
       ->type_name("N")
       ->check(CLI::Range(0, 4095).description(""))
       ->group(kGroupBackend);
@@ -348,7 +350,8 @@ Action add_bench_command(CLI::App& app) {
                 "List the registered backends, whether each can run here and why not, and "
                 "measure nothing")
       ->group(kGroupOutput);
-  sub->add_flag(flag::kJson.names(), options->json, "Print the measurements as a JSON object")->group(kGroupOutput);
+  sub->add_flag(flag::kJson.names(), options->json, "Print the measurements as a JSON object")
+      ->group(kGroupOutput);
   sub->add_flag(flag::kMpi.names(), options->mpi,
                 "Under mpirun (-np R): measure the sharded filter's key exchange instead, per "
                 "key and rank, with " + flag::kKeys + " fingerprints a rank (default 8M) and "

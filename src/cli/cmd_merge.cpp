@@ -84,7 +84,8 @@ Action add_merge_command(CLI::App& app) {
       ->type_name("FILE")
       ->required()
       ->group(kGroupOutput);
-  sub->add_flag(flag::kQuiet.names(), options->quiet, "No summary line on stderr")->group(kGroupOutput);
+  sub->add_flag(flag::kQuiet.names(), options->quiet, "No summary line on stderr")
+      ->group(kGroupOutput);
   sub->add_option(flag::kMaxMemory.names(), options->max_memory,
                   "The most bytes the merged set (or filter) may take: 4G, 512MiB (powers of "
                   "1024); past it the merge ends with exit status 4 and writes nothing. A set's "
