@@ -29,8 +29,9 @@
 #    says what is wrong in the library's words and gives the error a kind,
 #    by which the front end adds its own advice (src/cli/error_advice.cpp,
 #    python/gdedup/_errors.py). Comments may name flags: only string
-#    literals count (read by a small C++ lexer in Perl: comments, strings,
-#    raw strings, characters, digit separators);
+#    literals count (read by a small C++ lexer in Perl,
+#    tests/string_literals.pl: comments, strings, raw strings, characters,
+#    digit separators);
 #  - no OS call in the library outside src/fs, which returns an errno and
 #    leaves the words to its callers, and where tests watch and break the
 #    calls (its Observer). Checked on the compiled objects, so that a call
@@ -44,6 +45,7 @@
 #    Skipped, saying so, when no build folder is given.
 # Usage: layering_check.sh SOURCE_ROOT [BUILD_DIR]
 set -u
+here=$(cd "$(dirname "$0")" && pwd)
 build=""
 if [ -n "${2:-}" ]; then
   build=$(cd "$2" && pwd) || exit 2
@@ -173,19 +175,9 @@ if [ -n "$found" ]; then
 fi
 
 # Prints "FILE:LINE: LITERAL" for each string literal of FILES... that holds
-# a flag. Each file is read whole and cut into comments, string literals
-# (raw ones too), characters, numbers (1'000 is no character) and the rest.
+# a flag (tests/string_literals.pl).
 flags_in_strings() {
-  perl -0777 -ne '
-    my $line = 1;
-    while (/\G(?:(\/\/[^\n]*|\/\*.*?\*\/)
-               |((?:u8|[uUL])?R"([^()\\\s]{0,16})\(.*?\)\3"|(?:u8|[uUL])?"(?:[^"\\\n]|\\.)*")
-               |(\d[\w\x27.]*|\x27(?:[^\x27\\\n]|\\.)*\x27|\w+|.))/gsx) {
-      my ($token, $literal) = ($&, $2);
-      print "$ARGV:$line: $literal\n"
-        if defined $literal && $literal =~ /(^|[\s(\[{"\x27\x60,;=])--[a-z]/;
-      $line += ($token =~ tr/\n//);
-    }' "$@"
+  perl "$here/string_literals.pl" '(^|[\s(\[{"\x27\x60,;=])--[a-z]' "$@"
 }
 if ! command -v perl >/dev/null; then
   echo "layering_check: perl is needed to read the library's string literals" >&2

@@ -8,19 +8,8 @@
 set -u
 check=${1:?usage: $0 LAYERING_CHECK CXX}
 cxx=${2:?usage: $0 LAYERING_CHECK CXX}
-work=$(mktemp -d) || exit 1
-trap 'rm -rf "$work"' EXIT
-
-fail() {
-  echo "layering_check.planted: $*" >&2
-  exit 1
-}
-
-# put FILE: writes standard input to FILE under the tree.
-put() {
-  mkdir -p "$(dirname "$tree/$1")"
-  cat >"$tree/$1"
-}
+planted=layering_check.planted
+source "$(dirname "$0")/planted_lib.sh"
 
 # compile SOURCE TARGET: SOURCE's object where a CMake target TARGET of the
 # build folder would put it.
@@ -28,17 +17,6 @@ compile() {
   local object=$tree/build/CMakeFiles/$2.dir/$1.o
   mkdir -p "$(dirname "$object")"
   "$cxx" -std=c++17 -O2 -c "$tree/$1" -o "$object" || fail "cannot compile $1"
-}
-
-# run_check ARGS...: the check; sets STATUS and ERR (its stderr).
-run_check() {
-  ERR=$(bash "$check" "$@" 2>&1 >/dev/null)
-  STATUS=$?
-}
-
-# expect_in_err TEXT CASE: the check's stderr holds TEXT.
-expect_in_err() {
-  grep -qF -- "$1" <<<"$ERR" || fail "$2: the check did not say \"$1\": $ERR"
 }
 
 # The tree every case starts from: the front ends, a public header and the

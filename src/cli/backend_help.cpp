@@ -1,5 +1,7 @@
 #include "cli/backend_help.h"
 
+#include "cli/flags.h"
+
 namespace gdedup::cli {
 
 std::string backend_choices_help() {
@@ -11,7 +13,7 @@ std::string backend_choices_help() {
 }
 
 std::string backend_summary(const BackendEntry& entry) {
-  return entry.uses_device ? entry.summary + " (--device N)" : entry.summary;
+  return entry.uses_device ? entry.summary + " (" + flag::kDevice + " N)" : entry.summary;
 }
 
 }  // namespace gdedup::cli

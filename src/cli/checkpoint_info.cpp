@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "cli/flags.h"
 #include "cli/numbers.h"
 
 namespace gdedup::cli {
@@ -11,20 +12,20 @@ namespace {
 std::string mode_command(Mode mode) {
   switch (mode) {
     case Mode::kDedup: return "dedup";
-    case Mode::kDuplicates: return "dedup --duplicates";
+    case Mode::kDuplicates: return "dedup " + flag::kDuplicates;
     case Mode::kBuild: return "build";
     case Mode::kQueryPresent: return "query";
-    case Mode::kQueryAbsent: return "query --absent";
+    case Mode::kQueryAbsent: return "query " + flag::kAbsent;
   }
   return mode_name(mode);
 }
 
 std::string command_text(const ResumeState& s) {
-  return mode_command(s.mode) + (s.record_separator == '\0' ? " -z" : "");
+  return mode_command(s.mode) + (s.record_separator == '\0' ? " " + flag::kNullData : "");
 }
 
 std::string key_text(const ResumeState& s) {
-  if (s.format == InputFormat::kU64) return "the records (--input-format u64)";
+  if (s.format == InputFormat::kU64) return "the records (" + flag::kInputFormat + " u64)";
   std::string text = s.keys.key_text();
   if (s.keys.key != keys::KeySpec::whole()) text += ", delimiter " + s.keys.delimiter_text();
   if (!s.keys.normalize.empty()) text += ", normalized: " + s.keys.normalize_text();
@@ -80,7 +81,8 @@ std::string input_rows(const ResumeState& s, bool all) {
   }
   std::string out = row("inputs", group_digits(count) + ": the first and last " +
                                       std::to_string(kInputsAtEachEnd) +
-                                      " and the current one (info --all-inputs lists them all)");
+                                      " and the current one (info " + flag::kAllInputs +
+                                      " lists them all)");
   for (size_t j = 0; j < shown.size(); ++j) {
     const size_t i = shown[j];
     if (j > 0 && i > shown[j - 1] + 1) {
@@ -144,8 +146,8 @@ std::string checkpoint_info_text(const std::string& path, const Checkpoint& chec
                                  bool all_inputs) {
   const ResumeState& s = checkpoint.state;
   std::string out = job_rows(path, s, all_inputs,
-                             "checkpoint of an unfinished job: its command plus --resume "
-                             "continues it");
+                             "checkpoint of an unfinished job: its command plus " +
+                                 flag::kResume + " continues it");
   if (s.growth) out += row("growth", growth_text(*s.growth));
   return out + whole_filter_rows(layers_of(checkpoint));
 }
@@ -160,8 +162,8 @@ JsonObject checkpoint_info_json(const std::string& path, const Checkpoint& check
 std::string set_checkpoint_info_text(const std::string& path, const SetFileSummary& checkpoint,
                                      bool all_inputs) {
   return job_rows(path, *checkpoint.state, all_inputs,
-                  "checkpoint of an unfinished job with --exact: its command plus --resume "
-                  "continues it") +
+                  "checkpoint of an unfinished job with " + flag::kExact +
+                      ": its command plus " + flag::kResume + " continues it") +
          row("key rules", checkpoint.info.rules.to_string()) + set_rows(checkpoint);
 }
 

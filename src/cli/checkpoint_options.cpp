@@ -6,19 +6,19 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "cli/flags.h"
 #include "cli/numbers.h"
 #include "gdedup/error.h"
 
 namespace gdedup::cli {
 namespace {
 
-constexpr const char* kEvery = "--checkpoint-every";
 constexpr const char* kExpected =
     "expected a duration such as 30s, 5m or 1h (lowercase units), a whole record count such "
     "as 1000000, 100K or 10M, or both separated by a comma";
 
 [[noreturn]] void refuse_every(std::string_view value, const std::string& why) {
-  throw UsageError(std::string(kEvery) + " " + std::string(value) + ": " + why);
+  throw UsageError(flag::kCheckpointEvery + " " + std::string(value) + ": " + why);
 }
 
 double unit_seconds(char unit) {
@@ -59,7 +59,7 @@ void add_interval(std::string_view part, CheckpointInterval& interval) {
   }
   uint64_t records = 0;
   try {
-    records = parse_count(part, kEvery);
+    records = parse_count(part, flag::kCheckpointEvery.name);
   } catch (const UsageError&) {
     refuse_every(part, kExpected);
   }
@@ -71,13 +71,13 @@ void add_interval(std::string_view part, CheckpointInterval& interval) {
 }  // namespace
 
 void add_checkpoint_options(CLI::App& app, CheckpointOptions& options) {
-  app.add_option("--checkpoint", options.path,
+  app.add_option(flag::kCheckpoint.names(), options.path,
                  "Save the filter and the run's position to FILE now and then, and on SIGINT, "
                  "SIGTERM or SIGHUP, so that an interrupted run can be resumed; removed when the run "
                  "completes")
       ->type_name("FILE")
       ->group(kGroupCheckpoints);
-  app.add_option("--checkpoint-every", options.every,
+  app.add_option(flag::kCheckpointEvery.names(), options.every,
                  "When to checkpoint: a duration (30s, 5m, 1h; lowercase units) and/or a "
                  "record count (1000000, 100K, 10M), whichever comes first, e.g. 60s,10M. "
                  "Default 60s")
@@ -85,11 +85,11 @@ void add_checkpoint_options(CLI::App& app, CheckpointOptions& options) {
       ->delimiter(',')
       ->allow_extra_args(false)
       ->group(kGroupCheckpoints);
-  app.add_flag("--resume", options.resume,
+  app.add_flag(flag::kResume.names(), options.resume,
                "Continue the run the checkpoint was saved from: give the same command line "
-               "plus --resume")
+               "plus " + flag::kResume)
       ->group(kGroupCheckpoints);
-  app.add_flag("--replayable-stdin", options.replayable_stdin,
+  app.add_flag(flag::kReplayableStdin.names(), options.replayable_stdin,
                "Allow checkpoints with standard input as input: on resume the same bytes "
                "will be fed again from their start")
       ->group(kGroupCheckpoints);

@@ -110,7 +110,7 @@ std::vector<uint32_t> words_of(const Filter& filter) {
 Result run_fingerprints(const std::string& which, const BackendOptions& on, const Plan& plan,
                         const std::vector<uint64_t>& keys) {
   Filter filter = Filter::from_plan(plan);
-  MadeBackend chosen = choose_backend(which, on, filter, "--backend " + which);
+  MadeBackend chosen = choose_backend(which, on, filter, flag::kBackend + " " + which);
   Result r;
   r.answers.resize(keys.size());
   const auto start = std::chrono::steady_clock::now();
@@ -149,7 +149,7 @@ std::string write_urls(uint64_t count) {
 Result run_urls(const std::string& which, const BackendOptions& on, const Plan& plan,
                 const std::string& path, uint64_t count) {
   Filter filter = Filter::from_plan(plan);
-  MadeBackend chosen = choose_backend(which, on, filter, "--backend " + which);
+  MadeBackend chosen = choose_backend(which, on, filter, flag::kBackend + " " + which);
   PipelineOptions options;
   options.inputs = {path};
   options.output = "/dev/null";
@@ -234,7 +234,9 @@ int run_mpi_bench(const BenchOptions& options, uint64_t key_count, double fpr) {
   on.device = static_cast<int>(me.local_rank);
   const mpi::ExchangeCosts costs = mpi::measure_exchange(
       FilterParams{plan.num_blocks, plan.layout, kDefaultSeed}, batches,
-      [&](Filter& filter) { return choose_backend("auto", on, filter, "--backend auto").backend; });
+      [&](Filter& filter) {
+        return choose_backend("auto", on, filter, flag::kBackend + " auto").backend;
+      });
   // Rank 0 prints once every rank has left MPI: a failed print ends it
   // with no rank left waiting.
   std::string text;
@@ -259,19 +261,21 @@ int run_mpi_bench(const BenchOptions& options, uint64_t key_count, double fpr) {
 
 int run_bench(const BenchOptions& options, bool urls_given) {
   if (options.list_backends) return list_backends(options);
-  const uint64_t key_count = parse_count(options.keys, "--keys");
-  const uint64_t url_count = parse_count(options.urls, "--urls");
+  const uint64_t key_count = parse_count(options.keys, flag::kKeys.name);
+  const uint64_t url_count = parse_count(options.urls, flag::kUrls.name);
   if (key_count == 0 && url_count == 0) {
-    throw UsageError("--keys 0 and --urls 0 skip both workloads, leaving nothing to measure; "
-                     "give one of them a count");
+    throw UsageError(flag::kKeys + " 0 and " + flag::kUrls + " 0 skip both workloads, leaving "
+                     "nothing to measure; give one of them a count");
   }
-  const double fpr = parse_fpr(options.fpr, "--fpr");
+  const double fpr = parse_fpr(options.fpr, flag::kFpr.name);
   if (options.mpi) {
     if (urls_given && url_count > 0) {
-      throw UsageError("--urls has no effect with --mpi, which measures the key exchange of "
-                       "the sharded filter; drop --urls");
+      throw UsageError(flag::kUrls + " has no effect with " + flag::kMpi + ", which measures "
+                       "the key exchange of the sharded filter; drop " + flag::kUrls);
     }
-    if (key_count == 0) throw UsageError("--keys 0 leaves --mpi nothing to measure");
+    if (key_count == 0) {
+      throw UsageError(flag::kKeys + " 0 leaves " + flag::kMpi + " nothing to measure");
+    }
     return run_mpi_bench(options, key_count, fpr);
   }
   BackendOptions on;
@@ -326,30 +330,33 @@ Action add_bench_command(CLI::App& app) {
   auto options = std::make_shared<BenchOptions>();
   CLI::App* sub = app.add_subcommand(
       "bench", "Run a generated workload through the CPU and GPU backends and compare their rates");
-  sub->add_option("--keys", options->keys,
+  sub->add_option(flag::kKeys.names(), options->keys,
                   "Random 64-bit fingerprints for the backend-only workload (default 64M; 0 skips it)")
       ->group(kGroupInput);
-  sub->add_option("--urls", options->urls,
+  sub->add_option(flag::kUrls.names(), options->urls,
                   "Generated URL lines for the end-to-end workload (default 2M; 0 skips it)")
       ->group(kGroupInput);
-  sub->add_option("--fpr", options->fpr, "False-positive rate the filters are planned for (default 1e-4)")
+  sub->add_option(flag::kFpr.names(), options->fpr,
+                  "False-positive rate the filters are planned for (default 1e-4)")
       ->group(kGroupSizing);
-  add_threads_option(*sub, "--threads", options->threads,
+  add_threads_option(*sub, flag::kThreads, options->threads,
                      "CPU backend threads (default: the hardware threads less 2, at least 1)");
-  sub->add_option("--device", options->device, "The GPU backend's CUDA device (default 0)")
+  sub->add_option(flag::kDevice.names(), options->device,
+                  "The GPU backend's CUDA device (default 0)")
       ->type_name("N")
       ->check(CLI::Range(0, 4095).description(""))
       ->group(kGroupBackend);
-  sub->add_flag("--list-backends", options->list_backends,
+  sub->add_flag(flag::kListBackends.names(), options->list_backends,
                 "List the registered backends, whether each can run here and why not, and "
                 "measure nothing")
       ->group(kGroupOutput);
-  sub->add_flag("--json", options->json, "Print the measurements as a JSON object")->group(kGroupOutput);
-  sub->add_flag("--mpi", options->mpi,
+  sub->add_flag(flag::kJson.names(), options->json, "Print the measurements as a JSON object")
+      ->group(kGroupOutput);
+  sub->add_flag(flag::kMpi.names(), options->mpi,
                 "Under mpirun (-np R): measure the sharded filter's key exchange instead, per "
-                "key and rank, with --keys fingerprints a rank (default 8M) and the owners on "
-                "the backend a job would use (docs/SCALE-OUT.md); the default where an MPI "
-                "launcher started several processes")
+                "key and rank, with " + flag::kKeys + " fingerprints a rank (default 8M) and "
+                "the owners on the backend a job would use (docs/SCALE-OUT.md); the default "
+                "where an MPI launcher started several processes")
       ->group(kGroupBackend);
   sub->footer(
       "Each workload runs on the CPU and, when a GPU is usable, on the GPU; the two must leave "
@@ -357,8 +364,8 @@ Action add_bench_command(CLI::App& app) {
   return [options, sub] {
     if (!options->mpi && detect_mpi_launch().processes > 1) options->mpi = true;
     // One process's default would hold 64M keys on every rank.
-    if (options->mpi && sub->count("--keys") == 0) options->keys = "8M";
-    return run_bench(*options, sub->count("--urls") > 0);
+    if (options->mpi && sub->count(flag::kKeys.name) == 0) options->keys = "8M";
+    return run_bench(*options, sub->count(flag::kUrls.name) > 0);
   };
 }
 

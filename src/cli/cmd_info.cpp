@@ -9,6 +9,7 @@
 #include "cli/command_events.h"
 #include "cli/commands.h"
 #include "cli/console.h"
+#include "cli/flags.h"
 #include "cli/options.h"
 #include "cli/standard_output.h"
 #include "gdedup/filter_report.h"
@@ -83,18 +84,18 @@ Action add_info_command(CLI::App& app) {
   auto options = std::make_shared<InfoOptions>();
   CLI::App* sub = app.add_subcommand(
       "info", "Show what a filter file (parameters, fill, estimated keys, current FPR), a set "
-              "file of --exact (keys, bytes a key, load, collision chance) or a checkpoint (its "
-              "job, how far it got, its filter or set) holds");
+              "file of " + flag::kExact + " (keys, bytes a key, load, collision chance) or a "
+              "checkpoint (its job, how far it got, its filter or set) holds");
   sub->add_option("files", options->files, "Filter files, set files or checkpoints")
       ->type_name("FILE...")
       ->required()
       ->group(kGroupInput);
-  sub->add_flag("--json", options->json,
+  sub->add_flag(flag::kJson.names(), options->json,
                 "Print a JSON object (an array of them for several files)")
       ->group(kGroupOutput);
-  sub->add_flag("--all-inputs", options->all_inputs,
+  sub->add_flag(flag::kAllInputs.names(), options->all_inputs,
                 "List every input of a checkpoint (otherwise a long list shows its count, "
-                "its first and last 3 and the current one; --json lists them all)")
+                "its first and last 3 and the current one; " + flag::kJson + " lists them all)")
       ->group(kGroupOutput);
   return [options] { return run_info(*options); };
 }

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "cli/job_command.h"
 #include "cli/mpi_launch.h"
 #include "cli/options.h"
@@ -17,10 +18,10 @@ Action add_dedup_command(CLI::App& app) {
       "dedup", "Write each record whose key was not seen before, in input order");
   add_input_options(*sub, *o);
   add_output_options(*sub, *o, true);
-  sub->add_flag("--duplicates", o->duplicates,
+  sub->add_flag(flag::kDuplicates.names(), o->duplicates,
                 "Write the records that would be dropped instead (the exact complement)")
       ->group(kGroupOutput);
-  sub->add_option("-f,--filter", o->filter_path,
+  sub->add_option(flag::kFilter.names(), o->filter_path,
                   "Start from this filter file and save the updated filter to it at the end; "
                   "created with the sizing options if it does not exist")
       ->type_name("FILE")
@@ -32,12 +33,13 @@ Action add_dedup_command(CLI::App& app) {
   add_backend_options(*sub, *o);
   add_checkpoint_options(*sub, o->checkpoint);
   sub->footer(
-      "The filter grows: it starts at --capacity, or the record count estimated from the input "
-      "sizes, or 524,288 keys for standard input, and adds layers as keys arrive, keeping the "
-      "rate, with or without --checkpoint. With --memory or --no-grow it has a fixed size "
-      "instead, sized the same way (standard input then needs --capacity or --memory). A "
-      "filter file given with -f keeps growing if it was made growing, and is refused if its "
-      "keys were made by other key rules.");
+      "The filter grows: it starts at " + flag::kCapacity + ", or the record count estimated "
+      "from the input sizes, or 524,288 keys for standard input, and adds layers as keys "
+      "arrive, keeping the rate, with or without " + flag::kCheckpoint + ". With " +
+      flag::kMemory + " or " + flag::kNoGrow + " it has a fixed size instead, sized the same "
+      "way (standard input then needs " + flag::kCapacity + " or " + flag::kMemory + "). A "
+      "filter file given with " + flag::kFilter + " keeps growing if it was made growing, and "
+      "is refused if its keys were made by other key rules.");
   return [o, sub] {
     resolve_mpi_launch(*o);
     refuse_ignored_options(*sub, *o);
@@ -50,7 +52,7 @@ Action add_build_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "build", "Add the keys of the inputs to a filter file, creating it if needed");
   add_input_options(*sub, *o);
-  sub->add_option("-f,--filter", o->filter_path,
+  sub->add_option(flag::kFilter.names(), o->filter_path,
                   "The filter file: extended if it exists, else created with the sizing options")
       ->type_name("FILE")
       ->required()
@@ -72,13 +74,14 @@ Action add_build_command(CLI::App& app) {
 Action add_query_command(CLI::App& app) {
   auto o = std::make_shared<JobOptions>();
   CLI::App* sub = app.add_subcommand(
-      "query", "Write the records whose key is in a filter file (or, with --absent, is not)");
+      "query", "Write the records whose key is in a filter file (or, with " + flag::kAbsent +
+                   ", is not)");
   add_input_options(*sub, *o);
   add_output_options(*sub, *o, true);
-  sub->add_flag("--absent", o->absent,
+  sub->add_flag(flag::kAbsent.names(), o->absent,
                 "Write the records whose key is not in the filter instead")
       ->group(kGroupOutput);
-  sub->add_option("-f,--filter", o->filter_path, "The filter file; it is not changed")
+  sub->add_option(flag::kFilter.names(), o->filter_path, "The filter file; it is not changed")
       ->type_name("FILE")
       ->required()
       ->group(kGroupFilter);
@@ -86,8 +89,8 @@ Action add_query_command(CLI::App& app) {
                         "Refuse a filter or set file that would take more than this many bytes "
                         "in memory, from its header, before it is loaded: 4G, 512MiB (powers "
                         "of 1024); a set file past it ends the job with exit status 4, a "
-                        "filter file past it is refused as with dedup (exit status 2); under "
-                        "--mpi a set's cap is each rank's part")
+                        "filter file past it is refused as with dedup (exit status 2); under " +
+                            flag::kMpi + " a set's cap is each rank's part")
       ->group(kGroupFilter);
   add_exact_option(*sub, *o);
   add_key_options(*sub, o->keys);

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/console.h"
 #include "cli/command_events.h"
+#include "cli/flags.h"
 #include "cli/interrupt.h"
 #include "cli/mpi_launch.h"
 #include "cli/numbers.h"
@@ -45,7 +46,7 @@ class MergeEvents : public ConsoleEvents {
 int run_merge(MergeOptions& options) {
   MergeSpec& spec = options.spec;
   if (!options.max_memory.empty()) {
-    spec.max_memory = parse_memory_cap(options.max_memory, "--max-memory");
+    spec.max_memory = parse_memory_cap(options.max_memory, flag::kMaxMemory.name);
   }
   Console::get().set_quiet(options.quiet);
   end_on_signals("the merge did not finish and " + fs::printable(spec.output) +
@@ -70,27 +71,29 @@ Action add_merge_command(CLI::App& app) {
   auto options = std::make_shared<MergeOptions>();
   CLI::App* sub = app.add_subcommand(
       "merge", "Combine filters built with identical parameters (bitwise OR, layer by layer for "
-               "filters that grow), or the exact sets of --exact (their union), into one file");
+               "filters that grow), or the exact sets of " + flag::kExact +
+                   " (their union), into one file");
   sub->add_option("filters", options->spec.inputs,
                   "Filter files, or set files, to merge (at least two)")
       ->type_name("FILTER...")
       ->required()
       ->expected(2, -1)
       ->group(kGroupInput);
-  sub->add_option("-o,--output", options->spec.output,
+  sub->add_option(flag::kOutput.names(), options->spec.output,
                   "The merged filter or set; may be one of the inputs (replaced atomically)")
       ->type_name("FILE")
       ->required()
       ->group(kGroupOutput);
-  sub->add_flag("-q,--quiet", options->quiet, "No summary line on stderr")->group(kGroupOutput);
-  sub->add_option("--max-memory", options->max_memory,
+  sub->add_flag(flag::kQuiet.names(), options->quiet, "No summary line on stderr")
+      ->group(kGroupOutput);
+  sub->add_option(flag::kMaxMemory.names(), options->max_memory,
                   "The most bytes the merged set (or filter) may take: 4G, 512MiB (powers of "
                   "1024); past it the merge ends with exit status 4 and writes nothing. A set's "
                   "union is capped as it is made; a filter's size is known from its inputs' "
                   "headers, and checked before any is read")
       ->type_name("BYTES")
       ->group(kGroupOutput);
-  sub->add_flag("--ignore-key-rules", options->spec.ignore_key_rules,
+  sub->add_flag(flag::kIgnoreKeyRules.names(), options->spec.ignore_key_rules,
                 "Merge filters whose keys were made by different rules (key, delimiter, "
                 "normalization, record separator); the result records the first one's")
       ->group(kGroupInput);

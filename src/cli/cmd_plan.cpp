@@ -11,6 +11,7 @@
 #include "cli/standard_output.h"
 #include "gdedup/filter_report.h"
 #include "cli/command_events.h"
+#include "cli/flags.h"
 #include "cli/job_spec.h"
 #include "gdedup/error.h"
 #include "gdedup/job.h"
@@ -36,20 +37,22 @@ std::vector<uint64_t> growth_points() {
 // come. Options that size a Bloom filter are refused rather than ignored,
 // so that no one reads a plan they did not get.
 void refuse_bloom_sizing(const SizingOptions& sizing) {
-  auto refuse = [](const std::string& option, const std::string& why) {
-    throw UsageError(option + " does not apply with --exact: " + why + "; leave it out");
+  auto refuse = [](const Flag& option, const std::string& why) {
+    throw UsageError(option + " does not apply with " + flag::kExact + ": " + why +
+                     "; leave it out");
   };
   if (!sizing.fpr.empty()) {
-    refuse("--fpr", "an exact set has no false-positive rate, only the collision chance that "
-                    "plan shows");
+    refuse(flag::kFpr, "an exact set has no false-positive rate, only the collision chance "
+                       "that plan shows");
   }
   if (!sizing.memory.empty()) {
-    refuse("--memory", "it sizes a Bloom filter, and an exact set grows as keys come (a job "
-                       "caps it with --max-memory); --capacity N shows the memory N keys take");
+    refuse(flag::kMemory, "it sizes a Bloom filter, and an exact set grows as keys come (a job "
+                          "caps it with " + flag::kMaxMemory + "); " + flag::kCapacity +
+                          " N shows the memory N keys take");
   }
-  if (sizing.block_bits != 0) refuse("--block-bits", "an exact set has no blocks");
+  if (sizing.block_bits != 0) refuse(flag::kBlockBits, "an exact set has no blocks");
   if (sizing.allow_high_fpr) {
-    refuse("--allow-high-fpr", "an exact set has no false-positive rate");
+    refuse(flag::kAllowHighFpr, "an exact set has no false-positive rate");
   }
 }
 
@@ -57,9 +60,10 @@ int run_exact_plan(const PlanOptions& options) {
   refuse_bloom_sizing(options.sizing);
   const JobSizing request = parse_sizing(options.sizing);
   if (!request.capacity) {
-    throw UsageError("plan --exact needs --capacity N, the distinct keys to plan the set for");
+    throw UsageError("plan " + flag::kExact + " needs " + flag::kCapacity +
+                     " N, the distinct keys to plan the set for");
   }
-  KeySet::check_capacity(*request.capacity, "--capacity " + options.sizing.capacity);
+  KeySet::check_capacity(*request.capacity, flag::kCapacity + " " + options.sizing.capacity);
   print(options.json ? set_plan_json(*request.capacity).str() + "\n"
                      : set_plan_text(*request.capacity));
   return 0;
@@ -102,13 +106,14 @@ Action add_plan_command(CLI::App& app) {
       "plan", "Show the filter a capacity and rate (or memory budget) call for, and how a growing filter "
       "starting there grows from 1e6 to 1e12 keys; nothing is built");
   add_sizing_options(*sub, options->sizing);
-  sub->add_flag("--exact", options->exact,
-                "Plan the exact set of --exact instead: the memory --capacity keys take and "
-                "the chance of a collision among them")
+  sub->add_flag(flag::kExact.names(), options->exact,
+                "Plan the exact set of " + flag::kExact + " instead: the memory " +
+                    flag::kCapacity + " keys take and the chance of a collision among them")
       ->group(kGroupSizing);
-  sub->add_flag("--json", options->json, "Print the plan as a JSON object")->group(kGroupOutput);
-  sub->footer("Examples: gdedup plan --capacity 1e9 --fpr 1e-4\n"
-              "          gdedup plan --exact --capacity 1e9");
+  sub->add_flag(flag::kJson.names(), options->json, "Print the plan as a JSON object")
+      ->group(kGroupOutput);
+  sub->footer("Examples: gdedup plan " + flag::kCapacity + " 1e9 " + flag::kFpr + " 1e-4\n" +
+              "          gdedup plan " + flag::kExact + " " + flag::kCapacity + " 1e9");
   return [options] { return run_plan(*options); };
 }
 

@@ -1,6 +1,7 @@
 #include "cli/command_events.h"
 
 #include "cli/console.h"
+#include "cli/flags.h"
 #include "cli/interrupt.h"
 #include "cli/job_spec.h"
 
@@ -20,7 +21,7 @@ std::string CommandEvents::stop_cause() const { return noted_signal(); }
 
 void CommandEvents::publishing() { publishing_begins(); }
 
-std::string ConsoleEvents::name(JobOption option) const { return flag_name(option); }
+std::string ConsoleEvents::name(JobOption option) const { return flag_of(option).name; }
 
 std::string CommandEvents::given(JobOption option) const { return flag_given(options_, option); }
 

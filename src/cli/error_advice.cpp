@@ -1,5 +1,7 @@
 #include "cli/error_advice.h"
 
+#include "cli/flags.h"
+
 namespace gdedup::cli {
 
 AdviceFor AdviceFor::job(JobKind kind, bool exact) {
@@ -23,14 +25,26 @@ AdviceFor AdviceFor::named(const std::string& name) {
 
 namespace {
 
+// "plan a smaller filter (--fpr, --capacity or --memory)"
+std::string smaller_filter() {
+  return "plan a smaller filter (" + flag::kFpr + ", " + flag::kCapacity + " or " +
+         flag::kMemory + ")";
+}
+
+// "use --backend cpu"
+std::string use_cpu() { return "use " + flag::kBackend + " cpu"; }
+
+// "--batch (under --mpi: more ranks)"
+std::string batch_or_ranks() { return flag::kBatch + " (under " + flag::kMpi + ": more ranks)"; }
+
 // How a job's set or a merge stays below the memory there is.
 std::string cap_clause(AdviceFor job) {
   if (job.command == AdviceFor::Command::kMerge) {
-    return "--max-memory caps the merged set or filter below the memory there is (the merge "
-           "then ends with exit status 4 and writes nothing)";
+    return flag::kMaxMemory + " caps the merged set or filter below the memory there is (the "
+                              "merge then ends with exit status 4 and writes nothing)";
   }
-  return "--max-memory caps the set below the memory there is (the job then ends with exit "
-         "status 4 at the cap)";
+  return flag::kMaxMemory + " caps the set below the memory there is (the job then ends with "
+                            "exit status 4 at the cap)";
 }
 
 }  // namespace
@@ -42,54 +56,58 @@ std::string flag_advice(ErrorKind kind, AdviceFor job) {
     case ErrorKind::out_of_memory:
       if (set_job || job.command == AdviceFor::Command::kMerge) return cap_clause(job);
       if (filter_sizing) {
-        return "plan a smaller filter (--fpr, --capacity or --memory), or cap a growing one "
-               "with --max-memory";
+        return smaller_filter() + ", or cap a growing one with " + flag::kMaxMemory;
       }
       return "";
     case ErrorKind::decoder_memory: {
       // The filter or set takes the memory the decoder did not get.
       const std::string limit =
           "raise the memory limit that left the decoder too little (ulimit -v, a container's)";
-      if (set_job) return limit + ", or cap the set lower with --max-memory";
-      if (filter_sizing) return limit + ", or plan a smaller filter (--fpr, --capacity or --memory)";
+      if (set_job) return limit + ", or cap the set lower with " + flag::kMaxMemory;
+      if (filter_sizing) return limit + ", or " + smaller_filter();
       return limit;
     }
     case ErrorKind::thread_limit:
-      return job.is_job() ? "give fewer --threads or --filter-threads, or allow more memory" : "";
+      return job.is_job() ? "give fewer " + flag::kThreads + " or " + flag::kFilterThreads +
+                                ", or allow more memory"
+                          : "";
     case ErrorKind::plan_infeasible:
       return job.sizes() || job.command == AdviceFor::Command::kPlan
-                 ? "raise --fpr or lower --capacity"
+                 ? "raise " + flag::kFpr + " or lower " + flag::kCapacity
                  : "";
     case ErrorKind::device_memory:
       if (set_job) {
-        return "use --backend cpu to hold the set in host memory, or --max-memory to cap it "
-               "below the device's memory (the job then ends with exit status 4 at the cap)";
+        return use_cpu() + " to hold the set in host memory, or " + flag::kMaxMemory +
+               " to cap it below the device's memory (the job then ends with exit status 4 "
+               "at the cap)";
       }
-      if (filter_sizing) return "use --backend cpu or a smaller --capacity/--fpr";
-      return job.is_job() ? "use --backend cpu to hold the filter in host memory" : "";
+      if (filter_sizing) return use_cpu() + " or a smaller " + flag::kCapacity + "/" + flag::kFpr;
+      return job.is_job() ? use_cpu() + " to hold the filter in host memory" : "";
     case ErrorKind::no_device:
-      return job.is_job() ? "use --backend cpu to run without a GPU" : "";
+      return job.is_job() ? use_cpu() + " to run without a GPU" : "";
     case ErrorKind::set_full:
       return set_job || job.command == AdviceFor::Command::kMerge
-                 ? "a larger --max-memory lets the set hold more keys"
+                 ? "a larger " + flag::kMaxMemory + " lets the set hold more keys"
                  : "";
     case ErrorKind::record_too_long:
-      return job.is_job() ? "--max-record-length sets the record length limit" : "";
+      return job.is_job() ? flag::kMaxRecordLength + " sets the record length limit" : "";
     case ErrorKind::is_checkpoint:
       return std::string("'gdedup info' on that file describes it, and the job that wrote it "
                          "continues from it") +
-             (job.sizes() ? " with its command plus --resume" : "");
+             (job.sizes() ? " with its command plus " + flag::kResume : "");
     case ErrorKind::other_mode:
       // A job was given a file of the other mode; a merge, sets and Bloom
       // filters together.
-      if (job.is_job()) return job.exact ? "leave out --exact to use it" : "give --exact to use it";
+      if (job.is_job()) {
+        return (job.exact ? "leave out " : "give ") + flag::kExact + " to use it";
+      }
       return job.command == AdviceFor::Command::kMerge
-                 ? "a set of the Bloom filter's keys is built from its inputs, with gdedup build "
-                   "--exact"
+                 ? "a set of the Bloom filter's keys is built from its inputs, with gdedup build " +
+                       flag::kExact
                  : "";
     case ErrorKind::key_rules_mismatch:
       return job.is_job() || job.command == AdviceFor::Command::kMerge
-                 ? "add --ignore-key-rules to go on anyway"
+                 ? "add " + flag::kIgnoreKeyRules + " to go on anyway"
                  : "";
     case ErrorKind::failure:
     case ErrorKind::invalid_argument:
@@ -117,15 +135,15 @@ std::string with_advice(const Error& e, AdviceFor job) {
 
 std::string memory_advice(AdviceFor job) {
   if (job.is_job() && job.exact) {
-    return "--max-memory caps the set (the job then ends with exit status 4 at the cap), and a "
-           "smaller " + std::string(job.sizes() ? "--capacity or " : "") +
-           "--batch (under --mpi: more ranks) needs less";
+    return flag::kMaxMemory + " caps the set (the job then ends with exit status 4 at the cap), "
+                              "and a smaller " +
+           (job.sizes() ? flag::kCapacity + " or " : "") + batch_or_ranks() + " needs less";
   }
   if (job.sizes()) {
-    return "a smaller --memory or --capacity, or a smaller --batch (under --mpi: more ranks), "
-           "needs less";
+    return "a smaller " + flag::kMemory + " or " + flag::kCapacity + ", or a smaller " +
+           batch_or_ranks() + ", needs less";
   }
-  if (job.is_job()) return "a smaller --batch (under --mpi: more ranks) needs less";
+  if (job.is_job()) return "a smaller " + batch_or_ranks() + " needs less";
   if (job.command == AdviceFor::Command::kMerge) return cap_clause(job);
   return "";
 }

@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "cli/error_advice.h"
+#include "cli/flags.h"
 #include "gdedup/error.h"
 
 namespace gdedup::cli {
@@ -35,7 +36,7 @@ int failure_status(const std::exception_ptr& failure, std::string& message, Advi
         e.code() == std::errc::not_enough_memory) {
       message = "out of memory: the system refused a new thread (" + e.code().message() +
                 "); a memory limit such as ulimit -v leaves too little";
-      if (job.is_job()) message += ", or fewer --threads need less";
+      if (job.is_job()) message += ", or fewer " + flag::kThreads + " need less";
     } else {
       message = std::string("unexpected error: ") + e.what();
     }

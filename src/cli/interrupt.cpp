@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 
+#include "cli/flags.h"
 #include "gdedup/error.h"
 #include "gdedup/live_temporaries.h"
 #include "gdedup/path_text.h"
@@ -39,9 +40,10 @@ static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_alw
                   std::atomic<const char*>::is_always_lock_free,
               "signal handlers may only use lock-free atomics");
 
-constexpr const char* kSecondSignal =
+// Made before any handler is installed; the handler only reads it.
+const std::string kSecondSignal =
     "a second signal ended the run at once, without a new checkpoint; the last checkpoint "
-    "written, if any, is intact: the same command plus --resume continues from it";
+    "written, if any, is intact: the same command plus " + flag::kResume + " continues from it";
 
 const char* signal_name(int sig) {
   switch (sig) {
@@ -136,7 +138,7 @@ extern "C" void on_stop_signal(int sig, siginfo_t* info, void*) {
   const int sender = sender_of(info);
   if (first) g_sender.store(sender);
   const char* aftermath = g_aftermath.load();
-  if (aftermath == nullptr && !first) aftermath = kSecondSignal;
+  if (aftermath == nullptr && !first) aftermath = kSecondSignal.c_str();
   if (aftermath != nullptr) end_unless_publishing(sig, sender, aftermath);
   if (g_phase.load() == kPublishing) {
     // Once: a user whose Ctrl-C seems to do nothing learns why.

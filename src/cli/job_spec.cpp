@@ -1,6 +1,7 @@
 #include "cli/job_spec.h"
 
 #include "cli/checkpoint_options.h"
+#include "cli/flags.h"
 #include "cli/numbers.h"
 #include "gdedup/error.h"
 #include "gdedup/number_text.h"
@@ -11,20 +12,20 @@ namespace {
 uint64_t max_record_bytes(const std::string& text, InputFormat format) {
   if (text.empty()) return PipelineOptions{}.max_record_bytes;
   if (format == InputFormat::kU64) {
-    throw UsageError("--max-record-length " + text + " does not apply to --input-format u64, "
-                     "whose records are 8 bytes each; leave it out");
+    throw UsageError(flag::kMaxRecordLength + " " + text + " does not apply to " +
+                     flag::kInputFormat + " u64, whose records are 8 bytes each; leave it out");
   }
-  const uint64_t bytes = parse_bytes(text, "--max-record-length");
+  const uint64_t bytes = parse_bytes(text, flag::kMaxRecordLength.name);
   if (bytes == 0) {
-    throw UsageError("--max-record-length " + text + ": must be at least 1 byte");
+    throw UsageError(flag::kMaxRecordLength + " " + text + ": must be at least 1 byte");
   }
   return bytes;
 }
 
 uint64_t batch_records(const std::string& text) {
   if (text.empty()) return PipelineOptions{}.batch_records;
-  const uint64_t batch = parse_count(text, "--batch");
-  if (batch == 0) throw UsageError("--batch " + text + ": must be at least 1 record");
+  const uint64_t batch = parse_count(text, flag::kBatch.name);
+  if (batch == 0) throw UsageError(flag::kBatch + " " + text + ": must be at least 1 record");
   return batch;
 }
 
@@ -38,7 +39,7 @@ uint64_t piece_bytes(const std::string& text, const char* option, uint64_t fallb
 
 JobCheckpoints checkpoints(const CheckpointOptions& options) {
   if (!options.every.empty() && !options.enabled()) {
-    throw UsageError("--checkpoint-every needs --checkpoint FILE");
+    throw UsageError(flag::kCheckpointEvery + " needs " + flag::kCheckpoint + " FILE");
   }
   JobCheckpoints c;
   c.path = options.path;
@@ -58,19 +59,20 @@ JobSizing parse_sizing(const SizingOptions& options) {
   JobSizing r;
   // With a memory budget the rate is the outcome, not a target.
   if (!options.fpr.empty() && !options.memory.empty()) {
-    throw UsageError("--fpr " + options.fpr + " and --memory " + options.memory +
-                     " cannot both be given: --fpr sizes the filter for a rate, --memory fixes "
-                     "its size (the rate is then reported)");
+    throw UsageError(flag::kFpr + " " + options.fpr + " and " + flag::kMemory + " " +
+                     options.memory + " cannot both be given: " + flag::kFpr +
+                     " sizes the filter for a rate, " + flag::kMemory +
+                     " fixes its size (the rate is then reported)");
   }
   if (!options.capacity.empty()) {
-    r.capacity = parse_count(options.capacity, "--capacity");
+    r.capacity = parse_count(options.capacity, flag::kCapacity.name);
     if (*r.capacity == 0) {
-      throw UsageError("--capacity " + options.capacity +
+      throw UsageError(flag::kCapacity + " " + options.capacity +
                        ": must be at least 1 (the distinct keys expected)");
     }
   }
-  if (!options.memory.empty()) r.memory = parse_bytes(options.memory, "--memory");
-  if (!options.fpr.empty()) r.fpr = parse_fpr(options.fpr, "--fpr");
+  if (!options.memory.empty()) r.memory = parse_bytes(options.memory, flag::kMemory.name);
+  if (!options.fpr.empty()) r.fpr = parse_fpr(options.fpr, flag::kFpr.name);
   r.block_bits = options.block_bits;
   r.allow_high_fpr = options.allow_high_fpr;
   return r;
@@ -78,8 +80,8 @@ JobSizing parse_sizing(const SizingOptions& options) {
 
 Plan plan_standalone(const JobSizing& request) {
   if (!request.capacity) {
-    throw UsageError("plan needs --capacity N (the distinct keys expected), with --fpr P or "
-                     "--memory BYTES");
+    throw UsageError("plan needs " + flag::kCapacity + " N (the distinct keys expected), with " +
+                     flag::kFpr + " P or " + flag::kMemory + " BYTES");
   }
   return plan_for_keys(request, *request.capacity);
 }
@@ -96,14 +98,17 @@ JobSpec job_spec(const JobOptions& o, JobKind kind) {
   spec.inputs.skip_missing = o.input_list.skip_missing;
   spec.format = parse_input_format(o.input_format);
   spec.sizing = parse_sizing(o.sizing);
-  if (!o.max_memory.empty()) spec.max_memory = parse_memory_cap(o.max_memory, "--max-memory");
+  if (!o.max_memory.empty()) {
+    spec.max_memory = parse_memory_cap(o.max_memory, flag::kMaxMemory.name);
+  }
   spec.no_grow = o.no_grow;
   spec.exact = o.exact;
   o.progress_mode();  // --progress with --no-progress
   spec.batch_records = batch_records(o.batch);
   spec.max_record_bytes = max_record_bytes(o.max_record_length, spec.format);
-  spec.piece_bytes = piece_bytes(o.piece_bytes, "--piece-bytes", spec.piece_bytes);
-  spec.compressed_piece_bytes = piece_bytes(o.compressed_piece_bytes, "--compressed-piece-bytes",
+  spec.piece_bytes = piece_bytes(o.piece_bytes, flag::kPieceBytes.name, spec.piece_bytes);
+  spec.compressed_piece_bytes = piece_bytes(o.compressed_piece_bytes,
+                                            flag::kCompressedPieceBytes.name,
                                             spec.compressed_piece_bytes);
   // u64 records have no key options (refuse_ignored_options).
   if (spec.format == InputFormat::kText) spec.keys = parse_key_flags(o.keys);
@@ -123,46 +128,8 @@ JobSpec job_spec(const JobOptions& o, JobKind kind) {
   return spec;
 }
 
-std::string flag_name(JobOption option) {
-  switch (option) {
-    case JobOption::kFilesFrom: return "--files-from";
-    case JobOption::kNullList: return "-0";
-    case JobOption::kRecursive: return "--recursive";
-    case JobOption::kSkipMissing: return "--skip-missing";
-    case JobOption::kOutput: return "-o";
-    case JobOption::kOutputParts: return "--output-parts";
-    case JobOption::kFilter: return "-f";
-    case JobOption::kStats: return "--stats";
-    case JobOption::kCapacity: return "--capacity";
-    case JobOption::kFpr: return "--fpr";
-    case JobOption::kMemory: return "--memory";
-    case JobOption::kBlockBits: return "--block-bits";
-    case JobOption::kAllowHighFpr: return "--allow-high-fpr";
-    case JobOption::kNoGrow: return "--no-grow";
-    case JobOption::kMaxMemory: return "--max-memory";
-    case JobOption::kKey: return "--key";
-    case JobOption::kDelimiter: return "--delimiter";
-    case JobOption::kNormalize: return "--normalize";
-    case JobOption::kIgnoreKeyRules: return "--ignore-key-rules";
-    case JobOption::kInputFormat: return "--input-format";
-    case JobOption::kNullData: return "-z";
-    case JobOption::kBackend: return "--backend";
-    case JobOption::kThreads: return "--threads";
-    case JobOption::kFilterThreads: return "--filter-threads";
-    case JobOption::kDevice: return "--device";
-    case JobOption::kCheckpoint: return "--checkpoint";
-    case JobOption::kResume: return "--resume";
-    case JobOption::kReplayableStdin: return "--replayable-stdin";
-    case JobOption::kMpi: return "--mpi";
-    case JobOption::kExact: return "--exact";
-    case JobOption::kMissingKey: return "--missing-key";
-    case JobOption::kStrictJson: return "--strict-json";
-  }
-  return "?";
-}
-
 std::string flag_given(const JobOptions& o, JobOption option) {
-  const std::string name = flag_name(option);
+  const std::string name = flag_of(option).name;
   switch (option) {
     case JobOption::kMaxMemory: return name + " " + o.max_memory;
     case JobOption::kMemory: return name + " " + o.sizing.memory;

@@ -1,7 +1,6 @@
 // The command's words for a job, mapped to the library's JobSpec
 // (gdedup/job.h) and back: the flags dedup, build and query take, parsed
-// and checked here once, and the flag that names each JobOption in the
-// library's messages.
+// and checked here once, and each JobOption's flag with the value given.
 #pragma once
 
 #include <string>
@@ -23,9 +22,8 @@ JobSizing parse_sizing(const SizingOptions& options);
 // For `gdedup plan`: needs --capacity.
 Plan plan_standalone(const JobSizing& request);
 
-// The flag that names `option` ("--max-memory"), and the flag with the
-// value given in `o` ("--max-memory 2G") where messages quote it.
-std::string flag_name(JobOption option);
+// The flag that names `option` (cli/flags.h) with the value given in `o`
+// ("--max-memory 2G") where messages quote it.
 std::string flag_given(const JobOptions& o, JobOption option);
 
 }  // namespace gdedup::cli

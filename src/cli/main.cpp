@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/console.h"
 #include "cli/exit_status.h"
+#include "cli/flags.h"
 #include "cli/interrupt.h"
 #include "cli/options.h"
 #include "cli/mpi_launch.h"
@@ -43,7 +44,7 @@ int report_parse_error(const CLI::App& app, const CLI::ParseError& e, int argc, 
              !(message.size() > 1 && message[1] >= 'A' && message[1] <= 'Z')) {
     message[0] = static_cast<char>(message[0] + 32);
   }
-  Console::get().error(message + " (see '" + where + " --help')");
+  Console::get().error(message + " (see '" + where + " " + flag::kHelp + "')");
   return kExitUsage;
 }
 
@@ -60,14 +61,16 @@ int run(int argc, char** argv) {
       "gdedup: remove duplicate records (lines, URLs, 64-bit fingerprints) from very large "
       "inputs in one streaming pass, with a blocked Bloom filter on the GPU or the CPU",
       "gdedup"};
-  app.set_version_flag("-V,--version", std::string("gdedup ") + kVersion);
+  app.set_help_flag(flag::kHelp.names(), "Print this help message and exit");
+  app.set_version_flag(flag::kVersion.names(), std::string("gdedup ") + kVersion);
   app.require_subcommand(1);
   app.footer(
-      "Run 'gdedup COMMAND --help' for the options of each command.\n"
+      "Run 'gdedup COMMAND " + flag::kHelp + "' for the options of each command.\n"
       "Exit status: 0 success, 1 runtime error (I/O, damaged file, no GPU), 2 usage error, "
-      "3 interrupted with a checkpoint to resume from (--checkpoint), 4 the filter ended far "
-      "past its plan (unique records probably lost; the message gives the --capacity to use), "
-      "or an exact set or a merge would pass --max-memory (nothing saved).");
+      "3 interrupted with a checkpoint to resume from (" + flag::kCheckpoint + "), 4 the filter "
+      "ended far past its plan (unique records probably lost; the message gives the " +
+      flag::kCapacity + " to use), or an exact set or a merge would pass " + flag::kMaxMemory +
+      " (nothing saved).");
 
   std::map<std::string, Action> actions;
   actions["dedup"] = add_dedup_command(app);

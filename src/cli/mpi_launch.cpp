@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "cli/flags.h"
 #include "gdedup/error.h"
 #include "gdedup/mpi.h"
 
@@ -49,7 +50,8 @@ void resolve_mpi_launch(JobOptions& o) {
                      " started by an MPI launcher (" + launch.evidence + "), but gdedup was "
                      "built without MPI, so each would run the whole job into the same files; "
                      "build gdedup with MPI (libopenmpi-dev) to run them as one job, run one "
-                     "process without the launcher, or give --no-mpi to run each alone");
+                     "process without the launcher, or give " + flag::kNoMpi +
+                     " to run each alone");
   }
   o.mpi = true;
   o.mpi_launch = launch.evidence;

@@ -9,6 +9,7 @@
 
 #include "cli/checkpoint_options.h"
 #include "cli/cli11_fwd.h"
+#include "cli/flags.h"
 #include "gdedup/error.h"
 #include "gdedup/pipeline.h"
 
@@ -99,7 +100,8 @@ struct JobOptions {
   // Throws UsageError for --progress with --no-progress.
   ProgressMode progress_mode() const {
     if (progress && no_progress) {
-      throw UsageError("--progress and --no-progress contradict each other; give one of them");
+      throw UsageError(flag::kProgress + " and " + flag::kNoProgress +
+                       " contradict each other; give one of them");
     }
     return progress ? ProgressMode::kOn : no_progress ? ProgressMode::kOff : ProgressMode::kAuto;
   }
@@ -129,7 +131,7 @@ void add_backend_options(CLI::App& app, JobOptions& options);
 // output).
 void refuse_options_taken_as_files(CLI::App& app);
 // A thread count option (--threads, --filter-threads), 1 to 4096.
-CLI::Option* add_threads_option(CLI::App& app, const std::string& name, unsigned& threads,
+CLI::Option* add_threads_option(CLI::App& app, const Flag& flag, unsigned& threads,
                                 const std::string& help);
 
 // The typed options; a UsageError naming the value unless --key,

@@ -13,6 +13,7 @@
 #include "cli/command_events.h"
 #include "cli/console.h"
 #include "cli/exit_status.h"
+#include "cli/flags.h"
 #include "cli/interrupt.h"
 #include "cli/job_command.h"
 #include "cli/job_spec.h"
@@ -40,7 +41,7 @@ mpi::RankInfo join_ranks() {
   try {
     return mpi::join(nullptr, nullptr);
   } catch (const Error& e) {
-    throw Error(std::string(e.what()) + "; without --mpi the job runs in one process", e);
+    throw Error(e.what() + ("; without " + flag::kMpi + " the job runs in one process"), e);
   }
 }
 
@@ -64,8 +65,8 @@ int check_launch(const JobOptions& options, const mpi::RankInfo& me, const std::
     // Every rank finds it: rank 0 says it.
     if (me.rank == 0) {
       console.error("the ranks were not all given the same command line, which one job "
-                    "needs; to run a job of its own in each process, give each --no-mpi "
-                    "(and files of its own)");
+                    "needs; to run a job of its own in each process, give each " +
+                    flag::kNoMpi + " (and files of its own)");
     }
     // mpirun stops the ranks still leaving once rank 0 is gone: they end
     // without a line of their own.
@@ -75,7 +76,7 @@ int check_launch(const JobOptions& options, const mpi::RankInfo& me, const std::
   if (!options.mpi_launch.empty()) {
     console.info("started as one of " + std::to_string(me.ranks) + " processes by an MPI "
                  "launcher (" + options.mpi_launch + "): one job over " +
-                 std::to_string(me.ranks) + " ranks (--no-mpi runs each alone)");
+                 std::to_string(me.ranks) + " ranks (" + flag::kNoMpi + " runs each alone)");
   }
   return 0;
 }

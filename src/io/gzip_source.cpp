@@ -72,50 +72,25 @@ GzipSource::GzipSource(std::unique_ptr<ByteSource> raw)
 
 GzipSource::~GzipSource() = default;
 
-void GzipSource::decode(char* buf, size_t capacity, size_t& produced) {
+// Each member starts afresh: its own header, CRC-32 and length.
+void GzipSource::start_member() {
+  isal_inflate_reset(&stream_->s);
+  stream_->s.crc_flag = ISAL_GZIP;
+}
+
+GzipSource::Inflated GzipSource::inflate_some(Window& w) {
   inflate_state& s = stream_->s;
-  constexpr size_t kMaxU32 = std::numeric_limits<uint32_t>::max();
-  while (produced < capacity) {
-    if (!in_member_ && piece_ends_here()) return;
-    if (in_pos_ == in_end_) refill();
-    if (!in_member_) {
-      if (in_pos_ == in_end_ || at_zero_padding()) return;  // the end, on a member boundary
-      // Each member starts afresh: its own header, CRC-32 and length.
-      isal_inflate_reset(&s);
-      s.crc_flag = ISAL_GZIP;
-      in_member_ = true;
-      magic_seen_ = 0;
-    }
-    check_magic();
-    // ISA-L counts in 32-bit fields: feed and drain in pieces below 4 GiB.
-    size_t in_avail = std::min(in_end_ - in_pos_, kMaxU32);
-    size_t out_avail = std::min(capacity - produced, kMaxU32);
-    s.next_in = reinterpret_cast<uint8_t*>(in_.data() + in_pos_);
-    s.avail_in = static_cast<uint32_t>(in_avail);
-    s.next_out = reinterpret_cast<uint8_t*>(buf + produced);
-    s.avail_out = static_cast<uint32_t>(out_avail);
-    int ret = isal_inflate(&s);
-    size_t consumed = in_avail - s.avail_in;
-    size_t made = out_avail - s.avail_out;
-    in_pos_ += consumed;
-    produced += made;
-    magic_seen_ = std::min<size_t>(2, magic_seen_ + consumed);
-    if (ret < 0) throw_damaged("gzip", isal_reason(ret));
-    if (s.block_state == ISAL_BLOCK_FINISH) {
-      // The trailer matched. ISA-L hands back the bytes it read ahead, so
-      // in_pos_ is exactly where the next member (or garbage) starts.
-      in_member_ = false;
-      verified(produced);
-      continue;
-    }
-    if (consumed == 0 && made == 0) {
-      // Everything the decoder had is out and it needs more input: at the
-      // end of the file that is truncation. With input and room left, an
-      // idle decoder would loop forever: damaged data it failed to reject.
-      if (in_pos_ == in_end_ && raw_at_end_) throw_truncated("gzip");
-      if (in_pos_ != in_end_) throw_damaged("gzip", "the decoder cannot make progress");
-    }
-  }
+  s.next_in = reinterpret_cast<uint8_t*>(w.in);
+  s.avail_in = w.in_avail;
+  s.next_out = reinterpret_cast<uint8_t*>(w.out);
+  s.avail_out = w.out_avail;
+  const int ret = isal_inflate(&s);
+  w.in_avail = s.avail_in;
+  w.out_avail = s.avail_out;
+  if (ret < 0) return {false, isal_reason(ret)};
+  // The trailer matched. ISA-L hands back the bytes it read ahead, so the
+  // input left starts exactly where the next member (or garbage) does.
+  return {s.block_state == ISAL_BLOCK_FINISH, nullptr};
 }
 
 #else  // zlib
@@ -135,50 +110,75 @@ GzipSource::GzipSource(std::unique_ptr<ByteSource> raw)
 
 GzipSource::~GzipSource() { inflateEnd(&stream_->z); }
 
-void GzipSource::decode(char* buf, size_t capacity, size_t& produced) {
+void GzipSource::start_member() { inflateReset(&stream_->z); }
+
+GzipSource::Inflated GzipSource::inflate_some(Window& w) {
   z_stream& z = stream_->z;
-  constexpr size_t kMaxUInt = std::numeric_limits<uInt>::max();
+  z.next_in = reinterpret_cast<Bytef*>(w.in);
+  z.avail_in = w.in_avail;
+  z.next_out = reinterpret_cast<Bytef*>(w.out);
+  z.avail_out = w.out_avail;
+  const int ret = inflate(&z, Z_NO_FLUSH);
+  w.in_avail = z.avail_in;
+  w.out_avail = z.avail_out;
+  switch (ret) {
+    case Z_STREAM_END: return {true, nullptr};
+    case Z_OK:
+    case Z_BUF_ERROR:  // no progress possible: decode() tells truncation from waiting
+      return {false, nullptr};
+    case Z_MEM_ERROR:
+      throw Error(name() + ": the gzip decoder ran out of memory.", ErrorKind::decoder_memory);
+    default:  // Z_DATA_ERROR, Z_NEED_DICT, Z_STREAM_ERROR
+      return {false, z.msg != nullptr ? z.msg : "invalid data"};
+  }
+}
+
+#endif
+
+// One loop for both decoders: members one after another, each checked at
+// its trailer, zero padding after the last, and truncation or a decoder
+// that stalls told apart from one waiting for input.
+void GzipSource::decode(char* buf, size_t capacity, size_t& produced) {
+  // Both decoders count in 32 bits: feed and drain in pieces below 4 GiB.
+  constexpr size_t kMaxU32 = std::numeric_limits<uint32_t>::max();
   while (produced < capacity) {
     if (!in_member_ && piece_ends_here()) return;
     if (in_pos_ == in_end_) refill();
     if (!in_member_) {
       if (in_pos_ == in_end_ || at_zero_padding()) return;  // the end, on a member boundary
-      inflateReset(&z);
+      start_member();
       in_member_ = true;
       magic_seen_ = 0;
     }
     check_magic();
-    // zlib counts in 32-bit uInt: feed and drain in pieces below 4 GiB.
-    size_t in_avail = std::min(in_end_ - in_pos_, kMaxUInt);
-    size_t out_avail = std::min(capacity - produced, kMaxUInt);
-    z.next_in = reinterpret_cast<Bytef*>(in_.data() + in_pos_);
-    z.avail_in = static_cast<uInt>(in_avail);
-    z.next_out = reinterpret_cast<Bytef*>(buf + produced);
-    z.avail_out = static_cast<uInt>(out_avail);
-    int ret = inflate(&z, Z_NO_FLUSH);
-    in_pos_ += in_avail - z.avail_in;
-    magic_seen_ = std::min<size_t>(2, magic_seen_ + (in_avail - z.avail_in));
-    produced += out_avail - z.avail_out;
-    switch (ret) {
-      case Z_STREAM_END:
-        in_member_ = false;
-        verified(produced);
-        break;
-      case Z_OK:
-        break;
-      case Z_BUF_ERROR:
-        // No progress possible: fine while more input can come, truncation
-        // once the file has ended inside a member.
-        if (in_pos_ == in_end_ && raw_at_end_) throw_truncated("gzip");
-        break;
-      case Z_MEM_ERROR:
-        throw Error(name() + ": the gzip decoder ran out of memory.", ErrorKind::decoder_memory);
-      default:  // Z_DATA_ERROR, Z_NEED_DICT, Z_STREAM_ERROR
-        throw_damaged("gzip", z.msg != nullptr ? z.msg : "invalid data");
+    Window w;
+    w.in = in_.data() + in_pos_;
+    w.in_avail = static_cast<uint32_t>(std::min(in_end_ - in_pos_, kMaxU32));
+    w.out = buf + produced;
+    w.out_avail = static_cast<uint32_t>(std::min(capacity - produced, kMaxU32));
+    const uint32_t in_given = w.in_avail;
+    const uint32_t out_given = w.out_avail;
+    const Inflated step = inflate_some(w);
+    const size_t consumed = in_given - w.in_avail;
+    const size_t made = out_given - w.out_avail;
+    in_pos_ += consumed;
+    produced += made;
+    magic_seen_ = std::min<size_t>(2, magic_seen_ + consumed);
+    // After in_pos_ moved: the message gives the offset the decoder reached.
+    if (step.damage != nullptr) throw_damaged("gzip", step.damage);
+    if (step.member_ends) {
+      in_member_ = false;
+      verified(produced);
+      continue;
+    }
+    if (consumed == 0 && made == 0) {
+      // Everything the decoder had is out and it needs more input: at the
+      // end of the file that is truncation. With input and room left, an
+      // idle decoder would loop forever: damaged data it failed to reject.
+      if (in_pos_ == in_end_ && raw_at_end_) throw_truncated("gzip");
+      if (in_pos_ != in_end_) throw_damaged("gzip", "the decoder cannot make progress");
     }
   }
 }
-
-#endif
 
 }  // namespace gdedup::io

@@ -6,6 +6,7 @@
 // are accepted as padding, as `gzip -t` does.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include "io/decoder_source.h"
@@ -21,6 +22,24 @@ class GzipSource final : public DecoderSource {
 
  private:
   void decode(char* buf, size_t capacity, size_t& produced) override;
+
+  // What one call of the decoder is given, and what it leaves: the input
+  // not consumed and the room not filled.
+  struct Window {
+    char* in = nullptr;
+    uint32_t in_avail = 0;
+    char* out = nullptr;
+    uint32_t out_avail = 0;
+  };
+  // What a call of the decoder ended with.
+  struct Inflated {
+    bool member_ends = false;      // the member's trailer matched
+    const char* damage = nullptr;  // why the data is damaged, if it is
+  };
+  // The decoder's own steps (ISA-L's or zlib's; decode() is the loop they
+  // share): reset for a new member, and decode some of `w`.
+  void start_member();
+  Inflated inflate_some(Window& w);
   // Throws when the bytes at in_pos_ cannot begin the member's magic.
   void check_magic() const;
   // At a member boundary: true, with the input consumed, when zeros run from
