@@ -15,13 +15,13 @@
 #include "gdedup/number_text.h"
 #include "gdedup/set_file.h"
 #include "job/checkpoint_job.h"
-#include "job/exact_job.h"
 #include "job/growth_choice.h"
 #include "job/job_checks.h"
 #include "job/job_steps.h"
 #include "job/overfull.h"
 #include "job/publication.h"
 #include "job/sizing.h"
+#include "job/thread_split.h"
 
 namespace gdedup {
 
@@ -81,7 +81,7 @@ void check_part_cap(const job::Job& j, uint64_t bytes, const std::string& what) 
 
 // A set file (a set checkpoint where `checkpoint`) past the cap is refused
 // from its header, on every rank alike, before any rank reads a key, as one
-// process refuses it (exact_job.cpp).
+// process refuses it (exact_target.cpp).
 void check_part_file_cap(const job::Job& j, const std::string& path, bool checkpoint) {
   check_part_cap(j, mpi::ShardedSet::part_bytes_for(read_set_info(path, checkpoint).keys),
                  std::string("a rank's part of the set of ") + (checkpoint ? "checkpoint " : "") +
@@ -206,7 +206,7 @@ void RankJob::prepare_set() {
   const KeyRules key_rules = job::job_key_rules(o);
   s.saved_rules = key_rules;
   // Each rank's part: --max-memory caps it (docs/SCALE-OUT.md, "Exact mode").
-  const KeySetOptions options{o.filter_threads > 0 ? o.filter_threads : 1, o.max_memory};
+  const KeySetOptions options{job::job_threads(o, true).filter, o.max_memory};
   job::refuse_existing_checkpoint(j);
   if (o.checkpoint.resume) {
     // The set is the checkpoint's, whichever number of ranks (or one
@@ -295,7 +295,7 @@ JobResult RankJob::run_filter() {
   // Each rank chooses its own backend (auto: its GPU if it has one, else
   // the CPU), on the GPU its local rank numbers; the answers are the same.
   BackendOptions backend_options;
-  backend_options.threads = o.filter_threads > 0 ? o.filter_threads : 1;
+  backend_options.threads = job::job_threads(o, true).filter;
   backend_options.device = static_cast<int>(me.local_rank);
   std::string backend;
   const BackendMaker make_backend = [&](Filter& part) {
