@@ -185,6 +185,9 @@ if [ -n "${FAULTS:-}" ]; then
     -o out.txt -f seen.gdf --checkpoint ck --resume
   SETUP=$(stopped --exact) run exact-resume-cap \$BIN dedup --exact urls.txt more.txt \
     -o out.txt -f seen.gdf --checkpoint ck --resume --max-memory 4K
+  SETUP=$(stopped) run mpi-resume mpirun --oversubscribe -n 2 \$BIN dedup --mpi urls.txt \
+    more.txt -o out.txt -f seen.gdf --checkpoint ck --checkpoint-every 30K --resume \
+    --stats stats.json
   SETUP=$(stopped --exact) run mpi-exact-resume mpirun --oversubscribe -n 2 \$BIN dedup \
     --mpi --exact urls.txt more.txt -o out.txt -f seen.gdf --checkpoint ck \
     --checkpoint-every 30K --resume --stats stats.json
@@ -233,6 +236,12 @@ for ranks in 1 2 3; do
     -o out.txt --stats stats.json
   run mpi-exact-max-memory-$ranks $mpi dedup --mpi --exact urls.txt -o out.txt --max-memory 64K
 done
+SETUP=$built run mpi-query mpirun --oversubscribe -n 2 \$BIN query --mpi urls.txt -f seen.gdf \
+  -o out.txt --stats stats.json
+run mpi-exact-cap-run mpirun --oversubscribe -n 2 \$BIN dedup --mpi --exact urls.txt \
+  -o out.txt -f seen.gdf --max-memory 512K
+SETUP=$set_built run mpi-exact-cap-file mpirun --oversubscribe -n 2 \$BIN dedup --mpi --exact \
+  urls.txt -f seen.gdf -o out.txt --max-memory 4K
 run mpi-exact-gpu mpirun --oversubscribe -n 2 \$BIN dedup --mpi --exact --backend gpu urls.txt \
   -o out.txt
 run mpi-exact-threads mpirun --oversubscribe -n 2 \$BIN dedup --mpi --exact --threads 2 \
