@@ -34,11 +34,14 @@ class JobTarget {
  public:
   virtual ~JobTarget() = default;
 
-  // What runs it, for the console: "cpu (AVX2, 2 threads)".
+  // What runs it, for the console: "cpu (AVX2, 2 threads)" (on the ranks
+  // of an MPI job, where each rank chooses its backend as the run makes
+  // each layer, rank 0's, once the run chose it).
   virtual const std::string& description() const = 0;
   // Where a resumed job continues; null for a job that starts.
   virtual const ResumeState* resume_state() const = 0;
-  // The layers of a growing filter now, for progress; 0 for any other.
+  // The layers of a growing filter now, for progress; 0 for any other (and
+  // on ranks, whose progress shows no layers).
   virtual size_t growing_layers() const = 0;
   // Adds to the job's `options` what the target tells the pipeline itself
   // (the records to expect, what to say past the planned capacity).
