@@ -40,6 +40,15 @@ TEST(BackendRegistry, AutoTakesTheCpuWithTheGpusReasonWhenNoGpuIsUsable) {
   EXPECT_EQ(unavailable, why);
 }
 
+// An exact set is held where the registry says, as a filter runs: a name
+// stands, and auto takes the first available entry that holds sets.
+TEST(BackendRegistry, ChoosesWhereASetIsHeld) {
+  for (const BackendEntry& e : backend_registry()) EXPECT_TRUE(e.holds_sets) << e.name;
+  EXPECT_EQ(choose_set_backend("cpu", {}), "cpu");
+  EXPECT_EQ(choose_set_backend("gpu", {}), "gpu");
+  EXPECT_EQ(choose_set_backend("auto", {}), gpu_available(nullptr) ? "gpu" : "cpu");
+}
+
 TEST(BackendRegistry, MakesACpuBackendThatCountsInsertions) {
   Filter filter(FilterParams{100, Layout{256, 8}, 3});
   BackendOptions options;

@@ -34,6 +34,8 @@ struct BackendEntry {
   // It runs on the device BackendOptions::device names (a front end says
   // how that number is chosen).
   bool uses_device = false;
+  // It can hold an exact set (gdedup/key_set.h) as well as run a filter.
+  bool holds_sets = false;
   // Whether it can run here; when not, *why_not (if given) gets a sentence
   // saying why.
   std::function<bool(const BackendOptions&, std::string* why_not)> available;
@@ -81,5 +83,12 @@ const BackendEntry& first_usable_backend(uint64_t filter_bytes, const BackendOpt
 // that name.
 MadeBackend choose_backend(const std::string& which, BackendOptions options, Filter& filter,
                            const std::string& given);
+
+// The name of the backend that holds an exact set: `which` itself when it
+// names one, or for "auto" the first available entry in registry order
+// that holds sets (the GPU before the CPU). A backend named but unusable
+// fails when the set is made there, with the reason; the job refuses
+// names that hold no set before it asks.
+std::string choose_set_backend(const std::string& which, const BackendOptions& options);
 
 }  // namespace gdedup

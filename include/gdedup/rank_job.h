@@ -28,8 +28,8 @@ class RankJob {
   // ranks that see different files at one path (each its own working
   // folder, or its machine's copy) are refused before any work.
   void check_same_files();
-  // Alone: the filter set up (new, from the file, or from the checkpoint);
-  // rank 0 takes the locks.
+  // Alone: the job's target, this rank's part of the filter or set, opened
+  // (new, from the file, or from the checkpoint); rank 0 takes the locks.
   void prepare();
   // Collective: the work. Once it has begun, a failure on one rank is
   // mpi::JobFailed on the others only if they learn of it in their own
@@ -42,11 +42,6 @@ class RankJob {
   std::string closed_pipe_text() const;
 
  private:
-  // Exact mode's prepare() and run(), and run() on a Bloom filter.
-  void prepare_set();
-  JobResult run_set();
-  JobResult run_filter();
-
   struct State;
   std::unique_ptr<State> state_;
 };

@@ -17,6 +17,7 @@ BackendEntry cpu_entry() {
   BackendEntry e;
   e.name = "cpu";
   e.summary = "the processor's cores, with the best SIMD instructions they have";
+  e.holds_sets = true;
   e.available = [](const BackendOptions&, std::string*) { return true; };
   e.check_fits = [](uint64_t, const BackendOptions&) {};
   e.make = [](Filter& filter, const BackendOptions& options) {
@@ -45,6 +46,7 @@ BackendEntry gpu_entry() {
   e.name = "gpu";
   e.summary = "a CUDA device";
   e.uses_device = true;
+  e.holds_sets = true;
   e.available = [](const BackendOptions& options, std::string* why_not) {
     return gpu_available(why_not, options.device);
   };
@@ -146,6 +148,14 @@ MadeBackend choose_backend(const std::string& which, BackendOptions options, Fil
     made.description += ": no " + s.name + " (" + s.why + ")";
   }
   return made;
+}
+
+std::string choose_set_backend(const std::string& which, const BackendOptions& options) {
+  if (which != "auto") return which;
+  for (const BackendEntry& e : entries()) {
+    if (e.holds_sets && e.available(options, nullptr)) return e.name;
+  }
+  return "cpu";
 }
 
 }  // namespace gdedup

@@ -5,7 +5,9 @@
 #include "gdedup/filter_report.h"
 #include "gdedup/error.h"
 #include "gdedup/job_files.h"
+#include "gdedup/set_file.h"
 #include "job/checkpoint_job.h"
+#include "job/growth_choice.h"
 #include "gdedup/output_parts.h"
 #include "gdedup/parts_run.h"
 
@@ -151,6 +153,50 @@ void refuse_ignored_options(const Job& job) {
                      " has no effect with " + format + ", which one thread reads faster than "
                      "the filter takes it; drop " + threads);
   }
+}
+
+void refuse_for_exact(const Job& job) {
+  const JobSpec& o = job.spec;
+  const std::string exact = job.name(JobOption::kExact);
+  auto refuse = [&](JobOption option, const std::string& why) {
+    throw UsageError(job.given(option) + " has no effect with " + exact + ": " + why +
+                     "; drop " + job.name(option));
+  };
+  const std::string no_rate = "an exact set drops no key for a false positive, so it has no "
+                              "rate to plan for and no size to fix; it grows as keys come (" +
+                              job.name(JobOption::kMaxMemory) + " caps it)";
+  if (o.sizing.fpr) refuse(JobOption::kFpr, no_rate);
+  if (o.sizing.memory) refuse(JobOption::kMemory, no_rate);
+  if (o.sizing.block_bits != 0) refuse(JobOption::kBlockBits, no_rate);
+  if (o.sizing.allow_high_fpr) refuse(JobOption::kAllowHighFpr, no_rate);
+  if (o.no_grow) {
+    refuse(JobOption::kNoGrow, "an exact set must grow to hold every key; " +
+                                   job.name(JobOption::kMaxMemory) + " caps it");
+  }
+  if (o.format == InputFormat::kU64) {
+    throw UsageError(job.given(JobOption::kInputFormat) + " cannot be used with " + exact +
+                     ": its records are 64-bit fingerprints, and an exact set keeps 84 bits "
+                     "of each key's 128-bit hash; give the keys as text");
+  }
+  if (o.backend != "auto" && o.backend != "cpu" && o.backend != "gpu") {
+    throw UsageError(job.given(JobOption::kBackend) + " cannot run " + exact + ": exact "
+                     "mode runs on the CPU or a GPU; drop " + job.name(JobOption::kBackend) +
+                     " or give cpu or gpu");
+  }
+}
+
+void check_set_cap(const Job& job, uint64_t bytes, const std::string& what) {
+  gdedup::check_set_cap(bytes, job.spec.max_memory, what, job.given(JobOption::kMaxMemory));
+}
+
+void check_target_options(const Job& job) {
+  refuse_ignored_options(job);
+  if (job.spec.exact) {
+    refuse_for_exact(job);
+    return;
+  }
+  check_planned_rate(job.spec.sizing, job.events);
+  growth_chosen(job);
 }
 
 }  // namespace gdedup::job

@@ -39,9 +39,11 @@ class JobFilter {
   const std::string& description() const { return description_; }
   // The fixed filter (null when growing) and the state it resumes from.
   Filter* fixed() { return start_ && !growing_ ? &start_->filter : nullptr; }
+  const Filter* fixed() const { return start_ && !growing_ ? &start_->filter : nullptr; }
   const ResumeState& resume_state() const { return start_->state; }
   // The growing filter (null when fixed).
   LayeredFilter* growing() { return growing_.get(); }
+  const LayeredFilter* growing() const { return growing_.get(); }
 
   PipelineStats run(const PipelineOptions& options);
   // Makes the filter's bytes current on the host.

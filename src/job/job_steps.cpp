@@ -136,6 +136,16 @@ JobResult start_result(const Job& job, uint64_t inputs_skipped, const ResumeStat
   return result;
 }
 
+JobEnding ending_of(JobTarget& target, const TargetEnd& end) {
+  JobEnding ending;
+  ending.layers = end.layers;
+  ending.growing = end.growing;
+  ending.growth_refused = end.growth_refused;
+  ending.filter_existed = end.file_existed;
+  ending.save = [&target] { target.save(); };
+  return ending;
+}
+
 void finish_job(Job& job, const JobEnding& ending, JobResult& result) {
   const JobSpec& o = job.spec;
   // A query adds no keys: its filter's state is not its doing.

@@ -11,6 +11,7 @@
 
 #include "gdedup/filter_merge.h"
 #include "gdedup/job_files.h"
+#include "gdedup/job_target.h"
 #include "gdedup/key_rules.h"
 #include "job/context.h"
 
@@ -49,6 +50,10 @@ struct JobEnding {
   bool write_stats = true;
 };
 void finish_job(Job& job, const JobEnding& ending, JobResult& result);
+
+// The ending of a job whose `target` ended as `end`: saved by the target's
+// own save.
+JobEnding ending_of(JobTarget& target, const TargetEnd& end);
 
 // Runs the job's pipeline (`run`) into result.stats, as every job in one
 // process does: a closed output ends the job quietly (kOutputClosed; then

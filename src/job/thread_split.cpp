@@ -18,4 +18,9 @@ ThreadSplit split_threads(unsigned read, unsigned filter) {
   return split_threads(read, filter, std::thread::hardware_concurrency());
 }
 
+ThreadSplit job_threads(const JobSpec& spec, bool on_ranks) {
+  if (!on_ranks) return split_threads(spec.threads, spec.filter_threads);
+  return ThreadSplit{1, spec.filter_threads > 0 ? spec.filter_threads : 1};
+}
+
 }  // namespace gdedup::job

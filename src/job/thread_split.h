@@ -3,6 +3,8 @@
 // (JobSpec::filter_threads), when one or both are left to their defaults.
 #pragma once
 
+#include "gdedup/job.h"
+
 namespace gdedup::job {
 
 struct ThreadSplit {
@@ -21,5 +23,12 @@ ThreadSplit split_threads(unsigned read, unsigned filter, unsigned hardware);
 
 // The same on this machine's hardware threads.
 ThreadSplit split_threads(unsigned read, unsigned filter);
+
+// The threads of a job's spec, every target's (a filter's backend, a set)
+// alike: in one process split_threads of JobSpec::threads and
+// filter_threads; on the ranks of an MPI job (`on_ranks`), where each rank
+// reads with one thread and the machine's cores are shared by its ranks,
+// one thread for the target unless filter_threads is given.
+ThreadSplit job_threads(const JobSpec& spec, bool on_ranks);
 
 }  // namespace gdedup::job
