@@ -21,6 +21,8 @@ KeyRules key_rules(const OptionalText& key, const OptionalText& delimiter,
 
 void check_strict_json(const KeyRules& rules, bool strict_json) {
   if (!strict_json) return;
+  // A PyEvents lives with the GIL held; the loads call this without it.
+  nb::gil_scoped_acquire gil;
   const PyEvents names;
   refuse_without_structured_key(JobOption::kStrictJson, names.given(JobOption::kStrictJson),
                                 rules.format, rules.keys, names);

@@ -20,7 +20,8 @@ KeyRules key_rules(const OptionalText& key, const OptionalText& delimiter,
                    const OptionalText& normalize);
 
 // strict_json=True (the command's --strict-json) with rules whose key every
-// record has is refused (UsageError), as a job refuses it.
+// record has is refused (UsageError), as a job refuses it. Called with the
+// GIL held or released.
 void check_strict_json(const KeyRules& rules, bool strict_json);
 
 // The rules a filter or set (`noun`, for the message) loaded from `path`
