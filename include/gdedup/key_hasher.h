@@ -31,6 +31,7 @@ class KeyHasher {
   // The key may be missing from a record: a JSON or CDXJ key.
   bool may_miss() const { return extractor_.spec().structured(); }
   std::string key_text() const { return extractor_.spec().to_string(); }
+  bool strict_json() const { return extractor_.strict_json(); }
 
   // With `found`, whether the record has its key (KeyExtractor::extract);
   // a record without one is fingerprinted as the empty key.

@@ -9,6 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include "gdedup/mode.h"
+#include "gdedup/option_names.h"
+
 namespace gdedup::keys {
 
 // The whole record, one delimited field, or a field of a structured record:
@@ -139,5 +142,14 @@ struct KeyOptions {
   }
   bool operator!=(const KeyOptions& o) const { return !(*this == o); }
 };
+
+// Throws UsageError when `option`, which only a JSON or CDXJ key reads
+// (JobOption::kMissingKey, kStrictJson), is given with a key that every
+// record has: `keys` of text records, or u64 fingerprints (`format`). It
+// would do nothing, so it is a mistake. `given` is the option as the user
+// gave it; `names` names the others in the front end's words.
+void refuse_without_structured_key(JobOption option, const std::string& given,
+                                   InputFormat format, const KeyOptions& keys,
+                                   const OptionNames& names);
 
 }  // namespace gdedup

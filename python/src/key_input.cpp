@@ -195,9 +195,10 @@ Hashed record_key(const KeyHasher& hasher, std::string_view record, std::string&
   }
   if (!found) {
     throw UsageError("key " + std::to_string(index) + " (counting from 0) has no key " +
-                     hasher.key_text() + ": it lacks that value or is not one JSON value as "
-                     "far as it was read (docs/KEYS.md); pass only records that have it, or "
-                     "run a job with missing_key=\"keep\" or \"drop\"");
+                     hasher.key_text() + ": it lacks that value or is not one JSON value" +
+                     (hasher.strict_json() ? "" : " as far as it was read") +
+                     " (docs/KEYS.md); pass only records that have it, or run a job with "
+                     "missing_key=\"keep\" or \"drop\"");
   }
   return key;
 }

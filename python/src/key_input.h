@@ -31,8 +31,9 @@ namespace nb = nanobind;
 
 // The key of `record`, the `index`-th of a call (from 0), as `Hashed`: its
 // 64-bit fingerprint (a filter's) or its 84 bits (a set's). A record
-// without its JSON or CDXJ key is refused (UsageError naming it): a Filter
-// or Set has no missing-key policy, its callers choose the records.
+// without its JSON or CDXJ key, or (with the hasher's strict_json) not
+// exactly one JSON value, is refused (UsageError naming it): a Filter or
+// Set has no missing-key policy, its callers choose the records.
 template <class Hashed>
 Hashed record_key(const KeyHasher& hasher, std::string_view record, std::string& scratch,
                   uint64_t index);

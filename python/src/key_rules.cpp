@@ -1,6 +1,7 @@
 #include "key_rules.h"
 
 #include "gdedup/error.h"
+#include "py_events.h"
 
 namespace gdedup::python {
 
@@ -16,6 +17,15 @@ KeyRules key_rules(const OptionalText& key, const OptionalText& delimiter,
                      "key=\"field:N\" with it, or leave it out");
   }
   return rules;
+}
+
+void check_strict_json(const KeyRules& rules, bool strict_json) {
+  if (!strict_json) return;
+  // A PyEvents lives with the GIL held; the loads call this without it.
+  nb::gil_scoped_acquire gil;
+  const PyEvents names;
+  refuse_without_structured_key(JobOption::kStrictJson, names.given(JobOption::kStrictJson),
+                                rules.format, rules.keys, names);
 }
 
 KeyRules loaded_key_rules(const std::string& path, const char* noun,

@@ -1,6 +1,7 @@
-// The key rules of a Python Filter or fingerprint call, from its key=,
+// The key rules of a Python Filter, Set or fingerprint call, from its key=,
 // delimiter= and normalize= arguments (the command's --key, --delimiter and
-// --normalize, docs/KEYS.md), and their check against a filter file's.
+// --normalize, docs/KEYS.md), their check against a filter file's, and the
+// check of its strict_json= against them.
 #pragma once
 
 #include <optional>
@@ -17,6 +18,11 @@ using OptionalText = std::optional<std::string>;
 // UsageError naming a bad value.
 KeyRules key_rules(const OptionalText& key, const OptionalText& delimiter,
                    const OptionalText& normalize);
+
+// strict_json=True (the command's --strict-json) with rules whose key every
+// record has is refused (UsageError), as a job refuses it. Called with the
+// GIL held or released.
+void check_strict_json(const KeyRules& rules, bool strict_json);
 
 // The rules a filter or set (`noun`, for the message) loaded from `path`
 // works by: the file's own, which the arguments given (if any) must match,

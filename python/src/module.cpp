@@ -24,10 +24,12 @@ namespace {
 // The fingerprint of one key (an int) or of many (a NumPy uint64 array),
 // exactly as the command computes them with the same key rules.
 nb::object fingerprints(nb::handle keys, const OptionalText& key, const OptionalText& delimiter,
-                        const OptionalText& normalize, std::optional<uint64_t> seed) {
+                        const OptionalText& normalize, std::optional<uint64_t> seed,
+                        bool strict_json) {
   KeyRules rules = key_rules(key, delimiter, normalize);
+  check_strict_json(rules, strict_json);
   if (seed) rules.seed = *seed;
-  const KeyHasher hasher(rules.keys, rules.seed);
+  const KeyHasher hasher(rules.keys, rules.seed, strict_json);
   std::string scratch;
   if (const std::optional<std::string_view> one = single_key(keys)) {
     return nb::int_(record_key<uint64_t>(hasher, *one, scratch, 0));
@@ -68,8 +70,11 @@ NB_MODULE(_core, m) {
   m.def("fingerprint", &fingerprints, nb::arg("keys").none(), nb::kw_only(),
         nb::arg("key") = nb::none(), nb::arg("delimiter") = nb::none(),
         nb::arg("normalize") = nb::none(), nb::arg("seed") = nb::none(),
+        nb::arg("strict_json") = false,
         "The command's fingerprints (XXH3-64 with the seed, after the key rules key=, "
         "delimiter=, normalize= as --key, --delimiter, --normalize): an int for one key, a "
-        "NumPy uint64 array for many. A filter with the same rules takes them as keys.");
+        "NumPy uint64 array for many. A filter with the same rules takes them as keys. "
+        "strict_json=True (--strict-json, json: and cdxj: keys only) takes a key only from a "
+        "record that is exactly one JSON value; a record without its key is refused.");
   m.attr("DEFAULT_SEED") = gdedup::kDefaultSeed;
 }

@@ -41,11 +41,13 @@ constexpr uint64_t kChunkKeys = uint64_t{1} << 20;
 class PyFilter {
  public:
   // `loaded`: the file it was loaded from, as it was before the load.
-  PyFilter(std::unique_ptr<FilterEngine> engine, const KeyRules& rules, bool read_only,
-           std::string path, std::optional<FileStamp> loaded)
+  // `strict_json`: records are keyed as --strict-json keys them (refused
+  // by check_strict_json for rules it does nothing for).
+  PyFilter(std::unique_ptr<FilterEngine> engine, const KeyRules& rules, bool strict_json,
+           bool read_only, std::string path, std::optional<FileStamp> loaded)
       : engine_(std::move(engine)),
         rules_(rules),
-        hasher_(rules.keys, rules.seed),
+        hasher_(rules.keys, rules.seed, strict_json),
         read_only_(read_only),
         path_(std::move(path)),
         last_seen_(std::move(loaded)) {}
@@ -125,6 +127,7 @@ class PyFilter {
 
   FilterEngine& engine() { return *engine_; }
   const KeyRules& rules() const { return rules_; }
+  bool strict_json() const { return hasher_.strict_json(); }
   bool read_only() const { return read_only_; }
   const std::string& path() const { return path_; }
   std::mutex& mutex() { return call_lock_.mutex(); }
@@ -370,7 +373,8 @@ void bind_filter(nb::module_& m) {
 
 Filter(capacity=None, fpr=None, memory=None, backend="auto", threads=None,
        key=None, normalize=None, *, delimiter=None, grow=True,
-       max_memory=None, block_bits=None, device=0, allow_high_fpr=False)
+       max_memory=None, block_bits=None, device=0, allow_high_fpr=False,
+       strict_json=False)
 
 Sized by the command's planning (docs/CLI.md, "Sizing"): with no capacity
 and no memory it starts small and grows in layers as keys arrive;
@@ -385,7 +389,11 @@ the command chooses; threads the CPU backend's threads (None: the
 library's default, the hardware threads less two, at least one). key,
 delimiter and normalize are the command's --key, --delimiter and
 --normalize: the rules by which a record gives the key that is hashed; a
-saved filter records them.
+saved filter records them. strict_json=True is the command's
+--strict-json, for json: and cdxj: keys only: a record has its key only
+when it is exactly one JSON value, every value in it read, and a record
+without its key is refused. It is not a key rule: a file does not record
+it, and Filter.load takes it again.
 
 Keys: one bytes or str (UTF-8), or many: a list, tuple or iterable of them,
 a NumPy uint64 array of fingerprints (gdedup.fingerprint), or an Arrow
@@ -398,8 +406,9 @@ place. Calls release the GIL; one filter runs one call at a time.)")
              std::optional<unsigned> threads, std::optional<std::string> key,
              std::optional<std::string> normalize, std::optional<std::string> delimiter,
              bool grow, std::optional<uint64_t> max_memory, std::optional<uint32_t> block_bits,
-             int device, bool allow_high_fpr) {
+             int device, bool allow_high_fpr, bool strict_json) {
             const KeyRules rules = key_rules(key, delimiter, normalize);
+            check_strict_json(rules, strict_json);
             PyEvents events;
             Sizing sizing;
             sizing.sizing = job_sizing(capacity, fpr, memory, block_bits, allow_high_fpr, events);
@@ -410,7 +419,7 @@ place. Calls release the GIL; one filter runs one call at a time.)")
               return std::make_unique<FilterEngine>(
                   sizing, backend_choice(backend, threads, device), events);
             });
-            new (self) PyFilter(std::move(engine), rules, false, "", std::nullopt);
+            new (self) PyFilter(std::move(engine), rules, strict_json, false, "", std::nullopt);
           },
           nb::arg("capacity") = nb::none(), nb::arg("fpr") = nb::none(),
           nb::arg("memory") = nb::none(), nb::arg("backend") = "auto",
@@ -418,13 +427,13 @@ place. Calls release the GIL; one filter runs one call at a time.)")
           nb::arg("normalize") = nb::none(), nb::kw_only(), nb::arg("delimiter") = nb::none(),
           nb::arg("grow") = true, nb::arg("max_memory") = nb::none(),
           nb::arg("block_bits") = nb::none(), nb::arg("device") = 0,
-          nb::arg("allow_high_fpr") = false)
+          nb::arg("allow_high_fpr") = false, nb::arg("strict_json") = false)
       .def_static(
           "load",
           [](const std::filesystem::path& path, bool mmap, bool read_only,
              const std::string& backend, std::optional<unsigned> threads,
              std::optional<std::string> key, std::optional<std::string> normalize,
-             std::optional<std::string> delimiter, int device) {
+             std::optional<std::string> delimiter, int device, bool strict_json) {
             const std::string name = path.string();
             if (mmap && !read_only) {
               // docs/PYTHON.md, "Several crawler processes, one seen filter".
@@ -447,19 +456,22 @@ place. Calls release the GIL; one filter runs one call at a time.)")
                 return mmap ? map_filter_file(name) : load_filter_file(name);
               });
               rules = loaded_key_rules(name, "filter", file.rules.keys, key, delimiter, normalize);
+              check_strict_json(rules, strict_json);
               engine = std::make_unique<FilterEngine>(
                   std::move(file), backend_choice(backend, threads, device), name);
             }
-            return new PyFilter(std::move(engine), rules, read_only, name, std::move(loaded));
+            return new PyFilter(std::move(engine), rules, strict_json, read_only, name,
+                                std::move(loaded));
           },
           nb::arg("path"), nb::arg("mmap") = false, nb::arg("read_only") = false, nb::kw_only(),
           nb::arg("backend") = "auto", nb::arg("threads") = nb::none(),
           nb::arg("key") = nb::none(), nb::arg("normalize") = nb::none(),
           nb::arg("delimiter") = nb::none(), nb::arg("device") = 0,
-          nb::rv_policy::take_ownership,
+          nb::arg("strict_json") = false, nb::rv_policy::take_ownership,
           "Load a filter file (the command's, or one saved here): its layers, growth rule and "
-          "key rules. key/delimiter/normalize, when given, must match the file's. read_only "
-          "refuses add and test_and_set. mmap=True (with read_only=True) maps the file "
+          "key rules. key/delimiter/normalize, when given, must match the file's; "
+          "strict_json=True reads records as a new Filter's does (a file does not record it). "
+          "read_only refuses add and test_and_set. mmap=True (with read_only=True) maps the file "
           "read-only and shared and uses its bits in place, so that processes mapping one file "
           "share one copy in the page cache; the file must be version 4 (written by this "
           "release), every checksum is verified as by a load (docs/PYTHON.md).")
@@ -506,6 +518,7 @@ place. Calls release the GIL; one filter runs one call at a time.)")
       .def_prop_ro("nbytes", [](PyFilter& f) { return locked(f, [](FilterEngine& e) { return e.bytes(); }); })
       .def_prop_ro("grows", [](PyFilter& f) { return f.engine().growing(); })
       .def_prop_ro("key_rules", [](PyFilter& f) { return f.rules().to_string(); })
+      .def_prop_ro("strict_json", &PyFilter::strict_json)
       .def_prop_ro("backend", [](PyFilter& f) { return f.engine().description(); })
       .def_prop_ro("read_only", &PyFilter::read_only);
 }

@@ -28,12 +28,13 @@ namespace {
 
 class PySet {
  public:
-  // `path` and `loaded`: the file it was loaded from, and that file as it
-  // was before the load (none for a new set).
-  explicit PySet(std::unique_ptr<SetEngine> engine, bool read_only = false,
-                 std::string path = "", std::optional<FileStamp> loaded = std::nullopt)
+  // `strict_json`: as a Filter's. `path` and `loaded`: the file it was
+  // loaded from, and that file as it was before the load (none for a new
+  // set).
+  PySet(std::unique_ptr<SetEngine> engine, bool strict_json, bool read_only = false,
+        std::string path = "", std::optional<FileStamp> loaded = std::nullopt)
       : engine_(std::move(engine)),
-        hasher_(engine_->rules().keys, engine_->rules().seed),
+        hasher_(engine_->rules().keys, engine_->rules().seed, strict_json),
         read_only_(read_only),
         path_(std::move(path)),
         last_seen_(std::move(loaded)) {}
@@ -122,6 +123,7 @@ class PySet {
   }
 
   const KeyRules& rules() const { return engine_->rules(); }
+  bool strict_json() const { return hasher_.strict_json(); }
   bool read_only() const { return read_only_; }
 
  private:
@@ -169,7 +171,7 @@ void bind_set(nb::module_& m) {
   nb::class_<PySet>(m, "Set", R"(An exact set of keys: no false positives, no capacity to plan.
 
 Set(capacity=None, threads=None, key=None, normalize=None, *,
-    delimiter=None, max_memory=None)
+    delimiter=None, max_memory=None, strict_json=False)
 
 The set of `gdedup dedup --exact`: each key is kept as 84 bits of its
 XXH3-128, so two distinct keys are taken for one only by the chance that
@@ -179,7 +181,8 @@ capacity=N sizes it for N keys from the start. max_memory caps its bytes:
 a key that would grow it past them raises SetFullError (the keys before
 it were added). threads: the threads that answer a batch (None: the
 set's default, one). key, delimiter and normalize are the command's
---key, --delimiter and --normalize, as for a Filter.
+--key, --delimiter and --normalize, and strict_json its --strict-json,
+as for a Filter.
 
 Keys: one bytes or str (UTF-8), or many: a list, tuple or iterable of them
 (a NumPy array of bytes or str too), or an Arrow string/binary array or
@@ -191,21 +194,26 @@ command's set file (`gdedup build --exact`, `dedup --exact -f FILE`).)")
           "__init__",
           [](PySet* self, std::optional<uint64_t> capacity, std::optional<unsigned> threads,
              std::optional<std::string> key, std::optional<std::string> normalize,
-             std::optional<std::string> delimiter, std::optional<uint64_t> max_memory) {
+             std::optional<std::string> delimiter, std::optional<uint64_t> max_memory,
+             bool strict_json) {
             const KeyRules rules = key_rules(key, delimiter, normalize);
+            check_strict_json(rules, strict_json);
             KeySetOptions options;
             if (threads) options.threads = thread_count(threads);
             options.max_bytes = memory_cap(max_memory);
-            new (self) PySet(std::make_unique<SetEngine>(capacity.value_or(0), options, rules));
+            new (self) PySet(std::make_unique<SetEngine>(capacity.value_or(0), options, rules),
+                             strict_json);
           },
           nb::arg("capacity") = nb::none(), nb::arg("threads") = nb::none(),
           nb::arg("key") = nb::none(), nb::arg("normalize") = nb::none(), nb::kw_only(),
-          nb::arg("delimiter") = nb::none(), nb::arg("max_memory") = nb::none())
+          nb::arg("delimiter") = nb::none(), nb::arg("max_memory") = nb::none(),
+          nb::arg("strict_json") = false)
       .def_static(
           "load",
           [](const std::filesystem::path& path, bool read_only, std::optional<unsigned> threads,
              std::optional<std::string> key, std::optional<std::string> normalize,
-             std::optional<std::string> delimiter, std::optional<uint64_t> max_memory) {
+             std::optional<std::string> delimiter, std::optional<uint64_t> max_memory,
+             bool strict_json) {
             const std::string name = path.string();
             KeySetOptions options;
             if (threads) options.threads = thread_count(threads);
@@ -226,22 +234,26 @@ command's set file (`gdedup build --exact`, `dedup --exact -f FILE`).)")
               const SetFileInfo header = advise_other_mode("gdedup.Filter.load reads it", [&] {
                 return check_set_file_cap(name, false, options.max_bytes, cap_given);
               });
-              loaded_key_rules(name, "set", header.rules, key, delimiter, normalize);
+              check_strict_json(
+                  loaded_key_rules(name, "set", header.rules, key, delimiter, normalize),
+                  strict_json);
               SetFile file = load_set_file(name, options);
               const KeyRules rules =
                   loaded_key_rules(name, "set", file.rules, key, delimiter, normalize);
               check_set_cap(file.set.bytes(), options.max_bytes, "the set of " + name, cap_given);
               engine = std::make_unique<SetEngine>(std::move(file), rules);
             }
-            return new PySet(std::move(engine), read_only, name, std::move(loaded));
+            return new PySet(std::move(engine), strict_json, read_only, name, std::move(loaded));
           },
           nb::arg("path"), nb::arg("read_only") = false, nb::kw_only(),
           nb::arg("threads") = nb::none(), nb::arg("key") = nb::none(),
           nb::arg("normalize") = nb::none(), nb::arg("delimiter") = nb::none(),
-          nb::arg("max_memory") = nb::none(), nb::rv_policy::take_ownership,
+          nb::arg("max_memory") = nb::none(), nb::arg("strict_json") = false,
+          nb::rv_policy::take_ownership,
           "Load a set file (`gdedup build --exact`'s, a job's --filter of --exact, or one saved "
           "here) with every check of the command: its keys and key rules. key/delimiter/"
-          "normalize, when given, must match the file's. read_only refuses add, test_and_set "
+          "normalize, when given, must match the file's; strict_json=True reads records as a "
+          "new Set's does (a file does not record it). read_only refuses add, test_and_set "
           "and merge. max_memory caps the loaded set as a new one's (SetFullError when the "
           "file's keys need more). A Bloom filter's file is refused: a filter cannot become a "
           "set.")
@@ -301,6 +313,7 @@ command's set file (`gdedup build --exact`, `dedup --exact -f FILE`).)")
                      return s.read([](const KeySet& k) { return k.options().threads; });
                    })
       .def_prop_ro("key_rules", [](PySet& s) { return s.rules().to_string(); })
+      .def_prop_ro("strict_json", &PySet::strict_json)
       .def_prop_ro("read_only", &PySet::read_only);
   // For the package's own use (gdedup.scrapy takes seen files of either kind).
   m.def(

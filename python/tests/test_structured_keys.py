@@ -115,16 +115,17 @@ def strict_oracle_key(json_bytes, path):
     return oracle_key(json_bytes, path)
 
 
-def json_suite():
-    """JSONTestSuite's one-line documents, those to reject and those to
-    accept, as bytes (tests/data/make_json_suite.py says how they are
-    written)."""
+def json_suite(kinds="ny"):
+    """JSONTestSuite's one-line documents of `kinds`, "n" those to reject and
+    "y" those to accept, as bytes (tests/data/make_json_suite.py says how
+    they are written)."""
     suite = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data" / "json_suite.txt"
     docs = []
     for line in suite.read_text(encoding="ascii").splitlines():
         if line and not line.startswith("#"):
-            text = line.split("\t", 2)[2]
-            docs.append(text.encode("latin-1").decode("unicode_escape").encode("latin-1"))
+            kind, _, text = line.split("\t", 2)
+            if kind in kinds:
+                docs.append(text.encode("latin-1").decode("unicode_escape").encode("latin-1"))
     return docs
 
 
@@ -451,6 +452,172 @@ def test_a_filter_takes_json_keys_and_refuses_a_record_without_its_key():
         f.test_and_set([b's 1 {"url":"c"}', b"s 1 not json"])
     with pytest.raises(gdedup.InvalidArgumentError, match="has no key"):
         f.add(b"no cdxj line")
+
+
+def strict_and_default(make, **args):
+    """A new Filter or Set with json:url keys read strictly, and one read
+    by default."""
+    import gdedup
+    made = getattr(gdedup, make)
+    return made(key="json:url", strict_json=True, **args), made(key="json:url", **args)
+
+
+@pytest.mark.parametrize("make", ["Filter", "Set"])
+def test_strict_json_refuses_what_every_parser_rejects_before_the_key(make):
+    """JSONTestSuite's documents to reject, as the value before the key:
+    read strictly, no such record has a key, in any call that keys records;
+    by default most are skipped as the brackets and quotes say, and the
+    record keyed (docs/KEYS.md)."""
+    import gdedup
+    strict, default = strict_and_default(make)
+    assert (strict.strict_json, default.strict_json) == (True, False)
+    refused = r"has no key json:url: it lacks that value or is not one JSON value \(docs"
+    good = b'{"url":"good"}'
+    keyed_by_default = 0
+    for n, doc in enumerate(json_suite("n")):
+        record = b'{"v":' + doc + b',"url":"k%d"}' % n
+        calls = [lambda: strict.add(record), lambda: strict.test_and_set(record),
+                 lambda: strict.contains(record), lambda: record in strict,
+                 lambda: strict.add([record]), lambda: strict.contains([good, record]),
+                 lambda: strict.test_and_set((good, record))]
+        for call in calls:
+            with pytest.raises(gdedup.InvalidArgumentError, match=refused):
+                call()
+        try:
+            keyed_by_default += default.add(record)
+        except gdedup.InvalidArgumentError as e:
+            assert "as far as it was read" in str(e)
+    # As the command keys them by default (docs/HARDENING.md): 115 of 182.
+    assert keyed_by_default == 115
+    # The calls refused added nothing.
+    assert not strict.contains([b'{"url":"k0"}', good]).any()
+    for n, doc in enumerate(json_suite("y")):
+        record = b'{"v":' + doc + b',"url":"y%d"}' % n
+        assert strict.add(record) and default.add(record) and default.contains(record)
+        assert strict.contains(b'{"url":"y%d"}' % n)
+
+
+@pytest.mark.parametrize("make", ["Filter", "Set"])
+def test_strict_json_refuses_glued_cut_and_trailing_records(make):
+    strict, default = strict_and_default(make)
+    import gdedup
+    for record in [b'{"url":"a"} x', b'{"url":"a"}{"url":"b"}', b'{"url":"a"', b'{"url":"a",}',
+                   b'{"url":"a","w":[1,,2]}', b'{"url":"a","w":tru}']:
+        with pytest.raises(gdedup.InvalidArgumentError, match="has no key json:url"):
+            strict.add(record)
+    assert strict.add(b' {"url":"a"} ') and not strict.add(b'{"url":"a","w":[1,2]}')
+    # By default the values after the key are skipped by their brackets.
+    assert default.add(b'{"url":"a","w":tru}')
+
+
+def strict_records(count, seed):
+    """JSON records, a third of them holding a document to reject
+    somewhere, glued to another or cut short (hostile_to_strict), each
+    several times."""
+    rng = random.Random(seed)
+    docs = json_suite()
+    distinct = [hostile_to_strict(rng, r, docs) for r in pool(["url"], seed, count)]
+    return rng.choices(distinct, k=count * 3)
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_strict_json_answers_as_the_command_does(tmp_path, run_cli, exact):
+    """A Set's or Filter's answers with strict_json=True keep what `gdedup
+    dedup --strict-json` keeps, and none of the records it finds without a
+    key; and Filter.load / Set.load take strict_json too."""
+    import gdedup
+    records = strict_records(4000, seed=41)
+    data, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    data.write_bytes(b"\n".join(records) + b"\n")
+    mode = ["--exact"] if exact else ["--fpr", "1e-9"]
+
+    def command(*strict):
+        run_cli("dedup", data, "-o", out, "--key", "json:url", "--missing-key", "drop", *mode,
+                "--quiet", *strict)
+        return out.read_bytes().split(b"\n")[:-1]
+
+    def has_key(record):
+        try:
+            gdedup.fingerprint(record, key="json:url", strict_json=True)
+            return True
+        except gdedup.InvalidArgumentError:
+            return False
+
+    keyed = [r for r in records if has_key(r)]
+    assert 0.3 < 1 - len(keyed) / len(records) < 0.8
+    made = gdedup.Set(key="json:url", strict_json=True) if exact else \
+        gdedup.Filter(capacity=len(records), fpr=1e-9, key="json:url", strict_json=True)
+    seen = made.test_and_set(keyed)
+    expected = command("--strict-json")
+    assert [r for r, s in zip(keyed, seen) if not s] == expected
+    # Strictly, some records lose the key the default reading finds.
+    assert expected != command()
+    # One at a time, from a saved and loaded one.
+    saved = tmp_path / ("seen.gds" if exact else "seen.gdf")
+    made.save(saved)
+    loaded = getattr(gdedup, "Set" if exact else "Filter").load(saved, strict_json=True)
+    assert loaded.strict_json and not type(loaded).load(saved).strict_json
+    kept = []
+    for record in records:
+        try:
+            if not loaded.contains(record):
+                kept.append(record)
+        except gdedup.InvalidArgumentError as e:
+            assert not has_key(record) and "as far as it was read" not in str(e)
+    assert kept == []
+    assert all(loaded.contains(r) for r in expected)
+
+
+@pytest.mark.parametrize("make", ["Filter", "Set", "fingerprint"])
+def test_strict_json_is_refused_with_a_key_every_record_has(tmp_path, make):
+    """As the command refuses --strict-json without a json: or cdxj: key."""
+    import gdedup
+    made = getattr(gdedup, make)
+    args = ([b"s 1 {}"],) if make == "fingerprint" else ()
+    for key in [None, "whole", "field:2"]:
+        named = f"key={key or 'whole'}"
+        with pytest.raises(gdedup.InvalidArgumentError) as raised:
+            made(*args, key=key, strict_json=True)
+        assert str(raised.value) == (
+            f"strict_json=True has no effect with {named}, which every record has; it is for "
+            "json: and cdxj: keys; drop strict_json=True")
+    assert made(*args, key="cdxj:surt", strict_json=True) is not None
+    if make == "fingerprint":
+        return
+    saved = tmp_path / "whole"
+    made(key="field:1").save(saved)
+    with pytest.raises(gdedup.InvalidArgumentError, match=r"^strict_json=True has no effect "
+                       r"with key=field:1, which every record has"):
+        made.load(saved, strict_json=True)
+    made(key="json:a.b").save(saved)
+    assert made.load(saved, strict_json=True).strict_json
+
+
+def test_strict_json_is_refused_for_a_filter_of_fingerprints(tmp_path, run_cli):
+    import gdedup
+    data, saved = tmp_path / "in.u64", tmp_path / "f.gdf"
+    data.write_bytes(bytes(range(16)))
+    run_cli("build", data, "--input-format", "u64", "-f", saved, "--quiet")
+    with pytest.raises(gdedup.InvalidArgumentError, match=r"^strict_json=True has no effect "
+                       r"with input_format=u64, which every record has"):
+        gdedup.Filter.load(saved, strict_json=True)
+
+
+@pytest.mark.parametrize("make", ["Filter", "Set"])
+def test_strict_json_is_read_only(make):
+    import gdedup
+    made = getattr(gdedup, make)(key="json:url", strict_json=True)
+    with pytest.raises(AttributeError):
+        made.strict_json = False
+    assert made.strict_json
+
+
+def test_dedup_takes_strict_json_for_its_filter():
+    import gdedup
+    records = [b'{"url":"a"}', b'{"v":[1,,2],"url":"b"}']
+    assert list(gdedup.dedup(records, key="json:url")) == records
+    with pytest.raises(gdedup.InvalidArgumentError, match=r"^key 1 \(counting from 0\) has no "):
+        list(gdedup.dedup(records, key="json:url", strict_json=True))
 
 
 @pytest.mark.parametrize("make", ["Filter", "Set"])

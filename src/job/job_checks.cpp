@@ -125,20 +125,15 @@ void refuse_ignored_options(const Job& job) {
                                  "hold newlines"));
   }
   // The options of JSON and CDXJ keys, given with another key.
-  const auto refuse_without_structured_key = [&](JobOption option, const std::string& given) {
-    if (!u64 && o.keys.key.structured()) return;
-    throw UsageError(given + " has no effect with " +
-                     (u64 ? format : job.events.with(JobOption::kKey, o.keys.key_text())) +
-                     ", which every record has; it is for json: and cdxj: keys; drop " +
-                     job.name(option));
-  };
   if (o.missing_key != keys::MissingKey::kError) {
     refuse_without_structured_key(
         JobOption::kMissingKey,
-        job.events.with(JobOption::kMissingKey, keys::missing_key_text(o.missing_key)));
+        job.events.with(JobOption::kMissingKey, keys::missing_key_text(o.missing_key)),
+        o.format, o.keys, job.events);
   }
   if (o.strict_json) {
-    refuse_without_structured_key(JobOption::kStrictJson, job.given(JobOption::kStrictJson));
+    refuse_without_structured_key(JobOption::kStrictJson, job.given(JobOption::kStrictJson),
+                                  o.format, o.keys, job.events);
   }
   const std::string filter_threads = job.name(JobOption::kFilterThreads);
   if (o.filter_threads > 0 && o.backend == "gpu") {

@@ -1,5 +1,7 @@
 #include "gdedup/key_options.h"
 
+#include "gdedup/error.h"
+
 namespace gdedup {
 
 KeyOptions KeyOptions::parse(std::string_view key, std::string_view delimiter,
@@ -9,6 +11,18 @@ KeyOptions KeyOptions::parse(std::string_view key, std::string_view delimiter,
   options.delimiter = keys::parse_delimiter(delimiter);
   if (!normalize.empty()) options.normalize = keys::parse_normalize_rules(normalize);
   return options;
+}
+
+void refuse_without_structured_key(JobOption option, const std::string& given,
+                                   InputFormat format, const KeyOptions& keys,
+                                   const OptionNames& names) {
+  const bool u64 = format == InputFormat::kU64;
+  if (!u64 && keys.key.structured()) return;
+  throw UsageError(given + " has no effect with " +
+                   (u64 ? names.with(JobOption::kInputFormat, "u64")
+                        : names.with(JobOption::kKey, keys.key_text())) +
+                   ", which every record has; it is for json: and cdxj: keys; drop " +
+                   names.name(option));
 }
 
 }  // namespace gdedup
