@@ -26,9 +26,12 @@ endif()
 install(TARGETS ${gdedup_exported} EXPORT gdedupTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-# gdedup/mpi.h is the command's: the installed library has no MPI.
+# The library's API only: include/gdedup/frontend/ holds what the command
+# and the Python module need besides it (OS and file helpers, reports, MPI
+# runs), built with them from the sources and no stable API; no header of the
+# API includes one of it (tests/layering_check.sh).
 install(DIRECTORY include/gdedup DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-  PATTERN mpi.h EXCLUDE)
+  PATTERN frontend EXCLUDE)
 if(TARGET gdedup_cli)
   install(TARGETS gdedup_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()

@@ -16,11 +16,11 @@
 #include "gdedup/filter.h"
 #include "gdedup/filter_file.h"
 #include "gdedup/fingerprint.h"
+#include "gdedup/frontend/number_text.h"
 #include "gdedup/growth.h"
 #include "gdedup/job.h"
 #include "gdedup/key_set.h"
 #include "gdedup/merge_job.h"
-#include "gdedup/number_text.h"
 #include "gdedup/planner.h"
 #include "gdedup/set_file.h"
 

@@ -7,9 +7,9 @@
 #include <limits>
 #include <string>
 
-#include "gdedup/json.h"
 #include "cli/numbers.cpp"
 #include "gdedup/error.h"
+#include "gdedup/frontend/json.h"
 
 namespace gdedup::cli {
 namespace {

@@ -18,11 +18,11 @@
 
 #include "file_util.h"
 #include "fs/file_ops.h"
+#include "fs/folder_walk.h"
 #include "fs/live_temporaries.h"
-#include "gdedup/folder_walk.h"
-#include "gdedup/output_writer.h"
-#include "gdedup/path_lock.h"
-#include "gdedup/standard_streams.h"
+#include "gdedup/frontend/output_writer.h"
+#include "gdedup/frontend/path_lock.h"
+#include "gdedup/frontend/standard_streams.h"
 
 namespace gdedup::fs {
 namespace {

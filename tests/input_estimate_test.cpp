@@ -15,7 +15,7 @@
 
 #include "codec_util.h"
 #include "file_util.h"
-#include "gdedup/input_estimate.h"
+#include "pipeline/input_estimate.h"
 #include "test_util.h"
 
 namespace gdedup {

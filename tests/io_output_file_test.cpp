@@ -1,4 +1,4 @@
-// The output file (gdedup/output_file.h): written to a temporary file and renamed
+// The output file (io/output_file.h): written to a temporary file and renamed
 // over the output only on commit, so that a job that fails leaves the old
 // file; the temporary file kept for a resume and reopened only when it is
 // the run's own.
@@ -20,7 +20,7 @@
 
 #include "file_util.h"
 #include "gdedup/error.h"
-#include "gdedup/output_file.h"
+#include "io/output_file.h"
 
 namespace gdedup::io {
 namespace {

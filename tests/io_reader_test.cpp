@@ -19,9 +19,9 @@
 
 #include "codec_util.h"
 #include "gdedup/error.h"
-#include "gdedup/input_file.h"
 #include "io/byte_source.h"
 #include "io/fd_source.h"
+#include "io/input_file.h"
 #include "io/multi_source.h"
 #include "io/record_reader.h"
 #include "piece_source.h"

@@ -20,8 +20,8 @@
 
 #include "fs/file_ops.h"
 #include "gdedup/error.h"
-#include "gdedup/input_file.h"
-#include "gdedup/output_writer.h"
+#include "gdedup/frontend/output_writer.h"
+#include "io/input_file.h"
 
 namespace gdedup::io {
 namespace {

@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # The library's boundaries, checked on its sources (docs/ARCHITECTURE.md).
 # Fails naming each file and what it must not hold:
-#  - the command (src/cli) includes only the public API (gdedup/...) and its
-#    own headers (cli/...): anything it needs, a Python package or another
-#    front end needs too, so it belongs in include/gdedup;
-#  - the Python module (python/src) likewise includes only the public API
-#    and its own headers (no folder): it is built on what any front end
+#  - the command (src/cli) includes only the public headers (gdedup/...) and
+#    its own (cli/...): anything it needs, a Python package or another front
+#    end needs too, so it belongs in include/gdedup: in the library's API, or
+#    in include/gdedup/frontend/ where only front ends need it;
+#  - the Python module (python/src) likewise includes only the public
+#    headers and its own (no folder): it is built on what any front end
 #    gets;
-#  - a public header includes only other public headers, so that an
-#    installed copy compiles without the sources;
+#  - a public header includes only other public headers, and a header of
+#    the API (include/gdedup/) none of include/gdedup/frontend/, which is not
+#    installed: so that an installed copy compiles without the sources;
 #  - every folder of the library includes only its own headers and those of
 #    the layers below it, and a public header only those of its own layer
 #    and below (the layer order and each public header's layer: the table
-#    below, the one place that states them);
+#    below, the one place that states them; a header under src/ is of its
+#    folder's layer);
 #  - no getenv in src/, include/ or kernels/: the library takes its choices
 #    as options, and a program that links it decides what its users may set.
 #    The one exception is the command's src/cli/mpi_launch.cpp, which reads
@@ -77,9 +80,28 @@ if [ -n "$found" ]; then
   failed=1
 fi
 
-found=$(includes_outside 'gdedup/' include/gdedup/*.h)
+# The public headers: the library's API (include/gdedup/) and what the front
+# ends need besides it (include/gdedup/frontend/, not installed).
+shopt -s nullglob
+api_headers=(include/gdedup/*.h)
+frontend_headers=(include/gdedup/frontend/*.h)
+shopt -u nullglob
+
+found=""
+[ $(( ${#api_headers[@]} + ${#frontend_headers[@]} )) -eq 0 ] ||
+  found=$(includes_outside 'gdedup/' "${api_headers[@]}" "${frontend_headers[@]}")
 if [ -n "$found" ]; then
   echo "a public header includes one that is not installed; include only gdedup/ headers:" >&2
+  echo "$found" >&2
+  failed=1
+fi
+
+found=""
+[ "${#api_headers[@]}" -eq 0 ] ||
+  found=$(includes_outside 'gdedup/[^/]+$' "${api_headers[@]}" | grep ': includes gdedup/')
+if [ -n "$found" ]; then
+  echo "a header of the library's API includes a front end's (gdedup/frontend/, not" \
+    "installed); move what it needs into the API, or the header into frontend/:" >&2
   echo "$found" >&2
   failed=1
 fi
@@ -90,18 +112,17 @@ fi
 # on top (checked above).
 layers=(
   "base: error.h layout.h fingerprint.h mode.h option_names.h"
-  "fs: paths.h path_lock.h live_temporaries.h mapping_guard.h path_text.h folder_walk.h
-   standard_streams.h"
+  "fs: frontend/paths.h frontend/path_lock.h frontend/live_temporaries.h
+   frontend/mapping_guard.h frontend/path_text.h frontend/standard_streams.h"
   "core: planner.h filter.h backend.h host_buffer.h growth.h layered_filter.h filter_summary.h
-   number_text.h json.h key_set.h"
+   key_set.h frontend/number_text.h frontend/json.h"
   "keys: key_options.h key_extractor.h key_rules.h key_hasher.h"
-  "cpu cuda kernels io: gpu.h input_file.h output_file.h output_writer.h output_parts.h
-   stream_point.h"
-  "format: filter_file.h filter_merge.h checkpoint.h filter_report.h set_file.h"
+  "cpu cuda kernels io: gpu.h stream_point.h frontend/output_writer.h"
+  "format: filter_file.h filter_merge.h checkpoint.h set_file.h frontend/filter_report.h"
   "backends: backend_registry.h"
-  "pipeline: pipeline.h input_estimate.h parts_run.h"
-  "mpi: mpi.h"
-  "job: job.h job_files.h job_target.h rank_job.h merge_job.h"
+  "pipeline: pipeline.h"
+  "mpi: frontend/mpi.h"
+  "job: job.h job_target.h merge_job.h frontend/job_files.h frontend/rank_job.h"
 )
 declare -A folder_level header_level
 for i in "${!layers[@]}"; do
@@ -141,7 +162,7 @@ for folder in "${!folder_level[@]}"; do
   [ -d "$dir" ] || continue
   found+=$(upward "${folder_level[$folder]}" "$folder" "$dir"/*.cpp "$dir"/*.cu "$dir"/*.h)$'\n'
 done
-for header in include/gdedup/*.h; do
+for header in "${api_headers[@]}" "${frontend_headers[@]}"; do
   name=${header#include/gdedup/}
   if [ -z "${header_level[$name]:-}" ]; then
     found+="$header: has no layer in the table of tests/layering_check.sh"$'\n'

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # layering_check.sh on small trees made for it: the rules on the library's
-# words and on its OS calls each fail on a planted case, naming the file and
-# what it holds, and let through what they must (a flag named in a comment,
-# a URL or a lone "--" in a string, an OS call in src/fs or src/cli, the
-# object of a source removed since).
+# words, on its OS calls and on its API's includes of the front ends' headers
+# each fail on a planted case, naming the file and what it holds, and let
+# through what they must (a flag named in a comment, a URL or a lone "--" in
+# a string, an OS call in src/fs or src/cli, the object of a source removed
+# since, a front end's header that includes the API).
 # Usage: layering_check_planted.sh LAYERING_CHECK CXX
 set -u
 check=${1:?usage: $0 LAYERING_CHECK CXX}
@@ -31,6 +32,10 @@ put src/cli/main.h <<<'#pragma once'
 put python/src/module.cpp <<<''
 put python/src/module.h <<<'#pragma once'
 put include/gdedup/error.h <<<'#pragma once'
+put include/gdedup/frontend/json.h <<'EOF'
+#pragma once
+#include "gdedup/error.h"
+EOF
 put kernels/kernels.cu <<<''
 put src/format/words.cpp <<'EOF'
 // Given without --exact, a set file is refused; /* --memory */ too.
@@ -111,4 +116,19 @@ run_check "$tree" "$tree/build"
 expect_in_err "an OS call in the library outside src/fs" "an OS call in src/core"
 expect_in_err "src/core/pid.cpp: calls getpid madvise" "an OS call in src/core"
 ! grep -qE "src/(fs|cli)/|gone\.cpp" <<<"$ERR" || fail "the check named allowed objects: $ERR"
+
+# A header of the library's API that includes a front end's header, which is
+# not installed (a front end's header may include another, as the clean
+# tree's frontend/json.h includes an API header).
+cp -R "$work/clean" "$work/frontend"
+tree=$work/frontend
+put include/gdedup/filter.h <<'EOF'
+#pragma once
+#include "gdedup/frontend/json.h"
+EOF
+run_check "$tree" "$tree/build"
+[ "$STATUS" -eq 1 ] || fail "an API header including gdedup/frontend/ passed (status $STATUS): $ERR"
+expect_in_err "a header of the library's API includes a front end's" "an API header"
+expect_in_err "include/gdedup/filter.h:2: includes gdedup/frontend/json.h" "an API header"
+! grep -q "layer above it" <<<"$ERR" || fail "the check named a layer for it: $ERR"
 exit 0

@@ -3,8 +3,8 @@
 // link planted at the lock file's name is refused, not followed; a signal
 // handler's remove_live_temporaries() removes a held lock file, and only
 // while it is held, and one being taken, unless another process holds it.
-#include "gdedup/path_lock.h"
-#include "gdedup/live_temporaries.h"
+#include "gdedup/frontend/path_lock.h"
+#include "gdedup/frontend/live_temporaries.h"
 
 #include <fcntl.h>
 #include <sys/file.h>

@@ -90,7 +90,7 @@ struct ResumeState {
   std::vector<InputIdentity> inputs;
   std::string output;          // "" when the mode writes no output
   // The file the output is written to until the run completes and renames
-  // it over `output` (gdedup/output_file.h): what a resumed run continues.
+  // it over `output` (io/output_file.h): what a resumed run continues.
   std::string output_temporary;
   // The filter file the job saves to, as it was when the job started.
   FilterFileMark filter_file;

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "gdedup/paths.h"
+#include "gdedup/frontend/paths.h"
 
 namespace gdedup::python {
 

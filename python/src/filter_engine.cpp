@@ -7,8 +7,8 @@
 
 #include "gdedup/error.h"
 #include "gdedup/filter_merge.h"
-#include "gdedup/filter_report.h"
-#include "gdedup/number_text.h"
+#include "gdedup/frontend/filter_report.h"
+#include "gdedup/frontend/number_text.h"
 #include "gdedup/planner.h"
 #include "guarded_save.h"
 

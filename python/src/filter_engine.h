@@ -11,10 +11,10 @@
 #include <string>
 
 #include "file_stamp.h"
-#include "gdedup/mapping_guard.h"
 #include "gdedup/backend_registry.h"
 #include "gdedup/filter.h"
 #include "gdedup/filter_file.h"
+#include "gdedup/frontend/mapping_guard.h"
 #include "gdedup/growth.h"
 #include "gdedup/job.h"
 #include "gdedup/layered_filter.h"
@@ -93,7 +93,7 @@ class FilterEngine {
   };
   std::optional<OverCapacity> over_capacity() const;
   // Throws Error (input_changed) once another program has cut the mapped
-  // filter file short: the pages gone read as zeros since (gdedup/mapping_guard.h)
+  // filter file short: the pages gone read as zeros since (gdedup/frontend/mapping_guard.h)
   // rather than ending the process with SIGBUS, so answers read from them
   // must not be handed out. Called after every use of the bits; every call
   // fails from then on. Does nothing for a filter in its own memory.

@@ -4,9 +4,9 @@
 #include <sys/types.h>
 
 #include "gdedup/error.h"
-#include "gdedup/job_files.h"
-#include "gdedup/path_lock.h"
-#include "gdedup/paths.h"
+#include "gdedup/frontend/job_files.h"
+#include "gdedup/frontend/path_lock.h"
+#include "gdedup/frontend/paths.h"
 
 namespace gdedup::python {
 

@@ -1,5 +1,5 @@
 // How a Python Filter or Set saves its file, as every gdedup writer of that
-// file does: under PATH.lock (gdedup/path_lock.h), and never over a version
+// file does: under PATH.lock (gdedup/frontend/path_lock.h), and never over a version
 // of the file that it did not read, which would lose the keys of whoever
 // wrote that version.
 #pragma once

@@ -19,13 +19,13 @@
 #include "file_stamp.h"
 #include "filter_engine.h"
 #include "gdedup/error.h"
-#include "memory_cap.h"
 #include "gdedup/filter_summary.h"
+#include "gdedup/frontend/number_text.h"
 #include "gdedup/growth.h"
-#include "gdedup/number_text.h"
 #include "gdedup/planner.h"
 #include "key_input.h"
 #include "key_rules.h"
+#include "memory_cap.h"
 #include "py_events.h"
 #include "py_job.h"
 #include "thread_count.h"
@@ -242,7 +242,7 @@ std::vector<LayerPlan> layer_plans(FilterEngine& e, bool with_state) {
 }
 
 // The version of the JSON of `gdedup info --json` that info() mirrors
-// (kInfoJsonVersion, gdedup/filter_report.h): the top-level members describe the
+// (kInfoJsonVersion, gdedup/frontend/filter_report.h): the top-level members describe the
 // whole filter, and "layers" is an array of each layer's.
 constexpr uint64_t kInfoVersion = 2;
 

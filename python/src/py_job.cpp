@@ -13,7 +13,7 @@
 
 #include "errors.h"
 #include "gdedup/error.h"
-#include "gdedup/number_text.h"
+#include "gdedup/frontend/number_text.h"
 #include "key_rules.h"
 #include "memory_cap.h"
 #include "thread_count.h"

@@ -15,7 +15,7 @@
 #include "errors.h"
 #include "file_stamp.h"
 #include "gdedup/error.h"
-#include "gdedup/filter_report.h"
+#include "gdedup/frontend/filter_report.h"
 #include "gdedup/set_file.h"
 #include "key_input.h"
 #include "key_rules.h"

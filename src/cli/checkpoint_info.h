@@ -4,9 +4,9 @@
 
 #include <string>
 
-#include "gdedup/json.h"
-#include "gdedup/filter_report.h"
 #include "gdedup/checkpoint.h"
+#include "gdedup/frontend/filter_report.h"
+#include "gdedup/frontend/json.h"
 #include "gdedup/set_file.h"
 
 namespace gdedup::cli {

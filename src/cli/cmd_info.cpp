@@ -12,10 +12,10 @@
 #include "cli/flags.h"
 #include "cli/options.h"
 #include "cli/standard_output.h"
-#include "gdedup/filter_report.h"
 #include "gdedup/checkpoint.h"
 #include "gdedup/error.h"
 #include "gdedup/filter_file.h"
+#include "gdedup/frontend/filter_report.h"
 #include "gdedup/set_file.h"
 
 namespace gdedup::cli {

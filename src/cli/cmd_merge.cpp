@@ -8,17 +8,17 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/command_events.h"
 #include "cli/commands.h"
 #include "cli/console.h"
-#include "cli/command_events.h"
+#include "cli/exit_status.h"
 #include "cli/flags.h"
 #include "cli/interrupt.h"
 #include "cli/mpi_launch.h"
 #include "cli/numbers.h"
 #include "cli/options.h"
-#include "cli/exit_status.h"
+#include "gdedup/frontend/path_text.h"
 #include "gdedup/merge_job.h"
-#include "gdedup/path_text.h"
 
 namespace gdedup::cli {
 namespace {

@@ -6,14 +6,14 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/commands.h"
-#include "cli/options.h"
-#include "cli/standard_output.h"
-#include "gdedup/filter_report.h"
 #include "cli/command_events.h"
+#include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/job_spec.h"
+#include "cli/options.h"
+#include "cli/standard_output.h"
 #include "gdedup/error.h"
+#include "gdedup/frontend/filter_report.h"
 #include "gdedup/job.h"
 #include "gdedup/key_set.h"
 

@@ -4,7 +4,7 @@
 
 #include <cerrno>
 
-#include "gdedup/path_text.h"
+#include "gdedup/frontend/path_text.h"
 
 namespace gdedup::cli {
 namespace {

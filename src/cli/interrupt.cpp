@@ -12,9 +12,9 @@
 
 #include "cli/flags.h"
 #include "gdedup/error.h"
-#include "gdedup/live_temporaries.h"
-#include "gdedup/path_text.h"
-#include "gdedup/paths.h"
+#include "gdedup/frontend/live_temporaries.h"
+#include "gdedup/frontend/path_text.h"
+#include "gdedup/frontend/paths.h"
 
 namespace gdedup::cli {
 namespace {

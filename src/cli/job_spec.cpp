@@ -4,7 +4,7 @@
 #include "cli/flags.h"
 #include "cli/numbers.h"
 #include "gdedup/error.h"
-#include "gdedup/number_text.h"
+#include "gdedup/frontend/number_text.h"
 
 namespace gdedup::cli {
 namespace {

@@ -13,14 +13,14 @@
 #include "cli/exit_status.h"
 #include "cli/flags.h"
 #include "cli/interrupt.h"
-#include "cli/options.h"
 #include "cli/mpi_launch.h"
+#include "cli/options.h"
 #include "cli/parse_errors.h"
 #include "cli/standard_output.h"
 #include "cli/version.h"
-#include "gdedup/output_writer.h"
-#include "gdedup/paths.h"
-#include "gdedup/standard_streams.h"
+#include "gdedup/frontend/output_writer.h"
+#include "gdedup/frontend/paths.h"
+#include "gdedup/frontend/standard_streams.h"
 
 namespace gdedup::cli {
 namespace {
@@ -113,7 +113,7 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   // Before anything can open a file: a closed standard stream would hand its
-  // number to the first one (gdedup/standard_streams.h).
+  // number to the first one (gdedup/frontend/standard_streams.h).
   if (const int err = gdedup::fs::hold_standard_streams()) {
     gdedup::cli::Console::get().error(
         "a standard stream (descriptor 0, 1 or 2) is closed, and its place could not be held: " +

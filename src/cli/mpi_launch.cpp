@@ -5,7 +5,7 @@
 
 #include "cli/flags.h"
 #include "gdedup/error.h"
-#include "gdedup/mpi.h"
+#include "gdedup/frontend/mpi.h"
 
 namespace gdedup::cli {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "gdedup/number_text.h"  // the numbers as messages print them
+#include "gdedup/frontend/number_text.h"  // the numbers as messages print them
 
 namespace gdedup::cli {
 

@@ -1,4 +1,4 @@
-// dedup, build and query as the ranks of an MPI job (--mpi; gdedup/rank_job.h,
+// dedup, build and query as the ranks of an MPI job (--mpi; gdedup/frontend/rank_job.h,
 // docs/SCALE-OUT.md). Every rank runs the same checks on the same command
 // line; when one fails, one message is printed (by the lowest rank that
 // failed, naming it unless every rank failed alike) and every rank exits
@@ -20,8 +20,8 @@
 #include "cli/mpi_launch.h"
 #include "cli/progress.h"
 #include "gdedup/error.h"
-#include "gdedup/mpi.h"
-#include "gdedup/rank_job.h"
+#include "gdedup/frontend/mpi.h"
+#include "gdedup/frontend/rank_job.h"
 
 namespace gdedup::cli {
 namespace {

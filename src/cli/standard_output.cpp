@@ -5,8 +5,8 @@
 #include "cli/console.h"
 #include "cli/exit_status.h"
 #include "gdedup/error.h"
-#include "gdedup/paths.h"
-#include "gdedup/standard_streams.h"
+#include "gdedup/frontend/paths.h"
+#include "gdedup/frontend/standard_streams.h"
 
 namespace gdedup::cli {
 namespace {

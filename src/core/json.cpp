@@ -1,4 +1,4 @@
-#include "gdedup/json.h"
+#include "gdedup/frontend/json.h"
 
 #include <cmath>
 #include <cstdio>

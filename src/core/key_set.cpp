@@ -24,7 +24,7 @@
 #include "core/thread_pool.h"
 #include "fs/memory.h"
 #include "gdedup/error.h"
-#include "gdedup/number_text.h"
+#include "gdedup/frontend/number_text.h"
 
 namespace gdedup {
 namespace {

@@ -1,4 +1,4 @@
-#include "gdedup/number_text.h"
+#include "gdedup/frontend/number_text.h"
 
 #include <cmath>
 #include <cstdio>

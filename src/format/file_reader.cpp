@@ -7,8 +7,8 @@
 
 #include "format/set_file_format.h"
 #include "gdedup/error.h"
-#include "gdedup/path_text.h"
-#include "gdedup/paths.h"
+#include "gdedup/frontend/path_text.h"
+#include "gdedup/frontend/paths.h"
 
 namespace gdedup::format {
 namespace {

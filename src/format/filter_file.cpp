@@ -23,11 +23,11 @@
 #include "format/filter_file_format.h"
 #include "format/filter_rules_codec.h"
 #include "format/layers_codec.h"
-#include "fs/replacement.h"
 #include "fs/file_ops.h"
 #include "fs/memory.h"
+#include "fs/replacement.h"
 #include "gdedup/error.h"
-#include "gdedup/path_text.h"
+#include "gdedup/frontend/path_text.h"
 
 namespace gdedup {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "gdedup/error.h"
-#include "gdedup/number_text.h"
+#include "gdedup/frontend/number_text.h"
 #include "gdedup/planner.h"
 
 namespace gdedup {

@@ -1,11 +1,11 @@
-#include "gdedup/filter_report.h"
+#include "gdedup/frontend/filter_report.h"
 
 #include <cmath>
 #include <cstdio>
 
 #include "gdedup/filter_merge.h"
-#include "gdedup/number_text.h"
-#include "gdedup/path_text.h"
+#include "gdedup/frontend/number_text.h"
+#include "gdedup/frontend/path_text.h"
 
 namespace gdedup {
 namespace {

@@ -27,8 +27,8 @@
 #include "format/set_stream.h"
 #include "fs/file_ops.h"
 #include "gdedup/error.h"
-#include "gdedup/number_text.h"
-#include "gdedup/path_text.h"
+#include "gdedup/frontend/number_text.h"
+#include "gdedup/frontend/path_text.h"
 #include "gdedup/set_file.h"
 
 namespace gdedup {

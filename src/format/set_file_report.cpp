@@ -2,8 +2,8 @@
 // (docs/CLI.md): the numbers come from the set and KeySet's own formulas.
 #include <cstdio>
 
-#include "gdedup/filter_report.h"
-#include "gdedup/number_text.h"
+#include "gdedup/frontend/filter_report.h"
+#include "gdedup/frontend/number_text.h"
 
 namespace gdedup {
 namespace {

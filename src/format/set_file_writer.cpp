@@ -18,7 +18,7 @@
 #include "format/set_key_codec.h"
 #include "format/set_stream.h"
 #include "fs/replacement.h"
-#include "gdedup/path_text.h"
+#include "gdedup/frontend/path_text.h"
 #include "gdedup/set_file.h"
 
 namespace gdedup {

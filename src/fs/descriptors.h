@@ -10,7 +10,7 @@
 // The move leaves a moment in which the file holds the low number: a program
 // whose other threads use a closed stream while the engine opens files
 // should hold the streams first, as the command does at its start
-// (gdedup/standard_streams.h). All three calls are async-signal-safe.
+// (gdedup/frontend/standard_streams.h). All three calls are async-signal-safe.
 #pragma once
 
 #include <sys/types.h>

@@ -1,6 +1,6 @@
 // The OS layer: every OS call the engine makes on files goes through here or
 // the other files of src/fs (memory.h, and file_status.cpp and path_lock.cpp,
-// which a front end calls too: gdedup/paths.h, gdedup/path_lock.h). They
+// which a front end calls too: gdedup/frontend/paths.h, gdedup/frontend/path_lock.h). They
 // return an errno and leave the words to their callers, and depend on libc
 // only, so core, format (filter files, checkpoints), io and pipeline all
 // stand on them. Calls that create, write, sync, rename, remove or lock a
@@ -20,7 +20,7 @@
 #include <string>
 #include <utility>
 
-#include "gdedup/paths.h"
+#include "gdedup/frontend/paths.h"
 
 namespace gdedup::fs {
 

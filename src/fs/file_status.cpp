@@ -1,4 +1,4 @@
-#include "gdedup/paths.h"
+#include "gdedup/frontend/paths.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "gdedup/folder_walk.h"
+#include "fs/folder_walk.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,10 +1,10 @@
-// The registry of live temporary files (gdedup/live_temporaries.h): a fixed
+// The registry of live temporary files (gdedup/frontend/live_temporaries.h): a fixed
 // table of slots set with atomics, so that the removal is async-signal-safe.
 #pragma once
 
 #include <string>
 
-#include "gdedup/live_temporaries.h"
+#include "gdedup/frontend/live_temporaries.h"
 
 namespace gdedup::fs {
 

@@ -1,4 +1,4 @@
-#include "gdedup/mapping_guard.h"
+#include "gdedup/frontend/mapping_guard.h"
 
 #include <signal.h>
 #include <sys/mman.h>

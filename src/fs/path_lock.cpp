@@ -1,4 +1,4 @@
-#include "gdedup/path_lock.h"
+#include "gdedup/frontend/path_lock.h"
 
 #include <fcntl.h>
 #include <sys/file.h>

@@ -1,4 +1,4 @@
-#include "gdedup/path_text.h"
+#include "gdedup/frontend/path_text.h"
 
 #include <cstdint>
 

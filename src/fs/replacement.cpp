@@ -2,7 +2,7 @@
 
 #include "fs/live_temporaries.h"
 #include "gdedup/error.h"
-#include "gdedup/path_text.h"
+#include "gdedup/frontend/path_text.h"
 
 namespace gdedup::fs {
 

@@ -1,4 +1,4 @@
-#include "gdedup/standard_streams.h"
+#include "gdedup/frontend/standard_streams.h"
 
 #include <fcntl.h>
 #include <sys/epoll.h>

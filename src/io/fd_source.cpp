@@ -5,10 +5,10 @@
 
 #include "fs/file_ops.h"
 #include "gdedup/error.h"
-#include "gdedup/path_text.h"
-#include "gdedup/paths.h"
-#include "gdedup/input_file.h"
+#include "gdedup/frontend/path_text.h"
+#include "gdedup/frontend/paths.h"
 #include "io/input_changed.h"
+#include "io/input_file.h"
 #include "io/mapped_bytes.h"
 
 namespace gdedup::io {

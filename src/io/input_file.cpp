@@ -1,13 +1,13 @@
-#include "gdedup/input_file.h"
+#include "io/input_file.h"
 
-#include "gdedup/path_text.h"
+#include "gdedup/frontend/path_text.h"
 
 #include <unistd.h>
 
 #include <cerrno>
 
 #include "gdedup/error.h"
-#include "gdedup/paths.h"
+#include "gdedup/frontend/paths.h"
 #include "io/fd_source.h"
 #include "io/random_access.h"
 

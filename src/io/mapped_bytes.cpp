@@ -1,7 +1,7 @@
 #include "io/mapped_bytes.h"
 
 #include "fs/memory.h"
-#include "gdedup/paths.h"
+#include "gdedup/frontend/paths.h"
 #include "io/input_changed.h"
 
 namespace gdedup::io {

@@ -12,7 +12,7 @@
 
 #include "gdedup/error.h"
 
-#include "gdedup/mapping_guard.h"
+#include "gdedup/frontend/mapping_guard.h"
 
 namespace gdedup::io {
 

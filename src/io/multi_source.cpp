@@ -1,7 +1,7 @@
 #include "io/multi_source.h"
 
 #include "gdedup/error.h"
-#include "gdedup/input_file.h"
+#include "io/input_file.h"
 
 namespace gdedup::io {
 

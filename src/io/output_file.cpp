@@ -1,4 +1,4 @@
-#include "gdedup/output_file.h"
+#include "io/output_file.h"
 
 #include <algorithm>
 #include <cerrno>

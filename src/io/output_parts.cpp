@@ -1,4 +1,4 @@
-#include "gdedup/output_parts.h"
+#include "io/output_parts.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -11,8 +11,8 @@
 #include "fs/file_ops.h"
 #include "fs/replacement.h"
 #include "gdedup/error.h"
-#include "gdedup/number_text.h"
-#include "gdedup/paths.h"
+#include "gdedup/frontend/number_text.h"
+#include "gdedup/frontend/paths.h"
 
 namespace gdedup::io {
 namespace {

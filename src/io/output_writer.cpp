@@ -1,4 +1,4 @@
-#include "gdedup/output_writer.h"
+#include "gdedup/frontend/output_writer.h"
 
 #include <unistd.h>
 
@@ -18,8 +18,8 @@
 
 #include "fs/file_ops.h"
 #include "fs/signals.h"
-#include "gdedup/path_text.h"
-#include "gdedup/paths.h"
+#include "gdedup/frontend/path_text.h"
+#include "gdedup/frontend/paths.h"
 
 namespace gdedup::io {
 

@@ -6,10 +6,10 @@
 
 #include "fs/file_ops.h"
 #include "gdedup/error.h"
-#include "gdedup/input_file.h"
-#include "gdedup/path_text.h"
-#include "gdedup/paths.h"
+#include "gdedup/frontend/path_text.h"
+#include "gdedup/frontend/paths.h"
 #include "io/input_changed.h"
+#include "io/input_file.h"
 
 namespace gdedup::io {
 

@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "gdedup/paths.h"
+#include "gdedup/frontend/paths.h"
 #include "io/byte_source.h"
 
 namespace gdedup::io {

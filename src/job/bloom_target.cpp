@@ -9,8 +9,8 @@
 
 #include "gdedup/checkpoint.h"
 #include "gdedup/filter_file.h"
-#include "gdedup/filter_report.h"
-#include "gdedup/number_text.h"
+#include "gdedup/frontend/filter_report.h"
+#include "gdedup/frontend/number_text.h"
 #include "job/growth_choice.h"
 #include "job/job_checks.h"
 #include "job/job_filter.h"

@@ -7,9 +7,9 @@
 
 #include "gdedup/checkpoint.h"
 #include "gdedup/error.h"
-#include "gdedup/job_files.h"
-#include "gdedup/number_text.h"
 #include "gdedup/filter_file.h"
+#include "gdedup/frontend/job_files.h"
+#include "gdedup/frontend/number_text.h"
 
 namespace gdedup::job {
 

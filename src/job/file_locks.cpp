@@ -1,12 +1,12 @@
-#include "gdedup/job_files.h"
+#include "gdedup/frontend/job_files.h"
 
 #include <cerrno>
 
-#include "gdedup/job.h"
 #include "gdedup/error.h"
-#include "gdedup/path_lock.h"
-#include "gdedup/path_text.h"
-#include "gdedup/paths.h"
+#include "gdedup/frontend/path_lock.h"
+#include "gdedup/frontend/path_text.h"
+#include "gdedup/frontend/paths.h"
+#include "gdedup/job.h"
 
 namespace gdedup {
 namespace {

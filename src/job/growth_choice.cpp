@@ -2,9 +2,9 @@
 
 #include <string>
 
-#include "gdedup/number_text.h"
 #include "gdedup/error.h"
 #include "gdedup/filter_file.h"
+#include "gdedup/frontend/number_text.h"
 
 namespace gdedup::job {
 namespace {

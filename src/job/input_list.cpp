@@ -6,11 +6,11 @@
 #include <cerrno>
 
 #include "fs/file_ops.h"
+#include "fs/folder_walk.h"
 #include "gdedup/error.h"
-#include "gdedup/number_text.h"
-#include "gdedup/folder_walk.h"
-#include "gdedup/path_text.h"
-#include "gdedup/paths.h"
+#include "gdedup/frontend/number_text.h"
+#include "gdedup/frontend/path_text.h"
+#include "gdedup/frontend/paths.h"
 
 namespace gdedup::job {
 namespace {

@@ -2,14 +2,14 @@
 
 #include <vector>
 
-#include "gdedup/filter_report.h"
 #include "gdedup/error.h"
-#include "gdedup/job_files.h"
+#include "gdedup/frontend/filter_report.h"
+#include "gdedup/frontend/job_files.h"
 #include "gdedup/set_file.h"
+#include "io/output_parts.h"
 #include "job/checkpoint_job.h"
 #include "job/growth_choice.h"
-#include "gdedup/output_parts.h"
-#include "gdedup/parts_run.h"
+#include "pipeline/parts_run.h"
 
 namespace gdedup::job {
 

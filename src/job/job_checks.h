@@ -28,7 +28,7 @@ std::string output_to_lock(const Job& job);
 
 // The files the job writes: distinct from the inputs and from each other
 // (usage errors first), then each one writable; output_parts as
-// check_parts_options (gdedup/parts_run.h) checks it; the checkpoint
+// check_parts_options (pipeline/parts_run.h) checks it; the checkpoint
 // options as check_checkpoint_options.
 void check_files(const Job& job);
 

@@ -4,9 +4,9 @@
 
 #include "gdedup/checkpoint.h"
 #include "gdedup/error.h"
-#include "gdedup/input_file.h"
-#include "gdedup/output_file.h"
-#include "gdedup/paths.h"
+#include "gdedup/frontend/paths.h"
+#include "io/input_file.h"
+#include "io/output_file.h"
 #include "job/checkpoint_job.h"
 #include "job/input_list.h"
 #include "job/job_checks.h"

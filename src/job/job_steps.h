@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "gdedup/filter_merge.h"
-#include "gdedup/job_files.h"
+#include "gdedup/frontend/job_files.h"
 #include "gdedup/job_target.h"
 #include "gdedup/key_rules.h"
 #include "job/context.h"

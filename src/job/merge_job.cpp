@@ -11,12 +11,12 @@
 
 #include "gdedup/error.h"
 #include "gdedup/filter_file.h"
-#include "gdedup/filter_report.h"
-#include "gdedup/job_files.h"
+#include "gdedup/frontend/filter_report.h"
+#include "gdedup/frontend/job_files.h"
+#include "gdedup/frontend/number_text.h"
+#include "gdedup/frontend/path_text.h"
+#include "gdedup/frontend/paths.h"
 #include "gdedup/key_set.h"
-#include "gdedup/number_text.h"
-#include "gdedup/path_text.h"
-#include "gdedup/paths.h"
 #include "gdedup/set_file.h"
 
 namespace gdedup {

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "gdedup/job_files.h"
+#include "gdedup/frontend/job_files.h"
 #include "job/job_checks.h"
 
 namespace gdedup::job {

@@ -1,7 +1,7 @@
 #include "job/overfull.h"
 
-#include "gdedup/filter_report.h"
-#include "gdedup/number_text.h"
+#include "gdedup/frontend/filter_report.h"
+#include "gdedup/frontend/number_text.h"
 
 namespace gdedup::job {
 namespace {

@@ -1,13 +1,13 @@
-#include "gdedup/job_files.h"
+#include "gdedup/frontend/job_files.h"
 
 #include <unistd.h>
 
 #include <cerrno>
 
 #include "gdedup/error.h"
-#include "gdedup/path_lock.h"
-#include "gdedup/path_text.h"
-#include "gdedup/paths.h"
+#include "gdedup/frontend/path_lock.h"
+#include "gdedup/frontend/path_text.h"
+#include "gdedup/frontend/paths.h"
 
 namespace gdedup {
 
@@ -131,7 +131,7 @@ void check_writable(const WrittenFile& file) {
   if (exists && file.in_place) {
     if (const int err = fs::may_write(path)) cannot_write(file, fs::error_text(err));
     // A regular output is still replaced, through a temporary file beside it
-    // (gdedup/output_file.h): its folder must take one.
+    // (io/output_file.h): its folder must take one.
     if (is_link || !status.regular()) return;
   }
   const std::string folder = fs::containing_folder(path);

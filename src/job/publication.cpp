@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "gdedup/error.h"
-#include "gdedup/paths.h"
+#include "gdedup/frontend/paths.h"
 #include "job/job_steps.h"
 
 namespace gdedup {

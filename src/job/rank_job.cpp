@@ -1,7 +1,7 @@
 // RankJob: a job as one rank of an MPI job runs it, on the steps every job
 // shares (job_steps.h); its target (rank_targets.h) is this rank's part of
 // an mpi::ShardedFilter, or in exact mode of an mpi::ShardedSet.
-#include "gdedup/rank_job.h"
+#include "gdedup/frontend/rank_job.h"
 
 #include <memory>
 #include <string>

@@ -3,13 +3,13 @@
 // mpi::ShardedSet, opened in one step as open_target opens one process's
 // (rank 0 alone saves the file, so no rank compares it with its part).
 // Collective where the sharded filter or set is: run, end_run and save
-// (see gdedup/rank_job.h).
+// (see gdedup/frontend/rank_job.h).
 #pragma once
 
 #include <memory>
 
+#include "gdedup/frontend/mpi.h"
 #include "gdedup/job_target.h"
-#include "gdedup/mpi.h"
 #include "job/context.h"
 
 namespace gdedup::job {

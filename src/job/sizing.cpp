@@ -4,9 +4,9 @@
 #include <cstdio>
 
 #include "gdedup/error.h"
-#include "gdedup/filter_report.h"
-#include "gdedup/number_text.h"
-#include "gdedup/input_estimate.h"
+#include "gdedup/frontend/filter_report.h"
+#include "gdedup/frontend/number_text.h"
+#include "pipeline/input_estimate.h"
 
 namespace gdedup::job {
 namespace {

@@ -1,6 +1,6 @@
 // The size of a job's new filter: a Plan (fixed) or a GrowthRule (growing)
 // from JobSizing, with the library's record estimate of the inputs
-// (gdedup/input_estimate.h) when no capacity is given, each said through
+// (pipeline/input_estimate.h) when no capacity is given, each said through
 // the job's events.
 #pragma once
 

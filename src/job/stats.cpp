@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <optional>
 
-#include "gdedup/number_text.h"
-#include "gdedup/output_file.h"
+#include "gdedup/frontend/number_text.h"
+#include "io/output_file.h"
 
 namespace gdedup::job {
 namespace {

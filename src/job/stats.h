@@ -4,8 +4,8 @@
 
 #include <string>
 
+#include "gdedup/frontend/json.h"
 #include "gdedup/job.h"
-#include "gdedup/json.h"
 
 namespace gdedup::job {
 

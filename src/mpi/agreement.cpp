@@ -1,4 +1,4 @@
-// The checks of mpi/agreement.h and check_same_inputs (gdedup/mpi.h): each
+// The checks of mpi/agreement.h and check_same_inputs (gdedup/frontend/mpi.h): each
 // rank compares what it found with rank 0's, and the lowest rank that
 // differs says how, naming both sides (the caller adds its rank and host).
 #include "mpi/agreement.h"
@@ -16,8 +16,8 @@
 
 #include "fs/file_ops.h"
 #include "gdedup/error.h"
-#include "gdedup/number_text.h"
-#include "gdedup/paths.h"
+#include "gdedup/frontend/number_text.h"
+#include "gdedup/frontend/paths.h"
 #include "mpi/check.h"
 
 namespace gdedup::mpi {

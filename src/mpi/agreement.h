@@ -3,7 +3,7 @@
 // its own machine, and the rounds are right only when the plans are alike
 // (a filter of other blocks sends keys to ranks that do not hold them; other
 // pieces make ranks wait in other collective calls). mpi_job compares the
-// inputs before any work (check_same_inputs, gdedup/mpi.h); these catch
+// inputs before any work (check_same_inputs, gdedup/frontend/mpi.h); these catch
 // inputs that differ past what it compares (a filter sized from records
 // sampled inside them) or changed since.
 #pragma once
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "gdedup/mpi.h"
+#include "gdedup/frontend/mpi.h"
 #include "pipeline/piece_plan.h"
 
 namespace gdedup::mpi {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "gdedup/mpi.h"
+#include "gdedup/frontend/mpi.h"
 
 namespace gdedup::mpi {
 

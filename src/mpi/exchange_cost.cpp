@@ -1,4 +1,4 @@
-// measure_exchange (gdedup/mpi.h): what a round of the sharded filter costs
+// measure_exchange (gdedup/frontend/mpi.h): what a round of the sharded filter costs
 // per key, for gdedup bench --mpi.
 #include <mpi.h>
 
@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "gdedup/backend.h"
-#include "gdedup/mpi.h"
+#include "gdedup/frontend/mpi.h"
 #include "mpi/check.h"
 #include "mpi/key_exchange.h"
 #include "mpi/sharding.h"

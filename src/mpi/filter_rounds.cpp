@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "gdedup/mpi.h"
-#include "mpi/check.h"
+#include "gdedup/frontend/mpi.h"
 #include "mpi/agreement.h"
+#include "mpi/check.h"
 #include "mpi/key_exchange.h"
 #include "mpi/rank_target.h"
 #include "mpi/sharding.h"

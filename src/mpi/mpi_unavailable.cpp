@@ -1,11 +1,11 @@
-// gdedup/mpi.h for builds without MPI: every entry point says so, so that
+// gdedup/frontend/mpi.h for builds without MPI: every entry point says so, so that
 // the command needs no #ifdef. Compiled into gdedup_mpi only when MPI is off.
 #include <string>
 
 #include "core/layer_stack.h"
 #include "core/owner_partition.h"
 #include "gdedup/error.h"
-#include "gdedup/mpi.h"
+#include "gdedup/frontend/mpi.h"
 
 namespace gdedup::mpi {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "fs/file_ops.h"
 #include "gdedup/error.h"
-#include "gdedup/mpi.h"
+#include "gdedup/frontend/mpi.h"
 #include "mpi/check.h"
 
 namespace gdedup::mpi {

@@ -1,5 +1,5 @@
 // The output of a sharded run in parts (--output-parts DIR,
-// gdedup/output_parts.h): each rank writes the kept records of each piece
+// io/output_parts.h): each rank writes the kept records of each piece
 // it applies to a part file of its own, named by the piece, through a
 // temporary file renamed when the piece is done; no file is shared, so the
 // folder may be each machine's own. When every rank is done, rank 0 writes
@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "gdedup/output_file.h"
-#include "gdedup/output_parts.h"
+#include "io/output_file.h"
+#include "io/output_parts.h"
 
 namespace gdedup::mpi {
 

@@ -7,8 +7,8 @@
 
 #include "fs/file_ops.h"
 #include "gdedup/error.h"
-#include "gdedup/input_file.h"
 #include "io/input_changed.h"
+#include "io/input_file.h"
 #include "io/record_reader.h"
 
 namespace gdedup::mpi {
@@ -200,7 +200,7 @@ bool PieceReader::read_fingerprints(uint64_t chunk_bytes, PieceRecords& out) {
   return ended;
 }
 
-bool PieceReader::read(uint64_t chunk_bytes, pipeline::KeyHasher& hasher, PieceRecords& out) {
+bool PieceReader::read(uint64_t chunk_bytes, pipeline::BatchHasher& hasher, PieceRecords& out) {
   if (source_) return read_fingerprints(chunk_bytes, out);
   if (!reader_) return true;
   const uint64_t from = reader_->position().offset;

@@ -23,7 +23,7 @@
 #include "gdedup/pipeline.h"
 #include "io/record_batch.h"
 #include "io/record_reader.h"
-#include "pipeline/key_hasher.h"
+#include "pipeline/batch_hasher.h"
 #include "pipeline/piece_plan.h"
 
 namespace gdedup::mpi {
@@ -72,7 +72,7 @@ class PieceReader {
   // the one-process reader does (damage, a changed file), and
   // PieceRecordTooLong; either way `out` holds the records before the
   // failure.
-  bool read(uint64_t chunk_bytes, pipeline::KeyHasher& hasher, PieceRecords& out);
+  bool read(uint64_t chunk_bytes, pipeline::BatchHasher& hasher, PieceRecords& out);
 
   // The input's byte offset just past the last record read: where the
   // piece's unread records begin.

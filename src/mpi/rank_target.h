@@ -12,7 +12,7 @@
 #include "gdedup/checkpoint.h"
 #include "gdedup/pipeline.h"
 #include "mpi/piece_records.h"
-#include "pipeline/key_hasher.h"
+#include "pipeline/batch_hasher.h"
 
 namespace gdedup::mpi {
 
@@ -42,7 +42,7 @@ class RankTarget {
   virtual void save_checkpoint(const ResumeState& state, const std::string& path) = 0;
 };
 
-// Collective. run_sharded_pipeline (gdedup/mpi.h) on any target.
+// Collective. run_sharded_pipeline (gdedup/frontend/mpi.h) on any target.
 PipelineStats run_rounds(const PipelineOptions& options, RankTarget& target);
 
 }  // namespace gdedup::mpi

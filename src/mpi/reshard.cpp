@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/layer_stack.h"
-#include "gdedup/mpi.h"
+#include "gdedup/frontend/mpi.h"
 #include "mpi/check.h"
 #include "mpi/sharding.h"
 

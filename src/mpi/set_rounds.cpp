@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "gdedup/error.h"
-#include "gdedup/mpi.h"
+#include "gdedup/frontend/mpi.h"
 #include "mpi/check.h"
 #include "mpi/key_exchange.h"
 #include "mpi/rank_target.h"

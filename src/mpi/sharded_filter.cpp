@@ -1,4 +1,4 @@
-// ShardedFilter (gdedup/mpi.h): this rank's part of each layer, and the
+// ShardedFilter (gdedup/frontend/mpi.h): this rank's part of each layer, and the
 // whole filter's counters and bit count summed over the ranks; a growing
 // filter's layers added where one process adds them. Saving and loading
 // are in sharded_filter_file.cpp.
@@ -15,7 +15,7 @@
 #include "core/layer_stack.h"
 #include "core/owner_partition.h"
 #include "gdedup/error.h"
-#include "gdedup/mpi.h"
+#include "gdedup/frontend/mpi.h"
 #include "mpi/check.h"
 #include "mpi/sharding.h"
 

@@ -12,12 +12,12 @@
 #include <cstring>
 #include <functional>
 
+#include "core/layer_stack.h"
 #include "format/checkpoint_file.h"
 #include "gdedup/checkpoint.h"
 #include "gdedup/error.h"
 #include "gdedup/filter_file.h"
-#include "gdedup/mpi.h"
-#include "core/layer_stack.h"
+#include "gdedup/frontend/mpi.h"
 #include "mpi/check.h"
 #include "mpi/sharding.h"
 

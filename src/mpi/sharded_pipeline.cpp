@@ -1,4 +1,4 @@
-// run_sharded_pipeline (gdedup/mpi.h): the rounds of docs/SCALE-OUT.md. The
+// run_sharded_pipeline (gdedup/frontend/mpi.h): the rounds of docs/SCALE-OUT.md. The
 // input is cut into pieces by the plan every rank makes alike
 // (pipeline/piece_plan.h); the ranks take pieces in turn and read them a
 // chunk a round (mpi/round_plan.h), the keys a round applies go to their
@@ -19,22 +19,22 @@
 #include "gdedup/backend.h"
 #include "gdedup/checkpoint.h"
 #include "gdedup/error.h"
-#include "gdedup/input_file.h"
-#include "gdedup/output_file.h"
-#include "gdedup/output_parts.h"
-#include "gdedup/parts_run.h"
+#include "gdedup/frontend/mpi.h"
+#include "io/input_file.h"
+#include "io/output_file.h"
+#include "io/output_parts.h"
 #include "io/record_reader.h"
-#include "gdedup/mpi.h"
 #include "mpi/agreement.h"
 #include "mpi/check.h"
-#include "mpi/piece_records.h"
 #include "mpi/parts_output.h"
+#include "mpi/piece_records.h"
+#include "mpi/rank_target.h"
 #include "mpi/round_plan.h"
 #include "mpi/shared_output.h"
-#include "mpi/rank_target.h"
+#include "pipeline/batch_hasher.h"
 #include "pipeline/checkpoint_clock.h"
 #include "pipeline/checkpoint_writer.h"
-#include "pipeline/key_hasher.h"
+#include "pipeline/parts_run.h"
 #include "pipeline/piece_plan.h"
 #include "pipeline/resume_check.h"
 
@@ -206,7 +206,7 @@ class HeldPiece {
   // wait past the read-ahead. A failure stops the piece after the records
   // before it, which still go through their round, as one process handles
   // them before it fails; then every rank learns of it.
-  void read_more(pipeline::KeyHasher& hasher) {
+  void read_more(pipeline::BatchHasher& hasher) {
     const uint64_t waiting = records_.held_bytes();
     const uint64_t read_ahead = options_.piece_bytes > UINT64_MAX / kReadAheadPieces
                                     ? UINT64_MAX
@@ -307,7 +307,7 @@ PipelineStats run_rounds(const PipelineOptions& options, RankTarget& target) {
   });
   target.agree();
   Totals job = resume ? Totals{resume->records, resume->kept, resume->position.offset} : Totals{};
-  pipeline::KeyHasher hasher(options, target.hashing());
+  pipeline::BatchHasher hasher(options, target.hashing());
   // Compressed files are whole pieces, read a chunk at a time: the start of
   // a part is a claim that only the part before it can confirm
   // (pipeline/piece_plan.h).

@@ -1,4 +1,4 @@
-// ShardedSet (gdedup/mpi.h): each rank's KeySet holds the keys of its range
+// ShardedSet (gdedup/frontend/mpi.h): each rank's KeySet holds the keys of its range
 // as mpi/key_ranges.h places them. Saving a set file or a checkpoint sends
 // them to rank 0 in rank order, which is the keys' order; loading either,
 // each rank reads the whole file a piece at a time and keeps its range.
@@ -12,11 +12,11 @@
 #include <utility>
 #include <vector>
 
-#include "format/set_stream.h"
 #include "core/owner_partition.h"
+#include "format/set_stream.h"
 #include "gdedup/error.h"
-#include "gdedup/mpi.h"
-#include "gdedup/number_text.h"
+#include "gdedup/frontend/mpi.h"
+#include "gdedup/frontend/number_text.h"
 #include "gdedup/set_file.h"
 #include "mpi/check.h"
 #include "mpi/key_ranges.h"

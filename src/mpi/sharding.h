@@ -1,4 +1,4 @@
-// How the ranks share a filter (gdedup/mpi.h, ShardedFilter): rank r owns
+// How the ranks share a filter (gdedup/frontend/mpi.h, ShardedFilter): rank r owns
 // the blocks BlockOwners gives owner r of `ranks` of the newest layer
 // (core/owner_partition.h), so a fingerprint's owner is found from its
 // block alone, by every rank alike; of each older layer it holds the blocks
@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "core/owner_partition.h"
+#include "gdedup/frontend/mpi.h"
 #include "gdedup/layout.h"
-#include "gdedup/mpi.h"
 
 namespace gdedup::mpi {
 

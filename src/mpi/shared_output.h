@@ -1,6 +1,6 @@
 // The output of a sharded run. A file is one that every rank writes its
 // kept records into, each at its offset (the bytes kept before it in input
-// order), with pwrite. As one process does (gdedup/output_file.h), rank 0
+// order), with pwrite. As one process does (io/output_file.h), rank 0
 // creates a unique temporary file beside the output and renames it over the
 // output only when every rank has written and synced its part, so a job
 // that fails leaves the output as it was; the temporary file is removed by
@@ -21,7 +21,7 @@
 #include "fs/file_ops.h"
 #include "gdedup/checkpoint.h"
 #include "gdedup/error.h"
-#include "gdedup/output_file.h"
+#include "io/output_file.h"
 
 namespace gdedup::mpi {
 

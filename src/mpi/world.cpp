@@ -1,4 +1,4 @@
-// MPI start, end and failure for the whole job (gdedup/mpi.h). Errors of
+// MPI start, end and failure for the whole job (gdedup/frontend/mpi.h). Errors of
 // MPI calls are returned, not fatal (MPI_ERRORS_RETURN), so that a failed
 // call becomes an Error naming the call and this rank (mpi/check.h), which
 // the command turns into abort_job.
@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "gdedup/live_temporaries.h"
 #include "gdedup/error.h"
-#include "gdedup/mpi.h"
+#include "gdedup/frontend/live_temporaries.h"
+#include "gdedup/frontend/mpi.h"
 #include "mpi/check.h"
 
 namespace gdedup::mpi {

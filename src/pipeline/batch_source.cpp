@@ -9,7 +9,7 @@
 #include "gdedup/error.h"
 #include "io/multi_source.h"
 #include "io/record_reader.h"
-#include "pipeline/key_hasher.h"
+#include "pipeline/batch_hasher.h"
 
 namespace gdedup::pipeline {
 namespace {
@@ -35,7 +35,7 @@ class TextSource final : public BatchSource {
   void skip_to(const StreamPoint& target) override { reader_.skip_to(target); }
 
  private:
-  KeyHasher hasher_;
+  BatchHasher hasher_;
   io::RecordReader reader_;
 };
 

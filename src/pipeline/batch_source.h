@@ -9,7 +9,7 @@
 
 #include "gdedup/pipeline.h"
 #include "io/record_reader.h"
-#include "pipeline/key_hasher.h"
+#include "pipeline/batch_hasher.h"
 #include "pipeline/work_batch.h"
 
 namespace gdedup::pipeline {

@@ -1,7 +1,7 @@
 #include "pipeline/front_end.h"
 
 #include "gdedup/checkpoint.h"
-#include "gdedup/paths.h"
+#include "gdedup/frontend/paths.h"
 #include "pipeline/parallel_front_end.h"
 #include "pipeline/sequential_front_end.h"
 

@@ -25,7 +25,7 @@
 
 #include "gdedup/pipeline.h"
 #include "gdedup/stream_point.h"
-#include "pipeline/key_hasher.h"
+#include "pipeline/batch_hasher.h"
 #include "pipeline/work_batch.h"
 
 namespace gdedup::pipeline {

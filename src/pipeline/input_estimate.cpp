@@ -1,4 +1,4 @@
-#include "gdedup/input_estimate.h"
+#include "pipeline/input_estimate.h"
 
 #include <algorithm>
 #include <cmath>

@@ -13,7 +13,7 @@
 
 #include "fs/file_ops.h"
 #include "gdedup/error.h"
-#include "gdedup/paths.h"
+#include "gdedup/frontend/paths.h"
 
 namespace gdedup::pipeline {
 namespace {

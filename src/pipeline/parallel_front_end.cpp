@@ -12,9 +12,9 @@
 #include "io/byte_source.h"
 #include "io/multi_source.h"
 #include "io/record_reader.h"
+#include "pipeline/batch_hasher.h"
 #include "pipeline/batch_queue.h"
 #include "pipeline/batch_source.h"
-#include "pipeline/key_hasher.h"
 #include "pipeline/piece_plan.h"
 
 namespace gdedup::pipeline {
@@ -48,7 +48,7 @@ struct Chunk {
 
 struct Worker {
   Worker(const PipelineOptions& options, const KeyHashing& hashing) : hasher(options, hashing) {}
-  KeyHasher hasher;
+  BatchHasher hasher;
   BatchQueue<std::unique_ptr<WorkBatch>> free;
   BatchQueue<Chunk> out;
   std::thread thread;
@@ -164,7 +164,7 @@ class ParallelFrontEnd final : public FrontEnd {
   BatchQueue<size_t> claims_;  // the worker of each piece, in piece order
 
   // The in-order stage: only next() and recycle() touch these.
-  KeyHasher hasher_;              // for joined records
+  BatchHasher hasher_;              // for joined records
   size_t piece_ = 0;              // the piece being delivered
   size_t continue_at_ = 0;        // pieces before it that are not yet delivered are dropped
   size_t worker_ = 0;             // its worker

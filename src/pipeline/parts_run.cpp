@@ -1,12 +1,12 @@
-#include "gdedup/parts_run.h"
+#include "pipeline/parts_run.h"
 
 #include <string>
 #include <vector>
 
 #include "fs/file_ops.h"
 #include "gdedup/error.h"
-#include "gdedup/output_parts.h"
-#include "gdedup/paths.h"
+#include "gdedup/frontend/paths.h"
+#include "io/output_parts.h"
 
 namespace gdedup {
 

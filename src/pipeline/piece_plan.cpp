@@ -6,7 +6,7 @@
 
 #include "fs/file_ops.h"
 #include "gdedup/error.h"
-#include "gdedup/paths.h"
+#include "gdedup/frontend/paths.h"
 #include "io/input_changed.h"
 #include "io/random_access.h"
 

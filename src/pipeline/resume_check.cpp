@@ -3,8 +3,8 @@
 #include <optional>
 
 #include "gdedup/error.h"
-#include "gdedup/input_file.h"
-#include "gdedup/output_file.h"
+#include "io/input_file.h"
+#include "io/output_file.h"
 #include "io/record_reader.h"
 #include "pipeline/input_identity.h"
 

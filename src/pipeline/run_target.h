@@ -13,8 +13,8 @@
 #include "gdedup/key_rules.h"
 #include "gdedup/key_set.h"
 #include "gdedup/pipeline.h"
+#include "pipeline/batch_hasher.h"
 #include "pipeline/checkpoint_writer.h"
-#include "pipeline/key_hasher.h"
 #include "pipeline/work_batch.h"
 
 namespace gdedup::pipeline {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the build tree $1 to a temporary prefix, then configures, builds and
-# runs the consumer program in this folder against that prefix alone.
+# Installs the build tree $1 to a temporary prefix, checks that each installed
+# header compiles alone, then configures, builds and runs the consumer program
+# in this folder against that prefix alone.
 # Usage: run.sh BUILD_DIR CMAKE GENERATOR CXX_COMPILER [CXX_FLAGS]
 set -euo pipefail
 build=$1 cmake=$2 generator=$3 cxx=$4 cxx_flags=${5:-}
@@ -9,6 +10,19 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 "$cmake" --install "$build" --prefix "$tmp/prefix" >/dev/null
+# The installed headers are the library's API alone, and each compiles on its
+# own: none needs a front end's header (include/gdedup/frontend/, which is not
+# installed) or one of the sources.
+if [ -e "$tmp/prefix/include/gdedup/frontend" ]; then
+  echo "run.sh: the front ends' headers (gdedup/frontend/) were installed" >&2
+  exit 1
+fi
+for header in "$tmp/prefix/include/gdedup/"*.h; do
+  # shellcheck disable=SC2086  # the flags are words
+  echo "#include \"gdedup/${header##*/}\"" |
+    "$cxx" -std=c++17 $cxx_flags -fsyntax-only -I "$tmp/prefix/include" -x c++ - ||
+    { echo "run.sh: the installed gdedup/${header##*/} does not compile on its own" >&2; exit 1; }
+done
 "$cmake" -S "$here" -B "$tmp/build" -G "$generator" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_CXX_FLAGS="$cxx_flags" \
   -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null

@@ -1,7 +1,7 @@
 // The files under a folder, found the way `find DIR -type f` finds them:
 // what a front end reads when it is given a folder (the gdedup command's
 // --recursive). Part of the OS layer (src/fs): errors are errnos, left to
-// the caller to put into words (error_text(), gdedup/paths.h).
+// the caller to put into words (error_text(), gdedup/frontend/paths.h).
 #pragma once
 
 #include <string>

@@ -1,9 +1,10 @@
 // The canonical form of the key rules a filter file records (docs/FORMAT.md,
 // "Filter file"): what a refusal shows for the file's rules and the command's.
+#include "gdedup/key_rules.h"
+
 #include <cstdio>
 
-#include "gdedup/filter_file.h"
-#include "gdedup/number_text.h"
+#include "gdedup/frontend/number_text.h"
 
 namespace gdedup {
 namespace {

@@ -1,4 +1,4 @@
-// A job run as one rank of an MPI job (gdedup/mpi.h, docs/SCALE-OUT.md): the
+// A job run as one rank of an MPI job (gdedup/frontend/mpi.h, docs/SCALE-OUT.md): the
 // same JobSpec as run_job, the same checks, files and result, with the
 // filter spread over the ranks. The front end joins MPI, makes sure every
 // rank was given the same job, and takes the steps below on every rank in
@@ -9,8 +9,8 @@
 
 #include <memory>
 
+#include "gdedup/frontend/mpi.h"
 #include "gdedup/job.h"
-#include "gdedup/mpi.h"
 
 namespace gdedup {
 

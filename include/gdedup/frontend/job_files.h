@@ -1,14 +1,14 @@
 // The files a job reads and writes, checked and locked before anything is
 // read or created, so that a typo costs nothing and two jobs never write
 // one file at once (docs/CLI.md, "Files a job writes"). run_job and
-// run_merge_job make these checks themselves; they are public for programs
-// that write files of their own.
+// run_merge_job make these checks themselves; a front end that writes files
+// of its own (the Python module's save) makes them here.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "gdedup/path_lock.h"
+#include "gdedup/frontend/path_lock.h"
 
 namespace gdedup {
 

@@ -1,11 +1,11 @@
-#include "pipeline/key_hasher.h"
+#include "pipeline/batch_hasher.h"
 
 #include "gdedup/error.h"
 #include "gdedup/fingerprint.h"
 
 namespace gdedup::pipeline {
 
-KeyHasher::KeyHasher(const PipelineOptions& options, const KeyHashing& hashing)
+BatchHasher::BatchHasher(const PipelineOptions& options, const KeyHashing& hashing)
     : hasher_(options.keys, hashing.seed, options.strict_json), exact_(hashing.exact) {
   if (options.keys.key.kind == keys::KeySpec::Kind::kField &&
       options.keys.delimiter == options.record_separator) {
@@ -15,7 +15,7 @@ KeyHasher::KeyHasher(const PipelineOptions& options, const KeyHashing& hashing)
   }
 }
 
-void KeyHasher::fingerprint(WorkBatch& batch) {
+void BatchHasher::fingerprint(WorkBatch& batch) {
   const size_t n = batch.records.size();
   batch.missing.clear();
   if (hasher_.may_miss()) return fingerprint_noting_missing(batch);
@@ -40,7 +40,7 @@ void KeyHasher::fingerprint(WorkBatch& batch) {
 }
 
 // Structured keys: each costs a parse, beside which the flag costs nothing.
-void KeyHasher::fingerprint_noting_missing(WorkBatch& batch) {
+void BatchHasher::fingerprint_noting_missing(WorkBatch& batch) {
   const size_t n = batch.records.size();
   bool found = true;
   if (exact_) {

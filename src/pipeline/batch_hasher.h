@@ -19,11 +19,11 @@ struct KeyHashing {
   bool exact = false;  // 84-bit keys (WorkBatch::keys), not 64-bit fingerprints
 };
 
-class KeyHasher {
+class BatchHasher {
  public:
   // Throws UsageError for key options that cannot work with the record
   // separator (a field delimiter equal to it).
-  KeyHasher(const PipelineOptions& options, const KeyHashing& hashing);
+  BatchHasher(const PipelineOptions& options, const KeyHashing& hashing);
 
   // Sets batch.fingerprints (batch.keys when exact), one per record of
   // batch.records.

@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "gdedup/json.h"
 #include "gdedup/filter.h"
 #include "gdedup/filter_file.h"
 #include "gdedup/filter_merge.h"
 #include "gdedup/filter_summary.h"
+#include "gdedup/frontend/json.h"
 #include "gdedup/growth.h"
 #include "gdedup/layered_filter.h"
 #include "gdedup/option_names.h"

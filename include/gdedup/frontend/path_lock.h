@@ -9,7 +9,7 @@
 // ends at once removes it too, also while taking it (unless another job
 // holds it).
 // Part of the OS layer (src/fs): calls return 0 or an errno, which
-// error_text() (gdedup/paths.h) puts into words.
+// error_text() (gdedup/frontend/paths.h) puts into words.
 #pragma once
 
 #include <sys/types.h>

@@ -1,4 +1,4 @@
-// A job's output in parts (--output-parts, gdedup/output_parts.h, which
+// A job's output in parts (--output-parts, io/output_parts.h, which
 // holds the folder's files): the one-process run and the checks of the
 // options that parts cannot go with. Here, above the files, since both take
 // the pipeline's options.

@@ -1,6 +1,6 @@
 // A program's standard streams: descriptors 0, 1 and 2. Part of the OS layer
 // (src/fs): calls return 0 or an errno and leave the words to the caller
-// (error_text(), gdedup/paths.h).
+// (error_text(), gdedup/frontend/paths.h).
 //
 // A process may be started with a standard stream closed (`gdedup ... >&-`,
 // `<&-`). open(2) hands out the lowest free number, so the first file opened

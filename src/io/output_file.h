@@ -3,7 +3,7 @@
 // (created with O_EXCL | O_NOFOLLOW, so never through a link and never
 // shared), and renamed over PATH only when the job completes: a job that
 // fails, at its first record or its last, leaves the previous PATH as it
-// was. A trusted symbolic link (fs::trusted_link, gdedup/paths.h) to a
+// was. A trusted symbolic link (fs::trusted_link, gdedup/frontend/paths.h) to a
 // regular file leads to that file, which is replaced and the link kept.
 // Standard output, devices and pipes are written where they are, as a
 // stream. run_pipeline writes its output so; a caller uses this for other
@@ -11,13 +11,13 @@
 //
 // The temporary file lives as long as a checkpoint may name it: it is removed
 // when the job fails (also by a signal that ends the process at once, through
-// gdedup/live_temporaries.h) unless keep_for_resume() handed it to a
+// gdedup/frontend/live_temporaries.h) unless keep_for_resume() handed it to a
 // checkpoint, and a resumed run reopens it with resume().
 #pragma once
 
 #include <string>
 
-#include "gdedup/output_writer.h"
+#include "gdedup/frontend/output_writer.h"
 
 namespace gdedup::io {
 
