@@ -105,7 +105,7 @@ JobSpec job_spec(const std::string& command, const std::vector<nb::bytes>& paths
   const OptionalText key = a.get<std::string>("key"), delimiter = a.get<std::string>("delimiter"),
                      normalize = a.get<std::string>("normalize");
   if (spec.format == InputFormat::kText) {
-    spec.keys = key_rules(key, delimiter, normalize).keys;
+    spec.keys = key_rules(key, delimiter, normalize, events).keys;
   } else if (key || delimiter || normalize) {
     throw UsageError("key=, delimiter= and normalize= have no effect with input_format=\"u64\", "
                      "whose records are fingerprints used as they are; leave them out");

@@ -169,6 +169,7 @@ std::string flag_given(const JobOptions& o, JobOption option) {
     case JobOption::kFpr: return name + " " + o.sizing.fpr;
     case JobOption::kCapacity: return name + " " + o.sizing.capacity;
     case JobOption::kBackend: return name + " " + o.backend;
+    case JobOption::kKey: return name + " " + o.keys.key;
     case JobOption::kDelimiter: return name + " " + o.keys.delimiter;
     default: return name;
   }

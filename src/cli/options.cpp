@@ -3,6 +3,7 @@
 #include "cli/options.h"
 
 #include "cli/backend_help.h"
+#include "cli/command_events.h"
 #include "gdedup/backend_registry.h"
 #include "gdedup/error.h"
 #include "gdedup/job.h"
@@ -252,11 +253,8 @@ void refuse_ignored_options(const CLI::App& command, const JobOptions& o) {
       }
     }
   }
-  if (given(command, "--delimiter") &&
-      keys::parse_key_spec(o.keys.key).kind != keys::KeySpec::Kind::kField) {
-    throw UsageError("--delimiter " + o.keys.delimiter + " has no effect with --key " +
-                     o.keys.key + ": it separates fields for --key field:N; drop --delimiter "
-                     "or add --key field:N");
+  if (given(command, "--delimiter")) {
+    check_given_delimiter(keys::parse_key_spec(o.keys.key), CommandEvents(o, false));
   }
   if (given(command, "--device") && o.mpi) {
     throw UsageError("--device " + std::to_string(o.device) + " has no effect with --mpi: each "

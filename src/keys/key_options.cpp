@@ -1,5 +1,7 @@
 #include "gdedup/key_options.h"
 
+#include "gdedup/error.h"
+
 namespace gdedup {
 
 KeyOptions KeyOptions::parse(std::string_view key, std::string_view delimiter,
@@ -9,6 +11,14 @@ KeyOptions KeyOptions::parse(std::string_view key, std::string_view delimiter,
   options.delimiter = keys::parse_delimiter(delimiter);
   if (!normalize.empty()) options.normalize = keys::parse_normalize_rules(normalize);
   return options;
+}
+
+void check_given_delimiter(const keys::KeySpec& key, const OptionNames& names) {
+  if (key.kind == keys::KeySpec::Kind::kField) return;
+  throw UsageError(names.given(JobOption::kDelimiter) + " has no effect with " +
+                   names.given(JobOption::kKey) + ": it separates the fields of a field:N key; "
+                   "drop " + names.name(JobOption::kDelimiter) + ", or give " +
+                   names.with(JobOption::kKey, "field:N"));
 }
 
 }  // namespace gdedup
