@@ -45,6 +45,7 @@ FLAGS = {
     "strict_json": "--strict-json", "ignore_key_rules": "--ignore-key-rules",
     "input_format": "--input-format",
     "null_data": "--null-data", "threads": "--threads", "filter_threads": "--filter-threads",
+    "backend": "--backend", "device": "--device",
     "batch_records": "--batch",
     "compressed_piece_bytes": "--compressed-piece-bytes",
     "checkpoint": "--checkpoint", "resume": "--resume", "duplicates": "--duplicates",
@@ -125,7 +126,13 @@ CASES = {
                    step("dedup", ["day1.txt"], 2, output="out.txt", threads=0),
                    step("dedup", ["day1.txt"], 2, output="out.txt", threads=4097),
                    step("dedup", ["day1.txt"], 2, output="out.txt", exact=True,
-                        filter_threads=4097)],
+                        filter_threads=4097),
+                   # Options that another option makes the job ignore.
+                   step("dedup", ["day1.txt"], 2, output="out.txt", fpr=1e-6, memory=65536),
+                   step("dedup", ["day1.txt"], 2, output="out.txt", backend="cpu", device=0),
+                   step("dedup", ["day1.txt"], 2, output="out.txt", input_format="u64",
+                        missing_key="error"),
+                   step("dedup", ["day1.txt"], 2, output="out.txt", device=-1)],
     "exact-set-file": [
         step("build", ["day1.txt"], filter="s.set", exact=True, stats="build.json"),
         step("dedup", ["day2.txt"], output="out.txt", filter="s.set", exact=True,
@@ -572,3 +579,40 @@ def test_a_delimiter_is_refused_alike_with_every_key(tmp_path, run_cli, key_file
         if refused:
             words.add(neutral(str(caught.value), py_spellings(key, delimiter)))
     assert len(words) <= 1, words
+
+
+# Options that another one makes a job ignore, and each option's value as
+# the command and Python quote it (None: named without one).
+IGNORED = {
+    "rate-and-budget": (dict(fpr=1e-6, memory=65536),
+                        {"fpr": ("1e-06", "1.00e-06"), "memory": ("65536", "65536")}),
+    "device-on-the-cpu": (dict(backend="cpu", device=0),
+                          {"device": ("0", "0"), "backend": ("cpu", '"cpu"')}),
+    "key-option-with-u64": (dict(input_format="u64", missing_key="error"),
+                            {"input_format": ("u64", '"u64"'), "missing_key": None}),
+}
+
+
+@pytest.mark.parametrize("case", list(IGNORED))
+def test_an_ignored_option_is_refused_in_the_same_words(tmp_path, run_cli, data, case):
+    """An option that another makes the job ignore, refused by the command
+    and by gdedup.run in the same sentence: one rule of the library, each
+    option named in its front end's words."""
+    kwargs, quoted = IGNORED[case]
+    cli_words, py_words = [], []
+    for name, values in quoted.items():
+        if values:
+            cli_words.append((f"{FLAGS[name]} {values[0]}", f"<{name} given>"))
+            py_words.append((f"{name}={values[1]}", f"<{name} given>"))
+    for name in quoted:
+        cli_words.append((FLAGS[name], f"<{name}>"))
+        py_words.append((f"{name}=", f"<{name}>"))
+    paths = [str(data / "day1.txt")]
+    proc = run_cli(*cli_args("dedup", paths, dict(kwargs, output=tmp_path / "cli.txt")),
+                   check=False)
+    assert proc.returncode == 2, proc.stderr
+    with pytest.raises(gdedup.InvalidArgumentError) as caught:
+        gdedup.run("dedup", paths, output=tmp_path / "py.txt", **kwargs)
+    said = proc.stderr.decode().strip().removeprefix("gdedup: ")
+    assert neutral(said, cli_words) == neutral(str(caught.value), py_words)
+    assert "has no effect" in said or "cannot both be given" in said

@@ -56,12 +56,7 @@ JobCheckpoints checkpoints(const CheckpointOptions& options) {
 
 JobSizing parse_sizing(const SizingOptions& options) {
   JobSizing r;
-  // With a memory budget the rate is the outcome, not a target.
-  if (!options.fpr.empty() && !options.memory.empty()) {
-    throw UsageError("--fpr " + options.fpr + " and --memory " + options.memory +
-                     " cannot both be given: --fpr sizes the filter for a rate, --memory fixes "
-                     "its size (the rate is then reported)");
-  }
+  // A rate with a memory budget is the job's to refuse (check_rate_or_budget).
   if (!options.capacity.empty()) {
     r.capacity = parse_count(options.capacity, "--capacity");
     if (*r.capacity == 0) {
@@ -170,6 +165,8 @@ std::string flag_given(const JobOptions& o, JobOption option) {
     case JobOption::kCapacity: return name + " " + o.sizing.capacity;
     case JobOption::kBackend: return name + " " + o.backend;
     case JobOption::kKey: return name + " " + o.keys.key;
+    case JobOption::kInputFormat: return name + " " + o.input_format;
+    case JobOption::kDevice: return name + " " + std::to_string(o.device);
     case JobOption::kDelimiter: return name + " " + o.keys.delimiter;
     default: return name;
   }

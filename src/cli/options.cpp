@@ -4,6 +4,7 @@
 
 #include "cli/backend_help.h"
 #include "cli/command_events.h"
+#include "cli/job_spec.h"
 #include "gdedup/backend_registry.h"
 #include "gdedup/error.h"
 #include "gdedup/job.h"
@@ -190,7 +191,7 @@ void add_backend_options(CLI::App& app, JobOptions& options) {
   app.add_option("--device", options.device,
                  "GPU backend: the CUDA device to run on, from 0 (default 0)")
       ->type_name("N")
-      ->check(CLI::Range(0, 4095).description(""))
+      ->check(CLI::Range(0, kMaxJobDevice).description(""))
       ->group(kGroupBackend);
   add_threads_option(app, "--threads", options.threads,
                      "Front-end workers: threads that read, decompress, split and hash the "
@@ -245,26 +246,21 @@ bool given(const CLI::App& command, const char* option) { return command.count(o
 }  // namespace
 
 void refuse_ignored_options(const CLI::App& command, const JobOptions& o) {
-  if (parse_input_format(o.input_format) == InputFormat::kU64) {
-    for (const char* option : {"--key", "--delimiter", "--normalize", "--missing-key"}) {
-      if (given(command, option)) {
-        throw UsageError(std::string(option) + " has no effect with --input-format u64, whose "
-                         "records are fingerprints used as they are; drop " + option);
-      }
-    }
+  const CommandEvents names(o, false);
+  const InputFormat format = parse_input_format(o.input_format);
+  for (const JobOption option :
+       {JobOption::kKey, JobOption::kDelimiter, JobOption::kNormalize, JobOption::kMissingKey}) {
+    if (given(command, flag_name(option).c_str())) check_given_key_option(option, format, names);
   }
   if (given(command, "--delimiter")) {
-    check_given_delimiter(keys::parse_key_spec(o.keys.key), CommandEvents(o, false));
+    check_given_delimiter(keys::parse_key_spec(o.keys.key), names);
   }
   if (given(command, "--device") && o.mpi) {
     throw UsageError("--device " + std::to_string(o.device) + " has no effect with --mpi: each "
                      "rank runs on the GPU its rank on its machine numbers (the first rank of "
                      "a machine on GPU 0, the next on GPU 1, ...); drop --device");
   }
-  if (given(command, "--device") && o.backend == "cpu") {
-    throw UsageError("--device " + std::to_string(o.device) + " has no effect with --backend "
-                     "cpu: it chooses the GPU backend's device; drop --device");
-  }
+  if (given(command, "--device")) check_given_device(o.backend, names);
 }
 
 void refuse_options_taken_as_files(CLI::App& app) {
