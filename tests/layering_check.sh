@@ -101,7 +101,7 @@ layers=(
   "backends: backend_registry.h"
   "pipeline: pipeline.h input_estimate.h parts_run.h"
   "mpi: mpi.h"
-  "job: job.h job_files.h job_target.h rank_job.h merge_job.h"
+  "job: job.h job_files.h job_target.h rank_job.h merge_job.h guarded_save.h"
 )
 declare -A folder_level header_level
 for i in "${!layers[@]}"; do
