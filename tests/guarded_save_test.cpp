@@ -10,6 +10,7 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -29,6 +30,15 @@ class GuardedSaveTest : public test::TempDirTest {
   static void save_keys(const std::string& file, int keys) {
     save_filter(test::filter_with_keys(FilterParams{4, {256, 8}, kDefaultSeed}, keys, 1e-4),
                 file);
+  }
+
+  // A guard that read `file`, a filter file of `keys` keys saved first.
+  static SaveGuard reader_of(const std::string& file, int keys,
+                             SavedKind kind = SavedKind::kFilter, std::string advice = "") {
+    save_keys(file, keys);
+    SaveGuard guard(kind, std::move(advice));
+    guard.note_read(file);
+    return guard;
   }
 
   // guard.save of a filter of `keys` keys, counting the writes run.
@@ -64,9 +74,7 @@ bool has(const Error& e, const std::string& part) {
 
 TEST_F(GuardedSaveTest, ASaveIsRefusedWhileAnotherProcessHoldsTheLock) {
   const std::string file = path("seen.gdf");
-  save_keys(file, 10);
-  SaveGuard guard(SavedKind::kFilter);
-  guard.note_read(file);
+  SaveGuard guard = reader_of(file, 10);
   test::Holder holder(file);
   ASSERT_TRUE(holder.locked());
   const Error e = refusal(guard, file);
@@ -90,9 +98,7 @@ TEST_F(GuardedSaveTest, ASaveIsRefusedWhileAnotherProcessHoldsTheLock) {
 
 TEST_F(GuardedSaveTest, ASaveOverAFileAnotherWriterReplacedIsRefusedUntilReloaded) {
   const std::string file = path("seen.gdf");
-  save_keys(file, 10);
-  SaveGuard ours(SavedKind::kFilter, "merge(Filter.load(path))");
-  ours.note_read(file);
+  SaveGuard ours = reader_of(file, 10, SavedKind::kFilter, "merge(Filter.load(path))");
   SaveGuard theirs(SavedKind::kFilter);
   theirs.note_read(file);
   save_through(theirs, file, 30);
@@ -116,9 +122,7 @@ TEST_F(GuardedSaveTest, ASaveOverAFileAnotherWriterReplacedIsRefusedUntilReloade
 
 TEST_F(GuardedSaveTest, AMergeOfTheFileNowThereLetsTheSaveThrough) {
   const std::string file = path("seen.gds");
-  save_keys(file, 10);
-  SaveGuard ours(SavedKind::kSet);
-  ours.note_read(file);
+  SaveGuard ours = reader_of(file, 10, SavedKind::kSet);
   save_keys(file, 11);  // a writer that takes no lock
   const Error e = refusal(ours, file);
   EXPECT_TRUE(has(e, "the set file " + file + " changed since this set last read or wrote "
@@ -126,10 +130,7 @@ TEST_F(GuardedSaveTest, AMergeOfTheFileNowThereLetsTheSaveThrough) {
       << e.what();
   EXPECT_TRUE(has(e, "with this set's. Merge that file in first, then save;")) << e.what();
   // A guard that read another file says nothing of this one.
-  SaveGuard elsewhere(SavedKind::kSet);
-  save_keys(path("other.gds"), 1);
-  elsewhere.note_read(path("other.gds"));
-  ours.note_merged(elsewhere);
+  ours.note_merged(reader_of(path("other.gds"), 1, SavedKind::kSet));
   EXPECT_EQ(refusal(ours, file).kind(), ErrorKind::input_changed);
   SaveGuard loaded(SavedKind::kSet);
   loaded.note_read(file);
@@ -140,9 +141,7 @@ TEST_F(GuardedSaveTest, AMergeOfTheFileNowThereLetsTheSaveThrough) {
 
 TEST_F(GuardedSaveTest, AFileWrittenInPlaceIsAChange) {
   const std::string file = path("seen.gdf");
-  save_keys(file, 10);
-  SaveGuard guard(SavedKind::kFilter);
-  guard.note_read(file);
+  SaveGuard guard = reader_of(file, 10);
   std::ofstream(file, std::ios::binary | std::ios::app) << 'x';
   EXPECT_EQ(refusal(guard, file).kind(), ErrorKind::input_changed);
 }
@@ -152,8 +151,7 @@ TEST_F(GuardedSaveTest, FilesNeverReadOrGoneSinceAreSaved) {
   save_keys(file, 10);
   SaveGuard fresh(SavedKind::kFilter);  // read nothing: a new filter
   save_through(fresh, file, 20);
-  SaveGuard guard(SavedKind::kFilter);
-  guard.note_read(file);
+  SaveGuard guard = reader_of(file, 20);
   save_keys(path("other.gdf"), 1);
   save_through(guard, path("other.gdf"), 2);  // another path than the one read
   std::filesystem::remove(file);
@@ -163,9 +161,7 @@ TEST_F(GuardedSaveTest, FilesNeverReadOrGoneSinceAreSaved) {
 
 TEST_F(GuardedSaveTest, AWriteThatFailsAfterItsRenameLeavesItsFileSeen) {
   const std::string file = path("seen.gdf");
-  save_keys(file, 10);
-  SaveGuard guard(SavedKind::kFilter);
-  guard.note_read(file);
+  SaveGuard guard = reader_of(file, 10);
   // As the folder's fsync failing once the file is in place.
   EXPECT_THROW(guard.save(file, [&] {
     save_keys(file, 20);
