@@ -174,6 +174,19 @@ TEST_F(GuardedSaveTest, AWriteThatFailsAfterItsRenameLeavesItsFileSeen) {
   EXPECT_EQ(load_filter(file).counters().insertions, 31u);
 }
 
+TEST_F(GuardedSaveTest, ARefusalShowsANameWithControlBytesEscaped) {
+  const std::string file = path("a\nb\x1b[2J.gdf");
+  SaveGuard guard = reader_of(file, 10);
+  save_keys(file, 11);
+  const Error changed = refusal(guard, file);
+  test::Holder holder(file);
+  const Error locked = refusal(guard, file);
+  for (const Error& e : {changed, locked}) {
+    EXPECT_TRUE(has(e, "a\\nb\\x1B[2J.gdf")) << e.what();
+    EXPECT_FALSE(has(e, "\n") || has(e, "\x1b")) << e.what();
+  }
+}
+
 TEST_F(GuardedSaveTest, AFileNoJobCouldWriteIsRefusedAsAJobRefusesIt) {
   std::filesystem::create_directory(path("folder.gdf"));
   SaveGuard guard(SavedKind::kFilter);

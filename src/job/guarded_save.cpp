@@ -8,6 +8,7 @@
 #include "gdedup/error.h"
 #include "gdedup/job_files.h"
 #include "gdedup/path_lock.h"
+#include "gdedup/path_text.h"
 #include "gdedup/paths.h"
 
 namespace gdedup {
@@ -50,26 +51,28 @@ void SaveGuard::note_merged(const SaveGuard& other) {
 
 void SaveGuard::save(const std::string& path, const std::function<void()>& write) {
   const KindWords kind = words(kind_);
-  const std::string noun = kind.noun;
+  const std::string noun = kind.noun, shown = fs::printable(path);
   check_writable(WrittenFile{path, kind.file, false});
   fs::PathLock lock;
   pid_t holder = 0;
   if (const int err = lock.acquire(path, false, &holder); err == EWOULDBLOCK) {
-    throw Error("the " + noun + " " + path + " is in use by process " + std::to_string(holder) +
+    // The holder is unknown (0) where /proc/locks cannot be read.
+    const std::string who = holder > 0 ? "process " + std::to_string(holder) : "another process";
+    throw Error("the " + noun + " " + shown + " is in use by " + who +
                     " (a gdedup job, which saves it when it ends), so it was not saved: one "
                     "save would replace the other's keys; save when that job is done, or to "
                     "another path",
                 ErrorKind::io);
   } else if (err != 0) {
-    throw Error("cannot lock " + fs::lock_file_for(path) + " to save the " + noun + " " + path +
-                    ": " + fs::error_text(err),
+    throw Error("cannot lock " + fs::printable(fs::lock_file_for(path)) + " to save the " + noun +
+                    " " + shown + ": " + fs::error_text(err),
                 ErrorKind::io);
   }
   // Under the lock, which every save takes: no other can come between.
   const std::optional<Version> before = version_of(path);
   if (last_seen_ && before && last_seen_->path == before->path && *before != *last_seen_) {
     const std::string advice = merge_advice_.empty() ? "" : " (" + merge_advice_ + ")";
-    throw Error("the " + noun + " file " + path + " changed since this " + noun +
+    throw Error("the " + noun + " file " + shown + " changed since this " + noun +
                     " last read or wrote it (another process saved it, or a gdedup job wrote "
                     "it), so it was not saved: this save would replace the keys added there "
                     "with this " + noun + "'s. Merge that file in first" + advice +
