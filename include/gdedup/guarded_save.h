@@ -19,7 +19,8 @@ namespace gdedup {
 enum class SavedKind { kFilter, kSet };
 
 // What one filter or set kept in memory knows of its file: the version it
-// last read or wrote. Its saves go through it.
+// last read or wrote. Its saves go through it, one call at a time, as the
+// filter or set itself takes one at a time.
 class SaveGuard {
  public:
   // `merge_advice`: how the program merges a file into the filter or set
