@@ -83,6 +83,9 @@ struct JobCheckpoints {
 // count is a mistake (a core count is in the hundreds), and every thread
 // takes a stack.
 inline constexpr unsigned kMaxJobThreads = 4096;
+// The highest GPU device number a job takes: CUDA numbers a machine's
+// devices from 0, and a number past this is a mistake.
+inline constexpr int kMaxJobDevice = 4095;
 
 struct JobSpec {
   JobKind kind = JobKind::kDedup;
@@ -123,7 +126,7 @@ struct JobSpec {
   // At most kMaxJobThreads each.
   unsigned threads = 0;         // front-end workers; 0: shared with filter_threads by default
   unsigned filter_threads = 0;  // the CPU backend's threads; 0: the default share
-  int device = 0;               // the GPU backend's CUDA device
+  int device = 0;               // the GPU backend's CUDA device, 0 to kMaxJobDevice
   uint64_t batch_records = PipelineOptions{}.batch_records;
   // Advanced, for tests and tuning (PipelineOptions): the ranges large
   // plain files are read in, and the compressed bytes a part of a gzip or
@@ -206,6 +209,23 @@ JobResult run_job(const JobSpec& spec, JobEvents& events);
 // kMaxPlannedFpr without allow_high_fpr: such a filter, fixed or growing,
 // takes most new keys for old ones once full. run_job checks it itself.
 void check_planned_rate(const JobSizing& sizing, const OptionNames& names);
+
+// Refuses (UsageError, in `names`' words) a rate and a memory budget given
+// together: the budget fixes the filter's size, and so its rate, so the
+// rate asked for would be ignored. run_job and plan_fixed_filter check it
+// themselves.
+void check_rate_or_budget(const JobSizing& sizing, const OptionNames& names);
+
+// The options whose being given a JobSpec cannot record (each one's default
+// is a value too): a front end calls these for the options it was given,
+// so that every front end refuses the same in the same words. A key option
+// (`option`: kKey, kDelimiter, kNormalize or kMissingKey) given with
+// fingerprint input, which has no key to select, normalize or miss; and a
+// device given with the CPU backend (`backend` as given), which has none.
+// UsageError, naming each option as `names` gives it (given() for the
+// input format, the backend and the device).
+void check_given_key_option(JobOption option, InputFormat format, const OptionNames& names);
+void check_given_device(const std::string& backend, const OptionNames& names);
 
 // The plan `sizing` asks for at `keys` distinct keys: sized by its memory
 // budget when it has one, else for its rate.

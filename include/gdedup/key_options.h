@@ -152,4 +152,14 @@ void refuse_without_structured_key(JobOption option, const std::string& given,
                                    InputFormat format, const KeyOptions& keys,
                                    const OptionNames& names);
 
+// A delimiter was given with `key`: refused (UsageError) unless `key` is a
+// field key (field:N), the one key whose fields it separates. With any
+// other key it would select nothing, and yet be recorded in the key rules
+// (KeyOptions::operator== compares it for every key), so that the file of
+// a job given it would hold other rules than the same key's without it.
+// One rule for every front end and every place a delimiter is taken (a
+// job, a new filter or set, a loaded one), named in `names`' words: its
+// given() of the delimiter and of the key.
+void check_given_delimiter(const keys::KeySpec& key, const OptionNames& names);
+
 }  // namespace gdedup

@@ -4,19 +4,35 @@
 #include "py_events.h"
 
 namespace gdedup::python {
+namespace {
+
+std::string quoted(const std::string& text) { return "\"" + text + "\""; }
+
+// The library's rule for a delimiter given with `key` (the key's text in
+// effect), told as Python names the two; `events` keeps them as given. It
+// speaks to no Python object, so it runs with the GIL released too.
+void check_delimiter(const std::string& key, const OptionalText& delimiter, PyEvents& events) {
+  if (!delimiter) return;
+  events.set_given(JobOption::kKey, quoted(key));
+  events.set_given(JobOption::kDelimiter, quoted(*delimiter));
+  check_given_delimiter(keys::parse_key_spec(key), events);
+}
+
+}  // namespace
+
+KeyRules key_rules(const OptionalText& key, const OptionalText& delimiter,
+                   const OptionalText& normalize, PyEvents& events) {
+  const std::string key_text = key.value_or("whole");
+  check_delimiter(key_text, delimiter, events);
+  KeyRules rules;
+  rules.keys = KeyOptions::parse(key_text, delimiter.value_or("tab"), normalize.value_or(""));
+  return rules;
+}
 
 KeyRules key_rules(const OptionalText& key, const OptionalText& delimiter,
                    const OptionalText& normalize) {
-  KeyRules rules;
-  rules.keys = KeyOptions::parse(key.value_or("whole"), delimiter.value_or("tab"),
-                                 normalize.value_or(""));
-  // As the command refuses --delimiter with --key whole: a delimiter that
-  // selects nothing is a mistake, and it would be recorded in the rules.
-  if (delimiter && rules.keys.key == keys::KeySpec::whole()) {
-    throw UsageError("delimiter=\"" + *delimiter + "\" applies to a field key only; give "
-                     "key=\"field:N\" with it, or leave it out");
-  }
-  return rules;
+  PyEvents names;
+  return key_rules(key, delimiter, normalize, names);
 }
 
 void check_strict_json(const KeyRules& rules, bool strict_json) {
@@ -32,13 +48,12 @@ KeyRules loaded_key_rules(const std::string& path, const char* noun,
                           const std::optional<KeyRules>& recorded,
                           const OptionalText& key, const OptionalText& delimiter,
                           const OptionalText& normalize) {
-  if (!recorded) {
-    KeyRules rules = key_rules(key, delimiter, normalize);
-    return rules;
-  }
+  if (!recorded) return key_rules(key, delimiter, normalize);
   if (!key && !delimiter && !normalize) return *recorded;
   // Arguments left out are the file's: only those given are checked.
   const KeyOptions& file = recorded->keys;
+  PyEvents names;
+  check_delimiter(key.value_or(file.key_text()), delimiter, names);
   KeyRules asked = *recorded;
   asked.format = InputFormat::kText;
   asked.keys = KeyOptions::parse(key.value_or(file.key_text()),

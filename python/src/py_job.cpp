@@ -101,16 +101,21 @@ JobSpec job_spec(const std::string& command, const std::vector<nb::bytes>& paths
   } else if (format != "text") {
     throw UsageError("input_format=\"" + format + "\": expected \"text\" or \"u64\"");
   }
+  events.set_given(JobOption::kInputFormat, "\"" + format + "\"");
   spec.record_separator = a.flag("null_data") ? '\0' : '\n';
   const OptionalText key = a.get<std::string>("key"), delimiter = a.get<std::string>("delimiter"),
-                     normalize = a.get<std::string>("normalize");
-  if (spec.format == InputFormat::kText) {
-    spec.keys = key_rules(key, delimiter, normalize).keys;
-  } else if (key || delimiter || normalize) {
-    throw UsageError("key=, delimiter= and normalize= have no effect with input_format=\"u64\", "
-                     "whose records are fingerprints used as they are; leave them out");
+                     normalize = a.get<std::string>("normalize"),
+                     missing = a.get<std::string>("missing_key");
+  for (const auto& [option, given] : {std::pair{JobOption::kKey, &key},
+                                      std::pair{JobOption::kDelimiter, &delimiter},
+                                      std::pair{JobOption::kNormalize, &normalize},
+                                      std::pair{JobOption::kMissingKey, &missing}}) {
+    if (*given) check_given_key_option(option, spec.format, events);
   }
-  if (const OptionalText missing = a.get<std::string>("missing_key")) {
+  if (spec.format == InputFormat::kText) {
+    spec.keys = key_rules(key, delimiter, normalize, events).keys;
+  }
+  if (missing) {
     spec.missing_key = keys::parse_missing_key(*missing);
     events.set_given(JobOption::kMissingKey, "\"" + *missing + "\"");
   }
@@ -134,7 +139,11 @@ JobSpec job_spec(const std::string& command, const std::vector<nb::bytes>& paths
   events.set_given(JobOption::kBackend, "\"" + spec.backend + "\"");
   spec.threads = thread_count(a.get<unsigned>("threads"));
   spec.filter_threads = thread_count(a.get<unsigned>("filter_threads"), "filter_threads");
-  spec.device = a.get<int>("device").value_or(0);
+  if (const std::optional<int> device = a.get<int>("device")) {
+    events.set_given(JobOption::kDevice, std::to_string(*device));
+    check_given_device(spec.backend, events);
+    spec.device = *device;
+  }
   if (const std::optional<uint64_t> batch = a.get<uint64_t>("batch_records")) {
     if (*batch == 0) throw UsageError("batch_records=0: must be at least 1 record");
     spec.batch_records = *batch;

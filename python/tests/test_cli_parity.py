@@ -45,6 +45,7 @@ FLAGS = {
     "strict_json": "--strict-json", "ignore_key_rules": "--ignore-key-rules",
     "input_format": "--input-format",
     "null_data": "--null-data", "threads": "--threads", "filter_threads": "--filter-threads",
+    "backend": "--backend", "device": "--device",
     "batch_records": "--batch",
     "compressed_piece_bytes": "--compressed-piece-bytes",
     "checkpoint": "--checkpoint", "resume": "--resume", "duplicates": "--duplicates",
@@ -125,7 +126,13 @@ CASES = {
                    step("dedup", ["day1.txt"], 2, output="out.txt", threads=0),
                    step("dedup", ["day1.txt"], 2, output="out.txt", threads=4097),
                    step("dedup", ["day1.txt"], 2, output="out.txt", exact=True,
-                        filter_threads=4097)],
+                        filter_threads=4097),
+                   # Options that another option makes the job ignore.
+                   step("dedup", ["day1.txt"], 2, output="out.txt", fpr=1e-6, memory=65536),
+                   step("dedup", ["day1.txt"], 2, output="out.txt", backend="cpu", device=0),
+                   step("dedup", ["day1.txt"], 2, output="out.txt", input_format="u64",
+                        missing_key="error"),
+                   step("dedup", ["day1.txt"], 2, output="out.txt", device=-1)],
     "exact-set-file": [
         step("build", ["day1.txt"], filter="s.set", exact=True, stats="build.json"),
         step("dedup", ["day2.txt"], output="out.txt", filter="s.set", exact=True,
@@ -476,3 +483,136 @@ def test_save_is_refused_while_a_job_holds_the_file(tmp_path, gdedup_bin, kind):
     assert b"from python" in cls.load(path)
     if kind == "Set":  # a new set read no file, and replaces it (exactly)
         assert b"from the job" not in cls.load(path)
+
+
+# Every kind of key, and none given (the whole record), for the delimiter's
+# rule: it separates the fields of a field key, and no other key has any.
+DELIMITER_KEYS = [None, "whole", "line", "field:2", "json:url", "cdxj:url", "cdxj:surt",
+                  "cdxj:timestamp"]
+
+
+def neutral(message, spellings):
+    """`message` with each front end's spelling of an option (and its
+    value) replaced by the same words: what is left must be the same
+    sentence in both."""
+    for spelled, word in spellings:
+        message = message.replace(spelled, word)
+    return message
+
+
+def cli_spellings(key, delimiter):
+    return [(f"--delimiter {delimiter}", "<delimiter given>"),
+            (f"--key {key or 'whole'}", "<key given>"),
+            ("--key field:N", "<key field:N>"), ("--delimiter", "<delimiter>")]
+
+
+def py_spellings(key, delimiter):
+    return [(f'delimiter="{delimiter}"', "<delimiter given>"),
+            (f'key="{key or "whole"}"', "<key given>"),
+            ("key=field:N", "<key field:N>"), ("delimiter=", "<delimiter>")]
+
+
+@pytest.fixture(scope="module")
+def key_files(tmp_path_factory, gdedup_bin):
+    """An empty input, which every key reads, and a filter file and a set
+    file made by the command for each key (with its default delimiter)."""
+    import subprocess
+    folder = tmp_path_factory.mktemp("keys")
+    (folder / "empty.txt").write_bytes(b"")
+    files = {}
+    for key in DELIMITER_KEYS:
+        for exact, name in ((False, "f.gdf"), (True, "s.gds")):
+            path = folder / f"{key or 'none'}.{name}".replace(":", "-")
+            args = [gdedup_bin, "build", str(folder / "empty.txt"), "-f", str(path), "--quiet",
+                    *(["--exact"] if exact else ["--capacity", "100"]),
+                    *(["--key", key] if key else [])]
+            subprocess.run(args, check=True)
+            files[key, exact] = path
+    return folder, files
+
+
+@pytest.mark.parametrize("delimiter", [None, "comma"])
+@pytest.mark.parametrize("key", DELIMITER_KEYS)
+def test_a_delimiter_is_refused_alike_with_every_key(tmp_path, run_cli, key_files, key,
+                                                     delimiter):
+    """The same key and delimiter, refused or accepted alike by the command
+    (a new filter, an existing filter or set file) and by Python
+    (gdedup.run, Filter, Set, Filter.load, Set.load), and refused in the
+    same words: a delimiter given with any key but a field key selects
+    nothing, and the key rules a file records would hold it, so that the
+    same key without it would be another key's rules."""
+    folder, files = key_files
+    data = str(folder / "empty.txt")
+    kwargs = {name: value for name, value in (("key", key), ("delimiter", delimiter)) if value}
+    flags = [a for name, value in kwargs.items() for a in (FLAGS[name], value)]
+    refused = delimiter is not None and key != "field:2"
+    # The files were made with the default delimiter: a field key with
+    # another one is refused as other key rules.
+    refused_by_file = delimiter is not None
+    cli_runs = {
+        "new": (["dedup", data, "-o", tmp_path / "out.txt"], refused),
+        "filter file": (["query", data, "-f", files[key, False]], refused_by_file),
+        "set file": (["query", data, "--exact", "-f", files[key, True]], refused_by_file),
+    }
+    words = set()
+    for what, (args, refusal) in cli_runs.items():
+        proc = run_cli(*args, *flags, "--quiet", check=False)
+        assert proc.returncode == (2 if refusal else 0), (what, proc.stderr)
+        if refused:
+            words.add(neutral(proc.stderr.decode().strip().removeprefix("gdedup: "),
+                              cli_spellings(key, delimiter)))
+    py_calls = {
+        "run": (lambda: gdedup.run("dedup", data, output=tmp_path / "py.txt", **kwargs),
+                refused),
+        "Filter": (lambda: gdedup.Filter(capacity=100, **kwargs), refused),
+        "Set": (lambda: gdedup.Set(**kwargs), refused),
+        "Filter.load": (lambda: gdedup.Filter.load(files[key, False], **kwargs),
+                        refused_by_file),
+        "Set.load": (lambda: gdedup.Set.load(files[key, True], **kwargs), refused_by_file),
+    }
+    for what, (call, refusal) in py_calls.items():
+        if not refusal:
+            call()
+            continue
+        with pytest.raises(gdedup.InvalidArgumentError) as caught:
+            call()
+        if refused:
+            words.add(neutral(str(caught.value), py_spellings(key, delimiter)))
+    assert len(words) <= 1, words
+
+
+# Options that another one makes a job ignore, and each option's value as
+# the command and Python quote it (None: named without one).
+IGNORED = {
+    "rate-and-budget": (dict(fpr=1e-6, memory=65536),
+                        {"fpr": ("1e-06", "1.00e-06"), "memory": ("65536", "65536")}),
+    "device-on-the-cpu": (dict(backend="cpu", device=0),
+                          {"device": ("0", "0"), "backend": ("cpu", '"cpu"')}),
+    "key-option-with-u64": (dict(input_format="u64", missing_key="error"),
+                            {"input_format": ("u64", '"u64"'), "missing_key": None}),
+}
+
+
+@pytest.mark.parametrize("case", list(IGNORED))
+def test_an_ignored_option_is_refused_in_the_same_words(tmp_path, run_cli, data, case):
+    """An option that another makes the job ignore, refused by the command
+    and by gdedup.run in the same sentence: one rule of the library, each
+    option named in its front end's words."""
+    kwargs, quoted = IGNORED[case]
+    cli_words, py_words = [], []
+    for name, values in quoted.items():
+        if values:
+            cli_words.append((f"{FLAGS[name]} {values[0]}", f"<{name} given>"))
+            py_words.append((f"{name}={values[1]}", f"<{name} given>"))
+    for name in quoted:
+        cli_words.append((FLAGS[name], f"<{name}>"))
+        py_words.append((f"{name}=", f"<{name}>"))
+    paths = [str(data / "day1.txt")]
+    proc = run_cli(*cli_args("dedup", paths, dict(kwargs, output=tmp_path / "cli.txt")),
+                   check=False)
+    assert proc.returncode == 2, proc.stderr
+    with pytest.raises(gdedup.InvalidArgumentError) as caught:
+        gdedup.run("dedup", paths, output=tmp_path / "py.txt", **kwargs)
+    said = proc.stderr.decode().strip().removeprefix("gdedup: ")
+    assert neutral(said, cli_words) == neutral(str(caught.value), py_words)
+    assert "has no effect" in said or "cannot both be given" in said

@@ -161,7 +161,7 @@ def test_save_leaves_no_temporary_file(tmp_path):
 
 
 def test_a_delimiter_needs_a_field_key():
-    with pytest.raises(gdedup.InvalidArgumentError, match="field key only"):
+    with pytest.raises(gdedup.InvalidArgumentError, match="has no effect with key="):
         gdedup.Filter(delimiter="comma")
-    with pytest.raises(gdedup.InvalidArgumentError, match="field key only"):
+    with pytest.raises(gdedup.InvalidArgumentError, match="has no effect with key="):
         gdedup.fingerprint([b"a"], delimiter="comma")

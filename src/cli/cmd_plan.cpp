@@ -77,7 +77,9 @@ int run_plan(const PlanOptions& options) {
   const JobSizing request = parse_sizing(options.sizing);
   JobOptions typed;
   typed.sizing = options.sizing;
-  check_planned_rate(request, CommandEvents(typed, false));
+  const CommandEvents names(typed, false);
+  check_rate_or_budget(request, names);
+  check_planned_rate(request, names);
   std::optional<Plan> fixed;
   if (request.memory || request.capacity) fixed = plan_standalone(request);
   const double target = request.memory ? -1.0 : request.rate();

@@ -57,13 +57,7 @@ JobCheckpoints checkpoints(const CheckpointOptions& options) {
 
 JobSizing parse_sizing(const SizingOptions& options) {
   JobSizing r;
-  // With a memory budget the rate is the outcome, not a target.
-  if (!options.fpr.empty() && !options.memory.empty()) {
-    throw UsageError(flag::kFpr + " " + options.fpr + " and " + flag::kMemory + " " +
-                     options.memory + " cannot both be given: " + flag::kFpr +
-                     " sizes the filter for a rate, " + flag::kMemory +
-                     " fixes its size (the rate is then reported)");
-  }
+  // A rate with a memory budget is the job's to refuse (check_rate_or_budget).
   if (!options.capacity.empty()) {
     r.capacity = parse_count(options.capacity, flag::kCapacity.name);
     if (*r.capacity == 0) {
@@ -136,6 +130,9 @@ std::string flag_given(const JobOptions& o, JobOption option) {
     case JobOption::kFpr: return name + " " + o.sizing.fpr;
     case JobOption::kCapacity: return name + " " + o.sizing.capacity;
     case JobOption::kBackend: return name + " " + o.backend;
+    case JobOption::kKey: return name + " " + o.keys.key;
+    case JobOption::kInputFormat: return name + " " + o.input_format;
+    case JobOption::kDevice: return name + " " + std::to_string(o.device);
     case JobOption::kDelimiter: return name + " " + o.keys.delimiter;
     default: return name;
   }

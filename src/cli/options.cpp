@@ -3,6 +3,8 @@
 #include "cli/options.h"
 
 #include "cli/backend_help.h"
+#include "cli/command_events.h"
+#include "cli/job_spec.h"
 #include "gdedup/backend_registry.h"
 #include "gdedup/error.h"
 #include "gdedup/job.h"
@@ -192,7 +194,7 @@ void add_backend_options(CLI::App& app, JobOptions& options) {
   app.add_option(flag::kDevice.names(), options.device,
                  "GPU backend: the CUDA device to run on, from 0 (default 0)")
       ->type_name("N")
-      ->check(CLI::Range(0, 4095).description(""))
+      ->check(CLI::Range(0, kMaxJobDevice).description(""))
       ->group(kGroupBackend);
   add_threads_option(app, flag::kThreads, options.threads,
                      "Front-end workers: threads that read, decompress, split and hash the "
@@ -247,21 +249,14 @@ bool given(const CLI::App& command, const Flag& flag) { return command.count(fla
 }  // namespace
 
 void refuse_ignored_options(const CLI::App& command, const JobOptions& o) {
-  if (parse_input_format(o.input_format) == InputFormat::kU64) {
-    for (const Flag& option : {flag::kKey, flag::kDelimiter, flag::kNormalize, flag::kMissingKey}) {
-      if (given(command, option)) {
-        throw UsageError(option + " has no effect with " + flag::kInputFormat +
-                         " u64, whose records are fingerprints used as they are; drop " +
-                         option);
-      }
-    }
+  const CommandEvents names(o, false);
+  const InputFormat format = parse_input_format(o.input_format);
+  for (const JobOption option :
+       {JobOption::kKey, JobOption::kDelimiter, JobOption::kNormalize, JobOption::kMissingKey}) {
+    if (given(command, flag_of(option))) check_given_key_option(option, format, names);
   }
-  if (given(command, flag::kDelimiter) &&
-      keys::parse_key_spec(o.keys.key).kind != keys::KeySpec::Kind::kField) {
-    throw UsageError(flag::kDelimiter + " " + o.keys.delimiter + " has no effect with " +
-                     flag::kKey + " " + o.keys.key + ": it separates fields for " + flag::kKey +
-                     " field:N; drop " + flag::kDelimiter + " or add " + flag::kKey +
-                     " field:N");
+  if (given(command, flag::kDelimiter)) {
+    check_given_delimiter(keys::parse_key_spec(o.keys.key), names);
   }
   if (given(command, flag::kDevice) && o.mpi) {
     throw UsageError(flag::kDevice + " " + std::to_string(o.device) + " has no effect with " +
@@ -269,11 +264,7 @@ void refuse_ignored_options(const CLI::App& command, const JobOptions& o) {
                      "(the first rank of a machine on GPU 0, the next on GPU 1, ...); drop " +
                      flag::kDevice);
   }
-  if (given(command, flag::kDevice) && o.backend == "cpu") {
-    throw UsageError(flag::kDevice + " " + std::to_string(o.device) + " has no effect with " +
-                     flag::kBackend + " cpu: it chooses the GPU backend's device; drop " +
-                     flag::kDevice);
-  }
+  if (given(command, flag::kDevice)) check_given_device(o.backend, names);
 }
 
 void refuse_options_taken_as_files(CLI::App& app) {

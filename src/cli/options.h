@@ -141,11 +141,13 @@ KeyOptions parse_key_flags(const KeyFlags& flags);
 InputFormat parse_input_format(const std::string& text);
 
 // Refuses, with a UsageError, options given on `command` that the other
-// options would make it ignore: --key, --delimiter or --normalize with
-// --input-format u64, --delimiter without --key field:N, --device with
-// --mpi or --backend cpu. (What the values
-// alone show the job refuses: refuse_ignored_options in src/job.) An option
-// accepted and ignored hides a mistake.
+// options would make it ignore: --key, --delimiter, --normalize or
+// --missing-key with --input-format u64, --delimiter without --key field:N,
+// --device with --backend cpu (the library's rules of options given,
+// gdedup/job.h and key_options.h, which Python applies too), and --device
+// with --mpi. (What the values alone show the job refuses:
+// refuse_ignored_options in src/job.) An option accepted and ignored hides
+// a mistake.
 void refuse_ignored_options(const CLI::App& command, const JobOptions& options);
 
 }  // namespace gdedup::cli

@@ -102,6 +102,11 @@ void refuse_ignored_options(const Job& job) {
                        "share of this machine's)");
     }
   }
+  if (o.device < 0 || o.device > kMaxJobDevice) {
+    throw UsageError(job.events.with(JobOption::kDevice, std::to_string(o.device)) +
+                     ": give a GPU device number from 0 to " + std::to_string(kMaxJobDevice));
+  }
+  check_rate_or_budget(o.sizing, job.events);
   if (o.inputs.null_list && o.inputs.files_from.empty()) {
     const std::string null_list = job.name(JobOption::kNullList);
     throw UsageError(null_list + " has no effect without " + job.name(JobOption::kFilesFrom) +

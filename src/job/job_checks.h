@@ -33,10 +33,12 @@ std::string output_to_lock(const Job& job);
 void check_files(const Job& job);
 
 // Refuses (UsageError) what the spec asks and would ignore: a NUL-separated
-// list without a list, NUL-separated fingerprints, a key delimiter that is the record separator, CPU threads
-// for the GPU backend, more than one front-end thread for fingerprints. An
-// option accepted and ignored hides a mistake. Also thread counts past
-// kMaxJobThreads.
+// list without a list, NUL-separated fingerprints, a key delimiter that is
+// the record separator, CPU threads for the GPU backend, more than one
+// front-end thread for fingerprints, a rate with a memory budget
+// (check_rate_or_budget). An option accepted and ignored hides a mistake.
+// Also thread counts past kMaxJobThreads and a device outside 0 to
+// kMaxJobDevice.
 void refuse_ignored_options(const Job& job);
 
 // Refuses (UsageError) what exact mode does not take: a Bloom filter's

@@ -163,13 +163,16 @@ GrowthRule growth_rule(const JobSizing& sizing) {
   return growth_rule_for(sizing.capacity.value_or(0), sizing.rate(), sizing.block_bits);
 }
 
+void check_rate_or_budget(const JobSizing& sizing, const OptionNames& names) {
+  if (!sizing.memory || !sizing.fpr) return;
+  throw UsageError(names.given(JobOption::kFpr) + " and " + names.given(JobOption::kMemory) +
+                   " cannot both be given: " + names.name(JobOption::kFpr) + " sizes the "
+                   "filter for a rate, " + names.name(JobOption::kMemory) + " fixes its "
+                   "size (the rate is then reported)");
+}
+
 Plan plan_fixed_filter(const JobSizing& sizing, JobEvents& events) {
-  if (sizing.memory && sizing.fpr) {
-    throw UsageError(events.given(JobOption::kFpr) + " and " + events.given(JobOption::kMemory) +
-                     " cannot both be given: " + events.name(JobOption::kFpr) + " sizes the "
-                     "filter for a rate, " + events.name(JobOption::kMemory) + " fixes its "
-                     "size (the rate is then reported)");
-  }
+  check_rate_or_budget(sizing, events);
   if (!sizing.capacity && !sizing.memory) {
     throw UsageError("a fixed filter needs " + events.name(JobOption::kCapacity) +
                      " (the distinct keys expected) or " + events.name(JobOption::kMemory) +

@@ -25,4 +25,12 @@ void refuse_without_structured_key(JobOption option, const std::string& given,
                    names.name(option));
 }
 
+void check_given_delimiter(const keys::KeySpec& key, const OptionNames& names) {
+  if (key.kind == keys::KeySpec::Kind::kField) return;
+  throw UsageError(names.given(JobOption::kDelimiter) + " has no effect with " +
+                   names.given(JobOption::kKey) + ": it separates the fields of a field:N key; "
+                   "drop " + names.name(JobOption::kDelimiter) + ", or give " +
+                   names.with(JobOption::kKey, "field:N"));
+}
+
 }  // namespace gdedup
