@@ -10,7 +10,6 @@
 #include "gdedup/frontend/filter_report.h"
 #include "gdedup/frontend/number_text.h"
 #include "gdedup/planner.h"
-#include "guarded_save.h"
 
 namespace gdedup::python {
 
@@ -139,10 +138,9 @@ const Filter& FilterEngine::at(size_t i) const {
 }
 
 void FilterEngine::save(const std::string& path, const std::optional<KeyRules>& keys,
-                        std::optional<FileStamp>& last_seen, bool allow_overfull) {
+                        SaveGuard& guard, bool allow_overfull) {
   if (!allow_overfull) refuse_overfull(path);
-  save_guarded(path, SavedKind{"filter", "Filter", "filter file"}, last_seen,
-               [&] { write(path, keys); });
+  guard.save(path, [&] { write(path, keys); });
 }
 
 void FilterEngine::refuse_overfull(const std::string& path) {

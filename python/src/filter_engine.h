@@ -10,12 +10,12 @@
 #include <optional>
 #include <string>
 
-#include "file_stamp.h"
 #include "gdedup/backend_registry.h"
 #include "gdedup/filter.h"
 #include "gdedup/filter_file.h"
 #include "gdedup/frontend/mapping_guard.h"
 #include "gdedup/growth.h"
+#include "gdedup/guarded_save.h"
 #include "gdedup/job.h"
 #include "gdedup/layered_filter.h"
 
@@ -58,16 +58,13 @@ class FilterEngine {
   // filter is then unchanged. The backends are made anew, on the merged
   // bits.
   void merge(FilterEngine& other);
-  // Crash-safe (filter_file.h), with `keys` as the key rules recorded.
-  // `last_seen`: the file this filter last read or wrote. A save to its
-  // path while another version lies there (another process saved it since)
-  // is refused with Error (input_changed), the file untouched: it would
-  // lose the keys of that save. Set to the file written, also when the
-  // save fails after its rename (the folder's fsync). A filter far past
+  // Crash-safe (filter_file.h), with `keys` as the key rules recorded,
+  // through `guard` (gdedup/guarded_save.h: under PATH.lock, and never over
+  // a version of the file this filter did not read). A filter far past
   // its plan (check_overfull) is refused with Error (filter_overfull), as
   // a job does not save one, unless `allow_overfull`.
-  void save(const std::string& path, const std::optional<KeyRules>& keys,
-            std::optional<FileStamp>& last_seen, bool allow_overfull);
+  void save(const std::string& path, const std::optional<KeyRules>& keys, SaveGuard& guard,
+            bool allow_overfull);
 
   bool growing() const { return growing_ != nullptr; }
   size_t layer_count() const { return growing_ ? growing_->layer_count() : 1; }

@@ -16,12 +16,12 @@
 #include "answers.h"
 #include "call_lock.h"
 #include "errors.h"
-#include "file_stamp.h"
 #include "filter_engine.h"
 #include "gdedup/error.h"
 #include "gdedup/filter_summary.h"
 #include "gdedup/frontend/number_text.h"
 #include "gdedup/growth.h"
+#include "gdedup/guarded_save.h"
 #include "gdedup/planner.h"
 #include "key_input.h"
 #include "key_rules.h"
@@ -38,19 +38,23 @@ namespace {
 // to bound the memory beside the keys.
 constexpr uint64_t kChunkKeys = uint64_t{1} << 20;
 
+// A Filter's guard of its saves, whose refusal says how to merge in a file
+// another process saved.
+SaveGuard filter_guard() { return SaveGuard(SavedKind::kFilter, "merge(Filter.load(path))"); }
+
 class PyFilter {
  public:
-  // `loaded`: the file it was loaded from, as it was before the load.
-  // `strict_json`: records are keyed as --strict-json keys them (refused
+  // `guard`: the file it was loaded from, as it was before the load (a new
+  // filter's saw none). `strict_json`: records are keyed as --strict-json keys them (refused
   // by check_strict_json for rules it does nothing for).
   PyFilter(std::unique_ptr<FilterEngine> engine, const KeyRules& rules, bool strict_json,
-           bool read_only, std::string path, std::optional<FileStamp> loaded)
+           bool read_only, std::string path, SaveGuard guard)
       : engine_(std::move(engine)),
         rules_(rules),
         hasher_(rules.keys, rules.seed, strict_json),
         read_only_(read_only),
         path_(std::move(path)),
-        last_seen_(std::move(loaded)) {}
+        guard_(std::move(guard)) {}
 
   // add, test_and_set or contains of one key (bytes or str) or many.
   nb::object apply(nb::handle keys, Op op) {
@@ -96,7 +100,7 @@ class PyFilter {
     check_process();
     nb::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex());
-    engine_->save(path.string(), rules_, last_seen_, allow_overfull);
+    engine_->save(path.string(), rules_, guard_, allow_overfull);
   }
 
   // ORs `other` into this filter (gdedup merge): the same key rules, and
@@ -117,11 +121,7 @@ class PyFilter {
     } else {
       std::scoped_lock lock(mutex(), other.mutex());
       engine_->merge(*other.engine_);
-      // This filter now holds the keys of the version of its file that
-      // `other` read: a save over that version loses none.
-      if (last_seen_ && other.last_seen_ && other.last_seen_->path == last_seen_->path) {
-        last_seen_ = other.last_seen_;
-      }
+      guard_.note_merged(other.guard_);
     }
   }
 
@@ -197,7 +197,7 @@ class PyFilter {
   KeyHasher hasher_;
   bool read_only_;
   std::string path_;  // the file it was loaded from, for messages
-  std::optional<FileStamp> last_seen_;  // the file it last read or wrote (FilterEngine::save)
+  SaveGuard guard_;   // the file it last read or wrote (FilterEngine::save)
   std::string scratch_for_one_;  // used with the GIL held
   bool warned_ = false;  // over capacity, once
   CallLock call_lock_{"filter"};  // one engine call at a time, taken with the GIL released
@@ -419,7 +419,7 @@ place. Calls release the GIL; one filter runs one call at a time.)")
               return std::make_unique<FilterEngine>(
                   sizing, backend_choice(backend, threads, device), events);
             });
-            new (self) PyFilter(std::move(engine), rules, strict_json, false, "", std::nullopt);
+            new (self) PyFilter(std::move(engine), rules, strict_json, false, "", filter_guard());
           },
           nb::arg("capacity") = nb::none(), nb::arg("fpr") = nb::none(),
           nb::arg("memory") = nb::none(), nb::arg("backend") = "auto",
@@ -445,13 +445,10 @@ place. Calls release the GIL; one filter runs one call at a time.)")
             }
             std::unique_ptr<FilterEngine> engine;
             KeyRules rules;
-            std::optional<FileStamp> loaded;
+            SaveGuard guard = filter_guard();
             {
               nb::gil_scoped_release release;
-              // Taken before the load: a file replaced during it then
-              // differs at the next save, which is refused rather than
-              // replacing keys this filter never read.
-              loaded = file_stamp(name);
+              guard.note_read(name);
               FilterFile file = advise_other_mode("gdedup.Set.load reads it", [&] {
                 return mmap ? map_filter_file(name) : load_filter_file(name);
               });
@@ -461,7 +458,7 @@ place. Calls release the GIL; one filter runs one call at a time.)")
                   std::move(file), backend_choice(backend, threads, device), name);
             }
             return new PyFilter(std::move(engine), rules, strict_json, read_only, name,
-                                std::move(loaded));
+                                std::move(guard));
           },
           nb::arg("path"), nb::arg("mmap") = false, nb::arg("read_only") = false, nb::kw_only(),
           nb::arg("backend") = "auto", nb::arg("threads") = nb::none(),

@@ -13,9 +13,9 @@
 #include "answers.h"
 #include "call_lock.h"
 #include "errors.h"
-#include "file_stamp.h"
 #include "gdedup/error.h"
 #include "gdedup/frontend/filter_report.h"
+#include "gdedup/guarded_save.h"
 #include "gdedup/set_file.h"
 #include "key_input.h"
 #include "key_rules.h"
@@ -26,18 +26,22 @@
 namespace gdedup::python {
 namespace {
 
+// A Set's guard of its saves, whose refusal says how to merge in a file
+// another process saved.
+SaveGuard set_guard() { return SaveGuard(SavedKind::kSet, "merge(Set.load(path))"); }
+
 class PySet {
  public:
-  // `strict_json`: as a Filter's. `path` and `loaded`: the file it was
-  // loaded from, and that file as it was before the load (none for a new
-  // set).
+  // `strict_json`: as a Filter's. `path` and `guard`: the file it was
+  // loaded from, and that file as it was before the load (a new set's saw
+  // none).
   PySet(std::unique_ptr<SetEngine> engine, bool strict_json, bool read_only = false,
-        std::string path = "", std::optional<FileStamp> loaded = std::nullopt)
+        std::string path = "", SaveGuard guard = set_guard())
       : engine_(std::move(engine)),
         hasher_(engine_->rules().keys, engine_->rules().seed, strict_json),
         read_only_(read_only),
         path_(std::move(path)),
-        last_seen_(std::move(loaded)) {}
+        guard_(std::move(guard)) {}
 
   // add, test_and_set or contains of one key (bytes or str) or many.
   nb::object apply(nb::handle keys, Op op) {
@@ -97,11 +101,7 @@ class PySet {
     } else {
       std::scoped_lock lock(call_lock_.mutex(), other.call_lock_.mutex());
       engine_->merge(*other.engine_);
-      // This set now holds the keys of the version of its file that
-      // `other` read: a save over that version loses none.
-      if (last_seen_ && other.last_seen_ && other.last_seen_->path == last_seen_->path) {
-        last_seen_ = other.last_seen_;
-      }
+      guard_.note_merged(other.guard_);
     }
   }
 
@@ -109,7 +109,7 @@ class PySet {
     call_lock_.check_process();
     nb::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(call_lock_.mutex());
-    engine_->save(path.string(), last_seen_);
+    engine_->save(path.string(), guard_);
   }
 
   // fn(the set) with the GIL released and the lock held: a call from
@@ -138,8 +138,8 @@ class PySet {
   std::unique_ptr<SetEngine> engine_;
   KeyHasher hasher_;
   bool read_only_;
-  std::string path_;                    // the file it was loaded from, for messages
-  std::optional<FileStamp> last_seen_;  // the file it last read or wrote (SetEngine::save)
+  std::string path_;  // the file it was loaded from, for messages
+  SaveGuard guard_;   // the file it last read or wrote (SetEngine::save)
   std::string scratch_for_one_;  // used with the GIL held
   CallLock call_lock_{"set"};    // one engine call at a time, taken with the GIL released
 };
@@ -219,13 +219,10 @@ command's set file (`gdedup build --exact`, `dedup --exact -f FILE`).)")
             if (threads) options.threads = thread_count(threads);
             options.max_bytes = memory_cap(max_memory);
             std::unique_ptr<SetEngine> engine;
-            std::optional<FileStamp> loaded;
+            SaveGuard guard = set_guard();
             {
               nb::gil_scoped_release release;
-              // Taken before the load: a file replaced during it then
-              // differs at the next save, which is refused rather than
-              // replacing keys this set never read.
-              loaded = file_stamp(name);
+              guard.note_read(name);
               // Other key rules and a set past the cap are refused from the
               // file's header, before its keys are read; and again once
               // loaded (a file replaced meanwhile; the smallest set may
@@ -243,7 +240,7 @@ command's set file (`gdedup build --exact`, `dedup --exact -f FILE`).)")
               check_set_cap(file.set.bytes(), options.max_bytes, "the set of " + name, cap_given);
               engine = std::make_unique<SetEngine>(std::move(file), rules);
             }
-            return new PySet(std::move(engine), strict_json, read_only, name, std::move(loaded));
+            return new PySet(std::move(engine), strict_json, read_only, name, std::move(guard));
           },
           nb::arg("path"), nb::arg("read_only") = false, nb::kw_only(),
           nb::arg("threads") = nb::none(), nb::arg("key") = nb::none(),

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "gdedup/error.h"
-#include "guarded_save.h"
 
 namespace gdedup::python {
 namespace {
@@ -93,9 +92,8 @@ void SetEngine::merge(const SetEngine& other) {
   set_.merge(other.set_);
 }
 
-void SetEngine::save(const std::string& path, std::optional<FileStamp>& last_seen) const {
-  save_guarded(path, SavedKind{"set", "Set", "set file"}, last_seen,
-               [&] { save_set_file(set_, rules_, path); });
+void SetEngine::save(const std::string& path, SaveGuard& guard) const {
+  guard.save(path, [&] { save_set_file(set_, rules_, path); });
 }
 
 }  // namespace gdedup::python

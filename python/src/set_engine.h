@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "gdedup/error.h"
+#include "gdedup/guarded_save.h"
 #include "gdedup/key_rules.h"
 #include "gdedup/key_set.h"
 #include "gdedup/set_file.h"
-#include "file_stamp.h"
 #include "key_input.h"
 
 namespace gdedup::python {
@@ -57,10 +57,10 @@ class SetEngine {
   // (set_full) past max_bytes, this set as it was (KeySet::merge).
   void merge(const SetEngine& other);
 
-  // The set file at `path` (save_set_file), as a Filter's is saved
-  // (save_guarded): under PATH.lock, and never over a version of the file
-  // other than `last_seen`, which is then the file written.
-  void save(const std::string& path, std::optional<FileStamp>& last_seen) const;
+  // The set file at `path` (save_set_file), as a Filter's is saved:
+  // through `guard` (gdedup/guarded_save.h), under PATH.lock and never over
+  // a version of the file this set did not read.
+  void save(const std::string& path, SaveGuard& guard) const;
 
   const KeySet& keys() const { return set_; }
   const KeyRules& rules() const { return rules_; }

@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
+#include <system_error>
 #include <utility>
 
 #include "fs/descriptors.h"
@@ -279,6 +281,12 @@ std::string real_path(const std::string& path) {
   std::string out(real);
   std::free(real);
   return out;
+}
+
+std::string absolute_path(const std::string& path) {
+  std::error_code error;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, error);
+  return error ? path : absolute.lexically_normal().string();
 }
 
 int open_for_writing(const std::string& path, File& out) {

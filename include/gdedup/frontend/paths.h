@@ -47,6 +47,10 @@ int may_write(const std::string& path);
 // realpath(3): the name `path` leads to through every link; "" when it cannot
 // be resolved (a missing file, a loop).
 std::string real_path(const std::string& path);
+// `path` from the root, its "." and ".." resolved by their text (no link is
+// followed; the file need not exist); `path` itself when the working folder
+// cannot be found.
+std::string absolute_path(const std::string& path);
 // The folder holding `path` ("." for a bare name).
 std::string containing_folder(const std::string& path);
 
