@@ -16,13 +16,11 @@
 #include "answers.h"
 #include "call_lock.h"
 #include "errors.h"
-#include "filter_engine.h"
 #include "gdedup/error.h"
 #include "gdedup/filter_summary.h"
 #include "gdedup/frontend/number_text.h"
-#include "gdedup/growth.h"
 #include "gdedup/guarded_save.h"
-#include "gdedup/planner.h"
+#include "gdedup/live_filter.h"
 #include "key_input.h"
 #include "key_rules.h"
 #include "memory_cap.h"
@@ -47,7 +45,7 @@ class PyFilter {
   // `guard`: the file it was loaded from, as it was before the load (a new
   // filter's saw none). `strict_json`: records are keyed as --strict-json keys them (refused
   // by check_strict_json for rules it does nothing for).
-  PyFilter(std::unique_ptr<FilterEngine> engine, const KeyRules& rules, bool strict_json,
+  PyFilter(std::unique_ptr<LiveFilter> engine, const KeyRules& rules, bool strict_json,
            bool read_only, std::string path, SaveGuard guard)
       : engine_(std::move(engine)),
         rules_(rules),
@@ -64,7 +62,7 @@ class PyFilter {
       check_records();
       uint8_t answer = 0;
       const uint64_t fp = record_key<uint64_t>(hasher_, *key, scratch_for_one_, 0);
-      std::optional<FilterEngine::OverCapacity> over;
+      std::optional<LiveFilter::OverCapacity> over;
       {
         nb::gil_scoped_release release;
         std::lock_guard<std::mutex> lock(mutex());
@@ -78,7 +76,7 @@ class PyFilter {
     KeyInput input = key_input(keys, records_refused());
     std::unique_ptr<uint8_t[]> answers(new uint8_t[input.size > 0 ? input.size : 1]);
     uint64_t fresh = 0;
-    std::optional<FilterEngine::OverCapacity> over;
+    std::optional<LiveFilter::OverCapacity> over;
     {
       nb::gil_scoped_release release;
       std::lock_guard<std::mutex> lock(mutex());
@@ -98,9 +96,11 @@ class PyFilter {
 
   void save(const std::filesystem::path& path, bool allow_overfull) {
     check_process();
+    const PyEvents names;
     nb::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex());
-    engine_->save(path.string(), rules_, guard_, allow_overfull);
+    engine_->save(path.string(), rules_, guard_, names,
+                  allow_overfull ? nullptr : "allow_overfull=True");
   }
 
   // ORs `other` into this filter (gdedup merge): the same key rules, and
@@ -114,18 +114,19 @@ class PyFilter {
                        rules_.to_string() + "\" and \"" + other.rules_.to_string() +
                        "\"); their keys would not match");
     }
+    const PyEvents names;
     nb::gil_scoped_release release;
     if (&other == this) {
       std::lock_guard<std::mutex> lock(mutex());
-      engine_->merge(*engine_);
+      engine_->merge(*engine_, names);
     } else {
       std::scoped_lock lock(mutex(), other.mutex());
-      engine_->merge(*other.engine_);
+      engine_->merge(*other.engine_, names);
       guard_.note_merged(other.guard_);
     }
   }
 
-  FilterEngine& engine() { return *engine_; }
+  LiveFilter& engine() { return *engine_; }
   const KeyRules& rules() const { return rules_; }
   bool strict_json() const { return hasher_.strict_json(); }
   bool read_only() const { return read_only_; }
@@ -146,7 +147,7 @@ class PyFilter {
   // cannot grow, as the command warns (then exits 4 at the end, which a
   // library cannot): new keys are now lost to false positives more often
   // than planned.
-  void warn_once(const std::optional<FilterEngine::OverCapacity>& over) {
+  void warn_once(const std::optional<LiveFilter::OverCapacity>& over) {
     if (!over || warned_) return;
     warned_ = true;
     char rates[96];
@@ -192,12 +193,12 @@ class PyFilter {
     return fresh;
   }
 
-  std::unique_ptr<FilterEngine> engine_;
+  std::unique_ptr<LiveFilter> engine_;
   KeyRules rules_;
   KeyHasher hasher_;
   bool read_only_;
   std::string path_;  // the file it was loaded from, for messages
-  SaveGuard guard_;   // the file it last read or wrote (FilterEngine::save)
+  SaveGuard guard_;   // the file it last read or wrote (LiveFilter::save)
   std::string scratch_for_one_;  // used with the GIL held
   bool warned_ = false;  // over capacity, once
   CallLock call_lock_{"filter"};  // one engine call at a time, taken with the GIL released
@@ -205,7 +206,7 @@ class PyFilter {
 
 BackendChoice backend_choice(const std::string& name, std::optional<unsigned> threads, int device) {
   BackendChoice choice;
-  choice.name = name;
+  choice.which = name;
   choice.options.threads = thread_count(threads);
   choice.options.device = device;
   choice.given = PyEvents().name(JobOption::kBackend) + "\"" + name + "\"";
@@ -225,14 +226,29 @@ auto locked(PyFilter& f, Fn fn) {
   return result;
 }
 
+// The filter's sizes, fill and rates now (every layer's bits counted).
+FilterSummary summary(PyFilter& f) {
+  return locked(f, [](LiveFilter& e) {
+    e.sync_to_host();
+    return e.summary();
+  });
+}
+
+// One of the filter's counts, read under its lock.
+template <class T>
+T read(PyFilter& f, T (LiveFilter::*count)() const) {
+  return locked(f, [count](LiveFilter& e) { return (e.*count)(); });
+}
+
 struct LayerPlan {
   FilterParams params;
   FilterCounters counters;
   FilterSummary summary;  // for info() only: counting set bits reads the layer
 };
 
-std::vector<LayerPlan> layer_plans(FilterEngine& e, bool with_state) {
+std::vector<LayerPlan> layer_plans(LiveFilter& e, bool with_state) {
   std::vector<LayerPlan> layers;
+  e.sync_to_host();
   for (size_t i = 0; i < e.layer_count(); ++i) {
     const Filter& layer = e.layer(i);
     layers.push_back(
@@ -286,7 +302,7 @@ struct Snapshot {
 
 // `with_state`: as layer_plans.
 Snapshot snapshot(PyFilter& f, bool with_state) {
-  return locked(f, [with_state](FilterEngine& e) {
+  return locked(f, [with_state](LiveFilter& e) {
     Snapshot s;
     s.layers = layer_plans(e, with_state);
     if (e.rule()) s.rule = *e.rule();
@@ -410,14 +426,14 @@ place. Calls release the GIL; one filter runs one call at a time.)")
             const KeyRules rules = key_rules(key, delimiter, normalize);
             check_strict_json(rules, strict_json);
             PyEvents events;
-            Sizing sizing;
-            sizing.sizing = job_sizing(capacity, fpr, memory, block_bits, allow_high_fpr, events);
-            sizing.grow = grow;
-            sizing.max_memory = memory_cap(max_memory);
+            JobSpec spec;
+            spec.sizing = job_sizing(capacity, fpr, memory, block_bits, allow_high_fpr, events);
+            spec.no_grow = !grow;
+            spec.max_memory = memory_cap(max_memory);
             if (max_memory) events.set_given(JobOption::kMaxMemory, std::to_string(*max_memory));
             auto engine = speaking(events, [&] {
-              return std::make_unique<FilterEngine>(
-                  sizing, backend_choice(backend, threads, device), events);
+              return std::make_unique<LiveFilter>(
+                  new_live_filter(spec, backend_choice(backend, threads, device), events));
             });
             new (self) PyFilter(std::move(engine), rules, strict_json, false, "", filter_guard());
           },
@@ -443,7 +459,7 @@ place. Calls release the GIL; one filter runs one call at a time.)")
                   "maps it, so keys cannot be added; pass read_only=True, or load it with "
                   "mmap=False to add keys");
             }
-            std::unique_ptr<FilterEngine> engine;
+            std::unique_ptr<LiveFilter> engine;
             KeyRules rules;
             SaveGuard guard = filter_guard();
             {
@@ -454,7 +470,7 @@ place. Calls release the GIL; one filter runs one call at a time.)")
               });
               rules = loaded_key_rules(name, "filter", file.rules.keys, key, delimiter, normalize);
               check_strict_json(rules, strict_json);
-              engine = std::make_unique<FilterEngine>(
+              engine = std::make_unique<LiveFilter>(
                   std::move(file), backend_choice(backend, threads, device), name);
             }
             return new PyFilter(std::move(engine), rules, strict_json, read_only, name,
@@ -503,16 +519,12 @@ place. Calls release the GIL; one filter runs one call at a time.)")
            "filter's totals (rates compounded over the layers), and \"layers\", a list of "
            "each layer's fields.")
       .def_prop_ro("plan", [](PyFilter& f) { return plan_dict(f); })
-      .def_prop_ro("fill", [](PyFilter& f) { return locked(f, [](FilterEngine& e) { return e.fill(); }); })
-      .def_prop_ro("estimated_keys",
-                   [](PyFilter& f) { return locked(f, [](FilterEngine& e) { return e.estimated_keys(); }); })
-      .def_prop_ro("current_fpr",
-                   [](PyFilter& f) { return locked(f, [](FilterEngine& e) { return e.current_fpr(); }); })
-      .def_prop_ro("insertions",
-                   [](PyFilter& f) { return locked(f, [](FilterEngine& e) { return e.insertions(); }); })
-      .def_prop_ro("layers",
-                   [](PyFilter& f) { return locked(f, [](FilterEngine& e) { return e.layer_count(); }); })
-      .def_prop_ro("nbytes", [](PyFilter& f) { return locked(f, [](FilterEngine& e) { return e.bytes(); }); })
+      .def_prop_ro("fill", [](PyFilter& f) { return summary(f).fill; })
+      .def_prop_ro("estimated_keys", [](PyFilter& f) { return summary(f).estimated_keys; })
+      .def_prop_ro("current_fpr", [](PyFilter& f) { return summary(f).current_fpr; })
+      .def_prop_ro("insertions", [](PyFilter& f) { return read(f, &LiveFilter::insertions); })
+      .def_prop_ro("layers", [](PyFilter& f) { return read(f, &LiveFilter::layer_count); })
+      .def_prop_ro("nbytes", [](PyFilter& f) { return read(f, &LiveFilter::bytes); })
       .def_prop_ro("grows", [](PyFilter& f) { return f.engine().growing(); })
       .def_prop_ro("key_rules", [](PyFilter& f) { return f.rules().to_string(); })
       .def_prop_ro("strict_json", &PyFilter::strict_json)

@@ -1,5 +1,5 @@
-// gdedup.Filter: a FilterEngine with the key rules its keys are made by,
-// taking keys from Python (key_input.h) and answering with NumPy arrays.
+// gdedup.Filter: a LiveFilter (gdedup/live_filter.h) with the key rules its
+// keys are made by, taking keys from Python (key_input.h) and answering with NumPy arrays.
 #pragma once
 
 #include <nanobind/nanobind.h>

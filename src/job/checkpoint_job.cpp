@@ -116,23 +116,17 @@ bool file_layer_holds(const std::string& path, const FilterFileInfo& info, size_
   return true;
 }
 
-bool file_holds(const std::string& path, JobFilter& job, const KeyRules& rules) {
+bool file_holds(const std::string& path, const LiveFilter& job, const KeyRules& rules) {
   const FilterFileInfo info = read_filter_info(path);
   if (info.rules.keys && *info.rules.keys != rules) return false;
-  std::vector<const Filter*> layers;
-  if (const LayeredFilter* growing = job.growing()) {
-    if (!info.rules.growth || !(*info.rules.growth == growing->rule()) ||
-        info.rules.keys_offered != growing->keys_offered()) {
-      return false;
-    }
-    for (size_t i = 0; i < growing->layer_count(); ++i) layers.push_back(&growing->layer(i));
-  } else {
-    if (info.rules.growth) return false;
-    layers.push_back(job.fixed());
+  if (info.rules.growth.has_value() != job.growing()) return false;
+  if (job.growing() && (!(*info.rules.growth == *job.rule()) ||
+                        info.rules.keys_offered != job.keys_offered())) {
+    return false;
   }
-  if (info.params.size() != layers.size()) return false;
-  for (size_t i = 0; i < layers.size(); ++i) {
-    if (!file_layer_holds(path, info, i, *layers[i])) return false;
+  if (info.params.size() != job.layer_count()) return false;
+  for (size_t i = 0; i < job.layer_count(); ++i) {
+    if (!file_layer_holds(path, info, i, job.layer(i))) return false;
   }
   return true;
 }
@@ -159,7 +153,7 @@ FilterFileCheck check_resume_files(const Job& job, const ResumeState& saved, boo
   refuse_changed_filter_file(job, now, change, own_save);
 }
 
-void require_own_filter_file(const Job& job, JobFilter& filter, const KeyRules& rules) {
+void require_own_filter_file(const Job& job, const LiveFilter& filter, const KeyRules& rules) {
   require_own_file(job, [&] { return file_holds(job.spec.filter_path, filter, rules); });
 }
 

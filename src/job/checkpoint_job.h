@@ -9,10 +9,10 @@
 #include <string>
 
 #include "job/context.h"
-#include "job/job_filter.h"
 #include "job/sizing.h"
 #include "gdedup/filter.h"
 #include "gdedup/filter_file.h"
+#include "gdedup/live_filter.h"
 #include "gdedup/pipeline.h"
 
 namespace gdedup::job {
@@ -65,7 +65,7 @@ void require_checkpoint(const Job& job);
 // ended with and `rules` (the job's own save before it was stopped: saving
 // again changes nothing); otherwise throws Error saying the file was left
 // as another job saved it. The filter's bytes must be on the host.
-void require_own_filter_file(const Job& job, JobFilter& filter, const KeyRules& rules);
+void require_own_filter_file(const Job& job, const LiveFilter& filter, const KeyRules& rules);
 // The same for any kind of file: `holds_own` says whether the file at
 // filter_path holds what the job ended with (it may throw Error for a file
 // this job could not have saved).
