@@ -122,8 +122,8 @@ layers=(
   "backends: backend_registry.h"
   "pipeline: pipeline.h"
   "mpi: frontend/mpi.h"
-  "job: job.h job_target.h merge_job.h guarded_save.h live_filter.h frontend/job_files.h
-   frontend/rank_job.h"
+  "job: job.h job_target.h merge_job.h guarded_save.h live_filter.h live_set.h
+   frontend/job_files.h frontend/rank_job.h"
 )
 declare -A folder_level header_level
 for i in "${!layers[@]}"; do

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nanobind/stl/filesystem.h>
 #include <nanobind/stl/optional.h>
@@ -16,11 +17,12 @@
 #include "gdedup/error.h"
 #include "gdedup/frontend/filter_report.h"
 #include "gdedup/guarded_save.h"
+#include "gdedup/live_set.h"
 #include "gdedup/set_file.h"
 #include "key_input.h"
 #include "key_rules.h"
+#include "py_events.h"
 #include "memory_cap.h"
-#include "set_engine.h"
 #include "thread_count.h"
 
 namespace gdedup::python {
@@ -35,7 +37,7 @@ class PySet {
   // `strict_json`: as a Filter's. `path` and `guard`: the file it was
   // loaded from, and that file as it was before the load (a new set's saw
   // none).
-  PySet(std::unique_ptr<SetEngine> engine, bool strict_json, bool read_only = false,
+  PySet(std::unique_ptr<LiveSet> engine, bool strict_json, bool read_only = false,
         std::string path = "", SaveGuard guard = set_guard())
       : engine_(std::move(engine)),
         hasher_(engine_->rules().keys, engine_->rules().seed, strict_json),
@@ -55,7 +57,7 @@ class PySet {
         nb::gil_scoped_release release;
         std::lock_guard<std::mutex> lock(call_lock_.mutex());
         engine_->run(&key, 1, insert, &answer);
-      } catch (const SetFull& e) {
+      } catch (const SetFullAt& e) {
         raise_refused(e, std::unique_ptr<uint8_t[]>(new uint8_t[1]));  // none answered
       }
       return nb::bool_(op == Op::kAdd ? answer == 0 : answer != 0);
@@ -66,8 +68,8 @@ class PySet {
     try {
       nb::gil_scoped_release release;
       std::lock_guard<std::mutex> lock(call_lock_.mutex());
-      added = engine_->run(input, hasher_, insert, answers.get());
-    } catch (const SetFull& e) {
+      added = run(input, insert, answers.get());
+    } catch (const SetFullAt& e) {
       raise_refused(e, std::move(answers));
     }
     if (op == Op::kAdd) return nb::int_(added);
@@ -77,7 +79,7 @@ class PySet {
   // SetFullError with what the call did before the refused key: `answered`,
   // its place, and `answers`, whether each key before it was present (the
   // keys dedup() keeps, which are in the set now).
-  [[noreturn]] static void raise_refused(const SetFull& e, std::unique_ptr<uint8_t[]> answers) {
+  [[noreturn]] static void raise_refused(const SetFullAt& e, std::unique_ptr<uint8_t[]> answers) {
     const nb::object answered = nb::int_(e.answered());
     const nb::object before = bool_array(std::move(answers), e.answered());
     set_error(e, {{"answered", answered}, {"answers", before}});
@@ -135,14 +137,47 @@ class PySet {
     }
   }
 
-  std::unique_ptr<SetEngine> engine_;
+  // answers[i] for the i-th key of `input` (LiveSet::run), its records
+  // hashed a chunk at a time into a buffer kept from call to call. A call
+  // of many keys takes room for them, as a job on a file does (a call
+  // within the sample takes none).
+  uint64_t run(const KeyInput& input, bool insert, uint8_t* answers) {
+    uint64_t added = 0;
+    RoomFromSample room;
+    for_each_chunk(input, hasher_, engine_->chunk_keys(), chunk_, scratch_,
+                   [&](const Key84* keys, uint64_t n, uint64_t at) {
+                     const uint64_t fresh = engine_->run(keys, n, insert, answers + at, at);
+                     added += fresh;
+                     if (insert) room.after(engine_->keys(), n, fresh, input.size - (at + n));
+                   });
+    return added;
+  }
+
+  std::unique_ptr<LiveSet> engine_;
   KeyHasher hasher_;
   bool read_only_;
   std::string path_;  // the file it was loaded from, for messages
-  SaveGuard guard_;   // the file it last read or wrote (SetEngine::save)
+  SaveGuard guard_;   // the file it last read or wrote (LiveSet::save)
   std::string scratch_for_one_;  // used with the GIL held
+  std::vector<Key84> chunk_;     // a call's keys, a chunk at a time (with the lock)
+  std::string scratch_;          // the key rules' scratch (with the lock)
   CallLock call_lock_{"set"};    // one engine call at a time, taken with the GIL released
 };
+
+// A new or loaded Set's options, and its capacity and cap as messages name
+// them.
+KeySetOptions set_options(std::optional<unsigned> threads, std::optional<uint64_t> max_memory) {
+  KeySetOptions options;
+  if (threads) options.threads = thread_count(threads);
+  options.max_bytes = memory_cap(max_memory);
+  return options;
+}
+
+void name_sizes(PyEvents& names, std::optional<uint64_t> capacity,
+                std::optional<uint64_t> max_memory) {
+  names.set_given(JobOption::kCapacity, std::to_string(capacity.value_or(0)));
+  names.set_given(JobOption::kMaxMemory, std::to_string(max_memory.value_or(0)));
+}
 
 // What `gdedup info --json FILE` says of this set saved to FILE, less the
 // file's own fields (file, kind, version, file_bytes): its bytes and load
@@ -198,10 +233,11 @@ command's set file (`gdedup build --exact`, `dedup --exact -f FILE`).)")
              bool strict_json) {
             const KeyRules rules = key_rules(key, delimiter, normalize);
             check_strict_json(rules, strict_json);
-            KeySetOptions options;
-            if (threads) options.threads = thread_count(threads);
-            options.max_bytes = memory_cap(max_memory);
-            new (self) PySet(std::make_unique<SetEngine>(capacity.value_or(0), options, rules),
+            PyEvents names;
+            name_sizes(names, capacity, max_memory);
+            new (self) PySet(std::make_unique<LiveSet>(capacity.value_or(0),
+                                                       set_options(threads, max_memory), rules,
+                                                       names),
                              strict_json);
           },
           nb::arg("capacity") = nb::none(), nb::arg("threads") = nb::none(),
@@ -215,30 +251,22 @@ command's set file (`gdedup build --exact`, `dedup --exact -f FILE`).)")
              std::optional<std::string> delimiter, std::optional<uint64_t> max_memory,
              bool strict_json) {
             const std::string name = path.string();
-            KeySetOptions options;
-            if (threads) options.threads = thread_count(threads);
-            options.max_bytes = memory_cap(max_memory);
-            std::unique_ptr<SetEngine> engine;
+            const KeySetOptions options = set_options(threads, max_memory);
+            PyEvents names;
+            name_sizes(names, std::nullopt, max_memory);
+            std::unique_ptr<LiveSet> engine;
             SaveGuard guard = set_guard();
             {
               nb::gil_scoped_release release;
               guard.note_read(name);
-              // Other key rules and a set past the cap are refused from the
-              // file's header, before its keys are read; and again once
-              // loaded (a file replaced meanwhile; the smallest set may
-              // pass the cap), as a job with --max-memory checks it.
-              const std::string cap_given = "max_memory=" + std::to_string(options.max_bytes);
-              const SetFileInfo header = advise_other_mode("gdedup.Filter.load reads it", [&] {
-                return check_set_file_cap(name, false, options.max_bytes, cap_given);
+              engine = advise_other_mode("gdedup.Filter.load reads it", [&] {
+                return std::make_unique<LiveSet>(name, options, names, [&](const KeyRules& in) {
+                  const KeyRules rules =
+                      loaded_key_rules(name, "set", in, key, delimiter, normalize);
+                  check_strict_json(rules, strict_json);
+                  return rules;
+                });
               });
-              check_strict_json(
-                  loaded_key_rules(name, "set", header.rules, key, delimiter, normalize),
-                  strict_json);
-              SetFile file = load_set_file(name, options);
-              const KeyRules rules =
-                  loaded_key_rules(name, "set", file.rules, key, delimiter, normalize);
-              check_set_cap(file.set.bytes(), options.max_bytes, "the set of " + name, cap_given);
-              engine = std::make_unique<SetEngine>(std::move(file), rules);
             }
             return new PySet(std::move(engine), strict_json, read_only, name, std::move(guard));
           },

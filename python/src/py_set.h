@@ -1,5 +1,5 @@
-// gdedup.Set: a SetEngine with the key rules its keys are made by, taking
-// keys from Python (key_input.h) and answering with NumPy arrays, with the
+// gdedup.Set: a LiveSet (gdedup/live_set.h) with the key rules its keys are
+// made by, taking keys from Python (key_input.h) and answering with NumPy arrays, with the
 // methods of gdedup.Filter.
 #pragma once
 

@@ -156,7 +156,7 @@ def test_mixed_inputs_answer_as_a_python_set(urls):
 
 
 # The keys of a list a Set of one thread hashes at a time
-# (kChunkKeysOneThread, set_engine.cpp).
+# (kChunkKeysOneThread, src/job/live_set.cpp).
 CHUNK = 1 << 13
 # More keys than a set of 1 MiB holds, in several chunks.
 MANY_KEYS = 1 << 19

@@ -14,6 +14,7 @@
 #include "gdedup/frontend/number_text.h"
 #include "gdedup/gpu.h"
 #include "gdedup/key_set.h"
+#include "gdedup/live_set.h"
 #include "gdedup/set_file.h"
 #include "job/job_checks.h"
 #include "job/open_target.h"
@@ -141,10 +142,7 @@ std::unique_ptr<JobTarget> open_set_target(const Job& j, Opening how, TargetFile
   // A capacity sizes the set from the start; without one it starts small
   // and doubles as keys come. Either within the cap, checked before the set
   // is made.
-  KeySet set = KeySet::sized(o.sizing.capacity.value_or(0), options,
-                             KeySetSizeNames{j.given(JobOption::kCapacity),
-                                             j.name(JobOption::kCapacity), cap_given,
-                                             j.name(JobOption::kMaxMemory)});
+  KeySet set = new_key_set(o.sizing.capacity.value_or(0), options, j.events);
   return std::make_unique<SetTarget>(j, std::move(file), std::move(set), std::nullopt, options);
 }
 

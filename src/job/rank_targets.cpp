@@ -10,6 +10,7 @@
 #include "gdedup/filter_file.h"
 #include "gdedup/frontend/filter_report.h"
 #include "gdedup/frontend/number_text.h"
+#include "gdedup/live_set.h"
 #include "gdedup/set_file.h"
 #include "job/checkpoint_job.h"
 #include "job/growth_choice.h"
@@ -271,10 +272,7 @@ std::unique_ptr<JobTarget> open_rank_set(const Job& j, const mpi::RankInfo& me, 
   }
   // A capacity sizes the set from the start, each rank's part for its
   // share; without one the parts start small and double as keys come.
-  mpi::ShardedSet set(o.sizing.capacity.value_or(0), options,
-                      KeySetSizeNames{j.given(JobOption::kCapacity), j.name(JobOption::kCapacity),
-                                      j.given(JobOption::kMaxMemory),
-                                      j.name(JobOption::kMaxMemory)});
+  mpi::ShardedSet set(o.sizing.capacity.value_or(0), options, key_set_size_names(j.events));
   return std::make_unique<RankSetTarget>(j, me, std::move(file), std::move(set),
                                          std::move(resume));
 }
