@@ -1,11 +1,12 @@
 # Install rules and the CMake package: `cmake --install` puts the command,
 # the public headers, the libraries and gdedupConfig.cmake under the prefix,
-# and find_package(gdedup) then gives gdedup::gdedup
+# and find_package(gdedup) then gives gdedup::gdedup (the job layer, the
+# engine and its GPU backend)
 # (tests/install_consumer checks this end to end).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(gdedup_exported gdedup gdedup_engine)
+set(gdedup_exported gdedup gdedup_job gdedup_engine)
 if(TARGET gdedup_cuda)
   list(APPEND gdedup_exported gdedup_cuda)
 else()
@@ -19,6 +20,7 @@ if(GDEDUP_ISAL_TARGET STREQUAL "PkgConfig::ISAL")
   set(GDEDUP_ISAL_PKGCONFIG ON)
 endif()
 set_target_properties(gdedup_engine PROPERTIES EXPORT_NAME engine)
+set_target_properties(gdedup_job PROPERTIES EXPORT_NAME job)
 if(TARGET gdedup_cuda)
   set_target_properties(gdedup_cuda PROPERTIES EXPORT_NAME cuda)
 endif()
