@@ -60,8 +60,8 @@ uint64_t LiveSet::run(const Key84* keys, uint64_t n, bool insert, uint8_t* answe
   } catch (const std::bad_alloc&) {
     throw Error("the set of " + std::to_string(set_.size()) + " keys (" +
                     std::to_string(set_.bytes()) + " bytes) could not grow: this machine could "
-                    "not allocate its next table; give " + cap_ + " to stop it with an error "
-                    "of its own (set full) before memory runs out",
+                    "not allocate its next table; give " + cap_ + " to have it refused as full "
+                    "before memory runs out",
                 ErrorKind::out_of_memory);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::set_full) throw;
