@@ -246,6 +246,11 @@ JobResult run_job(const JobSpec& spec, JobEvents& events);
 // An option accepted and ignored hides a mistake.
 void check_job_spec(const JobSpec& spec, const OptionNames& names);
 
+// check_job_spec's rule for a thread count given (`option`: kThreads or
+// kFilterThreads): 1 to kMaxJobThreads, for a program that takes one
+// outside a job (a Python Filter or Set).
+void check_thread_count(JobOption option, unsigned count, const OptionNames& names);
+
 // The part of check_job_spec that sizes a new filter (the first two kinds
 // above), for a program that plans one itself (plan_fixed_filter,
 // growth_rule).

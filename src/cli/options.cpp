@@ -1,3 +1,6 @@
+#include <charconv>
+#include <system_error>
+
 #include <CLI/CLI.hpp>
 
 #include "cli/options.h"
@@ -167,9 +170,31 @@ void add_key_options(CLI::App& app, KeyFlags& flags) {
       ->group(kGroupKeys);
 }
 
+namespace {
+
+// A whole number that `T` holds; the job checks its range (check_job_spec),
+// so that every front end refuses the same counts in the same words.
+template <class T>
+CLI::Validator whole_number() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        T number{};
+        const char* end = value.data() + value.size();
+        const auto [at, error] = std::from_chars(value.data(), end, number);
+        if (error == std::errc() && at == end) return "";
+        return "Value " + value + " is not a whole number";
+      },
+      "", "whole number");
+}
+
+}  // namespace
+
 CLI::Option* add_threads_option(CLI::App& app, const Flag& flag, unsigned& threads,
                                 const std::string& help) {
-  return app.add_option(flag.names(), threads, help)->type_name("N")->group(kGroupBackend);
+  return app.add_option(flag.names(), threads, help)
+      ->type_name("N")
+      ->check(whole_number<unsigned>())
+      ->group(kGroupBackend);
 }
 
 void add_backend_options(CLI::App& app, JobOptions& options) {
@@ -188,6 +213,7 @@ void add_backend_options(CLI::App& app, JobOptions& options) {
   app.add_option(flag::kDevice.names(), options.device,
                  "GPU backend: the CUDA device to run on, from 0 (default 0)")
       ->type_name("N")
+      ->check(whole_number<int>())
       ->group(kGroupBackend);
   add_threads_option(app, flag::kThreads, options.threads,
                      "Front-end workers: threads that read, decompress, split and hash the "

@@ -62,11 +62,7 @@ void check_values(const JobSpec& o, const OptionNames& names) {
   for (const auto& [option, count] : {std::pair{JobOption::kThreads, o.threads},
                                       std::pair{JobOption::kFilterThreads, o.filter_threads}}) {
     // 0 is the default share; given, it is a count of no threads.
-    if (count > kMaxJobThreads || (count == 0 && o.gave(option))) {
-      throw UsageError(names.with(option, std::to_string(count)) + ": give 1 to " +
-                       std::to_string(kMaxJobThreads) + " threads, or leave " +
-                       names.name(option) + " out for the default share of this machine's");
-    }
+    if (count != 0 || o.gave(option)) check_thread_count(option, count, names);
   }
   if (o.device < 0 || o.device > kMaxJobDevice) {
     throw UsageError(names.with(JobOption::kDevice, std::to_string(o.device)) +
@@ -206,6 +202,13 @@ void refuse_for_exact(const JobSpec& o, const OptionNames& names) {
 }
 
 }  // namespace
+
+void check_thread_count(JobOption option, unsigned count, const OptionNames& names) {
+  if (count >= 1 && count <= kMaxJobThreads) return;
+  throw UsageError(names.with(option, std::to_string(count)) + ": give 1 to " +
+                   std::to_string(kMaxJobThreads) + " threads, or leave " + names.name(option) +
+                   " out for the default share of this machine's");
+}
 
 void check_job_sizing(const JobSizing& sizing, const OptionNames& names) {
   check_sizing_values(sizing, names);
