@@ -205,8 +205,8 @@ uint64_t parse_memory_cap(std::string_view text, std::string_view option) {
   const uint64_t bytes = parse_bytes(text, option);
   if (bytes == 0) {
     refuse(option, text,
-           "a cap of 0 bytes holds no filter or set; give the most bytes it may take (4G, "
-           "512MiB), or leave " + std::string(option) + " out for no cap");
+           "a cap of 0 bytes holds no filter or set; give the most bytes it may take, or "
+           "leave " + std::string(option) + " out for no cap");
   }
   return bytes;
 }
