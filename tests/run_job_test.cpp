@@ -440,3 +440,50 @@ TEST_F(RunJobTest, MaxMemoryRefusesASetItCannotHold) {
 
 }  // namespace
 }  // namespace gdedup
+
+namespace gdedup {
+namespace {
+
+std::string refusal(const JobSpec& spec) {
+  try {
+    check_job_spec(spec, library_option_names());
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// The same values, given or left out: only an option given is refused
+// where it means nothing, or with a value that is no choice, and a default
+// left out is never taken for one given.
+TEST(CheckJobSpec, RefusesWhatWasGivenAndNotItsDefault) {
+  JobSpec spec;
+  spec.backend = "cpu";
+  EXPECT_EQ(refusal(spec), "");  // device 0, max_memory 0, tab delimiter: the defaults
+  JobSpec device = spec;
+  device.given.insert(JobOption::kDevice);
+  EXPECT_EQ(refusal(device), "device has no effect with backend: it chooses the GPU backend's "
+                             "device; drop device");
+  JobSpec cap = spec;
+  cap.given.insert(JobOption::kMaxMemory);
+  EXPECT_NE(refusal(cap).find("max_memory: a cap of 0 bytes holds no filter or set"),
+            std::string::npos);
+  JobSpec delimiter = spec;
+  delimiter.given.insert(JobOption::kDelimiter);
+  EXPECT_NE(refusal(delimiter).find("delimiter has no effect with key"), std::string::npos);
+  delimiter.keys = KeyOptions::parse("field:2", "tab", "");
+  EXPECT_EQ(refusal(delimiter), "");
+  JobSpec threads = spec;
+  threads.given.insert(JobOption::kThreads);
+  EXPECT_NE(refusal(threads).find("threads 0: give 1 to 4096 threads"), std::string::npos);
+  JobSpec every = spec;
+  every.given.insert(JobOption::kCheckpointEveryRecords);
+  every.checkpoint.every_records = 10;
+  EXPECT_EQ(refusal(every), "checkpoint_every_records needs checkpoint FILE");
+  JobSpec bits = spec;
+  bits.sizing.block_bits = 0;  // given: 0 is not a block size
+  EXPECT_NE(refusal(bits).find("block_bits: give 256 or 512"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gdedup

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -61,16 +62,19 @@ struct JobSizing {
   std::optional<uint64_t> capacity;  // distinct keys expected; else estimated from the inputs
   std::optional<uint64_t> memory;    // the filter's bytes (fixes its size)
   std::optional<double> fpr;         // the rate planned for; kDefaultFpr when not given
-  uint32_t block_bits = 0;           // 0: the planner chooses
+  std::optional<uint32_t> block_bits;  // 256 or 512; when not given the planner chooses
   bool allow_high_fpr = false;       // run a filter planned above kMaxPlannedFpr
 
-  bool given() const { return capacity || memory || fpr || block_bits != 0; }
+  bool given() const { return capacity || memory || fpr || block_bits; }
   double rate() const { return fpr.value_or(kDefaultFpr); }
 };
 
 // Checkpoints (docs/CHECKPOINT.md).
 struct JobCheckpoints {
   std::string path;  // "" when checkpoints are off
+  // When one comes due (0: never by that measure). A front end given
+  // either interval sets both, the other 0, and names them given
+  // (JobSpec::given: kCheckpointEverySeconds, kCheckpointEveryRecords).
   double every_seconds = 60;
   uint64_t every_records = 0;
   bool resume = false;            // continue the run whose checkpoint is at `path`
@@ -87,6 +91,8 @@ inline constexpr unsigned kMaxJobThreads = 4096;
 // devices from 0, and a number past this is a mistake.
 inline constexpr int kMaxJobDevice = 4095;
 
+// Every field holds a value, its default when the option was not given;
+// `given` records which options were. check_job_spec reads both.
 struct JobSpec {
   JobKind kind = JobKind::kDedup;
   bool duplicates = false;  // dedup: write the records whose key was seen before
@@ -120,7 +126,7 @@ struct JobSpec {
 
   JobSizing sizing;
   bool no_grow = false;     // a new filter is fixed; an existing growing one holds its layers
-  uint64_t max_memory = 0;  // the cap on a growing filter's bytes; 0 for none
+  uint64_t max_memory = 0;  // the cap on a growing filter's (or a set's) bytes; 0 for none
 
   std::string backend = "auto";  // a registered backend's name, or "auto"
   // At most kMaxJobThreads each.
@@ -135,6 +141,16 @@ struct JobSpec {
   uint64_t compressed_piece_bytes = PipelineOptions{}.compressed_piece_bytes;
 
   JobCheckpoints checkpoint;
+
+  // The options the front end was given, whatever their values. A value
+  // alone cannot say it where the default is a value too (a device of 0, a
+  // tab delimiter, no cap), and yet an option given where it means nothing
+  // (a device for the CPU backend, a delimiter for a key without fields, a
+  // key for fingerprints) or given a value that is no choice (a cap of 0
+  // bytes, 0 threads) is refused, in every front end alike. The sizing's
+  // optionals record their own.
+  std::set<JobOption> given;
+  bool gave(JobOption option) const { return given.count(option) > 0; }
 
   Mode mode() const;
   // Dedup and build save their filter to filter_path; a query only reads it.
@@ -201,31 +217,44 @@ struct JobResult {
 };
 
 // Runs the job in this process. Throws UsageError for a spec that cannot
-// run (named in the front end's words), Error with its ErrorKind for a
-// failure; every check is made before any file is read or created.
+// run (check_job_spec, then what only the files can tell), named in the
+// front end's words, Error with its ErrorKind for a failure; every check is
+// made before any file is read or created.
 JobResult run_job(const JobSpec& spec, JobEvents& events);
 
-// Refuses (UsageError, in `names`' words) a rate planned above
-// kMaxPlannedFpr without allow_high_fpr: such a filter, fixed or growing,
-// takes most new keys for old ones once full. run_job checks it itself.
-void check_planned_rate(const JobSizing& sizing, const OptionNames& names);
+// The one check of a whole spec, made by run_job and the ranks of an MPI
+// job before anything else, so that every front end refuses the same specs
+// in the same words: it only maps its own words to a JobSpec. Throws
+// UsageError, naming each option as `names` gives it (given(), with the
+// value the user typed, where the message quotes it), for
+// - a value that is no choice: a capacity of 0, a memory budget under one
+//   filter block, a rate not between 0 and 1, block bits other than 256
+//   and 512, a max_memory of 0, threads of 0 or past kMaxJobThreads, a
+//   device outside 0 to kMaxJobDevice, a batch, piece or record length of
+//   0, a checkpoint interval of 0;
+// - options that conflict: a rate with a memory budget, a rate above
+//   kMaxPlannedFpr without allow_high_fpr, in exact mode a Bloom filter's
+//   sizing, no_grow, fingerprints or a backend other than the CPU and GPU;
+// - an option given where it means nothing: a key option (key, delimiter,
+//   normalize, missing_key) or a record length for fingerprints, a
+//   delimiter with a key that is not a field key (check_given_delimiter),
+//   a device with the CPU backend, CPU threads with the GPU backend, more
+//   than one front-end thread for fingerprints, a checkpoint interval
+//   without a checkpoint, a NUL-separated list without a list, NUL-
+//   separated fingerprints, a JSON key's options with another key, a key
+//   delimiter that is the record separator.
+// An option accepted and ignored hides a mistake.
+void check_job_spec(const JobSpec& spec, const OptionNames& names);
 
-// Refuses (UsageError, in `names`' words) a rate and a memory budget given
-// together: the budget fixes the filter's size, and so its rate, so the
-// rate asked for would be ignored. run_job and plan_fixed_filter check it
-// themselves.
-void check_rate_or_budget(const JobSizing& sizing, const OptionNames& names);
+// check_job_spec's rule for a thread count given (`option`: kThreads or
+// kFilterThreads): 1 to kMaxJobThreads, for a program that takes one
+// outside a job (a Python Filter or Set).
+void check_thread_count(JobOption option, unsigned count, const OptionNames& names);
 
-// The options whose being given a JobSpec cannot record (each one's default
-// is a value too): a front end calls these for the options it was given,
-// so that every front end refuses the same in the same words. A key option
-// (`option`: kKey, kDelimiter, kNormalize or kMissingKey) given with
-// fingerprint input, which has no key to select, normalize or miss; and a
-// device given with the CPU backend (`backend` as given), which has none.
-// UsageError, naming each option as `names` gives it (given() for the
-// input format, the backend and the device).
-void check_given_key_option(JobOption option, InputFormat format, const OptionNames& names);
-void check_given_device(const std::string& backend, const OptionNames& names);
+// The part of check_job_spec that sizes a new filter (the first two kinds
+// above), for a program that plans one itself (plan_fixed_filter,
+// growth_rule).
+void check_job_sizing(const JobSizing& sizing, const OptionNames& names);
 
 // The plan `sizing` asks for at `keys` distinct keys: sized by its memory
 // budget when it has one, else for its rate.
@@ -234,9 +263,9 @@ Plan plan_for_keys(const JobSizing& sizing, uint64_t keys);
 // The plan of a new fixed filter of `sizing` for keys a program adds itself
 // (no inputs to estimate from): a capacity, or a memory budget (the rate
 // then assumes the load typical of a filter of kDefaultFpr). Refused
-// (UsageError, in `events`' words) when neither is given, when both fpr and
-// memory are, or when the plan's expected rate is above kMaxPlannedFpr
-// without allow_high_fpr; a memory budget that holds the rate above ten
+// (UsageError, in `events`' words) as check_job_sizing refuses it, when
+// neither is given, or when the plan's expected rate is above
+// kMaxPlannedFpr without allow_high_fpr; a memory budget that holds the rate above ten
 // times kDefaultFpr is warned of.
 Plan plan_fixed_filter(const JobSizing& sizing, JobEvents& events);
 

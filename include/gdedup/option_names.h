@@ -13,8 +13,12 @@ enum class JobOption {
   kCapacity, kFpr, kMemory, kBlockBits, kAllowHighFpr, kNoGrow, kMaxMemory,
   kKey, kDelimiter, kNormalize, kIgnoreKeyRules, kInputFormat, kNullData,
   kBackend, kThreads, kFilterThreads, kDevice, kCheckpoint, kResume, kReplayableStdin,
-  kMpi, kExact, kMissingKey, kStrictJson,
+  kMpi, kExact, kMissingKey, kStrictJson, kBatch, kMaxRecordLength, kPieceBytes,
+  kCompressedPieceBytes, kCheckpointEverySeconds, kCheckpointEveryRecords,
 };
+// How many JobOptions there are (the last one above, plus one): a front end
+// asks of each whether it was given (JobSpec::given).
+inline constexpr int kJobOptionCount = static_cast<int>(JobOption::kCheckpointEveryRecords) + 1;
 
 class OptionNames {
  public:

@@ -1,6 +1,7 @@
 #include "py_job.h"
 
 #include <chrono>
+#include <cstdio>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -15,29 +16,37 @@
 #include "gdedup/error.h"
 #include "gdedup/frontend/number_text.h"
 #include "key_rules.h"
-#include "memory_cap.h"
-#include "thread_count.h"
 
 namespace gdedup::python {
 
-JobSizing job_sizing(std::optional<uint64_t> capacity, std::optional<double> fpr,
-                     std::optional<uint64_t> memory, std::optional<uint32_t> block_bits,
-                     bool allow_high_fpr, PyEvents& events) {
-  if (capacity && *capacity == 0) {
-    throw UsageError("capacity=0: must be at least 1 (the distinct keys expected)");
-  }
-  if (memory && *memory == 0) throw UsageError("memory=0: must be at least one block (32 bytes)");
+namespace {
+
+// The sizing arguments as a JobSizing, the values given noted in `events`
+// for the library's messages; checked by the library.
+JobSizing sizing_of(std::optional<uint64_t> capacity, std::optional<double> fpr,
+                    std::optional<uint64_t> memory, std::optional<uint32_t> block_bits,
+                    bool allow_high_fpr, PyEvents& events) {
   JobSizing s;
   s.capacity = capacity;
   s.memory = memory;
   s.fpr = fpr;
-  s.block_bits = block_bits.value_or(0);
+  s.block_bits = block_bits;
   s.allow_high_fpr = allow_high_fpr;
   if (capacity) events.set_given(JobOption::kCapacity, std::to_string(*capacity));
   if (memory) events.set_given(JobOption::kMemory, std::to_string(*memory));
   if (fpr) events.set_given(JobOption::kFpr, format_rate(*fpr));
+  if (block_bits) events.set_given(JobOption::kBlockBits, std::to_string(*block_bits));
+  return s;
+}
+
+}  // namespace
+
+JobSizing job_sizing(std::optional<uint64_t> capacity, std::optional<double> fpr,
+                     std::optional<uint64_t> memory, std::optional<uint32_t> block_bits,
+                     bool allow_high_fpr, PyEvents& events) {
+  const JobSizing s = sizing_of(capacity, fpr, memory, block_bits, allow_high_fpr, events);
   // A growing filter is planned to its rate too.
-  check_planned_rate(s, events);
+  check_job_sizing(s, events);
   return s;
 }
 
@@ -84,9 +93,46 @@ JobKind job_kind(const std::string& command) {
   throw UsageError("command=\"" + command + "\": expected \"dedup\", \"build\" or \"query\"");
 }
 
+// Python's words for a job, mapped to a JobSpec; the library checks it
+// (check_job_spec), as it checks the command's.
+class SpecMapping {
+ public:
+  SpecMapping(const Arguments& a, JobSpec& spec, PyEvents& events)
+      : a_(a), spec_(spec), events_(events) {}
+
+  // The argument `name` (None: not given), noted given as `option`, its
+  // value quoted in messages as `shown` makes it.
+  template <class T>
+  std::optional<T> take(const char* name, JobOption option,
+                        std::string (*shown)(const T&) = nullptr) {
+    std::optional<T> value = a_.get<T>(name);
+    if (!value) return value;
+    spec_.given.insert(option);
+    if (shown != nullptr) events_.set_given(option, shown(*value));
+    return value;
+  }
+
+ private:
+  const Arguments& a_;
+  JobSpec& spec_;
+  PyEvents& events_;
+};
+
+std::string quoted(const std::string& text) { return "\"" + text + "\""; }
+template <class T>
+std::string number(const T& value) {
+  return std::to_string(value);
+}
+std::string decimal(const double& value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
 JobSpec job_spec(const std::string& command, const std::vector<nb::bytes>& paths,
                  const Arguments& a, PyEvents& events) {
   JobSpec spec;
+  SpecMapping given(a, spec, events);
   spec.kind = job_kind(command);
   spec.duplicates = a.flag("duplicates");
   spec.absent = a.flag("absent");
@@ -101,23 +147,20 @@ JobSpec job_spec(const std::string& command, const std::vector<nb::bytes>& paths
   } else if (format != "text") {
     throw UsageError("input_format=\"" + format + "\": expected \"text\" or \"u64\"");
   }
-  events.set_given(JobOption::kInputFormat, "\"" + format + "\"");
+  events.set_given(JobOption::kInputFormat, quoted(format));
   spec.record_separator = a.flag("null_data") ? '\0' : '\n';
-  const OptionalText key = a.get<std::string>("key"), delimiter = a.get<std::string>("delimiter"),
-                     normalize = a.get<std::string>("normalize"),
-                     missing = a.get<std::string>("missing_key");
-  for (const auto& [option, given] : {std::pair{JobOption::kKey, &key},
-                                      std::pair{JobOption::kDelimiter, &delimiter},
-                                      std::pair{JobOption::kNormalize, &normalize},
-                                      std::pair{JobOption::kMissingKey, &missing}}) {
-    if (*given) check_given_key_option(option, spec.format, events);
-  }
+  const OptionalText key = given.take<std::string>("key", JobOption::kKey);
+  const OptionalText delimiter =
+      given.take<std::string>("delimiter", JobOption::kDelimiter, quoted);
+  const OptionalText normalize = given.take<std::string>("normalize", JobOption::kNormalize);
   if (spec.format == InputFormat::kText) {
-    spec.keys = key_rules(key, delimiter, normalize, events).keys;
+    spec.keys = KeyOptions::parse(key.value_or("whole"), delimiter.value_or("tab"),
+                                  normalize.value_or(""));
   }
-  if (missing) {
+  events.set_given(JobOption::kKey, quoted(key.value_or("whole")));
+  if (const OptionalText missing =
+          given.take<std::string>("missing_key", JobOption::kMissingKey, quoted)) {
     spec.missing_key = keys::parse_missing_key(*missing);
-    events.set_given(JobOption::kMissingKey, "\"" + *missing + "\"");
   }
   spec.strict_json = a.flag("strict_json");
   spec.ignore_key_rules = a.flag("ignore_key_rules");
@@ -126,49 +169,34 @@ JobSpec job_spec(const std::string& command, const std::vector<nb::bytes>& paths
   spec.output_parts = a.path("output_parts");
   spec.filter_path = a.path("filter");
   spec.stats_path = a.path("stats");
-  spec.sizing = job_sizing(a.get<uint64_t>("capacity"), a.get<double>("fpr"),
-                           a.get<uint64_t>("memory"), a.get<uint32_t>("block_bits"),
-                           a.flag("allow_high_fpr"), events);
+  spec.sizing = sizing_of(a.get<uint64_t>("capacity"), a.get<double>("fpr"),
+                          a.get<uint64_t>("memory"), a.get<uint32_t>("block_bits"),
+                          a.flag("allow_high_fpr"), events);
   spec.no_grow = !a.get<bool>("grow").value_or(true);
   spec.exact = a.get<bool>("exact").value_or(false);
-  if (const std::optional<uint64_t> max = a.get<uint64_t>("max_memory")) {
-    spec.max_memory = memory_cap(max);
-    events.set_given(JobOption::kMaxMemory, std::to_string(*max));
-  }
+  spec.max_memory =
+      given.take<uint64_t>("max_memory", JobOption::kMaxMemory, number).value_or(0);
   spec.backend = a.get<std::string>("backend").value_or("auto");
-  events.set_given(JobOption::kBackend, "\"" + spec.backend + "\"");
-  spec.threads = thread_count(a.get<unsigned>("threads"));
-  spec.filter_threads = thread_count(a.get<unsigned>("filter_threads"), "filter_threads");
-  if (const std::optional<int> device = a.get<int>("device")) {
-    events.set_given(JobOption::kDevice, std::to_string(*device));
-    check_given_device(spec.backend, events);
-    spec.device = *device;
-  }
-  if (const std::optional<uint64_t> batch = a.get<uint64_t>("batch_records")) {
-    if (*batch == 0) throw UsageError("batch_records=0: must be at least 1 record");
-    spec.batch_records = *batch;
-  }
-  if (const std::optional<uint64_t> bytes = a.get<uint64_t>("compressed_piece_bytes")) {
-    if (*bytes == 0) throw UsageError("compressed_piece_bytes=0: must be at least 1 byte");
-    spec.compressed_piece_bytes = *bytes;
-  }
+  events.set_given(JobOption::kBackend, quoted(spec.backend));
+  spec.threads = given.take<unsigned>("threads", JobOption::kThreads).value_or(0);
+  spec.filter_threads =
+      given.take<unsigned>("filter_threads", JobOption::kFilterThreads).value_or(0);
+  spec.device = given.take<int>("device", JobOption::kDevice, number).value_or(0);
+  spec.batch_records = given.take<uint64_t>("batch_records", JobOption::kBatch, number)
+                           .value_or(spec.batch_records);
+  spec.compressed_piece_bytes =
+      given.take<uint64_t>("compressed_piece_bytes", JobOption::kCompressedPieceBytes, number)
+          .value_or(spec.compressed_piece_bytes);
   JobCheckpoints& c = spec.checkpoint;
   c.path = a.path("checkpoint");
   c.resume = a.flag("resume");
   c.replayable_stdin = a.flag("replayable_stdin");
-  const std::optional<double> seconds = a.get<double>("checkpoint_every_seconds");
-  const std::optional<uint64_t> records = a.get<uint64_t>("checkpoint_every_records");
-  if ((seconds || records) && !c.enabled()) {
-    throw UsageError("checkpoint_every_seconds= and checkpoint_every_records= need "
-                     "checkpoint= (the checkpoint file)");
-  }
-  if (records && *records == 0) {
-    throw UsageError("checkpoint_every_records=0: must be at least 1 record");
-  }
-  if (seconds && *seconds <= 0) {
-    throw UsageError("checkpoint_every_seconds=" + std::to_string(*seconds) +
-                     ": must be more than 0");
-  }
+  const std::optional<double> seconds = given.take<double>(
+      "checkpoint_every_seconds", JobOption::kCheckpointEverySeconds, decimal);
+  const std::optional<uint64_t> records =
+      given.take<uint64_t>("checkpoint_every_records", JobOption::kCheckpointEveryRecords,
+                           number);
+  // Either interval given: the other is off.
   if (seconds || records) {
     c.every_seconds = seconds.value_or(0);
     c.every_records = records.value_or(0);

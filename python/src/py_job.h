@@ -13,11 +13,10 @@
 
 namespace gdedup::python {
 
-// capacity=, fpr=, memory=, block_bits= and allow_high_fpr= as the library
-// takes them, the values given noted in `events` for its messages. Throws
-// UsageError for a value that can never work, as the command refuses it: a
-// capacity or memory of 0, a rate above kMaxPlannedFpr without
-// allow_high_fpr.
+// capacity=, fpr=, memory=, block_bits= and allow_high_fpr= of a new
+// Filter as the library takes them, the values given noted in `events` for
+// its messages, and checked as a job's (check_job_sizing): UsageError for a
+// value that can never work, as the command refuses it.
 JobSizing job_sizing(std::optional<uint64_t> capacity, std::optional<double> fpr,
                      std::optional<uint64_t> memory, std::optional<uint32_t> block_bits,
                      bool allow_high_fpr, PyEvents& events);

@@ -7,8 +7,8 @@
 namespace gdedup::python {
 
 // The count the library takes: None is its default (0 inside the library);
-// 0 and counts past kMaxJobThreads are refused, as the command refuses them
-// for --threads. `name` is the argument's ("threads").
+// 0 and counts past kMaxJobThreads are refused as a job refuses them
+// (check_thread_count). `name` is the argument's ("threads").
 unsigned thread_count(std::optional<unsigned> threads, const char* name = "threads");
 
 }  // namespace gdedup::python

@@ -64,7 +64,7 @@ def test_arguments_that_cannot_work_are_refused(tmp_path, urls_file):
     with pytest.raises(gdedup.InvalidArgumentError, match="checkpoint_every_records=0"):
         gdedup.run("dedup", urls_file, output=tmp_path / "o", checkpoint=tmp_path / "ck",
                    checkpoint_every_records=0)
-    with pytest.raises(gdedup.InvalidArgumentError, match="need checkpoint="):
+    with pytest.raises(gdedup.InvalidArgumentError, match="needs checkpoint="):
         gdedup.run("dedup", urls_file, output=tmp_path / "o", checkpoint_every_seconds=5)
     # What the job layer refuses for every front end, in Python's words.
     with pytest.raises(gdedup.InvalidArgumentError,

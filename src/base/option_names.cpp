@@ -36,6 +36,12 @@ std::string OptionNames::name(JobOption option) const {
     case JobOption::kExact: return "exact";
     case JobOption::kMissingKey: return "missing_key";
     case JobOption::kStrictJson: return "strict_json";
+    case JobOption::kBatch: return "batch_records";
+    case JobOption::kMaxRecordLength: return "max_record_bytes";
+    case JobOption::kPieceBytes: return "piece_bytes";
+    case JobOption::kCompressedPieceBytes: return "compressed_piece_bytes";
+    case JobOption::kCheckpointEverySeconds: return "checkpoint_every_seconds";
+    case JobOption::kCheckpointEveryRecords: return "checkpoint_every_records";
   }
   return "?";
 }

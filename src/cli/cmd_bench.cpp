@@ -32,6 +32,7 @@
 #include "gdedup/frontend/mpi.h"
 #include "gdedup/frontend/paths.h"
 #include "gdedup/gpu.h"
+#include "gdedup/job.h"
 #include "gdedup/pipeline.h"
 #include "gdedup/planner.h"
 
@@ -340,7 +341,8 @@ Action add_bench_command(CLI::App& app) {
                   "False-positive rate the filters are planned for (default 1e-4)")
       ->group(kGroupSizing);
   add_threads_option(*sub, flag::kThreads, options->threads,
-                     "CPU backend threads (default: the hardware threads less 2, at least 1)");
+                     "CPU backend threads (default: the hardware threads less 2, at least 1)")
+      ->check(CLI::Range(1u, kMaxJobThreads).description(""));
   sub->add_option(flag::kDevice.names(), options->device,
                   "The GPU backend's CUDA device (default 0)")
       ->type_name("N")

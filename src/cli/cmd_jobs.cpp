@@ -42,7 +42,7 @@ Action add_dedup_command(CLI::App& app) {
       "is refused if its keys were made by other key rules.");
   return [o, sub] {
     resolve_mpi_launch(*o);
-    refuse_ignored_options(*sub, *o);
+    o->given = given_options(*sub);
     return run_job_command(*o, JobKind::kDedup);
   };
 }
@@ -66,7 +66,7 @@ Action add_build_command(CLI::App& app) {
   add_checkpoint_options(*sub, o->checkpoint);
   return [o, sub] {
     resolve_mpi_launch(*o);
-    refuse_ignored_options(*sub, *o);
+    o->given = given_options(*sub);
     return run_job_command(*o, JobKind::kBuild);
   };
 }
@@ -97,7 +97,7 @@ Action add_query_command(CLI::App& app) {
   add_backend_options(*sub, *o);
   return [o, sub] {
     resolve_mpi_launch(*o);
-    refuse_ignored_options(*sub, *o);
+    o->given = given_options(*sub);
     return run_job_command(*o, JobKind::kQuery);
   };
 }

@@ -50,15 +50,13 @@ void refuse_bloom_sizing(const SizingOptions& sizing) {
                           "caps it with " + flag::kMaxMemory + "); " + flag::kCapacity +
                           " N shows the memory N keys take");
   }
-  if (sizing.block_bits != 0) refuse(flag::kBlockBits, "an exact set has no blocks");
+  if (!sizing.block_bits.empty()) refuse(flag::kBlockBits, "an exact set has no blocks");
   if (sizing.allow_high_fpr) {
     refuse(flag::kAllowHighFpr, "an exact set has no false-positive rate");
   }
 }
 
-int run_exact_plan(const PlanOptions& options) {
-  refuse_bloom_sizing(options.sizing);
-  const JobSizing request = parse_sizing(options.sizing);
+int run_exact_plan(const PlanOptions& options, const JobSizing& request) {
   if (!request.capacity) {
     throw UsageError("plan " + flag::kExact + " needs " + flag::kCapacity +
                      " N, the distinct keys to plan the set for");
@@ -73,13 +71,12 @@ int run_exact_plan(const PlanOptions& options) {
 // filter for --capacity (if given) and the growth from a first layer of
 // that capacity are shown.
 int run_plan(const PlanOptions& options) {
-  if (options.exact) return run_exact_plan(options);
+  if (options.exact) refuse_bloom_sizing(options.sizing);
   const JobSizing request = parse_sizing(options.sizing);
   JobOptions typed;
   typed.sizing = options.sizing;
-  const CommandEvents names(typed, false);
-  check_rate_or_budget(request, names);
-  check_planned_rate(request, names);
+  check_job_sizing(request, CommandEvents(typed, false));
+  if (options.exact) return run_exact_plan(options, request);
   std::optional<Plan> fixed;
   if (request.memory || request.capacity) fixed = plan_standalone(request);
   const double target = request.memory ? -1.0 : request.rate();

@@ -36,6 +36,13 @@ const Flag& flag_of(JobOption option) {
     case JobOption::kExact: return flag::kExact;
     case JobOption::kMissingKey: return flag::kMissingKey;
     case JobOption::kStrictJson: return flag::kStrictJson;
+    case JobOption::kBatch: return flag::kBatch;
+    case JobOption::kMaxRecordLength: return flag::kMaxRecordLength;
+    case JobOption::kPieceBytes: return flag::kPieceBytes;
+    case JobOption::kCompressedPieceBytes: return flag::kCompressedPieceBytes;
+    // One flag takes both intervals ("60s,10M").
+    case JobOption::kCheckpointEverySeconds:
+    case JobOption::kCheckpointEveryRecords: return flag::kCheckpointEvery;
   }
   static constexpr Flag kUnknown{"?"};
   return kUnknown;

@@ -1,5 +1,8 @@
 #include "cli/job_spec.h"
 
+#include <algorithm>
+#include <set>
+
 #include "cli/checkpoint_options.h"
 #include "cli/flags.h"
 #include "cli/numbers.h"
@@ -9,47 +12,26 @@
 namespace gdedup::cli {
 namespace {
 
-uint64_t max_record_bytes(const std::string& text, InputFormat format) {
-  if (text.empty()) return PipelineOptions{}.max_record_bytes;
-  if (format == InputFormat::kU64) {
-    throw UsageError(flag::kMaxRecordLength + " " + text + " does not apply to " +
-                     flag::kInputFormat + " u64, whose records are 8 bytes each; leave it out");
-  }
-  const uint64_t bytes = parse_bytes(text, flag::kMaxRecordLength.name);
-  if (bytes == 0) {
-    throw UsageError(flag::kMaxRecordLength + " " + text + ": must be at least 1 byte");
-  }
-  return bytes;
+// A size as typed, or `fallback` when not given; the job refuses 0.
+uint64_t bytes_or(const std::string& text, const Flag& option, uint64_t fallback) {
+  return text.empty() ? fallback : parse_bytes(text, option.name);
 }
 
-uint64_t batch_records(const std::string& text) {
-  if (text.empty()) return PipelineOptions{}.batch_records;
-  const uint64_t batch = parse_count(text, flag::kBatch.name);
-  if (batch == 0) throw UsageError(flag::kBatch + " " + text + ": must be at least 1 record");
-  return batch;
-}
-
-// --piece-bytes and --compressed-piece-bytes: `fallback` when not given.
-uint64_t piece_bytes(const std::string& text, const char* option, uint64_t fallback) {
-  if (text.empty()) return fallback;
-  const uint64_t bytes = parse_bytes(text, option);
-  if (bytes == 0) throw UsageError(option + (" " + text) + ": must be at least 1 byte");
-  return bytes;
-}
-
-JobCheckpoints checkpoints(const CheckpointOptions& options) {
-  if (!options.every.empty() && !options.enabled()) {
-    throw UsageError(flag::kCheckpointEvery + " needs " + flag::kCheckpoint + " FILE");
-  }
+// --checkpoint-every sets both intervals (the one not typed is 0) and says
+// which it gave; the job refuses it without --checkpoint.
+JobCheckpoints checkpoints(const CheckpointOptions& options, std::set<JobOption>& given) {
   JobCheckpoints c;
   c.path = options.path;
   c.resume = options.resume;
   c.replayable_stdin = options.replayable_stdin;
-  if (options.enabled()) {
-    const CheckpointInterval interval = parse_checkpoint_every(options.every);
-    c.every_seconds = interval.seconds;
-    c.every_records = interval.records;
-  }
+  given.erase(JobOption::kCheckpointEverySeconds);
+  given.erase(JobOption::kCheckpointEveryRecords);
+  if (options.every.empty()) return c;
+  const CheckpointInterval interval = parse_checkpoint_every(options.every);
+  c.every_seconds = interval.seconds;
+  c.every_records = interval.records;
+  if (interval.seconds > 0) given.insert(JobOption::kCheckpointEverySeconds);
+  if (interval.records > 0) given.insert(JobOption::kCheckpointEveryRecords);
   return c;
 }
 
@@ -57,17 +39,14 @@ JobCheckpoints checkpoints(const CheckpointOptions& options) {
 
 JobSizing parse_sizing(const SizingOptions& options) {
   JobSizing r;
-  // A rate with a memory budget is the job's to refuse (check_rate_or_budget).
-  if (!options.capacity.empty()) {
-    r.capacity = parse_count(options.capacity, flag::kCapacity.name);
-    if (*r.capacity == 0) {
-      throw UsageError(flag::kCapacity + " " + options.capacity +
-                       ": must be at least 1 (the distinct keys expected)");
-    }
-  }
+  // The values are the job's to check (check_job_sizing).
+  if (!options.capacity.empty()) r.capacity = parse_count(options.capacity, flag::kCapacity.name);
   if (!options.memory.empty()) r.memory = parse_bytes(options.memory, flag::kMemory.name);
-  if (!options.fpr.empty()) r.fpr = parse_fpr(options.fpr, flag::kFpr.name);
-  r.block_bits = options.block_bits;
+  if (!options.fpr.empty()) r.fpr = parse_rate(options.fpr, flag::kFpr.name);
+  if (!options.block_bits.empty()) {
+    r.block_bits = static_cast<uint32_t>(
+        std::min<uint64_t>(parse_count(options.block_bits, flag::kBlockBits.name), UINT32_MAX));
+  }
   r.allow_high_fpr = options.allow_high_fpr;
   return r;
 }
@@ -92,19 +71,17 @@ JobSpec job_spec(const JobOptions& o, JobKind kind) {
   spec.inputs.skip_missing = o.input_list.skip_missing;
   spec.format = parse_input_format(o.input_format);
   spec.sizing = parse_sizing(o.sizing);
-  if (!o.max_memory.empty()) {
-    spec.max_memory = parse_memory_cap(o.max_memory, flag::kMaxMemory.name);
-  }
+  if (!o.max_memory.empty()) spec.max_memory = parse_bytes(o.max_memory, flag::kMaxMemory.name);
   spec.no_grow = o.no_grow;
   spec.exact = o.exact;
   o.progress_mode();  // --progress with --no-progress
-  spec.batch_records = batch_records(o.batch);
-  spec.max_record_bytes = max_record_bytes(o.max_record_length, spec.format);
-  spec.piece_bytes = piece_bytes(o.piece_bytes, flag::kPieceBytes.name, spec.piece_bytes);
-  spec.compressed_piece_bytes = piece_bytes(o.compressed_piece_bytes,
-                                            flag::kCompressedPieceBytes.name,
-                                            spec.compressed_piece_bytes);
-  // u64 records have no key options (refuse_ignored_options).
+  if (!o.batch.empty()) spec.batch_records = parse_count(o.batch, flag::kBatch.name);
+  spec.max_record_bytes = bytes_or(o.max_record_length, flag::kMaxRecordLength,
+                                   spec.max_record_bytes);
+  spec.piece_bytes = bytes_or(o.piece_bytes, flag::kPieceBytes, spec.piece_bytes);
+  spec.compressed_piece_bytes = bytes_or(o.compressed_piece_bytes, flag::kCompressedPieceBytes,
+                                         spec.compressed_piece_bytes);
+  // u64 records have no key options (check_job_spec refuses them given).
   if (spec.format == InputFormat::kText) spec.keys = parse_key_flags(o.keys);
   spec.missing_key = keys::parse_missing_key(o.keys.missing_key);
   spec.strict_json = o.keys.strict_json;
@@ -118,7 +95,8 @@ JobSpec job_spec(const JobOptions& o, JobKind kind) {
   spec.threads = o.threads;
   spec.filter_threads = o.filter_threads;
   spec.device = o.device;
-  spec.checkpoint = checkpoints(o.checkpoint);
+  spec.given = o.given;
+  spec.checkpoint = checkpoints(o.checkpoint, spec.given);
   return spec;
 }
 
@@ -134,6 +112,11 @@ std::string flag_given(const JobOptions& o, JobOption option) {
     case JobOption::kInputFormat: return name + " " + o.input_format;
     case JobOption::kDevice: return name + " " + std::to_string(o.device);
     case JobOption::kDelimiter: return name + " " + o.keys.delimiter;
+    case JobOption::kBlockBits: return name + " " + o.sizing.block_bits;
+    case JobOption::kBatch: return name + " " + o.batch;
+    case JobOption::kMaxRecordLength: return name + " " + o.max_record_length;
+    case JobOption::kPieceBytes: return name + " " + o.piece_bytes;
+    case JobOption::kCompressedPieceBytes: return name + " " + o.compressed_piece_bytes;
     default: return name;
   }
 }

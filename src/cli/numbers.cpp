@@ -205,20 +205,23 @@ uint64_t parse_memory_cap(std::string_view text, std::string_view option) {
   const uint64_t bytes = parse_bytes(text, option);
   if (bytes == 0) {
     refuse(option, text,
-           "a cap of 0 bytes holds no filter or set; give the most bytes it may take (4G, "
-           "512MiB), or leave " + std::string(option) + " out for no cap");
+           "a cap of 0 bytes holds no filter or set; give the most bytes it may take, or "
+           "leave " + std::string(option) + " out for no cap");
   }
   return bytes;
 }
 
-double parse_fpr(std::string_view text, std::string_view option) {
+double parse_rate(std::string_view text, std::string_view option) {
   std::string_view suffix;
   const Decimal d = parse_number(text, option, suffix, "1e-4 or 0.001");
   if (!suffix.empty()) {
     refuse(option, text, "expected a probability such as 1e-4 or 0.001 (no suffix)");
   }
-  const double value = static_cast<double>(static_cast<long double>(d.digits) *
-                                           std::pow(10.0L, d.exp10));
+  return static_cast<double>(static_cast<long double>(d.digits) * std::pow(10.0L, d.exp10));
+}
+
+double parse_fpr(std::string_view text, std::string_view option) {
+  const double value = parse_rate(text, option);
   if (!(value > 0.0 && value < 1.0)) {
     refuse(option, text, "must be between 0 and 1 (exclusive), e.g. 1e-4");
   }

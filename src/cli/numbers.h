@@ -29,7 +29,11 @@ uint64_t parse_bytes(std::string_view text, std::string_view option);
 // all, which is what leaving the option out gives.
 uint64_t parse_memory_cap(std::string_view text, std::string_view option);
 
-// A probability strictly between 0 and 1: "1e-4", "0.0001".
+// A decimal number without a suffix: "1e-4", "0.0001". A job checks the
+// rate it is given itself (check_job_sizing).
+double parse_rate(std::string_view text, std::string_view option);
+
+// parse_rate's number, strictly between 0 and 1 (for gdedup bench).
 double parse_fpr(std::string_view text, std::string_view option);
 
 }  // namespace gdedup::cli

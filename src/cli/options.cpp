@@ -1,10 +1,11 @@
+#include <charconv>
+#include <system_error>
+
 #include <CLI/CLI.hpp>
 
 #include "cli/options.h"
 
 #include "cli/backend_help.h"
-#include "cli/command_events.h"
-#include "cli/job_spec.h"
 #include "gdedup/backend_registry.h"
 #include "gdedup/error.h"
 #include "gdedup/job.h"
@@ -100,7 +101,6 @@ void add_sizing_options(CLI::App& app, SizingOptions& options) {
   app.add_option(flag::kBlockBits.names(), options.block_bits,
                  "Force 256- or 512-bit blocks (default: whichever needs less memory)")
       ->type_name("256|512")
-      ->check(CLI::IsMember({256u, 512u}).description(""))
       ->group(kGroupSizing);
   app.add_flag(flag::kAllowHighFpr.names(), options.allow_high_fpr,
                "Run with a new filter whose expected false-positive rate is above 0.5 (a " +
@@ -170,11 +170,30 @@ void add_key_options(CLI::App& app, KeyFlags& flags) {
       ->group(kGroupKeys);
 }
 
+namespace {
+
+// A whole number that `T` holds; the job checks its range (check_job_spec),
+// so that every front end refuses the same counts in the same words.
+template <class T>
+CLI::Validator whole_number() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        T number{};
+        const char* end = value.data() + value.size();
+        const auto [at, error] = std::from_chars(value.data(), end, number);
+        if (error == std::errc() && at == end) return "";
+        return "Value " + value + " is not a whole number";
+      },
+      "", "whole number");
+}
+
+}  // namespace
+
 CLI::Option* add_threads_option(CLI::App& app, const Flag& flag, unsigned& threads,
                                 const std::string& help) {
   return app.add_option(flag.names(), threads, help)
       ->type_name("N")
-      ->check(CLI::Range(1u, kMaxJobThreads).description(""))
+      ->check(whole_number<unsigned>())
       ->group(kGroupBackend);
 }
 
@@ -194,7 +213,7 @@ void add_backend_options(CLI::App& app, JobOptions& options) {
   app.add_option(flag::kDevice.names(), options.device,
                  "GPU backend: the CUDA device to run on, from 0 (default 0)")
       ->type_name("N")
-      ->check(CLI::Range(0, kMaxJobDevice).description(""))
+      ->check(whole_number<int>())
       ->group(kGroupBackend);
   add_threads_option(app, flag::kThreads, options.threads,
                      "Front-end workers: threads that read, decompress, split and hash the "
@@ -242,29 +261,14 @@ InputFormat parse_input_format(const std::string& text) {
   throw UsageError(flag::kInputFormat + " " + text + ": expected text or u64");
 }
 
-namespace {
-
-bool given(const CLI::App& command, const Flag& flag) { return command.count(flag.name) > 0; }
-
-}  // namespace
-
-void refuse_ignored_options(const CLI::App& command, const JobOptions& o) {
-  const CommandEvents names(o, false);
-  const InputFormat format = parse_input_format(o.input_format);
-  for (const JobOption option :
-       {JobOption::kKey, JobOption::kDelimiter, JobOption::kNormalize, JobOption::kMissingKey}) {
-    if (given(command, flag_of(option))) check_given_key_option(option, format, names);
+std::set<JobOption> given_options(const CLI::App& command) {
+  std::set<JobOption> given;
+  for (int i = 0; i < kJobOptionCount; ++i) {
+    const auto option = static_cast<JobOption>(i);
+    const CLI::Option* typed = command.get_option_no_throw(flag_of(option).name);
+    if (typed != nullptr && typed->count() > 0) given.insert(option);
   }
-  if (given(command, flag::kDelimiter)) {
-    check_given_delimiter(keys::parse_key_spec(o.keys.key), names);
-  }
-  if (given(command, flag::kDevice) && o.mpi) {
-    throw UsageError(flag::kDevice + " " + std::to_string(o.device) + " has no effect with " +
-                     flag::kMpi + ": each rank runs on the GPU its rank on its machine numbers "
-                     "(the first rank of a machine on GPU 0, the next on GPU 1, ...); drop " +
-                     flag::kDevice);
-  }
-  if (given(command, flag::kDevice)) check_given_device(o.backend, names);
+  return given;
 }
 
 void refuse_options_taken_as_files(CLI::App& app) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,10 +36,9 @@ struct SizingOptions {
   std::string capacity;  // "" when not given
   std::string fpr;
   std::string memory;
-  unsigned block_bits = 0;  // 0: the planner chooses
+  std::string block_bits;
   bool allow_high_fpr = false;  // run a new filter whose planned rate is above kMaxPlannedFpr
 
-  bool given() const { return !capacity.empty() || !fpr.empty() || !memory.empty() || block_bits != 0; }
 };
 
 // --key, --delimiter and --normalize as given; parse_key_flags() makes them
@@ -88,6 +88,7 @@ struct JobOptions {
   // Set when an MPI launch, not --mpi, made this a rank (cli/mpi_launch.h):
   // the launcher's variable that says so.
   std::string mpi_launch;
+  std::set<JobOption> given;  // the options typed (given_options)
   // --piece-bytes and --compressed-piece-bytes: the size of the byte ranges
   // large plain files are read in, and of the compressed parts of a gzip or
   // zstd file; "" for the defaults. Hidden: for tests and tuning.
@@ -130,7 +131,8 @@ void add_backend_options(CLI::App& app, JobOptions& options);
 // would write the stats to a file named -o and the records to standard
 // output).
 void refuse_options_taken_as_files(CLI::App& app);
-// A thread count option (--threads, --filter-threads), 1 to 4096.
+// A thread count option (--threads, --filter-threads); the job checks the
+// count (check_job_spec).
 CLI::Option* add_threads_option(CLI::App& app, const Flag& flag, unsigned& threads,
                                 const std::string& help);
 
@@ -140,14 +142,9 @@ KeyOptions parse_key_flags(const KeyFlags& flags);
 
 InputFormat parse_input_format(const std::string& text);
 
-// Refuses, with a UsageError, options given on `command` that the other
-// options would make it ignore: --key, --delimiter, --normalize or
-// --missing-key with --input-format u64, --delimiter without --key field:N,
-// --device with --backend cpu (the library's rules of options given,
-// gdedup/job.h and key_options.h, which Python applies too), and --device
-// with --mpi. (What the values alone show the job refuses:
-// refuse_ignored_options in src/job.) An option accepted and ignored hides
-// a mistake.
-void refuse_ignored_options(const CLI::App& command, const JobOptions& options);
+// The options given on `command`, for JobSpec::given: the job refuses those
+// given where they mean nothing (check_job_spec). --checkpoint-every counts
+// for both of its intervals; job_spec() keeps those it gave.
+std::set<JobOption> given_options(const CLI::App& command);
 
 }  // namespace gdedup::cli

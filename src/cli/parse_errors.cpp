@@ -60,6 +60,9 @@ std::string parse_error_text(const std::string& message, const std::string& comm
     return m[1].str() + " " + m[2].str() + ": expected a whole number from " + m[3].str() +
            " to " + m[4].str();
   }
+  if (std::regex_match(message, m, std::regex(R"((\S+): Value (.*) is not a whole number)"))) {
+    return m[1].str() + " " + m[2].str() + ": expected a whole number";
+  }
   if (std::regex_match(message, m, std::regex(R"((\S+): (.*) not in \{(.*)\})"))) {
     return m[1].str() + " " + m[2].str() + ": expected " + alternatives(m[3].str());
   }

@@ -91,112 +91,13 @@ void check_files(const Job& job) {
   for (const WrittenFile& file : written) check_writable(file);
 }
 
-void refuse_ignored_options(const Job& job) {
-  const JobSpec& o = job.spec;
-  for (const auto& [option, count] :
-       {std::pair{JobOption::kThreads, o.threads}, std::pair{JobOption::kFilterThreads,
-                                                             o.filter_threads}}) {
-    if (count > kMaxJobThreads) {
-      throw UsageError(job.events.with(option, std::to_string(count)) + ": give at most " +
-                       std::to_string(kMaxJobThreads) + " threads (or none, for the default "
-                       "share of this machine's)");
-    }
-  }
-  if (o.device < 0 || o.device > kMaxJobDevice) {
-    throw UsageError(job.events.with(JobOption::kDevice, std::to_string(o.device)) +
-                     ": give a GPU device number from 0 to " + std::to_string(kMaxJobDevice));
-  }
-  check_rate_or_budget(o.sizing, job.events);
-  if (o.inputs.null_list && o.inputs.files_from.empty()) {
-    const std::string null_list = job.name(JobOption::kNullList);
-    throw UsageError(null_list + " has no effect without " + job.name(JobOption::kFilesFrom) +
-                     ": it says the list of inputs separates its paths with NUL; drop " +
-                     null_list + ", or add " + job.events.with(JobOption::kFilesFrom, "FILE") +
-                     " (" + job.name(JobOption::kNullData) + " is for NUL-separated records)");
-  }
-  const bool u64 = o.format == InputFormat::kU64;
-  const bool nul = o.record_separator == '\0';
-  const std::string format = job.events.with(JobOption::kInputFormat, "u64");
-  const std::string null_data = job.name(JobOption::kNullData);
-  if (u64 && nul) {
-    throw UsageError(null_data + " has no effect with " + format + ", whose records are 8 "
-                     "bytes each with no separator; drop " + null_data);
-  }
-  if (!u64 && o.keys.delimiter == o.record_separator) {
-    throw UsageError(job.given(JobOption::kDelimiter) + " is the record separator" +
-                     (nul ? " (NUL, with " + null_data + ")" : std::string(" (newline)")) +
-                     ", which never occurs inside a record; give another delimiter" +
-                     (nul ? "" : ", or " + null_data + " for NUL-separated records that may "
-                                 "hold newlines"));
-  }
-  // The options of JSON and CDXJ keys, given with another key.
-  if (o.missing_key != keys::MissingKey::kError) {
-    refuse_without_structured_key(
-        JobOption::kMissingKey,
-        job.events.with(JobOption::kMissingKey, keys::missing_key_text(o.missing_key)),
-        o.format, o.keys, job.events);
-  }
-  if (o.strict_json) {
-    refuse_without_structured_key(JobOption::kStrictJson, job.given(JobOption::kStrictJson),
-                                  o.format, o.keys, job.events);
-  }
-  const std::string filter_threads = job.name(JobOption::kFilterThreads);
-  if (o.filter_threads > 0 && o.backend == "gpu") {
-    throw UsageError(job.events.with(JobOption::kFilterThreads,
-                                     std::to_string(o.filter_threads)) +
-                     " has no effect with " + job.given(JobOption::kBackend) + ": it sets the "
-                     "CPU backend's threads; drop " + filter_threads);
-  }
-  const std::string threads = job.name(JobOption::kThreads);
-  if (o.threads > 1 && u64) {
-    throw UsageError(job.events.with(JobOption::kThreads, std::to_string(o.threads)) +
-                     " has no effect with " + format + ", which one thread reads faster than "
-                     "the filter takes it; drop " + threads);
-  }
-}
-
-void refuse_for_exact(const Job& job) {
-  const JobSpec& o = job.spec;
-  const std::string exact = job.name(JobOption::kExact);
-  auto refuse = [&](JobOption option, const std::string& why) {
-    throw UsageError(job.given(option) + " has no effect with " + exact + ": " + why +
-                     "; drop " + job.name(option));
-  };
-  const std::string no_rate = "an exact set drops no key for a false positive, so it has no "
-                              "rate to plan for and no size to fix; it grows as keys come (" +
-                              job.name(JobOption::kMaxMemory) + " caps it)";
-  if (o.sizing.fpr) refuse(JobOption::kFpr, no_rate);
-  if (o.sizing.memory) refuse(JobOption::kMemory, no_rate);
-  if (o.sizing.block_bits != 0) refuse(JobOption::kBlockBits, no_rate);
-  if (o.sizing.allow_high_fpr) refuse(JobOption::kAllowHighFpr, no_rate);
-  if (o.no_grow) {
-    refuse(JobOption::kNoGrow, "an exact set must grow to hold every key; " +
-                                   job.name(JobOption::kMaxMemory) + " caps it");
-  }
-  if (o.format == InputFormat::kU64) {
-    throw UsageError(job.given(JobOption::kInputFormat) + " cannot be used with " + exact +
-                     ": its records are 64-bit fingerprints, and an exact set keeps 84 bits "
-                     "of each key's 128-bit hash; give the keys as text");
-  }
-  if (o.backend != "auto" && o.backend != "cpu" && o.backend != "gpu") {
-    throw UsageError(job.given(JobOption::kBackend) + " cannot run " + exact + ": exact "
-                     "mode runs on the CPU or a GPU; drop " + job.name(JobOption::kBackend) +
-                     " or give cpu or gpu");
-  }
-}
-
 void check_set_cap(const Job& job, uint64_t bytes, const std::string& what) {
   gdedup::check_set_cap(bytes, job.spec.max_memory, what, job.given(JobOption::kMaxMemory));
 }
 
 void check_target_options(const Job& job) {
-  refuse_ignored_options(job);
-  if (job.spec.exact) {
-    refuse_for_exact(job);
-    return;
-  }
-  check_planned_rate(job.spec.sizing, job.events);
-  growth_chosen(job);
+  check_job_spec(job.spec, job.events);
+  if (!job.spec.exact) growth_chosen(job);
 }
 
 }  // namespace gdedup::job

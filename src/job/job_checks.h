@@ -32,28 +32,13 @@ std::string output_to_lock(const Job& job);
 // options as check_checkpoint_options.
 void check_files(const Job& job);
 
-// Refuses (UsageError) what the spec asks and would ignore: a NUL-separated
-// list without a list, NUL-separated fingerprints, a key delimiter that is
-// the record separator, CPU threads for the GPU backend, more than one
-// front-end thread for fingerprints, a rate with a memory budget
-// (check_rate_or_budget). An option accepted and ignored hides a mistake.
-// Also thread counts past kMaxJobThreads and a device outside 0 to
-// kMaxJobDevice.
-void refuse_ignored_options(const Job& job);
-
-// Refuses (UsageError) what exact mode does not take: a Bloom filter's
-// sizing (a rate, a memory size, block bits), no_grow, fingerprint input,
-// a backend other than the CPU and the GPU.
-void refuse_for_exact(const Job& job);
-
 // Throws Error of kind set_full, "`what` takes ...", when a set (or a
 // rank's part of one) of `bytes` is past max_memory: one loaded from a
 // file.
 void check_set_cap(const Job& job, uint64_t bytes, const std::string& what);
 
-// The checks of the spec's target made before its inputs are resolved:
-// refuse_ignored_options, then in exact mode refuse_for_exact, on a Bloom
-// filter its planned rate and growth (growth_chosen).
+// The checks made before the inputs are resolved: the whole spec
+// (check_job_spec), then on a Bloom filter its growth (growth_chosen).
 void check_target_options(const Job& job);
 
 }  // namespace gdedup::job

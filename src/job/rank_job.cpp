@@ -43,15 +43,21 @@ void refuse_unsupported(const job::Job& j) {
   }
 }
 
-// What exact mode refuses in one process, and on ranks the GPU (a rank's
+// What one process accepts but ranks do not: a device, which each rank
+// takes from its place on its machine; in exact mode the GPU (a rank's
 // part of the set is held on its CPU).
-void refuse_for_exact_ranks(const job::Job& j) {
-  job::refuse_for_exact(j);
-  if (j.spec.backend == "gpu") {
-    throw UsageError(j.given(JobOption::kBackend) + " cannot run " + j.name(JobOption::kExact) +
-                     " under " + j.name(JobOption::kMpi) + " yet: each rank holds its part of "
-                     "the set on its CPU; drop " + j.name(JobOption::kBackend) +
-                     ", or run the job in one process");
+void refuse_on_ranks(const JobSpec& spec, const OptionNames& names) {
+  if (spec.gave(JobOption::kDevice)) {
+    throw UsageError(names.given(JobOption::kDevice) + " has no effect with " +
+                     names.name(JobOption::kMpi) + ": each rank runs on the GPU its rank on its "
+                     "machine numbers (the first rank of a machine on GPU 0, the next on GPU "
+                     "1, ...); drop " + names.name(JobOption::kDevice));
+  }
+  if (spec.exact && spec.backend == "gpu") {
+    throw UsageError(names.given(JobOption::kBackend) + " cannot run " +
+                     names.name(JobOption::kExact) + " under " + names.name(JobOption::kMpi) +
+                     " yet: each rank holds its part of the set on its CPU; drop " +
+                     names.name(JobOption::kBackend) + ", or run the job in one process");
   }
 }
 
@@ -59,14 +65,13 @@ void refuse_for_exact_ranks(const job::Job& j) {
 
 RankJob::RankJob(const JobSpec& spec, JobEvents& events, const mpi::RankInfo& me)
     : state_(std::make_unique<State>(spec, events, me)) {
-  job::refuse_ignored_options(state_->job);
-  if (spec.exact) refuse_for_exact_ranks(state_->job);
+  check_job_spec(spec, events);
+  refuse_on_ranks(spec, events);
   if (spec.format == InputFormat::kText && spec.keys.key.structured()) {
     throw UsageError(events.with(JobOption::kKey, spec.keys.key_text()) + " does not run on "
                      "the ranks of an MPI job yet: its records without the key are not "
                      "told apart there");
   }
-  check_planned_rate(spec.sizing, events);
   state_->inputs_skipped = job::resolve_and_check_inputs(state_->job);
 }
 

@@ -53,7 +53,7 @@ void check_plan(const Plan& plan, const JobSizing& request, bool estimated, JobE
                            format_rate(plan.expected_fpr) + ": about " +
                            format_percent(plan.expected_fpr) +
                            " of new keys will be taken for ones already present";
-  const Plan right = plan_for_capacity(plan.capacity, kDefaultFpr, request.block_bits);
+  const Plan right = plan_for_capacity(plan.capacity, kDefaultFpr, request.block_bits.value_or(0));
   const std::string remedy = "; " + events.with(JobOption::kMemory, human_bytes(right.bytes())) +
                              " gives " + format_rate(kDefaultFpr);
   if (refused) {
@@ -114,7 +114,7 @@ GrowthRule plan_growth(const Job& job) {
     return rule;
   }
   rule = growth_rule_for(std::max<uint64_t>(1, estimate->records), request.rate(),
-                         request.block_bits);
+                         request.block_bits.value_or(0));
   job.events.info("no " + job.name(JobOption::kCapacity) + " given; estimated " +
                   group_digits(estimate->records) + " records " + estimate_text(*estimate) +
                   "; the filter starts there and grows if more distinct keys arrive");
@@ -147,32 +147,18 @@ uint64_t expected_records_for_set(const Job& job) {
 namespace gdedup {
 
 Plan plan_for_keys(const JobSizing& sizing, uint64_t keys) {
-  return sizing.memory ? plan_for_memory(*sizing.memory, keys, sizing.block_bits)
-                       : plan_for_capacity(keys, sizing.rate(), sizing.block_bits);
-}
-
-void check_planned_rate(const JobSizing& sizing, const OptionNames& names) {
-  if (sizing.rate() <= kMaxPlannedFpr || sizing.allow_high_fpr) return;
-  throw UsageError(names.given(JobOption::kFpr) + " would take about " +
-                   format_percent(sizing.rate()) + " of new keys for ones already present once "
-                   "the filter is full; rates above " + format_rate(kMaxPlannedFpr) +
-                   " are refused without " + names.name(JobOption::kAllowHighFpr));
+  const uint32_t block_bits = sizing.block_bits.value_or(0);
+  return sizing.memory ? plan_for_memory(*sizing.memory, keys, block_bits)
+                       : plan_for_capacity(keys, sizing.rate(), block_bits);
 }
 
 GrowthRule growth_rule(const JobSizing& sizing) {
-  return growth_rule_for(sizing.capacity.value_or(0), sizing.rate(), sizing.block_bits);
-}
-
-void check_rate_or_budget(const JobSizing& sizing, const OptionNames& names) {
-  if (!sizing.memory || !sizing.fpr) return;
-  throw UsageError(names.given(JobOption::kFpr) + " and " + names.given(JobOption::kMemory) +
-                   " cannot both be given: " + names.name(JobOption::kFpr) + " sizes the "
-                   "filter for a rate, " + names.name(JobOption::kMemory) + " fixes its "
-                   "size (the rate is then reported)");
+  return growth_rule_for(sizing.capacity.value_or(0), sizing.rate(),
+                         sizing.block_bits.value_or(0));
 }
 
 Plan plan_fixed_filter(const JobSizing& sizing, JobEvents& events) {
-  check_rate_or_budget(sizing, events);
+  check_job_sizing(sizing, events);
   if (!sizing.capacity && !sizing.memory) {
     throw UsageError("a fixed filter needs " + events.name(JobOption::kCapacity) +
                      " (the distinct keys expected) or " + events.name(JobOption::kMemory) +

@@ -186,8 +186,9 @@ merge a.gdf -o m.gdf|merge needs at least 2 filter files; 1 was given
 merge -o m.gdf|merge needs at least 2 filter files; none was given
 info|info needs at least one filter file; none was given
 dedup --input-format xml in.txt|--input-format xml: expected text or u64
-dedup --threads lots in.txt|--threads lots: expected a whole number from 1 to 4096
-dedup --filter-threads 0 in.txt|--filter-threads 0: expected a whole number from 1 to 4096
+dedup --threads lots in.txt|--threads lots: expected a whole number
+dedup --device x in.txt|--device x: expected a whole number
+dedup --filter-threads 0 in.txt|--filter-threads 0: give 1 to 4096 threads
 dedup --progress=x in.txt|--progress takes no value
 dedup --nonsense in.txt|unknown option --nonsense
 dedup -o|--output needs a value (FILE)
