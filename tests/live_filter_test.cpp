@@ -73,6 +73,15 @@ TEST(LiveFilter, NewOneIsCheckedAsAJobsNewFilter) {
       << fixed_capped;
 
   spec.no_grow = false;
+  spec.max_memory = 0;
+  spec.given.insert(JobOption::kMaxMemory);
+  const std::string no_bytes = usage_refusal([&] { new_live_filter(spec, cpu(), names); });
+  EXPECT_NE(no_bytes.find("<max_memory>=7: a cap of 0 bytes holds no filter"), std::string::npos)
+      << no_bytes;
+  EXPECT_NE(usage_refusal([&] { live_set_cap(0, names); }), "");
+  EXPECT_EQ(live_set_cap(std::nullopt, names), 0u);
+  EXPECT_EQ(live_set_cap(4096, names), 4096u);
+
   spec.sizing.capacity = 10'000'000;
   spec.max_memory = 1000;
   const std::string past_cap = usage_refusal([&] { new_live_filter(spec, cpu(), names); });
@@ -81,6 +90,7 @@ TEST(LiveFilter, NewOneIsCheckedAsAJobsNewFilter) {
   EXPECT_NE(past_cap.find("a smaller <capacity>"), std::string::npos) << past_cap;
 
   spec.max_memory = 0;
+  spec.given.clear();
   spec.sizing = JobSizing{};
   spec.no_grow = true;
   const std::string unsized = usage_refusal([&] { new_live_filter(spec, cpu(), names); });

@@ -157,7 +157,8 @@ class LiveFilter {
 };
 
 // A new filter that a program fills (a job without inputs to estimate),
-// checked as a job's new filter is, refusals naming options by `names`:
+// checked as a job's new filter is, refusals naming options by `events`:
+// the spec as check_job_spec checks it (a max_memory of 0 given, say),
 // growing unless spec.no_grow or spec.sizing.memory makes it fixed
 // (UsageError for a spec.max_memory on a fixed one), a fixed one planned by
 // plan_fixed_filter, a growing one by growth_rule and capped at

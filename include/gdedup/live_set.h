@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "gdedup/error.h"
@@ -31,6 +32,12 @@ class SetFullAt : public Error {
  private:
   uint64_t answered_;
 };
+
+// The cap in bytes of a program's set (KeySetOptions::max_bytes): 0, none,
+// when `max_memory` is not given; one given is checked as a job's spec
+// checks it (check_job_spec: UsageError for a cap of 0 bytes), named by
+// `names`.
+uint64_t live_set_cap(std::optional<uint64_t> max_memory, const OptionNames& names);
 
 // A set's capacity and cap as `names` names them, given and bare.
 KeySetSizeNames key_set_size_names(const OptionNames& names);

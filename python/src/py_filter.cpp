@@ -23,7 +23,6 @@
 #include "gdedup/live_filter.h"
 #include "key_input.h"
 #include "key_rules.h"
-#include "memory_cap.h"
 #include "py_events.h"
 #include "py_job.h"
 #include "thread_count.h"
@@ -429,8 +428,11 @@ place. Calls release the GIL; one filter runs one call at a time.)")
             JobSpec spec;
             spec.sizing = job_sizing(capacity, fpr, memory, block_bits, allow_high_fpr, events);
             spec.no_grow = !grow;
-            spec.max_memory = memory_cap(max_memory);
-            if (max_memory) events.set_given(JobOption::kMaxMemory, std::to_string(*max_memory));
+            if (max_memory) {
+              spec.max_memory = *max_memory;
+              spec.given.insert(JobOption::kMaxMemory);
+              events.set_given(JobOption::kMaxMemory, std::to_string(*max_memory));
+            }
             auto engine = speaking(events, [&] {
               return std::make_unique<LiveFilter>(
                   new_live_filter(spec, backend_choice(backend, threads, device), events));

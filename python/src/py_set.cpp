@@ -22,7 +22,6 @@
 #include "key_input.h"
 #include "key_rules.h"
 #include "py_events.h"
-#include "memory_cap.h"
 #include "thread_count.h"
 
 namespace gdedup::python {
@@ -164,12 +163,12 @@ class PySet {
   CallLock call_lock_{"set"};    // one engine call at a time, taken with the GIL released
 };
 
-// A new or loaded Set's options, and its capacity and cap as messages name
-// them.
-KeySetOptions set_options(std::optional<unsigned> threads, std::optional<uint64_t> max_memory) {
+// A new or loaded Set's options, its cap checked as a job's (live_set_cap).
+KeySetOptions set_options(std::optional<unsigned> threads, std::optional<uint64_t> max_memory,
+                          const PyEvents& names) {
   KeySetOptions options;
   if (threads) options.threads = thread_count(threads);
-  options.max_bytes = memory_cap(max_memory);
+  options.max_bytes = live_set_cap(max_memory, names);
   return options;
 }
 
@@ -236,8 +235,8 @@ command's set file (`gdedup build --exact`, `dedup --exact -f FILE`).)")
             PyEvents names;
             name_sizes(names, capacity, max_memory);
             new (self) PySet(std::make_unique<LiveSet>(capacity.value_or(0),
-                                                       set_options(threads, max_memory), rules,
-                                                       names),
+                                                       set_options(threads, max_memory, names),
+                                                       rules, names),
                              strict_json);
           },
           nb::arg("capacity") = nb::none(), nb::arg("threads") = nb::none(),
@@ -251,9 +250,9 @@ command's set file (`gdedup build --exact`, `dedup --exact -f FILE`).)")
              std::optional<std::string> delimiter, std::optional<uint64_t> max_memory,
              bool strict_json) {
             const std::string name = path.string();
-            const KeySetOptions options = set_options(threads, max_memory);
             PyEvents names;
             name_sizes(names, std::nullopt, max_memory);
+            const KeySetOptions options = set_options(threads, max_memory, names);
             std::unique_ptr<LiveSet> engine;
             SaveGuard guard = set_guard();
             {

@@ -182,7 +182,7 @@ def test_past_its_plan_a_filter_that_cannot_grow_warns_once():
         capped.add([str(i).encode() for i in range(5000)])
     assert capped.layers == 1
     # A cap of no bytes is refused, never taken for no cap (None).
-    with pytest.raises(gdedup.InvalidArgumentError, match="max_memory=0 holds no filter or set"):
+    with pytest.raises(gdedup.InvalidArgumentError, match="max_memory=0: a cap of 0 bytes holds no filter or set"):
         gdedup.Filter(capacity=2000, max_memory=0)
 
 

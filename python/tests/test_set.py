@@ -305,7 +305,7 @@ def test_collision_chance_is_the_birthday_bound():
 
 
 def test_max_memory_that_holds_no_set_is_refused():
-    with pytest.raises(gdedup.InvalidArgumentError, match="max_memory=0 holds no filter or set"):
+    with pytest.raises(gdedup.InvalidArgumentError, match="max_memory=0: a cap of 0 bytes holds no filter or set"):
         gdedup.Set(max_memory=0)
     with pytest.raises(gdedup.InvalidArgumentError,
                        match="a set sized for capacity=10000000 takes .* more than "

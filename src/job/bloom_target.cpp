@@ -165,6 +165,7 @@ std::unique_ptr<JobTarget> open_filter_target(const Job& j, Opening how, TargetF
 namespace gdedup {
 
 LiveFilter new_live_filter(const JobSpec& spec, const BackendChoice& choice, JobEvents& events) {
+  check_job_spec(spec, events);
   const job::Job j(spec, events);
   if (job::growth_chosen(j)) return job::growing_filter(j, growth_rule(spec.sizing), choice);
   return LiveFilter(Filter::from_plan(plan_fixed_filter(spec.sizing, events)), choice);

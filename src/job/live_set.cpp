@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "gdedup/job.h"
+
 namespace gdedup {
 namespace {
 
@@ -15,6 +17,17 @@ constexpr uint64_t kChunkKeysOneThread = uint64_t{1} << 13;
 constexpr uint64_t kChunkKeysThreads = uint64_t{1} << 19;
 
 }  // namespace
+
+uint64_t live_set_cap(std::optional<uint64_t> max_memory, const OptionNames& names) {
+  JobSpec spec;
+  spec.exact = true;
+  if (max_memory) {
+    spec.max_memory = *max_memory;
+    spec.given.insert(JobOption::kMaxMemory);
+  }
+  check_job_spec(spec, names);
+  return spec.max_memory;
+}
 
 KeySetSizeNames key_set_size_names(const OptionNames& names) {
   return KeySetSizeNames{names.given(JobOption::kCapacity), names.name(JobOption::kCapacity),
