@@ -1,0 +1,289 @@
+// The reader of parquet_table.h: each file's footer read and checked when
+// the reader opens, row groups decoded by Arrow's Parquet reader on its
+// thread pool (a row group's columns at once) when asked for.
+#include <arrow/io/file.h>
+#include <parquet/arrow/reader.h>
+#include <parquet/exception.h>
+#include <parquet/metadata.h>
+
+#include <cstring>
+
+#include "columnar/parquet_arrow.h"
+#include "fs/file_ops.h"
+#include "gdedup/error.h"
+
+namespace gdedup::columnar {
+
+void throw_status(const std::string& where, const std::string& what,
+                  const arrow::Status& status) {
+  const ErrorKind kind = status.IsIOError() ? ErrorKind::io
+                         : status.IsOutOfMemory() ? ErrorKind::out_of_memory
+                                                  : ErrorKind::damaged;
+  throw Error(where + ": " + what + " (" + status.message() + ").", kind);
+}
+
+namespace {
+
+std::string column_text(const std::vector<std::string>& column) {
+  std::string text;
+  for (const std::string& name : column) text += (text.empty() ? "" : ".") + name;
+  return text;
+}
+
+// The field index at each level of `column` in `schema`; throws naming the
+// file when a name is missing or a level above the last is not a struct.
+std::vector<int> key_path(const arrow::Schema& schema, const std::vector<std::string>& column,
+                          const std::string& path) {
+  std::vector<int> indices;
+  const arrow::FieldVector* fields = &schema.fields();
+  std::shared_ptr<arrow::DataType> type;
+  for (size_t level = 0; level < column.size(); ++level) {
+    int found = -1;
+    for (size_t i = 0; i < fields->size(); ++i) {
+      if ((*fields)[i]->name() != column[level]) continue;
+      if (found >= 0) {
+        throw Error(path + ": the key column " + column_text(column) + " is ambiguous: " +
+                        "the file has two fields named " + column[level] + ".",
+                    ErrorKind::invalid_argument);
+      }
+      found = static_cast<int>(i);
+    }
+    if (found < 0) {
+      std::string names;
+      for (const auto& f : *fields) names += (names.empty() ? "" : ", ") + f->name();
+      throw Error(path + ": has no column " +
+                      column_text({column.begin(), column.begin() + level + 1}) +
+                      " for the key column:" + column_text(column) + " (its columns there: " +
+                      names + ").",
+                  ErrorKind::invalid_argument);
+    }
+    indices.push_back(found);
+    type = (*fields)[found]->type();
+    if (level + 1 < column.size()) {
+      if (type->id() != arrow::Type::STRUCT) {
+        throw Error(path + ": the column " +
+                        column_text({column.begin(), column.begin() + level + 1}) + " is " +
+                        type->ToString() + ", not a struct, so it has no field " +
+                        column[level + 1] + ".",
+                    ErrorKind::invalid_argument);
+      }
+      fields = &type->fields();
+    }
+  }
+  return indices;
+}
+
+ColumnKind kind_of(const arrow::DataType& type, const std::vector<std::string>& column,
+                   const std::string& path) {
+  switch (type.id()) {
+    case arrow::Type::STRING:
+    case arrow::Type::LARGE_STRING:
+      return ColumnKind::kText;
+    case arrow::Type::BINARY:
+    case arrow::Type::LARGE_BINARY:
+    case arrow::Type::FIXED_SIZE_BINARY:
+      return ColumnKind::kBinary;
+    case arrow::Type::INT8: case arrow::Type::INT16: case arrow::Type::INT32:
+    case arrow::Type::INT64: case arrow::Type::UINT8: case arrow::Type::UINT16:
+    case arrow::Type::UINT32: case arrow::Type::UINT64:
+      return ColumnKind::kInteger;
+    default:
+      throw Error(path + ": the key column " + column_text(column) + " is " + type.ToString() +
+                      ", which cannot be a key: a key column holds strings, binary values "
+                      "or integers.",
+                  ErrorKind::invalid_argument);
+  }
+}
+
+std::unique_ptr<parquet::arrow::FileReader> open_file(const std::string& path,
+                                                      uint64_t& bytes) {
+  fs::File file;
+  if (const int err = fs::open_for_reading(path, file)) {
+    throw Error("cannot open input " + path + ": " + std::strerror(err) + ".", ErrorKind::io);
+  }
+  // Arrow's file takes the descriptor, opened through src/fs (off 0, 1, 2).
+  auto opened = arrow::io::ReadableFile::Open(file.release());
+  if (!opened.ok()) throw_status(path, "cannot be read", opened.status());
+  std::shared_ptr<arrow::io::ReadableFile> readable = *opened;
+  auto size = readable->GetSize();
+  if (!size.ok()) throw_status(path, "cannot be read", size.status());
+  bytes = static_cast<uint64_t>(*size);
+  parquet::ArrowReaderProperties arrow_properties;
+  arrow_properties.set_use_threads(true);
+  arrow_properties.set_pre_buffer(true);
+  parquet::arrow::FileReaderBuilder builder;
+  try {
+    const arrow::Status status = builder.Open(readable);
+    if (!status.ok()) throw_status(path, "is not a readable Parquet file", status);
+  } catch (const parquet::ParquetException& e) {
+    throw Error(path + ": is not a readable Parquet file (" + e.what() + ").",
+                ErrorKind::damaged);
+  }
+  auto reader = builder.properties(arrow_properties)->Build();
+  if (!reader.ok()) throw_status(path, "is not a readable Parquet file", reader.status());
+  return std::move(*reader);
+}
+
+// Flattens a chunk of the key's top column down the struct path, its
+// parents' nulls included.
+std::shared_ptr<arrow::Array> key_array(std::shared_ptr<arrow::Array> array,
+                                        const std::vector<int>& path, const std::string& where) {
+  for (size_t level = 1; level < path.size(); ++level) {
+    auto field = static_cast<const arrow::StructArray&>(*array).GetFlattenedField(path[level]);
+    if (!field.ok()) throw_status(where, "cannot read the key column", field.status());
+    array = *field;
+  }
+  return array;
+}
+
+template <typename ArrayType>
+void add_view_keys(const arrow::Array& array, std::vector<std::string_view>& keys) {
+  const auto& typed = static_cast<const ArrayType&>(array);
+  for (int64_t i = 0; i < typed.length(); ++i) {
+    const auto view = typed.GetView(i);
+    keys.emplace_back(reinterpret_cast<const char*>(view.data()), view.size());
+  }
+}
+
+template <typename ArrayType>
+void add_integer_keys(const arrow::Array& array, char* out) {
+  const auto& typed = static_cast<const ArrayType&>(array);
+  for (int64_t i = 0; i < typed.length(); ++i, out += 8) {
+    // Signed values sign-extended, unsigned zero-extended, then little-endian.
+    using Value = typename ArrayType::value_type;
+    const uint64_t wide = std::is_signed_v<Value>
+                              ? static_cast<uint64_t>(static_cast<int64_t>(typed.Value(i)))
+                              : static_cast<uint64_t>(typed.Value(i));
+    for (int b = 0; b < 8; ++b) out[b] = static_cast<char>(wide >> (8 * b));
+  }
+}
+
+void add_keys(const arrow::Array& array, RowGroup::Data& data, size_t first,
+              std::vector<std::string_view>& keys) {
+  switch (array.type_id()) {
+    case arrow::Type::STRING: return add_view_keys<arrow::StringArray>(array, keys);
+    case arrow::Type::LARGE_STRING: return add_view_keys<arrow::LargeStringArray>(array, keys);
+    case arrow::Type::BINARY: return add_view_keys<arrow::BinaryArray>(array, keys);
+    case arrow::Type::LARGE_BINARY: return add_view_keys<arrow::LargeBinaryArray>(array, keys);
+    case arrow::Type::FIXED_SIZE_BINARY:
+      return add_view_keys<arrow::FixedSizeBinaryArray>(array, keys);
+    default: break;
+  }
+  char* out = data.integer_keys.data() + first * 8;
+  switch (array.type_id()) {
+    case arrow::Type::INT8: add_integer_keys<arrow::Int8Array>(array, out); break;
+    case arrow::Type::INT16: add_integer_keys<arrow::Int16Array>(array, out); break;
+    case arrow::Type::INT32: add_integer_keys<arrow::Int32Array>(array, out); break;
+    case arrow::Type::INT64: add_integer_keys<arrow::Int64Array>(array, out); break;
+    case arrow::Type::UINT8: add_integer_keys<arrow::UInt8Array>(array, out); break;
+    case arrow::Type::UINT16: add_integer_keys<arrow::UInt16Array>(array, out); break;
+    case arrow::Type::UINT32: add_integer_keys<arrow::UInt32Array>(array, out); break;
+    case arrow::Type::UINT64: add_integer_keys<arrow::UInt64Array>(array, out); break;
+    default: break;  // kind_of() refused every other type at open
+  }
+  for (int64_t i = 0; i < array.length(); ++i) {
+    keys.emplace_back(data.integer_keys.data() + (first + static_cast<size_t>(i)) * 8, 8);
+  }
+}
+
+}  // namespace
+
+RowGroup::RowGroup(std::unique_ptr<Data> data, std::vector<std::string_view> keys,
+                   std::vector<uint64_t> nulls)
+    : data_(std::move(data)), keys_(std::move(keys)), nulls_(std::move(nulls)) {}
+RowGroup::~RowGroup() = default;
+
+bool parquet_supported() { return true; }
+
+uint64_t parquet_file_rows(const std::string& path, uint64_t& bytes) {
+  return static_cast<uint64_t>(open_file(path, bytes)->parquet_reader()->metadata()->num_rows());
+}
+
+ParquetReader::ParquetReader(std::vector<std::string> paths, std::vector<std::string> column)
+    : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  s.paths = std::move(paths);
+  s.column = std::move(column);
+  for (size_t i = 0; i < s.paths.size(); ++i) {
+    const std::string& path = s.paths[i];
+    uint64_t bytes = 0;
+    State::Input input{open_file(path, bytes), 0};
+    s.total_bytes += bytes;
+    std::shared_ptr<arrow::Schema> schema;
+    const arrow::Status status = input.reader->GetSchema(&schema);
+    if (!status.ok()) throw_status(path, "has a schema Arrow cannot read", status);
+    const parquet::FileMetaData& meta = *input.reader->parquet_reader()->metadata();
+    input.rows = static_cast<uint64_t>(meta.num_rows());
+    s.total_rows += input.rows;
+    if (i == 0) {
+      s.schema = schema;
+      s.key_path = key_path(*schema, s.column, path);
+      std::shared_ptr<arrow::DataType> type = schema->field(s.key_path[0])->type();
+      for (size_t level = 1; level < s.key_path.size(); ++level) {
+        type = type->field(s.key_path[level])->type();
+      }
+      s.kind = kind_of(*type, s.column, path);
+      for (int g = 0; g < meta.num_row_groups(); ++g) {
+        s.row_group_rows = std::max<int64_t>(s.row_group_rows, meta.RowGroup(g)->num_rows());
+      }
+      if (meta.num_row_groups() > 0 && meta.num_columns() > 0) {
+        s.compression = meta.RowGroup(0)->ColumnChunk(0)->compression();
+      }
+    } else if (!schema->Equals(*s.schema, /*check_metadata=*/false)) {
+      throw Error(path + ": its schema differs from that of " + s.paths[0] +
+                      ", the job's first input, so their rows cannot go to one output (" +
+                      path + ": " + schema->ToString() + "; " + s.paths[0] + ": " +
+                      s.schema->ToString() + ").",
+                  ErrorKind::invalid_argument);
+    }
+    s.inputs.push_back(std::move(input));
+  }
+}
+
+ParquetReader::~ParquetReader() = default;
+
+ColumnKind ParquetReader::key_kind() const { return state_->kind; }
+uint64_t ParquetReader::total_rows() const { return state_->total_rows; }
+uint64_t ParquetReader::total_bytes() const { return state_->total_bytes; }
+const std::vector<std::string>& ParquetReader::paths() const { return state_->paths; }
+
+std::unique_ptr<RowGroup> ParquetReader::next(RowGroupPlace& place) {
+  State& s = *state_;
+  while (s.input < s.inputs.size() &&
+         s.group >= s.inputs[s.input].reader->num_row_groups()) {
+    ++s.input;
+    s.group = 0;
+    s.first_row = 0;
+  }
+  if (s.input == s.inputs.size()) return nullptr;
+  place = RowGroupPlace{s.input, static_cast<uint64_t>(s.group), s.first_row};
+  const std::string where = s.paths[s.input] + ": row group " + std::to_string(s.group + 1);
+  auto data = std::make_unique<RowGroup::Data>();
+  try {
+    auto table = s.inputs[s.input].reader->ReadRowGroup(s.group);
+    if (!table.ok()) throw_status(where, "cannot be decoded", table.status());
+    data->table = std::move(*table);
+  } catch (const parquet::ParquetException& e) {
+    throw Error(where + ": cannot be decoded (" + e.what() + ").", ErrorKind::damaged);
+  }
+  const arrow::Table& table = *data->table;
+  const size_t rows = static_cast<size_t>(table.num_rows());
+  if (s.kind == ColumnKind::kInteger) data->integer_keys.resize(rows * 8);
+  std::vector<std::string_view> keys;
+  std::vector<uint64_t> nulls;
+  keys.reserve(rows);
+  for (const auto& chunk : table.column(s.key_path[0])->chunks()) {
+    const size_t first = keys.size();
+    const std::shared_ptr<arrow::Array> array = key_array(chunk, s.key_path, where);
+    add_keys(*array, *data, first, keys);
+    if (array->null_count() == 0) continue;
+    for (int64_t i = 0; i < array->length(); ++i) {
+      if (array->IsNull(i)) nulls.push_back(first + static_cast<uint64_t>(i));
+    }
+  }
+  ++s.group;
+  s.first_row += rows;
+  return std::make_unique<RowGroup>(std::move(data), std::move(keys), std::move(nulls));
+}
+
+}  // namespace gdedup::columnar

@@ -1,0 +1,126 @@
+// The writer of parquet_table.h: Arrow's Parquet writer on an output stream
+// that hands its bytes to the job's ByteSink, each row group's kept rows
+// taken by Arrow's filter kernel.
+#include <arrow/compute/api_vector.h>
+#include <arrow/compute/initialize.h>
+#include <arrow/io/interfaces.h>
+#include <parquet/arrow/writer.h>
+#include <parquet/exception.h>
+
+#include <exception>
+#include <mutex>
+
+#include "columnar/parquet_arrow.h"
+#include "gdedup/error.h"
+
+namespace gdedup::columnar {
+namespace {
+
+// An append-only stream: Parquet's writer never seeks back.
+class SinkStream final : public arrow::io::OutputStream {
+ public:
+  explicit SinkStream(ByteSink& sink) : sink_(sink) {}
+
+  // The sink's failure (gdedup::Error: a full disk, a closed pipe) goes
+  // back through Arrow as a status and is thrown again, unchanged, by
+  // rethrow_failure(), so that the job reports it as it would for text.
+  arrow::Status Write(const void* data, int64_t size) override {
+    if (abandoned_) return arrow::Status::IOError("the output was abandoned");
+    try {
+      sink_.write(static_cast<const char*>(data), static_cast<size_t>(size));
+    } catch (...) {
+      failure_ = std::current_exception();
+      return arrow::Status::IOError("the output could not be written");
+    }
+    position_ += size;
+    return arrow::Status::OK();
+  }
+  // What Arrow's writer writes from now on (its destructor's attempt at a
+  // footer, after a failure) goes nowhere.
+  void abandon() { abandoned_ = true; }
+  void rethrow_failure() const {
+    if (failure_) std::rethrow_exception(failure_);
+  }
+  arrow::Status Flush() override { return arrow::Status::OK(); }
+  arrow::Status Close() override {
+    closed_ = true;
+    return arrow::Status::OK();
+  }
+  bool closed() const override { return closed_; }
+  arrow::Result<int64_t> Tell() const override { return position_; }
+
+ private:
+  ByteSink& sink_;
+  int64_t position_ = 0;
+  bool closed_ = false;
+  bool abandoned_ = false;
+  std::exception_ptr failure_;
+};
+
+void initialize_compute() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const arrow::Status status = arrow::compute::Initialize();
+    if (!status.ok()) throw_status("Arrow", "its compute functions cannot start", status);
+  });
+}
+
+}  // namespace
+
+struct ParquetWriter::State {
+  SinkStream stream;
+  std::unique_ptr<parquet::arrow::FileWriter> writer;
+  int64_t row_group_rows = 0;
+  explicit State(ByteSink& sink) : stream(sink) {}
+};
+
+ParquetWriter::ParquetWriter(const ParquetReader& like, ByteSink& sink)
+    : state_(std::make_unique<State>(sink)) {
+  initialize_compute();
+  const ParquetReader::State& in = *like.state_;
+  state_->row_group_rows = std::max<int64_t>(in.row_group_rows, 1);
+  parquet::WriterProperties::Builder properties;
+  properties.compression(in.compression);
+  properties.max_row_group_length(state_->row_group_rows);
+  // The Arrow schema rides along, so that types Parquet has no word for
+  // (large strings, time zones) read back as they were.
+  parquet::ArrowWriterProperties::Builder arrow_properties;
+  arrow_properties.store_schema();
+  std::shared_ptr<arrow::io::OutputStream> stream(&state_->stream, [](auto*) {});
+  auto opened = parquet::arrow::FileWriter::Open(*in.schema, arrow::default_memory_pool(),
+                                                 stream, properties.build(),
+                                                 arrow_properties.build());
+  if (!opened.ok()) throw_status("the output", "cannot be written as Parquet", opened.status());
+  state_->writer = std::move(*opened);
+}
+
+ParquetWriter::~ParquetWriter() {
+  state_->stream.abandon();
+  state_->writer.reset();
+}
+
+void ParquetWriter::write(const RowGroup& group, const uint8_t* keep) {
+  const size_t rows = group.rows();
+  arrow::BooleanBuilder mask;
+  const arrow::Status appended = mask.AppendValues(keep, static_cast<int64_t>(rows));
+  if (!appended.ok()) throw_status("the output", "cannot be written", appended);
+  std::shared_ptr<arrow::Array> mask_array;
+  if (const arrow::Status status = mask.Finish(&mask_array); !status.ok()) {
+    throw_status("the output", "cannot be written", status);
+  }
+  auto kept = arrow::compute::Filter(group.data().table, mask_array);
+  if (!kept.ok()) throw_status("the output", "cannot take the kept rows", kept.status());
+  const std::shared_ptr<arrow::Table> table = kept->table();
+  if (table->num_rows() == 0) return;
+  const arrow::Status status = state_->writer->WriteTable(*table, state_->row_group_rows);
+  state_->stream.rethrow_failure();
+  if (!status.ok()) throw_status("the output", "cannot be written as Parquet", status);
+}
+
+void ParquetWriter::close() {
+  const arrow::Status status = state_->writer->Close();
+  state_->stream.rethrow_failure();
+  if (!status.ok()) throw_status("the output", "cannot be written as Parquet", status);
+}
+
+}  // namespace gdedup::columnar

@@ -1,0 +1,184 @@
+#include "pipeline/parquet_front_end.h"
+
+#include <exception>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "columnar/parquet_table.h"
+#include "fs/file_ops.h"
+#include "gdedup/error.h"
+#include "pipeline/batch_queue.h"
+
+namespace gdedup::pipeline {
+namespace {
+
+// One row group being decoded, one answered, one written.
+constexpr int kBatchesInFlight = 3;
+
+struct Outcome {
+  std::unique_ptr<WorkBatch> batch;  // null: the input has ended
+  std::exception_ptr failure;        // set: reading failed here
+};
+
+const OptionNames& names_of(const PipelineOptions& options) {
+  return options.names ? *options.names : library_option_names();
+}
+
+// What Parquet input cannot do yet is refused before anything is read.
+void refuse_unsupported(const PipelineOptions& options) {
+  const OptionNames& names = names_of(options);
+  const std::string what = "Parquet input (" + options.inputs.front() + ")";
+  if (options.keys.key.kind != keys::KeySpec::Kind::kColumn) {
+    throw UsageError(what + " is keyed by one of its columns: give " +
+                     names.with(JobOption::kKey, "column:NAME") + ".");
+  }
+  if (options.format != InputFormat::kText) {
+    throw UsageError(what + " has no fingerprints to read: leave out " +
+                     names.name(JobOption::kInputFormat) + ".");
+  }
+  if (!options.checkpoint.empty() || options.resume != nullptr) {
+    throw UsageError(what + " cannot be checkpointed or resumed yet: leave out " +
+                     names.name(JobOption::kCheckpoint) + ".");
+  }
+  if (!options.output_parts.empty()) {
+    throw UsageError(what + " cannot be written in parts yet: leave out " +
+                     names.name(JobOption::kOutputParts) + ".");
+  }
+  for (const std::string& path : options.inputs) {
+    if (path == "-") {
+      throw UsageError(what + " cannot be read with standard input in the same job: a "
+                       "Parquet file is read from its end, so give it as a file.");
+    }
+    if (!is_parquet_input(path)) {
+      throw UsageError(path + " is not a Parquet file, but the job's other input " +
+                       options.inputs.front() + " is: a job reads Parquet files or "
+                       "records, not both.");
+    }
+  }
+}
+
+class ParquetFrontEnd final : public FrontEnd {
+ public:
+  ParquetFrontEnd(const PipelineOptions& options, const KeyHashing& hashing,
+                  const Backend* backend)
+      : reader_(options.inputs, options.keys.key.path),
+        hasher_(hashed_as_text(options), hashing),
+        backend_(backend) {
+    if (!options.keys.normalize.empty() &&
+        reader_.key_kind() != columnar::ColumnKind::kText) {
+      throw UsageError(options.inputs.front() + ": the key column " +
+                       options.keys.key_text() + " does not hold strings, so " +
+                       names_of(options).name(JobOption::kNormalize) +
+                       ", which rewrites text, cannot apply to it.");
+    }
+  }
+  ~ParquetFrontEnd() override { stop(); }
+
+  const columnar::ParquetReader* parquet() const override { return &reader_; }
+
+  void skip_to(const StreamPoint& target) override { (void)target; }
+
+  void start() override {
+    for (int i = 0; i < kBatchesInFlight; ++i) free_.push(std::make_unique<WorkBatch>(backend_));
+    thread_ = std::thread([&] { read_all(); });
+  }
+
+  WorkBatch* next() override {
+    std::optional<Outcome> out = full_.pop();
+    if (!out) return nullptr;
+    if (out->failure) std::rethrow_exception(out->failure);
+    if (!out->batch) return nullptr;
+    handed_out_.push_back(std::move(out->batch));
+    return handed_out_.back().get();
+  }
+
+  void recycle(WorkBatch* batch) override {
+    for (auto it = handed_out_.begin(); it != handed_out_.end(); ++it) {
+      if (it->get() != batch) continue;
+      (*it)->rows.reset();
+      free_.push(std::move(*it));
+      handed_out_.erase(it);
+      return;
+    }
+  }
+
+  void stop() override {
+    free_.close();
+    full_.close();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  // The column's value is the key as a whole text record is, normalized
+  // by the job's rules.
+  static PipelineOptions hashed_as_text(const PipelineOptions& options) {
+    PipelineOptions text = options;
+    text.keys.key = keys::KeySpec::whole();
+    return text;
+  }
+
+  void read_all() {
+    try {
+      while (std::optional<std::unique_ptr<WorkBatch>> batch = free_.pop()) {
+        if (!read_one(**batch)) break;
+        if (!full_.push(Outcome{std::move(*batch), nullptr})) return;
+      }
+      full_.push(Outcome{nullptr, nullptr});
+    } catch (...) {
+      full_.push(Outcome{nullptr, std::current_exception()});
+    }
+  }
+
+  bool read_one(WorkBatch& batch) {
+    columnar::RowGroupPlace place;
+    std::unique_ptr<columnar::RowGroup> rows = reader_.next(place);
+    if (!rows) return false;
+    const size_t n = rows->rows();
+    batch.missing.assign(rows->nulls().begin(), rows->nulls().end());
+    if (hasher_.exact()) {
+      batch.keys.resize(n);
+      for (size_t i = 0; i < n; ++i) batch.keys.data()[i] = hasher_.key(rows->key(i));
+    } else {
+      batch.fingerprints.resize(n);
+      for (size_t i = 0; i < n; ++i) batch.fingerprints.data()[i] = hasher_.fingerprint(rows->key(i));
+    }
+    records_ += n;
+    batch.place = place;
+    batch.end = StreamPoint{records_, 0, place.input, 0};
+    batch.rows = std::move(rows);
+    return true;
+  }
+
+  columnar::ParquetReader reader_;
+  BatchHasher hasher_;
+  const Backend* backend_;
+  uint64_t records_ = 0;
+  BatchQueue<std::unique_ptr<WorkBatch>> free_;
+  BatchQueue<Outcome> full_;
+  std::vector<std::unique_ptr<WorkBatch>> handed_out_;
+  std::thread thread_;
+};
+
+}  // namespace
+
+bool is_parquet_input(const std::string& path) {
+  if (path == "-") return false;
+  fs::File file;
+  fs::FileStatus status;
+  // Never waits for a named pipe's writer; a pipe is not Parquet (which is
+  // read from its end) and its reader says what it is.
+  if (fs::open_without_waiting(path, file, status) != 0 || !status.regular()) return false;
+  char head[4];
+  return fs::read_at(file.fd(), head, sizeof head, 0) == sizeof head &&
+         std::string_view(head, sizeof head) == columnar::kParquetMagic;
+}
+
+std::unique_ptr<FrontEnd> make_parquet_front_end(const PipelineOptions& options,
+                                                 const KeyHashing& hashing,
+                                                 const Backend* backend) {
+  refuse_unsupported(options);
+  return std::make_unique<ParquetFrontEnd>(options, hashing, backend);
+}
+
+}  // namespace gdedup::pipeline
