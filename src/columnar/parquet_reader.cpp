@@ -73,6 +73,33 @@ std::vector<int> key_path(const arrow::Schema& schema, const std::vector<std::st
   return indices;
 }
 
+// The first column where `other` differs from `first`, in a sentence that
+// names both files.
+std::string schema_difference(const arrow::Schema& first, const std::string& first_path,
+                              const arrow::Schema& other, const std::string& other_path) {
+  for (int i = 0; i < std::max(first.num_fields(), other.num_fields()); ++i) {
+    if (i >= first.num_fields()) {
+      return other_path + " has a column " + other.field(i)->name() + " that " + first_path +
+             " has not";
+    }
+    if (i >= other.num_fields()) {
+      return other_path + " has no column " + first.field(i)->name() + ", which " +
+             first_path + " has";
+    }
+    const arrow::Field& a = *first.field(i);
+    const arrow::Field& b = *other.field(i);
+    if (a.name() != b.name()) {
+      return "column " + std::to_string(i + 1) + " is " + b.name() + " in " + other_path +
+             " but " + a.name() + " in " + first_path;
+    }
+    if (!a.Equals(b, /*check_metadata=*/false)) {
+      return "the column " + a.name() + " is " + b.ToString() + " in " + other_path + " but " +
+             a.ToString() + " in " + first_path;
+    }
+  }
+  return "their schemas differ in their fields' metadata";
+}
+
 ColumnKind kind_of(const arrow::DataType& type, const std::vector<std::string>& column,
                    const std::string& path) {
   switch (type.id()) {
@@ -231,9 +258,8 @@ ParquetReader::ParquetReader(std::vector<std::string> paths, std::vector<std::st
       }
     } else if (!schema->Equals(*s.schema, /*check_metadata=*/false)) {
       throw Error(path + ": its schema differs from that of " + s.paths[0] +
-                      ", the job's first input, so their rows cannot go to one output (" +
-                      path + ": " + schema->ToString() + "; " + s.paths[0] + ": " +
-                      s.schema->ToString() + ").",
+                      ", the job's first input, so their rows cannot go to one output: " +
+                      schema_difference(*s.schema, s.paths[0], *schema, path) + ".",
                   ErrorKind::invalid_argument);
     }
     s.inputs.push_back(std::move(input));
