@@ -24,6 +24,7 @@ struct ParquetReader::State {
   struct Input {
     std::unique_ptr<parquet::arrow::FileReader> reader;
     uint64_t rows = 0;
+    uint64_t bytes = 0;
   };
   std::vector<std::string> paths;
   std::vector<std::string> column;
@@ -39,6 +40,7 @@ struct ParquetReader::State {
   int64_t row_group_rows = 0;
   // Where next() stands.
   size_t input = 0;
+  uint64_t bytes_before = 0;  // of the inputs before `input`
   int group = 0;
   uint64_t first_row = 0;
 };

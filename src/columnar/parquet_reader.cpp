@@ -234,7 +234,7 @@ ParquetReader::ParquetReader(std::vector<std::string> paths, std::vector<std::st
   for (size_t i = 0; i < s.paths.size(); ++i) {
     const std::string& path = s.paths[i];
     uint64_t bytes = 0;
-    State::Input input{open_file(path, bytes), 0};
+    State::Input input{open_file(path, bytes), 0, bytes};
     s.total_bytes += bytes;
     std::shared_ptr<arrow::Schema> schema;
     const arrow::Status status = input.reader->GetSchema(&schema);
@@ -277,6 +277,7 @@ std::unique_ptr<RowGroup> ParquetReader::next(RowGroupPlace& place) {
   State& s = *state_;
   while (s.input < s.inputs.size() &&
          s.group >= s.inputs[s.input].reader->num_row_groups()) {
+    s.bytes_before += s.inputs[s.input].bytes;
     ++s.input;
     s.group = 0;
     s.first_row = 0;
@@ -309,6 +310,12 @@ std::unique_ptr<RowGroup> ParquetReader::next(RowGroupPlace& place) {
   }
   ++s.group;
   s.first_row += rows;
+  const State::Input& input = s.inputs[s.input];
+  place.bytes_through = s.bytes_before + (input.rows == 0 ? input.bytes
+                                          : static_cast<uint64_t>(
+                                                static_cast<double>(input.bytes) *
+                                                static_cast<double>(s.first_row) /
+                                                static_cast<double>(input.rows)));
   return std::make_unique<RowGroup>(std::move(data), std::move(keys), std::move(nulls));
 }
 

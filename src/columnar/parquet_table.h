@@ -63,6 +63,9 @@ struct RowGroupPlace {
   size_t input = 0;       // index into the reader's paths
   uint64_t group = 0;     // row group of that file, from 0
   uint64_t first_row = 0; // its first row's number in that file, from 0
+  // The file bytes of the inputs up to this row group's end, that file's
+  // share taken by its rows (for progress and statistics).
+  uint64_t bytes_through = 0;
 };
 
 // The files of a job read in order, a row group at a time, keyed by one

@@ -146,6 +146,10 @@ class ParquetFrontEnd final : public FrontEnd {
     records_ += n;
     batch.place = place;
     batch.end = StreamPoint{records_, 0, place.input, 0};
+    // Parquet's bytes are counted as the files' bytes: a row group's
+    // decoded size is Arrow's.
+    batch.input_bytes = place.bytes_through;
+    batch.raw_bytes_read = place.bytes_through;
     batch.rows = std::move(rows);
     return true;
   }
