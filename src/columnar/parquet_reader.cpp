@@ -105,9 +105,11 @@ ColumnKind kind_of(const arrow::DataType& type, const std::vector<std::string>& 
   switch (type.id()) {
     case arrow::Type::STRING:
     case arrow::Type::LARGE_STRING:
+    case arrow::Type::STRING_VIEW:
       return ColumnKind::kText;
     case arrow::Type::BINARY:
     case arrow::Type::LARGE_BINARY:
+    case arrow::Type::BINARY_VIEW:
     case arrow::Type::FIXED_SIZE_BINARY:
       return ColumnKind::kBinary;
     case arrow::Type::INT8: case arrow::Type::INT16: case arrow::Type::INT32:
@@ -192,6 +194,8 @@ void add_keys(const arrow::Array& array, RowGroup::Data& data, size_t first,
     case arrow::Type::LARGE_STRING: return add_view_keys<arrow::LargeStringArray>(array, keys);
     case arrow::Type::BINARY: return add_view_keys<arrow::BinaryArray>(array, keys);
     case arrow::Type::LARGE_BINARY: return add_view_keys<arrow::LargeBinaryArray>(array, keys);
+    case arrow::Type::STRING_VIEW: return add_view_keys<arrow::StringViewArray>(array, keys);
+    case arrow::Type::BINARY_VIEW: return add_view_keys<arrow::BinaryViewArray>(array, keys);
     case arrow::Type::FIXED_SIZE_BINARY:
       return add_view_keys<arrow::FixedSizeBinaryArray>(array, keys);
     default: break;

@@ -65,6 +65,27 @@ void initialize_compute() {
   });
 }
 
+// The kept rows as slices of the table, one a run of rows kept together:
+// for the types Arrow's filter kernel has no kernel for (string views).
+std::shared_ptr<arrow::Table> kept_by_slices(const arrow::Table& table, const uint8_t* keep,
+                                             size_t rows) {
+  std::vector<std::shared_ptr<arrow::Table>> runs;
+  for (size_t i = 0; i < rows;) {
+    if (!keep[i]) {
+      ++i;
+      continue;
+    }
+    size_t end = i + 1;
+    while (end < rows && keep[end]) ++end;
+    runs.push_back(table.Slice(static_cast<int64_t>(i), static_cast<int64_t>(end - i)));
+    i = end;
+  }
+  if (runs.empty()) return table.Slice(0, 0);
+  auto joined = arrow::ConcatenateTables(runs);
+  if (!joined.ok()) throw_status("the output", "cannot take the kept rows", joined.status());
+  return *joined;
+}
+
 }  // namespace
 
 struct ParquetWriter::State {
@@ -108,9 +129,16 @@ void ParquetWriter::write(const RowGroup& group, const uint8_t* keep) {
   if (const arrow::Status status = mask.Finish(&mask_array); !status.ok()) {
     throw_status("the output", "cannot be written", status);
   }
-  auto kept = arrow::compute::Filter(group.data().table, mask_array);
-  if (!kept.ok()) throw_status("the output", "cannot take the kept rows", kept.status());
-  const std::shared_ptr<arrow::Table> table = kept->table();
+  const std::shared_ptr<arrow::Table>& all = group.data().table;
+  auto kept = arrow::compute::Filter(all, mask_array);
+  std::shared_ptr<arrow::Table> table;
+  if (kept.ok()) {
+    table = kept->table();
+  } else if (kept.status().IsNotImplemented()) {
+    table = kept_by_slices(*all, keep, rows);
+  } else {
+    throw_status("the output", "cannot take the kept rows", kept.status());
+  }
   if (table->num_rows() == 0) return;
   const arrow::Status status = state_->writer->WriteTable(*table, state_->row_group_rows);
   state_->stream.rethrow_failure();

@@ -9,17 +9,13 @@
 #include "fs/file_ops.h"
 #include "gdedup/error.h"
 #include "pipeline/batch_queue.h"
+#include "pipeline/handed_out.h"
 
 namespace gdedup::pipeline {
 namespace {
 
 // One row group being decoded, one answered, one written.
 constexpr int kBatchesInFlight = 3;
-
-struct Outcome {
-  std::unique_ptr<WorkBatch> batch;  // null: the input has ended
-  std::exception_ptr failure;        // set: reading failed here
-};
 
 const OptionNames& names_of(const PipelineOptions& options) {
   return options.names ? *options.names : library_option_names();
@@ -84,22 +80,12 @@ class ParquetFrontEnd final : public FrontEnd {
     thread_ = std::thread([&] { read_all(); });
   }
 
-  WorkBatch* next() override {
-    std::optional<Outcome> out = full_.pop();
-    if (!out) return nullptr;
-    if (out->failure) std::rethrow_exception(out->failure);
-    if (!out->batch) return nullptr;
-    handed_out_.push_back(std::move(out->batch));
-    return handed_out_.back().get();
-  }
+  WorkBatch* next() override { return handed_out_.hand_out(full_.pop()); }
 
   void recycle(WorkBatch* batch) override {
-    for (auto it = handed_out_.begin(); it != handed_out_.end(); ++it) {
-      if (it->get() != batch) continue;
-      (*it)->rows.reset();
-      free_.push(std::move(*it));
-      handed_out_.erase(it);
-      return;
+    if (std::unique_ptr<WorkBatch> taken = handed_out_.take_back(batch)) {
+      taken->rows.reset();  // the row group's memory goes now
+      free_.push(std::move(taken));
     }
   }
 
@@ -160,7 +146,7 @@ class ParquetFrontEnd final : public FrontEnd {
   uint64_t records_ = 0;
   BatchQueue<std::unique_ptr<WorkBatch>> free_;
   BatchQueue<Outcome> full_;
-  std::vector<std::unique_ptr<WorkBatch>> handed_out_;
+  HandedOut handed_out_;
   std::thread thread_;
 };
 

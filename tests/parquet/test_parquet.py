@@ -221,6 +221,38 @@ def test_bad_key_columns_are_refused(inputs, tmp_path, column, words):
 
 
 @needs_parquet
+def test_other_string_and_binary_types_and_integer_widths_key_alike(tmp_path):
+    """large_string, string_view, fixed-size binary; int8 -1 is int64 -1."""
+    path = str(tmp_path / "kinds.parquet")
+    values = ["a", "b", "a", "", "b", ""]
+    table = pa.table({
+        "large": pa.array(values, pa.large_string()),
+        "view": pa.array(values, pa.string_view()),
+        "fixed": pa.array([v.encode().ljust(2, b"\0") for v in values], pa.binary(2)),
+        "small": pa.array([-1, 1, -1, 0, 1, 0], pa.int8()),
+        "wide": pa.array([2**64 - 1, 1, 2**64 - 1, 0, 1, 0], pa.uint64()),
+    })
+    pq.write_table(table, path)
+    assert pq.read_table(path).schema.field("view").type == pa.string_view()
+    for column in ["large", "view", "fixed", "small", "wide"]:
+        out = str(tmp_path / (column + ".parquet"))
+        done = run("dedup", "--exact", "--key", "column:" + column, path, "-o", out)
+        assert done.returncode == 0, done.stderr
+        # Rows 0, 1 and 3 (pyarrow's take has no kernel for string views).
+        want = table.slice(0, 2).to_pylist() + table.slice(3, 1).to_pylist()
+        assert pq.read_table(out).to_pylist() == want, column
+    # int8's -1 and uint64's 2**64-1 are the same 8 bytes: a set built from
+    # one finds the other's rows.
+    gds = str(tmp_path / "small.gds")
+    assert run("build", "--exact", "--key", "column:small", path, "-f", gds).returncode == 0
+    out = str(tmp_path / "found.parquet")
+    done = run("query", "--exact", "--key", "column:wide", "--ignore-key-rules", "-f", gds,
+               path, "-o", out)
+    assert done.returncode == 0, done.stderr
+    assert pq.read_table(out).num_rows == 6
+
+
+@needs_parquet
 def test_a_float_key_column_is_refused(tmp_path):
     path = str(tmp_path / "f.parquet")
     pq.write_table(pa.table({"x": [1.5, 2.5]}), path)
