@@ -25,13 +25,17 @@ const OptionNames& names_of(const PipelineOptions& options) {
 void refuse_unsupported(const PipelineOptions& options) {
   const OptionNames& names = names_of(options);
   const std::string what = "Parquet input (" + options.inputs.front() + ")";
-  if (options.keys.key.kind != keys::KeySpec::Kind::kColumn) {
-    throw UsageError(what + " is keyed by one of its columns: give " +
-                     names.with(JobOption::kKey, "column:NAME") + ".");
-  }
   if (options.format != InputFormat::kText) {
     throw UsageError(what + " has no fingerprints to read: leave out " +
                      names.name(JobOption::kInputFormat) + ".");
+  }
+  if (options.record_separator != '\n') {
+    throw UsageError(what + " holds rows, not records ended by a separator: leave out " +
+                     names.name(JobOption::kNullData) + ".");
+  }
+  if (options.keys.key.kind != keys::KeySpec::Kind::kColumn) {
+    throw UsageError(what + " is keyed by one of its columns: give " +
+                     names.with(JobOption::kKey, "column:NAME") + ".");
   }
   if (!options.checkpoint.empty() || options.resume != nullptr) {
     throw UsageError(what + " cannot be checkpointed or resumed yet: leave out " +

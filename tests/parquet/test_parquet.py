@@ -292,11 +292,14 @@ def test_parquet_and_records_in_one_job_are_refused(inputs, tmp_path):
     (["--mpi", "2"], "MPI"),
     (["--key", "whole"], "column:NAME"),
     (["--key", "column:status", "--normalize", "url"], "does not hold strings"),
+    (["-z"], "not records ended by a separator"),
+    (["--output-parts", "parts"], "cannot be written in parts"),
 ])
 def test_what_parquet_input_cannot_do_yet_is_refused(inputs, tmp_path, extra, words):
     args = [] if "--key" in extra else ["--key", "column:url", "--missing-key", "keep"]
-    done = subprocess.run([BIN, "dedup", "-q", *args, *extra, inputs[0],
-                           "-o", "o.parquet"], capture_output=True, text=True, cwd=tmp_path)
+    output = [] if "--output-parts" in extra else ["-o", "o.parquet"]
+    done = subprocess.run([BIN, "dedup", "-q", *args, *extra, inputs[0], *output],
+                          capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     assert words in done.stderr
     assert_no_output(str(tmp_path), "o.parquet")
