@@ -48,7 +48,8 @@ struct KeySpec {
 // "whole" or "line" for the whole record, "field:N" (N >= 1) for the N-th
 // field, "json:PATH" and "cdxj:PATH" for a value in a JSON record or a CDXJ
 // line's JSON, "cdxj:surt" and "cdxj:timestamp" for a CDXJ line's first two
-// fields, "column:PATH" for a column of Parquet input. Throws gdedup::UsageError naming the value and the accepted forms.
+// fields, "column:PATH" for a column of Parquet input. Throws
+// gdedup::UsageError naming the value and the accepted forms.
 KeySpec parse_key_spec(std::string_view text);
 
 // One byte: given literally (",", "|"), by name (tab, comma, space, pipe,

@@ -35,8 +35,12 @@ std::unique_ptr<FrontEnd> make_front_end(const PipelineOptions& options,
   }
   if (options.keys.key.kind == keys::KeySpec::Kind::kColumn) {
     const std::string& first = options.inputs.empty() ? "-" : options.inputs.front();
-    throw UsageError("the key " + options.keys.key_text() + " is a column of Parquet input, but " +
-                     (first == "-" ? std::string("standard input") : first) +
+    const std::string what = "the key " + options.keys.key_text() + " is a column of Parquet input";
+    if (first == "-") {
+      throw UsageError(what + ", which is read from its end, so not from standard input or a "
+                       "pipe: give the Parquet file's path.");
+    }
+    throw UsageError(what + ", but " + first +
                      " is not a Parquet file; a column key reads only Parquet files.");
   }
   if (options.read_threads <= 1 || options.format == InputFormat::kU64 ||

@@ -131,7 +131,8 @@ class ParquetFrontEnd final : public FrontEnd {
       for (size_t i = 0; i < n; ++i) batch.keys.data()[i] = hasher_.key(rows->key(i));
     } else {
       batch.fingerprints.resize(n);
-      for (size_t i = 0; i < n; ++i) batch.fingerprints.data()[i] = hasher_.fingerprint(rows->key(i));
+      uint64_t* fingerprints = batch.fingerprints.data();
+      for (size_t i = 0; i < n; ++i) fingerprints[i] = hasher_.fingerprint(rows->key(i));
     }
     records_ += n;
     batch.place = place;
