@@ -6,10 +6,8 @@
 #include <parquet/exception.h>
 #include <parquet/metadata.h>
 
-#include <cstring>
 
 #include "columnar/parquet_arrow.h"
-#include "fs/file_ops.h"
 #include "gdedup/error.h"
 
 namespace gdedup::columnar {
@@ -124,14 +122,11 @@ ColumnKind kind_of(const arrow::DataType& type, const std::vector<std::string>& 
   }
 }
 
-std::unique_ptr<parquet::arrow::FileReader> open_file(const std::string& path,
-                                                      uint64_t& bytes) {
-  fs::File file;
-  if (const int err = fs::open_for_reading(path, file)) {
-    throw Error("cannot open input " + path + ": " + std::strerror(err) + ".", ErrorKind::io);
-  }
-  // Arrow's file takes the descriptor, opened through src/fs (off 0, 1, 2).
-  auto opened = arrow::io::ReadableFile::Open(file.release());
+std::unique_ptr<parquet::arrow::FileReader> open_file(const std::string& path, uint64_t& bytes,
+                                                      FileOpener& opener) {
+  // Arrow's file takes the descriptor, opened through the engine's src/fs.
+  const int fd = opener.open(path);
+  auto opened = arrow::io::ReadableFile::Open(fd);
   if (!opened.ok()) throw_status(path, "cannot be read", opened.status());
   std::shared_ptr<arrow::io::ReadableFile> readable = *opened;
   auto size = readable->GetSize();
@@ -187,7 +182,7 @@ void add_integer_keys(const arrow::Array& array, char* out) {
   }
 }
 
-void add_keys(const arrow::Array& array, RowGroup::Data& data, size_t first,
+void add_keys(const arrow::Array& array, ArrowRows& data, size_t first,
               std::vector<std::string_view>& keys) {
   switch (array.type_id()) {
     case arrow::Type::STRING: return add_view_keys<arrow::StringArray>(array, keys);
@@ -219,79 +214,62 @@ void add_keys(const arrow::Array& array, RowGroup::Data& data, size_t first,
 
 }  // namespace
 
-RowGroup::RowGroup(std::unique_ptr<Data> data, std::vector<std::string_view> keys,
-                   std::vector<uint64_t> nulls)
-    : data_(std::move(data)), keys_(std::move(keys)), nulls_(std::move(nulls)) {}
-RowGroup::~RowGroup() = default;
-
-bool parquet_supported() { return true; }
-
-uint64_t parquet_file_rows(const std::string& path, uint64_t& bytes) {
-  return static_cast<uint64_t>(open_file(path, bytes)->parquet_reader()->metadata()->num_rows());
+uint64_t arrow_file_rows(const std::string& path, uint64_t& bytes, FileOpener& opener) {
+  return static_cast<uint64_t>(open_file(path, bytes, opener)->parquet_reader()->metadata()->num_rows());
 }
 
-ParquetReader::ParquetReader(std::vector<std::string> paths, std::vector<std::string> column)
-    : state_(std::make_unique<State>()) {
-  State& s = *state_;
-  s.paths = std::move(paths);
-  s.column = std::move(column);
-  for (size_t i = 0; i < s.paths.size(); ++i) {
-    const std::string& path = s.paths[i];
+ArrowReader::ArrowReader(std::vector<std::string> paths, std::vector<std::string> column,
+                         FileOpener& opener)
+    : paths_(std::move(paths)), column_(std::move(column)) {
+  for (size_t i = 0; i < paths_.size(); ++i) {
+    const std::string& path = paths_[i];
     uint64_t bytes = 0;
-    State::Input input{open_file(path, bytes), 0, bytes};
-    s.total_bytes += bytes;
+    Input input{open_file(path, bytes, opener), 0, bytes};
+    total_bytes_ += bytes;
     std::shared_ptr<arrow::Schema> schema;
     const arrow::Status status = input.reader->GetSchema(&schema);
     if (!status.ok()) throw_status(path, "has a schema Arrow cannot read", status);
     const parquet::FileMetaData& meta = *input.reader->parquet_reader()->metadata();
     input.rows = static_cast<uint64_t>(meta.num_rows());
-    s.total_rows += input.rows;
+    total_rows_ += input.rows;
     if (i == 0) {
-      s.schema = schema;
-      s.key_path = key_path(*schema, s.column, path);
-      std::shared_ptr<arrow::DataType> type = schema->field(s.key_path[0])->type();
-      for (size_t level = 1; level < s.key_path.size(); ++level) {
-        type = type->field(s.key_path[level])->type();
+      schema_ = schema;
+      key_path_ = key_path(*schema, column_, path);
+      std::shared_ptr<arrow::DataType> type = schema->field(key_path_[0])->type();
+      for (size_t level = 1; level < key_path_.size(); ++level) {
+        type = type->field(key_path_[level])->type();
       }
-      s.kind = kind_of(*type, s.column, path);
+      kind_ = kind_of(*type, column_, path);
       for (int g = 0; g < meta.num_row_groups(); ++g) {
-        s.row_group_rows = std::max<int64_t>(s.row_group_rows, meta.RowGroup(g)->num_rows());
+        row_group_rows_ = std::max<int64_t>(row_group_rows_, meta.RowGroup(g)->num_rows());
       }
       if (meta.num_row_groups() > 0 && meta.num_columns() > 0) {
-        s.compression = meta.RowGroup(0)->ColumnChunk(0)->compression();
+        compression_ = meta.RowGroup(0)->ColumnChunk(0)->compression();
       }
-    } else if (!schema->Equals(*s.schema, /*check_metadata=*/false)) {
-      throw Error(path + ": its schema differs from that of " + s.paths[0] +
+    } else if (!schema->Equals(*schema_, /*check_metadata=*/false)) {
+      throw Error(path + ": its schema differs from that of " + paths_[0] +
                       ", the job's first input, so their rows cannot go to one output: " +
-                      schema_difference(*s.schema, s.paths[0], *schema, path) + ".",
+                      schema_difference(*schema_, paths_[0], *schema, path) + ".",
                   ErrorKind::invalid_argument);
     }
-    s.inputs.push_back(std::move(input));
+    inputs_.push_back(std::move(input));
   }
 }
 
-ParquetReader::~ParquetReader() = default;
-
-ColumnKind ParquetReader::key_kind() const { return state_->kind; }
-uint64_t ParquetReader::total_rows() const { return state_->total_rows; }
-uint64_t ParquetReader::total_bytes() const { return state_->total_bytes; }
-const std::vector<std::string>& ParquetReader::paths() const { return state_->paths; }
-
-std::unique_ptr<RowGroup> ParquetReader::next(RowGroupPlace& place) {
-  State& s = *state_;
-  while (s.input < s.inputs.size() &&
-         s.group >= s.inputs[s.input].reader->num_row_groups()) {
-    s.bytes_before += s.inputs[s.input].bytes;
-    ++s.input;
-    s.group = 0;
-    s.first_row = 0;
+std::unique_ptr<RowGroup> ArrowReader::next(RowGroupPlace& place) {
+  while (input_ < inputs_.size() &&
+         group_ >= inputs_[input_].reader->num_row_groups()) {
+    bytes_before_ += inputs_[input_].bytes;
+    ++input_;
+    group_ = 0;
+    first_row_ = 0;
   }
-  if (s.input == s.inputs.size()) return nullptr;
-  place = RowGroupPlace{s.input, static_cast<uint64_t>(s.group), s.first_row};
-  const std::string where = s.paths[s.input] + ": row group " + std::to_string(s.group + 1);
-  auto data = std::make_unique<RowGroup::Data>();
+  if (input_ == inputs_.size()) return nullptr;
+  place = RowGroupPlace{input_, static_cast<uint64_t>(group_), first_row_};
+  const std::string where = paths_[input_] + ": row group " + std::to_string(group_ + 1);
+  auto data = std::make_unique<ArrowRows>();
   try {
-    auto table = s.inputs[s.input].reader->ReadRowGroup(s.group);
+    auto table = inputs_[input_].reader->ReadRowGroup(group_);
     if (!table.ok()) throw_status(where, "cannot be decoded", table.status());
     data->table = std::move(*table);
   } catch (const parquet::ParquetException& e) {
@@ -299,26 +277,26 @@ std::unique_ptr<RowGroup> ParquetReader::next(RowGroupPlace& place) {
   }
   const arrow::Table& table = *data->table;
   const size_t rows = static_cast<size_t>(table.num_rows());
-  if (s.kind == ColumnKind::kInteger) data->integer_keys.resize(rows * 8);
+  if (kind_ == ColumnKind::kInteger) data->integer_keys.resize(rows * 8);
   std::vector<std::string_view> keys;
   std::vector<uint64_t> nulls;
   keys.reserve(rows);
-  for (const auto& chunk : table.column(s.key_path[0])->chunks()) {
+  for (const auto& chunk : table.column(key_path_[0])->chunks()) {
     const size_t first = keys.size();
-    const std::shared_ptr<arrow::Array> array = key_array(chunk, s.key_path, where);
+    const std::shared_ptr<arrow::Array> array = key_array(chunk, key_path_, where);
     add_keys(*array, *data, first, keys);
     if (array->null_count() == 0) continue;
     for (int64_t i = 0; i < array->length(); ++i) {
       if (array->IsNull(i)) nulls.push_back(first + static_cast<uint64_t>(i));
     }
   }
-  ++s.group;
-  s.first_row += rows;
-  const State::Input& input = s.inputs[s.input];
-  place.bytes_through = s.bytes_before + (input.rows == 0 ? input.bytes
+  ++group_;
+  first_row_ += rows;
+  const Input& input = inputs_[input_];
+  place.bytes_through = bytes_before_ + (input.rows == 0 ? input.bytes
                                           : static_cast<uint64_t>(
                                                 static_cast<double>(input.bytes) *
-                                                static_cast<double>(s.first_row) /
+                                                static_cast<double>(first_row_) /
                                                 static_cast<double>(input.rows)));
   return std::make_unique<RowGroup>(std::move(data), std::move(keys), std::move(nulls));
 }

@@ -1,8 +1,16 @@
 // Parquet files read a row group at a time and written back with the rows a
-// job keeps, behind an interface without Arrow's types: Arrow's headers need
-// C++20, and only this folder's sources include them (gdedup_parquet in
-// CMakeLists.txt). A build without Arrow gets parquet_unavailable.cpp, whose
-// every entry point says how to get a build that has it.
+// job keeps, behind interfaces without Arrow's types. Arrow's headers need
+// C++20, and its libraries take about 97 MB of address space and 18 MB of
+// memory once loaded: only this folder's Arrow sources include them, and they
+// are a module of their own (libgdedup_parquet.so, CMakeLists.txt) that
+// parquet_module.cpp loads the first time a job reads Parquet, so that a
+// job of lines, and the command's start, never map them.
+//
+// The module implements ParquetLibrary and its reader and writer. Both sides
+// are built by the same compiler against the same C++ library in one build,
+// so these classes pass std::string and std::vector across, and a
+// gdedup::Error (header-only) thrown in the module reaches the engine's
+// handlers, matched by its type's name as the C++ runtime does.
 #pragma once
 
 #include <cstddef>
@@ -13,9 +21,6 @@
 #include <vector>
 
 namespace gdedup::columnar {
-
-// Whether this build reads and writes Parquet.
-bool parquet_supported();
 
 // The first bytes of a Parquet file (and its last four): "PAR1".
 inline constexpr std::string_view kParquetMagic{"PAR1", 4};
@@ -28,20 +33,18 @@ enum class ColumnKind {
   kInteger  // any integer width, signed or not: 8 bytes, little-endian
 };
 
-// The rows a Parquet file's footer says it holds, and the file's size in
-// `bytes`. Throws gdedup::Error naming the file when it is not readable
-// Parquet.
-uint64_t parquet_file_rows(const std::string& path, uint64_t& bytes);
-
 // One row group of one input: the key of each row, and the rows themselves
 // for the writer (held opaque). Keys point into the row group's own memory
 // and live as long as it does.
 class RowGroup {
  public:
-  struct Data;  // Arrow's table, in the sources that include Arrow
+  // Arrow's table, in the module that reads it.
+  struct Data {
+    virtual ~Data() = default;
+  };
   RowGroup(std::unique_ptr<Data> data, std::vector<std::string_view> keys,
-           std::vector<uint64_t> nulls);
-  ~RowGroup();
+           std::vector<uint64_t> nulls)
+      : data_(std::move(data)), keys_(std::move(keys)), nulls_(std::move(nulls)) {}
   RowGroup(const RowGroup&) = delete;
   RowGroup& operator=(const RowGroup&) = delete;
 
@@ -69,31 +72,17 @@ struct RowGroupPlace {
 };
 
 // The files of a job read in order, a row group at a time, keyed by one
-// column. Opening reads every file's footer and checks them: each is
-// Parquet, has the column (a dotted path into struct columns), of a type
-// that can be keyed, and has the first file's schema. Throws gdedup::Error
-// naming the file (and the other file, and the column) otherwise.
+// column (open_parquet_reader).
 class ParquetReader {
  public:
-  // `column`: the path of names from the top (["url"], ["meta", "url"]).
-  ParquetReader(std::vector<std::string> paths, std::vector<std::string> column);
-  ~ParquetReader();
-  ParquetReader(const ParquetReader&) = delete;
-  ParquetReader& operator=(const ParquetReader&) = delete;
-
-  ColumnKind key_kind() const;
-  uint64_t total_rows() const;   // from the footers
-  uint64_t total_bytes() const;  // the files' sizes
-  const std::vector<std::string>& paths() const;
+  virtual ~ParquetReader() = default;
+  virtual ColumnKind key_kind() const = 0;
+  virtual uint64_t total_rows() const = 0;   // from the footers
+  virtual uint64_t total_bytes() const = 0;  // the files' sizes
+  virtual const std::vector<std::string>& paths() const = 0;
   // The next row group, with where it lies; null after the last one.
   // Throws gdedup::Error naming the file and row group for damaged data.
-  std::unique_ptr<RowGroup> next(RowGroupPlace& place);
-
-  struct State;
-
- private:
-  std::unique_ptr<State> state_;
-  friend class ParquetWriter;
+  virtual std::unique_ptr<RowGroup> next(RowGroupPlace& place) = 0;
 };
 
 // Bytes out, in order: the writer's only way to the disk.
@@ -103,26 +92,68 @@ class ByteSink {
   virtual void write(const char* data, size_t size) = 0;
 };
 
-// A Parquet file with the schema and key-value metadata of `like`'s files,
-// their compression and row-group sizes, written to `sink` a row group at a
-// time. close() writes the footer; a writer destroyed unclosed leaves the
-// sink without one (the job that failed removes its output).
+// A Parquet file being written a row group at a time (open_parquet_writer).
+// close() writes the footer; a writer destroyed unclosed leaves the sink
+// without one (the job that failed removes its output).
 class ParquetWriter {
  public:
-  ParquetWriter(const ParquetReader& like, ByteSink& sink);
-  ~ParquetWriter();
-  ParquetWriter(const ParquetWriter&) = delete;
-  ParquetWriter& operator=(const ParquetWriter&) = delete;
-
+  virtual ~ParquetWriter() = default;
   // Writes the rows of `group` whose keep[i] is nonzero, in order, as one
   // row group (none when no row is kept).
-  void write(const RowGroup& group, const uint8_t* keep);
-  void close();
-
-  struct State;
-
- private:
-  std::unique_ptr<State> state_;
+  virtual void write(const RowGroup& group, const uint8_t* keep) = 0;
+  virtual void close() = 0;
 };
+
+// How the module opens an input: a descriptor of `path` for reading,
+// opened through src/fs (off 0, 1, 2), which the module then owns; throws
+// gdedup::Error naming the file where it cannot be opened.
+class FileOpener {
+ public:
+  virtual ~FileOpener() = default;
+  virtual int open(const std::string& path) = 0;
+};
+
+// What the module gives: the three ways into Arrow's Parquet.
+class ParquetLibrary {
+ public:
+  virtual ~ParquetLibrary() = default;
+  // See parquet_file_rows below.
+  virtual uint64_t file_rows(const std::string& path, uint64_t& bytes, FileOpener& opener) = 0;
+  // See open_parquet_reader below.
+  virtual std::unique_ptr<ParquetReader> open_reader(std::vector<std::string> paths,
+                                                     std::vector<std::string> column,
+                                                     FileOpener& opener) = 0;
+  // See open_parquet_writer below; `like` is a reader of this library.
+  virtual std::unique_ptr<ParquetWriter> open_writer(const ParquetReader& like,
+                                                     ByteSink& sink) = 0;
+};
+
+// The module's one entry, `extern "C"`: its ParquetLibrary, which lives as
+// long as the process. The name carries the interface's version, so that a
+// module of another version is refused by name rather than called wrongly.
+using ParquetEntry = ParquetLibrary* (*)();
+inline constexpr const char* kParquetEntryName = "gdedup_parquet_library_v1";
+
+// The engine's side (parquet_module.cpp): each loads the module on first
+// use, and throws gdedup::Error (unsupported_format) naming the path tried
+// and the loader's words where it cannot, or saying how to get a build with
+// Parquet support where this one has none.
+
+// The rows a Parquet file's footer says it holds, and the file's size in
+// `bytes`. Throws gdedup::Error naming the file when it is not readable
+// Parquet.
+uint64_t parquet_file_rows(const std::string& path, uint64_t& bytes);
+
+// Opening reads every file's footer and checks them: each is Parquet, has
+// the column (`column`: the path of names from the top, ["url"] or
+// ["meta", "url"]), of a type that can be keyed, and has the first file's
+// schema. Throws gdedup::Error naming the file (and the other file, and the
+// column) otherwise.
+std::unique_ptr<ParquetReader> open_parquet_reader(std::vector<std::string> paths,
+                                                   std::vector<std::string> column);
+
+// A Parquet file with the schema and key-value metadata of `like`'s files,
+// their compression and row-group sizes, written to `sink`.
+std::unique_ptr<ParquetWriter> open_parquet_writer(const ParquetReader& like, ByteSink& sink);
 
 }  // namespace gdedup::columnar

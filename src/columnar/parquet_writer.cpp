@@ -86,69 +86,73 @@ std::shared_ptr<arrow::Table> kept_by_slices(const arrow::Table& table, const ui
   return *joined;
 }
 
-}  // namespace
+class ArrowWriter final : public ParquetWriter {
+ public:
+  ArrowWriter(const ArrowReader& like, ByteSink& sink) : stream_(sink) {
+    initialize_compute();
+    row_group_rows_ = std::max<int64_t>(like.row_group_rows(), 1);
+    parquet::WriterProperties::Builder properties;
+    properties.compression(like.compression());
+    properties.max_row_group_length(row_group_rows_);
+    // The Arrow schema rides along, so that types Parquet has no word for
+    // (large strings, time zones) read back as they were.
+    parquet::ArrowWriterProperties::Builder arrow_properties;
+    arrow_properties.store_schema();
+    std::shared_ptr<arrow::io::OutputStream> stream(&stream_, [](auto*) {});
+    auto opened = parquet::arrow::FileWriter::Open(*like.schema(), arrow::default_memory_pool(),
+                                                   stream, properties.build(),
+                                                   arrow_properties.build());
+    if (!opened.ok()) throw_status("the output", "cannot be written as Parquet", opened.status());
+    writer_ = std::move(*opened);
+  }
 
-struct ParquetWriter::State {
-  SinkStream stream;
-  std::unique_ptr<parquet::arrow::FileWriter> writer;
-  int64_t row_group_rows = 0;
-  explicit State(ByteSink& sink) : stream(sink) {}
+  ~ArrowWriter() override {
+    stream_.abandon();
+    writer_.reset();
+  }
+
+  void write(const RowGroup& group, const uint8_t* keep) override {
+    const size_t rows = group.rows();
+    arrow::BooleanBuilder mask;
+    const arrow::Status appended = mask.AppendValues(keep, static_cast<int64_t>(rows));
+    if (!appended.ok()) throw_status("the output", "cannot be written", appended);
+    std::shared_ptr<arrow::Array> mask_array;
+    if (const arrow::Status status = mask.Finish(&mask_array); !status.ok()) {
+      throw_status("the output", "cannot be written", status);
+    }
+    // Row groups come from this module's reader: the only kind there is.
+    const std::shared_ptr<arrow::Table>& all = static_cast<const ArrowRows&>(group.data()).table;
+    auto kept = arrow::compute::Filter(all, mask_array);
+    std::shared_ptr<arrow::Table> table;
+    if (kept.ok()) {
+      table = kept->table();
+    } else if (kept.status().IsNotImplemented()) {
+      table = kept_by_slices(*all, keep, rows);
+    } else {
+      throw_status("the output", "cannot take the kept rows", kept.status());
+    }
+    if (table->num_rows() == 0) return;
+    const arrow::Status status = writer_->WriteTable(*table, row_group_rows_);
+    stream_.rethrow_failure();
+    if (!status.ok()) throw_status("the output", "cannot be written as Parquet", status);
+  }
+
+  void close() override {
+    const arrow::Status status = writer_->Close();
+    stream_.rethrow_failure();
+    if (!status.ok()) throw_status("the output", "cannot be written as Parquet", status);
+  }
+
+ private:
+  SinkStream stream_;
+  std::unique_ptr<parquet::arrow::FileWriter> writer_;
+  int64_t row_group_rows_ = 0;
 };
 
-ParquetWriter::ParquetWriter(const ParquetReader& like, ByteSink& sink)
-    : state_(std::make_unique<State>(sink)) {
-  initialize_compute();
-  const ParquetReader::State& in = *like.state_;
-  state_->row_group_rows = std::max<int64_t>(in.row_group_rows, 1);
-  parquet::WriterProperties::Builder properties;
-  properties.compression(in.compression);
-  properties.max_row_group_length(state_->row_group_rows);
-  // The Arrow schema rides along, so that types Parquet has no word for
-  // (large strings, time zones) read back as they were.
-  parquet::ArrowWriterProperties::Builder arrow_properties;
-  arrow_properties.store_schema();
-  std::shared_ptr<arrow::io::OutputStream> stream(&state_->stream, [](auto*) {});
-  auto opened = parquet::arrow::FileWriter::Open(*in.schema, arrow::default_memory_pool(),
-                                                 stream, properties.build(),
-                                                 arrow_properties.build());
-  if (!opened.ok()) throw_status("the output", "cannot be written as Parquet", opened.status());
-  state_->writer = std::move(*opened);
-}
+}  // namespace
 
-ParquetWriter::~ParquetWriter() {
-  state_->stream.abandon();
-  state_->writer.reset();
-}
-
-void ParquetWriter::write(const RowGroup& group, const uint8_t* keep) {
-  const size_t rows = group.rows();
-  arrow::BooleanBuilder mask;
-  const arrow::Status appended = mask.AppendValues(keep, static_cast<int64_t>(rows));
-  if (!appended.ok()) throw_status("the output", "cannot be written", appended);
-  std::shared_ptr<arrow::Array> mask_array;
-  if (const arrow::Status status = mask.Finish(&mask_array); !status.ok()) {
-    throw_status("the output", "cannot be written", status);
-  }
-  const std::shared_ptr<arrow::Table>& all = group.data().table;
-  auto kept = arrow::compute::Filter(all, mask_array);
-  std::shared_ptr<arrow::Table> table;
-  if (kept.ok()) {
-    table = kept->table();
-  } else if (kept.status().IsNotImplemented()) {
-    table = kept_by_slices(*all, keep, rows);
-  } else {
-    throw_status("the output", "cannot take the kept rows", kept.status());
-  }
-  if (table->num_rows() == 0) return;
-  const arrow::Status status = state_->writer->WriteTable(*table, state_->row_group_rows);
-  state_->stream.rethrow_failure();
-  if (!status.ok()) throw_status("the output", "cannot be written as Parquet", status);
-}
-
-void ParquetWriter::close() {
-  const arrow::Status status = state_->writer->Close();
-  state_->stream.rethrow_failure();
-  if (!status.ok()) throw_status("the output", "cannot be written as Parquet", status);
+std::unique_ptr<ParquetWriter> open_arrow_writer(const ArrowReader& like, ByteSink& sink) {
+  return std::make_unique<ArrowWriter>(like, sink);
 }
 
 }  // namespace gdedup::columnar

@@ -62,11 +62,11 @@ class ParquetFrontEnd final : public FrontEnd {
  public:
   ParquetFrontEnd(const PipelineOptions& options, const KeyHashing& hashing,
                   const Backend* backend)
-      : reader_(options.inputs, options.keys.key.path),
+      : reader_(columnar::open_parquet_reader(options.inputs, options.keys.key.path)),
         hasher_(hashed_as_text(options), hashing),
         backend_(backend) {
     if (!options.keys.normalize.empty() &&
-        reader_.key_kind() != columnar::ColumnKind::kText) {
+        reader_->key_kind() != columnar::ColumnKind::kText) {
       throw UsageError(options.inputs.front() + ": the key column " +
                        options.keys.key_text() + " does not hold strings, so " +
                        names_of(options).name(JobOption::kNormalize) +
@@ -75,7 +75,7 @@ class ParquetFrontEnd final : public FrontEnd {
   }
   ~ParquetFrontEnd() override { stop(); }
 
-  const columnar::ParquetReader* parquet() const override { return &reader_; }
+  const columnar::ParquetReader* parquet() const override { return reader_.get(); }
 
   void skip_to(const StreamPoint& target) override { (void)target; }
 
@@ -122,7 +122,7 @@ class ParquetFrontEnd final : public FrontEnd {
 
   bool read_one(WorkBatch& batch) {
     columnar::RowGroupPlace place;
-    std::unique_ptr<columnar::RowGroup> rows = reader_.next(place);
+    std::unique_ptr<columnar::RowGroup> rows = reader_->next(place);
     if (!rows) return false;
     const size_t n = rows->rows();
     batch.missing.assign(rows->nulls().begin(), rows->nulls().end());
@@ -145,7 +145,7 @@ class ParquetFrontEnd final : public FrontEnd {
     return true;
   }
 
-  columnar::ParquetReader reader_;
+  std::unique_ptr<columnar::ParquetReader> reader_;
   BatchHasher hasher_;
   const Backend* backend_;
   uint64_t records_ = 0;

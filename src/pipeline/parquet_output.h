@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "columnar/parquet_table.h"
@@ -21,13 +22,13 @@ class ParquetOutput final : public columnar::ByteSink {
   // The rows of `rows` that `mode` keeps by their `answers`, as one row group.
   void write(const columnar::RowGroup& rows, const uint8_t* answers, Mode mode);
   // Writes the footer.
-  void close() { parquet_.close(); }
+  void close() { parquet_->close(); }
 
   void write(const char* data, size_t size) override { writer_.write(data, size); }
 
  private:
   io::OutputWriter& writer_;
-  columnar::ParquetWriter parquet_;
+  std::unique_ptr<columnar::ParquetWriter> parquet_;
   std::vector<uint8_t> keep_;
 };
 

@@ -311,3 +311,51 @@ def test_a_build_without_parquet_says_how_to_get_it(inputs, tmp_path):
     assert done.returncode in (1, 2)
     assert "no Parquet support" in done.stderr and "GDEDUP_PARQUET" in done.stderr
     assert_no_output(str(tmp_path), "o.parquet")
+
+
+
+MODULE = "libgdedup_parquet.so"
+
+
+@needs_parquet
+def test_the_command_links_no_arrow():
+    """Arrow's libraries are the Parquet module's, loaded when a job reads
+    Parquet, never the command's own: its start maps none of them."""
+    done = subprocess.run(["ldd", BIN], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip("ldd cannot read the command: " + done.stderr.strip())
+    assert "libarrow" not in done.stdout and "libparquet" not in done.stdout, done.stdout
+    assert os.path.exists(os.path.join(os.path.dirname(os.path.abspath(BIN)), MODULE))
+
+
+def run_alone(tmp_path, inputs, module_bytes=None):
+    """The command copied into a folder of its own, with `module_bytes` as
+    the module beside it (none where None), run on a Parquet input."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    command = folder / "gdedup"
+    command.write_bytes(open(BIN, "rb").read())
+    command.chmod(0o755)
+    if module_bytes is not None:
+        (folder / MODULE).write_bytes(module_bytes)
+    done = subprocess.run([str(command), "dedup", "-q", "--key", "column:url", "--missing-key",
+                           "keep", inputs[0], "-o", "o.parquet"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert inputs[0] in done.stderr
+    assert_no_output(str(tmp_path), "o.parquet")
+    return folder, done.stderr
+
+
+@needs_parquet
+def test_a_missing_module_is_named_with_the_places_tried(inputs, tmp_path):
+    folder, stderr = run_alone(tmp_path, inputs)
+    assert "Parquet module was not found" in stderr
+    assert str(folder / MODULE) in stderr and str(folder / "..") in stderr
+
+
+@needs_parquet
+def test_a_module_that_cannot_load_is_named_with_the_loaders_words(inputs, tmp_path):
+    folder, stderr = run_alone(tmp_path, inputs, b"not an ELF object\n")
+    assert str(folder / MODULE) + " cannot be loaded" in stderr
+    assert "too short" in stderr or "invalid ELF header" in stderr
