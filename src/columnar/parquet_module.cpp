@@ -71,8 +71,8 @@ ParquetLibrary& library(const std::string& input) {
   }
   throw Error(input + " is a Parquet file, but gdedup's Parquet module was not found: there is "
                       "no " + (tried.empty() ? std::string(GDEDUP_PARQUET_MODULE) : tried) +
-                  ". Install gdedup with it (its install step puts it in the library folder) "
-                  "or rebuild.",
+                  ". Build it beside the program (the target gdedup_parquet) or install gdedup "
+                  "again, which puts it in the library folder.",
               ErrorKind::unsupported_format);
 }
 

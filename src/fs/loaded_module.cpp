@@ -16,7 +16,7 @@ std::string loader_error() {
 
 std::string folder_of(const std::string& file) {
   const size_t slash = file.rfind('/');
-  return slash == std::string::npos ? std::string() : file.substr(0, slash == 0 ? 1 : slash);
+  return slash == std::string::npos ? std::string(".") : file.substr(0, slash == 0 ? 1 : slash);
 }
 
 }  // namespace
@@ -38,8 +38,8 @@ std::string folder_of_code(const void* address) {
   Dl_info info{};
   link_map* map = nullptr;
   if (::dladdr1(address, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) != 0 && map &&
-      map->l_name && map->l_name[0] == '/') {
-    return folder_of(map->l_name);
+      map->l_name && map->l_name[0] != '\0') {
+    return folder_of(map->l_name);  // as it was loaded: relative to the folder of then, if so
   }
   // The program itself has no name in its link map (dladdr gives argv[0],
   // which may be relative or a name found on PATH).
