@@ -37,6 +37,11 @@ install(DIRECTORY include/gdedup DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
 if(TARGET gdedup_cli)
   install(TARGETS gdedup_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
+# The Parquet module, which the command (and a program on the engine) loads
+# from the library folder beside its own folder.
+if(TARGET gdedup_parquet)
+  install(TARGETS gdedup_parquet LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 
 set(gdedup_config_dir ${CMAKE_INSTALL_LIBDIR}/cmake/gdedup)
 install(EXPORT gdedupTargets NAMESPACE gdedup:: DESTINATION ${gdedup_config_dir})

@@ -57,7 +57,8 @@ TEST(KeysSpecTest, BadSpecsNameTheValueAndTheForms) {
       "use \"whole\" (or \"line\") for the whole record, \"field:N\" with N from 1 "
       "to 4294967295 for the N-th field, \"json:PATH\" for a value of a JSON record "
       "(PATH such as url, meta.source.url or links.0), \"cdxj:PATH\" for one of a CDXJ line's "
-      "JSON, or \"cdxj:surt\" or \"cdxj:timestamp\" for a CDXJ line's first two fields.";
+      "JSON, \"cdxj:surt\" or \"cdxj:timestamp\" for a CDXJ line's first two fields, or "
+      "\"column:NAME\" for a column of Parquet input (NAME such as url or meta.url).";
   EXPECT_EQ(message_of_key_spec("field:0"),
             "the key \"field:0\" is not valid: field numbers start at 1; " + forms);
   EXPECT_EQ(message_of_key_spec("field:x"),
@@ -315,6 +316,24 @@ TEST(KeysPathTest, PathsParseToStepsAndBackToOneText) {
   EXPECT_EQ(parse_key_spec("cdxj:\\surt").to_string(), "cdxj:\\surt");
   EXPECT_EQ(parse_key_spec("json:surt").to_string(), "json:surt");
   EXPECT_NE(parse_key_spec("json:url"), parse_key_spec("cdxj:url"));
+  // A Parquet column, at a path into struct columns: a key rule of its own.
+  EXPECT_EQ(parse_key_spec("column:meta.url").kind, KeySpec::Kind::kColumn);
+  EXPECT_EQ(parse_key_spec("column:meta.url").path,
+            (std::vector<std::string>{"meta", "url"}));
+  EXPECT_EQ(parse_key_spec("column:a\\.b").to_string(), "column:a\\.b");
+  EXPECT_NE(parse_key_spec("column:url"), parse_key_spec("json:url"));
+  EXPECT_TRUE(parse_key_spec("column:url").structured());
+}
+
+TEST(KeysSpecTest, AColumnKeyIsRefusedForTextRecords) {
+  const KeyOptions options = KeyOptions::parse("column:url");
+  try {
+    keys::KeyExtractor extractor(options);
+    FAIL() << "a column key was taken for text records";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("column:url is a column of Parquet input"),
+              std::string::npos) << e.what();
+  }
 }
 
 TEST(KeysPathTest, BadPathsSayWhatIsWrong) {

@@ -117,7 +117,7 @@ layers=(
   "core: planner.h filter.h backend.h host_buffer.h growth.h layered_filter.h filter_summary.h
    key_set.h frontend/number_text.h frontend/json.h"
   "keys: key_options.h key_extractor.h key_rules.h key_hasher.h"
-  "cpu cuda kernels io: gpu.h stream_point.h frontend/output_writer.h"
+  "cpu cuda kernels io columnar: gpu.h stream_point.h frontend/output_writer.h"
   "format: filter_file.h filter_merge.h checkpoint.h set_file.h frontend/filter_report.h"
   "backends: backend_registry.h"
   "pipeline: pipeline.h"

@@ -16,35 +16,40 @@ namespace gdedup::keys {
 
 // The whole record, one delimited field, or a field of a structured record:
 // a JSON Lines record's value at a path, or a CDXJ line's SURT, timestamp or
-// value at a path in its JSON (docs/KEYS.md, "Structured records").
+// value at a path in its JSON (docs/KEYS.md, "Structured records"), or a
+// column of Parquet input, at a path into its struct columns.
 struct KeySpec {
-  enum class Kind { kWhole, kField, kJson, kCdxj, kCdxjSurt, kCdxjTimestamp };
+  enum class Kind { kWhole, kField, kJson, kCdxj, kCdxjSurt, kCdxjTimestamp, kColumn };
   Kind kind = Kind::kWhole;
   // 1-based, as the user writes it; meaningful only for kField.
   uint32_t field = 0;
   // kJson and kCdxj: the member names and array indices from the root, as
   // unescaped names; a name of digits is also an index into an array.
+  // kColumn: the column's name, then its fields' in struct columns.
   std::vector<std::string> path;
 
   static KeySpec whole() { return {Kind::kWhole, 0, {}}; }
   static KeySpec nth_field(uint32_t n) { return {Kind::kField, n, {}}; }
 
-  // The key may be missing from a record (--missing-key): JSON and CDXJ.
+  // The key may be missing from a record (--missing-key): JSON and CDXJ,
+  // and a column's null.
   bool structured() const { return kind != Kind::kWhole && kind != Kind::kField; }
 
   bool operator==(const KeySpec& o) const {
     return kind == o.kind && field == o.field && path == o.path;
   }
   bool operator!=(const KeySpec& o) const { return !(*this == o); }
-  // "whole", "field:N", "json:PATH", "cdxj:PATH", "cdxj:surt" or
-  // "cdxj:timestamp", PATH in its canonical escaping: parses back to this spec.
+  // "whole", "field:N", "json:PATH", "cdxj:PATH", "cdxj:surt",
+  // "cdxj:timestamp" or "column:PATH", PATH in its canonical escaping:
+  // parses back to this spec.
   std::string to_string() const;
 };
 
 // "whole" or "line" for the whole record, "field:N" (N >= 1) for the N-th
 // field, "json:PATH" and "cdxj:PATH" for a value in a JSON record or a CDXJ
 // line's JSON, "cdxj:surt" and "cdxj:timestamp" for a CDXJ line's first two
-// fields. Throws gdedup::UsageError naming the value and the accepted forms.
+// fields, "column:PATH" for a column of Parquet input. Throws
+// gdedup::UsageError naming the value and the accepted forms.
 KeySpec parse_key_spec(std::string_view text);
 
 // One byte: given literally (",", "|"), by name (tab, comma, space, pipe,

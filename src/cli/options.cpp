@@ -137,9 +137,10 @@ void add_key_options(CLI::App& app, KeyFlags& flags) {
   app.add_option(flag::kKey.names(), flags.key,
                  "What is deduplicated: whole (the record), field:N (the N-th field, from 1), "
                  "json:PATH (a JSON record's value, PATH such as url or meta.links.0), "
-                 "cdxj:PATH (the same in a CDXJ line's JSON), cdxj:surt or cdxj:timestamp; "
+                 "cdxj:PATH (the same in a CDXJ line's JSON), cdxj:surt or cdxj:timestamp, "
+                 "column:NAME (a column of Parquet input, NAME such as url or meta.url); "
                  "the whole record is still written; see docs/KEYS.md")
-      ->type_name("whole|field:N|json:PATH|cdxj:PATH")
+      ->type_name("whole|field:N|json:PATH|cdxj:PATH|column:NAME")
       ->group(kGroupKeys);
   app.add_option(flag::kDelimiter.names(), flags.delimiter,
                  "Field separator for " + flag::kKey + " field:N: one byte, a name (tab, "

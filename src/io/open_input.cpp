@@ -82,6 +82,7 @@ Compression detect_compression(const char* data, size_t size) {
   if (starts("\x02\x21\x4c\x18", 4)) return Compression::lz4_legacy;
   if (starts("\x1f\x9d", 2)) return Compression::unix_compress;
   if (starts("LZIP", 4)) return Compression::lzip;
+  if (starts("PAR1", 4)) return Compression::parquet;
   return Compression::none;
 }
 
@@ -137,6 +138,9 @@ std::string refusal(Compression kind) {
     case Compression::lzip:
       return "is compressed with lzip, which gdedup does not read; pipe it in through "
              "'lzip -dc'";
+    case Compression::parquet:
+      return "is a Parquet file, which a job reads only when all its inputs are Parquet "
+             "files, keyed by a column; it cannot be read as records beside the others";
     default:
       return "";
   }

@@ -11,6 +11,10 @@ KeyExtractor::KeyExtractor(const KeyOptions& options, bool strict_json)
       delimiter_(options.delimiter),
       structured_(spec_.structured()),
       strict_json_(strict_json) {
+  if (spec_.kind == KeySpec::Kind::kColumn) {
+    throw UsageError("the key " + spec_.to_string() + " is a column of Parquet input; a text "
+                     "record has no columns: give whole, field:N, json:PATH or cdxj:PATH.");
+  }
   if (spec_.kind == KeySpec::Kind::kField && spec_.field == 0) {
     throw UsageError("the key field number 0 is not valid: field numbers start at 1.");
   }

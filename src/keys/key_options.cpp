@@ -17,12 +17,17 @@ void refuse_without_structured_key(JobOption option, const std::string& given,
                                    InputFormat format, const KeyOptions& keys,
                                    const OptionNames& names) {
   const bool u64 = format == InputFormat::kU64;
-  if (!u64 && keys.key.structured()) return;
+  // A column's value may be null, but it is never JSON.
+  const bool json_only = option == JobOption::kStrictJson;
+  const bool column = keys.key.kind == keys::KeySpec::Kind::kColumn;
+  if (!u64 && keys.key.structured() && !(json_only && column)) return;
   throw UsageError(given + " has no effect with " +
                    (u64 ? names.with(JobOption::kInputFormat, "u64")
                         : names.with(JobOption::kKey, keys.key_text())) +
-                   ", which every record has; it is for json: and cdxj: keys; drop " +
-                   names.name(option));
+                   (column ? ", whose values are not JSON"
+                           : ", which every record has") +
+                   "; it is for json: and cdxj: keys" + (json_only ? "" : " and column: keys") +
+                   "; drop " + names.name(option));
 }
 
 void check_given_delimiter(const keys::KeySpec& key, const OptionNames& names) {

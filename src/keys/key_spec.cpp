@@ -13,7 +13,8 @@ const char kKeyForms[] =
     "use \"whole\" (or \"line\") for the whole record, \"field:N\" with N "
     "from 1 to 4294967295 for the N-th field, \"json:PATH\" for a value of a JSON record "
     "(PATH such as url, meta.source.url or links.0), \"cdxj:PATH\" for one of a CDXJ line's "
-    "JSON, or \"cdxj:surt\" or \"cdxj:timestamp\" for a CDXJ line's first two fields";
+    "JSON, \"cdxj:surt\" or \"cdxj:timestamp\" for a CDXJ line's first two fields, or "
+    "\"column:NAME\" for a column of Parquet input (NAME such as url or meta.url)";
 
 const char kDelimiterForms[] =
     "give one byte literally (for example \",\"), by name (tab, comma, space, "
@@ -93,6 +94,10 @@ KeySpec parse_key_spec(std::string_view text) {
   if (text == "whole" || text == "line") return KeySpec::whole();
   constexpr std::string_view kJson = "json:";
   constexpr std::string_view kCdxj = "cdxj:";
+  constexpr std::string_view kColumn = "column:";
+  if (text.substr(0, kColumn.size()) == kColumn) {
+    return {KeySpec::Kind::kColumn, 0, parse_path(text, text.substr(kColumn.size()))};
+  }
   if (text.substr(0, kJson.size()) == kJson) {
     return {KeySpec::Kind::kJson, 0, parse_path(text, text.substr(kJson.size()))};
   }
@@ -124,6 +129,7 @@ std::string KeySpec::to_string() const {
     case Kind::kCdxj: return "cdxj:" + path_text(path, true);
     case Kind::kCdxjSurt: return "cdxj:surt";
     case Kind::kCdxjTimestamp: return "cdxj:timestamp";
+    case Kind::kColumn: return "column:" + path_text(path, false);
   }
   return "whole";
 }

@@ -1,8 +1,10 @@
 #include "pipeline/front_end.h"
 
 #include "gdedup/checkpoint.h"
+#include "gdedup/error.h"
 #include "gdedup/frontend/paths.h"
 #include "pipeline/parallel_front_end.h"
+#include "pipeline/parquet_front_end.h"
 #include "pipeline/sequential_front_end.h"
 
 namespace gdedup::pipeline {
@@ -26,6 +28,21 @@ bool resumes_inside_a_stream(const PipelineOptions& options) {
 // single thread reads it faster than the filter stage takes it.
 std::unique_ptr<FrontEnd> make_front_end(const PipelineOptions& options,
                                          const KeyHashing& hashing, const Backend* backend) {
+  // The first input decides; a later one of the other kind is refused
+  // (make_parquet_front_end, io::open_input).
+  if (!options.inputs.empty() && is_parquet_input(options.inputs.front())) {
+    return make_parquet_front_end(options, hashing, backend);
+  }
+  if (options.keys.key.kind == keys::KeySpec::Kind::kColumn) {
+    const std::string& first = options.inputs.empty() ? "-" : options.inputs.front();
+    const std::string what = "the key " + options.keys.key_text() + " is a column of Parquet input";
+    if (first == "-") {
+      throw UsageError(what + ", which is read from its end, so not from standard input or a "
+                       "pipe: give the Parquet file's path.");
+    }
+    throw UsageError(what + ", but " + first +
+                     " is not a Parquet file; a column key reads only Parquet files.");
+  }
   if (options.read_threads <= 1 || options.format == InputFormat::kU64 ||
       resumes_inside_a_stream(options)) {
     return make_sequential_front_end(options, hashing, backend);

@@ -51,6 +51,8 @@ class FrontEnd {
   virtual void recycle(WorkBatch* batch) = 0;
   // Stops reading and joins the threads; next() may not be called again.
   virtual void stop() = 0;
+  // The Parquet files read, whose schema the output takes; null for records.
+  virtual const columnar::ParquetReader* parquet() const { return nullptr; }
 };
 
 // The sequential or the parallel front end, as options.read_threads and

@@ -5,9 +5,11 @@
 #include <memory>
 #include <vector>
 
+#include "columnar/parquet_table.h"
 #include "gdedup/error.h"
 #include "io/byte_source.h"
 #include "io/random_access.h"
+#include "pipeline/parquet_front_end.h"
 
 namespace gdedup {
 namespace {
@@ -176,6 +178,14 @@ std::optional<RecordEstimate> estimate_records(const std::vector<std::string>& i
   // One input open at a time: a job of 100,000 files must not need a
   // descriptor for each.
   for (size_t i = 0; i < inputs.size(); ++i) {
+    // A Parquet file's footer counts its rows.
+    if (pipeline::is_parquet_input(inputs[i])) {
+      uint64_t size = 0;
+      records += static_cast<double>(columnar::parquet_file_rows(inputs[i], size));
+      e.input_bytes += size;
+      ++e.places;
+      continue;
+    }
     const std::unique_ptr<io::RandomAccessInput> input = io::RandomAccessInput::open(inputs[i]);
     if (!input) {
       if (unsized != nullptr) {

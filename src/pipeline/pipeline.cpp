@@ -29,6 +29,7 @@
 #include "pipeline/checkpoint_writer.h"
 #include "pipeline/front_end.h"
 #include "pipeline/input_identity.h"
+#include "pipeline/parquet_output.h"
 #include "pipeline/parts_run.h"
 #include "pipeline/resume_check.h"
 #include "pipeline/run_target.h"
@@ -89,8 +90,9 @@ std::string output_holdings(const io::OutputFile& output) {
   }
 }
 
-// The records of a batch, in either format.
+// The records of a batch, in either format, or the rows of a Parquet one.
 uint64_t records_in(const WorkBatch& batch, InputFormat format) {
+  if (batch.rows) return batch.rows->rows();
   return format == InputFormat::kU64 ? batch.fingerprints.size() : batch.records.size();
 }
 
@@ -133,6 +135,7 @@ class Driver {
     if (writer) {
       writer->set_separator(options_.record_separator);
       if (!checkpointing) writer->skip_checksum();
+      if (front->parquet()) parquet_.emplace(*front->parquet(), *writer);
     }
     std::optional<CheckpointWriter> checkpoints;
     if (checkpointing) {
@@ -180,6 +183,16 @@ class Driver {
       }
     }
     front->stop();
+    // The footer, once every row group is in: a failed run leaves none,
+    // and its output goes.
+    if (parquet_ && !failure) {
+      try {
+        parquet_->close();
+      } catch (...) {
+        failure = std::current_exception();
+      }
+    }
+    parquet_.reset();  // before the output it writes to
 
     if (output) {
       // Whatever was decided before a failure is written out, then the
@@ -324,7 +337,7 @@ class Driver {
   // move back to their records; a missing one's answer is that of a key
   // seen nowhere else (keep) or one that is not written (drop).
   uint64_t answer_without_missing(WorkBatch& batch) {
-    const uint64_t n = batch.records.size();
+    const uint64_t n = records_in(batch, options_.format);
     const std::vector<uint64_t>& missing = batch.missing;
     if (options_.missing_key == keys::MissingKey::kError) throw missing_key_error(batch);
     const bool exact = target_.hashing().exact;
@@ -364,6 +377,19 @@ class Driver {
   // in the stream and its byte offset in its input.
   Error missing_key_error(const WorkBatch& batch) const {
     const uint64_t i = batch.missing.front();
+    const std::string key = options_.keys.key_text();
+    const OptionNames& names = options_.names ? *options_.names : library_option_names();
+    const std::string advice = ". Give " + names.with(JobOption::kMissingKey, "keep") +
+                               " to write such records as unique, or " +
+                               names.with(JobOption::kMissingKey, "drop") +
+                               " to leave them out.";
+    if (batch.rows) {
+      const columnar::RowGroupPlace& at = batch.place;
+      return Error(options_.inputs.at(at.input) + ": row " + std::to_string(at.first_row + i + 1) +
+                       " (in row group " + std::to_string(at.group + 1) + ") has no key " + key +
+                       ": its value is null" + advice,
+                   ErrorKind::invalid_argument);
+    }
     // The batch's records lie back to back from position_, where the one
     // before it ended.
     const auto& spans = batch.records.spans();
@@ -379,18 +405,13 @@ class Driver {
         one_input ? std::to_string(position_.input_offset + into_batch)
                   : std::to_string(position_.offset + into_batch) +
                         " of the inputs taken as one stream";
-    const std::string key = options_.keys.key_text();
     const bool json = options_.keys.key.kind == keys::KeySpec::Kind::kJson;
-    const OptionNames& names = options_.names ? *options_.names : library_option_names();
     return Error(name + ": record " + std::to_string(stats_.records + i + 1) +
                      " (at byte offset " + offset + ") has no key " + key + ": " +
                      (json ? "it lacks that value or is not one JSON value"
                            : "it lacks that value or is not a CDXJ line (SURT, timestamp "
                              "and one JSON value, separated by spaces)") +
-                     (options_.strict_json ? "" : " as far as it was read") + ". Give " +
-                     names.with(JobOption::kMissingKey, "keep") +
-                     " to write such records as unique, or " +
-                     names.with(JobOption::kMissingKey, "drop") + " to leave them out.",
+                     (options_.strict_json ? "" : " as far as it was read") + advice,
                  // The record is not what the key rules ask for, as a key
                  // given to a Filter or Set without it is: the file itself
                  // is not damaged.
@@ -446,6 +467,7 @@ class Driver {
     const uint64_t n = records_in(batch, options_.format);
     const uint8_t* answers = batch.answers.data();
     const Mode mode = options_.mode;
+    if (batch.rows) return parquet_->write(*batch.rows, answers, mode);
     if (options_.format == InputFormat::kU64) {
       for (uint64_t i = 0; i < n; ++i) {
         if (!keeps_record(mode, answers[i])) continue;
@@ -555,6 +577,7 @@ class Driver {
   StreamPoint position_;  // after the last batch processed
   std::optional<pipeline::CheckpointClock> schedule_;
   Unwritten unwritten_;
+  std::optional<pipeline::ParquetOutput> parquet_;  // Parquet input's output
   detail::ThreadPool output_pool_{"the output"};
 };
 

@@ -7,6 +7,7 @@
 
 #include "pipeline/batch_queue.h"
 #include "pipeline/batch_source.h"
+#include "pipeline/handed_out.h"
 
 namespace gdedup::pipeline {
 namespace {
@@ -14,11 +15,6 @@ namespace {
 // One batch per stage (reader, fingerprinter, filter, output) plus one
 // waiting: every stage stays busy, and memory stays at five batches.
 constexpr int kBatchesInFlight = 5;
-
-struct Outcome {
-  std::unique_ptr<WorkBatch> batch;  // null: the input has ended
-  std::exception_ptr failure;        // set: reading failed here
-};
 
 class SequentialFrontEnd final : public FrontEnd {
  public:
@@ -42,20 +38,11 @@ class SequentialFrontEnd final : public FrontEnd {
     }
   }
 
-  WorkBatch* next() override {
-    std::optional<Outcome> out = full_.pop();
-    if (!out) return nullptr;
-    if (out->failure) std::rethrow_exception(out->failure);
-    handed_out_.push_back(std::move(out->batch));
-    return handed_out_.back().get();
-  }
+  WorkBatch* next() override { return handed_out_.hand_out(full_.pop()); }
 
   void recycle(WorkBatch* batch) override {
-    for (auto it = handed_out_.begin(); it != handed_out_.end(); ++it) {
-      if (it->get() != batch) continue;
-      free_.push(std::move(*it));
-      handed_out_.erase(it);
-      return;
+    if (std::unique_ptr<WorkBatch> taken = handed_out_.take_back(batch)) {
+      free_.push(std::move(taken));
     }
   }
 
@@ -101,7 +88,7 @@ class SequentialFrontEnd final : public FrontEnd {
   BatchQueue<std::unique_ptr<WorkBatch>> free_;
   BatchQueue<Outcome> read_;  // read, not yet fingerprinted
   BatchQueue<Outcome> full_;  // fingerprinted, for the filter stage
-  std::vector<std::unique_ptr<WorkBatch>> handed_out_;  // by next(), not yet recycled
+  HandedOut handed_out_;  // by next(), not yet recycled
   std::thread reader_;
   std::thread hasher_;
 };

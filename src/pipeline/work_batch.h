@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "gdedup/backend.h"
 #include "gdedup/key_set.h"
+#include "columnar/parquet_table.h"
 #include "io/record_batch.h"
 #include "pipeline/host_array.h"
 
@@ -21,6 +23,10 @@ struct WorkBatch {
       : fingerprints(backend), keys(backend), answers(backend) {}
 
   io::RecordBatch records;           // InputFormat::kText
+  // Parquet input (pipeline/parquet_front_end.h): the row group this batch
+  // is, and where it lies; null for records.
+  std::unique_ptr<columnar::RowGroup> rows;
+  columnar::RowGroupPlace place;
   HostArray<uint64_t> fingerprints;  // one per record, either format; none for an exact set
   HostArray<Key84> keys;             // an exact set's, one per record
   HostArray<uint8_t> answers;        // the backend's, one per record

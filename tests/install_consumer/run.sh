@@ -17,6 +17,18 @@ if [ -e "$tmp/prefix/include/gdedup/frontend" ]; then
   echo "run.sh: the front ends' headers (gdedup/frontend/) were installed" >&2
   exit 1
 fi
+# A build with Parquet support installs its module where the installed
+# command finds it (the library folder beside bin/): a file that starts as
+# Parquet does and is not is then refused by the module, not for want of it.
+if [ -e "$build/libgdedup_parquet.so" ] && [ -x "$tmp/prefix/bin/gdedup" ]; then
+  printf 'PAR1 and nothing of Parquet after it\n' >"$tmp/fake.parquet"
+  said=$("$tmp/prefix/bin/gdedup" dedup -q --key column:url "$tmp/fake.parquet" -o "$tmp/o" 2>&1) &&
+    { echo "run.sh: the installed command took a file that is not Parquet" >&2; exit 1; }
+  case $said in
+    *"is not a readable Parquet file"*) ;;
+    *) echo "run.sh: the installed command did not load its Parquet module: $said" >&2; exit 1 ;;
+  esac
+fi
 for header in "$tmp/prefix/include/gdedup/"*.h; do
   # shellcheck disable=SC2086  # the flags are words
   echo "#include \"gdedup/${header##*/}\"" |

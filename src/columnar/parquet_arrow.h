@@ -1,0 +1,74 @@
+// parquet_table.h's interfaces in Arrow's types: included only by the
+// Parquet module's sources, which are built with Arrow (C++20).
+#pragma once
+
+#include <arrow/api.h>
+#include <arrow/io/file.h>
+#include <parquet/arrow/reader.h>
+#include <parquet/file_reader.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "columnar/parquet_table.h"
+
+namespace gdedup::columnar {
+
+struct ArrowRows final : RowGroup::Data {
+  std::shared_ptr<arrow::Table> table;
+  std::string integer_keys;  // kInteger: each row's key, 8 bytes
+};
+
+class ArrowReader final : public ParquetReader {
+ public:
+  ArrowReader(std::vector<std::string> paths, std::vector<std::string> column,
+              FileOpener& opener);
+
+  ColumnKind key_kind() const override { return kind_; }
+  uint64_t total_rows() const override { return total_rows_; }
+  uint64_t total_bytes() const override { return total_bytes_; }
+  const std::vector<std::string>& paths() const override { return paths_; }
+  std::unique_ptr<RowGroup> next(RowGroupPlace& place) override;
+
+  // What the writer follows: the first file's schema, with its metadata,
+  // its compression and its largest row group's rows.
+  const std::shared_ptr<arrow::Schema>& schema() const { return schema_; }
+  arrow::Compression::type compression() const { return compression_; }
+  int64_t row_group_rows() const { return row_group_rows_; }
+
+ private:
+  struct Input {
+    std::unique_ptr<parquet::arrow::FileReader> reader;
+    uint64_t rows = 0;
+    uint64_t bytes = 0;
+  };
+  std::vector<std::string> paths_;
+  std::vector<std::string> column_;
+  std::vector<Input> inputs_;
+  std::shared_ptr<arrow::Schema> schema_;
+  std::vector<int> key_path_;  // the key's field index at each level
+  ColumnKind kind_ = ColumnKind::kText;
+  uint64_t total_rows_ = 0;
+  uint64_t total_bytes_ = 0;
+  arrow::Compression::type compression_ = arrow::Compression::UNCOMPRESSED;
+  int64_t row_group_rows_ = 0;
+  // Where next() stands.
+  size_t input_ = 0;
+  uint64_t bytes_before_ = 0;  // of the inputs before `input_`
+  int group_ = 0;
+  uint64_t first_row_ = 0;
+};
+
+// ParquetLibrary::file_rows (parquet_reader.cpp).
+uint64_t arrow_file_rows(const std::string& path, uint64_t& bytes, FileOpener& opener);
+
+// ParquetLibrary::open_writer (parquet_writer.cpp).
+std::unique_ptr<ParquetWriter> open_arrow_writer(const ArrowReader& like, ByteSink& sink);
+
+// "FILE: WHAT (Arrow's words)", as an Error of `kind`, for a status that is
+// not OK.
+[[noreturn]] void throw_status(const std::string& where, const std::string& what,
+                               const arrow::Status& status);
+
+}  // namespace gdedup::columnar

@@ -1,0 +1,159 @@
+// Parquet files read a row group at a time and written back with the rows a
+// job keeps, behind interfaces without Arrow's types. Arrow's headers need
+// C++20, and its libraries take about 97 MB of address space and 18 MB of
+// memory once loaded: only this folder's Arrow sources include them, and they
+// are a module of their own (libgdedup_parquet.so, CMakeLists.txt) that
+// parquet_module.cpp loads the first time a job reads Parquet, so that a
+// job of lines, and the command's start, never map them.
+//
+// The module implements ParquetLibrary and its reader and writer. Both sides
+// are built by the same compiler against the same C++ library in one build,
+// so these classes pass std::string and std::vector across, and a
+// gdedup::Error (header-only) thrown in the module reaches the engine's
+// handlers, matched by its type's name as the C++ runtime does.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gdedup::columnar {
+
+// The first bytes of a Parquet file (and its last four): "PAR1".
+inline constexpr std::string_view kParquetMagic{"PAR1", 4};
+
+// What a key column holds, which decides how its values become key bytes
+// (docs/KEYS.md, "Parquet columns").
+enum class ColumnKind {
+  kText,    // string, large string: the UTF-8 bytes
+  kBinary,  // binary, large binary, fixed-size binary: the bytes
+  kInteger  // any integer width, signed or not: 8 bytes, little-endian
+};
+
+// One row group of one input: the key of each row, and the rows themselves
+// for the writer (held opaque). Keys point into the row group's own memory
+// and live as long as it does.
+class RowGroup {
+ public:
+  // Arrow's table, in the module that reads it.
+  struct Data {
+    virtual ~Data() = default;
+  };
+  RowGroup(std::unique_ptr<Data> data, std::vector<std::string_view> keys,
+           std::vector<uint64_t> nulls)
+      : data_(std::move(data)), keys_(std::move(keys)), nulls_(std::move(nulls)) {}
+  RowGroup(const RowGroup&) = delete;
+  RowGroup& operator=(const RowGroup&) = delete;
+
+  size_t rows() const { return keys_.size(); }
+  // The key of row i; meaningless where is_null(i).
+  std::string_view key(size_t i) const { return keys_[i]; }
+  // The rows whose key is null, in order.
+  const std::vector<uint64_t>& nulls() const { return nulls_; }
+  const Data& data() const { return *data_; }
+
+ private:
+  std::unique_ptr<Data> data_;
+  std::vector<std::string_view> keys_;
+  std::vector<uint64_t> nulls_;
+};
+
+// Where in the inputs a row group lies, for messages.
+struct RowGroupPlace {
+  size_t input = 0;       // index into the reader's paths
+  uint64_t group = 0;     // row group of that file, from 0
+  uint64_t first_row = 0; // its first row's number in that file, from 0
+  // The file bytes of the inputs up to this row group's end, that file's
+  // share taken by its rows (for progress and statistics).
+  uint64_t bytes_through = 0;
+};
+
+// The files of a job read in order, a row group at a time, keyed by one
+// column (open_parquet_reader).
+class ParquetReader {
+ public:
+  virtual ~ParquetReader() = default;
+  virtual ColumnKind key_kind() const = 0;
+  virtual uint64_t total_rows() const = 0;   // from the footers
+  virtual uint64_t total_bytes() const = 0;  // the files' sizes
+  virtual const std::vector<std::string>& paths() const = 0;
+  // The next row group, with where it lies; null after the last one.
+  // Throws gdedup::Error naming the file and row group for damaged data.
+  virtual std::unique_ptr<RowGroup> next(RowGroupPlace& place) = 0;
+};
+
+// Bytes out, in order: the writer's only way to the disk.
+class ByteSink {
+ public:
+  virtual ~ByteSink() = default;
+  virtual void write(const char* data, size_t size) = 0;
+};
+
+// A Parquet file being written a row group at a time (open_parquet_writer).
+// close() writes the footer; a writer destroyed unclosed leaves the sink
+// without one (the job that failed removes its output).
+class ParquetWriter {
+ public:
+  virtual ~ParquetWriter() = default;
+  // Writes the rows of `group` whose keep[i] is nonzero, in order, as one
+  // row group (none when no row is kept).
+  virtual void write(const RowGroup& group, const uint8_t* keep) = 0;
+  virtual void close() = 0;
+};
+
+// How the module opens an input: a descriptor of `path` for reading,
+// opened through src/fs (off 0, 1, 2), which the module then owns; throws
+// gdedup::Error naming the file where it cannot be opened.
+class FileOpener {
+ public:
+  virtual ~FileOpener() = default;
+  virtual int open(const std::string& path) = 0;
+};
+
+// What the module gives: the three ways into Arrow's Parquet.
+class ParquetLibrary {
+ public:
+  virtual ~ParquetLibrary() = default;
+  // See parquet_file_rows below.
+  virtual uint64_t file_rows(const std::string& path, uint64_t& bytes, FileOpener& opener) = 0;
+  // See open_parquet_reader below.
+  virtual std::unique_ptr<ParquetReader> open_reader(std::vector<std::string> paths,
+                                                     std::vector<std::string> column,
+                                                     FileOpener& opener) = 0;
+  // See open_parquet_writer below; `like` is a reader of this library.
+  virtual std::unique_ptr<ParquetWriter> open_writer(const ParquetReader& like,
+                                                     ByteSink& sink) = 0;
+};
+
+// The module's one entry, `extern "C"`: its ParquetLibrary, which lives as
+// long as the process. The name carries the interface's version, so that a
+// module of another version is refused by name rather than called wrongly.
+using ParquetEntry = ParquetLibrary* (*)();
+inline constexpr const char* kParquetEntryName = "gdedup_parquet_library_v1";
+
+// The engine's side (parquet_module.cpp): each loads the module on first
+// use, and throws gdedup::Error (unsupported_format) naming the path tried
+// and the loader's words where it cannot, or saying how to get a build with
+// Parquet support where this one has none.
+
+// The rows a Parquet file's footer says it holds, and the file's size in
+// `bytes`. Throws gdedup::Error naming the file when it is not readable
+// Parquet.
+uint64_t parquet_file_rows(const std::string& path, uint64_t& bytes);
+
+// Opening reads every file's footer and checks them: each is Parquet, has
+// the column (`column`: the path of names from the top, ["url"] or
+// ["meta", "url"]), of a type that can be keyed, and has the first file's
+// schema. Throws gdedup::Error naming the file (and the other file, and the
+// column) otherwise.
+std::unique_ptr<ParquetReader> open_parquet_reader(std::vector<std::string> paths,
+                                                   std::vector<std::string> column);
+
+// A Parquet file with the schema and key-value metadata of `like`'s files,
+// their compression and row-group sizes, written to `sink`.
+std::unique_ptr<ParquetWriter> open_parquet_writer(const ParquetReader& like, ByteSink& sink);
+
+}  // namespace gdedup::columnar

@@ -1,0 +1,158 @@
+// The writer of parquet_table.h: Arrow's Parquet writer on an output stream
+// that hands its bytes to the job's ByteSink, each row group's kept rows
+// taken by Arrow's filter kernel.
+#include <arrow/compute/api_vector.h>
+#include <arrow/compute/initialize.h>
+#include <arrow/io/interfaces.h>
+#include <parquet/arrow/writer.h>
+#include <parquet/exception.h>
+
+#include <exception>
+#include <mutex>
+
+#include "columnar/parquet_arrow.h"
+#include "gdedup/error.h"
+
+namespace gdedup::columnar {
+namespace {
+
+// An append-only stream: Parquet's writer never seeks back.
+class SinkStream final : public arrow::io::OutputStream {
+ public:
+  explicit SinkStream(ByteSink& sink) : sink_(sink) {}
+
+  // The sink's failure (gdedup::Error: a full disk, a closed pipe) goes
+  // back through Arrow as a status and is thrown again, unchanged, by
+  // rethrow_failure(), so that the job reports it as it would for text.
+  arrow::Status Write(const void* data, int64_t size) override {
+    if (abandoned_) return arrow::Status::IOError("the output was abandoned");
+    try {
+      sink_.write(static_cast<const char*>(data), static_cast<size_t>(size));
+    } catch (...) {
+      failure_ = std::current_exception();
+      return arrow::Status::IOError("the output could not be written");
+    }
+    position_ += size;
+    return arrow::Status::OK();
+  }
+  // What Arrow's writer writes from now on (its destructor's attempt at a
+  // footer, after a failure) goes nowhere.
+  void abandon() { abandoned_ = true; }
+  void rethrow_failure() const {
+    if (failure_) std::rethrow_exception(failure_);
+  }
+  arrow::Status Flush() override { return arrow::Status::OK(); }
+  arrow::Status Close() override {
+    closed_ = true;
+    return arrow::Status::OK();
+  }
+  bool closed() const override { return closed_; }
+  arrow::Result<int64_t> Tell() const override { return position_; }
+
+ private:
+  ByteSink& sink_;
+  int64_t position_ = 0;
+  bool closed_ = false;
+  bool abandoned_ = false;
+  std::exception_ptr failure_;
+};
+
+void initialize_compute() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const arrow::Status status = arrow::compute::Initialize();
+    if (!status.ok()) throw_status("Arrow", "its compute functions cannot start", status);
+  });
+}
+
+// The kept rows as slices of the table, one a run of rows kept together:
+// for the types Arrow's filter kernel has no kernel for (string views).
+std::shared_ptr<arrow::Table> kept_by_slices(const arrow::Table& table, const uint8_t* keep,
+                                             size_t rows) {
+  std::vector<std::shared_ptr<arrow::Table>> runs;
+  for (size_t i = 0; i < rows;) {
+    if (!keep[i]) {
+      ++i;
+      continue;
+    }
+    size_t end = i + 1;
+    while (end < rows && keep[end]) ++end;
+    runs.push_back(table.Slice(static_cast<int64_t>(i), static_cast<int64_t>(end - i)));
+    i = end;
+  }
+  if (runs.empty()) return table.Slice(0, 0);
+  auto joined = arrow::ConcatenateTables(runs);
+  if (!joined.ok()) throw_status("the output", "cannot take the kept rows", joined.status());
+  return *joined;
+}
+
+class ArrowWriter final : public ParquetWriter {
+ public:
+  ArrowWriter(const ArrowReader& like, ByteSink& sink) : stream_(sink) {
+    initialize_compute();
+    row_group_rows_ = std::max<int64_t>(like.row_group_rows(), 1);
+    parquet::WriterProperties::Builder properties;
+    properties.compression(like.compression());
+    properties.max_row_group_length(row_group_rows_);
+    // The Arrow schema rides along, so that types Parquet has no word for
+    // (large strings, time zones) read back as they were.
+    parquet::ArrowWriterProperties::Builder arrow_properties;
+    arrow_properties.store_schema();
+    std::shared_ptr<arrow::io::OutputStream> stream(&stream_, [](auto*) {});
+    auto opened = parquet::arrow::FileWriter::Open(*like.schema(), arrow::default_memory_pool(),
+                                                   stream, properties.build(),
+                                                   arrow_properties.build());
+    if (!opened.ok()) throw_status("the output", "cannot be written as Parquet", opened.status());
+    writer_ = std::move(*opened);
+  }
+
+  ~ArrowWriter() override {
+    stream_.abandon();
+    writer_.reset();
+  }
+
+  void write(const RowGroup& group, const uint8_t* keep) override {
+    const size_t rows = group.rows();
+    arrow::BooleanBuilder mask;
+    const arrow::Status appended = mask.AppendValues(keep, static_cast<int64_t>(rows));
+    if (!appended.ok()) throw_status("the output", "cannot be written", appended);
+    std::shared_ptr<arrow::Array> mask_array;
+    if (const arrow::Status status = mask.Finish(&mask_array); !status.ok()) {
+      throw_status("the output", "cannot be written", status);
+    }
+    // Row groups come from this module's reader: the only kind there is.
+    const std::shared_ptr<arrow::Table>& all = static_cast<const ArrowRows&>(group.data()).table;
+    auto kept = arrow::compute::Filter(all, mask_array);
+    std::shared_ptr<arrow::Table> table;
+    if (kept.ok()) {
+      table = kept->table();
+    } else if (kept.status().IsNotImplemented()) {
+      table = kept_by_slices(*all, keep, rows);
+    } else {
+      throw_status("the output", "cannot take the kept rows", kept.status());
+    }
+    if (table->num_rows() == 0) return;
+    const arrow::Status status = writer_->WriteTable(*table, row_group_rows_);
+    stream_.rethrow_failure();
+    if (!status.ok()) throw_status("the output", "cannot be written as Parquet", status);
+  }
+
+  void close() override {
+    const arrow::Status status = writer_->Close();
+    stream_.rethrow_failure();
+    if (!status.ok()) throw_status("the output", "cannot be written as Parquet", status);
+  }
+
+ private:
+  SinkStream stream_;
+  std::unique_ptr<parquet::arrow::FileWriter> writer_;
+  int64_t row_group_rows_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<ParquetWriter> open_arrow_writer(const ArrowReader& like, ByteSink& sink) {
+  return std::make_unique<ArrowWriter>(like, sink);
+}
+
+}  // namespace gdedup::columnar

@@ -1,0 +1,179 @@
+#include "pipeline/parquet_front_end.h"
+
+#include <exception>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "columnar/parquet_table.h"
+#include "fs/file_ops.h"
+#include "gdedup/error.h"
+#include "pipeline/batch_queue.h"
+#include "pipeline/handed_out.h"
+
+namespace gdedup::pipeline {
+namespace {
+
+// One row group being decoded, one answered, one written.
+constexpr int kBatchesInFlight = 3;
+
+const OptionNames& names_of(const PipelineOptions& options) {
+  return options.names ? *options.names : library_option_names();
+}
+
+// What Parquet input cannot do yet is refused before anything is read.
+void refuse_unsupported(const PipelineOptions& options) {
+  const OptionNames& names = names_of(options);
+  const std::string what = "Parquet input (" + options.inputs.front() + ")";
+  if (options.format != InputFormat::kText) {
+    throw UsageError(what + " has no fingerprints to read: leave out " +
+                     names.name(JobOption::kInputFormat) + ".");
+  }
+  if (options.record_separator != '\n') {
+    throw UsageError(what + " holds rows, not records ended by a separator: leave out " +
+                     names.name(JobOption::kNullData) + ".");
+  }
+  if (options.keys.key.kind != keys::KeySpec::Kind::kColumn) {
+    throw UsageError(what + " is keyed by one of its columns: give " +
+                     names.with(JobOption::kKey, "column:NAME") + ".");
+  }
+  if (!options.checkpoint.empty() || options.resume != nullptr) {
+    throw UsageError(what + " cannot be checkpointed or resumed yet: leave out " +
+                     names.name(JobOption::kCheckpoint) + ".");
+  }
+  if (!options.output_parts.empty()) {
+    throw UsageError(what + " cannot be written in parts yet: leave out " +
+                     names.name(JobOption::kOutputParts) + ".");
+  }
+  for (const std::string& path : options.inputs) {
+    if (path == "-") {
+      throw UsageError(what + " cannot be read with standard input in the same job: a "
+                       "Parquet file is read from its end, so give it as a file.");
+    }
+    if (!is_parquet_input(path)) {
+      throw UsageError(path + " is not a Parquet file, but the job's other input " +
+                       options.inputs.front() + " is: a job reads Parquet files or "
+                       "records, not both.");
+    }
+  }
+}
+
+class ParquetFrontEnd final : public FrontEnd {
+ public:
+  ParquetFrontEnd(const PipelineOptions& options, const KeyHashing& hashing,
+                  const Backend* backend)
+      : reader_(columnar::open_parquet_reader(options.inputs, options.keys.key.path)),
+        hasher_(hashed_as_text(options), hashing),
+        backend_(backend) {
+    if (!options.keys.normalize.empty() &&
+        reader_->key_kind() != columnar::ColumnKind::kText) {
+      throw UsageError(options.inputs.front() + ": the key column " +
+                       options.keys.key_text() + " does not hold strings, so " +
+                       names_of(options).name(JobOption::kNormalize) +
+                       ", which rewrites text, cannot apply to it.");
+    }
+  }
+  ~ParquetFrontEnd() override { stop(); }
+
+  const columnar::ParquetReader* parquet() const override { return reader_.get(); }
+
+  void skip_to(const StreamPoint& target) override { (void)target; }
+
+  void start() override {
+    for (int i = 0; i < kBatchesInFlight; ++i) free_.push(std::make_unique<WorkBatch>(backend_));
+    thread_ = std::thread([&] { read_all(); });
+  }
+
+  WorkBatch* next() override { return handed_out_.hand_out(full_.pop()); }
+
+  void recycle(WorkBatch* batch) override {
+    if (std::unique_ptr<WorkBatch> taken = handed_out_.take_back(batch)) {
+      taken->rows.reset();  // the row group's memory goes now
+      free_.push(std::move(taken));
+    }
+  }
+
+  void stop() override {
+    free_.close();
+    full_.close();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  // The column's value is the key as a whole text record is, normalized
+  // by the job's rules.
+  static PipelineOptions hashed_as_text(const PipelineOptions& options) {
+    PipelineOptions text = options;
+    text.keys.key = keys::KeySpec::whole();
+    return text;
+  }
+
+  void read_all() {
+    try {
+      while (std::optional<std::unique_ptr<WorkBatch>> batch = free_.pop()) {
+        if (!read_one(**batch)) break;
+        if (!full_.push(Outcome{std::move(*batch), nullptr})) return;
+      }
+      full_.push(Outcome{nullptr, nullptr});
+    } catch (...) {
+      full_.push(Outcome{nullptr, std::current_exception()});
+    }
+  }
+
+  bool read_one(WorkBatch& batch) {
+    columnar::RowGroupPlace place;
+    std::unique_ptr<columnar::RowGroup> rows = reader_->next(place);
+    if (!rows) return false;
+    const size_t n = rows->rows();
+    batch.missing.assign(rows->nulls().begin(), rows->nulls().end());
+    if (hasher_.exact()) {
+      batch.keys.resize(n);
+      for (size_t i = 0; i < n; ++i) batch.keys.data()[i] = hasher_.key(rows->key(i));
+    } else {
+      batch.fingerprints.resize(n);
+      uint64_t* fingerprints = batch.fingerprints.data();
+      for (size_t i = 0; i < n; ++i) fingerprints[i] = hasher_.fingerprint(rows->key(i));
+    }
+    records_ += n;
+    batch.place = place;
+    batch.end = StreamPoint{records_, 0, place.input, 0};
+    // Parquet's bytes are counted as the files' bytes: a row group's
+    // decoded size is Arrow's.
+    batch.input_bytes = place.bytes_through;
+    batch.raw_bytes_read = place.bytes_through;
+    batch.rows = std::move(rows);
+    return true;
+  }
+
+  std::unique_ptr<columnar::ParquetReader> reader_;
+  BatchHasher hasher_;
+  const Backend* backend_;
+  uint64_t records_ = 0;
+  BatchQueue<std::unique_ptr<WorkBatch>> free_;
+  BatchQueue<Outcome> full_;
+  HandedOut handed_out_;
+  std::thread thread_;
+};
+
+}  // namespace
+
+bool is_parquet_input(const std::string& path) {
+  if (path == "-") return false;
+  fs::File file;
+  fs::FileStatus status;
+  // Never waits for a named pipe's writer; a pipe is not Parquet (which is
+  // read from its end) and its reader says what it is.
+  if (fs::open_without_waiting(path, file, status) != 0 || !status.regular()) return false;
+  char head[4];
+  return fs::read_at(file.fd(), head, sizeof head, 0) == sizeof head &&
+         std::string_view(head, sizeof head) == columnar::kParquetMagic;
+}
+
+std::unique_ptr<FrontEnd> make_parquet_front_end(const PipelineOptions& options,
+                                                 const KeyHashing& hashing,
+                                                 const Backend* backend) {
+  refuse_unsupported(options);
+  return std::make_unique<ParquetFrontEnd>(options, hashing, backend);
+}
+
+}  // namespace gdedup::pipeline

@@ -1,0 +1,361 @@
+"""Parquet in and out, end to end through the gdedup command.
+
+The oracle is an order-keeping dedup over a Python dict, on rows that
+pyarrow generates from a fixed seed (nulls, empty strings, invalid UTF-8 in
+a binary column, a struct column, several row groups, three files). Exact
+mode must equal it row for row; Bloom mode may only drop rows the oracle
+keeps (false positives), at most a few at its planned rate. Bad inputs must
+fail with a message that names the file, exit 1 or 2, and leave no output.
+
+GDEDUP_BIN is the command; GDEDUP_PARQUET is ON where the build has Parquet
+support, OFF where it has not (then only the refusal is checked).
+"""
+import os
+import random
+import subprocess
+
+import pytest
+
+BIN = os.environ.get("GDEDUP_BIN", "gdedup")
+BUILT_WITH_PARQUET = os.environ.get("GDEDUP_PARQUET", "ON") == "ON"
+pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed: no Parquet to test with")
+pq = pytest.importorskip("pyarrow.parquet")
+needs_parquet = pytest.mark.skipif(not BUILT_WITH_PARQUET,
+                                   reason="this build has no Parquet support (GDEDUP_PARQUET)")
+
+METADATA = {b"origin": b"gdedup parquet test", b"rows": b"generated"}
+
+
+def make_files(folder, files=3, rows=4000, group=700, seed=45):
+    """Three files of one schema, URLs drawn so that about half repeat."""
+    rng = random.Random(seed)
+    schema = pa.schema([
+        ("url", pa.string()),
+        ("n", pa.int64()),
+        ("status", pa.int16()),
+        ("payload", pa.binary()),
+        ("meta", pa.struct([("host", pa.string())])),
+    ], metadata=METADATA)
+    paths, n = [], 0
+    for f in range(files):
+        urls, ns, statuses, payloads, metas = [], [], [], [], []
+        for _ in range(rows):
+            r = rng.random()
+            if r < 0.03:
+                url = None
+            elif r < 0.06:
+                url = ""
+            else:
+                url = "https://e%d.example/p/%d" % (rng.randrange(50), rng.randrange(2500))
+            urls.append(url)
+            ns.append(n)
+            n += 1
+            statuses.append(rng.choice([200, 301, 404, -1]))
+            payloads.append(bytes(rng.randrange(256) for _ in range(rng.randrange(6))))
+            metas.append(None if rng.random() < 0.02 else {"host": "h%d" % rng.randrange(40)})
+        table = pa.table([urls, ns, statuses, payloads, metas], schema=schema)
+        path = os.path.join(folder, "part%d.parquet" % f)
+        pq.write_table(table, path, row_group_size=group, compression="zstd")
+        paths.append(path)
+    return paths
+
+
+def key_of(row, column):
+    value = row
+    for name in column.split("."):
+        value = None if value is None else value[name]
+    return value
+
+
+def oracle(paths, column, missing="keep", duplicates=False):
+    """The rows an order-keeping dedup keeps, as a list of row dicts."""
+    rows = pa.concat_tables([pq.read_table(p) for p in paths]).to_pylist()
+    seen, out = set(), []
+    for row in rows:
+        key = key_of(row, column)
+        if key is None:
+            if missing == "keep" and not duplicates:
+                out.append(row)
+            continue
+        repeated = key in seen
+        seen.add(key)
+        if repeated == duplicates:
+            out.append(row)
+    return out
+
+
+def run(command, *args):
+    return subprocess.run([BIN, command, "-q", *args], capture_output=True, text=True)
+
+
+def assert_no_output(folder, name):
+    left = [f for f in os.listdir(folder) if f.startswith(name)]
+    assert left == [], "the failed job left %s" % left
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("inputs")
+    return make_files(str(folder))
+
+
+@needs_parquet
+@pytest.mark.parametrize("column", ["url", "meta.host", "status", "payload"])
+@pytest.mark.parametrize("missing", ["keep", "drop"])
+def test_exact_equals_the_oracle(inputs, tmp_path, column, missing):
+    out = str(tmp_path / "out.parquet")
+    done = run("dedup", "--exact", "--key", "column:" + column, "--missing-key", missing,
+               *inputs, "-o", out)
+    assert done.returncode == 0, done.stderr
+    got = pq.read_table(out)
+    first = pq.read_table(inputs[0])
+    assert got.schema.equals(first.schema, check_metadata=True)
+    assert got.schema.metadata == first.schema.metadata
+    assert got.to_pylist() == oracle(inputs, column, missing)
+
+
+@needs_parquet
+def test_duplicates_equal_the_oracle(inputs, tmp_path):
+    out = str(tmp_path / "dups.parquet")
+    done = run("dedup", "--exact", "--duplicates", "--key", "column:url", "--missing-key",
+               "drop", *inputs, "-o", out)
+    assert done.returncode == 0, done.stderr
+    assert pq.read_table(out).to_pylist() == oracle(inputs, "url", "drop", duplicates=True)
+
+
+@needs_parquet
+def test_bloom_drops_only_what_the_oracle_keeps_at_its_rate(inputs, tmp_path):
+    out = str(tmp_path / "bloom.parquet")
+    done = run("dedup", "--key", "column:url", "--missing-key", "keep", *inputs, "-o", out)
+    assert done.returncode == 0, done.stderr
+    got = [r["n"] for r in pq.read_table(out).to_pylist()]
+    want = [r["n"] for r in oracle(inputs, "url", "keep")]
+    # A subsequence: rows in input order, none the oracle drops.
+    it = iter(want)
+    assert all(n in it for n in got)
+    # About 7,000 distinct keys at the planned 1e-4: a false positive or two
+    # at most, five is far past the rate.
+    assert len(want) - len(got) <= 5
+
+
+@needs_parquet
+def test_row_groups_follow_the_input_and_compression_too(inputs, tmp_path):
+    out = str(tmp_path / "out.parquet")
+    assert run("dedup", "--exact", "--key", "column:n", inputs[0], "-o", out).returncode == 0
+    meta = pq.ParquetFile(out).metadata
+    assert meta.num_rows == 4000
+    assert meta.num_row_groups == pq.ParquetFile(inputs[0]).metadata.num_row_groups
+    assert meta.row_group(0).column(0).compression == "ZSTD"
+
+
+@needs_parquet
+def test_a_filter_built_from_a_column_refuses_another_key(inputs, tmp_path):
+    gdf = str(tmp_path / "seen.gdf")
+    assert run("build", "--key", "column:url", "--missing-key", "drop", *inputs,
+               "-f", gdf).returncode == 0
+    out = str(tmp_path / "q.parquet")
+    done = run("query", "--key", "column:url", "--missing-key", "drop", "-f", gdf, inputs[0],
+               "-o", out)
+    assert done.returncode == 0, done.stderr
+    assert pq.read_table(out).num_rows == sum(
+        1 for r in pq.read_table(inputs[0]).to_pylist() if r["url"] is not None)
+    lines = tmp_path / "urls.jsonl"
+    lines.write_text('{"url": "x"}\n')
+    done = run("query", "--key", "json:url", "-f", gdf, str(lines))
+    assert done.returncode == 2
+    assert "column:url" in done.stderr and "json:url" in done.stderr
+
+
+@needs_parquet
+def test_null_keys_fail_by_default_naming_the_row(inputs, tmp_path):
+    done = run("dedup", "--key", "column:url", *inputs, "-o", str(tmp_path / "o.parquet"))
+    assert done.returncode in (1, 2)
+    first_null = next(i for i, r in enumerate(pq.read_table(inputs[0]).to_pylist())
+                      if r["url"] is None)
+    assert "%s: row %d " % (inputs[0], first_null + 1) in done.stderr
+    assert "--missing-key" in done.stderr
+    assert_no_output(str(tmp_path), "o.parquet")
+
+
+def damaged_copies(inputs, folder):
+    data = open(inputs[0], "rb").read()
+    truncated = os.path.join(folder, "truncated.parquet")
+    open(truncated, "wb").write(data[: len(data) // 2])
+    footer = os.path.join(folder, "footer.parquet")
+    # The footer's length (the 4 bytes before the closing magic) pointing
+    # past the file's start.
+    open(footer, "wb").write(data[:-8] + b"\xff\xff\xff\x7f" + b"PAR1")
+    page = os.path.join(folder, "page.parquet")
+    # Bytes inside the first column chunk's pages overwritten.
+    body = bytearray(data)
+    for i in range(64, 400):
+        body[i] ^= 0x5A
+    open(page, "wb").write(bytes(body))
+    return truncated, footer, page
+
+
+@needs_parquet
+@pytest.mark.parametrize("which", [0, 1, 2])
+def test_damaged_files_fail_naming_them(inputs, tmp_path, which):
+    bad = damaged_copies(inputs, str(tmp_path))[which]
+    done = run("dedup", "--key", "column:url", "--missing-key", "keep", bad,
+               "-o", str(tmp_path / "o.parquet"))
+    assert done.returncode in (1, 2), done.stderr
+    assert bad in done.stderr
+    assert_no_output(str(tmp_path), "o.parquet")
+
+
+@needs_parquet
+@pytest.mark.parametrize("column, words", [
+    ("nope", "has no column nope"),
+    ("meta", "cannot be a key"),
+    ("meta.nope", "has no column meta.nope"),
+    ("url.x", "not a struct"),
+])
+def test_bad_key_columns_are_refused(inputs, tmp_path, column, words):
+    done = run("dedup", "--key", "column:" + column, inputs[0], "-o",
+               str(tmp_path / "o.parquet"))
+    assert done.returncode in (1, 2)
+    assert inputs[0] in done.stderr and words in done.stderr
+    assert_no_output(str(tmp_path), "o.parquet")
+
+
+@needs_parquet
+def test_other_string_and_binary_types_and_integer_widths_key_alike(tmp_path):
+    """large_string, string_view, fixed-size binary; int8 -1 is int64 -1."""
+    path = str(tmp_path / "kinds.parquet")
+    values = ["a", "b", "a", "", "b", ""]
+    table = pa.table({
+        "large": pa.array(values, pa.large_string()),
+        "view": pa.array(values, pa.string_view()),
+        "fixed": pa.array([v.encode().ljust(2, b"\0") for v in values], pa.binary(2)),
+        "small": pa.array([-1, 1, -1, 0, 1, 0], pa.int8()),
+        "wide": pa.array([2**64 - 1, 1, 2**64 - 1, 0, 1, 0], pa.uint64()),
+    })
+    pq.write_table(table, path)
+    assert pq.read_table(path).schema.field("view").type == pa.string_view()
+    for column in ["large", "view", "fixed", "small", "wide"]:
+        out = str(tmp_path / (column + ".parquet"))
+        done = run("dedup", "--exact", "--key", "column:" + column, path, "-o", out)
+        assert done.returncode == 0, done.stderr
+        # Rows 0, 1 and 3 (pyarrow's take has no kernel for string views).
+        want = table.slice(0, 2).to_pylist() + table.slice(3, 1).to_pylist()
+        assert pq.read_table(out).to_pylist() == want, column
+    # int8's -1 and uint64's 2**64-1 are the same 8 bytes: a set built from
+    # one finds the other's rows.
+    gds = str(tmp_path / "small.gds")
+    assert run("build", "--exact", "--key", "column:small", path, "-f", gds).returncode == 0
+    out = str(tmp_path / "found.parquet")
+    done = run("query", "--exact", "--key", "column:wide", "--ignore-key-rules", "-f", gds,
+               path, "-o", out)
+    assert done.returncode == 0, done.stderr
+    assert pq.read_table(out).num_rows == 6
+
+
+@needs_parquet
+def test_a_float_key_column_is_refused(tmp_path):
+    path = str(tmp_path / "f.parquet")
+    pq.write_table(pa.table({"x": [1.5, 2.5]}), path)
+    done = run("dedup", "--key", "column:x", path, "-o", str(tmp_path / "o.parquet"))
+    assert done.returncode in (1, 2)
+    assert "double" in done.stderr and "cannot be a key" in done.stderr
+
+
+@needs_parquet
+def test_schemas_that_differ_are_refused_naming_both_files_and_the_column(inputs, tmp_path):
+    other = str(tmp_path / "other.parquet")
+    table = pq.read_table(inputs[1])
+    table = table.set_column(2, "status", table.column("status").cast(pa.int64()))
+    pq.write_table(table, other)
+    done = run("dedup", "--key", "column:url", "--missing-key", "keep", inputs[0], other,
+               "-o", str(tmp_path / "o.parquet"))
+    assert done.returncode in (1, 2)
+    assert inputs[0] in done.stderr and other in done.stderr and "status" in done.stderr
+    assert_no_output(str(tmp_path), "o.parquet")
+
+
+@needs_parquet
+def test_parquet_and_records_in_one_job_are_refused(inputs, tmp_path):
+    lines = tmp_path / "urls.txt"
+    lines.write_text("https://a.example/\n")
+    done = run("dedup", "--key", "column:url", inputs[0], str(lines), "-o",
+               str(tmp_path / "o.parquet"))
+    assert done.returncode == 2 and "not both" in done.stderr
+    done = run("dedup", str(lines), inputs[0], "-o", str(tmp_path / "o.txt"))
+    assert done.returncode in (1, 2) and "is a Parquet file" in done.stderr
+    assert_no_output(str(tmp_path), "o.")
+
+
+@needs_parquet
+@pytest.mark.parametrize("extra, words", [
+    (["--checkpoint", "c.ckpt"], "cannot be checkpointed"),
+    (["--mpi", "2"], "MPI"),
+    (["--key", "whole"], "column:NAME"),
+    (["--key", "column:status", "--normalize", "url"], "does not hold strings"),
+    (["-z"], "not records ended by a separator"),
+    (["--output-parts", "parts"], "cannot be written in parts"),
+])
+def test_what_parquet_input_cannot_do_yet_is_refused(inputs, tmp_path, extra, words):
+    args = [] if "--key" in extra else ["--key", "column:url", "--missing-key", "keep"]
+    output = [] if "--output-parts" in extra else ["-o", "o.parquet"]
+    done = subprocess.run([BIN, "dedup", "-q", *args, *extra, inputs[0], *output],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert words in done.stderr
+    assert_no_output(str(tmp_path), "o.parquet")
+
+
+@pytest.mark.skipif(BUILT_WITH_PARQUET, reason="this build has Parquet support")
+def test_a_build_without_parquet_says_how_to_get_it(inputs, tmp_path):
+    done = run("dedup", "--key", "column:url", inputs[0], "-o", str(tmp_path / "o.parquet"))
+    assert done.returncode in (1, 2)
+    assert "no Parquet support" in done.stderr and "GDEDUP_PARQUET" in done.stderr
+    assert_no_output(str(tmp_path), "o.parquet")
+
+
+
+MODULE = "libgdedup_parquet.so"
+
+
+@needs_parquet
+def test_the_command_links_no_arrow():
+    """Arrow's libraries are the Parquet module's, loaded when a job reads
+    Parquet, never the command's own: its start maps none of them."""
+    done = subprocess.run(["ldd", BIN], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip("ldd cannot read the command: " + done.stderr.strip())
+    assert "libarrow" not in done.stdout and "libparquet" not in done.stdout, done.stdout
+    assert os.path.exists(os.path.join(os.path.dirname(os.path.abspath(BIN)), MODULE))
+
+
+def run_alone(tmp_path, inputs, module_bytes=None):
+    """The command copied into a folder of its own, with `module_bytes` as
+    the module beside it (none where None), run on a Parquet input."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    command = folder / "gdedup"
+    command.write_bytes(open(BIN, "rb").read())
+    command.chmod(0o755)
+    if module_bytes is not None:
+        (folder / MODULE).write_bytes(module_bytes)
+    done = subprocess.run([str(command), "dedup", "-q", "--key", "column:url", "--missing-key",
+                           "keep", inputs[0], "-o", "o.parquet"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert inputs[0] in done.stderr
+    assert_no_output(str(tmp_path), "o.parquet")
+    return folder, done.stderr
+
+
+@needs_parquet
+def test_a_missing_module_is_named_with_the_places_tried(inputs, tmp_path):
+    folder, stderr = run_alone(tmp_path, inputs)
+    assert "Parquet module was not found" in stderr
+    assert str(folder / MODULE) in stderr and str(folder / "..") in stderr
+
+
+@needs_parquet
+def test_a_module_that_cannot_load_is_named_with_the_loaders_words(inputs, tmp_path):
+    folder, stderr = run_alone(tmp_path, inputs, b"not an ELF object\n")
+    assert str(folder / MODULE) + " cannot be loaded" in stderr
+    assert "too short" in stderr or "invalid ELF header" in stderr
