@@ -93,9 +93,17 @@ JOBS=(
 # prints the same on standard output if that is open); one that uses it
 # fails, says why if it can, and leaves every file as it found it. (A lock
 # file or temporary file left behind, or a file created, changes the state.)
+# Under AddressSanitizer each stream closed alone and all three: the pairs
+# join what those run, and the release build runs them (152 runs of the
+# command were 31 s of the sanitizer suite).
 case_each_job_with_each_stream_closed() {
   make_template
   local job uses args closed reference printed before used
+  local closures=(0 1 2 01 02 12 012)
+  if [ "$SANITIZED" -eq 1 ]; then
+    closures=(0 1 2 012)
+    echo "  streams closed: ${closures[*]} (AddressSanitizer)"
+  fi
   before=$(cd template && state)
   for job in "${JOBS[@]}"; do
     uses=${job%%|*}
@@ -110,7 +118,7 @@ case_each_job_with_each_stream_closed() {
     fi
     reference=$(state)
     printed=$(sha256sum <"$SCRATCH/stdout")
-    for closed in 0 1 2 01 02 12 012; do
+    for closed in "${closures[@]}"; do
       fresh run
       : >"$SCRATCH/stdout"
       run_with "$in" "$SCRATCH/stdout" "$closed" $args

@@ -2,9 +2,9 @@
 # Installs the build tree $1 to a temporary prefix, checks that each installed
 # header compiles alone, then configures, builds and runs the consumer program
 # in this folder against that prefix alone.
-# Usage: run.sh BUILD_DIR CMAKE GENERATOR CXX_COMPILER [CXX_FLAGS]
+# Usage: run.sh BUILD_DIR CMAKE GENERATOR CXX_COMPILER
 set -euo pipefail
-build=$1 cmake=$2 generator=$3 cxx=$4 cxx_flags=${5:-}
+build=$1 cmake=$2 generator=$3 cxx=$4
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -30,13 +30,12 @@ if [ -e "$build/libgdedup_parquet.so" ] && [ -x "$tmp/prefix/bin/gdedup" ]; then
   esac
 fi
 for header in "$tmp/prefix/include/gdedup/"*.h; do
-  # shellcheck disable=SC2086  # the flags are words
   echo "#include \"gdedup/${header##*/}\"" |
-    "$cxx" -std=c++17 $cxx_flags -fsyntax-only -I "$tmp/prefix/include" -x c++ - ||
+    "$cxx" -std=c++17 -fsyntax-only -I "$tmp/prefix/include" -x c++ - ||
     { echo "run.sh: the installed gdedup/${header##*/} does not compile on its own" >&2; exit 1; }
 done
 "$cmake" -S "$here" -B "$tmp/build" -G "$generator" -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_CXX_FLAGS="$cxx_flags" \
+  -DCMAKE_CXX_COMPILER="$cxx" \
   -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
 found=$(sed -n 's/^gdedup_DIR:PATH=//p' "$tmp/build/CMakeCache.txt")
 case $found in
