@@ -298,8 +298,13 @@ def test_parquet_and_records_in_one_job_are_refused(inputs, tmp_path):
 def test_what_parquet_input_cannot_do_yet_is_refused(inputs, tmp_path, extra, words):
     args = [] if "--key" in extra else ["--key", "column:url", "--missing-key", "keep"]
     output = [] if "--output-parts" in extra else ["-o", "o.parquet"]
+    env = dict(os.environ)
+    if "--mpi" in extra:
+        # OpenMPI's runtime keeps memory to the end, which LeakSanitizer
+        # would report as the command's (as the mpi.* tests set it).
+        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
     done = subprocess.run([BIN, "dedup", "-q", *args, *extra, inputs[0], *output],
-                          capture_output=True, text=True, cwd=tmp_path)
+                          capture_output=True, text=True, cwd=tmp_path, env=env)
     assert done.returncode == 2, done.stderr
     assert words in done.stderr
     assert_no_output(str(tmp_path), "o.parquet")
