@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "columnar/parquet_table.h"
 #include "gdedup/error.h"
 #include "io/byte_source.h"
 #include "io/random_access.h"
-#include "pipeline/parquet_front_end.h"
 
 namespace gdedup {
 namespace {
@@ -164,6 +164,14 @@ Sample sample_input(const io::RandomAccessInput& input, Records kind) {
   return sample_windows(input, kind);
 }
 
+// Whether `input` begins with Parquet's magic, as is_parquet_input asks of
+// a path.
+bool starts_as_parquet(const io::RandomAccessInput& input) {
+  char head[columnar::kParquetMagic.size()];
+  return input.read_at(0, head, sizeof head) == sizeof head &&
+         std::string_view(head, sizeof head) == columnar::kParquetMagic;
+}
+
 }  // namespace
 
 std::optional<RecordEstimate> estimate_records(const std::vector<std::string>& inputs,
@@ -178,14 +186,6 @@ std::optional<RecordEstimate> estimate_records(const std::vector<std::string>& i
   // One input open at a time: a job of 100,000 files must not need a
   // descriptor for each.
   for (size_t i = 0; i < inputs.size(); ++i) {
-    // A Parquet file's footer counts its rows.
-    if (pipeline::is_parquet_input(inputs[i])) {
-      uint64_t size = 0;
-      records += static_cast<double>(columnar::parquet_file_rows(inputs[i], size));
-      e.input_bytes += size;
-      ++e.places;
-      continue;
-    }
     const std::unique_ptr<io::RandomAccessInput> input = io::RandomAccessInput::open(inputs[i]);
     if (!input) {
       if (unsized != nullptr) {
@@ -193,6 +193,15 @@ std::optional<RecordEstimate> estimate_records(const std::vector<std::string>& i
                                     : inputs[i] + " (not a regular file)";
       }
       return std::nullopt;
+    }
+    // A Parquet file's footer counts its rows. Its magic is read from the
+    // input already open, so that a job of many line files opens each once.
+    if (inputs[i] != "-" && starts_as_parquet(*input)) {
+      uint64_t size = 0;
+      records += static_cast<double>(columnar::parquet_file_rows(inputs[i], size));
+      e.input_bytes += size;
+      ++e.places;
+      continue;
     }
     const uint64_t size = input->size();
     e.input_bytes += size;
