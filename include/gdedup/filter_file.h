@@ -61,9 +61,9 @@ void save_filter(const LayeredFilter& filter, const std::string& path,
 void save_filter_file(const FilterFile& file, const std::string& path);
 
 // One layer of a filter whose bits no one process holds whole (the ranks of
-// an MPI job, gdedup/frontend/mpi.h): its parameters and counters, and `read(offset,
-// length, into)`, which copies bytes of its bit array into `into`; called
-// in order of offset, at most 64 MiB at a time.
+// an MPI job, docs/SCALE-OUT.md): its parameters and counters, and
+// `read(offset, length, into)`, which copies bytes of its bit array into
+// `into`; called in order of offset, at most 64 MiB at a time.
 struct StreamedLayer {
   FilterParams params;
   FilterCounters counters;

@@ -1,10 +1,11 @@
 // Saving a filter or set file that a program keeps in memory between saves
 // (Python's Filter and Set, or any program built on the library), as every
-// gdedup writer of that file saves it: under PATH.lock (gdedup/frontend/path_lock.h),
-// and never over a version of the file that the program did not read,
+// gdedup writer of that file saves it: under PATH.lock (an flock held by
+// every gdedup program that writes the file, docs/CLI.md "Files a job
+// writes"), and never over a version of the file that the program did not read,
 // which would lose the keys of whoever wrote that version. A job needs no
 // guard: it holds the lock of its file from before it reads the file until
-// it saves it (gdedup/frontend/job_files.h, lock_job_files).
+// it saves it.
 #pragma once
 
 #include <cstdint>
@@ -45,9 +46,9 @@ class SaveGuard {
   //  - (io) while another process holds the lock: a gdedup job, whose own
   //    save at its end would replace this one; the lock is not waited for,
   //    as the job may run for hours;
-  //  - where a job could not write the file either (check_writable of
-  //    gdedup/frontend/job_files.h: a folder, a symbolic link or a pipe, which the
-  //    rename would replace, a folder that is missing or not writable);
+  //  - where a job could not write the file either (a folder, a symbolic
+  //    link or a pipe, which the rename would replace, a folder that is
+  //    missing or not writable);
   //  - (input_changed) when the version this guard last saw is of `path`
   //    and the file there changed since: another process saved it.
   // After it, the version written is the one this guard last saw, also

@@ -105,9 +105,8 @@ class LiveFilter {
   uint64_t test_and_set(const uint64_t* fingerprints, uint64_t count, uint8_t* was_present);
   void contains(const uint64_t* fingerprints, uint64_t count, uint8_t* present);
   // Throws Error (input_changed) once another program has cut the mapped
-  // filter file short: the pages gone read as zeros since
-  // (gdedup/frontend/mapping_guard.h) rather than ending the process with
-  // SIGBUS, so answers read from them must not be handed out. Called after
+  // filter file short: the pages gone read as zeros since (the mapping is
+  // guarded) rather than ending the process with SIGBUS, so answers read from them must not be handed out. Called after
   // every use of the bits; every call fails from then on. Does nothing for
   // a filter in its own memory.
   void check_mapping() const;
