@@ -161,10 +161,10 @@ TEST(CliPlan, ExactRefusesWhatSizesABloomFilter) {
     std::string says;
   };
   const std::vector<Case> cases = {
-      {{"--fpr", "1e-3"}, "--fpr does not apply with --exact"},
-      {{"--memory", "1GiB"}, "--memory does not apply with --exact"},
-      {{"--block-bits", "256"}, "--block-bits does not apply with --exact"},
-      {{"--allow-high-fpr"}, "--allow-high-fpr does not apply with --exact"},
+      {{"--fpr", "1e-3"}, "--fpr 1e-3 has no effect with --exact"},
+      {{"--memory", "1GiB"}, "--memory 1GiB has no effect with --exact"},
+      {{"--block-bits", "256"}, "--block-bits 256 has no effect with --exact"},
+      {{"--allow-high-fpr"}, "--allow-high-fpr has no effect with --exact"},
       {{}, "needs --capacity"},
   };
   for (const Case& c : cases) {

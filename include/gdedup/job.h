@@ -253,8 +253,9 @@ void check_thread_count(JobOption option, unsigned count, const OptionNames& nam
 
 // The part of check_job_spec that sizes a new filter (the first two kinds
 // above), for a program that plans one itself (plan_fixed_filter,
-// growth_rule).
-void check_job_sizing(const JobSizing& sizing, const OptionNames& names);
+// growth_rule); with `exact`, the refusal of every Bloom sizing option
+// given, as check_job_spec refuses them for an exact job.
+void check_job_sizing(const JobSizing& sizing, const OptionNames& names, bool exact = false);
 
 // The plan `sizing` asks for at `keys` distinct keys: sized by its memory
 // budget when it has one, else for its rate.

@@ -33,29 +33,6 @@ std::vector<uint64_t> growth_points() {
   return keys;
 }
 
-// An exact set has no rate, block size or size to choose: it grows as keys
-// come. Options that size a Bloom filter are refused rather than ignored,
-// so that no one reads a plan they did not get.
-void refuse_bloom_sizing(const SizingOptions& sizing) {
-  auto refuse = [](const Flag& option, const std::string& why) {
-    throw UsageError(option + " does not apply with " + flag::kExact + ": " + why +
-                     "; leave it out");
-  };
-  if (!sizing.fpr.empty()) {
-    refuse(flag::kFpr, "an exact set has no false-positive rate, only the collision chance "
-                       "that plan shows");
-  }
-  if (!sizing.memory.empty()) {
-    refuse(flag::kMemory, "it sizes a Bloom filter, and an exact set grows as keys come (a job "
-                          "caps it with " + flag::kMaxMemory + "); " + flag::kCapacity +
-                          " N shows the memory N keys take");
-  }
-  if (!sizing.block_bits.empty()) refuse(flag::kBlockBits, "an exact set has no blocks");
-  if (sizing.allow_high_fpr) {
-    refuse(flag::kAllowHighFpr, "an exact set has no false-positive rate");
-  }
-}
-
 int run_exact_plan(const PlanOptions& options, const JobSizing& request) {
   if (!request.capacity) {
     throw UsageError("plan " + flag::kExact + " needs " + flag::kCapacity +
@@ -71,11 +48,10 @@ int run_exact_plan(const PlanOptions& options, const JobSizing& request) {
 // filter for --capacity (if given) and the growth from a first layer of
 // that capacity are shown.
 int run_plan(const PlanOptions& options) {
-  if (options.exact) refuse_bloom_sizing(options.sizing);
   const JobSizing request = parse_sizing(options.sizing);
   JobOptions typed;
   typed.sizing = options.sizing;
-  check_job_sizing(request, CommandEvents(typed, false));
+  check_job_sizing(request, CommandEvents(typed, false), options.exact);
   if (options.exact) return run_exact_plan(options, request);
   std::optional<Plan> fixed;
   if (request.memory || request.capacity) fixed = plan_standalone(request);

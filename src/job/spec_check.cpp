@@ -172,19 +172,30 @@ void refuse_ignored_options(const JobSpec& o, const OptionNames& names) {
 
 // What exact mode does not take: a Bloom filter's sizing, no_grow,
 // fingerprint input, a backend other than the CPU and the GPU.
-void refuse_for_exact(const JobSpec& o, const OptionNames& names) {
-  const std::string exact = names.name(JobOption::kExact);
-  auto refuse = [&](JobOption option, const std::string& why) {
-    throw UsageError(names.given(option) + " has no effect with " + exact + ": " + why +
-                     "; drop " + names.name(option));
-  };
+[[noreturn]] void refuse_with_exact(JobOption option, const std::string& why,
+                                   const OptionNames& names) {
+  throw UsageError(names.given(option) + " has no effect with " +
+                   names.name(JobOption::kExact) + ": " + why + "; drop " + names.name(option));
+}
+
+// What sizes a Bloom filter means nothing to an exact set: refused rather
+// than ignored, so that no one reads a plan or runs a job they did not get.
+void refuse_bloom_sizing(const JobSizing& sizing, const OptionNames& names) {
   const std::string no_rate = "an exact set drops no key for a false positive, so it has no "
                               "rate to plan for and no size to fix; it grows as keys come (" +
                               names.name(JobOption::kMaxMemory) + " caps it)";
-  if (o.sizing.fpr) refuse(JobOption::kFpr, no_rate);
-  if (o.sizing.memory) refuse(JobOption::kMemory, no_rate);
-  if (o.sizing.block_bits) refuse(JobOption::kBlockBits, no_rate);
-  if (o.sizing.allow_high_fpr) refuse(JobOption::kAllowHighFpr, no_rate);
+  if (sizing.fpr) refuse_with_exact(JobOption::kFpr, no_rate, names);
+  if (sizing.memory) refuse_with_exact(JobOption::kMemory, no_rate, names);
+  if (sizing.block_bits) refuse_with_exact(JobOption::kBlockBits, no_rate, names);
+  if (sizing.allow_high_fpr) refuse_with_exact(JobOption::kAllowHighFpr, no_rate, names);
+}
+
+void refuse_for_exact(const JobSpec& o, const OptionNames& names) {
+  const std::string exact = names.name(JobOption::kExact);
+  auto refuse = [&](JobOption option, const std::string& why) {
+    refuse_with_exact(option, why, names);
+  };
+  refuse_bloom_sizing(o.sizing, names);
   if (o.no_grow) {
     refuse(JobOption::kNoGrow, "an exact set must grow to hold every key; " +
                                    names.name(JobOption::kMaxMemory) + " caps it");
@@ -210,9 +221,10 @@ void check_thread_count(JobOption option, unsigned count, const OptionNames& nam
                    " out for the default share of this machine's");
 }
 
-void check_job_sizing(const JobSizing& sizing, const OptionNames& names) {
+void check_job_sizing(const JobSizing& sizing, const OptionNames& names, bool exact) {
   check_sizing_values(sizing, names);
   check_rate_or_budget(sizing, names);
+  if (exact) return refuse_bloom_sizing(sizing, names);
   check_planned_rate(sizing, names);
 }
 
