@@ -4,6 +4,8 @@
 #include <arrow/compute/api_vector.h>
 #include <arrow/compute/initialize.h>
 #include <arrow/io/interfaces.h>
+#include <arrow/io/memory.h>
+#include <arrow/ipc/reader.h>
 #include <parquet/arrow/writer.h>
 #include <parquet/exception.h>
 
@@ -86,6 +88,28 @@ std::shared_ptr<arrow::Table> kept_by_slices(const arrow::Table& table, const ui
   return *joined;
 }
 
+}  // namespace
+
+std::shared_ptr<arrow::Table> kept_rows(const RowGroup& group, const uint8_t* keep) {
+  initialize_compute();
+  const size_t rows = group.rows();
+  arrow::BooleanBuilder mask;
+  const arrow::Status appended = mask.AppendValues(keep, static_cast<int64_t>(rows));
+  if (!appended.ok()) throw_status("the output", "cannot be written", appended);
+  std::shared_ptr<arrow::Array> mask_array;
+  if (const arrow::Status status = mask.Finish(&mask_array); !status.ok()) {
+    throw_status("the output", "cannot be written", status);
+  }
+  // Row groups come from this module's reader: the only kind there is.
+  const std::shared_ptr<arrow::Table>& all = static_cast<const ArrowRows&>(group.data()).table;
+  auto kept = arrow::compute::Filter(all, mask_array);
+  if (kept.ok()) return kept->table();
+  if (kept.status().IsNotImplemented()) return kept_by_slices(*all, keep, rows);
+  throw_status("the output", "cannot take the kept rows", kept.status());
+}
+
+namespace {
+
 class ArrowWriter final : public ParquetWriter {
  public:
   ArrowWriter(const ArrowReader& like, ByteSink& sink) : stream_(sink) {
@@ -112,29 +136,21 @@ class ArrowWriter final : public ParquetWriter {
   }
 
   void write(const RowGroup& group, const uint8_t* keep) override {
-    const size_t rows = group.rows();
-    arrow::BooleanBuilder mask;
-    const arrow::Status appended = mask.AppendValues(keep, static_cast<int64_t>(rows));
-    if (!appended.ok()) throw_status("the output", "cannot be written", appended);
-    std::shared_ptr<arrow::Array> mask_array;
-    if (const arrow::Status status = mask.Finish(&mask_array); !status.ok()) {
-      throw_status("the output", "cannot be written", status);
-    }
-    // Row groups come from this module's reader: the only kind there is.
-    const std::shared_ptr<arrow::Table>& all = static_cast<const ArrowRows&>(group.data()).table;
-    auto kept = arrow::compute::Filter(all, mask_array);
-    std::shared_ptr<arrow::Table> table;
-    if (kept.ok()) {
-      table = kept->table();
-    } else if (kept.status().IsNotImplemented()) {
-      table = kept_by_slices(*all, keep, rows);
-    } else {
-      throw_status("the output", "cannot take the kept rows", kept.status());
-    }
-    if (table->num_rows() == 0) return;
-    const arrow::Status status = writer_->WriteTable(*table, row_group_rows_);
-    stream_.rethrow_failure();
-    if (!status.ok()) throw_status("the output", "cannot be written as Parquet", status);
+    write_table(*kept_rows(group, keep));
+  }
+
+  // The table the packing rank took by kept_rows(), whole: IPC keeps its
+  // columns' chunks (which the Parquet writer's pages follow), so its
+  // bytes are those write() gives.
+  void write_packed(const char* data, size_t size) override {
+    const auto bytes = std::make_shared<arrow::Buffer>(reinterpret_cast<const uint8_t*>(data),
+                                                       static_cast<int64_t>(size));
+    arrow::io::BufferReader input(bytes);
+    auto reader = arrow::ipc::RecordBatchStreamReader::Open(&input);
+    if (!reader.ok()) throw_status("the kept rows", "cannot be unpacked", reader.status());
+    auto table = (*reader)->ToTable();
+    if (!table.ok()) throw_status("the kept rows", "cannot be unpacked", table.status());
+    write_table(**table);
   }
 
   void close() override {
@@ -144,6 +160,14 @@ class ArrowWriter final : public ParquetWriter {
   }
 
  private:
+  // One row group, unless no row is kept.
+  void write_table(const arrow::Table& table) {
+    if (table.num_rows() == 0) return;
+    const arrow::Status status = writer_->WriteTable(table, row_group_rows_);
+    stream_.rethrow_failure();
+    if (!status.ok()) throw_status("the output", "cannot be written as Parquet", status);
+  }
+
   SinkStream stream_;
   std::unique_ptr<parquet::arrow::FileWriter> writer_;
   int64_t row_group_rows_ = 0;
