@@ -72,6 +72,15 @@ uint64_t arrow_file_rows(const std::string& path, uint64_t& bytes, FileOpener& o
 // The rows of `group` whose keep[i] is nonzero, in order (parquet_writer.cpp).
 std::shared_ptr<arrow::Table> kept_rows(const RowGroup& group, const uint8_t* keep);
 
+// `schema` with each string or binary view type, at any depth, replaced by
+// its large string or binary type (parquet_writer.cpp).
+std::shared_ptr<arrow::Schema> without_views(const arrow::Schema& schema);
+
+// `table` with its columns cast to `schema`'s types (the same names), each
+// column's chunks kept; `table` itself where they are already.
+std::shared_ptr<arrow::Table> cast_table(const std::shared_ptr<arrow::Table>& table,
+                                         const arrow::Schema& schema);
+
 // ParquetLibrary::open_writer (parquet_writer.cpp).
 std::unique_ptr<ParquetWriter> open_arrow_writer(const ArrowReader& like, ByteSink& sink);
 

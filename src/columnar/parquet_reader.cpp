@@ -285,8 +285,12 @@ uint64_t ArrowReader::bytes_to(uint64_t row) const {
 
 void ArrowReader::pack(const RowGroup& group, const uint8_t* keep, std::string& out) const {
   out.clear();
-  const std::shared_ptr<arrow::Table> table = kept_rows(group, keep);
+  std::shared_ptr<arrow::Table> table = kept_rows(group, keep);
   if (table->num_rows() == 0) return;
+  // A view column's slices each point into the row group's whole buffers,
+  // which IPC would write whole for every slice: it travels in the type
+  // with offsets instead, each slice's values alone, its chunks kept.
+  table = cast_table(table, *without_views(*table->schema()));
   auto sink = arrow::io::BufferOutputStream::Create();
   if (!sink.ok()) throw_status("the kept rows", "cannot be packed", sink.status());
   auto writer = arrow::ipc::MakeStreamWriter(*sink, table->schema());

@@ -15,6 +15,15 @@
 
 namespace gdedup::mpi {
 
+namespace {
+
+// A rank's kept bytes of a round go to rank 0 in messages of at most this
+// many bytes: MPI counts are ints, and one Parquet row group's kept rows
+// may take more.
+constexpr uint64_t kMessageBytes = uint64_t{1} << 30;
+
+}  // namespace
+
 struct SharedOutput::Checksum {
   XXH3_state_t state;
   uint64_t hashed = 0;
@@ -72,15 +81,19 @@ uint64_t SharedOutput::write_round(const char* data, uint64_t size,
         write_gathered(data, size);
       } else if (sizes[r] != 0) {
         received_.resize(static_cast<size_t>(sizes[r]));
-        check(MPI_Recv(received_.data(), mpi_count(sizes[r], "a rank's kept bytes in a round"),
-                       MPI_CHAR, static_cast<int>(r), 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
-              "MPI_Recv");
+        for (uint64_t at = 0; at < sizes[r]; at += kMessageBytes) {
+          const int count = static_cast<int>(std::min(kMessageBytes, sizes[r] - at));
+          check(MPI_Recv(received_.data() + at, count, MPI_CHAR, static_cast<int>(r), 0,
+                         MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                "MPI_Recv");
+        }
         write_gathered(received_.data(), sizes[r]);
       }
-    } else if (r == me && size != 0) {
-      check(MPI_Send(data, mpi_count(size, "a rank's kept bytes in a round"), MPI_CHAR, 0, 0,
-                     MPI_COMM_WORLD),
-            "MPI_Send");
+    } else if (r == me) {
+      for (uint64_t at = 0; at < size; at += kMessageBytes) {
+        const int count = static_cast<int>(std::min(kMessageBytes, size - at));
+        check(MPI_Send(data + at, count, MPI_CHAR, 0, 0, MPI_COMM_WORLD), "MPI_Send");
+      }
     }
     written += sizes[r];
   }
