@@ -6,6 +6,8 @@
 // writes its kept records at the output offset the records before them in
 // input order leave (mpi/shared_output.h). What the keys are applied to, a
 // Bloom filter or an exact set, is the RankTarget's (mpi/rank_target.h).
+// Parquet input's pieces are its row groups, and its kept rows go to rank
+// 0, whose one writer encodes them (mpi/row_group_pieces.h).
 #include <mpi.h>
 
 #include <algorithm>
@@ -132,7 +134,7 @@ struct RankRound {
 std::vector<RankRound> gather(const RankRound& mine) {
   const uint64_t flags = (mine.report.holds ? 1u : 0u) | (mine.report.read_all ? 2u : 0u) |
                          (mine.report.failed ? 4u : 0u) | (mine.output_closed ? 8u : 0u);
-  const uint64_t packed[6] = {flags,           mine.records, mine.missing,
+  const uint64_t packed[6] = {flags,      mine.records,     mine.missing,
                               mine.bytes, mine.next_offset, mine.raw};
   const std::vector<uint64_t> all = gather(packed, 6);
   std::vector<RankRound> out(rank_info().ranks);
