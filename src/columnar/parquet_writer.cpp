@@ -90,10 +90,6 @@ std::shared_ptr<arrow::Table> kept_by_slices(const arrow::Table& table, const ui
   return *joined;
 }
 
-}  // namespace
-
-namespace {
-
 std::shared_ptr<arrow::DataType> type_without_views(const std::shared_ptr<arrow::DataType>& type) {
   switch (type->id()) {
     case arrow::Type::STRING_VIEW: return arrow::large_utf8();
