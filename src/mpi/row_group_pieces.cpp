@@ -44,7 +44,13 @@ void read_row_group(columnar::ParquetReader& reader, const pipeline::Piece& piec
   reader.seek(piece.input, piece.begin);
   columnar::RowGroupPlace place;
   std::unique_ptr<columnar::RowGroup> rows = reader.next(place);
-  if (!rows) return;  // the plan's row group is past the file's end: never so
+  if (!rows) {
+    // The plan came from this reader's footers: never so, unless a bug.
+    throw Error(options.inputs.at(piece.input) + ": row group " +
+                    std::to_string(piece.begin + 1) + " is past the row groups its footer "
+                    "lists.",
+                ErrorKind::failure);
+  }
   const std::vector<uint64_t>& nulls = rows->nulls();
   if (!nulls.empty() && options.missing_key == keys::MissingKey::kError) {
     throw pipeline::null_key_error(options, place, nulls.front());
