@@ -30,6 +30,9 @@ class ArrowReader final : public ParquetReader {
   uint64_t total_bytes() const override { return total_bytes_; }
   const std::vector<std::string>& paths() const override { return paths_; }
   std::unique_ptr<RowGroup> next(RowGroupPlace& place) override;
+  uint64_t row_groups(size_t input) const override;
+  void seek(size_t input, uint64_t group) override;
+  void pack(const RowGroup& group, const uint8_t* keep, std::string& out) const override;
 
   // What the writer follows: the first file's schema, with its metadata,
   // its compression and its largest row group's rows.
@@ -53,6 +56,9 @@ class ArrowReader final : public ParquetReader {
   uint64_t total_bytes_ = 0;
   arrow::Compression::type compression_ = arrow::Compression::UNCOMPRESSED;
   int64_t row_group_rows_ = 0;
+  // The file bytes of the inputs up to row `row` of input input_.
+  uint64_t bytes_to(uint64_t row) const;
+
   // Where next() stands.
   size_t input_ = 0;
   uint64_t bytes_before_ = 0;  // of the inputs before `input_`
@@ -62,6 +68,18 @@ class ArrowReader final : public ParquetReader {
 
 // ParquetLibrary::file_rows (parquet_reader.cpp).
 uint64_t arrow_file_rows(const std::string& path, uint64_t& bytes, FileOpener& opener);
+
+// The rows of `group` whose keep[i] is nonzero, in order (parquet_writer.cpp).
+std::shared_ptr<arrow::Table> kept_rows(const RowGroup& group, const uint8_t* keep);
+
+// `schema` with each string or binary view type, at any depth, replaced by
+// its large string or binary type (parquet_writer.cpp).
+std::shared_ptr<arrow::Schema> without_views(const arrow::Schema& schema);
+
+// `table` with its columns cast to `schema`'s types (the same names), each
+// column's chunks kept; `table` itself where they are already.
+std::shared_ptr<arrow::Table> cast_table(const std::shared_ptr<arrow::Table>& table,
+                                         const arrow::Schema& schema);
 
 // ParquetLibrary::open_writer (parquet_writer.cpp).
 std::unique_ptr<ParquetWriter> open_arrow_writer(const ArrowReader& like, ByteSink& sink);

@@ -2,6 +2,8 @@
 // the reader opens, row groups decoded by Arrow's Parquet reader on its
 // thread pool (a row group's columns at once) when asked for.
 #include <arrow/io/file.h>
+#include <arrow/io/memory.h>
+#include <arrow/ipc/writer.h>
 #include <parquet/arrow/reader.h>
 #include <parquet/exception.h>
 #include <parquet/metadata.h>
@@ -256,6 +258,52 @@ ArrowReader::ArrowReader(std::vector<std::string> paths, std::vector<std::string
   }
 }
 
+uint64_t ArrowReader::row_groups(size_t input) const {
+  return static_cast<uint64_t>(inputs_.at(input).reader->num_row_groups());
+}
+
+void ArrowReader::seek(size_t input, uint64_t group) {
+  input_ = input;
+  group_ = static_cast<int>(group);
+  bytes_before_ = 0;
+  for (size_t i = 0; i < input; ++i) bytes_before_ += inputs_[i].bytes;
+  first_row_ = 0;
+  if (input >= inputs_.size()) return;
+  const parquet::FileMetaData& meta = *inputs_[input].reader->parquet_reader()->metadata();
+  for (int g = 0; g < group_ && g < meta.num_row_groups(); ++g) {
+    first_row_ += static_cast<uint64_t>(meta.RowGroup(g)->num_rows());
+  }
+}
+
+uint64_t ArrowReader::bytes_to(uint64_t row) const {
+  const Input& input = inputs_[input_];
+  if (input.rows == 0) return bytes_before_ + input.bytes;
+  return bytes_before_ + static_cast<uint64_t>(static_cast<double>(input.bytes) *
+                                               static_cast<double>(row) /
+                                               static_cast<double>(input.rows));
+}
+
+void ArrowReader::pack(const RowGroup& group, const uint8_t* keep, std::string& out) const {
+  out.clear();
+  std::shared_ptr<arrow::Table> table = kept_rows(group, keep);
+  if (table->num_rows() == 0) return;
+  // A view column's slices each point into the row group's whole buffers,
+  // which IPC would write whole for every slice: it travels in the type
+  // with offsets instead, each slice's values alone, its chunks kept.
+  table = cast_table(table, *without_views(*table->schema()));
+  auto sink = arrow::io::BufferOutputStream::Create();
+  if (!sink.ok()) throw_status("the kept rows", "cannot be packed", sink.status());
+  auto writer = arrow::ipc::MakeStreamWriter(*sink, table->schema());
+  if (!writer.ok()) throw_status("the kept rows", "cannot be packed", writer.status());
+  arrow::Status status = (*writer)->WriteTable(*table);
+  if (status.ok()) status = (*writer)->Close();
+  if (!status.ok()) throw_status("the kept rows", "cannot be packed", status);
+  auto bytes = (*sink)->Finish();
+  if (!bytes.ok()) throw_status("the kept rows", "cannot be packed", bytes.status());
+  out.assign(reinterpret_cast<const char*>((*bytes)->data()),
+             static_cast<size_t>((*bytes)->size()));
+}
+
 std::unique_ptr<RowGroup> ArrowReader::next(RowGroupPlace& place) {
   while (input_ < inputs_.size() &&
          group_ >= inputs_[input_].reader->num_row_groups()) {
@@ -290,14 +338,11 @@ std::unique_ptr<RowGroup> ArrowReader::next(RowGroupPlace& place) {
       if (array->IsNull(i)) nulls.push_back(first + static_cast<uint64_t>(i));
     }
   }
+  const uint64_t bytes_from = bytes_to(first_row_);
   ++group_;
   first_row_ += rows;
-  const Input& input = inputs_[input_];
-  place.bytes_through = bytes_before_ + (input.rows == 0 ? input.bytes
-                                          : static_cast<uint64_t>(
-                                                static_cast<double>(input.bytes) *
-                                                static_cast<double>(first_row_) /
-                                                static_cast<double>(input.rows)));
+  place.bytes_through = bytes_to(first_row_);
+  place.bytes = place.bytes_through - bytes_from;
   return std::make_unique<RowGroup>(std::move(data), std::move(keys), std::move(nulls));
 }
 

@@ -69,6 +69,9 @@ struct RowGroupPlace {
   // The file bytes of the inputs up to this row group's end, that file's
   // share taken by its rows (for progress and statistics).
   uint64_t bytes_through = 0;
+  // Of those, this row group's: bytes_through less that of the row group
+  // before it, so that the row groups' shares add up to the files' sizes.
+  uint64_t bytes = 0;
 };
 
 // The files of a job read in order, a row group at a time, keyed by one
@@ -83,6 +86,14 @@ class ParquetReader {
   // The next row group, with where it lies; null after the last one.
   // Throws gdedup::Error naming the file and row group for damaged data.
   virtual std::unique_ptr<RowGroup> next(RowGroupPlace& place) = 0;
+  // The row groups of input `input`, from its footer.
+  virtual uint64_t row_groups(size_t input) const = 0;
+  // Makes row group `group` of input `input` the next one next() reads.
+  virtual void seek(size_t input, uint64_t group) = 0;
+  // Replaces `out` with the rows of `group` (a row group of this reader)
+  // whose keep[i] is nonzero, in order, as Arrow IPC stream bytes for
+  // another process's ParquetWriter::write_packed; empty when none is kept.
+  virtual void pack(const RowGroup& group, const uint8_t* keep, std::string& out) const = 0;
 };
 
 // Bytes out, in order: the writer's only way to the disk.
@@ -101,6 +112,9 @@ class ParquetWriter {
   // Writes the rows of `group` whose keep[i] is nonzero, in order, as one
   // row group (none when no row is kept).
   virtual void write(const RowGroup& group, const uint8_t* keep) = 0;
+  // Writes the rows ParquetReader::pack packed, as one row group: the same
+  // bytes write() gives for the row group and flags they were packed from.
+  virtual void write_packed(const char* data, size_t size) = 0;
   virtual void close() = 0;
 };
 
@@ -132,7 +146,7 @@ class ParquetLibrary {
 // long as the process. The name carries the interface's version, so that a
 // module of another version is refused by name rather than called wrongly.
 using ParquetEntry = ParquetLibrary* (*)();
-inline constexpr const char* kParquetEntryName = "gdedup_parquet_library_v1";
+inline constexpr const char* kParquetEntryName = "gdedup_parquet_library_v2";
 
 // The engine's side (parquet_module.cpp): each loads the module on first
 // use, and throws gdedup::Error (unsupported_format) naming the path tried

@@ -1,9 +1,13 @@
 // The writer of parquet_table.h: Arrow's Parquet writer on an output stream
 // that hands its bytes to the job's ByteSink, each row group's kept rows
 // taken by Arrow's filter kernel.
+#include <arrow/compute/api_scalar.h>
 #include <arrow/compute/api_vector.h>
+#include <arrow/compute/cast.h>
 #include <arrow/compute/initialize.h>
 #include <arrow/io/interfaces.h>
+#include <arrow/io/memory.h>
+#include <arrow/ipc/reader.h>
 #include <parquet/arrow/writer.h>
 #include <parquet/exception.h>
 
@@ -86,6 +90,80 @@ std::shared_ptr<arrow::Table> kept_by_slices(const arrow::Table& table, const ui
   return *joined;
 }
 
+std::shared_ptr<arrow::DataType> type_without_views(const std::shared_ptr<arrow::DataType>& type) {
+  switch (type->id()) {
+    case arrow::Type::STRING_VIEW: return arrow::large_utf8();
+    case arrow::Type::BINARY_VIEW: return arrow::large_binary();
+    case arrow::Type::STRUCT: {
+      arrow::FieldVector fields;
+      for (const auto& field : type->fields()) {
+        fields.push_back(field->WithType(type_without_views(field->type())));
+      }
+      return arrow::struct_(fields);
+    }
+    case arrow::Type::LIST: {
+      const auto& list = static_cast<const arrow::ListType&>(*type);
+      return arrow::list(list.value_field()->WithType(type_without_views(list.value_type())));
+    }
+    case arrow::Type::LARGE_LIST: {
+      const auto& list = static_cast<const arrow::LargeListType&>(*type);
+      return arrow::large_list(
+          list.value_field()->WithType(type_without_views(list.value_type())));
+    }
+    default: return type;  // others (maps, fixed-size lists) of views travel as they are
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<arrow::Schema> without_views(const arrow::Schema& schema) {
+  arrow::FieldVector fields;
+  for (const auto& field : schema.fields()) {
+    fields.push_back(field->WithType(type_without_views(field->type())));
+  }
+  return arrow::schema(fields, schema.metadata());
+}
+
+std::shared_ptr<arrow::Table> cast_table(const std::shared_ptr<arrow::Table>& table,
+                                         const arrow::Schema& schema) {
+  if (table->schema()->Equals(schema, /*check_metadata=*/false)) return table;
+  initialize_compute();
+  std::vector<std::shared_ptr<arrow::ChunkedArray>> columns;
+  for (int i = 0; i < table->num_columns(); ++i) {
+    const std::shared_ptr<arrow::ChunkedArray>& column = table->column(i);
+    const std::shared_ptr<arrow::DataType>& type = schema.field(i)->type();
+    if (column->type()->Equals(*type)) {
+      columns.push_back(column);
+      continue;
+    }
+    auto cast = arrow::compute::Cast(column, type);
+    if (!cast.ok()) throw_status("the kept rows", "cannot be cast", cast.status());
+    columns.push_back(cast->chunked_array());
+  }
+  return arrow::Table::Make(arrow::schema(schema.fields(), table->schema()->metadata()), columns,
+                            table->num_rows());
+}
+
+std::shared_ptr<arrow::Table> kept_rows(const RowGroup& group, const uint8_t* keep) {
+  initialize_compute();
+  const size_t rows = group.rows();
+  arrow::BooleanBuilder mask;
+  const arrow::Status appended = mask.AppendValues(keep, static_cast<int64_t>(rows));
+  if (!appended.ok()) throw_status("the output", "cannot be written", appended);
+  std::shared_ptr<arrow::Array> mask_array;
+  if (const arrow::Status status = mask.Finish(&mask_array); !status.ok()) {
+    throw_status("the output", "cannot be written", status);
+  }
+  // Row groups come from this module's reader: the only kind there is.
+  const std::shared_ptr<arrow::Table>& all = static_cast<const ArrowRows&>(group.data()).table;
+  auto kept = arrow::compute::Filter(all, mask_array);
+  if (kept.ok()) return kept->table();
+  if (kept.status().IsNotImplemented()) return kept_by_slices(*all, keep, rows);
+  throw_status("the output", "cannot take the kept rows", kept.status());
+}
+
+namespace {
+
 class ArrowWriter final : public ParquetWriter {
  public:
   ArrowWriter(const ArrowReader& like, ByteSink& sink) : stream_(sink) {
@@ -104,6 +182,7 @@ class ArrowWriter final : public ParquetWriter {
                                                    arrow_properties.build());
     if (!opened.ok()) throw_status("the output", "cannot be written as Parquet", opened.status());
     writer_ = std::move(*opened);
+    schema_ = like.schema();
   }
 
   ~ArrowWriter() override {
@@ -112,29 +191,22 @@ class ArrowWriter final : public ParquetWriter {
   }
 
   void write(const RowGroup& group, const uint8_t* keep) override {
-    const size_t rows = group.rows();
-    arrow::BooleanBuilder mask;
-    const arrow::Status appended = mask.AppendValues(keep, static_cast<int64_t>(rows));
-    if (!appended.ok()) throw_status("the output", "cannot be written", appended);
-    std::shared_ptr<arrow::Array> mask_array;
-    if (const arrow::Status status = mask.Finish(&mask_array); !status.ok()) {
-      throw_status("the output", "cannot be written", status);
-    }
-    // Row groups come from this module's reader: the only kind there is.
-    const std::shared_ptr<arrow::Table>& all = static_cast<const ArrowRows&>(group.data()).table;
-    auto kept = arrow::compute::Filter(all, mask_array);
-    std::shared_ptr<arrow::Table> table;
-    if (kept.ok()) {
-      table = kept->table();
-    } else if (kept.status().IsNotImplemented()) {
-      table = kept_by_slices(*all, keep, rows);
-    } else {
-      throw_status("the output", "cannot take the kept rows", kept.status());
-    }
-    if (table->num_rows() == 0) return;
-    const arrow::Status status = writer_->WriteTable(*table, row_group_rows_);
-    stream_.rethrow_failure();
-    if (!status.ok()) throw_status("the output", "cannot be written as Parquet", status);
+    write_table(*kept_rows(group, keep));
+  }
+
+  // The table the packing rank took by kept_rows(), whole: IPC keeps its
+  // columns' chunks (which the Parquet writer's pages follow), so its
+  // bytes are those write() gives.
+  void write_packed(const char* data, size_t size) override {
+    const auto bytes = std::make_shared<arrow::Buffer>(reinterpret_cast<const uint8_t*>(data),
+                                                       static_cast<int64_t>(size));
+    arrow::io::BufferReader input(bytes);
+    auto reader = arrow::ipc::RecordBatchStreamReader::Open(&input);
+    if (!reader.ok()) throw_status("the kept rows", "cannot be unpacked", reader.status());
+    auto table = (*reader)->ToTable();
+    if (!table.ok()) throw_status("the kept rows", "cannot be unpacked", table.status());
+    // View columns travel as large strings (ArrowReader::pack).
+    write_table(*cast_table(*table, *schema_));
   }
 
   void close() override {
@@ -144,8 +216,17 @@ class ArrowWriter final : public ParquetWriter {
   }
 
  private:
+  // One row group, unless no row is kept.
+  void write_table(const arrow::Table& table) {
+    if (table.num_rows() == 0) return;
+    const arrow::Status status = writer_->WriteTable(table, row_group_rows_);
+    stream_.rethrow_failure();
+    if (!status.ok()) throw_status("the output", "cannot be written as Parquet", status);
+  }
+
   SinkStream stream_;
   std::unique_ptr<parquet::arrow::FileWriter> writer_;
+  std::shared_ptr<arrow::Schema> schema_;  // the input's: the written tables'
   int64_t row_group_rows_ = 0;
 };
 

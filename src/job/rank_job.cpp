@@ -67,7 +67,9 @@ RankJob::RankJob(const JobSpec& spec, JobEvents& events, const mpi::RankInfo& me
     : state_(std::make_unique<State>(spec, events, me)) {
   check_job_spec(spec, events);
   refuse_on_ranks(spec, events);
-  if (spec.format == InputFormat::kText && spec.keys.key.structured()) {
+  // A column's null keys are told apart (mpi/row_group_pieces.h).
+  if (spec.format == InputFormat::kText && spec.keys.key.structured() &&
+      spec.keys.key.kind != keys::KeySpec::Kind::kColumn) {
     throw UsageError(events.with(JobOption::kKey, spec.keys.key_text()) + " does not run on "
                      "the ranks of an MPI job yet: its records without the key are not "
                      "told apart there");

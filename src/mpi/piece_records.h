@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "columnar/parquet_table.h"
 #include "gdedup/key_set.h"
 #include "gdedup/pipeline.h"
 #include "io/record_batch.h"
@@ -38,8 +39,16 @@ struct PieceRecords {
   std::vector<uint64_t> fingerprints;
   std::vector<Key84> keys;
   uint64_t bytes = 0;  // the decoded bytes read, separators included
+  // Parquet input (mpi/row_group_pieces.h): the row group read, where it
+  // lies, and its rows whose key is null, which have none in `fingerprints`
+  // or `keys`.
+  std::unique_ptr<columnar::RowGroup> rows;
+  columnar::RowGroupPlace place;
+  std::vector<uint64_t> missing;
 
+  // The keys, one a record that has its key.
   uint64_t count() const { return fingerprints.size() + keys.size(); }
+  uint64_t records() const { return count() + missing.size(); }
   // What they take in memory: their bytes, and of each record its place in
   // a batch (16 bytes) and its key (8 or 16).
   uint64_t held_bytes() const {

@@ -6,6 +6,8 @@
 // writes its kept records at the output offset the records before them in
 // input order leave (mpi/shared_output.h). What the keys are applied to, a
 // Bloom filter or an exact set, is the RankTarget's (mpi/rank_target.h).
+// Parquet input's pieces are its row groups, and its kept rows go to rank
+// 0, whose one writer encodes them (mpi/row_group_pieces.h).
 #include <mpi.h>
 
 #include <algorithm>
@@ -28,12 +30,16 @@
 #include "mpi/check.h"
 #include "mpi/parts_output.h"
 #include "mpi/piece_records.h"
+#include "mpi/row_group_pieces.h"
 #include "mpi/rank_target.h"
 #include "mpi/round_plan.h"
 #include "mpi/shared_output.h"
 #include "pipeline/batch_hasher.h"
 #include "pipeline/checkpoint_clock.h"
 #include "pipeline/checkpoint_writer.h"
+#include "pipeline/missing_keys.h"
+#include "pipeline/parquet_front_end.h"
+#include "pipeline/parquet_output.h"
 #include "pipeline/parts_run.h"
 #include "pipeline/piece_plan.h"
 #include "pipeline/resume_check.h"
@@ -81,6 +87,24 @@ void collect_kept(const PieceRecords& records, const std::vector<uint8_t>& answe
   }
 }
 
+// The kept rows of a Parquet row group, packed for rank 0's writer
+// (columnar::ParquetReader::pack). `answers` holds the answers of its keys
+// first; the rows whose key is null get theirs by the job's rule.
+void collect_kept_rows(const columnar::ParquetReader& reader, const PieceRecords& records,
+                       std::vector<uint8_t>& answers, const PipelineOptions& options,
+                       std::string& out, uint64_t& kept) {
+  out.clear();
+  if (!records.rows) return;
+  const uint64_t rows = records.records();
+  answers.resize(rows);
+  pipeline::spread_answers(answers.data(), rows, records.missing,
+                           pipeline::missing_answer(options.mode, options.missing_key));
+  std::vector<uint8_t> keep;
+  pipeline::keep_flags(answers.data(), rows, options.mode, keep);
+  for (uint8_t k : keep) kept += k;
+  reader.pack(*records.rows, keep.data(), out);
+}
+
 uint64_t sum(uint64_t mine) {
   uint64_t all = 0;
   check(MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
@@ -101,6 +125,7 @@ struct RankRound {
   PieceReport report;
   bool output_closed = false;  // rank 0: the output's reader went away
   uint64_t records = 0;      // records it read and has not applied yet
+  uint64_t missing = 0;      // of them, those without their key (Parquet's null keys)
   uint64_t bytes = 0;        // their decoded bytes
   uint64_t next_offset = 0;  // its input's offset past them
   uint64_t raw = 0;          // the raw bytes read for them (the progress line)
@@ -109,17 +134,19 @@ struct RankRound {
 std::vector<RankRound> gather(const RankRound& mine) {
   const uint64_t flags = (mine.report.holds ? 1u : 0u) | (mine.report.read_all ? 2u : 0u) |
                          (mine.report.failed ? 4u : 0u) | (mine.output_closed ? 8u : 0u);
-  const uint64_t packed[5] = {flags, mine.records, mine.bytes, mine.next_offset, mine.raw};
-  const std::vector<uint64_t> all = gather(packed, 5);
+  const uint64_t packed[6] = {flags,      mine.records,     mine.missing,
+                              mine.bytes, mine.next_offset, mine.raw};
+  const std::vector<uint64_t> all = gather(packed, 6);
   std::vector<RankRound> out(rank_info().ranks);
   for (size_t r = 0; r < out.size(); ++r) {
-    const uint64_t* at = all.data() + 5 * r;
+    const uint64_t* at = all.data() + 6 * r;
     out[r].report = PieceReport{(at[0] & 1) != 0, (at[0] & 2) != 0, (at[0] & 4) != 0};
     out[r].output_closed = (at[0] & 8) != 0;
     out[r].records = at[1];
-    out[r].bytes = at[2];
-    out[r].next_offset = at[3];
-    out[r].raw = at[4];
+    out[r].missing = at[2];
+    out[r].bytes = at[3];
+    out[r].next_offset = at[4];
+    out[r].raw = at[5];
   }
   return out;
 }
@@ -130,6 +157,7 @@ struct Totals {
   uint64_t kept = 0;  // records written (a build's: keys found new)
   uint64_t bytes = 0;  // decoded input bytes read
   uint64_t raw = 0;    // raw input bytes read, this run (the progress line)
+  uint64_t missing = 0;  // records without their key
 };
 
 // When the ranks checkpoint: the same answer on every rank, after the same
@@ -183,8 +211,10 @@ class CheckpointSchedule {
 // is at most kReadAheadPieces pieces' worth.
 class HeldPiece {
  public:
-  HeldPiece(const std::vector<pipeline::Piece>& pieces, const PipelineOptions& options)
-      : pieces_(pieces), options_(options) {}
+  // `parquet`: the reader of Parquet input, whose pieces are row groups.
+  HeldPiece(const std::vector<pipeline::Piece>& pieces, const PipelineOptions& options,
+            columnar::ParquetReader* parquet)
+      : pieces_(pieces), options_(options), parquet_(parquet) {}
 
   // Takes `held`, the piece the plan hands this rank now, if it is new.
   void follow(std::optional<size_t> held) {
@@ -194,7 +224,7 @@ class HeldPiece {
     failure_ = nullptr;
     read_all_ = false;
     raw_applied_ = 0;
-    if (!index_) return;
+    if (!index_ || parquet_) return;
     try {
       reader_.emplace(piece(), path(), options_);
     } catch (...) {
@@ -215,7 +245,12 @@ class HeldPiece {
     if (!index_ || read_all_ || (waiting > 0 && waiting >= read_ahead)) return;
     const bool plain = piece().kind == pipeline::PieceKind::kPlainRange;
     try {
-      read_all_ = reader_->read(plain ? UINT64_MAX : options_.piece_bytes, hasher, records_);
+      if (parquet_) {
+        read_row_group(*parquet_, piece(), hasher, options_, records_);
+        read_all_ = true;
+      } else {
+        read_all_ = reader_->read(plain ? UINT64_MAX : options_.piece_bytes, hasher, records_);
+      }
     } catch (...) {
       failed();
     }
@@ -223,12 +258,14 @@ class HeldPiece {
 
   // What the other ranks learn of it this round.
   RankRound report(bool output_closed) const {
+    // A row group's raw bytes are its share of its file's.
     return RankRound{PieceReport{index_.has_value(), read_all_, failure_ != nullptr},
                      output_closed,
-                     records_.count(),
+                     records_.records(),
+                     records_.missing.size(),
                      records_.bytes,
                      reader_ ? reader_->next_offset() : 0,
-                     reader_ ? reader_->raw_bytes_read() - raw_applied_ : 0};
+                     reader_ ? reader_->raw_bytes_read() - raw_applied_ : records_.bytes};
   }
 
   PieceRecords& records() { return records_; }
@@ -241,6 +278,8 @@ class HeldPiece {
     records_.fingerprints.clear();
     records_.keys.clear();
     records_.bytes = 0;
+    records_.rows.reset();
+    records_.missing.clear();
     raw_applied_ += raw;
   }
 
@@ -269,6 +308,7 @@ class HeldPiece {
 
   const std::vector<pipeline::Piece>& pieces_;
   const PipelineOptions& options_;
+  columnar::ParquetReader* parquet_;
   std::optional<size_t> index_;
   std::optional<PieceReader> reader_;
   PieceRecords records_;
@@ -289,7 +329,13 @@ PipelineStats run_rounds(const PipelineOptions& options, RankTarget& target) {
   // A resume continues the checkpoint's run, whichever number of ranks (or
   // one process) wrote it: the same options and inputs, from its position.
   ResumeState base;
+  // Parquet input (mpi/row_group_pieces.h): every rank reads the footers.
+  std::unique_ptr<columnar::ParquetReader> parquet;
   check_together([&] {
+    if (!options.inputs.empty() && pipeline::is_parquet_input(options.inputs.front())) {
+      refuse_parquet_on_ranks(options);
+      parquet = pipeline::open_parquet_input(options);
+    }
     check_parts_options(options);
     if (checkpointing || resume) base = pipeline::identify_run(options);
     if (resume) {
@@ -307,7 +353,8 @@ PipelineStats run_rounds(const PipelineOptions& options, RankTarget& target) {
   });
   target.agree();
   Totals job = resume ? Totals{resume->records, resume->kept, resume->position.offset} : Totals{};
-  pipeline::BatchHasher hasher(options, target.hashing());
+  pipeline::BatchHasher hasher(parquet ? pipeline::parquet_key_options(options) : options,
+                               target.hashing());
   // Compressed files are whole pieces, read a chunk at a time: the start of
   // a part is a claim that only the part before it can confirm
   // (pipeline/piece_plan.h).
@@ -318,8 +365,10 @@ PipelineStats run_rounds(const PipelineOptions& options, RankTarget& target) {
                     : options.piece_bytes;
   sizes.compressed = options.compressed_piece_bytes;
   sizes.compressed_parts = false;
-  const std::vector<pipeline::Piece> pieces = pipeline::plan_pieces(
-      options.inputs, sizes, resume ? resume->position : StreamPoint{});
+  const std::vector<pipeline::Piece> pieces =
+      parquet ? plan_row_group_pieces(*parquet)
+              : pipeline::plan_pieces(options.inputs, sizes,
+                                      resume ? resume->position : StreamPoint{});
   check_same_pieces(pieces, options.inputs);
   // Standard input reaches rank 0 only (mpirun's default).
   std::vector<bool> rank0_only(pieces.size());
@@ -331,11 +380,11 @@ PipelineStats run_rounds(const PipelineOptions& options, RankTarget& target) {
     parts.emplace(options.output_parts, pieces.size(),
                   options.names ? *options.names : library_option_names());
   } else if (writes) {
-    output.emplace(options.output, resume);
+    output.emplace(options.output, resume, parquet.get());
     base.output_temporary = output->temporary();
   }
 
-  HeldPiece held(pieces, options);
+  HeldPiece held(pieces, options, parquet.get());
   PieceRecords& records = held.records();
   std::vector<uint8_t> answers;
   std::string kept_bytes;
@@ -371,18 +420,22 @@ PipelineStats run_rounds(const PipelineOptions& options, RankTarget& target) {
     const bool applies = std::find(order.begin(), order.end(), me.rank) != order.end();
     const uint64_t n = applies ? records.count() : 0;
     answers.resize(n);
-    std::vector<uint64_t> counts(me.ranks);
-    for (unsigned r : order) counts[r] = ranks[r].records;
+    std::vector<uint64_t> counts(me.ranks);  // keys
+    for (unsigned r : order) counts[r] = ranks[r].records - ranks[r].missing;
     fresh += target.apply_round(records, n, writes, answers.data(), order, counts,
                                 is_query(mode));
     for (unsigned r : order) {
       job.records += ranks[r].records;
       job.bytes += ranks[r].bytes;
       job.raw += ranks[r].raw;
+      job.missing += ranks[r].missing;
     }
     if (writes) {
       uint64_t kept[2] = {0, 0};  // bytes, records
-      if (applies) {
+      if (applies && parquet) {
+        collect_kept_rows(*parquet, records, answers, options, kept_bytes, kept[1]);
+        kept[0] = kept_bytes.size();
+      } else if (applies) {
         collect_kept(records, answers, options, kept_bytes, kept[1]);
         kept[0] = kept_bytes.size();
       }
@@ -472,7 +525,8 @@ PipelineStats run_rounds(const PipelineOptions& options, RankTarget& target) {
   stats.kept = kept_so_far();
   stats.dropped = stats.records - stats.kept;
   stats.input_bytes = job.bytes;
-  stats.output_bytes = written;
+  stats.output_bytes = output ? output->bytes(written) : written;
+  stats.missing_keys = job.missing;
   stats.interrupted = interrupted;
   stats.checkpoints = checkpoints;
   stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

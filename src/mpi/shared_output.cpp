@@ -15,13 +15,23 @@
 
 namespace gdedup::mpi {
 
+namespace {
+
+// A rank's kept bytes of a round go to rank 0 in messages of at most this
+// many bytes: MPI counts are ints, and one Parquet row group's kept rows
+// may take more.
+constexpr uint64_t kMessageBytes = uint64_t{1} << 30;
+
+}  // namespace
+
 struct SharedOutput::Checksum {
   XXH3_state_t state;
   uint64_t hashed = 0;
 };
 
-SharedOutput::SharedOutput(const std::string& path, const ResumeState* resume)
-    : path_(path), in_place_(io::replaced_file(path).empty()) {
+SharedOutput::SharedOutput(const std::string& path, const ResumeState* resume,
+                           const columnar::ParquetReader* parquet)
+    : path_(path), gathered_(parquet != nullptr || io::replaced_file(path).empty()) {
   // Rank 0 creates (or continues) the output and, for a file, tells the
   // others its temporary file's name.
   std::string name;
@@ -36,14 +46,16 @@ SharedOutput::SharedOutput(const std::string& path, const ResumeState* resume)
       name = output_->temporary();
       checksum_ = std::make_unique<Checksum>();
       XXH3_64bits_reset(&checksum_->state);
-      // A stream is never checkpointed (resume_check refuses it).
-      if (in_place_) output_->writer().skip_checksum();
+      // A stream is never checkpointed (resume_check refuses it), nor a
+      // Parquet output on ranks (run_rounds refuses it).
+      if (gathered_) output_->writer().skip_checksum();
+      if (parquet) parquet_.emplace(*parquet, output_->writer());
     } catch (const Error&) {
       failure = std::current_exception();
     }
   }
   share_failure_of_rank0(failure);
-  if (in_place_) return;
+  if (gathered_) return;
   broadcast(name, "the output's name");
   if (const int err = fs::open_own_file(name, file_)) {
     throw Error("cannot open the output's temporary file " + name + ", which rank 0 created: " +
@@ -61,23 +73,27 @@ uint64_t SharedOutput::write_round(const char* data, uint64_t size,
                                    const std::vector<uint64_t>& sizes, uint64_t written) {
   const unsigned me = rank_info().rank;
   for (unsigned r : order) {
-    if (!in_place_) {
+    if (!gathered_) {
       if (r == me) write_at(data, size, written);
     } else if (me == 0) {
       // Rank 0 takes each rank's bytes in turn: it holds one rank's at most.
       if (r == 0) {
-        write_stream(data, size);
+        write_gathered(data, size);
       } else if (sizes[r] != 0) {
         received_.resize(static_cast<size_t>(sizes[r]));
-        check(MPI_Recv(received_.data(), mpi_count(sizes[r], "a rank's kept bytes in a round"),
-                       MPI_CHAR, static_cast<int>(r), 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
-              "MPI_Recv");
-        write_stream(received_.data(), sizes[r]);
+        for (uint64_t at = 0; at < sizes[r]; at += kMessageBytes) {
+          const int count = static_cast<int>(std::min(kMessageBytes, sizes[r] - at));
+          check(MPI_Recv(received_.data() + at, count, MPI_CHAR, static_cast<int>(r), 0,
+                         MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                "MPI_Recv");
+        }
+        write_gathered(received_.data(), sizes[r]);
       }
-    } else if (r == me && size != 0) {
-      check(MPI_Send(data, mpi_count(size, "a rank's kept bytes in a round"), MPI_CHAR, 0, 0,
-                     MPI_COMM_WORLD),
-            "MPI_Send");
+    } else if (r == me) {
+      for (uint64_t at = 0; at < size; at += kMessageBytes) {
+        const int count = static_cast<int>(std::min(kMessageBytes, size - at));
+        check(MPI_Send(data + at, count, MPI_CHAR, 0, 0, MPI_COMM_WORLD), "MPI_Send");
+      }
     }
     written += sizes[r];
   }
@@ -88,10 +104,14 @@ Error SharedOutput::closed_error() const {
   return Error("the reader of " + path_ + " went away", ErrorKind::broken_pipe);
 }
 
-void SharedOutput::write_stream(const char* data, uint64_t size) {
+void SharedOutput::write_gathered(const char* data, uint64_t size) {
   if (closed_ || size == 0) return;
   try {
-    output_->writer().write(data, static_cast<size_t>(size));
+    if (parquet_) {
+      parquet_->write_packed(data, static_cast<size_t>(size));
+    } else {
+      output_->writer().write(data, static_cast<size_t>(size));
+    }
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::broken_pipe) throw;
     closed_ = true;
@@ -145,12 +165,17 @@ void SharedOutput::discard() {
   if (output_) output_->discard();
 }
 
+uint64_t SharedOutput::bytes(uint64_t written) const {
+  return parquet_ ? output_->writer().bytes_written() : written;
+}
+
 void SharedOutput::commit() {
-  if (in_place_) {
+  if (gathered_) {
     std::exception_ptr failure;
     if (output_) {
       try {
         if (closed_) throw closed_error();
+        if (parquet_) parquet_->close();  // the footer, once every row group is in
         output_->close();
         output_->commit();
       } catch (const Error&) {

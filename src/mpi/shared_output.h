@@ -10,6 +10,10 @@
 // filesystem all ranks share. Standard output, pipes and devices, written
 // where they are as a stream, are written by rank 0 alone: the other ranks
 // send it their kept records each round, and it writes them in input order.
+// So is a Parquet output, whose footer holds every row group's offset: the
+// ranks send rank 0 their kept rows packed (columnar::ParquetReader::pack),
+// and its one writer encodes them, in input order, as one process does
+// (docs/SCALE-OUT.md, "Parquet").
 #pragma once
 
 #include <cstdint>
@@ -22,6 +26,7 @@
 #include "gdedup/checkpoint.h"
 #include "gdedup/error.h"
 #include "io/output_file.h"
+#include "pipeline/parquet_output.h"
 
 namespace gdedup::mpi {
 
@@ -33,7 +38,11 @@ class SharedOutput {
   // (io::OutputFile::resume: checked against the state's prefix and cut back
   // to it) instead of creating one. When rank 0 cannot, every rank throws
   // JobFailed, rank 0's holding its error.
-  SharedOutput(const std::string& path, const ResumeState* resume);
+  //
+  // With `parquet` (the job's reader, whose schema the output takes), the
+  // bytes each rank gives write_round are its kept rows, packed.
+  SharedOutput(const std::string& path, const ResumeState* resume,
+               const columnar::ParquetReader* parquet = nullptr);
   ~SharedOutput();
 
   // Collective. Writes a round's kept records, after the `written` bytes of
@@ -66,6 +75,10 @@ class SharedOutput {
   // The temporary file the output is written to until commit().
   const std::string& temporary() const { return file_.name(); }
 
+  // The output's bytes, once the rounds wrote `written` bytes: those, or
+  // on rank 0 of a Parquet output, the file's.
+  uint64_t bytes(uint64_t written) const;
+
   // Collective. Syncs every rank's part, then rank 0 renames the file into
   // place (or flushes the stream). When rank 0 cannot, every rank throws
   // JobFailed, rank 0's holding its error.
@@ -76,14 +89,16 @@ class SharedOutput {
   void hash_up_to(uint64_t upto);
   // Writes `size` bytes of this rank's at byte `offset` of the file.
   void write_at(const char* data, uint64_t size, uint64_t offset);
-  // Rank 0 of a stream: writes `size` bytes of the round, in input order.
-  void write_stream(const char* data, uint64_t size);
+  // Rank 0 of a gathered output: writes `size` bytes of the round, in
+  // input order.
+  void write_gathered(const char* data, uint64_t size);
 
   std::string path_;
-  bool in_place_;        // a stream, written by rank 0 alone
+  bool gathered_;        // a stream or Parquet, written by rank 0 alone
   bool closed_ = false;  // rank 0 of a stream: its reader went away
   std::vector<char> received_;  // rank 0 of a stream: another rank's bytes
   std::optional<io::OutputFile> output_;  // rank 0's: the temporary file's owner
+  std::optional<pipeline::ParquetOutput> parquet_;  // rank 0's, writing to output_
   fs::File file_;                         // this rank's descriptor of it
   struct Checksum;                        // XXH3-64 of the file's first `hashed` bytes
   std::unique_ptr<Checksum> checksum_;    // rank 0's

@@ -62,17 +62,9 @@ class ParquetFrontEnd final : public FrontEnd {
  public:
   ParquetFrontEnd(const PipelineOptions& options, const KeyHashing& hashing,
                   const Backend* backend)
-      : reader_(columnar::open_parquet_reader(options.inputs, options.keys.key.path)),
-        hasher_(hashed_as_text(options), hashing),
-        backend_(backend) {
-    if (!options.keys.normalize.empty() &&
-        reader_->key_kind() != columnar::ColumnKind::kText) {
-      throw UsageError(options.inputs.front() + ": the key column " +
-                       options.keys.key_text() + " does not hold strings, so " +
-                       names_of(options).name(JobOption::kNormalize) +
-                       ", which rewrites text, cannot apply to it.");
-    }
-  }
+      : reader_(open_parquet_input(options)),
+        hasher_(parquet_key_options(options), hashing),
+        backend_(backend) {}
   ~ParquetFrontEnd() override { stop(); }
 
   const columnar::ParquetReader* parquet() const override { return reader_.get(); }
@@ -100,14 +92,6 @@ class ParquetFrontEnd final : public FrontEnd {
   }
 
  private:
-  // The column's value is the key as a whole text record is, normalized
-  // by the job's rules.
-  static PipelineOptions hashed_as_text(const PipelineOptions& options) {
-    PipelineOptions text = options;
-    text.keys.key = keys::KeySpec::whole();
-    return text;
-  }
-
   void read_all() {
     try {
       while (std::optional<std::unique_ptr<WorkBatch>> batch = free_.pop()) {
@@ -128,11 +112,10 @@ class ParquetFrontEnd final : public FrontEnd {
     batch.missing.assign(rows->nulls().begin(), rows->nulls().end());
     if (hasher_.exact()) {
       batch.keys.resize(n);
-      for (size_t i = 0; i < n; ++i) batch.keys.data()[i] = hasher_.key(rows->key(i));
+      hash_row_keys(*rows, hasher_, nullptr, batch.keys.data());
     } else {
       batch.fingerprints.resize(n);
-      uint64_t* fingerprints = batch.fingerprints.data();
-      for (size_t i = 0; i < n; ++i) fingerprints[i] = hasher_.fingerprint(rows->key(i));
+      hash_row_keys(*rows, hasher_, batch.fingerprints.data(), nullptr);
     }
     records_ += n;
     batch.place = place;
@@ -169,10 +152,37 @@ bool is_parquet_input(const std::string& path) {
          std::string_view(head, sizeof head) == columnar::kParquetMagic;
 }
 
+std::unique_ptr<columnar::ParquetReader> open_parquet_input(const PipelineOptions& options) {
+  refuse_unsupported(options);
+  auto reader = columnar::open_parquet_reader(options.inputs, options.keys.key.path);
+  if (!options.keys.normalize.empty() && reader->key_kind() != columnar::ColumnKind::kText) {
+    throw UsageError(options.inputs.front() + ": the key column " + options.keys.key_text() +
+                     " does not hold strings, so " +
+                     names_of(options).name(JobOption::kNormalize) +
+                     ", which rewrites text, cannot apply to it.");
+  }
+  return reader;
+}
+
+PipelineOptions parquet_key_options(const PipelineOptions& options) {
+  PipelineOptions text = options;
+  text.keys.key = keys::KeySpec::whole();
+  return text;
+}
+
+void hash_row_keys(const columnar::RowGroup& rows, BatchHasher& hasher, uint64_t* fingerprints,
+                   Key84* keys) {
+  const size_t n = rows.rows();
+  if (keys != nullptr) {
+    for (size_t i = 0; i < n; ++i) keys[i] = hasher.key(rows.key(i));
+  } else {
+    for (size_t i = 0; i < n; ++i) fingerprints[i] = hasher.fingerprint(rows.key(i));
+  }
+}
+
 std::unique_ptr<FrontEnd> make_parquet_front_end(const PipelineOptions& options,
                                                  const KeyHashing& hashing,
                                                  const Backend* backend) {
-  refuse_unsupported(options);
   return std::make_unique<ParquetFrontEnd>(options, hashing, backend);
 }
 

@@ -9,6 +9,8 @@
 
 #include <memory>
 
+#include "columnar/parquet_table.h"
+#include "pipeline/batch_hasher.h"
 #include "pipeline/front_end.h"
 
 namespace gdedup::pipeline {
@@ -16,6 +18,21 @@ namespace gdedup::pipeline {
 // Whether `path` starts with Parquet's magic bytes ("-" and files that
 // cannot be opened are not Parquet: their reader says why).
 bool is_parquet_input(const std::string& path);
+
+// Checks the job's options against Parquet input and opens every input's
+// footer (see make_parquet_front_end): the reader of the job's row groups.
+std::unique_ptr<columnar::ParquetReader> open_parquet_input(const PipelineOptions& options);
+
+// The options a Parquet job's keys are fingerprinted under: the key
+// column's value is the key, as a whole text record is, normalized by the
+// job's rules (a BatchHasher's options).
+PipelineOptions parquet_key_options(const PipelineOptions& options);
+
+// Fingerprints the key of each row of `rows` with `hasher`: into
+// `fingerprints`, or into `keys` when the hasher is exact (rows whose key
+// is null get a meaningless one).
+void hash_row_keys(const columnar::RowGroup& rows, BatchHasher& hasher, uint64_t* fingerprints,
+                   Key84* keys);
 
 // Opens every input's footer and checks the job against them: the key is a
 // column (KeySpec::Kind::kColumn) of a type that can be keyed, every input

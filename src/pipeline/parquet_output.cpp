@@ -5,9 +5,13 @@ namespace gdedup::pipeline {
 ParquetOutput::ParquetOutput(const columnar::ParquetReader& like, io::OutputWriter& writer)
     : writer_(writer), parquet_(columnar::open_parquet_writer(like, *this)) {}
 
+void keep_flags(const uint8_t* answers, size_t n, Mode mode, std::vector<uint8_t>& keep) {
+  keep.resize(n);
+  for (size_t i = 0; i < n; ++i) keep[i] = keeps_record(mode, answers[i]);
+}
+
 void ParquetOutput::write(const columnar::RowGroup& rows, const uint8_t* answers, Mode mode) {
-  keep_.resize(rows.rows());
-  for (size_t i = 0; i < keep_.size(); ++i) keep_[i] = keeps_record(mode, answers[i]);
+  keep_flags(answers, rows.rows(), mode, keep_);
   parquet_->write(rows, keep_.data());
 }
 

@@ -15,12 +15,18 @@
 
 namespace gdedup::pipeline {
 
+// keep[i]: whether `mode` keeps row i of `n` by its answers[i].
+void keep_flags(const uint8_t* answers, size_t n, Mode mode, std::vector<uint8_t>& keep);
+
 class ParquetOutput final : public columnar::ByteSink {
  public:
   ParquetOutput(const columnar::ParquetReader& like, io::OutputWriter& writer);
 
   // The rows of `rows` that `mode` keeps by their `answers`, as one row group.
   void write(const columnar::RowGroup& rows, const uint8_t* answers, Mode mode);
+  // Rows another process packed (columnar::ParquetReader::pack), as one row
+  // group: the bytes write() gives for them.
+  void write_packed(const char* data, size_t size) { parquet_->write_packed(data, size); }
   // Writes the footer.
   void close() { parquet_->close(); }
 

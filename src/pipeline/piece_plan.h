@@ -54,6 +54,9 @@ enum class PieceKind {
   kWholeInput,  // the input from its start, through open_input()
   kPlainRange,  // raw bytes [begin, end) of a plain regular file
   kCompressedPart,  // part `part` of `parts`, a compressed regular file's plan
+  // Row groups [begin, end) of a Parquet file, read by the job's Parquet
+  // reader (planned by the ranks of an MPI job: mpi/row_group_pieces.h).
+  kRowGroups,
 };
 
 struct Piece {

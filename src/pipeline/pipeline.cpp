@@ -29,6 +29,7 @@
 #include "pipeline/checkpoint_writer.h"
 #include "pipeline/front_end.h"
 #include "pipeline/input_identity.h"
+#include "pipeline/missing_keys.h"
 #include "pipeline/parquet_output.h"
 #include "pipeline/parts_run.h"
 #include "pipeline/resume_check.h"
@@ -340,34 +341,12 @@ class Driver {
     const uint64_t n = records_in(batch, options_.format);
     const std::vector<uint64_t>& missing = batch.missing;
     if (options_.missing_key == keys::MissingKey::kError) throw missing_key_error(batch);
-    const bool exact = target_.hashing().exact;
-    uint64_t* fps = batch.fingerprints.data();
-    Key84* keys = batch.keys.data();
-    uint64_t present = 0;
-    for (uint64_t i = 0, next = 0; i < n; ++i) {
-      if (next < missing.size() && missing[next] == i) {
-        ++next;
-        continue;
-      }
-      if (exact) keys[present] = keys[i];
-      else fps[present] = fps[i];
-      ++present;
-    }
+    const uint64_t present = target_.hashing().exact
+                                 ? pipeline::gather_present(batch.keys.data(), n, missing)
+                                 : pipeline::gather_present(batch.fingerprints.data(), n, missing);
     const uint64_t kept = answer(batch, present);
-    const bool drop = options_.missing_key == keys::MissingKey::kDrop;
-    const uint8_t unique = 0;  // not seen before, not in the filter
-    const uint8_t missing_answer = drop && keeps_record(options_.mode, unique) ? 1 : unique;
-    uint8_t* answers = batch.answers.data();
-    uint64_t from = present;
-    size_t next = missing.size();
-    for (uint64_t i = n; i-- > 0;) {
-      if (next > 0 && missing[next - 1] == i) {
-        --next;
-        answers[i] = missing_answer;
-      } else {
-        answers[i] = answers[--from];
-      }
-    }
+    const uint8_t missing_answer = pipeline::missing_answer(options_.mode, options_.missing_key);
+    pipeline::spread_answers(batch.answers.data(), n, missing, missing_answer);
     stats_.missing_keys += missing.size();
     // Build counts new keys, which these are not.
     return kept + (keeps_record(options_.mode, missing_answer) ? missing.size() : 0);
@@ -377,19 +356,9 @@ class Driver {
   // in the stream and its byte offset in its input.
   Error missing_key_error(const WorkBatch& batch) const {
     const uint64_t i = batch.missing.front();
+    if (batch.rows) return pipeline::null_key_error(options_, batch.place, i);
     const std::string key = options_.keys.key_text();
-    const OptionNames& names = options_.names ? *options_.names : library_option_names();
-    const std::string advice = ". Give " + names.with(JobOption::kMissingKey, "keep") +
-                               " to write such records as unique, or " +
-                               names.with(JobOption::kMissingKey, "drop") +
-                               " to leave them out.";
-    if (batch.rows) {
-      const columnar::RowGroupPlace& at = batch.place;
-      return Error(options_.inputs.at(at.input) + ": row " + std::to_string(at.first_row + i + 1) +
-                       " (in row group " + std::to_string(at.group + 1) + ") has no key " + key +
-                       ": its value is null" + advice,
-                   ErrorKind::invalid_argument);
-    }
+    const std::string advice = pipeline::missing_key_advice(options_);
     // The batch's records lie back to back from position_, where the one
     // before it ended.
     const auto& spans = batch.records.spans();
