@@ -30,6 +30,7 @@ class ArrowReader final : public ParquetReader {
   uint64_t total_bytes() const override { return total_bytes_; }
   const std::vector<std::string>& paths() const override { return paths_; }
   std::unique_ptr<RowGroup> next(RowGroupPlace& place) override;
+  void skip_to(size_t input, uint64_t group) override;
 
   // What the writer follows: the first file's schema, with its metadata,
   // its compression and its largest row group's rows.
@@ -64,7 +65,8 @@ class ArrowReader final : public ParquetReader {
 uint64_t arrow_file_rows(const std::string& path, uint64_t& bytes, FileOpener& opener);
 
 // ParquetLibrary::open_writer (parquet_writer.cpp).
-std::unique_ptr<ParquetWriter> open_arrow_writer(const ArrowReader& like, ByteSink& sink);
+std::unique_ptr<ParquetWriter> open_arrow_writer(const ArrowReader& like, ByteSink& sink,
+                                                 const ParquetContinuation* from);
 
 // "FILE: WHAT (Arrow's words)", as an Error of `kind`, for a status that is
 // not OK.

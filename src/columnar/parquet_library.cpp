@@ -16,9 +16,9 @@ class ArrowLibrary final : public ParquetLibrary {
     return std::make_unique<ArrowReader>(std::move(paths), std::move(column), opener);
   }
   // The engine hands back a reader this library made: the only kind there is.
-  std::unique_ptr<ParquetWriter> open_writer(const ParquetReader& like,
-                                             ByteSink& sink) override {
-    return open_arrow_writer(static_cast<const ArrowReader&>(like), sink);
+  std::unique_ptr<ParquetWriter> open_writer(const ParquetReader& like, ByteSink& sink,
+                                             const ParquetContinuation* from) override {
+    return open_arrow_writer(static_cast<const ArrowReader&>(like), sink, from);
   }
 };
 
@@ -26,7 +26,7 @@ class ArrowLibrary final : public ParquetLibrary {
 }  // namespace gdedup::columnar
 
 extern "C" __attribute__((visibility("default"))) gdedup::columnar::ParquetLibrary*
-gdedup_parquet_library_v1() {
+gdedup_parquet_library_v2() {
   static gdedup::columnar::ArrowLibrary library;
   return &library;
 }

@@ -83,6 +83,10 @@ class ParquetReader {
   // The next row group, with where it lies; null after the last one.
   // Throws gdedup::Error naming the file and row group for damaged data.
   virtual std::unique_ptr<RowGroup> next(RowGroupPlace& place) = 0;
+  // Before the first next(): reading starts at row group `group` of input
+  // `input` (a resume). Throws gdedup::Error naming the file when it has
+  // fewer row groups.
+  virtual void skip_to(size_t input, uint64_t group) = 0;
 };
 
 // Bytes out, in order: the writer's only way to the disk.
@@ -90,6 +94,14 @@ class ByteSink {
  public:
   virtual ~ByteSink() = default;
   virtual void write(const char* data, size_t size) = 0;
+};
+
+// Where a writer continues a file that a checkpoint left: the sink holds
+// its first `offset` bytes, whose row groups `footer` describes (both as
+// ParquetWriter::footer_so_far() and the sink's length were then).
+struct ParquetContinuation {
+  std::string footer;
+  uint64_t offset = 0;
 };
 
 // A Parquet file being written a row group at a time (open_parquet_writer).
@@ -101,6 +113,11 @@ class ParquetWriter {
   // Writes the rows of `group` whose keep[i] is nonzero, in order, as one
   // row group (none when no row is kept).
   virtual void write(const RowGroup& group, const uint8_t* keep) = 0;
+  // For a checkpoint: every byte of the row groups written so far is in
+  // the sink, and their footer (Parquet's FileMetaData, opaque bytes) is
+  // returned. A writer opened on it continues the file byte for byte as
+  // this one goes on (columnar/parquet_segments.h).
+  virtual std::string footer_so_far() = 0;
   virtual void close() = 0;
 };
 
@@ -124,15 +141,15 @@ class ParquetLibrary {
                                                      std::vector<std::string> column,
                                                      FileOpener& opener) = 0;
   // See open_parquet_writer below; `like` is a reader of this library.
-  virtual std::unique_ptr<ParquetWriter> open_writer(const ParquetReader& like,
-                                                     ByteSink& sink) = 0;
+  virtual std::unique_ptr<ParquetWriter> open_writer(const ParquetReader& like, ByteSink& sink,
+                                                     const ParquetContinuation* from) = 0;
 };
 
 // The module's one entry, `extern "C"`: its ParquetLibrary, which lives as
 // long as the process. The name carries the interface's version, so that a
 // module of another version is refused by name rather than called wrongly.
 using ParquetEntry = ParquetLibrary* (*)();
-inline constexpr const char* kParquetEntryName = "gdedup_parquet_library_v1";
+inline constexpr const char* kParquetEntryName = "gdedup_parquet_library_v2";
 
 // The engine's side (parquet_module.cpp): each loads the module on first
 // use, and throws gdedup::Error (unsupported_format) naming the path tried
@@ -153,7 +170,10 @@ std::unique_ptr<ParquetReader> open_parquet_reader(std::vector<std::string> path
                                                    std::vector<std::string> column);
 
 // A Parquet file with the schema and key-value metadata of `like`'s files,
-// their compression and row-group sizes, written to `sink`.
-std::unique_ptr<ParquetWriter> open_parquet_writer(const ParquetReader& like, ByteSink& sink);
+// their compression and row-group sizes, written to `sink`; or, given
+// `from`, the file a checkpoint left, continued (throws gdedup::Error when
+// its footer cannot be read or has another schema).
+std::unique_ptr<ParquetWriter> open_parquet_writer(const ParquetReader& like, ByteSink& sink,
+                                                   const ParquetContinuation* from = nullptr);
 
 }  // namespace gdedup::columnar

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "columnar/parquet_table.h"
@@ -17,10 +18,15 @@ namespace gdedup::pipeline {
 
 class ParquetOutput final : public columnar::ByteSink {
  public:
-  ParquetOutput(const columnar::ParquetReader& like, io::OutputWriter& writer);
+  // A new file, or, given `from`, the one a checkpoint left, continued.
+  ParquetOutput(const columnar::ParquetReader& like, io::OutputWriter& writer,
+                const columnar::ParquetContinuation* from);
 
   // The rows of `rows` that `mode` keeps by their `answers`, as one row group.
   void write(const columnar::RowGroup& rows, const uint8_t* answers, Mode mode);
+  // For a checkpoint: the footer of the row groups written so far, every
+  // byte of which is then in the writer.
+  std::string footer_so_far() { return parquet_->footer_so_far(); }
   // Writes the footer.
   void close() { parquet_->close(); }
 

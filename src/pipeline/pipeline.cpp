@@ -44,9 +44,12 @@ using Clock = std::chrono::steady_clock;
 bool writes_output(Mode mode) { return mode != Mode::kBuild; }
 
 // Every record a mode keeps is written, so the output of a resumed run
-// holds the checkpoint's kept records.
+// holds the checkpoint's kept records; a Parquet output (the checkpoint
+// holds its footer) holds bytes, which the writer does not count as
+// records.
 io::OutputPrefix resumed_output(const ResumeState& resume) {
-  return io::OutputPrefix{resume.output_offset, resume.kept, resume.output_checksum};
+  const uint64_t records = resume.output_footer.empty() ? resume.kept : 0;
+  return io::OutputPrefix{resume.output_offset, records, resume.output_checksum};
 }
 
 // What the output holds after a failure, in one sentence. An output written
@@ -135,7 +138,7 @@ class Driver {
     if (writer) {
       writer->set_separator(options_.record_separator);
       if (!checkpointing) writer->skip_checksum();
-      if (front->parquet()) parquet_.emplace(*front->parquet(), *writer);
+      if (front->parquet()) open_parquet_output(*front->parquet(), *writer, resume);
     }
     std::optional<CheckpointWriter> checkpoints;
     if (checkpointing) {
@@ -149,7 +152,11 @@ class Driver {
     std::exception_ptr failure;
     try {
       while (WorkBatch* batch = front->next()) {
+        const bool resumable = batch->resumable_after;
         process(*batch, *front, writer);
+        // A checkpoint, and the stop a signal asks for, wait for a batch
+        // the job can resume after.
+        if (!resumable) continue;
         if (stop_requested()) {
           stats_.interrupted = true;
           if (checkpoints) {
@@ -244,6 +251,24 @@ class Driver {
     uint64_t kept_before = 0;
     uint64_t kept = 0;
   };
+
+  // The output of Parquet input: a new file, or the one the checkpoint
+  // left, continued from its footer.
+  void open_parquet_output(const columnar::ParquetReader& like, io::OutputWriter& writer,
+                           const ResumeState* resume) {
+    if (!resume) {
+      parquet_.emplace(like, writer, nullptr);
+      return;
+    }
+    if (resume->output_footer.empty()) {
+      throw Error("cannot resume from checkpoint " + resume->loaded_from + ": it holds no "
+                  "Parquet footer for the output " + options_.output + ", so it was not written "
+                  "by a job of Parquet input. Start the job again without resuming.",
+                  ErrorKind::invalid_argument);
+    }
+    const columnar::ParquetContinuation from{resume->output_footer, resume->output_offset};
+    parquet_.emplace(like, writer, &from);
+  }
 
   // Answers `batch` while the output's thread writes the batch before; the
   // batch is then the one unwritten (or recycled, without an output). A
@@ -516,24 +541,31 @@ class Driver {
                   io::OutputFile* output) {
     io::OutputWriter* writer = output ? &output->writer() : nullptr;
     write_unwritten(front, writer);
+    ResumeState state = base_state_;
+    // The segment of the Parquet output ends: its row groups are then all
+    // in the writer, and their footer goes into the checkpoint.
+    if (parquet_) {
+      state.output_footer = parquet_->footer_so_far();
+      writer->end_part();
+    }
     if (output) {
       writer->flush();
       // The checkpoint names the temporary file: from now on it outlives
       // a failure and a second signal, for the resume.
       output->keep_for_resume();
     }
-    ResumeState state = base_state_;
     state.position = position_;
     if (writer) {
       const io::OutputPrefix stored = writer->stored();
       // flush() waited for every buffer in flight: the output holds every
       // record kept so far. A checkpoint that said otherwise would resume
       // to a different output.
-      if (stored.records != stats_.kept || stored.bytes != writer->bytes_written()) {
+      const uint64_t records = parquet_ ? 0 : stats_.kept;
+      if (stored.records != records || stored.bytes != writer->bytes_written()) {
         throw Error("cannot write a checkpoint: the output " + writer->name() + " holds " +
                         std::to_string(stored.records) + " records (" +
                         std::to_string(stored.bytes) + " bytes), not the " +
-                        std::to_string(stats_.kept) + " records (" +
+                        std::to_string(records) + " records (" +
                         std::to_string(writer->bytes_written()) + " bytes) written so far.",
                     ErrorKind::failure);
       }
