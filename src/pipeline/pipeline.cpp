@@ -151,13 +151,15 @@ class Driver {
     front->start();
     std::exception_ptr failure;
     try {
+      using Next = pipeline::CheckpointClock::Next;
       while (WorkBatch* batch = front->next()) {
         const bool resumable = batch->resumable_after;
         process(*batch, *front, writer);
-        // A checkpoint, and the stop a signal asks for, wait for a batch
-        // the job can resume after.
-        if (!resumable) continue;
-        if (stop_requested()) {
+        // A write that ended since the last batch reports its failure here.
+        if (checkpoints && !checkpoints->busy()) checkpoints->wait();
+        const Next next = schedule_->after_batch(resumable, stop_requested(), stats_.records,
+                                                 checkpoints && checkpoints->busy());
+        if (next == Next::kStop) {
           stats_.interrupted = true;
           if (checkpoints) {
             checkpoint(*checkpoints, *front, output ? &*output : nullptr);
@@ -165,15 +167,8 @@ class Driver {
           }
           break;
         }
-        if (checkpoints) {
-          // A write that ended since the last batch reports its failure here.
-          if (!checkpoints->busy()) checkpoints->wait();
-          // A record interval is kept even if that means waiting for the
-          // previous write; a time interval just comes due again later.
-          if (schedule_->records_due(stats_.records) ||
-              (schedule_->time_due() && !checkpoints->busy())) {
-            checkpoint(*checkpoints, *front, output ? &*output : nullptr);
-          }
+        if (next == Next::kCheckpoint && checkpoints) {
+          checkpoint(*checkpoints, *front, output ? &*output : nullptr);
         }
       }
       write_unwritten(*front, writer);
