@@ -186,8 +186,10 @@ class Driver {
     }
     front->stop();
     // The footer, once every row group is in: a failed run leaves none,
-    // and its output goes.
-    if (parquet_ && !failure) {
+    // and its output goes. A run stopped with a checkpoint leaves none
+    // either: its temporary file is cut back to the checkpoint's offset on
+    // resume, where the footer would begin.
+    if (parquet_ && !failure && !(stats_.interrupted && checkpoints)) {
       try {
         parquet_->close();
       } catch (...) {

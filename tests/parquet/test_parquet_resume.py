@@ -20,7 +20,7 @@ import subprocess
 
 import pytest
 
-from test_parquet import BIN, make_files, needs_parquet, oracle, pq
+from test_parquet import BIN, make_files, needs_parquet, oracle, pa, pq
 
 FAULTS = os.environ.get("GDEDUP_FAULTS_BIN", os.path.join(os.path.dirname(BIN), "gdedup-faults"))
 needs_faults = pytest.mark.skipif(not os.path.exists(FAULTS),
@@ -162,6 +162,35 @@ def test_a_checkpoint_after_every_row_group_changes_no_byte(inputs, tmp_path):
     assert done.returncode == 0, done.stderr
     assert_same_files(folder, ref, "dedup")
     assert pq.ParquetFile(folder / "out.parquet").metadata.num_row_groups == 42
+
+
+@needs_parquet
+@needs_faults
+def test_a_job_stopped_before_it_kept_a_row_resumes_to_one_runs_file(tmp_path):
+    # Five row groups of new URLs, then one that repeats some: --duplicates
+    # keeps no row before the sixth.
+    urls = ["https://e.example/%d" % i for i in range(1000)]
+    urls += urls[::7]
+    path = str(tmp_path / "in.parquet")
+    pq.write_table(pa.table({"url": urls, "n": list(range(len(urls)))}), path,
+                   row_group_size=200)
+    args = ["dedup", "-q", "--duplicates", "--exact", "--key", "column:url", path, "-o",
+            "out.parquet", "--checkpoint", "ck", "--checkpoint-every", "1"]
+    ref = tmp_path / "reference"
+    ref.mkdir()
+    assert run(ref, args[:-4]).returncode == 0
+    folder = tmp_path / "job"
+    folder.mkdir()
+    done = run(folder, args, {"GDEDUP_SIGNAL_AT": "TERM:rename:1:ck"}, FAULTS)
+    assert done.returncode == INTERRUPTED, done.stderr
+    # No footer is written at the stop (the resume would cut it off): the
+    # file so far is "PAR1" and the row groups of the rows kept, if any.
+    kept = read(temporary(folder))
+    assert kept == b"PAR1" or (kept.startswith(b"PAR1") and not kept.endswith(b"PAR1"))
+    # Resumed on more threads and in smaller batches: the same file.
+    done = run(folder, args + ["--resume", "--threads", "2", "--batch", "50"])
+    assert done.returncode == 0, done.stderr
+    assert read(folder / "out.parquet") == read(ref / "out.parquet")
 
 
 def stopped_job(inputs, tmp_path, filt="exact", stops=3):
