@@ -219,31 +219,26 @@ void cut_state(Bytes& file, uint64_t bytes) {
   cf::put_u64(&file[cf::kOffHeaderChecksum], cf::header_checksum(file.data()));
 }
 
-// A version 8 file whose state holds no Parquet footer (sample_state's: its
-// last 8 bytes, a length of zero) as version 7 wrote it: without them.
-Bytes as_version_7(Bytes file) {
+// The file without the last `bytes` bytes of its state, which must be
+// zeros, as version `version` wrote it.
+Bytes without_zero_tail(Bytes file, uint64_t bytes, uint32_t version) {
   const size_t end = 4096 + cf::get_u64(&file[cf::kOffPayloadBytes]) +
                      cf::get_u64(&file[cf::kOffStateBytes]);
-  for (size_t i = end - 8; i < end; ++i) EXPECT_EQ(file[i], 0) << i;
-  cut_state(file, 8);
-  cf::put_u32(&file[cf::kOffVersion], 7);
+  for (size_t i = end - bytes; i < end; ++i) EXPECT_EQ(file[i], 0) << i;
+  cut_state(file, bytes);
+  cf::put_u32(&file[cf::kOffVersion], version);
   cf::put_u64(&file[cf::kOffHeaderChecksum], cf::header_checksum(file.data()));
   return file;
 }
 
+// A version 8 file whose state holds no Parquet footer (sample_state's: its
+// last 8 bytes, a length of zero) as version 7 wrote it: without them.
+Bytes as_version_7(Bytes file) { return without_zero_tail(std::move(file), 8, 7); }
+
 // Such a file whose state holds the missing-key policy error and no
 // records without their key (sample_state's: its last 9 bytes, zeros) as
 // version 6 wrote it: without them.
-Bytes as_version_6(Bytes file) {
-  file = as_version_7(std::move(file));
-  const size_t end = 4096 + cf::get_u64(&file[cf::kOffPayloadBytes]) +
-                     cf::get_u64(&file[cf::kOffStateBytes]);
-  for (size_t i = end - 9; i < end; ++i) EXPECT_EQ(file[i], 0) << i;
-  cut_state(file, 9);
-  cf::put_u32(&file[cf::kOffVersion], 6);
-  cf::put_u64(&file[cf::kOffHeaderChecksum], cf::header_checksum(file.data()));
-  return file;
-}
+Bytes as_version_6(Bytes file) { return without_zero_tail(as_version_7(std::move(file)), 9, 6); }
 
 // Such a file whose state notes no filter file (sample_state's: then its
 // last byte, 2) as version 5 wrote it: without that byte.

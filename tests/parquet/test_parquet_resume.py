@@ -111,46 +111,44 @@ KILL_POINTS = [
 ]
 
 
+def resumed_equals_one_run(inputs, tmp_path, mode, filt, faults):
+    """Runs the job through `faults` (stop_and_resume) and checks its files
+    against one uninterrupted run's; returns the exit statuses."""
+    ref = reference(tmp_path, mode, inputs, filt)
+    folder = tmp_path / "job"
+    folder.mkdir()
+    statuses = stop_and_resume(folder, job(mode, inputs, filt), faults)
+    assert_same_files(folder, ref, mode)
+    if mode == "dedup" and filt == "exact":
+        assert pq.read_table(folder / "out.parquet").to_pylist() == oracle(inputs, "url")
+    return statuses
+
+
 @needs_parquet
 @needs_faults
 @pytest.mark.parametrize("filt", sorted(FILTERS))
 @pytest.mark.parametrize("points", range(len(KILL_POINTS)))
 def test_killed_and_resumed_equals_one_run(inputs, tmp_path, filt, points):
-    ref = reference(tmp_path, "dedup", inputs, filt)
-    folder = tmp_path / "job"
-    folder.mkdir()
     faults = [("GDEDUP_KILL_AT", "%s:%d:%s" % point) for point in KILL_POINTS[points]]
-    statuses = stop_and_resume(folder, job("dedup", inputs, filt), faults)
-    assert KILLED in statuses
-    assert_same_files(folder, ref, "dedup")
-    if filt == "exact":
-        assert pq.read_table(folder / "out.parquet").to_pylist() == oracle(inputs, "url")
+    assert KILLED in resumed_equals_one_run(inputs, tmp_path, "dedup", filt, faults)
 
 
 @needs_parquet
 @needs_faults
 @pytest.mark.parametrize("filt", sorted(FILTERS))
 def test_stopped_by_sigterm_and_resumed_equals_one_run(inputs, tmp_path, filt):
-    ref = reference(tmp_path, "dedup", inputs, filt)
-    folder = tmp_path / "job"
-    folder.mkdir()
     faults = [("GDEDUP_SIGNAL_AT", "TERM:write:%d:out.parquet.tmp" % n) for n in (3, 2, 6)]
-    statuses = stop_and_resume(folder, job("dedup", inputs, filt), faults)
+    statuses = resumed_equals_one_run(inputs, tmp_path, "dedup", filt, faults)
     assert statuses == [INTERRUPTED] * 3
-    assert_same_files(folder, ref, "dedup")
 
 
 @needs_parquet
 @needs_faults
 @pytest.mark.parametrize("filt", sorted(FILTERS))
 def test_a_build_killed_and_resumed_saves_the_same_filter(inputs, tmp_path, filt):
-    ref = reference(tmp_path, "build", inputs, filt)
-    folder = tmp_path / "job"
-    folder.mkdir()
     faults = [("GDEDUP_KILL_AT", "rename:%d:ck" % n) for n in (4, 9)]
-    statuses = stop_and_resume(folder, job("build", inputs, filt), faults)
+    statuses = resumed_equals_one_run(inputs, tmp_path, "build", filt, faults)
     assert statuses == [KILLED, KILLED]
-    assert_same_files(folder, ref, "build")
 
 
 @needs_parquet
