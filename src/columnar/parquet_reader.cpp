@@ -305,12 +305,11 @@ void ArrowReader::skip_to(size_t input, uint64_t group) {
   const uint64_t groups = input < inputs_.size()
                               ? static_cast<uint64_t>(inputs_[input].reader->num_row_groups())
                               : 0;
-  if (group > groups || (input >= inputs_.size() && !(input == inputs_.size() && group == 0))) {
+  if (input >= inputs_.size() || group > groups) {
+    const std::string which = input < paths_.size() ? paths_[input] : "the job has no such input";
     throw Error("the inputs are not those the checkpoint was taken on: it resumes at row group " +
                     std::to_string(group + 1) + " of input " + std::to_string(input + 1) + " (" +
-                    (input < paths_.size() ? paths_[input] : "past the last") + "), which " +
-                    (input < inputs_.size() ? "has " + std::to_string(groups) + " row groups"
-                                            : "the job does not have") + ".",
+                    which + "), which has " + std::to_string(groups) + " row groups.",
                 ErrorKind::invalid_argument);
   }
   bytes_before_ = 0;
@@ -318,8 +317,7 @@ void ArrowReader::skip_to(size_t input, uint64_t group) {
   input_ = input;
   group_ = static_cast<int>(group);
   first_row_ = 0;
-  const auto metadata = input < inputs_.size() ? inputs_[input].reader->parquet_reader()->metadata()
-                                                : nullptr;
+  const auto metadata = inputs_[input].reader->parquet_reader()->metadata();
   for (int g = 0; g < group_; ++g) {
     first_row_ += static_cast<uint64_t>(metadata->RowGroup(g)->num_rows());
   }

@@ -6,7 +6,6 @@
 #include <parquet/file_writer.h>
 #include <parquet/metadata.h>
 
-#include <cstring>
 #include <exception>
 
 #include "gdedup/error.h"
@@ -63,8 +62,10 @@ class SinkStream final : public arrow::io::OutputStream {
     skip_ = static_cast<int64_t>(kParquetMagic.size());
   }
   // What came while capturing, less its last `footer` bytes, goes to the
-  // sink (the last row group's pages, which Arrow writes at its close); the
-  // footer is returned, and the position is again where it starts.
+  // sink: the pages Arrow still held (a dictionary-encoded column's, which
+  // follow its dictionary page, so at most the last column chunk) and the
+  // page index, both written at its close. The footer is returned, and the
+  // position is again where it starts.
   std::string take_footer(size_t footer) {
     std::string captured = std::exchange(captured_, std::string());
     const size_t body = captured.size() - footer;
@@ -80,7 +81,6 @@ class SinkStream final : public arrow::io::OutputStream {
     return captured.substr(body);
   }
   const std::string& captured() const { return captured_; }
-  int64_t position() const { return position_; }
 
   arrow::Status Flush() override { return arrow::Status::OK(); }
   arrow::Status Close() override { return arrow::Status::OK(); }
@@ -107,9 +107,10 @@ constexpr size_t kTailBytes = 8;
 // close: the Thrift bytes, their length and "PAR1". Throws gdedup::Error
 // when they do not end so.
 size_t footer_length(const std::string& closing) {
-  uint32_t stated = 0;
-  if (closing.size() >= kTailBytes) {
-    std::memcpy(&stated, closing.data() + closing.size() - kTailBytes, 4);
+  uint64_t stated = 0;
+  for (size_t i = 0; i < 4 && closing.size() >= kTailBytes; ++i) {
+    stated |= uint64_t{static_cast<unsigned char>(closing[closing.size() - kTailBytes + i])}
+              << (8 * i);
   }
   if (closing.size() < kTailBytes ||
       closing.compare(closing.size() - 4, 4, kParquetMagic) != 0 ||
