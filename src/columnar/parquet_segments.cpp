@@ -133,11 +133,6 @@ std::shared_ptr<parquet::FileMetaData> parse_footer(const std::string& bytes,
   }
 }
 
-void check(const arrow::Status& status, const SinkStream& stream) {
-  stream.rethrow_failure();
-  if (!status.ok()) throw_status("the output", "cannot be written as Parquet", status);
-}
-
 }  // namespace
 
 SegmentedFile::SegmentedFile(ByteSink& sink, std::shared_ptr<arrow::Schema> schema,
@@ -158,18 +153,38 @@ SegmentedFile::~SegmentedFile() {
   writer_.reset();
 }
 
+void SegmentedFile::check(const arrow::Status& status) const {
+  stream_->rethrow_failure();
+  if (!status.ok()) throw_status("the output", "cannot be written as Parquet", status);
+}
+
+parquet::arrow::FileWriter& SegmentedFile::writer() {
+  if (writer_) return *writer_;
+  if (footer_) stream_->start_segment();
+  std::shared_ptr<arrow::io::OutputStream> stream(stream_.get(), [](auto*) {});
+  auto opened = parquet::arrow::FileWriter::Open(*schema_, arrow::default_memory_pool(), stream,
+                                                 properties_, arrow_properties_);
+  check(opened.status());
+  writer_ = std::move(*opened);
+  return *writer_;
+}
+
 void SegmentedFile::write(const arrow::Table& table, int64_t rows_per_group) {
-  open_segment();
-  check(writer_->WriteTable(table, rows_per_group), *stream_);
+  check(writer().WriteTable(table, rows_per_group));
   end_segment();
 }
 
 std::string SegmentedFile::footer_so_far() {
+  if (writer_) {
+    throw Error("the output: a checkpoint came in the middle of an input row group, where the "
+                "job cannot resume.", ErrorKind::failure);
+  }
   if (!footer_) empty_segment();
   return footer_->SerializeToString();
 }
 
 void SegmentedFile::close() {
+  end_segment();
   if (!footer_) empty_segment();
   try {
     parquet::WriteFileMetaData(*footer_, stream_.get());
@@ -182,25 +197,17 @@ void SegmentedFile::close() {
 }
 
 void SegmentedFile::empty_segment() {
-  open_segment();
+  writer();
   end_segment();
 }
 
-void SegmentedFile::open_segment() {
-  if (footer_) stream_->start_segment();
-  std::shared_ptr<arrow::io::OutputStream> stream(stream_.get(), [](auto*) {});
-  auto opened = parquet::arrow::FileWriter::Open(*schema_, arrow::default_memory_pool(), stream,
-                                                 properties_, arrow_properties_);
-  check(opened.status(), *stream_);
-  writer_ = std::move(*opened);
-}
-
 void SegmentedFile::end_segment() {
+  if (!writer_) return;
   stream_->set_mode(SinkStream::Mode::kCapture);
   const arrow::Status closed = writer_->Close();
   stream_->set_mode(SinkStream::Mode::kWrite);
   writer_.reset();
-  check(closed, *stream_);
+  check(closed);
   std::string footer = stream_->take_footer(footer_length(stream_->captured()));
   footer.resize(footer.size() - kTailBytes);
   std::shared_ptr<parquet::FileMetaData> segment = parse_footer(footer, "the footer Arrow wrote");

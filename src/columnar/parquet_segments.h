@@ -50,21 +50,30 @@ class SegmentedFile {
   SegmentedFile(const SegmentedFile&) = delete;
   SegmentedFile& operator=(const SegmentedFile&) = delete;
 
-  // Writes `table` as a segment of row groups of at most `rows_per_group`
-  // rows.
+  // The segment's writer, which opens one if none is open: what the kept
+  // rows of one input row group are written with. After each call on it,
+  // check() its status.
+  parquet::arrow::FileWriter& writer();
+  // Throws the sink's failure, or gdedup::Error for a status not OK.
+  void check(const arrow::Status& status) const;
+  // Ends the segment, if one is open: its row groups are then all in the
+  // sink and join the footer so far. Segments must end at the same rows in
+  // every run: at each input row group's end.
+  void end_segment();
+  // Writes `table` as one segment of row groups of at most
+  // `rows_per_group` rows.
   void write(const arrow::Table& table, int64_t rows_per_group);
   // The footer of every row group so far, every byte of which is then in
-  // the sink.
+  // the sink. Only between segments (checkpoints come between input row
+  // groups): throws gdedup::Error in one.
   std::string footer_so_far();
-  // Writes the footer.
+  // Ends the segment and writes the footer.
   void close();
 
  private:
   // A segment of no row groups: the file's "PAR1" and a first footer, for
   // a file that has none yet.
   void empty_segment();
-  void open_segment();
-  void end_segment();
 
   std::unique_ptr<SinkStream> stream_;
   std::shared_ptr<arrow::Schema> schema_;

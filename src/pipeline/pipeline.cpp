@@ -539,8 +539,9 @@ class Driver {
     io::OutputWriter* writer = output ? &output->writer() : nullptr;
     write_unwritten(front, writer);
     ResumeState state = base_state_;
-    // The segment of the Parquet output ends: its row groups are then all
-    // in the writer, and their footer goes into the checkpoint.
+    // Every row group of a Parquet output is in the writer (a segment ends
+    // with each input row group, columnar/parquet_segments.h): their footer
+    // goes into the checkpoint, and the output can be cut back to here.
     if (parquet_) {
       state.output_footer = parquet_->footer_so_far();
       writer->end_part();
