@@ -7,7 +7,7 @@
 # behaviour: a refactoring of how jobs run.
 #
 # usage: OLD=old/gdedup NEW=build/gdedup [GEN=build/bench/gen_urls]
-#        [FAULTS=build/tests/gdedup-faults] bench/identity.sh
+#        [FAULTS=build/gdedup-faults] bench/identity.sh
 # FAULTS (a build that fails its Nth checkpoint write, GDEDUP_FAIL_REPLACEMENT)
 # leaves the checkpoints that the resume scenarios continue; without it they
 # are skipped. Exit status 1 when a scenario differs (each difference is

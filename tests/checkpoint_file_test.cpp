@@ -96,6 +96,7 @@ void expect_same_state(const ResumeState& a, const ResumeState& b) {
   EXPECT_EQ(a.position.input_index, b.position.input_index);
   EXPECT_EQ(a.position.input_offset, b.position.input_offset);
   EXPECT_EQ(a.output_offset, b.output_offset);
+  EXPECT_EQ(a.output_footer, b.output_footer);
   EXPECT_EQ(a.records, b.records);
   EXPECT_EQ(a.kept, b.kept);
   EXPECT_EQ(a.dropped, b.dropped);
@@ -130,7 +131,7 @@ TEST_F(CheckpointFileTest, HeaderFieldsSitWhereTheFormatSays) {
   save_checkpoint(filter, sample_state(), path("ck"));
   const Bytes file = read_bytes(path("ck"));
   EXPECT_EQ(std::memcmp(file.data(), "GDEDUPCK", 8), 0);
-  EXPECT_EQ(cf::get_u32(&file[cf::kOffVersion]), 7u);
+  EXPECT_EQ(cf::get_u32(&file[cf::kOffVersion]), 8u);
   EXPECT_EQ(cf::get_u64(&file[cf::kOffNumBlocks]), 4u);
   EXPECT_EQ(cf::get_u64(&file[cf::kOffPayloadBytes]), 128u);
   const uint64_t state_bytes = cf::get_u64(&file[cf::kOffStateBytes]);
@@ -194,7 +195,7 @@ TEST_F(CheckpointFileTest, EveryTruncationAndAppendedByteIsRefused) {
 
 TEST_F(CheckpointFileTest, OtherVersionIsRefusedNamingBothVersions) {
   save_checkpoint(small_filter(), sample_state(), path("good"));
-  for (uint32_t version : {0u, 1u, 2u, 3u, 8u, 77u}) {
+  for (uint32_t version : {0u, 1u, 2u, 3u, 9u, 77u}) {
     Bytes file = read_bytes(path("good"));
     cf::put_u32(&file[cf::kOffVersion], version);
     cf::put_u64(&file[cf::kOffHeaderChecksum], cf::header_checksum(file.data()));
@@ -202,7 +203,7 @@ TEST_F(CheckpointFileTest, OtherVersionIsRefusedNamingBothVersions) {
     const std::string message = load_error(path("other"));
     EXPECT_NE(message.find("format version " + std::to_string(version)), std::string::npos)
         << message;
-    EXPECT_NE(message.find("reads versions 4 to 7"), std::string::npos) << message;
+    EXPECT_NE(message.find("reads versions 4 to 8"), std::string::npos) << message;
   }
 }
 
@@ -218,18 +219,26 @@ void cut_state(Bytes& file, uint64_t bytes) {
   cf::put_u64(&file[cf::kOffHeaderChecksum], cf::header_checksum(file.data()));
 }
 
-// A version 7 file whose state holds the missing-key policy error and no
-// records without their key (sample_state's: its last 9 bytes, zeros) as
-// version 6 wrote it: without them.
-Bytes as_version_6(Bytes file) {
+// The file without the last `bytes` bytes of its state, which must be
+// zeros, as version `version` wrote it.
+Bytes without_zero_tail(Bytes file, uint64_t bytes, uint32_t version) {
   const size_t end = 4096 + cf::get_u64(&file[cf::kOffPayloadBytes]) +
                      cf::get_u64(&file[cf::kOffStateBytes]);
-  for (size_t i = end - 9; i < end; ++i) EXPECT_EQ(file[i], 0) << i;
-  cut_state(file, 9);
-  cf::put_u32(&file[cf::kOffVersion], 6);
+  for (size_t i = end - bytes; i < end; ++i) EXPECT_EQ(file[i], 0) << i;
+  cut_state(file, bytes);
+  cf::put_u32(&file[cf::kOffVersion], version);
   cf::put_u64(&file[cf::kOffHeaderChecksum], cf::header_checksum(file.data()));
   return file;
 }
+
+// A version 8 file whose state holds no Parquet footer (sample_state's: its
+// last 8 bytes, a length of zero) as version 7 wrote it: without them.
+Bytes as_version_7(Bytes file) { return without_zero_tail(std::move(file), 8, 7); }
+
+// Such a file whose state holds the missing-key policy error and no
+// records without their key (sample_state's: its last 9 bytes, zeros) as
+// version 6 wrote it: without them.
+Bytes as_version_6(Bytes file) { return without_zero_tail(as_version_7(std::move(file)), 9, 6); }
 
 // Such a file whose state notes no filter file (sample_state's: then its
 // last byte, 2) as version 5 wrote it: without that byte.
@@ -280,11 +289,11 @@ TEST_F(CheckpointFileTest, TheFilterFileRoundTrips) {
   EXPECT_EQ(v5.state.file_version, 5u);
   EXPECT_FALSE(v5.state.filter_file.recorded);
   expect_same_state(v5.state, sample_state());
-  // Saved again, it is the version 7 file.
+  // Saved again, it is the version 8 file.
   save_checkpoint(v5, path("again"));
   EXPECT_EQ(read_bytes(path("again")), read_bytes(path("ck")));
   // A version 6 file loads with the policy error and no records without
-  // their key, and saved again it is the version 7 file.
+  // their key, and saved again it is the version 8 file.
   write_bytes(path("v6"), as_version_6(read_bytes(path("ck"))));
   const Checkpoint v6 = load_checkpoint(path("v6"));
   EXPECT_EQ(v6.state.file_version, 6u);
@@ -295,12 +304,38 @@ TEST_F(CheckpointFileTest, TheFilterFileRoundTrips) {
   // A policy past the three is refused, with strict reading or without.
   for (const unsigned char byte : {3, 7, 8, 0x83}) {
     Bytes forged = read_bytes(path("ck"));
-    forged[4096 + 128 + cf::get_u64(&forged[cf::kOffStateBytes]) - 9] = byte;
+    forged[4096 + 128 + cf::get_u64(&forged[cf::kOffStateBytes]) - 17] = byte;
     cut_state(forged, 0);
     write_bytes(path("forged"), forged);
     EXPECT_NE(load_error(path("forged")).find("malformed resume state"), std::string::npos)
         << int{byte} << ": " << load_error(path("forged"));
   }
+}
+
+// A Parquet output's footer (any bytes) round trips at the state's end; a
+// version 7 file, which had none, loads with none and saved again is the
+// version 8 file; a footer longer than the state is refused.
+TEST_F(CheckpointFileTest, TheParquetFooterRoundTripsAndVersion7LoadsWithout) {
+  const Filter filter = small_filter();
+  ResumeState state = sample_state();
+  state.output_footer = std::string("\x15\0footer\xff", 9);
+  save_checkpoint(filter, state, path("ck"));
+  expect_same_state(load_checkpoint(path("ck")).state, state);
+  Bytes forged = read_bytes(path("ck"));
+  cf::put_u64(&forged[4096 + 128 + cf::get_u64(&forged[cf::kOffStateBytes]) - 17], 10);
+  cut_state(forged, 0);
+  write_bytes(path("forged"), forged);
+  EXPECT_NE(load_error(path("forged")).find("malformed resume state"), std::string::npos)
+      << load_error(path("forged"));
+
+  save_checkpoint(filter, sample_state(), path("v8"));
+  write_bytes(path("v7"), as_version_7(read_bytes(path("v8"))));
+  const Checkpoint v7 = load_checkpoint(path("v7"));
+  EXPECT_EQ(v7.state.file_version, 7u);
+  EXPECT_EQ(v7.state.output_footer, "");
+  expect_same_state(v7.state, sample_state());
+  save_checkpoint(v7, path("again"));
+  EXPECT_EQ(read_bytes(path("again")), read_bytes(path("v8")));
 }
 
 // Strict JSON reading shares the missing-key policy's byte (4 added to the
@@ -317,7 +352,7 @@ TEST_F(CheckpointFileTest, StrictJsonRoundTripsInThePolicysByte) {
       state.missing_keys = 12;
       save_checkpoint(filter, state, path("ck"));
       const Bytes file = read_bytes(path("ck"));
-      EXPECT_EQ(file[4096 + 128 + cf::get_u64(&file[cf::kOffStateBytes]) - 9],
+      EXPECT_EQ(file[4096 + 128 + cf::get_u64(&file[cf::kOffStateBytes]) - 17],
                 static_cast<unsigned char>(policy) + (strict ? 4 : 0));
       expect_same_state(load_checkpoint(path("ck")).state, state);
     }
@@ -326,17 +361,17 @@ TEST_F(CheckpointFileTest, StrictJsonRoundTripsInThePolicysByte) {
 
 TEST_F(CheckpointFileTest, Version4LoadsAsAFixedFilter) {
   const Filter filter = small_filter();
-  save_checkpoint(filter, sample_state(), path("v7"));
-  write_bytes(path("v4"), as_version_4(read_bytes(path("v7"))));
+  save_checkpoint(filter, sample_state(), path("v8"));
+  write_bytes(path("v4"), as_version_4(read_bytes(path("v8"))));
   const Checkpoint ck = load_checkpoint(path("v4"));
   EXPECT_EQ(ck.state.file_version, 4u);
   EXPECT_FALSE(ck.state.growth.has_value());
   EXPECT_TRUE(ck.later_layers.empty());
   EXPECT_EQ(std::memcmp(ck.filter.words(), filter.words(), filter.params().bytes()), 0);
   expect_same_state(ck.state, sample_state());
-  // Saved again, it is the version 7 file.
+  // Saved again, it is the version 8 file.
   save_checkpoint(ck, path("again"));
-  EXPECT_EQ(read_bytes(path("again")), read_bytes(path("v7")));
+  EXPECT_EQ(read_bytes(path("again")), read_bytes(path("v8")));
   // Its reserved bytes are still checked.
   Bytes forged = read_bytes(path("v4"));
   forged[cf::kOffGrowthBytes] = 1;

@@ -1103,14 +1103,15 @@ TEST(CliCheckpoint, AVersion4CheckpointResumesWithItsFixedFilter) {
   ASSERT_EQ(r.status, 4) << r.err;  // 1,000 keys planned: overfull, as it was then
   r = run_failing_write(job.checkpoint(), 2, with(job.checkpointed({"--no-grow"}), {"-q"}));
   ASSERT_EQ(r.status, 1) << r.err;
-  // The fixed filter's version 7 file, as version 4 wrote it: no growth
-  // section (its last byte), no missing-key policy and count (the state's
-  // last 9 bytes: error, 0), no filter file (the byte before them: none,
-  // as no -f was given), the header's bytes from 96 zero.
+  // The fixed filter's version 8 file, as version 4 wrote it: no growth
+  // section (its last byte), no Parquet footer (the state's last 8 bytes:
+  // a length of 0), no missing-key policy and count (the 9 bytes before:
+  // error, 0), no filter file (the byte before them: none, as no -f was
+  // given), the header's bytes from 96 zero.
   std::string bytes = cli_test::read_file(job.checkpoint());
   bytes.pop_back();
-  ASSERT_EQ(bytes.substr(bytes.size() - 10), std::string(10, '\0'));
-  bytes.resize(bytes.size() - 10);
+  ASSERT_EQ(bytes.substr(bytes.size() - 18), std::string(18, '\0'));
+  bytes.resize(bytes.size() - 18);
   auto get_u64 = [&](size_t at) {
     uint64_t v = 0;
     for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(bytes[at + i]);
@@ -1119,7 +1120,7 @@ TEST(CliCheckpoint, AVersion4CheckpointResumesWithItsFixedFilter) {
   auto put_u64 = [&](size_t at, uint64_t v) {
     for (int i = 0; i < 8; ++i) bytes[at + i] = static_cast<char>(v >> (8 * i));
   };
-  const uint64_t state_bytes = get_u64(80) - 10;
+  const uint64_t state_bytes = get_u64(80) - 18;
   put_u64(80, state_bytes);
   put_u64(88, XXH3_64bits(bytes.data() + 4096 + get_u64(40), state_bytes));
   bytes[8] = 4;

@@ -525,6 +525,36 @@ TEST_F(SetFileTest, CheckpointKeepsItsStateAndKeys) {
   EXPECT_EQ(loaded.state.loaded_from, path("ck"));
 }
 
+// A set checkpoint's header has no checkpoint version: a state with a
+// Parquet output's footer (version 8) round trips, and one written before
+// the footer (version 7: without its 8-byte length at the end) loads with
+// none.
+TEST_F(SetFileTest, CheckpointStatesOfVersions7And8Load) {
+  ResumeState state;
+  state.output = "out.parquet";
+  state.output_footer = std::string("\x15\0\x15", 3);
+  save_set_checkpoint(set_of(random_keys(50, 9)), KeyRules{}, state, path("ck"));
+  SetCheckpoint loaded = load_set_checkpoint(path("ck"));
+  EXPECT_EQ(loaded.state.output_footer, state.output_footer);
+  EXPECT_EQ(loaded.state.file_version, 8u);
+
+  save_set_checkpoint(set_of(random_keys(50, 9)), KeyRules{}, ResumeState{}, path("v8"));
+  std::vector<unsigned char> file = read_bytes(path("v8"));
+  const uint64_t at = sf::kHeaderBytes + ff::get_u64(&file[sf::kOffRulesBytes]);
+  const uint64_t state_bytes = ff::get_u64(&file[sf::kOffStateBytes]) - 8;
+  for (uint64_t i = at + state_bytes; i < at + state_bytes + 8; ++i) EXPECT_EQ(file[i], 0);
+  file.erase(file.begin() + static_cast<std::ptrdiff_t>(at + state_bytes),
+             file.begin() + static_cast<std::ptrdiff_t>(at + state_bytes + 8));
+  ff::put_u64(&file[sf::kOffStateBytes], state_bytes);
+  ff::put_u64(&file[sf::kOffStateChecksum], XXH3_64bits(&file[at], state_bytes));
+  ff::put_u64(&file[sf::kOffHeaderChecksum], XXH3_64bits(file.data(), sf::kOffHeaderChecksum));
+  write_bytes(path("v7"), file);
+  loaded = load_set_checkpoint(path("v7"));
+  EXPECT_EQ(loaded.state.file_version, 7u);
+  EXPECT_EQ(loaded.state.output_footer, "");
+  EXPECT_EQ(keys_of(loaded.set), keys_of(load_set_checkpoint(path("v8")).set));
+}
+
 TEST_F(SetFileTest, EveryChangedOrMissingByteAndAnExtraOneAreRefused) {
   save_set_checkpoint(set_of(random_keys(20, 5)), KeyRules{}, ResumeState{}, path("ck"));
   save_set_file(set_of(random_keys(20, 5)), KeyRules{}, path("good"));

@@ -430,6 +430,7 @@ ResumeState ten_record_state() {
       true, true, InputIdentity{"seen.gdf", true, 4224, 1700000000987654321, 0x1122334455667788}};
   state.missing_key = keys::MissingKey::kDrop;
   state.missing_keys = 3;
+  state.output_footer = "footer";
   return state;
 }
 
@@ -438,12 +439,12 @@ TEST(Format, CheckpointFileBytes) {
   const std::vector<char> file = saved_bytes([&](const std::string& path) {
     save_checkpoint(filter, ten_record_state(), path);
   });
-  ASSERT_EQ(file.size(), 4096u + 128u + 260u + 1u);
+  ASSERT_EQ(file.size(), 4096u + 128u + 274u + 1u);
   EXPECT_EQ(XXH3_64bits(file.data() + 4096, 128), 0x40ce02f05c7d0370ull);  // payload checksum
-  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128, 260), 0xac7666fea74704c1ull);  // state
+  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128, 274), 0xd8ba53c0efaaac20ull);  // state
   EXPECT_EQ(file.back(), 0);  // the growth section: a fixed filter
-  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0x07204c3552f36b54ull);  // whole header
-  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0xdfa6d3b0590c6cd3ull);
+  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0xdcb4aa50e6af0d56ull);  // whole header
+  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x1b95913573d7df14ull);
 }
 
 // The same as the first layer of a growing filter whose second layer holds
@@ -460,12 +461,12 @@ TEST(Format, GrowingCheckpointFileBytes) {
     save_checkpoint(ck, path);
   });
   // The growth section, then the layers section of the second layer.
-  ASSERT_EQ(file.size(), 4096u + 128u + 260u + 61u + (8u + 64u + 8u + 128u));
-  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128, 260), 0xac7666fea74704c1ull);  // state
-  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128 + 260, 61), 0x177b1de3aa00f552ull);  // growth
-  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128 + 260 + 61 + 80, 128), 0x40ce02f05c7d0370ull);
-  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0x2bc0d57bf61411b3ull);  // whole header
-  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x1272e5f7f98ee632ull);
+  ASSERT_EQ(file.size(), 4096u + 128u + 274u + 61u + (8u + 64u + 8u + 128u));
+  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128, 274), 0xd8ba53c0efaaac20ull);  // state
+  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128 + 274, 61), 0x177b1de3aa00f552ull);  // growth
+  EXPECT_EQ(XXH3_64bits(file.data() + 4096 + 128 + 274 + 61 + 80, 128), 0x40ce02f05c7d0370ull);
+  EXPECT_EQ(XXH3_64bits(file.data(), 4096), 0x564f56977672ce12ull);  // whole header
+  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x51e681f6606c3872ull);
 }
 
 // Set files (exact mode): the keys' Golomb-Rice section by hand for one
@@ -544,10 +545,10 @@ TEST(Format, SetCheckpointBytes) {
     save_set_checkpoint(set, KeyRules{}, ten_record_state(), path);
   });
   EXPECT_EQ(std::string(file.data(), 8), "GDEDUPEC");
-  ASSERT_EQ(file.size(), 80u + kSetRulesBytes + 260u + 93u);
-  EXPECT_EQ(XXH3_64bits(file.data() + 80 + kSetRulesBytes, 260), 0xac7666fea74704c1ull);  // state
-  EXPECT_EQ(XXH3_64bits(file.data(), 80), 0x34b24482daa8cc71ull);  // header
-  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x99899526418b43caull);
+  ASSERT_EQ(file.size(), 80u + kSetRulesBytes + 274u + 93u);
+  EXPECT_EQ(XXH3_64bits(file.data() + 80 + kSetRulesBytes, 274), 0xd8ba53c0efaaac20ull);  // state
+  EXPECT_EQ(XXH3_64bits(file.data(), 80), 0xc18a08b657063f80ull);  // header
+  EXPECT_EQ(XXH3_64bits(file.data(), file.size()), 0x1b817d1c0e56246bull);
 }
 
 }  // namespace

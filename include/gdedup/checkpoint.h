@@ -98,6 +98,10 @@ struct ResumeState {
   StreamPoint position;        // input consumed up to here
   uint64_t output_offset = 0;  // output bytes written for those records
   uint64_t output_checksum = 0;  // XXH3-64 of those bytes, checked on resume
+  // A Parquet output's footer for its row groups in those bytes (version
+  // 8): Parquet's FileMetaData as the Parquet module wrote it, opaque
+  // here; empty for other outputs (docs/CHECKPOINT.md, "Parquet input").
+  std::string output_footer;
   uint64_t records = 0;        // PipelineStats at the checkpoint
   uint64_t kept = 0;
   uint64_t dropped = 0;

@@ -82,7 +82,8 @@ std::shared_ptr<arrow::Table> cast_table(const std::shared_ptr<arrow::Table>& ta
                                          const arrow::Schema& schema);
 
 // ParquetLibrary::open_writer (parquet_writer.cpp).
-std::unique_ptr<ParquetWriter> open_arrow_writer(const ArrowReader& like, ByteSink& sink);
+std::unique_ptr<ParquetWriter> open_arrow_writer(const ArrowReader& like, ByteSink& sink,
+                                                 const ParquetContinuation* from);
 
 // "FILE: WHAT (Arrow's words)", as an Error of `kind`, for a status that is
 // not OK.

@@ -16,9 +16,9 @@ class ArrowLibrary final : public ParquetLibrary {
     return std::make_unique<ArrowReader>(std::move(paths), std::move(column), opener);
   }
   // The engine hands back a reader this library made: the only kind there is.
-  std::unique_ptr<ParquetWriter> open_writer(const ParquetReader& like,
-                                             ByteSink& sink) override {
-    return open_arrow_writer(static_cast<const ArrowReader&>(like), sink);
+  std::unique_ptr<ParquetWriter> open_writer(const ParquetReader& like, ByteSink& sink,
+                                             const ParquetContinuation* from) override {
+    return open_arrow_writer(static_cast<const ArrowReader&>(like), sink, from);
   }
 };
 

@@ -102,9 +102,10 @@ std::unique_ptr<ParquetReader> open_parquet_reader(std::vector<std::string> path
   return parquet.open_reader(std::move(paths), std::move(column), opener);
 }
 
-std::unique_ptr<ParquetWriter> open_parquet_writer(const ParquetReader& like, ByteSink& sink) {
+std::unique_ptr<ParquetWriter> open_parquet_writer(const ParquetReader& like, ByteSink& sink,
+                                                   const ParquetContinuation* from) {
   return library(like.paths().empty() ? "the input" : like.paths().front())
-      .open_writer(like, sink);
+      .open_writer(like, sink, from);
 }
 
 }  // namespace gdedup::columnar

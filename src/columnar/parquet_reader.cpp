@@ -262,19 +262,6 @@ uint64_t ArrowReader::row_groups(size_t input) const {
   return static_cast<uint64_t>(inputs_.at(input).reader->num_row_groups());
 }
 
-void ArrowReader::seek(size_t input, uint64_t group) {
-  input_ = input;
-  group_ = static_cast<int>(group);
-  bytes_before_ = 0;
-  for (size_t i = 0; i < input; ++i) bytes_before_ += inputs_[i].bytes;
-  first_row_ = 0;
-  if (input >= inputs_.size()) return;
-  const parquet::FileMetaData& meta = *inputs_[input].reader->parquet_reader()->metadata();
-  for (int g = 0; g < group_ && g < meta.num_row_groups(); ++g) {
-    first_row_ += static_cast<uint64_t>(meta.RowGroup(g)->num_rows());
-  }
-}
-
 uint64_t ArrowReader::bytes_to(uint64_t row) const {
   const Input& input = inputs_[input_];
   if (input.rows == 0) return bytes_before_ + input.bytes;
@@ -344,6 +331,28 @@ std::unique_ptr<RowGroup> ArrowReader::next(RowGroupPlace& place) {
   place.bytes_through = bytes_to(first_row_);
   place.bytes = place.bytes_through - bytes_from;
   return std::make_unique<RowGroup>(std::move(data), std::move(keys), std::move(nulls));
+}
+
+void ArrowReader::seek(size_t input, uint64_t group) {
+  const uint64_t groups = input < inputs_.size()
+                              ? static_cast<uint64_t>(inputs_[input].reader->num_row_groups())
+                              : 0;
+  if (input >= inputs_.size() || group > groups) {
+    const std::string which = input < paths_.size() ? paths_[input] : "the job has no such input";
+    throw Error("the inputs are not those the checkpoint was taken on: it resumes at row group " +
+                    std::to_string(group + 1) + " of input " + std::to_string(input + 1) + " (" +
+                    which + "), which has " + std::to_string(groups) + " row groups.",
+                ErrorKind::invalid_argument);
+  }
+  bytes_before_ = 0;
+  for (size_t i = 0; i < input; ++i) bytes_before_ += inputs_[i].bytes;
+  input_ = input;
+  group_ = static_cast<int>(group);
+  first_row_ = 0;
+  const auto metadata = inputs_[input].reader->parquet_reader()->metadata();
+  for (int g = 0; g < group_; ++g) {
+    first_row_ += static_cast<uint64_t>(metadata->RowGroup(g)->num_rows());
+  }
 }
 
 }  // namespace gdedup::columnar

@@ -88,7 +88,9 @@ class ParquetReader {
   virtual std::unique_ptr<RowGroup> next(RowGroupPlace& place) = 0;
   // The row groups of input `input`, from its footer.
   virtual uint64_t row_groups(size_t input) const = 0;
-  // Makes row group `group` of input `input` the next one next() reads.
+  // Makes row group `group` of input `input` the next one next() reads (a
+  // resume, a rank's piece). Throws gdedup::Error naming the file when it
+  // has fewer row groups.
   virtual void seek(size_t input, uint64_t group) = 0;
   // Replaces `out` with the rows of `group` (a row group of this reader)
   // whose keep[i] is nonzero, in order, as Arrow IPC stream bytes for
@@ -103,6 +105,14 @@ class ByteSink {
   virtual void write(const char* data, size_t size) = 0;
 };
 
+// Where a writer continues a file that a checkpoint left: the sink holds
+// its first `offset` bytes, whose row groups `footer` describes (both as
+// ParquetWriter::footer_so_far() and the sink's length were then).
+struct ParquetContinuation {
+  std::string footer;
+  uint64_t offset = 0;
+};
+
 // A Parquet file being written a row group at a time (open_parquet_writer).
 // close() writes the footer; a writer destroyed unclosed leaves the sink
 // without one (the job that failed removes its output).
@@ -115,6 +125,11 @@ class ParquetWriter {
   // Writes the rows ParquetReader::pack packed, as one row group: the same
   // bytes write() gives for the row group and flags they were packed from.
   virtual void write_packed(const char* data, size_t size) = 0;
+  // For a checkpoint: every byte of the row groups written so far is in
+  // the sink, and their footer (Parquet's FileMetaData, opaque bytes) is
+  // returned. A writer opened on it continues the file byte for byte as
+  // this one goes on (columnar/parquet_segments.h).
+  virtual std::string footer_so_far() = 0;
   virtual void close() = 0;
 };
 
@@ -138,8 +153,8 @@ class ParquetLibrary {
                                                      std::vector<std::string> column,
                                                      FileOpener& opener) = 0;
   // See open_parquet_writer below; `like` is a reader of this library.
-  virtual std::unique_ptr<ParquetWriter> open_writer(const ParquetReader& like,
-                                                     ByteSink& sink) = 0;
+  virtual std::unique_ptr<ParquetWriter> open_writer(const ParquetReader& like, ByteSink& sink,
+                                                     const ParquetContinuation* from) = 0;
 };
 
 // The module's one entry, `extern "C"`: its ParquetLibrary, which lives as
@@ -167,7 +182,10 @@ std::unique_ptr<ParquetReader> open_parquet_reader(std::vector<std::string> path
                                                    std::vector<std::string> column);
 
 // A Parquet file with the schema and key-value metadata of `like`'s files,
-// their compression and row-group sizes, written to `sink`.
-std::unique_ptr<ParquetWriter> open_parquet_writer(const ParquetReader& like, ByteSink& sink);
+// their compression and row-group sizes, written to `sink`; or, given
+// `from`, the file a checkpoint left, continued (throws gdedup::Error when
+// its footer cannot be read or has another schema).
+std::unique_ptr<ParquetWriter> open_parquet_writer(const ParquetReader& like, ByteSink& sink,
+                                                   const ParquetContinuation* from = nullptr);
 
 }  // namespace gdedup::columnar

@@ -1,65 +1,22 @@
-// The writer of parquet_table.h: Arrow's Parquet writer on an output stream
-// that hands its bytes to the job's ByteSink, each row group's kept rows
-// taken by Arrow's filter kernel.
-#include <arrow/compute/api_scalar.h>
+// The writer of parquet_table.h: Arrow's Parquet writer, in segments
+// (parquet_segments.h), on an output stream that hands its bytes to the
+// job's ByteSink, each row group's kept rows taken by Arrow's filter kernel.
 #include <arrow/compute/api_vector.h>
 #include <arrow/compute/cast.h>
 #include <arrow/compute/initialize.h>
-#include <arrow/io/interfaces.h>
 #include <arrow/io/memory.h>
 #include <arrow/ipc/reader.h>
 #include <parquet/arrow/writer.h>
 #include <parquet/exception.h>
 
-#include <exception>
 #include <mutex>
 
 #include "columnar/parquet_arrow.h"
+#include "columnar/parquet_segments.h"
 #include "gdedup/error.h"
 
 namespace gdedup::columnar {
 namespace {
-
-// An append-only stream: Parquet's writer never seeks back.
-class SinkStream final : public arrow::io::OutputStream {
- public:
-  explicit SinkStream(ByteSink& sink) : sink_(sink) {}
-
-  // The sink's failure (gdedup::Error: a full disk, a closed pipe) goes
-  // back through Arrow as a status and is thrown again, unchanged, by
-  // rethrow_failure(), so that the job reports it as it would for text.
-  arrow::Status Write(const void* data, int64_t size) override {
-    if (abandoned_) return arrow::Status::IOError("the output was abandoned");
-    try {
-      sink_.write(static_cast<const char*>(data), static_cast<size_t>(size));
-    } catch (...) {
-      failure_ = std::current_exception();
-      return arrow::Status::IOError("the output could not be written");
-    }
-    position_ += size;
-    return arrow::Status::OK();
-  }
-  // What Arrow's writer writes from now on (its destructor's attempt at a
-  // footer, after a failure) goes nowhere.
-  void abandon() { abandoned_ = true; }
-  void rethrow_failure() const {
-    if (failure_) std::rethrow_exception(failure_);
-  }
-  arrow::Status Flush() override { return arrow::Status::OK(); }
-  arrow::Status Close() override {
-    closed_ = true;
-    return arrow::Status::OK();
-  }
-  bool closed() const override { return closed_; }
-  arrow::Result<int64_t> Tell() const override { return position_; }
-
- private:
-  ByteSink& sink_;
-  int64_t position_ = 0;
-  bool closed_ = false;
-  bool abandoned_ = false;
-  std::exception_ptr failure_;
-};
 
 void initialize_compute() {
   static std::once_flag once;
@@ -164,31 +121,29 @@ std::shared_ptr<arrow::Table> kept_rows(const RowGroup& group, const uint8_t* ke
 
 namespace {
 
+std::shared_ptr<parquet::WriterProperties> writer_properties(const ArrowReader& like,
+                                                             int64_t row_group_rows) {
+  parquet::WriterProperties::Builder properties;
+  properties.compression(like.compression());
+  properties.max_row_group_length(row_group_rows);
+  return properties.build();
+}
+
+// The Arrow schema rides along, so that types Parquet has no word for
+// (large strings, time zones) read back as they were.
+std::shared_ptr<parquet::ArrowWriterProperties> arrow_writer_properties() {
+  parquet::ArrowWriterProperties::Builder arrow_properties;
+  arrow_properties.store_schema();
+  return arrow_properties.build();
+}
+
 class ArrowWriter final : public ParquetWriter {
  public:
-  ArrowWriter(const ArrowReader& like, ByteSink& sink) : stream_(sink) {
-    initialize_compute();
-    row_group_rows_ = std::max<int64_t>(like.row_group_rows(), 1);
-    parquet::WriterProperties::Builder properties;
-    properties.compression(like.compression());
-    properties.max_row_group_length(row_group_rows_);
-    // The Arrow schema rides along, so that types Parquet has no word for
-    // (large strings, time zones) read back as they were.
-    parquet::ArrowWriterProperties::Builder arrow_properties;
-    arrow_properties.store_schema();
-    std::shared_ptr<arrow::io::OutputStream> stream(&stream_, [](auto*) {});
-    auto opened = parquet::arrow::FileWriter::Open(*like.schema(), arrow::default_memory_pool(),
-                                                   stream, properties.build(),
-                                                   arrow_properties.build());
-    if (!opened.ok()) throw_status("the output", "cannot be written as Parquet", opened.status());
-    writer_ = std::move(*opened);
-    schema_ = like.schema();
-  }
-
-  ~ArrowWriter() override {
-    stream_.abandon();
-    writer_.reset();
-  }
+  ArrowWriter(const ArrowReader& like, ByteSink& sink, const ParquetContinuation* from)
+      : row_group_rows_((initialize_compute(), std::max<int64_t>(like.row_group_rows(), 1))),
+        schema_(like.schema()),
+        file_(sink, like.schema(),
+              writer_properties(like, row_group_rows_), arrow_writer_properties(), from) {}
 
   void write(const RowGroup& group, const uint8_t* keep) override {
     write_table(*kept_rows(group, keep));
@@ -209,31 +164,26 @@ class ArrowWriter final : public ParquetWriter {
     write_table(*cast_table(*table, *schema_));
   }
 
-  void close() override {
-    const arrow::Status status = writer_->Close();
-    stream_.rethrow_failure();
-    if (!status.ok()) throw_status("the output", "cannot be written as Parquet", status);
-  }
+  std::string footer_so_far() override { return file_.footer_so_far(); }
+  void close() override { file_.close(); }
 
  private:
-  // One row group, unless no row is kept.
+  // One segment of row groups, unless no row is kept.
   void write_table(const arrow::Table& table) {
     if (table.num_rows() == 0) return;
-    const arrow::Status status = writer_->WriteTable(table, row_group_rows_);
-    stream_.rethrow_failure();
-    if (!status.ok()) throw_status("the output", "cannot be written as Parquet", status);
+    file_.write(table, row_group_rows_);
   }
 
-  SinkStream stream_;
-  std::unique_ptr<parquet::arrow::FileWriter> writer_;
+  int64_t row_group_rows_;
   std::shared_ptr<arrow::Schema> schema_;  // the input's: the written tables'
-  int64_t row_group_rows_ = 0;
+  SegmentedFile file_;
 };
 
 }  // namespace
 
-std::unique_ptr<ParquetWriter> open_arrow_writer(const ArrowReader& like, ByteSink& sink) {
-  return std::make_unique<ArrowWriter>(like, sink);
+std::unique_ptr<ParquetWriter> open_arrow_writer(const ArrowReader& like, ByteSink& sink,
+                                                 const ParquetContinuation* from) {
+  return std::make_unique<ArrowWriter>(like, sink, from);
 }
 
 }  // namespace gdedup::columnar

@@ -16,8 +16,9 @@ namespace gdedup::checkpoint_file {
 inline constexpr const char (&kMagic)[8] = filter_file::kCheckpointMagic;
 // 3: the resume state names the output's temporary file; 4: and the record
 // separator; 5: the growth and the later layers of a growing filter; 6: the
-// filter file the job saves to, as it was when the job started.
-constexpr uint32_t kVersion = 7;
+// filter file the job saves to, as it was when the job started; 7: the
+// missing-key policy and count; 8: a Parquet output's footer.
+constexpr uint32_t kVersion = 8;
 // Version 4 still loads, as a fixed filter: it is version 5 with no growth
 // section (its header bytes 96 .. 111 are reserved, so zero). Version 5
 // still loads too: version 6 without the filter file in its state.

@@ -12,6 +12,8 @@ namespace {
 constexpr uint32_t kFirstVersionWithFilterFile = 6;
 // The version that added the missing-key policy and count.
 constexpr uint32_t kFirstVersionWithMissingKeys = 7;
+// The version that added a Parquet output's footer.
+constexpr uint32_t kFirstVersionWithOutputFooter = 8;
 // Its first byte: no file; a file, whose identity follows; not known (a run
 // resumed from an older checkpoint carries that on).
 constexpr uint8_t kNoFilterFile = 0;
@@ -75,6 +77,8 @@ std::string encode_resume_state(const ResumeState& s) {
   e.u8(static_cast<uint8_t>(static_cast<uint8_t>(s.missing_key) |
                             (s.strict_json ? kStrictJsonBit : 0)));
   e.u64(s.missing_keys);
+  // Version 8: a Parquet output's footer.
+  e.str(s.output_footer);
   return e.take();
 }
 
@@ -133,6 +137,7 @@ ResumeState decode_resume_state(const std::string& path, const std::string& byte
     s.missing_key = static_cast<keys::MissingKey>(policy);
     s.missing_keys = d.u64();
   }
+  if (version >= kFirstVersionWithOutputFooter) s.output_footer = d.str();
   d.finish();
   return s;
 }

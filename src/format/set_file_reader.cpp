@@ -37,6 +37,9 @@ namespace {
 using filter_file::get_u32;
 using filter_file::get_u64;
 
+// The checkpoint format version of set checkpoints' states before the
+// Parquet output's footer (version 8).
+constexpr uint32_t kStateVersionBeforeFooter = 7;
 // Keys section bytes read and hashed at a time.
 constexpr uint64_t kReadPiece = uint64_t{8} << 20;
 
@@ -222,8 +225,20 @@ ResumeState read_state(const format::FileKind& kind, const Opened& f) {
   const std::string bytes =
       read_section(kind, f, set_file::kHeaderBytes + f.rules_bytes, f.state_bytes,
                    set_file::kOffStateChecksum, "resume state");
-  ResumeState state = format::decode_resume_state(path, bytes, checkpoint_file::kVersion);
-  state.file_version = checkpoint_file::kVersion;
+  // The set checkpoint's header says no checkpoint version: its state is
+  // one of version 8 or, written before a Parquet output's footer came
+  // into it, of version 7. The footer's length is the difference, so at
+  // most one of the two decodes.
+  uint32_t version = checkpoint_file::kVersion;
+  ResumeState state;
+  try {
+    state = format::decode_resume_state(path, bytes, version);
+  } catch (const Error&) {
+    // Its refusal says what the first one's would: the state is malformed.
+    version = kStateVersionBeforeFooter;
+    state = format::decode_resume_state(path, bytes, version);
+  }
+  state.file_version = version;
   state.loaded_from = path;
   return state;
 }

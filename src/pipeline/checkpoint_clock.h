@@ -28,6 +28,21 @@ class CheckpointClock {
     return every_seconds_ > 0 &&
            std::chrono::duration<double>(Clock::now() - last_time_).count() >= every_seconds_;
   }
+  // What the run does after a batch, the run then at `records`, with
+  // `stop` asked for (PipelineOptions::stop) and the previous checkpoint
+  // write still running or not (`writing`). A stop and a checkpoint wait
+  // for a batch the job can resume after (`resumable`, WorkBatch::
+  // resumable_after: not a Parquet slice before its row group's last). A
+  // record interval is kept even if that means waiting for the previous
+  // write; a time interval just comes due again later.
+  enum class Next { kGoOn, kCheckpoint, kStop };
+  Next after_batch(bool resumable, bool stop, uint64_t records, bool writing) const {
+    if (!resumable) return Next::kGoOn;
+    if (stop) return Next::kStop;
+    if (records_due(records) || (time_due() && !writing)) return Next::kCheckpoint;
+    return Next::kGoOn;
+  }
+
   // A checkpoint of the run at `records` was written (or started).
   void written(uint64_t records) {
     last_records_ = records;

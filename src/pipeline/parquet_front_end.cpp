@@ -37,10 +37,6 @@ void refuse_unsupported(const PipelineOptions& options) {
     throw UsageError(what + " is keyed by one of its columns: give " +
                      names.with(JobOption::kKey, "column:NAME") + ".");
   }
-  if (!options.checkpoint.empty() || options.resume != nullptr) {
-    throw UsageError(what + " cannot be checkpointed or resumed yet: leave out " +
-                     names.name(JobOption::kCheckpoint) + ".");
-  }
   if (!options.output_parts.empty()) {
     throw UsageError(what + " cannot be written in parts yet: leave out " +
                      names.name(JobOption::kOutputParts) + ".");
@@ -69,7 +65,13 @@ class ParquetFrontEnd final : public FrontEnd {
 
   const columnar::ParquetReader* parquet() const override { return reader_.get(); }
 
-  void skip_to(const StreamPoint& target) override { (void)target; }
+  // A Parquet job resumes at a row group (docs/CHECKPOINT.md, "Parquet
+  // input"): the position's input_offset counts the row groups of its input
+  // read before it.
+  void skip_to(const StreamPoint& target) override {
+    reader_->seek(target.input_index, target.input_offset);
+    records_ = target.records;
+  }
 
   void start() override {
     for (int i = 0; i < kBatchesInFlight; ++i) free_.push(std::make_unique<WorkBatch>(backend_));
@@ -119,7 +121,9 @@ class ParquetFrontEnd final : public FrontEnd {
     }
     records_ += n;
     batch.place = place;
-    batch.end = StreamPoint{records_, 0, place.input, 0};
+    // After a whole row group: the next one is where a resume starts.
+    batch.end = StreamPoint{records_, 0, place.input, place.group + 1};
+    batch.resumable_after = true;
     // Parquet's bytes are counted as the files' bytes: a row group's
     // decoded size is Arrow's.
     batch.input_bytes = place.bytes_through;

@@ -37,7 +37,7 @@ void hash_row_keys(const columnar::RowGroup& rows, BatchHasher& hasher, uint64_t
 // Opens every input's footer and checks the job against them: the key is a
 // column (KeySpec::Kind::kColumn) of a type that can be keyed, every input
 // is Parquet with the first one's schema, and nothing asks for what
-// Parquet input does not have yet (checkpoints, output in parts, resume).
+// Parquet input does not have yet (output in parts).
 // Throws UsageError or Error naming the file otherwise.
 std::unique_ptr<FrontEnd> make_parquet_front_end(const PipelineOptions& options,
                                                  const KeyHashing& hashing,

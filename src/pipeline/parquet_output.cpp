@@ -2,8 +2,9 @@
 
 namespace gdedup::pipeline {
 
-ParquetOutput::ParquetOutput(const columnar::ParquetReader& like, io::OutputWriter& writer)
-    : writer_(writer), parquet_(columnar::open_parquet_writer(like, *this)) {}
+ParquetOutput::ParquetOutput(const columnar::ParquetReader& like, io::OutputWriter& writer,
+                             const columnar::ParquetContinuation* from)
+    : writer_(writer), parquet_(columnar::open_parquet_writer(like, *this, from)) {}
 
 void keep_flags(const uint8_t* answers, size_t n, Mode mode, std::vector<uint8_t>& keep) {
   keep.resize(n);

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "columnar/parquet_table.h"
@@ -20,13 +21,18 @@ void keep_flags(const uint8_t* answers, size_t n, Mode mode, std::vector<uint8_t
 
 class ParquetOutput final : public columnar::ByteSink {
  public:
-  ParquetOutput(const columnar::ParquetReader& like, io::OutputWriter& writer);
+  // A new file, or, given `from`, the one a checkpoint left, continued.
+  ParquetOutput(const columnar::ParquetReader& like, io::OutputWriter& writer,
+                const columnar::ParquetContinuation* from);
 
   // The rows of `rows` that `mode` keeps by their `answers`, as one row group.
   void write(const columnar::RowGroup& rows, const uint8_t* answers, Mode mode);
   // Rows another process packed (columnar::ParquetReader::pack), as one row
   // group: the bytes write() gives for them.
   void write_packed(const char* data, size_t size) { parquet_->write_packed(data, size); }
+  // For a checkpoint: the footer of the row groups written so far, every
+  // byte of which is then in the writer.
+  std::string footer_so_far() { return parquet_->footer_so_far(); }
   // Writes the footer.
   void close() { parquet_->close(); }
 

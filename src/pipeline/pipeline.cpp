@@ -45,9 +45,12 @@ using Clock = std::chrono::steady_clock;
 bool writes_output(Mode mode) { return mode != Mode::kBuild; }
 
 // Every record a mode keeps is written, so the output of a resumed run
-// holds the checkpoint's kept records.
+// holds the checkpoint's kept records; a Parquet output (the checkpoint
+// holds its footer) holds bytes, which the writer does not count as
+// records.
 io::OutputPrefix resumed_output(const ResumeState& resume) {
-  return io::OutputPrefix{resume.output_offset, resume.kept, resume.output_checksum};
+  const uint64_t records = resume.output_footer.empty() ? resume.kept : 0;
+  return io::OutputPrefix{resume.output_offset, records, resume.output_checksum};
 }
 
 // What the output holds after a failure, in one sentence. An output written
@@ -136,7 +139,7 @@ class Driver {
     if (writer) {
       writer->set_separator(options_.record_separator);
       if (!checkpointing) writer->skip_checksum();
-      if (front->parquet()) parquet_.emplace(*front->parquet(), *writer);
+      if (front->parquet()) open_parquet_output(*front->parquet(), *writer, resume);
     }
     std::optional<CheckpointWriter> checkpoints;
     if (checkpointing) {
@@ -149,9 +152,15 @@ class Driver {
     front->start();
     std::exception_ptr failure;
     try {
+      using Next = pipeline::CheckpointClock::Next;
       while (WorkBatch* batch = front->next()) {
+        const bool resumable = batch->resumable_after;
         process(*batch, *front, writer);
-        if (stop_requested()) {
+        // A write that ended since the last batch reports its failure here.
+        if (checkpoints && !checkpoints->busy()) checkpoints->wait();
+        const Next next = schedule_->after_batch(resumable, stop_requested(), stats_.records,
+                                                 checkpoints && checkpoints->busy());
+        if (next == Next::kStop) {
           stats_.interrupted = true;
           if (checkpoints) {
             checkpoint(*checkpoints, *front, output ? &*output : nullptr);
@@ -159,15 +168,8 @@ class Driver {
           }
           break;
         }
-        if (checkpoints) {
-          // A write that ended since the last batch reports its failure here.
-          if (!checkpoints->busy()) checkpoints->wait();
-          // A record interval is kept even if that means waiting for the
-          // previous write; a time interval just comes due again later.
-          if (schedule_->records_due(stats_.records) ||
-              (schedule_->time_due() && !checkpoints->busy())) {
-            checkpoint(*checkpoints, *front, output ? &*output : nullptr);
-          }
+        if (next == Next::kCheckpoint && checkpoints) {
+          checkpoint(*checkpoints, *front, output ? &*output : nullptr);
         }
       }
       write_unwritten(*front, writer);
@@ -185,8 +187,10 @@ class Driver {
     }
     front->stop();
     // The footer, once every row group is in: a failed run leaves none,
-    // and its output goes.
-    if (parquet_ && !failure) {
+    // and its output goes. A run stopped with a checkpoint leaves none
+    // either: its temporary file is cut back to the checkpoint's offset on
+    // resume, where the footer would begin.
+    if (parquet_ && !failure && !(stats_.interrupted && checkpoints)) {
       try {
         parquet_->close();
       } catch (...) {
@@ -245,6 +249,24 @@ class Driver {
     uint64_t kept_before = 0;
     uint64_t kept = 0;
   };
+
+  // The output of Parquet input: a new file, or the one the checkpoint
+  // left, continued from its footer.
+  void open_parquet_output(const columnar::ParquetReader& like, io::OutputWriter& writer,
+                           const ResumeState* resume) {
+    if (!resume) {
+      parquet_.emplace(like, writer, nullptr);
+      return;
+    }
+    if (resume->output_footer.empty()) {
+      throw Error("cannot resume from checkpoint " + resume->loaded_from + ": it holds no "
+                  "Parquet footer for the output " + options_.output + ", so it was not written "
+                  "by a job of Parquet input. Start the job again without resuming.",
+                  ErrorKind::invalid_argument);
+    }
+    const columnar::ParquetContinuation from{resume->output_footer, resume->output_offset};
+    parquet_.emplace(like, writer, &from);
+  }
 
   // Answers `batch` while the output's thread writes the batch before; the
   // batch is then the one unwritten (or recycled, without an output). A
@@ -485,24 +507,32 @@ class Driver {
                   io::OutputFile* output) {
     io::OutputWriter* writer = output ? &output->writer() : nullptr;
     write_unwritten(front, writer);
+    ResumeState state = base_state_;
+    // Every row group of a Parquet output is in the writer (a segment ends
+    // with each input row group, columnar/parquet_segments.h): their footer
+    // goes into the checkpoint, and the output can be cut back to here.
+    if (parquet_) {
+      state.output_footer = parquet_->footer_so_far();
+      writer->end_part();
+    }
     if (output) {
       writer->flush();
       // The checkpoint names the temporary file: from now on it outlives
       // a failure and a second signal, for the resume.
       output->keep_for_resume();
     }
-    ResumeState state = base_state_;
     state.position = position_;
     if (writer) {
       const io::OutputPrefix stored = writer->stored();
       // flush() waited for every buffer in flight: the output holds every
       // record kept so far. A checkpoint that said otherwise would resume
       // to a different output.
-      if (stored.records != stats_.kept || stored.bytes != writer->bytes_written()) {
+      const uint64_t records = parquet_ ? 0 : stats_.kept;
+      if (stored.records != records || stored.bytes != writer->bytes_written()) {
         throw Error("cannot write a checkpoint: the output " + writer->name() + " holds " +
                         std::to_string(stored.records) + " records (" +
                         std::to_string(stored.bytes) + " bytes), not the " +
-                        std::to_string(stats_.kept) + " records (" +
+                        std::to_string(records) + " records (" +
                         std::to_string(writer->bytes_written()) + " bytes) written so far.",
                     ErrorKind::failure);
       }

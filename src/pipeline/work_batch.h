@@ -39,6 +39,11 @@ struct WorkBatch {
   // Records of the stream known intact after this batch (see
   // io::RecordBatch::verified_records()); 0 when it says nothing new.
   uint64_t verified_records = 0;
+  // Whether the job can resume from `end`: a Parquet batch that does not
+  // end its input row group cannot be, since the resume position is a row
+  // group (docs/CHECKPOINT.md, "Parquet input"). Checkpoints, and the stop
+  // a signal asks for, wait for a batch where it is true.
+  bool resumable_after = true;  // a checkpoint may follow this batch
 };
 
 }  // namespace gdedup::pipeline

@@ -288,7 +288,6 @@ def test_parquet_and_records_in_one_job_are_refused(inputs, tmp_path):
 
 @needs_parquet
 @pytest.mark.parametrize("extra, words", [
-    (["--checkpoint", "c.ckpt"], "cannot be checkpointed"),
     (["--key", "whole"], "column:NAME"),
     (["--key", "column:status", "--normalize", "url"], "does not hold strings"),
     (["-z"], "not records ended by a separator"),

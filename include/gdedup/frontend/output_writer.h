@@ -132,6 +132,10 @@ class OutputWriter {
   }
   // Appends bytes as they are, not counted as a record.
   void write(const char* data, size_t size);
+  // The bytes written so far end a whole part of the output, though no
+  // record ends there (a Parquet file's row groups, at a checkpoint):
+  // stored() reaches here once they are handed to the kernel.
+  void end_part() { record_end_ = offset_ + used_; }
 
   // Hands the buffered bytes to the kernel: waits for the buffers in flight
   // and writes the one being filled.
