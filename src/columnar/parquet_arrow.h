@@ -26,6 +26,7 @@ class ArrowReader final : public ParquetReader {
               FileOpener& opener);
 
   ColumnKind key_kind() const override { return kind_; }
+  bool key_unsigned() const override { return arrow::is_unsigned_integer(key_type_->id()); }
   uint64_t total_rows() const override { return total_rows_; }
   uint64_t total_bytes() const override { return total_bytes_; }
   const std::vector<std::string>& paths() const override { return paths_; }
@@ -49,6 +50,7 @@ class ArrowReader final : public ParquetReader {
   std::shared_ptr<arrow::Schema> schema_;
   std::vector<int> key_path_;  // the key's field index at each level
   ColumnKind kind_ = ColumnKind::kText;
+  std::shared_ptr<arrow::DataType> key_type_;  // the key column's type
   uint64_t total_rows_ = 0;
   uint64_t total_bytes_ = 0;
   arrow::Compression::type compression_ = arrow::Compression::UNCOMPRESSED;

@@ -26,7 +26,7 @@ class ArrowLibrary final : public ParquetLibrary {
 }  // namespace gdedup::columnar
 
 extern "C" __attribute__((visibility("default"))) gdedup::columnar::ParquetLibrary*
-gdedup_parquet_library_v1() {
+gdedup_parquet_library_v2() {
   static gdedup::columnar::ArrowLibrary library;
   return &library;
 }

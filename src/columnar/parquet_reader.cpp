@@ -240,6 +240,7 @@ ArrowReader::ArrowReader(std::vector<std::string> paths, std::vector<std::string
         type = type->field(key_path_[level])->type();
       }
       kind_ = kind_of(*type, column_, path);
+      key_type_ = type;
       for (int g = 0; g < meta.num_row_groups(); ++g) {
         row_group_rows_ = std::max<int64_t>(row_group_rows_, meta.RowGroup(g)->num_rows());
       }

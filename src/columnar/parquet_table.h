@@ -77,6 +77,9 @@ class ParquetReader {
  public:
   virtual ~ParquetReader() = default;
   virtual ColumnKind key_kind() const = 0;
+  // kInteger: whether the column's type is unsigned (its keys' 8 bytes
+  // are then read back as uint64, else as int64).
+  virtual bool key_unsigned() const = 0;
   virtual uint64_t total_rows() const = 0;   // from the footers
   virtual uint64_t total_bytes() const = 0;  // the files' sizes
   virtual const std::vector<std::string>& paths() const = 0;
@@ -132,7 +135,7 @@ class ParquetLibrary {
 // long as the process. The name carries the interface's version, so that a
 // module of another version is refused by name rather than called wrongly.
 using ParquetEntry = ParquetLibrary* (*)();
-inline constexpr const char* kParquetEntryName = "gdedup_parquet_library_v1";
+inline constexpr const char* kParquetEntryName = "gdedup_parquet_library_v2";
 
 // The engine's side (parquet_module.cpp): each loads the module on first
 // use, and throws gdedup::Error (unsupported_format) naming the path tried

@@ -10,6 +10,7 @@
 #include "gdedup/error.h"
 #include "pipeline/batch_queue.h"
 #include "pipeline/handed_out.h"
+#include "pipeline/key_lines_output.h"
 
 namespace gdedup::pipeline {
 namespace {
@@ -29,10 +30,6 @@ void refuse_unsupported(const PipelineOptions& options) {
     throw UsageError(what + " has no fingerprints to read: leave out " +
                      names.name(JobOption::kInputFormat) + ".");
   }
-  if (options.record_separator != '\n') {
-    throw UsageError(what + " holds rows, not records ended by a separator: leave out " +
-                     names.name(JobOption::kNullData) + ".");
-  }
   if (options.keys.key.kind != keys::KeySpec::Kind::kColumn) {
     throw UsageError(what + " is keyed by one of its columns: give " +
                      names.with(JobOption::kKey, "column:NAME") + ".");
@@ -40,10 +37,6 @@ void refuse_unsupported(const PipelineOptions& options) {
   if (!options.checkpoint.empty() || options.resume != nullptr) {
     throw UsageError(what + " cannot be checkpointed or resumed yet: leave out " +
                      names.name(JobOption::kCheckpoint) + ".");
-  }
-  if (!options.output_parts.empty()) {
-    throw UsageError(what + " cannot be written in parts yet: leave out " +
-                     names.name(JobOption::kOutputParts) + ".");
   }
   for (const std::string& path : options.inputs) {
     if (path == "-") {
@@ -173,6 +166,7 @@ std::unique_ptr<FrontEnd> make_parquet_front_end(const PipelineOptions& options,
                                                  const KeyHashing& hashing,
                                                  const Backend* backend) {
   refuse_unsupported(options);
+  check_parquet_output(options);
   return std::make_unique<ParquetFrontEnd>(options, hashing, backend);
 }
 

@@ -19,8 +19,9 @@ bool is_parquet_input(const std::string& path);
 
 // Opens every input's footer and checks the job against them: the key is a
 // column (KeySpec::Kind::kColumn) of a type that can be keyed, every input
-// is Parquet with the first one's schema, and nothing asks for what
-// Parquet input does not have yet (checkpoints, output in parts, resume).
+// is Parquet with the first one's schema, nothing asks for what Parquet
+// input does not have yet (checkpoints, resume), and its output can be
+// written as asked (check_parquet_output).
 // Throws UsageError or Error naming the file otherwise.
 std::unique_ptr<FrontEnd> make_parquet_front_end(const PipelineOptions& options,
                                                  const KeyHashing& hashing,
