@@ -134,8 +134,12 @@ CASES = {
                    step("dedup", ["day1.txt"], 2, output="out.txt", input_format="u64",
                         missing_key="error"),
                    step("dedup", ["day1.txt"], 2, output="out.txt", device=-1),
-                   # An output format for records, which are written as read.
-                   step("dedup", ["day1.txt"], 2, output="out.txt", output_format="lines")],
+                   # An output format for records, which are written as read,
+                   # for fingerprints, and for a build, which writes none.
+                   step("dedup", ["day1.txt"], 2, output="out.txt", output_format="lines"),
+                   step("dedup", ["day1.txt"], 2, output="out.txt", input_format="u64",
+                        output_format="lines"),
+                   step("build", ["day1.txt"], 2, filter="f.gdf", output_format="lines")],
     "exact-set-file": [
         step("build", ["day1.txt"], filter="s.set", exact=True, stats="build.json"),
         step("dedup", ["day2.txt"], output="out.txt", filter="s.set", exact=True,
