@@ -31,6 +31,7 @@ class ArrowReader final : public ParquetReader {
   uint64_t total_bytes() const override { return total_bytes_; }
   const std::vector<std::string>& paths() const override { return paths_; }
   std::unique_ptr<RowGroup> next(RowGroupPlace& place) override;
+  void read_key_only() override;  // parquet_key_only.cpp
 
   // What the writer follows: the first file's schema, with its metadata,
   // its compression and its largest row group's rows.
@@ -39,6 +40,15 @@ class ArrowReader final : public ParquetReader {
   int64_t row_group_rows() const { return row_group_rows_; }
 
  private:
+  // The row group `group_` of input `input_`, every column or the key's
+  // alone (parquet_key_only.cpp); throws naming `where` where it cannot
+  // be decoded.
+  std::shared_ptr<arrow::Table> read_group(const std::string& where);
+  // The key's field index at each level of read_group()'s tables.
+  const std::vector<int>& read_key_path() const {
+    return key_leaf_ < 0 ? key_path_ : key_only_path_;
+  }
+
   struct Input {
     std::unique_ptr<parquet::arrow::FileReader> reader;
     uint64_t rows = 0;
@@ -51,6 +61,8 @@ class ArrowReader final : public ParquetReader {
   std::vector<int> key_path_;  // the key's field index at each level
   ColumnKind kind_ = ColumnKind::kText;
   std::shared_ptr<arrow::DataType> key_type_;  // the key column's type
+  int key_leaf_ = -1;  // read_key_only(): the key's Parquet column, read alone
+  std::vector<int> key_only_path_;
   uint64_t total_rows_ = 0;
   uint64_t total_bytes_ = 0;
   arrow::Compression::type compression_ = arrow::Compression::UNCOMPRESSED;

@@ -58,6 +58,10 @@ class ParquetFrontEnd final : public FrontEnd {
       : reader_(columnar::open_parquet_reader(options.inputs, options.keys.key.path)),
         hasher_(hashed_as_text(options), hashing),
         backend_(backend) {
+    // Without rows to write, the other columns are never decoded.
+    if (options.mode == Mode::kBuild || options.output_format == OutputFormat::kLines) {
+      reader_->read_key_only();
+    }
     if (!options.keys.normalize.empty() &&
         reader_->key_kind() != columnar::ColumnKind::kText) {
       throw UsageError(options.inputs.front() + ": the key column " +

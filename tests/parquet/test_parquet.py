@@ -531,6 +531,25 @@ def test_output_format_is_refused_where_it_means_nothing(inputs, tmp_path):
     assert pq.read_table(out).to_pylist() == oracle(inputs, "url", "drop")
 
 
+@needs_parquet
+@pytest.mark.parametrize("column", ["url", "meta.host", "payload", "status"])
+def test_a_build_reading_the_key_alone_finds_every_rows_key(inputs, tmp_path, column):
+    """A build decodes the key column alone; a query, reading whole rows,
+    finds the key of every row in its set, nested ones (under a null
+    struct too) included."""
+    gds = str(tmp_path / "keys.gds")
+    job = ["--exact", "--key", "column:" + column, "--missing-key", "drop"]
+    assert run("build", *job, *inputs, "-f", gds).returncode == 0
+    keyed = [r for p in inputs for r in pq.read_table(p).to_pylist()
+             if key_of(r, column) is not None]
+    for absent, want in ((False, keyed), (True, [])):
+        out = str(tmp_path / "found.parquet")
+        done = run("query", *job, *(["--absent"] if absent else []), "-f", gds, *inputs,
+                   "-o", out)
+        assert done.returncode == 0, done.stderr
+        assert pq.read_table(out).to_pylist() == want
+
+
 # --output-parts: one Parquet file a part, listed by the manifest.
 
 def manifest_parts(folder):
