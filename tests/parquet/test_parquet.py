@@ -488,6 +488,15 @@ def test_a_string_holding_the_separator_fails_naming_its_row(tmp_path):
 
 
 @needs_parquet
+def test_lines_hold_the_values_as_stored_not_as_normalized(tmp_path):
+    path = strings_file(tmp_path, ["HTTP://A.example/x", "http://a.example/x", "b"])
+    done = subprocess.run([BIN, "dedup", "-q", "--key", "column:s", "--normalize", "url",
+                           "--output-format", "lines", path], capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == b"HTTP://A.example/x\nb\n"
+
+
+@needs_parquet
 def test_null_keys_in_lines_follow_missing_key(inputs, tmp_path):
     out = str(tmp_path / "o.txt")
     lines = ["--key", "column:url", "--output-format", "lines", inputs[0], "-o", out]
