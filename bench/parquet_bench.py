@@ -4,7 +4,9 @@ pyarrow's own read and write of the whole table and DuckDB's window query.
 
 Generates ROWS rows (url, status, rn, crawl; zstd, 1M-row groups) from a
 fixed seed with about 60% distinct URLs, then times each tool RUNS times
-and prints the medians and each run's peak RSS (the child's ru_maxrss).
+and prints the medians of wall and CPU time (user and system: the figure
+that holds on a machine shared with other work) and each run's peak RSS
+(the child's ru_maxrss).
 DuckDB is skipped, saying so, where it is not installed.
 
 With `lines` after the folder it times the url column written as text
@@ -57,7 +59,7 @@ def timed(argv):
     seconds = time.perf_counter() - start
     if status != 0:
         sys.exit("%s failed: %s" % (argv[:3], child.stderr.read().decode()))
-    return seconds, usage.ru_maxrss / 1024
+    return seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 PYARROW = """
@@ -117,21 +119,21 @@ def main():
     tools = to_text(source, out) if LINES else to_parquet(source, out)
     size = os.path.getsize(source) / 1e6
     print("%d rows, %.0f MB, %d runs each" % (ROWS, size, RUNS))
-    print("| tool | median s | runs s | peak RSS MiB |")
-    print("|---|---|---|---|")
+    print("| tool | median s | runs s | median CPU s | peak RSS MiB |")
+    print("|---|---|---|---|---|")
     for name, argv in tools.items():
         runs = [timed(argv) for _ in range(RUNS)]
         seconds = [r[0] for r in runs]
-        print("| %s | %.2f | %s | %.0f |" % (name, statistics.median(seconds),
-                                             " ".join("%.2f" % s for s in seconds),
-                                             max(r[1] for r in runs)))
+        print("| %s | %.2f | %s | %.2f | %.0f |" % (
+            name, statistics.median(seconds), " ".join("%.2f" % s for s in seconds),
+            statistics.median(r[2] for r in runs), max(r[1] for r in runs)))
         if name.startswith("gdedup dedup --exact"):
             kept = pq.ParquetFile(out).metadata.num_rows
-            print("|  (kept %d of %d rows) | | | |" % (kept, ROWS))
+            print("|  (kept %d of %d rows) | | | | |" % (kept, ROWS))
         if LINES:
             with open(out, "rb") as text:
                 lines = sum(block.count(b"\n") for block in iter(lambda: text.read(1 << 20), b""))
-            print("|  (wrote %d lines, %.0f MB) | | | |" % (lines, os.path.getsize(out) / 1e6))
+            print("|  (wrote %d lines, %.0f MB) | | | | |" % (lines, os.path.getsize(out) / 1e6))
 
 
 main()
