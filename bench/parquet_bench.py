@@ -4,10 +4,16 @@ pyarrow's own read and write of the whole table and DuckDB's window query.
 
 Generates ROWS rows (url, status, rn, crawl; zstd, 1M-row groups) from a
 fixed seed with about 60% distinct URLs, then times each tool RUNS times
-and prints the medians and each run's peak RSS (the child's ru_maxrss).
+and prints the medians of wall and CPU time (user and system: the figure
+that holds on a machine shared with other work) and each run's peak RSS
+(the child's ru_maxrss).
 DuckDB is skipped, saying so, where it is not installed.
 
-    python3 bench/parquet_bench.py BUILD/gdedup [ROWS] [RUNS] [FOLDER]
+With `lines` after the folder it times the url column written as text
+instead: gdedup's dedup with --output-format lines (the kept URLs, one a
+line) against DuckDB's COPY of the url column to a text file (every URL).
+
+    python3 bench/parquet_bench.py BUILD/gdedup [ROWS] [RUNS] [FOLDER] [lines]
 """
 import os
 import statistics
@@ -23,6 +29,7 @@ GDEDUP = sys.argv[1]
 ROWS = int(float(sys.argv[2])) if len(sys.argv) > 2 else 10_000_000
 RUNS = int(sys.argv[3]) if len(sys.argv) > 3 else 3
 FOLDER = sys.argv[4] if len(sys.argv) > 4 else "/tmp/gdedup-parquet-bench"
+LINES = len(sys.argv) > 5 and sys.argv[5] == "lines"
 GROUP = 1_000_000
 
 
@@ -52,7 +59,7 @@ def timed(argv):
     seconds = time.perf_counter() - start
     if status != 0:
         sys.exit("%s failed: %s" % (argv[:3], child.stderr.read().decode()))
-    return seconds, usage.ru_maxrss / 1024
+    return seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 PYARROW = """
@@ -66,14 +73,14 @@ duckdb.sql("COPY (SELECT * FROM read_parquet('%s') QUALIFY row_number() OVER "
            "(PARTITION BY url ORDER BY rn) = 1 ORDER BY rn) TO '%s' "
            "(FORMAT parquet, COMPRESSION zstd)" % (sys.argv[1], sys.argv[2]))
 """
+DUCKDB_TEXT = """
+import sys, duckdb
+duckdb.sql("COPY (SELECT url FROM '%s') TO '%s'" % (sys.argv[1], sys.argv[2]))
+"""
 
 
-def main():
-    os.makedirs(FOLDER, exist_ok=True)
-    source = os.path.join(FOLDER, "rows-%d.parquet" % ROWS)
-    if not os.path.exists(source):
-        generate(source)
-    out = os.path.join(FOLDER, "out.parquet")
+def to_parquet(source, out):
+    """Parquet to Parquet: the tools that keep every column."""
     tools = {
         "gdedup dedup (Bloom)": [GDEDUP, "dedup", "-q", "--key", "column:url", source, "-o", out],
         "gdedup dedup --exact": [GDEDUP, "dedup", "-q", "--exact", "--key", "column:url",
@@ -85,19 +92,48 @@ def main():
         tools["DuckDB order-keeping query"] = [sys.executable, "-c", DUCKDB, source, out]
     except ImportError:
         print("DuckDB not installed: left out")
+    return tools
+
+
+def to_text(source, out):
+    """The url column to text."""
+    tools = {
+        "gdedup dedup --output-format lines (Bloom)":
+            [GDEDUP, "dedup", "-q", "--key", "column:url", "--output-format", "lines", source,
+             "-o", out],
+    }
+    try:
+        import duckdb  # noqa: F401
+        tools["DuckDB COPY url to text"] = [sys.executable, "-c", DUCKDB_TEXT, source, out]
+    except ImportError:
+        print("DuckDB not installed: left out")
+    return tools
+
+
+def main():
+    os.makedirs(FOLDER, exist_ok=True)
+    source = os.path.join(FOLDER, "rows-%d.parquet" % ROWS)
+    if not os.path.exists(source):
+        generate(source)
+    out = os.path.join(FOLDER, "out.txt" if LINES else "out.parquet")
+    tools = to_text(source, out) if LINES else to_parquet(source, out)
     size = os.path.getsize(source) / 1e6
     print("%d rows, %.0f MB, %d runs each" % (ROWS, size, RUNS))
-    print("| tool | median s | runs s | peak RSS MiB |")
-    print("|---|---|---|---|")
+    print("| tool | median s | runs s | median CPU s | peak RSS MiB |")
+    print("|---|---|---|---|---|")
     for name, argv in tools.items():
         runs = [timed(argv) for _ in range(RUNS)]
         seconds = [r[0] for r in runs]
-        print("| %s | %.2f | %s | %.0f |" % (name, statistics.median(seconds),
-                                             " ".join("%.2f" % s for s in seconds),
-                                             max(r[1] for r in runs)))
+        print("| %s | %.2f | %s | %.2f | %.0f |" % (
+            name, statistics.median(seconds), " ".join("%.2f" % s for s in seconds),
+            statistics.median(r[2] for r in runs), max(r[1] for r in runs)))
         if name.startswith("gdedup dedup --exact"):
             kept = pq.ParquetFile(out).metadata.num_rows
-            print("|  (kept %d of %d rows) | | | |" % (kept, ROWS))
+            print("|  (kept %d of %d rows) | | | | |" % (kept, ROWS))
+        if LINES:
+            with open(out, "rb") as text:
+                lines = sum(block.count(b"\n") for block in iter(lambda: text.read(1 << 20), b""))
+            print("|  (wrote %d lines, %.0f MB) | | | | |" % (lines, os.path.getsize(out) / 1e6))
 
 
 main()

@@ -76,6 +76,8 @@ TEST_F(IoFormats, DetectsEveryMagic) {
   EXPECT_EQ(detect_compression("\x02\x21\x4c\x18", 4), Compression::lz4_legacy);
   EXPECT_EQ(detect_compression("\x1f\x9d\x90", 3), Compression::unix_compress);
   EXPECT_EQ(detect_compression("LZIP\x01", 5), Compression::lzip);
+  EXPECT_EQ(detect_compression("ARROW1\0\0", 8), Compression::arrow_ipc);
+  EXPECT_EQ(detect_compression("ARROW", 5), Compression::none);
   // Text that only starts like bzip2 stays text.
   EXPECT_EQ(detect_compression("BZh9 is a line\n", 15), Compression::none);
   EXPECT_EQ(detect_compression("BZh9", 4), Compression::none);
@@ -258,7 +260,8 @@ TEST_F(IoFormats, RecognisedButUndecodedFormatsAreRefused) {
   const std::pair<const char*, const char*> cases[] = {
       {"\x02\x21\x4c\x18\x10\x00\x00\x00", "lz4's legacy format"},
       {"\x1f\x9d\x90\x61\x0a", "Unix compress"},
-      {"LZIP\x01\x0c\x00", "lzip"}};
+      {"LZIP\x01\x0c\x00", "lzip"},
+      {"ARROW1\0\0\xff\xff\xff\xff", "an Arrow IPC file"}};
   for (const auto& [bytes, what] : cases) {
     const std::string p = write("in", bytes);
     try {

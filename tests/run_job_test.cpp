@@ -485,5 +485,22 @@ TEST(CheckJobSpec, RefusesWhatWasGivenAndNotItsDefault) {
   EXPECT_NE(refusal(bits).find("block_bits: give 256 or 512"), std::string::npos);
 }
 
+// An output format chooses what Parquet input writes: a build writes
+// nothing, fingerprints are written as read.
+TEST(CheckJobSpec, RefusesAnOutputFormatWhereNothingIsWrittenOrFingerprintsAre) {
+  JobSpec spec;
+  spec.output_format = OutputFormat::kLines;
+  spec.given.insert(JobOption::kOutputFormat);
+  EXPECT_EQ(refusal(spec), "");
+  JobSpec build = spec;
+  build.kind = JobKind::kBuild;
+  EXPECT_EQ(refusal(build), "output_format has no effect on a build, which writes no output; "
+                            "drop output_format");
+  JobSpec u64 = spec;
+  u64.format = InputFormat::kU64;
+  EXPECT_NE(refusal(u64).find("output_format has no effect with input_format"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace gdedup

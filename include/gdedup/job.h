@@ -121,6 +121,9 @@ struct JobSpec {
 
   std::string output = "-";  // the records written; "-" is standard output
   std::string output_parts;  // a folder of parts and a manifest instead of `output`
+  // Parquet input: its rows as Parquet (kInput, kParquet) or its key
+  // column as lines (kLines); records in, kInput only.
+  OutputFormat output_format = OutputFormat::kInput;
   std::string filter_path;   // "" for none; dedup and build save to it, query reads it
   std::string stats_path;    // the statistics JSON; "" for none
 
@@ -236,9 +239,10 @@ JobResult run_job(const JobSpec& spec, JobEvents& events);
 //   kMaxPlannedFpr without allow_high_fpr, in exact mode a Bloom filter's
 //   sizing, no_grow, fingerprints or a backend other than the CPU and GPU;
 // - an option given where it means nothing: a key option (key, delimiter,
-//   normalize, missing_key) or a record length for fingerprints, a
-//   delimiter with a key that is not a field key (check_given_delimiter),
-//   a device with the CPU backend, CPU threads with the GPU backend, more
+//   normalize, missing_key), an output format or a record length for
+//   fingerprints, an output format for a build, a delimiter with a key
+//   that is not a field key (check_given_delimiter), a device with the CPU
+//   backend, CPU threads with the GPU backend, more
 //   than one front-end thread for fingerprints, a checkpoint interval
 //   without a checkpoint, a NUL-separated list without a list, NUL-
 //   separated fingerprints, a JSON key's options with another key, a key

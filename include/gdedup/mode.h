@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 namespace gdedup {
 
@@ -46,5 +47,25 @@ enum class InputFormat {
   kText,  // records are lines; keys are fingerprinted with the filter's seed
   kU64,   // records are 8-byte little-endian fingerprints, used as they are
 };
+
+// What a job whose inputs are Parquet writes (docs/CLI.md, "Parquet").
+// Records in, records out: a job of text or fingerprints takes no other.
+enum class OutputFormat {
+  kInput,    // as the input: Parquet for Parquet, records for records
+  kParquet,  // the kept rows as Parquet (Parquet input only)
+  kLines,    // the kept rows' key values, one record each (Parquet input only)
+};
+
+// The format's name as the command and Python spell it: "parquet",
+// "lines" (kInput has none: it is the option left out).
+inline const char* output_format_name(OutputFormat format) {
+  return format == OutputFormat::kLines ? "lines" : "parquet";
+}
+// Sets `format` to the one `text` names; false where it names none.
+inline bool output_format_named(std::string_view text, OutputFormat& format) {
+  if (text != "parquet" && text != "lines") return false;
+  format = text == "lines" ? OutputFormat::kLines : OutputFormat::kParquet;
+  return true;
+}
 
 }  // namespace gdedup

@@ -9,7 +9,8 @@
 namespace gdedup {
 
 enum class JobOption {
-  kFilesFrom, kNullList, kRecursive, kSkipMissing, kOutput, kOutputParts, kFilter, kStats,
+  kFilesFrom, kNullList, kRecursive, kSkipMissing, kOutput, kOutputParts, kOutputFormat,
+  kFilter, kStats,
   kCapacity, kFpr, kMemory, kBlockBits, kAllowHighFpr, kNoGrow, kMaxMemory,
   kKey, kDelimiter, kNormalize, kIgnoreKeyRules, kInputFormat, kNullData,
   kBackend, kThreads, kFilterThreads, kDevice, kCheckpoint, kResume, kReplayableStdin,

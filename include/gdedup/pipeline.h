@@ -58,6 +58,11 @@ struct PipelineOptions {
   // standing; a run that completes removes the parts of the previous one.
   // Not with checkpoints (UsageError).
   std::string output_parts;
+  // What a run of Parquet input writes: the kept rows as Parquet (kInput,
+  // kParquet), or each kept row's key value as a record, ended by
+  // record_separator (kLines; docs/CLI.md, "Parquet"). A run of records
+  // takes kInput only (UsageError).
+  OutputFormat output_format = OutputFormat::kInput;
   Mode mode = Mode::kDedup;
   InputFormat format = InputFormat::kText;
   // The byte that ends a text record, in the input and in the output: '\n'

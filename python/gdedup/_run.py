@@ -77,8 +77,8 @@ def _paths(inputs):
     return paths
 
 
-def run(command, inputs=(), *, output=None, output_parts=None, filter=None, stats=None,
-        files_from=None, null_list=False, recursive=False, skip_missing=False,
+def run(command, inputs=(), *, output=None, output_parts=None, output_format=None, filter=None,
+        stats=None, files_from=None, null_list=False, recursive=False, skip_missing=False,
         capacity=None, fpr=None, memory=None, block_bits=None, allow_high_fpr=False,
         grow=True, max_memory=None, exact=False,
         key=None, delimiter=None, normalize=None, missing_key=None, strict_json=False,
@@ -95,7 +95,8 @@ def run(command, inputs=(), *, output=None, output_parts=None, filter=None, stat
     inputs: a path or a list of paths (gzip, zstd, bz2, xz and lz4 files
     are read decompressed; "-" is standard input; a folder with
     recursive=True). Each argument is the command's flag of that name
-    (docs/CLI.md): output= (-o; "-" for standard output), filter= (-f),
+    (docs/CLI.md): output= (-o; "-" for standard output), output_format=
+    ("parquet" or "lines", for Parquet input: --output-format), filter= (-f),
     stats= (--stats), grow=False (--no-grow), exact=True (--exact: an exact
     set, no false positives; filter= names a set file), batch_records= (--batch),
     compressed_piece_bytes= (--compressed-piece-bytes, for tests and tuning),
@@ -121,6 +122,7 @@ def run(command, inputs=(), *, output=None, output_parts=None, filter=None, stat
     arguments = {
         "files_from": files_from, "null_list": null_list, "recursive": recursive,
         "skip_missing": skip_missing, "output": output, "output_parts": output_parts,
+        "output_format": output_format,
         "filter": filter, "stats": stats, "capacity": capacity, "fpr": fpr, "memory": memory,
         "block_bits": block_bits, "allow_high_fpr": allow_high_fpr, "grow": grow,
         "max_memory": max_memory, "exact": exact, "key": key, "delimiter": delimiter, "normalize": normalize,

@@ -167,6 +167,12 @@ JobSpec job_spec(const std::string& command, const std::vector<nb::bytes>& paths
   spec.output = a.path("output");
   if (spec.output.empty()) spec.output = "-";
   spec.output_parts = a.path("output_parts");
+  if (const OptionalText format =
+          given.take<std::string>("output_format", JobOption::kOutputFormat, quoted)) {
+    if (!output_format_named(*format, spec.output_format)) {
+      throw UsageError("output_format=\"" + *format + "\": expected \"parquet\" or \"lines\"");
+    }
+  }
   spec.filter_path = a.path("filter");
   spec.stats_path = a.path("stats");
   spec.sizing = sizing_of(a.get<uint64_t>("capacity"), a.get<double>("fpr"),

@@ -11,6 +11,7 @@ reads the other's filters."""
 
 import gzip
 import json
+import os
 
 import numpy as np
 import pytest
@@ -43,7 +44,7 @@ FLAGS = {
     "allow_high_fpr": "--allow-high-fpr", "max_memory": "--max-memory", "key": "--key",
     "delimiter": "--delimiter", "normalize": "--normalize", "missing_key": "--missing-key",
     "strict_json": "--strict-json", "ignore_key_rules": "--ignore-key-rules",
-    "input_format": "--input-format",
+    "input_format": "--input-format", "output_format": "--output-format",
     "null_data": "--null-data", "threads": "--threads", "filter_threads": "--filter-threads",
     "backend": "--backend", "device": "--device",
     "batch_records": "--batch",
@@ -132,7 +133,13 @@ CASES = {
                    step("dedup", ["day1.txt"], 2, output="out.txt", backend="cpu", device=0),
                    step("dedup", ["day1.txt"], 2, output="out.txt", input_format="u64",
                         missing_key="error"),
-                   step("dedup", ["day1.txt"], 2, output="out.txt", device=-1)],
+                   step("dedup", ["day1.txt"], 2, output="out.txt", device=-1),
+                   # An output format for records, which are written as read,
+                   # for fingerprints, and for a build, which writes none.
+                   step("dedup", ["day1.txt"], 2, output="out.txt", output_format="lines"),
+                   step("dedup", ["day1.txt"], 2, output="out.txt", input_format="u64",
+                        output_format="lines"),
+                   step("build", ["day1.txt"], 2, filter="f.gdf", output_format="lines")],
     "exact-set-file": [
         step("build", ["day1.txt"], filter="s.set", exact=True, stats="build.json"),
         step("dedup", ["day2.txt"], output="out.txt", filter="s.set", exact=True,
@@ -158,6 +165,27 @@ CASES = {
                            skip_missing=True, stats="stats.json")],
 }
 
+# Parquet input, where the build has its module (beside the extension
+# module) and pyarrow is there to write it: the key column as lines, the
+# rows as Parquet, and null keys that lines cannot write.
+try:
+    import pyarrow
+    import pyarrow.parquet
+except ImportError:
+    pyarrow = None
+PARQUET = pyarrow is not None and os.path.exists(
+    os.path.join(os.path.dirname(gdedup.__file__), "libgdedup_parquet.so"))
+if PARQUET:
+    parquet_dedup = dict(key="column:url", missing_key="drop")
+    CASES["parquet-output-formats"] = [
+        step("dedup", ["rows.parquet"], output="keys.txt", output_format="lines",
+             stats="stats.json", **parquet_dedup),
+        step("dedup", ["rows.parquet"], output="rows.parquet", output_format="parquet",
+             **parquet_dedup),
+        step("dedup", ["rows.parquet"], 2, output="nulls.txt", key="column:url",
+             missing_key="keep", output_format="lines"),
+    ]
+
 
 @pytest.fixture
 def data(tmp_path, day1, day2):
@@ -170,6 +198,10 @@ def data(tmp_path, day1, day2):
     (folder / "list.txt").write_text(f"{folder / 'day2.txt'}\n")
     write_lines(folder / "records.jsonl", [b'{"url":"a"}', b'{"url":"a"}{"url":"b"}',
                                            b'{"v":[1,,2],"url":"b"}', b'{"url":"b"}'])
+    if PARQUET:
+        urls = [u.decode() if i % 50 else None for i, u in enumerate(day1)]
+        pyarrow.parquet.write_table(pyarrow.table({"url": urls, "n": list(range(len(urls)))}),
+                                    folder / "rows.parquet", row_group_size=4000)
     return folder
 
 

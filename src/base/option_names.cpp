@@ -10,6 +10,7 @@ std::string OptionNames::name(JobOption option) const {
     case JobOption::kSkipMissing: return "skip_missing";
     case JobOption::kOutput: return "output";
     case JobOption::kOutputParts: return "output_parts";
+    case JobOption::kOutputFormat: return "output_format";
     case JobOption::kFilter: return "filter";
     case JobOption::kStats: return "stats";
     case JobOption::kCapacity: return "capacity";

@@ -50,6 +50,7 @@ inline constexpr Flag kNullData{"-z", "--null-data"};
 // Output
 inline constexpr Flag kOutput{"-o", "--output"};
 inline constexpr Flag kOutputParts{"--output-parts"};
+inline constexpr Flag kOutputFormat{"--output-format"};
 inline constexpr Flag kStats{"--stats"};
 inline constexpr Flag kQuiet{"-q", "--quiet"};
 inline constexpr Flag kProgress{"--progress"};

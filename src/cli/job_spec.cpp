@@ -89,6 +89,8 @@ JobSpec job_spec(const JobOptions& o, JobKind kind) {
   spec.record_separator = o.record_separator();
   spec.output = o.output;
   spec.output_parts = o.output_parts;
+  // Checked by the option itself (parquet or lines); "" is the default.
+  output_format_named(o.output_format, spec.output_format);
   spec.filter_path = o.filter_path;
   spec.stats_path = o.stats_path;
   spec.backend = o.backend;
@@ -110,6 +112,7 @@ std::string flag_given(const JobOptions& o, JobOption option) {
     case JobOption::kBackend: return name + " " + o.backend;
     case JobOption::kKey: return name + " " + o.keys.key;
     case JobOption::kInputFormat: return name + " " + o.input_format;
+    case JobOption::kOutputFormat: return name + " " + o.output_format;
     case JobOption::kDevice: return name + " " + std::to_string(o.device);
     case JobOption::kDelimiter: return name + " " + o.keys.delimiter;
     case JobOption::kBlockBits: return name + " " + o.sizing.block_bits;

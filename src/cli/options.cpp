@@ -67,6 +67,13 @@ void add_output_options(CLI::App& app, JobOptions& options, bool with_output) {
         ->type_name("DIR")
         ->excludes(output)
         ->group(kGroupOutput);
+    app.add_option(flag::kOutputFormat.names(), options.output_format,
+                   "Parquet input: write the kept rows as Parquet (the default), or the key "
+                   "column's values, one a line (strings as they are, binary values in hex, "
+                   "integers in decimal)")
+        ->type_name("parquet|lines")
+        ->check(CLI::IsMember({"parquet", "lines"}).description(""))
+        ->group(kGroupOutput);
   }
   app.add_option(flag::kStats.names(), options.stats_path,
                  "Write counts, throughput and filter fill as JSON to FILE at the end")

@@ -61,6 +61,7 @@ struct JobOptions {
   InputListOptions input_list;
   std::string output = "-";
   std::string output_parts;  // --output-parts DIR: the output as parts and a manifest
+  std::string output_format;  // --output-format parquet|lines; "" when not given
   std::string filter_path;
   SizingOptions sizing;
   KeyFlags keys;
@@ -109,8 +110,8 @@ struct JobOptions {
 };
 
 void add_input_options(CLI::App& app, JobOptions& options);
-// -o (unless `with_output` is false: build writes no records), --stats, -q,
-// --progress, --no-progress.
+// -o, --output-parts and --output-format (unless `with_output` is false:
+// build writes no records), --stats, -q, --progress, --no-progress.
 void add_output_options(CLI::App& app, JobOptions& options, bool with_output);
 // --capacity, --fpr, --memory, --block-bits.
 void add_sizing_options(CLI::App& app, SizingOptions& options);

@@ -26,6 +26,7 @@ class ArrowReader final : public ParquetReader {
               FileOpener& opener);
 
   ColumnKind key_kind() const override { return kind_; }
+  bool key_unsigned() const override { return arrow::is_unsigned_integer(key_type_->id()); }
   uint64_t total_rows() const override { return total_rows_; }
   uint64_t total_bytes() const override { return total_bytes_; }
   const std::vector<std::string>& paths() const override { return paths_; }
@@ -33,6 +34,7 @@ class ArrowReader final : public ParquetReader {
   uint64_t row_groups(size_t input) const override;
   void seek(size_t input, uint64_t group) override;
   void pack(const RowGroup& group, const uint8_t* keep, std::string& out) const override;
+  void read_key_only() override;  // parquet_key_only.cpp
 
   // What the writer follows: the first file's schema, with its metadata,
   // its compression and its largest row group's rows.
@@ -41,6 +43,15 @@ class ArrowReader final : public ParquetReader {
   int64_t row_group_rows() const { return row_group_rows_; }
 
  private:
+  // The row group `group_` of input `input_`, every column or the key's
+  // alone (parquet_key_only.cpp); throws naming `where` where it cannot
+  // be decoded.
+  std::shared_ptr<arrow::Table> read_group(const std::string& where);
+  // The key's field index at each level of read_group()'s tables.
+  const std::vector<int>& read_key_path() const {
+    return key_leaf_ < 0 ? key_path_ : key_only_path_;
+  }
+
   struct Input {
     std::unique_ptr<parquet::arrow::FileReader> reader;
     uint64_t rows = 0;
@@ -52,6 +63,9 @@ class ArrowReader final : public ParquetReader {
   std::shared_ptr<arrow::Schema> schema_;
   std::vector<int> key_path_;  // the key's field index at each level
   ColumnKind kind_ = ColumnKind::kText;
+  std::shared_ptr<arrow::DataType> key_type_;  // the key column's type
+  int key_leaf_ = -1;  // read_key_only(): the key's Parquet column, read alone
+  std::vector<int> key_only_path_;
   uint64_t total_rows_ = 0;
   uint64_t total_bytes_ = 0;
   arrow::Compression::type compression_ = arrow::Compression::UNCOMPRESSED;

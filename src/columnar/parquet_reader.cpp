@@ -242,6 +242,7 @@ ArrowReader::ArrowReader(std::vector<std::string> paths, std::vector<std::string
         type = type->field(key_path_[level])->type();
       }
       kind_ = kind_of(*type, column_, path);
+      key_type_ = type;
       for (int g = 0; g < meta.num_row_groups(); ++g) {
         row_group_rows_ = std::max<int64_t>(row_group_rows_, meta.RowGroup(g)->num_rows());
       }
@@ -303,22 +304,17 @@ std::unique_ptr<RowGroup> ArrowReader::next(RowGroupPlace& place) {
   place = RowGroupPlace{input_, static_cast<uint64_t>(group_), first_row_};
   const std::string where = paths_[input_] + ": row group " + std::to_string(group_ + 1);
   auto data = std::make_unique<ArrowRows>();
-  try {
-    auto table = inputs_[input_].reader->ReadRowGroup(group_);
-    if (!table.ok()) throw_status(where, "cannot be decoded", table.status());
-    data->table = std::move(*table);
-  } catch (const parquet::ParquetException& e) {
-    throw Error(where + ": cannot be decoded (" + e.what() + ").", ErrorKind::damaged);
-  }
+  data->table = read_group(where);
   const arrow::Table& table = *data->table;
   const size_t rows = static_cast<size_t>(table.num_rows());
   if (kind_ == ColumnKind::kInteger) data->integer_keys.resize(rows * 8);
   std::vector<std::string_view> keys;
   std::vector<uint64_t> nulls;
   keys.reserve(rows);
-  for (const auto& chunk : table.column(key_path_[0])->chunks()) {
+  const std::vector<int>& path = read_key_path();
+  for (const auto& chunk : table.column(path[0])->chunks()) {
     const size_t first = keys.size();
-    const std::shared_ptr<arrow::Array> array = key_array(chunk, key_path_, where);
+    const std::shared_ptr<arrow::Array> array = key_array(chunk, path, where);
     add_keys(*array, *data, first, keys);
     if (array->null_count() == 0) continue;
     for (int64_t i = 0; i < array->length(); ++i) {

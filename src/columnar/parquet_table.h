@@ -80,9 +80,16 @@ class ParquetReader {
  public:
   virtual ~ParquetReader() = default;
   virtual ColumnKind key_kind() const = 0;
+  // kInteger: whether the column's type is unsigned (its keys' 8 bytes
+  // are then read back as uint64, else as int64).
+  virtual bool key_unsigned() const = 0;
   virtual uint64_t total_rows() const = 0;   // from the footers
   virtual uint64_t total_bytes() const = 0;  // the files' sizes
   virtual const std::vector<std::string>& paths() const = 0;
+  // From now on next() decodes the key column alone: its row groups hold
+  // keys but no rows to write as Parquet (a job that writes keys as lines,
+  // or nothing).
+  virtual void read_key_only() = 0;
   // The next row group, with where it lies; null after the last one.
   // Throws gdedup::Error naming the file and row group for damaged data.
   virtual std::unique_ptr<RowGroup> next(RowGroupPlace& place) = 0;

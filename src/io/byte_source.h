@@ -80,12 +80,13 @@ enum class Compression {
   unix_compress,  // recognised, refused: .Z
   lzip,           // recognised, refused
   parquet,        // recognised, refused among records: a job of Parquet files reads it
+  arrow_ipc,      // recognised, refused: an Arrow IPC file ("ARROW1")
 };
 
 // Looks at the first bytes of a stream (10 are enough): gzip starts 1f 8b,
 // zstd frames 28 b5 2f fd, xz fd 37 7a 58 5a 00, bzip2 "BZh" and a digit
 // followed by a block or end-of-stream magic, lz4 frames 04 22 4d 18,
-// Parquet files "PAR1".
+// Parquet files "PAR1", Arrow IPC files "ARROW1".
 // Anything else, or too few bytes, is plain.
 Compression detect_compression(const char* data, size_t size);
 

@@ -83,6 +83,7 @@ Compression detect_compression(const char* data, size_t size) {
   if (starts("\x1f\x9d", 2)) return Compression::unix_compress;
   if (starts("LZIP", 4)) return Compression::lzip;
   if (starts("PAR1", 4)) return Compression::parquet;
+  if (starts("ARROW1", 6)) return Compression::arrow_ipc;
   return Compression::none;
 }
 
@@ -141,6 +142,11 @@ std::string refusal(Compression kind) {
     case Compression::parquet:
       return "is a Parquet file, which a job reads only when all its inputs are Parquet "
              "files, keyed by a column; it cannot be read as records beside the others";
+    case Compression::arrow_ipc:
+      // Its bytes would pass for records: a binary file read as lines.
+      return "is an Arrow IPC file, which gdedup does not read; write its table as Parquet "
+             "(pyarrow: pq.write_table(pa.ipc.open_file(PATH).read_all(), OUT)) and key "
+             "that by a column";
     default:
       return "";
   }

@@ -87,6 +87,7 @@ PipelineOptions pipeline_options(const Job& job) {
   run.inputs = job.inputs;
   run.output = o.output;
   run.output_parts = o.output_parts;
+  run.output_format = o.output_format;
   run.mode = job.mode();
   run.format = o.format;
   run.record_separator = o.record_separator;

@@ -97,7 +97,7 @@ void check_values(const JobSpec& o, const OptionNames& names) {
 void refuse_given_without_effect(const JobSpec& o, const OptionNames& names) {
   const bool u64 = o.format == InputFormat::kU64;
   for (const JobOption option : {JobOption::kKey, JobOption::kDelimiter, JobOption::kNormalize,
-                                 JobOption::kMissingKey}) {
+                                 JobOption::kMissingKey, JobOption::kOutputFormat}) {
     if (!u64 || !o.gave(option)) continue;
     throw UsageError(names.name(option) + " has no effect with " +
                      names.given(JobOption::kInputFormat) + ", whose records are fingerprints "
@@ -109,6 +109,10 @@ void refuse_given_without_effect(const JobSpec& o, const OptionNames& names) {
                      "each; leave it out");
   }
   if (!u64 && o.gave(JobOption::kDelimiter)) check_given_delimiter(o.keys.key, names);
+  if (o.kind == JobKind::kBuild && o.gave(JobOption::kOutputFormat)) {
+    throw UsageError(names.given(JobOption::kOutputFormat) + " has no effect on a build, which "
+                     "writes no output; drop " + names.name(JobOption::kOutputFormat));
+  }
   if (o.gave(JobOption::kDevice) && o.backend == "cpu") {
     throw UsageError(names.given(JobOption::kDevice) + " has no effect with " +
                      names.given(JobOption::kBackend) + ": it chooses the GPU backend's device; "

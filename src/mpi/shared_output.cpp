@@ -49,7 +49,7 @@ SharedOutput::SharedOutput(const std::string& path, const ResumeState* resume,
       // A stream is never checkpointed (resume_check refuses it), nor a
       // Parquet output on ranks (run_rounds refuses it).
       if (gathered_) output_->writer().skip_checksum();
-      if (parquet) parquet_.emplace(*parquet, output_->writer());
+      if (parquet) parquet_.emplace(*parquet, output_->writer(), nullptr);
     } catch (const Error&) {
       failure = std::current_exception();
     }

@@ -43,6 +43,16 @@ std::unique_ptr<FrontEnd> make_front_end(const PipelineOptions& options,
     throw UsageError(what + ", but " + first +
                      " is not a Parquet file; a column key reads only Parquet files.");
   }
+  if (options.output_format != OutputFormat::kInput) {
+    const std::string& first = options.inputs.empty() ? "-" : options.inputs.front();
+    const OptionNames& names = options.names ? *options.names : library_option_names();
+    throw UsageError(names.with(JobOption::kOutputFormat,
+                                output_format_name(options.output_format)) +
+                     " chooses what a job of Parquet input writes, but " +
+                     (first == "-" ? std::string("standard input") : first) +
+                     " is not a Parquet file: a job of records writes the records it keeps as "
+                     "they were read; leave out " + names.name(JobOption::kOutputFormat) + ".");
+  }
   if (options.read_threads <= 1 || options.format == InputFormat::kU64 ||
       resumes_inside_a_stream(options)) {
     return make_sequential_front_end(options, hashing, backend);

@@ -10,6 +10,7 @@
 #include "gdedup/error.h"
 #include "pipeline/batch_queue.h"
 #include "pipeline/handed_out.h"
+#include "pipeline/key_lines_output.h"
 
 namespace gdedup::pipeline {
 namespace {
@@ -29,17 +30,16 @@ void refuse_unsupported(const PipelineOptions& options) {
     throw UsageError(what + " has no fingerprints to read: leave out " +
                      names.name(JobOption::kInputFormat) + ".");
   }
-  if (options.record_separator != '\n') {
-    throw UsageError(what + " holds rows, not records ended by a separator: leave out " +
-                     names.name(JobOption::kNullData) + ".");
-  }
   if (options.keys.key.kind != keys::KeySpec::Kind::kColumn) {
     throw UsageError(what + " is keyed by one of its columns: give " +
                      names.with(JobOption::kKey, "column:NAME") + ".");
   }
-  if (!options.output_parts.empty()) {
-    throw UsageError(what + " cannot be written in parts yet: leave out " +
-                     names.name(JobOption::kOutputParts) + ".");
+  // A checkpoint does not record the output's format, so a resume could
+  // not tell lines from rows.
+  if (options.output_format == OutputFormat::kLines &&
+      (!options.checkpoint.empty() || options.resume != nullptr)) {
+    throw UsageError(what + " cannot be checkpointed yet with its keys written as lines: "
+                     "leave out " + names.name(JobOption::kCheckpoint) + ", or write rows.");
   }
   for (const std::string& path : options.inputs) {
     if (path == "-") {
@@ -158,7 +158,12 @@ bool is_parquet_input(const std::string& path) {
 
 std::unique_ptr<columnar::ParquetReader> open_parquet_input(const PipelineOptions& options) {
   refuse_unsupported(options);
+  check_parquet_output(options);
   auto reader = columnar::open_parquet_reader(options.inputs, options.keys.key.path);
+  // Without rows to write, the other columns are never decoded.
+  if (options.mode == Mode::kBuild || options.output_format == OutputFormat::kLines) {
+    reader->read_key_only();
+  }
   if (!options.keys.normalize.empty() && reader->key_kind() != columnar::ColumnKind::kText) {
     throw UsageError(options.inputs.front() + ": the key column " + options.keys.key_text() +
                      " does not hold strings, so " +

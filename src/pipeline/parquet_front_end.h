@@ -36,8 +36,9 @@ void hash_row_keys(const columnar::RowGroup& rows, BatchHasher& hasher, uint64_t
 
 // Opens every input's footer and checks the job against them: the key is a
 // column (KeySpec::Kind::kColumn) of a type that can be keyed, every input
-// is Parquet with the first one's schema, and nothing asks for what
-// Parquet input does not have yet (output in parts).
+// is Parquet with the first one's schema, nothing asks for what Parquet
+// input does not have yet, and its output can be written as asked
+// (check_parquet_output).
 // Throws UsageError or Error naming the file otherwise.
 std::unique_ptr<FrontEnd> make_parquet_front_end(const PipelineOptions& options,
                                                  const KeyHashing& hashing,

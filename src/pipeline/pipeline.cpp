@@ -30,6 +30,7 @@
 #include "pipeline/front_end.h"
 #include "pipeline/input_identity.h"
 #include "pipeline/missing_keys.h"
+#include "pipeline/key_lines_output.h"
 #include "pipeline/parquet_output.h"
 #include "pipeline/parts_run.h"
 #include "pipeline/resume_check.h"
@@ -139,7 +140,11 @@ class Driver {
     if (writer) {
       writer->set_separator(options_.record_separator);
       if (!checkpointing) writer->skip_checksum();
-      if (front->parquet()) open_parquet_output(*front->parquet(), *writer, resume);
+      if (front->parquet() && options_.output_format == OutputFormat::kLines) {
+        key_lines_.emplace(*front->parquet(), options_, *writer);
+      } else if (front->parquet()) {
+        open_parquet_output(*front->parquet(), *writer, resume);
+      }
     }
     std::optional<CheckpointWriter> checkpoints;
     if (checkpointing) {
@@ -458,7 +463,10 @@ class Driver {
     const uint64_t n = records_in(batch, options_.format);
     const uint8_t* answers = batch.answers.data();
     const Mode mode = options_.mode;
-    if (batch.rows) return parquet_->write(*batch.rows, answers, mode);
+    if (batch.rows) {
+      if (key_lines_) return key_lines_->write(*batch.rows, batch.place, answers, mode);
+      return parquet_->write(*batch.rows, answers, mode);
+    }
     if (options_.format == InputFormat::kU64) {
       for (uint64_t i = 0; i < n; ++i) {
         if (!keeps_record(mode, answers[i])) continue;
@@ -577,6 +585,7 @@ class Driver {
   std::optional<pipeline::CheckpointClock> schedule_;
   Unwritten unwritten_;
   std::optional<pipeline::ParquetOutput> parquet_;  // Parquet input's output
+  std::optional<pipeline::KeyLinesOutput> key_lines_;  // or its key column as lines
   detail::ThreadPool output_pool_{"the output"};
 };
 

@@ -291,12 +291,12 @@ def test_parquet_and_records_in_one_job_are_refused(inputs, tmp_path):
     (["--key", "whole"], "column:NAME"),
     (["--key", "column:status", "--normalize", "url"], "does not hold strings"),
     (["-z"], "not records ended by a separator"),
-    (["--output-parts", "parts"], "cannot be written in parts"),
+    (["--checkpoint", "c.ckpt", "--output-format", "lines"],
+     "cannot be checkpointed yet with its keys written as lines"),
 ])
 def test_what_parquet_input_cannot_do_yet_is_refused(inputs, tmp_path, extra, words):
     args = [] if "--key" in extra else ["--key", "column:url", "--missing-key", "keep"]
-    output = [] if "--output-parts" in extra else ["-o", "o.parquet"]
-    done = subprocess.run([BIN, "dedup", "-q", *args, *extra, inputs[0], *output],
+    done = subprocess.run([BIN, "dedup", "-q", *args, *extra, inputs[0], "-o", "o.parquet"],
                           capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     assert words in done.stderr
@@ -357,3 +357,273 @@ def test_a_module_that_cannot_load_is_named_with_the_loaders_words(inputs, tmp_p
     folder, stderr = run_alone(tmp_path, inputs, b"not an ELF object\n")
     assert str(folder / MODULE) + " cannot be loaded" in stderr
     assert "too short" in stderr or "invalid ELF header" in stderr
+
+
+# --output-format lines: the kept rows' key values, one record each.
+
+def as_line(value, type_):
+    """The oracle's record for a key value of a column of `type_`
+    (docs/KEYS.md, "Parquet keys as lines")."""
+    if pa.types.is_integer(type_):
+        return str(value).encode()
+    if pa.types.is_binary(type_) or pa.types.is_large_binary(type_) or \
+            pa.types.is_fixed_size_binary(type_) or pa.types.is_binary_view(type_):
+        return value.hex().encode()
+    return value.encode()
+
+
+def column_type(path, column):
+    type_ = pq.read_schema(path).field(column.split(".")[0]).type
+    for name in column.split(".")[1:]:
+        type_ = type_.field(name).type
+    return type_
+
+
+def oracle_lines(paths, column, separator=b"\n", **kwargs):
+    type_ = column_type(paths[0], column)
+    return b"".join(as_line(key_of(row, column), type_) + separator
+                    for row in oracle(paths, column, **kwargs))
+
+
+@needs_parquet
+@pytest.mark.parametrize("column", ["url", "meta.host", "status", "n", "payload"])
+def test_lines_are_the_oracles_key_values(inputs, tmp_path, column):
+    out = tmp_path / "keys.txt"
+    done = run("dedup", "--exact", "--key", "column:" + column, "--missing-key", "drop",
+               "--output-format", "lines", *inputs, "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    assert out.read_bytes() == oracle_lines(inputs, column, missing="drop")
+
+
+@needs_parquet
+def test_lines_of_duplicates_and_absent_queries_and_standard_output(inputs, tmp_path):
+    done = subprocess.run([BIN, "dedup", "-q", "--exact", "--duplicates", "--key", "column:url",
+                           "--missing-key", "keep", "--output-format", "lines", *inputs],
+                          capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == oracle_lines(inputs, "url", missing="keep", duplicates=True)
+    gds = str(tmp_path / "first.gds")
+    assert run("build", "--exact", "--key", "column:url", "--missing-key", "drop", inputs[0],
+               "-f", gds).returncode == 0
+    out = tmp_path / "absent.txt"
+    done = run("query", "--exact", "--absent", "--key", "column:url", "--missing-key", "drop",
+               "-f", gds, "--output-format", "lines", inputs[1], "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    seen = {r["url"] for r in pq.read_table(inputs[0]).to_pylist()}
+    want = [r["url"] for r in pq.read_table(inputs[1]).to_pylist()
+            if r["url"] is not None and r["url"] not in seen]
+    assert out.read_bytes() == b"".join(u.encode() + b"\n" for u in want)
+
+
+@needs_parquet
+def test_lines_of_each_column_type(tmp_path):
+    """Integers at their extremes in decimal, signed or not as their type;
+    every binary type in hex (any bytes: a newline, a NUL, invalid UTF-8);
+    every string type as it is."""
+    path = str(tmp_path / "kinds.parquet")
+    table = pa.table({
+        "i64": pa.array([-2**63, 2**63 - 1, -1, 0], pa.int64()),
+        "u64": pa.array([2**64 - 1, 0, 2**63, 7], pa.uint64()),
+        "i8": pa.array([-128, 127, -1, 0], pa.int8()),
+        "u16": pa.array([65535, 0, 1, 2], pa.uint16()),
+        "bin": pa.array([b"\n", b"\x00\xff", b"", b"\xc3("], pa.binary()),
+        "large_bin": pa.array([b"\n", b"\x00\xff", b"", b"\xc3("], pa.large_binary()),
+        "fixed": pa.array([b"\n\x00", b"\xff\xfe", b"ab", b"\x00\x00"], pa.binary(2)),
+        "large": pa.array(["é", "", "a b", "\t"], pa.large_string()),
+        "view": pa.array(["é", "", "a b", "\t"], pa.string_view()),
+    })
+    pq.write_table(table, path)
+    want = {
+        "i64": b"-9223372036854775808\n9223372036854775807\n-1\n0\n",
+        "u64": b"18446744073709551615\n0\n9223372036854775808\n7\n",
+        "i8": b"-128\n127\n-1\n0\n",
+        "u16": b"65535\n0\n1\n2\n",
+        "bin": b"0a\n00ff\n\nc328\n",
+        "large_bin": b"0a\n00ff\n\nc328\n",
+        "fixed": b"0a00\nfffe\n6162\n0000\n",
+        "large": "é\n\na b\n\t\n".encode(),
+        "view": "é\n\na b\n\t\n".encode(),
+    }
+    for column, lines in want.items():
+        out = tmp_path / (column + ".txt")
+        done = run("dedup", "--exact", "--key", "column:" + column, "--output-format", "lines",
+                   path, "-o", str(out))
+        assert done.returncode == 0, done.stderr
+        assert out.read_bytes() == lines, column
+
+
+def strings_file(folder, values, group=2):
+    path = str(folder / "strings.parquet")
+    pq.write_table(pa.table({"s": pa.array(values, pa.string())}), path, row_group_size=group)
+    return path
+
+
+@needs_parquet
+def test_a_string_holding_the_separator_fails_naming_its_row(tmp_path):
+    path = strings_file(tmp_path, ["a", "b", "c", "two\nlines", "d"])
+    out = tmp_path / "o.txt"
+    done = run("dedup", "--key", "column:s", "--output-format", "lines", path, "-o", str(out))
+    assert done.returncode == 1
+    assert "%s: row 4 (in row group 2)" % path in done.stderr
+    assert "newline" in done.stderr and "-z" in done.stderr
+    assert_no_output(str(tmp_path), "o.txt")
+    # With -z each value ends with a NUL, and the newline is a byte like
+    # any other; a NUL inside a value is then refused the same way.
+    done = run("dedup", "--key", "column:s", "--output-format", "lines", "-z", path,
+               "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    assert out.read_bytes() == b"a\0b\0c\0two\nlines\0d\0"
+    out.unlink()
+    path = strings_file(tmp_path, ["a", "n\0ul"])
+    done = run("dedup", "--key", "column:s", "--output-format", "lines", "-z", path,
+               "-o", str(out))
+    assert done.returncode == 1
+    assert "%s: row 2 (in row group 1)" % path in done.stderr and "NUL" in done.stderr
+    assert_no_output(str(tmp_path), "o.txt")
+
+
+@needs_parquet
+def test_lines_hold_the_values_as_stored_not_as_normalized(tmp_path):
+    path = strings_file(tmp_path, ["HTTP://A.example/x", "http://a.example/x", "b"])
+    done = subprocess.run([BIN, "dedup", "-q", "--key", "column:s", "--normalize", "url",
+                           "--output-format", "lines", path], capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == b"HTTP://A.example/x\nb\n"
+
+
+@needs_parquet
+def test_null_keys_in_lines_follow_missing_key(inputs, tmp_path):
+    out = str(tmp_path / "o.txt")
+    lines = ["--key", "column:url", "--output-format", "lines", inputs[0], "-o", out]
+    # keep would write the rows of null keys, which have no value: refused
+    # where the mode writes them (dedup, query --absent), before any output.
+    done = run("dedup", "--exact", "--missing-key", "keep", *lines)
+    assert done.returncode == 2 and "a null has none" in done.stderr, done.stderr
+    assert "--missing-key drop" in done.stderr
+    assert_no_output(str(tmp_path), "o.txt")
+    # --duplicates never writes them.
+    done = run("dedup", "--exact", "--duplicates", "--missing-key", "keep", *lines)
+    assert done.returncode == 0, done.stderr
+    with open(out, "rb") as written:
+        assert written.read() == oracle_lines(inputs[:1], "url", missing="keep",
+                                              duplicates=True)
+    os.unlink(out)
+    # error: the job fails at the first null, naming its row.
+    done = run("dedup", *lines)
+    assert done.returncode == 1 and "its value is null" in done.stderr, done.stderr
+    assert_no_output(str(tmp_path), "o.txt")
+
+
+@needs_parquet
+def test_output_format_is_refused_where_it_means_nothing(inputs, tmp_path):
+    lines = tmp_path / "urls.txt"
+    lines.write_text("https://a.example/\n")
+    for fmt in ("lines", "parquet"):
+        done = run("dedup", "--output-format", fmt, str(lines), "-o", str(tmp_path / "o.txt"))
+        assert done.returncode == 2 and "is not a Parquet file" in done.stderr, done.stderr
+    done = run("dedup", "--output-format", "lines", "--input-format", "u64", str(lines),
+               "-o", str(tmp_path / "o.txt"))
+    assert done.returncode == 2 and "--output-format has no effect" in done.stderr
+    done = run("dedup", "--output-format", "csv", "--key", "column:url", inputs[0])
+    assert done.returncode == 2
+    assert_no_output(str(tmp_path), "o.txt")
+    # parquet, given, is the default.
+    out = str(tmp_path / "o.parquet")
+    done = run("dedup", "--exact", "--key", "column:url", "--missing-key", "drop",
+               "--output-format", "parquet", *inputs, "-o", out)
+    assert done.returncode == 0, done.stderr
+    assert pq.read_table(out).to_pylist() == oracle(inputs, "url", "drop")
+
+
+@needs_parquet
+@pytest.mark.parametrize("column", ["url", "meta.host", "payload", "status"])
+def test_a_build_reading_the_key_alone_finds_every_rows_key(inputs, tmp_path, column):
+    """A build decodes the key column alone; a query, reading whole rows,
+    finds the key of every row in its set, nested ones (under a null
+    struct too) included."""
+    gds = str(tmp_path / "keys.gds")
+    job = ["--exact", "--key", "column:" + column, "--missing-key", "drop"]
+    assert run("build", *job, *inputs, "-f", gds).returncode == 0
+    keyed = [r for p in inputs for r in pq.read_table(p).to_pylist()
+             if key_of(r, column) is not None]
+    for absent, want in ((False, keyed), (True, [])):
+        out = str(tmp_path / "found.parquet")
+        done = run("query", *job, *(["--absent"] if absent else []), "-f", gds, *inputs,
+                   "-o", out)
+        assert done.returncode == 0, done.stderr
+        assert pq.read_table(out).to_pylist() == want
+
+
+# --output-parts: one Parquet file a part, listed by the manifest.
+
+def manifest_parts(folder):
+    lines = (folder / "MANIFEST").read_text().splitlines()
+    assert lines[0] == "gdedup output parts 1"
+    return [folder / line.split("\t")[0] for line in lines[1:]]
+
+
+def folder_bytes(folder):
+    return {p.name: p.read_bytes() for p in folder.iterdir()}
+
+
+@needs_parquet
+@pytest.mark.parametrize("missing", ["keep", "drop"])
+def test_parts_hold_the_rows_of_the_single_file_output(inputs, tmp_path, missing):
+    job = ["dedup", "--exact", "--key", "column:url", "--missing-key", missing, *inputs]
+    single = str(tmp_path / "single.parquet")
+    assert run(*job, "-o", single).returncode == 0
+    parts = tmp_path / "parts"
+    done = run(*job, "--output-parts", str(parts))
+    assert done.returncode == 0, done.stderr
+    listed = manifest_parts(parts)
+    assert listed and sorted(p.name for p in parts.iterdir()) == sorted(
+        ["MANIFEST"] + [p.name for p in listed])
+    first = pq.read_table(inputs[0])
+    for part in listed:
+        table = pq.read_table(str(part))
+        assert table.schema.equals(first.schema, check_metadata=True)
+    rows = [row for part in listed for row in pq.read_table(str(part)).to_pylist()]
+    assert rows == pq.read_table(single).to_pylist() == oracle(inputs, "url", missing)
+
+
+@needs_parquet
+def test_parts_of_lines_concatenate_to_the_single_file_output(inputs, tmp_path):
+    job = ["dedup", "--exact", "--key", "column:url", "--missing-key", "drop",
+           "--output-format", "lines", *inputs]
+    single = tmp_path / "single.txt"
+    assert run(*job, "-o", str(single)).returncode == 0
+    parts = tmp_path / "parts"
+    assert run(*job, "--output-parts", str(parts)).returncode == 0
+    assert b"".join(p.read_bytes() for p in manifest_parts(parts)) == single.read_bytes()
+
+
+@needs_parquet
+def test_a_job_that_keeps_no_row_writes_one_part_of_the_schema(inputs, tmp_path):
+    gds = str(tmp_path / "all.gds")
+    assert run("build", "--exact", "--key", "column:n", *inputs, "-f", gds).returncode == 0
+    parts = tmp_path / "parts"
+    done = run("query", "--exact", "--absent", "--key", "column:n", "-f", gds, inputs[0],
+               "--output-parts", str(parts))
+    assert done.returncode == 0, done.stderr
+    listed = manifest_parts(parts)
+    assert len(listed) == 1
+    table = pq.read_table(str(listed[0]))
+    assert table.num_rows == 0
+    assert table.schema.equals(pq.read_schema(inputs[0]), check_metadata=True)
+
+
+@needs_parquet
+def test_a_failed_job_in_parts_leaves_the_previous_folder(inputs, tmp_path):
+    parts = tmp_path / "parts"
+    done = run("dedup", "--exact", "--key", "column:url", "--missing-key", "drop", inputs[0],
+               "--output-parts", str(parts))
+    assert done.returncode == 0, done.stderr
+    before = folder_bytes(parts)
+    # A damaged page, met after rows were written; and a null key.
+    page = damaged_copies(inputs, str(tmp_path))[2]
+    for args in (["--missing-key", "drop", inputs[1], page],
+                 ["--missing-key", "error", inputs[1]]):
+        done = run("dedup", "--exact", "--key", "column:url", *args,
+                   "--output-parts", str(parts))
+        assert done.returncode == 1, done.stderr
+        assert folder_bytes(parts) == before
