@@ -16,14 +16,16 @@
 namespace gdedup::columnar {
 
 struct ArrowRows final : RowGroup::Data {
-  std::shared_ptr<arrow::Table> table;
-  std::string integer_keys;  // kInteger: each row's key, 8 bytes
+  std::shared_ptr<arrow::RecordBatch> rows;
+  // kInteger: each row's key, 8 bytes; a dictionary-encoded key column's
+  // values' keys (8 bytes each for integers) follow them.
+  std::string key_bytes;
 };
 
 class ArrowReader final : public ParquetReader {
  public:
   ArrowReader(std::vector<std::string> paths, std::vector<std::string> column,
-              FileOpener& opener);
+              const ReadOptions& options, FileOpener& opener);
 
   ColumnKind key_kind() const override { return kind_; }
   uint64_t total_rows() const override { return total_rows_; }
@@ -53,18 +55,29 @@ class ArrowReader final : public ParquetReader {
   uint64_t total_bytes_ = 0;
   arrow::Compression::type compression_ = arrow::Compression::UNCOMPRESSED;
   int64_t row_group_rows_ = 0;
-  // Where next() stands.
+  // Where next() stands: the slices of row group `group_` of input
+  // `input_` come from `slices_` (null between row groups).
   size_t input_ = 0;
   uint64_t bytes_before_ = 0;  // of the inputs before `input_`
   int group_ = 0;
-  uint64_t first_row_ = 0;
+  uint64_t first_row_ = 0;     // of the next slice, in its file
+  std::unique_ptr<arrow::RecordBatchReader> slices_;
+  uint64_t group_rows_ = 0;    // the footer's rows of row group `group_`
+  uint64_t group_read_ = 0;    // its rows read so far
+
+  // Opens the next row group with rows into slices_; false after the last.
+  bool open_group();
+  // The next slice of the open row group; null at its end, which must be
+  // where the footer says.
+  std::shared_ptr<arrow::RecordBatch> read_slice(const std::string& where);
 };
 
 // ParquetLibrary::file_rows (parquet_reader.cpp).
 uint64_t arrow_file_rows(const std::string& path, uint64_t& bytes, FileOpener& opener);
 
 // ParquetLibrary::open_writer (parquet_writer.cpp).
-std::unique_ptr<ParquetWriter> open_arrow_writer(const ArrowReader& like, ByteSink& sink);
+std::unique_ptr<ParquetWriter> open_arrow_writer(const ArrowReader& like,
+                                                 const WriteOptions& options, ByteSink& sink);
 
 // "FILE: WHAT (Arrow's words)", as an Error of `kind`, for a status that is
 // not OK.

@@ -14,7 +14,7 @@
 namespace gdedup::pipeline {
 namespace {
 
-// One row group being decoded, one answered, one written.
+// One slice being decoded, one answered, one written.
 constexpr int kBatchesInFlight = 3;
 
 const OptionNames& names_of(const PipelineOptions& options) {
@@ -62,7 +62,8 @@ class ParquetFrontEnd final : public FrontEnd {
  public:
   ParquetFrontEnd(const PipelineOptions& options, const KeyHashing& hashing,
                   const Backend* backend)
-      : reader_(columnar::open_parquet_reader(options.inputs, options.keys.key.path)),
+      : reader_(columnar::open_parquet_reader(options.inputs, options.keys.key.path,
+                                              columnar::ReadOptions{options.batch_records})),
         hasher_(hashed_as_text(options), hashing),
         backend_(backend) {
     if (!options.keys.normalize.empty() &&
@@ -88,7 +89,7 @@ class ParquetFrontEnd final : public FrontEnd {
 
   void recycle(WorkBatch* batch) override {
     if (std::unique_ptr<WorkBatch> taken = handed_out_.take_back(batch)) {
-      taken->rows.reset();  // the row group's memory goes now
+      taken->rows.reset();  // the slice's memory goes now
       free_.push(std::move(taken));
     }
   }
@@ -136,9 +137,10 @@ class ParquetFrontEnd final : public FrontEnd {
     }
     records_ += n;
     batch.place = place;
+    batch.resumable_after = place.ends_group;
     batch.end = StreamPoint{records_, 0, place.input, 0};
-    // Parquet's bytes are counted as the files' bytes: a row group's
-    // decoded size is Arrow's.
+    // Parquet's bytes are counted as the files' bytes: a slice's decoded
+    // size is Arrow's.
     batch.input_bytes = place.bytes_through;
     batch.raw_bytes_read = place.bytes_through;
     batch.rows = std::move(rows);

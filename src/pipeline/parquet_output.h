@@ -17,10 +17,13 @@ namespace gdedup::pipeline {
 
 class ParquetOutput final : public columnar::ByteSink {
  public:
-  ParquetOutput(const columnar::ParquetReader& like, io::OutputWriter& writer);
+  ParquetOutput(const columnar::ParquetReader& like, const columnar::WriteOptions& options,
+                io::OutputWriter& writer);
 
-  // The rows of `rows` that `mode` keeps by their `answers`, as one row group.
-  void write(const columnar::RowGroup& rows, const uint8_t* answers, Mode mode);
+  // The rows of the slice `rows` that `mode` keeps by their `answers`, into
+  // the output row group of the slice's row group, which `ends_group` ends.
+  void write(const columnar::RowGroup& rows, const uint8_t* answers, Mode mode,
+             bool ends_group);
   // Writes the footer.
   void close() { parquet_->close(); }
 

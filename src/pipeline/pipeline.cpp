@@ -135,7 +135,12 @@ class Driver {
     if (writer) {
       writer->set_separator(options_.record_separator);
       if (!checkpointing) writer->skip_checksum();
-      if (front->parquet()) parquet_.emplace(*front->parquet(), *writer);
+      if (front->parquet()) {
+        parquet_.emplace(*front->parquet(),
+                         columnar::WriteOptions{options_.parquet_compression,
+                                                options_.row_group_rows},
+                         *writer);
+      }
     }
     std::optional<CheckpointWriter> checkpoints;
     if (checkpointing) {
@@ -467,7 +472,7 @@ class Driver {
     const uint64_t n = records_in(batch, options_.format);
     const uint8_t* answers = batch.answers.data();
     const Mode mode = options_.mode;
-    if (batch.rows) return parquet_->write(*batch.rows, answers, mode);
+    if (batch.rows) return parquet_->write(*batch.rows, answers, mode, batch.place.ends_group);
     if (options_.format == InputFormat::kU64) {
       for (uint64_t i = 0; i < n; ++i) {
         if (!keeps_record(mode, answers[i])) continue;

@@ -23,10 +23,14 @@ struct WorkBatch {
       : fingerprints(backend), keys(backend), answers(backend) {}
 
   io::RecordBatch records;           // InputFormat::kText
-  // Parquet input (pipeline/parquet_front_end.h): the row group this batch
-  // is, and where it lies; null for records.
+  // Parquet input (pipeline/parquet_front_end.h): the slice of a row group
+  // this batch is, and where it lies; null for records.
   std::unique_ptr<columnar::RowGroup> rows;
   columnar::RowGroupPlace place;
+  // Whether a checkpoint may follow this batch: false for a slice of a
+  // Parquet row group that does not end it (its output row group is still
+  // open in the writer).
+  bool resumable_after = true;  // a checkpoint may follow this batch
   HostArray<uint64_t> fingerprints;  // one per record, either format; none for an exact set
   HostArray<Key84> keys;             // an exact set's, one per record
   HostArray<uint8_t> answers;        // the backend's, one per record
