@@ -121,6 +121,11 @@ struct JobSpec {
 
   std::string output = "-";  // the records written; "-" is standard output
   std::string output_parts;  // a folder of parts and a manifest instead of `output`
+  // Parquet input's output (PipelineOptions): its codec's name, "" for the
+  // first input's; the most rows an output row group holds, 0 for no limit
+  // but the input's row groups.
+  std::string parquet_compression;
+  uint64_t row_group_rows = 0;
   std::string filter_path;   // "" for none; dedup and build save to it, query reads it
   std::string stats_path;    // the statistics JSON; "" for none
 

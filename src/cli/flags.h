@@ -50,6 +50,8 @@ inline constexpr Flag kNullData{"-z", "--null-data"};
 // Output
 inline constexpr Flag kOutput{"-o", "--output"};
 inline constexpr Flag kOutputParts{"--output-parts"};
+inline constexpr Flag kParquetCompression{"--parquet-compression"};
+inline constexpr Flag kRowGroupRows{"--row-group-rows"};
 inline constexpr Flag kStats{"--stats"};
 inline constexpr Flag kQuiet{"-q", "--quiet"};
 inline constexpr Flag kProgress{"--progress"};

@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "columnar/parquet_table.h"
 #include "gdedup/error.h"
 #include "gdedup/frontend/number_text.h"
 #include "gdedup/job.h"
@@ -58,6 +59,16 @@ void check_rate_or_budget(const JobSizing& sizing, const OptionNames& names) {
 
 
 // Values that are no choice: the job could not run with them.
+// A codec Parquet's writer has (columnar::kParquetCodecNames).
+void check_parquet_codec(const JobSpec& o, const OptionNames& names) {
+  std::string listed;
+  for (const char* codec : columnar::kParquetCodecNames) {
+    if (o.parquet_compression == codec) return;
+    listed += (listed.empty() ? "" : ", ") + std::string(codec);
+  }
+  throw UsageError(names.given(JobOption::kParquetCompression) + ": give one of " + listed);
+}
+
 void check_values(const JobSpec& o, const OptionNames& names) {
   for (const auto& [option, count] : {std::pair{JobOption::kThreads, o.threads},
                                       std::pair{JobOption::kFilterThreads, o.filter_threads}}) {
@@ -77,6 +88,10 @@ void check_values(const JobSpec& o, const OptionNames& names) {
   if (o.batch_records == 0) {
     throw UsageError(names.given(JobOption::kBatch) + ": must be at least 1 record");
   }
+  if (o.row_group_rows == 0 && o.gave(JobOption::kRowGroupRows)) {
+    throw UsageError(names.given(JobOption::kRowGroupRows) + ": must be at least 1 row");
+  }
+  if (o.gave(JobOption::kParquetCompression)) check_parquet_codec(o, names);
   for (const auto& [option, bytes] :
        {std::pair{JobOption::kMaxRecordLength, o.max_record_bytes},
         std::pair{JobOption::kPieceBytes, o.piece_bytes},
@@ -109,6 +124,11 @@ void refuse_given_without_effect(const JobSpec& o, const OptionNames& names) {
                      "each; leave it out");
   }
   if (!u64 && o.gave(JobOption::kDelimiter)) check_given_delimiter(o.keys.key, names);
+  for (const JobOption option : {JobOption::kParquetCompression, JobOption::kRowGroupRows}) {
+    if (o.kind != JobKind::kBuild || !o.gave(option)) continue;
+    throw UsageError(names.name(option) + " has no effect on a build, which writes no output; "
+                     "drop " + names.name(option));
+  }
   if (o.gave(JobOption::kDevice) && o.backend == "cpu") {
     throw UsageError(names.given(JobOption::kDevice) + " has no effect with " +
                      names.given(JobOption::kBackend) + ": it chooses the GPU backend's device; "

@@ -3,6 +3,7 @@
 #include "gdedup/checkpoint.h"
 #include "gdedup/error.h"
 #include "gdedup/frontend/paths.h"
+#include "gdedup/option_names.h"
 #include "pipeline/parallel_front_end.h"
 #include "pipeline/parquet_front_end.h"
 #include "pipeline/sequential_front_end.h"
@@ -42,6 +43,16 @@ std::unique_ptr<FrontEnd> make_front_end(const PipelineOptions& options,
     }
     throw UsageError(what + ", but " + first +
                      " is not a Parquet file; a column key reads only Parquet files.");
+  }
+  const OptionNames& names = options.names ? *options.names : library_option_names();
+  for (const auto& [option, given] :
+       {std::pair{JobOption::kParquetCompression, !options.parquet_compression.empty()},
+        std::pair{JobOption::kRowGroupRows, options.row_group_rows != 0}}) {
+    if (!given) continue;
+    const std::string& first = options.inputs.empty() ? "-" : options.inputs.front();
+    throw UsageError(names.name(option) + " shapes Parquet output, but " +
+                     (first == "-" ? std::string("standard input") : first) +
+                     " is not a Parquet file: leave " + names.name(option) + " out.");
   }
   if (options.read_threads <= 1 || options.format == InputFormat::kU64 ||
       resumes_inside_a_stream(options)) {
