@@ -72,6 +72,9 @@ class ArrowReader final : public ParquetReader {
   std::shared_ptr<arrow::RecordBatch> read_slice(const std::string& where);
 };
 
+// The pool every Arrow buffer of the module comes from (parquet_memory.cpp).
+arrow::MemoryPool* rows_pool();
+
 // ParquetLibrary::file_rows (parquet_reader.cpp).
 uint64_t arrow_file_rows(const std::string& path, uint64_t& bytes, FileOpener& opener);
 

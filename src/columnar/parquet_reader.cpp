@@ -154,7 +154,7 @@ std::unique_ptr<parquet::arrow::FileReader> open_file(const std::string& path, u
   arrow_properties.set_pre_buffer(false);
   arrow_properties.set_batch_size(static_cast<int64_t>(
       std::min<uint64_t>(options.slice_rows, std::numeric_limits<int64_t>::max())));
-  parquet::ReaderProperties properties(arrow::default_memory_pool());
+  parquet::ReaderProperties properties(rows_pool());
   properties.enable_buffered_stream();
   properties.set_buffer_size(kReadBuffer);
   parquet::arrow::FileReaderBuilder builder;
@@ -165,7 +165,7 @@ std::unique_ptr<parquet::arrow::FileReader> open_file(const std::string& path, u
     throw Error(path + ": is not a readable Parquet file (" + e.what() + ").",
                 ErrorKind::damaged);
   }
-  auto reader = builder.properties(arrow_properties)->Build();
+  auto reader = builder.memory_pool(rows_pool())->properties(arrow_properties)->Build();
   if (!reader.ok()) throw_status(path, "is not a readable Parquet file", reader.status());
   return std::move(*reader);
 }

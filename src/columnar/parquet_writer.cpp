@@ -4,6 +4,7 @@
 // An output row group is buffered by Arrow's writer, encoded and
 // compressed, until the next one begins or the file closes.
 #include <arrow/compute/api_vector.h>
+#include <arrow/compute/exec.h>
 #include <arrow/compute/initialize.h>
 #include <arrow/io/interfaces.h>
 #include <parquet/arrow/writer.h>
@@ -96,7 +97,7 @@ std::shared_ptr<arrow::RecordBatch> kept_by_runs(const arrow::RecordBatch& rows,
     i = end;
   }
   if (runs.empty()) return rows.Slice(0, 0);
-  auto joined = arrow::ConcatenateRecordBatches(runs);
+  auto joined = arrow::ConcatenateRecordBatches(runs, rows_pool());
   if (!joined.ok()) throw_status("the output", "cannot take the kept rows", joined.status());
   return *joined;
 }
@@ -104,14 +105,16 @@ std::shared_ptr<arrow::RecordBatch> kept_by_runs(const arrow::RecordBatch& rows,
 // The rows of `rows` whose keep[i] is nonzero, in order.
 std::shared_ptr<arrow::RecordBatch> kept_rows(const std::shared_ptr<arrow::RecordBatch>& rows,
                                               const uint8_t* keep) {
-  arrow::BooleanBuilder mask;
+  arrow::BooleanBuilder mask(rows_pool());
   const arrow::Status appended = mask.AppendValues(keep, rows->num_rows());
   if (!appended.ok()) throw_status("the output", "cannot be written", appended);
   std::shared_ptr<arrow::Array> mask_array;
   if (const arrow::Status status = mask.Finish(&mask_array); !status.ok()) {
     throw_status("the output", "cannot be written", status);
   }
-  auto kept = arrow::compute::Filter(rows, mask_array);
+  arrow::compute::ExecContext context(rows_pool());
+  auto kept = arrow::compute::Filter(rows, mask_array, arrow::compute::FilterOptions::Defaults(),
+                                     &context);
   if (kept.ok()) return kept->record_batch();
   if (kept.status().IsNotImplemented()) return kept_by_runs(*rows, keep);
   throw_status("the output", "cannot take the kept rows", kept.status());
@@ -140,6 +143,7 @@ class ArrowWriter final : public ParquetWriter {
                                options.row_group_rows, std::numeric_limits<int64_t>::max()))) {
     initialize_compute();
     parquet::WriterProperties::Builder properties;
+    properties.memory_pool(rows_pool());
     properties.compression(codec_of(options, like));
     // Row groups end where write() says; Arrow's writer never ends one.
     properties.max_row_group_length(std::numeric_limits<int64_t>::max());
@@ -150,7 +154,7 @@ class ArrowWriter final : public ParquetWriter {
     arrow_properties.store_schema();
     arrow_properties.set_use_threads(true);
     std::shared_ptr<arrow::io::OutputStream> stream(&stream_, [](auto*) {});
-    auto opened = parquet::arrow::FileWriter::Open(*like.schema(), arrow::default_memory_pool(),
+    auto opened = parquet::arrow::FileWriter::Open(*like.schema(), rows_pool(),
                                                    stream, properties.build(),
                                                    arrow_properties.build());
     if (!opened.ok()) throw_status("the output", "cannot be written as Parquet", opened.status());
@@ -211,7 +215,7 @@ class ArrowWriter final : public ParquetWriter {
     }
     pending_rows_ -= n;
     if (parts.size() == 1) return parts.front();
-    auto joined = arrow::ConcatenateRecordBatches(parts);
+    auto joined = arrow::ConcatenateRecordBatches(parts, rows_pool());
     if (!joined.ok()) throw_status("the output", "cannot take the kept rows", joined.status());
     return *joined;
   }
