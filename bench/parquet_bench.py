@@ -2,12 +2,14 @@
 """Parquet to Parquet, order-keeping dedup by the url column: gdedup against
 pyarrow's own read and write of the whole table and DuckDB's window query.
 
-Generates ROWS rows (url, status, rn, crawl; zstd, 1M-row groups) from a
-fixed seed with about 60% distinct URLs, then times each tool RUNS times
-and prints the medians and each run's peak RSS (the child's ru_maxrss).
-DuckDB is skipped, saying so, where it is not installed.
+Generates ROWS rows (url, status, rn, crawl; zstd, GROUP-row groups, 1M
+by default) from a fixed seed with about 60% distinct URLs, then times each
+tool RUNS times, one run of each in turn, and prints the medians and each
+tool's highest peak RSS (the child's ru_maxrss). GDEDUP may name several
+builds, comma-separated, to compare them in one run. DuckDB is skipped,
+saying so, where it is not installed.
 
-    python3 bench/parquet_bench.py BUILD/gdedup [ROWS] [RUNS] [FOLDER]
+    python3 bench/parquet_bench.py BUILD/gdedup[,OTHER/gdedup] [ROWS] [RUNS] [FOLDER] [GROUP]
 """
 import os
 import statistics
@@ -19,11 +21,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-GDEDUP = sys.argv[1]
+GDEDUP = sys.argv[1].split(",")
 ROWS = int(float(sys.argv[2])) if len(sys.argv) > 2 else 10_000_000
 RUNS = int(sys.argv[3]) if len(sys.argv) > 3 else 3
 FOLDER = sys.argv[4] if len(sys.argv) > 4 else "/tmp/gdedup-parquet-bench"
-GROUP = 1_000_000
+GROUP = int(float(sys.argv[5])) if len(sys.argv) > 5 else 1_000_000
 
 
 def generate(path):
@@ -70,16 +72,19 @@ duckdb.sql("COPY (SELECT * FROM read_parquet('%s') QUALIFY row_number() OVER "
 
 def main():
     os.makedirs(FOLDER, exist_ok=True)
-    source = os.path.join(FOLDER, "rows-%d.parquet" % ROWS)
+    source = os.path.join(FOLDER, "rows-%d%s.parquet" % (
+        ROWS, "" if GROUP == 1_000_000 else "-groups-%d" % GROUP))
     if not os.path.exists(source):
         generate(source)
     out = os.path.join(FOLDER, "out.parquet")
-    tools = {
-        "gdedup dedup (Bloom)": [GDEDUP, "dedup", "-q", "--key", "column:url", source, "-o", out],
-        "gdedup dedup --exact": [GDEDUP, "dedup", "-q", "--exact", "--key", "column:url",
-                                 source, "-o", out],
-        "pyarrow read + write": [sys.executable, "-c", PYARROW, source, out],
-    }
+    tools = {}
+    for gdedup in GDEDUP:
+        which = "" if len(GDEDUP) == 1 else " (%s)" % gdedup
+        tools["gdedup dedup (Bloom)" + which] = [gdedup, "dedup", "-q", "--key", "column:url",
+                                                 source, "-o", out]
+        tools["gdedup dedup --exact" + which] = [gdedup, "dedup", "-q", "--exact", "--key",
+                                                 "column:url", source, "-o", out]
+    tools["pyarrow read + write"] = [sys.executable, "-c", PYARROW, source, out]
     try:
         import duckdb  # noqa: F401
         tools["DuckDB order-keeping query"] = [sys.executable, "-c", DUCKDB, source, out]
@@ -89,15 +94,16 @@ def main():
     print("%d rows, %.0f MB, %d runs each" % (ROWS, size, RUNS))
     print("| tool | median s | runs s | peak RSS MiB |")
     print("|---|---|---|---|")
-    for name, argv in tools.items():
-        runs = [timed(argv) for _ in range(RUNS)]
-        seconds = [r[0] for r in runs]
+    # In turn, so that a change in the machine's load falls on every tool.
+    runs = {name: [] for name in tools}
+    for _ in range(RUNS):
+        for name, argv in tools.items():
+            runs[name].append(timed(argv))
+    for name in tools:
+        seconds = [r[0] for r in runs[name]]
         print("| %s | %.2f | %s | %.0f |" % (name, statistics.median(seconds),
                                              " ".join("%.2f" % s for s in seconds),
-                                             max(r[1] for r in runs)))
-        if name.startswith("gdedup dedup --exact"):
-            kept = pq.ParquetFile(out).metadata.num_rows
-            print("|  (kept %d of %d rows) | | | |" % (kept, ROWS))
+                                             max(r[1] for r in runs[name])))
 
 
 main()

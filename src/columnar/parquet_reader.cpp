@@ -325,7 +325,8 @@ bool ArrowReader::open_group() {
     }
     if (input_ == inputs_.size()) return false;
     parquet::arrow::FileReader& reader = *inputs_[input_].reader;
-    group_rows_ = static_cast<uint64_t>(reader.parquet_reader()->metadata()->RowGroup(group_)->num_rows());
+    const parquet::FileMetaData& meta = *reader.parquet_reader()->metadata();
+    group_rows_ = static_cast<uint64_t>(meta.RowGroup(group_)->num_rows());
     if (group_rows_ == 0) continue;
     auto opened = reader.GetRecordBatchReader({group_});
     if (!opened.ok()) {

@@ -88,10 +88,18 @@ struct WriteOptions {
   uint64_t row_group_rows = 0;
 };
 
-// The codecs WriteOptions::compression may name, in words for messages:
-// "uncompressed, snappy, gzip, brotli, zstd, lz4".
+// The codecs WriteOptions::compression may name.
 inline constexpr const char* kParquetCodecNames[] = {"uncompressed", "snappy", "gzip",
                                                      "brotli", "zstd", "lz4"};
+
+// kParquetCodecNames for messages: "uncompressed, snappy, ..., lz4".
+inline std::string parquet_codec_list() {
+  std::string listed;
+  for (const char* codec : kParquetCodecNames) {
+    listed += (listed.empty() ? "" : ", ") + std::string(codec);
+  }
+  return listed;
+}
 
 // The files of a job read in order, a slice of a row group at a time,
 // keyed by one column (open_parquet_reader).

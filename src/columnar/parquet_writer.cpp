@@ -105,8 +105,12 @@ std::shared_ptr<arrow::RecordBatch> kept_by_runs(const arrow::RecordBatch& rows,
 // The rows of `rows` whose keep[i] is nonzero, in order.
 std::shared_ptr<arrow::RecordBatch> kept_rows(const std::shared_ptr<arrow::RecordBatch>& rows,
                                               const uint8_t* keep) {
+  const int64_t n = rows->num_rows();
+  const int64_t kept_count = std::count_if(keep, keep + n, [](uint8_t k) { return k != 0; });
+  if (kept_count == n) return rows;  // no copy: a slice of new keys
+  if (kept_count == 0) return rows->Slice(0, 0);
   arrow::BooleanBuilder mask(rows_pool());
-  const arrow::Status appended = mask.AppendValues(keep, rows->num_rows());
+  const arrow::Status appended = mask.AppendValues(keep, n);
   if (!appended.ok()) throw_status("the output", "cannot be written", appended);
   std::shared_ptr<arrow::Array> mask_array;
   if (const arrow::Status status = mask.Finish(&mask_array); !status.ok()) {
@@ -124,10 +128,9 @@ arrow::Compression::type codec_of(const WriteOptions& options, const ArrowReader
   if (options.compression.empty()) return like.compression();
   auto codec = arrow::util::Codec::GetCompressionType(options.compression);
   if (!codec.ok() || !arrow::util::Codec::IsAvailable(*codec)) {
-    std::string names;
-    for (const char* name : kParquetCodecNames) names += (names.empty() ? "" : ", ") + std::string(name);
     throw Error("the output cannot be compressed with " + options.compression +
-                    ": Parquet's codecs here are " + names + ".",
+                    ": this build's Arrow has no such codec (Parquet's codecs: " +
+                    parquet_codec_list() + ").",
                 ErrorKind::invalid_argument);
   }
   return *codec;

@@ -61,12 +61,11 @@ void check_rate_or_budget(const JobSizing& sizing, const OptionNames& names) {
 // Values that are no choice: the job could not run with them.
 // A codec Parquet's writer has (columnar::kParquetCodecNames).
 void check_parquet_codec(const JobSpec& o, const OptionNames& names) {
-  std::string listed;
   for (const char* codec : columnar::kParquetCodecNames) {
     if (o.parquet_compression == codec) return;
-    listed += (listed.empty() ? "" : ", ") + std::string(codec);
   }
-  throw UsageError(names.given(JobOption::kParquetCompression) + ": give one of " + listed);
+  throw UsageError(names.given(JobOption::kParquetCompression) + ": give one of " +
+                   columnar::parquet_codec_list());
 }
 
 void check_values(const JobSpec& o, const OptionNames& names) {
