@@ -72,7 +72,7 @@ struct PipelineOptions {
   // (JobSpec::strict_json).
   bool strict_json = false;
   // Records per batch (any value >= 1); for Parquet input, the most rows of
-  // a row group decoded at once.
+  // a row group decoded at once (and at most 131,072).
   uint64_t batch_records = uint64_t{1} << 18;
   // Parquet output (Parquet input only): its codec's name ("zstd"; empty:
   // the first input's), and the most rows an output row group holds (0: no

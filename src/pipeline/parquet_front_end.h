@@ -1,6 +1,6 @@
 // The front end of a job whose inputs are Parquet files (columnar/
 // parquet_table.h): one batch a slice of a row group (at most
-// batch_records rows), its key column's values fingerprinted as a text
+// batch_records rows, and at most 131,072), its key column's values fingerprinted as a text
 // record's key is, its null keys noted as missing keys; a slice that does
 // not end its row group is not resumable_after. A thread of its own decodes
 // and fingerprints the next slice while the filter stage answers this one;
