@@ -124,16 +124,25 @@ std::shared_ptr<arrow::RecordBatch> kept_rows(const std::shared_ptr<arrow::Recor
   throw_status("the output", "cannot take the kept rows", kept.status());
 }
 
+// The codec of kParquetCodecNames' `name`; Arrow's own names differ for
+// lz4 (its "lz4" is the frame format, which Parquet has not: Parquet's
+// LZ4_RAW is Arrow's LZ4).
 arrow::Compression::type codec_of(const WriteOptions& options, const ArrowReader& like) {
   if (options.compression.empty()) return like.compression();
-  auto codec = arrow::util::Codec::GetCompressionType(options.compression);
-  if (!codec.ok() || !arrow::util::Codec::IsAvailable(*codec)) {
-    throw Error("the output cannot be compressed with " + options.compression +
-                    ": this build's Arrow has no such codec (Parquet's codecs: " +
-                    parquet_codec_list() + ").",
-                ErrorKind::invalid_argument);
+  using arrow::Compression;
+  static const std::pair<const char*, Compression::type> codecs[] = {
+      {"uncompressed", Compression::UNCOMPRESSED}, {"snappy", Compression::SNAPPY},
+      {"gzip", Compression::GZIP}, {"brotli", Compression::BROTLI},
+      {"zstd", Compression::ZSTD}, {"lz4", Compression::LZ4}};
+  for (const auto& [name, codec] : codecs) {
+    if (options.compression != name) continue;
+    if (arrow::util::Codec::IsAvailable(codec)) return codec;
+    break;
   }
-  return *codec;
+  throw Error("the output cannot be compressed with " + options.compression +
+                  ": this build's Arrow has no such codec (Parquet's codecs: " +
+                  parquet_codec_list() + ").",
+              ErrorKind::invalid_argument);
 }
 
 class ArrowWriter final : public ParquetWriter {

@@ -453,7 +453,8 @@ def test_an_output_row_group_ends_with_its_input_row_group_or_at_row_group_rows(
 
 @needs_parquet
 @pytest.mark.parametrize("codec, named", [("snappy", "SNAPPY"), ("uncompressed", "UNCOMPRESSED"),
-                                          ("gzip", "GZIP"), ("zstd", "ZSTD")])
+                                          ("gzip", "GZIP"), ("zstd", "ZSTD"),
+                                          ("brotli", "BROTLI"), ("lz4", "LZ4")])
 def test_parquet_compression_chooses_the_codec(inputs, tmp_path, codec, named):
     out = str(tmp_path / "c.parquet")
     done = run("dedup", "--exact", "--key", "column:url", "--missing-key", "keep",
