@@ -251,7 +251,9 @@ void add_keys(const arrow::Array& array, ArrowRows& data, std::vector<std::strin
   }
   const auto& encoded = static_cast<const arrow::DictionaryArray&>(array);
   const arrow::Array& values = *encoded.dictionary();
-  if (kind == ColumnKind::kInteger) data.key_bytes.resize(static_cast<size_t>(values.length()) * 8);
+  if (kind == ColumnKind::kInteger) {
+    data.key_bytes.resize(static_cast<size_t>(values.length()) * 8);
+  }
   std::vector<std::string_view> value_keys;
   value_keys.reserve(static_cast<size_t>(values.length()));
   add_value_keys(values, data.key_bytes.data(), value_keys);
@@ -328,12 +330,14 @@ bool ArrowReader::open_group() {
     const parquet::FileMetaData& meta = *reader.parquet_reader()->metadata();
     group_rows_ = static_cast<uint64_t>(meta.RowGroup(group_)->num_rows());
     if (group_rows_ == 0) continue;
-    auto opened = reader.GetRecordBatchReader({group_});
-    if (!opened.ok()) {
-      throw_status(paths_[input_] + ": row group " + std::to_string(group_ + 1),
-                   "cannot be decoded", opened.status());
+    const std::string where = paths_[input_] + ": row group " + std::to_string(group_ + 1);
+    try {
+      auto opened = reader.GetRecordBatchReader({group_});
+      if (!opened.ok()) throw_status(where, "cannot be decoded", opened.status());
+      slices_ = std::move(*opened);
+    } catch (const parquet::ParquetException& e) {
+      throw Error(where + ": cannot be decoded (" + e.what() + ").", ErrorKind::damaged);
     }
-    slices_ = std::move(*opened);
     group_read_ = 0;
     return true;
   }

@@ -58,7 +58,6 @@ void check_rate_or_budget(const JobSizing& sizing, const OptionNames& names) {
 }
 
 
-// Values that are no choice: the job could not run with them.
 // A codec Parquet's writer has (columnar::kParquetCodecNames).
 void check_parquet_codec(const JobSpec& o, const OptionNames& names) {
   for (const char* codec : columnar::kParquetCodecNames) {
@@ -68,6 +67,7 @@ void check_parquet_codec(const JobSpec& o, const OptionNames& names) {
                    columnar::parquet_codec_list());
 }
 
+// Values that are no choice: the job could not run with them.
 void check_values(const JobSpec& o, const OptionNames& names) {
   for (const auto& [option, count] : {std::pair{JobOption::kThreads, o.threads},
                                       std::pair{JobOption::kFilterThreads, o.filter_threads}}) {
