@@ -2,18 +2,14 @@
 """Parquet to Parquet, order-keeping dedup by the url column: gdedup against
 pyarrow's own read and write of the whole table and DuckDB's window query.
 
-Generates ROWS rows (url, status, rn, crawl; zstd, 1M-row groups) from a
-fixed seed with about 60% distinct URLs, then times each tool RUNS times
-and prints the medians of wall and CPU time (user and system: the figure
-that holds on a machine shared with other work) and each run's peak RSS
-(the child's ru_maxrss).
-DuckDB is skipped, saying so, where it is not installed.
+Generates ROWS rows (url, status, rn, crawl; zstd, GROUP-row groups, 1M
+by default) from a fixed seed with about 60% distinct URLs, then times each
+tool RUNS times, one run of each in turn, and prints the medians and each
+tool's highest peak RSS (the child's ru_maxrss). GDEDUP may name several
+builds, comma-separated, to compare them in one run. DuckDB is skipped,
+saying so, where it is not installed.
 
-With `lines` after the folder it times the url column written as text
-instead: gdedup's dedup with --output-format lines (the kept URLs, one a
-line) against DuckDB's COPY of the url column to a text file (every URL).
-
-    python3 bench/parquet_bench.py BUILD/gdedup [ROWS] [RUNS] [FOLDER] [lines]
+    python3 bench/parquet_bench.py BUILD/gdedup[,OTHER/gdedup] [ROWS] [RUNS] [FOLDER] [GROUP]
 """
 import os
 import statistics
@@ -25,12 +21,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-GDEDUP = sys.argv[1]
+GDEDUP = sys.argv[1].split(",")
 ROWS = int(float(sys.argv[2])) if len(sys.argv) > 2 else 10_000_000
 RUNS = int(sys.argv[3]) if len(sys.argv) > 3 else 3
 FOLDER = sys.argv[4] if len(sys.argv) > 4 else "/tmp/gdedup-parquet-bench"
-LINES = len(sys.argv) > 5 and sys.argv[5] == "lines"
-GROUP = 1_000_000
+GROUP = int(float(sys.argv[5])) if len(sys.argv) > 5 else 1_000_000
 
 
 def generate(path):
@@ -59,7 +54,7 @@ def timed(argv):
     seconds = time.perf_counter() - start
     if status != 0:
         sys.exit("%s failed: %s" % (argv[:3], child.stderr.read().decode()))
-    return seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
+    return seconds, usage.ru_maxrss / 1024
 
 
 PYARROW = """
@@ -73,67 +68,42 @@ duckdb.sql("COPY (SELECT * FROM read_parquet('%s') QUALIFY row_number() OVER "
            "(PARTITION BY url ORDER BY rn) = 1 ORDER BY rn) TO '%s' "
            "(FORMAT parquet, COMPRESSION zstd)" % (sys.argv[1], sys.argv[2]))
 """
-DUCKDB_TEXT = """
-import sys, duckdb
-duckdb.sql("COPY (SELECT url FROM '%s') TO '%s'" % (sys.argv[1], sys.argv[2]))
-"""
 
 
-def to_parquet(source, out):
-    """Parquet to Parquet: the tools that keep every column."""
-    tools = {
-        "gdedup dedup (Bloom)": [GDEDUP, "dedup", "-q", "--key", "column:url", source, "-o", out],
-        "gdedup dedup --exact": [GDEDUP, "dedup", "-q", "--exact", "--key", "column:url",
-                                 source, "-o", out],
-        "pyarrow read + write": [sys.executable, "-c", PYARROW, source, out],
-    }
+def main():
+    os.makedirs(FOLDER, exist_ok=True)
+    source = os.path.join(FOLDER, "rows-%d%s.parquet" % (
+        ROWS, "" if GROUP == 1_000_000 else "-groups-%d" % GROUP))
+    if not os.path.exists(source):
+        generate(source)
+    out = os.path.join(FOLDER, "out.parquet")
+    tools = {}
+    for gdedup in GDEDUP:
+        which = "" if len(GDEDUP) == 1 else " (%s)" % gdedup
+        tools["gdedup dedup (Bloom)" + which] = [gdedup, "dedup", "-q", "--key", "column:url",
+                                                 source, "-o", out]
+        tools["gdedup dedup --exact" + which] = [gdedup, "dedup", "-q", "--exact", "--key",
+                                                 "column:url", source, "-o", out]
+    tools["pyarrow read + write"] = [sys.executable, "-c", PYARROW, source, out]
     try:
         import duckdb  # noqa: F401
         tools["DuckDB order-keeping query"] = [sys.executable, "-c", DUCKDB, source, out]
     except ImportError:
         print("DuckDB not installed: left out")
-    return tools
-
-
-def to_text(source, out):
-    """The url column to text."""
-    tools = {
-        "gdedup dedup --output-format lines (Bloom)":
-            [GDEDUP, "dedup", "-q", "--key", "column:url", "--output-format", "lines", source,
-             "-o", out],
-    }
-    try:
-        import duckdb  # noqa: F401
-        tools["DuckDB COPY url to text"] = [sys.executable, "-c", DUCKDB_TEXT, source, out]
-    except ImportError:
-        print("DuckDB not installed: left out")
-    return tools
-
-
-def main():
-    os.makedirs(FOLDER, exist_ok=True)
-    source = os.path.join(FOLDER, "rows-%d.parquet" % ROWS)
-    if not os.path.exists(source):
-        generate(source)
-    out = os.path.join(FOLDER, "out.txt" if LINES else "out.parquet")
-    tools = to_text(source, out) if LINES else to_parquet(source, out)
     size = os.path.getsize(source) / 1e6
     print("%d rows, %.0f MB, %d runs each" % (ROWS, size, RUNS))
-    print("| tool | median s | runs s | median CPU s | peak RSS MiB |")
-    print("|---|---|---|---|---|")
-    for name, argv in tools.items():
-        runs = [timed(argv) for _ in range(RUNS)]
-        seconds = [r[0] for r in runs]
-        print("| %s | %.2f | %s | %.2f | %.0f |" % (
-            name, statistics.median(seconds), " ".join("%.2f" % s for s in seconds),
-            statistics.median(r[2] for r in runs), max(r[1] for r in runs)))
-        if name.startswith("gdedup dedup --exact"):
-            kept = pq.ParquetFile(out).metadata.num_rows
-            print("|  (kept %d of %d rows) | | | | |" % (kept, ROWS))
-        if LINES:
-            with open(out, "rb") as text:
-                lines = sum(block.count(b"\n") for block in iter(lambda: text.read(1 << 20), b""))
-            print("|  (wrote %d lines, %.0f MB) | | | | |" % (lines, os.path.getsize(out) / 1e6))
+    print("| tool | median s | runs s | peak RSS MiB |")
+    print("|---|---|---|---|")
+    # In turn, so that a change in the machine's load falls on every tool.
+    runs = {name: [] for name in tools}
+    for _ in range(RUNS):
+        for name, argv in tools.items():
+            runs[name].append(timed(argv))
+    for name in tools:
+        seconds = [r[0] for r in runs[name]]
+        print("| %s | %.2f | %s | %.0f |" % (name, statistics.median(seconds),
+                                             " ".join("%.2f" % s for s in seconds),
+                                             max(r[1] for r in runs[name])))
 
 
 main()

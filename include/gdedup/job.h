@@ -124,6 +124,11 @@ struct JobSpec {
   // Parquet input: its rows as Parquet (kInput, kParquet) or its key
   // column as lines (kLines); records in, kInput only.
   OutputFormat output_format = OutputFormat::kInput;
+  // Parquet input's output (PipelineOptions): its codec's name, "" for the
+  // first input's; the most rows an output row group holds, 0 for no limit
+  // but the input's row groups.
+  std::string parquet_compression;
+  uint64_t row_group_rows = 0;
   std::string filter_path;   // "" for none; dedup and build save to it, query reads it
   std::string stats_path;    // the statistics JSON; "" for none
 

@@ -16,10 +16,11 @@ enum class JobOption {
   kBackend, kThreads, kFilterThreads, kDevice, kCheckpoint, kResume, kReplayableStdin,
   kMpi, kExact, kMissingKey, kStrictJson, kBatch, kMaxRecordLength, kPieceBytes,
   kCompressedPieceBytes, kCheckpointEverySeconds, kCheckpointEveryRecords,
+  kParquetCompression, kRowGroupRows,
 };
 // How many JobOptions there are (the last one above, plus one): a front end
 // asks of each whether it was given (JobSpec::given).
-inline constexpr int kJobOptionCount = static_cast<int>(JobOption::kCheckpointEveryRecords) + 1;
+inline constexpr int kJobOptionCount = static_cast<int>(JobOption::kRowGroupRows) + 1;
 
 class OptionNames {
  public:

@@ -76,7 +76,14 @@ struct PipelineOptions {
   // JSON and CDXJ keys are taken only from records that are JSON throughout
   // (JobSpec::strict_json).
   bool strict_json = false;
-  uint64_t batch_records = uint64_t{1} << 18;  // records per batch (any value >= 1)
+  // Records per batch (any value >= 1); for Parquet input, the most rows of
+  // a row group decoded at once (and at most 131,072).
+  uint64_t batch_records = uint64_t{1} << 18;
+  // Parquet output (Parquet input only): its codec's name ("zstd"; empty:
+  // the first input's), and the most rows an output row group holds (0: no
+  // limit; an output row group never holds rows of two input row groups).
+  std::string parquet_compression;
+  uint64_t row_group_rows = 0;
   // Threads that read, decompress, split and fingerprint text input. 1: one
   // thread reads and splits and a second fingerprints. N > 1: N workers each
   // take the next piece of the input (a range of piece_bytes of a large

@@ -84,7 +84,7 @@ def run(command, inputs=(), *, output=None, output_parts=None, output_format=Non
         key=None, delimiter=None, normalize=None, missing_key=None, strict_json=False,
         ignore_key_rules=False, input_format="text", null_data=False,
         backend="auto", threads=None, filter_threads=None, device=None, batch_records=None,
-        compressed_piece_bytes=None,
+        compressed_piece_bytes=None, parquet_compression=None, row_group_rows=None,
         checkpoint=None, checkpoint_every_seconds=None, checkpoint_every_records=None,
         resume=False, replayable_stdin=False,
         duplicates=False, absent=False, progress=None):
@@ -100,6 +100,8 @@ def run(command, inputs=(), *, output=None, output_parts=None, output_format=Non
     stats= (--stats), grow=False (--no-grow), exact=True (--exact: an exact
     set, no false positives; filter= names a set file), batch_records= (--batch),
     compressed_piece_bytes= (--compressed-piece-bytes, for tests and tuning),
+    parquet_compression= and row_group_rows= (--parquet-compression,
+    --row-group-rows: Parquet input's output),
     checkpoint_every_seconds= and
     checkpoint_every_records= (--checkpoint-every), missing_key= ("error",
     "keep" or "drop", for key="json:PATH" and "cdxj:..."), strict_json=True
@@ -131,6 +133,7 @@ def run(command, inputs=(), *, output=None, output_parts=None, output_format=Non
         "null_data": null_data, "backend": backend, "threads": threads,
         "filter_threads": filter_threads, "device": device, "batch_records": batch_records,
         "compressed_piece_bytes": compressed_piece_bytes,
+        "parquet_compression": parquet_compression, "row_group_rows": row_group_rows,
         "checkpoint": checkpoint,
         "checkpoint_every_seconds": checkpoint_every_seconds,
         "checkpoint_every_records": checkpoint_every_records, "resume": resume,

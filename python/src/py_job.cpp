@@ -173,6 +173,12 @@ JobSpec job_spec(const std::string& command, const std::vector<nb::bytes>& paths
       throw UsageError("output_format=\"" + *format + "\": expected \"parquet\" or \"lines\"");
     }
   }
+  if (const OptionalText codec = given.take<std::string>("parquet_compression",
+                                                         JobOption::kParquetCompression, quoted)) {
+    spec.parquet_compression = *codec;
+  }
+  spec.row_group_rows =
+      given.take<uint64_t>("row_group_rows", JobOption::kRowGroupRows, number).value_or(0);
   spec.filter_path = a.path("filter");
   spec.stats_path = a.path("stats");
   spec.sizing = sizing_of(a.get<uint64_t>("capacity"), a.get<double>("fpr"),

@@ -43,6 +43,8 @@ std::string OptionNames::name(JobOption option) const {
     case JobOption::kCompressedPieceBytes: return "compressed_piece_bytes";
     case JobOption::kCheckpointEverySeconds: return "checkpoint_every_seconds";
     case JobOption::kCheckpointEveryRecords: return "checkpoint_every_records";
+    case JobOption::kParquetCompression: return "parquet_compression";
+    case JobOption::kRowGroupRows: return "row_group_rows";
   }
   return "?";
 }

@@ -11,6 +11,8 @@ const Flag& flag_of(JobOption option) {
     case JobOption::kOutput: return flag::kOutput;
     case JobOption::kOutputParts: return flag::kOutputParts;
     case JobOption::kOutputFormat: return flag::kOutputFormat;
+    case JobOption::kParquetCompression: return flag::kParquetCompression;
+    case JobOption::kRowGroupRows: return flag::kRowGroupRows;
     case JobOption::kFilter: return flag::kFilter;
     case JobOption::kStats: return flag::kStats;
     case JobOption::kCapacity: return flag::kCapacity;

@@ -51,6 +51,8 @@ inline constexpr Flag kNullData{"-z", "--null-data"};
 inline constexpr Flag kOutput{"-o", "--output"};
 inline constexpr Flag kOutputParts{"--output-parts"};
 inline constexpr Flag kOutputFormat{"--output-format"};
+inline constexpr Flag kParquetCompression{"--parquet-compression"};
+inline constexpr Flag kRowGroupRows{"--row-group-rows"};
 inline constexpr Flag kStats{"--stats"};
 inline constexpr Flag kQuiet{"-q", "--quiet"};
 inline constexpr Flag kProgress{"--progress"};

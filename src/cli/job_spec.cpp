@@ -91,6 +91,10 @@ JobSpec job_spec(const JobOptions& o, JobKind kind) {
   spec.output_parts = o.output_parts;
   // Checked by the option itself (parquet or lines); "" is the default.
   output_format_named(o.output_format, spec.output_format);
+  spec.parquet_compression = o.parquet_compression;
+  if (!o.row_group_rows.empty()) {
+    spec.row_group_rows = parse_count(o.row_group_rows, flag::kRowGroupRows.name);
+  }
   spec.filter_path = o.filter_path;
   spec.stats_path = o.stats_path;
   spec.backend = o.backend;
@@ -117,6 +121,8 @@ std::string flag_given(const JobOptions& o, JobOption option) {
     case JobOption::kDelimiter: return name + " " + o.keys.delimiter;
     case JobOption::kBlockBits: return name + " " + o.sizing.block_bits;
     case JobOption::kBatch: return name + " " + o.batch;
+    case JobOption::kParquetCompression: return name + " " + o.parquet_compression;
+    case JobOption::kRowGroupRows: return name + " " + o.row_group_rows;
     case JobOption::kMaxRecordLength: return name + " " + o.max_record_length;
     case JobOption::kPieceBytes: return name + " " + o.piece_bytes;
     case JobOption::kCompressedPieceBytes: return name + " " + o.compressed_piece_bytes;

@@ -74,6 +74,16 @@ void add_output_options(CLI::App& app, JobOptions& options, bool with_output) {
         ->type_name("parquet|lines")
         ->check(CLI::IsMember({"parquet", "lines"}).description(""))
         ->group(kGroupOutput);
+    app.add_option(flag::kParquetCompression.names(), options.parquet_compression,
+                   "Parquet input: compress the output with CODEC (uncompressed, snappy, gzip, "
+                   "brotli, zstd or lz4) instead of the first input's codec")
+        ->type_name("CODEC")
+        ->group(kGroupOutput);
+    app.add_option(flag::kRowGroupRows.names(), options.row_group_rows,
+                   "Parquet input: end an output row group at N rows; by default, and always, "
+                   "one ends where its input row group does")
+        ->type_name("N")
+        ->group(kGroupOutput);
   }
   app.add_option(flag::kStats.names(), options.stats_path,
                  "Write counts, throughput and filter fill as JSON to FILE at the end")

@@ -62,6 +62,8 @@ struct JobOptions {
   std::string output = "-";
   std::string output_parts;  // --output-parts DIR: the output as parts and a manifest
   std::string output_format;  // --output-format parquet|lines; "" when not given
+  std::string parquet_compression;  // --parquet-compression CODEC; "" for the input's
+  std::string row_group_rows;       // --row-group-rows N; "" for the input's row groups
   std::string filter_path;
   SizingOptions sizing;
   KeyFlags keys;

@@ -16,14 +16,16 @@
 namespace gdedup::columnar {
 
 struct ArrowRows final : RowGroup::Data {
-  std::shared_ptr<arrow::Table> table;
-  std::string integer_keys;  // kInteger: each row's key, 8 bytes
+  std::shared_ptr<arrow::RecordBatch> rows;
+  // kInteger: each row's key, 8 bytes; a dictionary-encoded key column's
+  // values' keys (8 bytes each for integers) follow them.
+  std::string key_bytes;
 };
 
 class ArrowReader final : public ParquetReader {
  public:
   ArrowReader(std::vector<std::string> paths, std::vector<std::string> column,
-              FileOpener& opener);
+              const ReadOptions& options, FileOpener& opener);
 
   ColumnKind key_kind() const override { return kind_; }
   bool key_unsigned() const override { return arrow::is_unsigned_integer(key_type_->id()); }
@@ -43,11 +45,11 @@ class ArrowReader final : public ParquetReader {
   int64_t row_group_rows() const { return row_group_rows_; }
 
  private:
-  // The row group `group_` of input `input_`, every column or the key's
-  // alone (parquet_key_only.cpp); throws naming `where` where it cannot
-  // be decoded.
-  std::shared_ptr<arrow::Table> read_group(const std::string& where);
-  // The key's field index at each level of read_group()'s tables.
+  // The slices of row group `group_` of input `input_`, every column or
+  // the key's alone (parquet_key_only.cpp); throws naming `where` where
+  // they cannot be decoded.
+  std::unique_ptr<arrow::RecordBatchReader> open_slices(const std::string& where);
+  // The key's field index at each level of open_slices()'s batches.
   const std::vector<int>& read_key_path() const {
     return key_leaf_ < 0 ? key_path_ : key_only_path_;
   }
@@ -73,18 +75,33 @@ class ArrowReader final : public ParquetReader {
   // The file bytes of the inputs up to row `row` of input input_.
   uint64_t bytes_to(uint64_t row) const;
 
-  // Where next() stands.
+  // Where next() stands: the slices of row group `group_` of input
+  // `input_` come from `slices_` (null between row groups).
   size_t input_ = 0;
   uint64_t bytes_before_ = 0;  // of the inputs before `input_`
   int group_ = 0;
-  uint64_t first_row_ = 0;
+  uint64_t first_row_ = 0;     // of the next slice, in its file
+  std::unique_ptr<arrow::RecordBatchReader> slices_;
+  uint64_t group_rows_ = 0;    // the footer's rows of row group `group_`
+  uint64_t group_read_ = 0;    // its rows read so far
+
+  // Opens the next row group with rows into slices_; false after the last.
+  bool open_group();
+  // The next slice of the open row group; null at its end, which must be
+  // where the footer says.
+  std::shared_ptr<arrow::RecordBatch> read_slice(const std::string& where);
 };
+
+// The pool every Arrow buffer of the module comes from (parquet_memory.cpp).
+arrow::MemoryPool* rows_pool();
 
 // ParquetLibrary::file_rows (parquet_reader.cpp).
 uint64_t arrow_file_rows(const std::string& path, uint64_t& bytes, FileOpener& opener);
 
-// The rows of `group` whose keep[i] is nonzero, in order (parquet_writer.cpp).
-std::shared_ptr<arrow::Table> kept_rows(const RowGroup& group, const uint8_t* keep);
+// The rows of `rows` whose keep[i] is nonzero, in order; `rows` itself
+// where every row is kept (parquet_writer.cpp).
+std::shared_ptr<arrow::RecordBatch> kept_rows(const std::shared_ptr<arrow::RecordBatch>& rows,
+                                              const uint8_t* keep);
 
 // `schema` with each string or binary view type, at any depth, replaced by
 // its large string or binary type (parquet_writer.cpp).
@@ -96,7 +113,8 @@ std::shared_ptr<arrow::Table> cast_table(const std::shared_ptr<arrow::Table>& ta
                                          const arrow::Schema& schema);
 
 // ParquetLibrary::open_writer (parquet_writer.cpp).
-std::unique_ptr<ParquetWriter> open_arrow_writer(const ArrowReader& like, ByteSink& sink,
+std::unique_ptr<ParquetWriter> open_arrow_writer(const ArrowReader& like,
+                                                 const WriteOptions& options, ByteSink& sink,
                                                  const ParquetContinuation* from);
 
 // "FILE: WHAT (Arrow's words)", as an Error of `kind`, for a status that is

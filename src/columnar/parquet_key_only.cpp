@@ -22,18 +22,18 @@ void ArrowReader::read_key_only() {
     field = &field->children.at(static_cast<size_t>(key_path_[level]));
   }
   key_leaf_ = field->column_index;
-  // The table read holds that column alone, each struct above it pruned
+  // The slices read hold that column alone, each struct above it pruned
   // to the one field on the way down.
   key_only_path_.assign(key_path_.size(), 0);
 }
 
-std::shared_ptr<arrow::Table> ArrowReader::read_group(const std::string& where) {
+std::unique_ptr<arrow::RecordBatchReader> ArrowReader::open_slices(const std::string& where) {
   parquet::arrow::FileReader& reader = *inputs_[input_].reader;
   try {
-    auto table = key_leaf_ < 0 ? reader.ReadRowGroup(group_)
-                               : reader.ReadRowGroup(group_, std::vector<int>{key_leaf_});
-    if (!table.ok()) throw_status(where, "cannot be decoded", table.status());
-    return std::move(*table);
+    auto opened = key_leaf_ < 0 ? reader.GetRecordBatchReader({group_})
+                                : reader.GetRecordBatchReader({group_}, {key_leaf_});
+    if (!opened.ok()) throw_status(where, "cannot be decoded", opened.status());
+    return std::move(*opened);
   } catch (const parquet::ParquetException& e) {
     throw Error(where + ": cannot be decoded (" + e.what() + ").", ErrorKind::damaged);
   }

@@ -12,13 +12,15 @@ class ArrowLibrary final : public ParquetLibrary {
   }
   std::unique_ptr<ParquetReader> open_reader(std::vector<std::string> paths,
                                              std::vector<std::string> column,
+                                             const ReadOptions& options,
                                              FileOpener& opener) override {
-    return std::make_unique<ArrowReader>(std::move(paths), std::move(column), opener);
+    return std::make_unique<ArrowReader>(std::move(paths), std::move(column), options, opener);
   }
   // The engine hands back a reader this library made: the only kind there is.
-  std::unique_ptr<ParquetWriter> open_writer(const ParquetReader& like, ByteSink& sink,
+  std::unique_ptr<ParquetWriter> open_writer(const ParquetReader& like,
+                                             const WriteOptions& options, ByteSink& sink,
                                              const ParquetContinuation* from) override {
-    return open_arrow_writer(static_cast<const ArrowReader&>(like), sink, from);
+    return open_arrow_writer(static_cast<const ArrowReader&>(like), options, sink, from);
   }
 };
 
@@ -26,7 +28,7 @@ class ArrowLibrary final : public ParquetLibrary {
 }  // namespace gdedup::columnar
 
 extern "C" __attribute__((visibility("default"))) gdedup::columnar::ParquetLibrary*
-gdedup_parquet_library_v2() {
+gdedup_parquet_library_v3() {
   static gdedup::columnar::ArrowLibrary library;
   return &library;
 }

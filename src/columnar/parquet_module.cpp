@@ -96,16 +96,18 @@ uint64_t parquet_file_rows(const std::string& path, uint64_t& bytes) {
 }
 
 std::unique_ptr<ParquetReader> open_parquet_reader(std::vector<std::string> paths,
-                                                   std::vector<std::string> column) {
+                                                   std::vector<std::string> column,
+                                                   const ReadOptions& options) {
   ParquetLibrary& parquet = library(paths.empty() ? "the input" : paths.front());
   FsOpener opener;
-  return parquet.open_reader(std::move(paths), std::move(column), opener);
+  return parquet.open_reader(std::move(paths), std::move(column), options, opener);
 }
 
-std::unique_ptr<ParquetWriter> open_parquet_writer(const ParquetReader& like, ByteSink& sink,
+std::unique_ptr<ParquetWriter> open_parquet_writer(const ParquetReader& like,
+                                                   const WriteOptions& options, ByteSink& sink,
                                                    const ParquetContinuation* from) {
   return library(like.paths().empty() ? "the input" : like.paths().front())
-      .open_writer(like, sink, from);
+      .open_writer(like, options, sink, from);
 }
 
 }  // namespace gdedup::columnar

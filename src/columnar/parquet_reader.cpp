@@ -1,6 +1,6 @@
 // The reader of parquet_table.h: each file's footer read and checked when
-// the reader opens, row groups decoded by Arrow's Parquet reader on its
-// thread pool (a row group's columns at once) when asked for.
+// the reader opens, row groups decoded in slices by Arrow's record-batch
+// reader on its thread pool (a slice's columns at once) when asked for.
 #include <arrow/io/file.h>
 #include <arrow/io/memory.h>
 #include <arrow/ipc/writer.h>
@@ -8,11 +8,19 @@
 #include <parquet/exception.h>
 #include <parquet/metadata.h>
 
+#include <algorithm>
+#include <limits>
 
 #include "columnar/parquet_arrow.h"
 #include "gdedup/error.h"
 
 namespace gdedup::columnar {
+namespace {
+
+// Each column's read buffer (ReaderProperties::buffer_size).
+constexpr int64_t kReadBuffer = int64_t{1} << 20;
+
+}  // namespace
 
 void throw_status(const std::string& where, const std::string& what,
                   const arrow::Status& status) {
@@ -116,15 +124,20 @@ ColumnKind kind_of(const arrow::DataType& type, const std::vector<std::string>& 
     case arrow::Type::INT64: case arrow::Type::UINT8: case arrow::Type::UINT16:
     case arrow::Type::UINT32: case arrow::Type::UINT64:
       return ColumnKind::kInteger;
+    case arrow::Type::DICTIONARY:
+      // Keyed by its values, as the same data unencoded is.
+      return kind_of(*static_cast<const arrow::DictionaryType&>(type).value_type(), column,
+                     path);
     default:
       throw Error(path + ": the key column " + column_text(column) + " is " + type.ToString() +
                       ", which cannot be a key: a key column holds strings, binary values "
-                      "or integers.",
+                      "or integers (or a dictionary of them).",
                   ErrorKind::invalid_argument);
   }
 }
 
 std::unique_ptr<parquet::arrow::FileReader> open_file(const std::string& path, uint64_t& bytes,
+                                                      const ReadOptions& options,
                                                       FileOpener& opener) {
   // Arrow's file takes the descriptor, opened through the engine's src/fs.
   const int fd = opener.open(path);
@@ -134,18 +147,27 @@ std::unique_ptr<parquet::arrow::FileReader> open_file(const std::string& path, u
   auto size = readable->GetSize();
   if (!size.ok()) throw_status(path, "cannot be read", size.status());
   bytes = static_cast<uint64_t>(*size);
+  // A slice's columns decode at once on Arrow's thread pool. Pages are read
+  // through a buffer of kReadBuffer bytes each column, not pre-buffered:
+  // pre-buffering reads a row group's column chunks whole, which for a
+  // huge row group is unbounded.
   parquet::ArrowReaderProperties arrow_properties;
   arrow_properties.set_use_threads(true);
-  arrow_properties.set_pre_buffer(true);
+  arrow_properties.set_pre_buffer(false);
+  arrow_properties.set_batch_size(static_cast<int64_t>(
+      std::min<uint64_t>(options.slice_rows, std::numeric_limits<int64_t>::max())));
+  parquet::ReaderProperties properties(rows_pool());
+  properties.enable_buffered_stream();
+  properties.set_buffer_size(kReadBuffer);
   parquet::arrow::FileReaderBuilder builder;
   try {
-    const arrow::Status status = builder.Open(readable);
+    const arrow::Status status = builder.Open(readable, properties);
     if (!status.ok()) throw_status(path, "is not a readable Parquet file", status);
   } catch (const parquet::ParquetException& e) {
     throw Error(path + ": is not a readable Parquet file (" + e.what() + ").",
                 ErrorKind::damaged);
   }
-  auto reader = builder.properties(arrow_properties)->Build();
+  auto reader = builder.memory_pool(rows_pool())->properties(arrow_properties)->Build();
   if (!reader.ok()) throw_status(path, "is not a readable Parquet file", reader.status());
   return std::move(*reader);
 }
@@ -184,8 +206,10 @@ void add_integer_keys(const arrow::Array& array, char* out) {
   }
 }
 
-void add_keys(const arrow::Array& array, ArrowRows& data, size_t first,
-              std::vector<std::string_view>& keys) {
+// The key of each of `array`'s values (not a dictionary), appended to
+// `keys`; an integer's 8 bytes are written at `integers`, 8 a value.
+void add_value_keys(const arrow::Array& array, char* integers,
+                    std::vector<std::string_view>& keys) {
   switch (array.type_id()) {
     case arrow::Type::STRING: return add_view_keys<arrow::StringArray>(array, keys);
     case arrow::Type::LARGE_STRING: return add_view_keys<arrow::LargeStringArray>(array, keys);
@@ -197,36 +221,72 @@ void add_keys(const arrow::Array& array, ArrowRows& data, size_t first,
       return add_view_keys<arrow::FixedSizeBinaryArray>(array, keys);
     default: break;
   }
-  char* out = data.integer_keys.data() + first * 8;
   switch (array.type_id()) {
-    case arrow::Type::INT8: add_integer_keys<arrow::Int8Array>(array, out); break;
-    case arrow::Type::INT16: add_integer_keys<arrow::Int16Array>(array, out); break;
-    case arrow::Type::INT32: add_integer_keys<arrow::Int32Array>(array, out); break;
-    case arrow::Type::INT64: add_integer_keys<arrow::Int64Array>(array, out); break;
-    case arrow::Type::UINT8: add_integer_keys<arrow::UInt8Array>(array, out); break;
-    case arrow::Type::UINT16: add_integer_keys<arrow::UInt16Array>(array, out); break;
-    case arrow::Type::UINT32: add_integer_keys<arrow::UInt32Array>(array, out); break;
-    case arrow::Type::UINT64: add_integer_keys<arrow::UInt64Array>(array, out); break;
+    case arrow::Type::INT8: add_integer_keys<arrow::Int8Array>(array, integers); break;
+    case arrow::Type::INT16: add_integer_keys<arrow::Int16Array>(array, integers); break;
+    case arrow::Type::INT32: add_integer_keys<arrow::Int32Array>(array, integers); break;
+    case arrow::Type::INT64: add_integer_keys<arrow::Int64Array>(array, integers); break;
+    case arrow::Type::UINT8: add_integer_keys<arrow::UInt8Array>(array, integers); break;
+    case arrow::Type::UINT16: add_integer_keys<arrow::UInt16Array>(array, integers); break;
+    case arrow::Type::UINT32: add_integer_keys<arrow::UInt32Array>(array, integers); break;
+    case arrow::Type::UINT64: add_integer_keys<arrow::UInt64Array>(array, integers); break;
     default: break;  // kind_of() refused every other type at open
   }
-  for (int64_t i = 0; i < array.length(); ++i) {
-    keys.emplace_back(data.integer_keys.data() + (first + static_cast<size_t>(i)) * 8, 8);
+  for (int64_t i = 0; i < array.length(); ++i) keys.emplace_back(integers + i * 8, 8);
+}
+
+// The key of each row of the key column `array` into `keys`, and the rows
+// without one (null, or a dictionary's null value) into `nulls`. A
+// dictionary-encoded column's rows are keyed by their values, as the same
+// values unencoded are.
+void add_keys(const arrow::Array& array, ArrowRows& data, std::vector<std::string_view>& keys,
+              std::vector<uint64_t>& nulls, ColumnKind kind) {
+  const size_t rows = static_cast<size_t>(array.length());
+  if (array.type_id() != arrow::Type::DICTIONARY) {
+    if (kind == ColumnKind::kInteger) data.key_bytes.resize(rows * 8);
+    add_value_keys(array, data.key_bytes.data(), keys);
+    if (array.null_count() == 0) return;
+    for (size_t i = 0; i < rows; ++i) {
+      if (array.IsNull(static_cast<int64_t>(i))) nulls.push_back(i);
+    }
+    return;
+  }
+  const auto& encoded = static_cast<const arrow::DictionaryArray&>(array);
+  const arrow::Array& values = *encoded.dictionary();
+  if (kind == ColumnKind::kInteger) {
+    data.key_bytes.resize(static_cast<size_t>(values.length()) * 8);
+  }
+  std::vector<std::string_view> value_keys;
+  value_keys.reserve(static_cast<size_t>(values.length()));
+  add_value_keys(values, data.key_bytes.data(), value_keys);
+  for (size_t i = 0; i < rows; ++i) {
+    const int64_t row = static_cast<int64_t>(i);
+    const int64_t value = encoded.IsNull(row) ? -1 : encoded.GetValueIndex(row);
+    if (value < 0 || value >= values.length() || values.IsNull(value)) {
+      // An index past the dictionary is damage Arrow's reader lets through
+      // only if the file lies; its row has no key either way.
+      nulls.push_back(i);
+      keys.emplace_back();
+      continue;
+    }
+    keys.push_back(value_keys[static_cast<size_t>(value)]);
   }
 }
 
 }  // namespace
 
 uint64_t arrow_file_rows(const std::string& path, uint64_t& bytes, FileOpener& opener) {
-  return static_cast<uint64_t>(open_file(path, bytes, opener)->parquet_reader()->metadata()->num_rows());
+  return static_cast<uint64_t>(
+      open_file(path, bytes, ReadOptions{}, opener)->parquet_reader()->metadata()->num_rows());
 }
 
 ArrowReader::ArrowReader(std::vector<std::string> paths, std::vector<std::string> column,
-                         FileOpener& opener)
+                         const ReadOptions& options, FileOpener& opener)
     : paths_(std::move(paths)), column_(std::move(column)) {
   for (size_t i = 0; i < paths_.size(); ++i) {
     const std::string& path = paths_[i];
     uint64_t bytes = 0;
-    Input input{open_file(path, bytes, opener), 0, bytes};
+    Input input{open_file(path, bytes, options, opener), 0, bytes};
     total_bytes_ += bytes;
     std::shared_ptr<arrow::Schema> schema;
     const arrow::Status status = input.reader->GetSchema(&schema);
@@ -273,17 +333,21 @@ uint64_t ArrowReader::bytes_to(uint64_t row) const {
 
 void ArrowReader::pack(const RowGroup& group, const uint8_t* keep, std::string& out) const {
   out.clear();
-  std::shared_ptr<arrow::Table> table = kept_rows(group, keep);
-  if (table->num_rows() == 0) return;
+  // Slices come from this reader: the only kind there is.
+  auto table = arrow::Table::FromRecordBatches(
+      {kept_rows(static_cast<const ArrowRows&>(group.data()).rows, keep)});
+  if (!table.ok()) throw_status("the kept rows", "cannot be packed", table.status());
+  if ((*table)->num_rows() == 0) return;
   // A view column's slices each point into the row group's whole buffers,
   // which IPC would write whole for every slice: it travels in the type
   // with offsets instead, each slice's values alone, its chunks kept.
-  table = cast_table(table, *without_views(*table->schema()));
+  const std::shared_ptr<arrow::Table> sent =
+      cast_table(*table, *without_views(*(*table)->schema()));
   auto sink = arrow::io::BufferOutputStream::Create();
   if (!sink.ok()) throw_status("the kept rows", "cannot be packed", sink.status());
-  auto writer = arrow::ipc::MakeStreamWriter(*sink, table->schema());
+  auto writer = arrow::ipc::MakeStreamWriter(*sink, sent->schema());
   if (!writer.ok()) throw_status("the kept rows", "cannot be packed", writer.status());
-  arrow::Status status = (*writer)->WriteTable(*table);
+  arrow::Status status = (*writer)->WriteTable(*sent);
   if (status.ok()) status = (*writer)->Close();
   if (!status.ok()) throw_status("the kept rows", "cannot be packed", status);
   auto bytes = (*sink)->Finish();
@@ -292,40 +356,71 @@ void ArrowReader::pack(const RowGroup& group, const uint8_t* keep, std::string& 
              static_cast<size_t>((*bytes)->size()));
 }
 
-std::unique_ptr<RowGroup> ArrowReader::next(RowGroupPlace& place) {
-  while (input_ < inputs_.size() &&
-         group_ >= inputs_[input_].reader->num_row_groups()) {
-    bytes_before_ += inputs_[input_].bytes;
-    ++input_;
-    group_ = 0;
-    first_row_ = 0;
+bool ArrowReader::open_group() {
+  for (;; ++group_, first_row_ += group_rows_) {
+    group_rows_ = 0;
+    while (input_ < inputs_.size() && group_ >= inputs_[input_].reader->num_row_groups()) {
+      bytes_before_ += inputs_[input_].bytes;
+      ++input_;
+      group_ = 0;
+      first_row_ = 0;
+    }
+    if (input_ == inputs_.size()) return false;
+    parquet::arrow::FileReader& reader = *inputs_[input_].reader;
+    const parquet::FileMetaData& meta = *reader.parquet_reader()->metadata();
+    group_rows_ = static_cast<uint64_t>(meta.RowGroup(group_)->num_rows());
+    if (group_rows_ == 0) continue;
+    const std::string where = paths_[input_] + ": row group " + std::to_string(group_ + 1);
+    slices_ = open_slices(where);
+    group_read_ = 0;
+    return true;
   }
-  if (input_ == inputs_.size()) return nullptr;
-  place = RowGroupPlace{input_, static_cast<uint64_t>(group_), first_row_};
+}
+
+std::shared_ptr<arrow::RecordBatch> ArrowReader::read_slice(const std::string& where) {
+  std::shared_ptr<arrow::RecordBatch> slice;
+  do {
+    try {
+      const arrow::Status status = slices_->ReadNext(&slice);
+      if (!status.ok()) throw_status(where, "cannot be decoded", status);
+    } catch (const parquet::ParquetException& e) {
+      throw Error(where + ": cannot be decoded (" + e.what() + ").", ErrorKind::damaged);
+    }
+  } while (slice && slice->num_rows() == 0);
+  const uint64_t rows = slice ? static_cast<uint64_t>(slice->num_rows()) : 0;
+  if ((!slice && group_read_ != group_rows_) || group_read_ + rows > group_rows_) {
+    throw Error(where + ": cannot be decoded: its pages hold " +
+                    std::to_string(group_read_ + rows) + (slice ? " rows or more" : " rows") +
+                    ", but the file's footer says " + std::to_string(group_rows_) + ".",
+                ErrorKind::damaged);
+  }
+  return slice;
+}
+
+std::unique_ptr<RowGroup> ArrowReader::next(RowGroupPlace& place) {
+  if (!slices_ && !open_group()) return nullptr;
   const std::string where = paths_[input_] + ": row group " + std::to_string(group_ + 1);
   auto data = std::make_unique<ArrowRows>();
-  data->table = read_group(where);
-  const arrow::Table& table = *data->table;
-  const size_t rows = static_cast<size_t>(table.num_rows());
-  if (kind_ == ColumnKind::kInteger) data->integer_keys.resize(rows * 8);
+  data->rows = read_slice(where);  // not null: the row group has rows left
+  const size_t rows = static_cast<size_t>(data->rows->num_rows());
+  place = RowGroupPlace{input_, static_cast<uint64_t>(group_), first_row_};
   std::vector<std::string_view> keys;
   std::vector<uint64_t> nulls;
   keys.reserve(rows);
-  const std::vector<int>& path = read_key_path();
-  for (const auto& chunk : table.column(path[0])->chunks()) {
-    const size_t first = keys.size();
-    const std::shared_ptr<arrow::Array> array = key_array(chunk, path, where);
-    add_keys(*array, *data, first, keys);
-    if (array->null_count() == 0) continue;
-    for (int64_t i = 0; i < array->length(); ++i) {
-      if (array->IsNull(i)) nulls.push_back(first + static_cast<uint64_t>(i));
-    }
-  }
+  const std::shared_ptr<arrow::Array> array =
+      key_array(data->rows->column(read_key_path()[0]), read_key_path(), where);
+  add_keys(*array, *data, keys, nulls, kind_);
   const uint64_t bytes_from = bytes_to(first_row_);
-  ++group_;
   first_row_ += rows;
   place.bytes_through = bytes_to(first_row_);
   place.bytes = place.bytes_through - bytes_from;
+  group_read_ += rows;
+  place.ends_group = group_read_ == group_rows_;
+  if (place.ends_group) {
+    // The reader is done: its row group's buffers go now.
+    slices_.reset();
+    ++group_;
+  }
   return std::make_unique<RowGroup>(std::move(data), std::move(keys), std::move(nulls));
 }
 
@@ -344,6 +439,8 @@ void ArrowReader::seek(size_t input, uint64_t group) {
   for (size_t i = 0; i < input; ++i) bytes_before_ += inputs_[i].bytes;
   input_ = input;
   group_ = static_cast<int>(group);
+  slices_.reset();
+  group_read_ = 0;
   first_row_ = 0;
   const auto metadata = inputs_[input].reader->parquet_reader()->metadata();
   for (int g = 0; g < group_; ++g) {

@@ -162,16 +162,11 @@ parquet::arrow::FileWriter& SegmentedFile::writer() {
   if (writer_) return *writer_;
   if (footer_) stream_->start_segment();
   std::shared_ptr<arrow::io::OutputStream> stream(stream_.get(), [](auto*) {});
-  auto opened = parquet::arrow::FileWriter::Open(*schema_, arrow::default_memory_pool(), stream,
+  auto opened = parquet::arrow::FileWriter::Open(*schema_, rows_pool(), stream,
                                                  properties_, arrow_properties_);
   check(opened.status());
   writer_ = std::move(*opened);
   return *writer_;
-}
-
-void SegmentedFile::write(const arrow::Table& table, int64_t rows_per_group) {
-  check(writer().WriteTable(table, rows_per_group));
-  end_segment();
 }
 
 std::string SegmentedFile::footer_so_far() {

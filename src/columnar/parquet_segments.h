@@ -60,9 +60,6 @@ class SegmentedFile {
   // sink and join the footer so far. Segments must end at the same rows in
   // every run: at each input row group's end.
   void end_segment();
-  // Writes `table` as one segment of row groups of at most
-  // `rows_per_group` rows.
-  void write(const arrow::Table& table, int64_t rows_per_group);
   // The footer of every row group so far, every byte of which is then in
   // the sink. Only between segments (checkpoints come between input row
   // groups): throws gdedup::Error in one.

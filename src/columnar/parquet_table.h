@@ -1,5 +1,5 @@
-// Parquet files read a row group at a time and written back with the rows a
-// job keeps, behind interfaces without Arrow's types. Arrow's headers need
+// Parquet files read in slices of row groups and written back with the rows
+// a job keeps, behind interfaces without Arrow's types. Arrow's headers need
 // C++20, and its libraries take about 97 MB of address space and 18 MB of
 // memory once loaded: only this folder's Arrow sources include them, and they
 // are a module of their own (libgdedup_parquet.so, CMakeLists.txt) that
@@ -33,9 +33,10 @@ enum class ColumnKind {
   kInteger  // any integer width, signed or not: 8 bytes, little-endian
 };
 
-// One row group of one input: the key of each row, and the rows themselves
-// for the writer (held opaque). Keys point into the row group's own memory
-// and live as long as it does.
+// A slice of one row group of one input (at most ReadOptions::slice_rows
+// rows, so that a huge row group is never decoded whole): the key of each
+// row, and the rows themselves for the writer (held opaque). Keys point
+// into the slice's own memory and live as long as it does.
 class RowGroup {
  public:
   // Arrow's table, in the module that reads it.
@@ -61,21 +62,50 @@ class RowGroup {
   std::vector<uint64_t> nulls_;
 };
 
-// Where in the inputs a row group lies, for messages.
+// Where in the inputs a slice lies, for messages and the writer.
 struct RowGroupPlace {
   size_t input = 0;       // index into the reader's paths
   uint64_t group = 0;     // row group of that file, from 0
-  uint64_t first_row = 0; // its first row's number in that file, from 0
-  // The file bytes of the inputs up to this row group's end, that file's
-  // share taken by its rows (for progress and statistics).
+  uint64_t first_row = 0; // the slice's first row's number in that file, from 0
+  // The file bytes of the inputs up to this slice's end, that file's share
+  // taken by its rows (for progress and statistics).
   uint64_t bytes_through = 0;
-  // Of those, this row group's: bytes_through less that of the row group
-  // before it, so that the row groups' shares add up to the files' sizes.
+  // Of those, this slice's: bytes_through less that of the slice before
+  // it, so that the slices' shares add up to the files' sizes.
   uint64_t bytes = 0;
+  bool ends_group = true;  // the slice is its row group's last
 };
 
-// The files of a job read in order, a row group at a time, keyed by one
-// column (open_parquet_reader).
+// How the reader slices row groups.
+struct ReadOptions {
+  uint64_t slice_rows = uint64_t{1} << 18;  // at most this many rows a slice (>= 1)
+};
+
+// What the writer writes; each default follows the job's first input.
+struct WriteOptions {
+  // A codec's name (parquet_codec_names); empty: the first input's codec.
+  std::string compression;
+  // At most this many rows an output row group; 0: no limit but the input's
+  // row groups. An output row group never holds rows of two input row
+  // groups either way.
+  uint64_t row_group_rows = 0;
+};
+
+// The codecs WriteOptions::compression may name.
+inline constexpr const char* kParquetCodecNames[] = {"uncompressed", "snappy", "gzip",
+                                                     "brotli", "zstd", "lz4"};
+
+// kParquetCodecNames for messages: "uncompressed, snappy, ..., lz4".
+inline std::string parquet_codec_list() {
+  std::string listed;
+  for (const char* codec : kParquetCodecNames) {
+    listed += (listed.empty() ? "" : ", ") + std::string(codec);
+  }
+  return listed;
+}
+
+// The files of a job read in order, a slice of a row group at a time,
+// keyed by one column (open_parquet_reader).
 class ParquetReader {
  public:
   virtual ~ParquetReader() = default;
@@ -86,12 +116,12 @@ class ParquetReader {
   virtual uint64_t total_rows() const = 0;   // from the footers
   virtual uint64_t total_bytes() const = 0;  // the files' sizes
   virtual const std::vector<std::string>& paths() const = 0;
-  // From now on next() decodes the key column alone: its row groups hold
+  // From now on next() decodes the key column alone: its slices hold
   // keys but no rows to write as Parquet (a job that writes keys as lines,
   // or nothing).
   virtual void read_key_only() = 0;
-  // The next row group, with where it lies; null after the last one.
-  // Throws gdedup::Error naming the file and row group for damaged data.
+  // The next slice, with where it lies; null after the last one. Throws
+  // gdedup::Error naming the file and row group for damaged data.
   virtual std::unique_ptr<RowGroup> next(RowGroupPlace& place) = 0;
   // The row groups of input `input`, from its footer.
   virtual uint64_t row_groups(size_t input) const = 0;
@@ -120,22 +150,27 @@ struct ParquetContinuation {
   uint64_t offset = 0;
 };
 
-// A Parquet file being written a row group at a time (open_parquet_writer).
+// A Parquet file being written slice by slice (open_parquet_writer).
 // close() writes the footer; a writer destroyed unclosed leaves the sink
 // without one (the job that failed removes its output).
 class ParquetWriter {
  public:
   virtual ~ParquetWriter() = default;
-  // Writes the rows of `group` whose keep[i] is nonzero, in order, as one
-  // row group (none when no row is kept).
-  virtual void write(const RowGroup& group, const uint8_t* keep) = 0;
-  // Writes the rows ParquetReader::pack packed, as one row group: the same
-  // bytes write() gives for the row group and flags they were packed from.
+  // Writes the rows of `slice` whose keep[i] is nonzero, in order, into the
+  // output row group open since the slice's row group began; `ends_group`
+  // closes it (none is written where no row was kept). The bytes written
+  // depend only on the rows kept in each input row group, never on how the
+  // row groups were sliced.
+  virtual void write(const RowGroup& slice, const uint8_t* keep, bool ends_group) = 0;
+  // Writes the rows ParquetReader::pack packed from one row group, as that
+  // row group's output: the same bytes write() gives for its slices and
+  // the flags they were packed from.
   virtual void write_packed(const char* data, size_t size) = 0;
-  // For a checkpoint: every byte of the row groups written so far is in
-  // the sink, and their footer (Parquet's FileMetaData, opaque bytes) is
-  // returned. A writer opened on it continues the file byte for byte as
-  // this one goes on (columnar/parquet_segments.h).
+  // For a checkpoint, between input row groups: every byte of the row
+  // groups written so far is in the sink, and their footer (Parquet's
+  // FileMetaData, opaque bytes) is returned. A writer opened on it
+  // continues the file byte for byte as this one goes on
+  // (columnar/parquet_segments.h).
   virtual std::string footer_so_far() = 0;
   virtual void close() = 0;
 };
@@ -158,9 +193,11 @@ class ParquetLibrary {
   // See open_parquet_reader below.
   virtual std::unique_ptr<ParquetReader> open_reader(std::vector<std::string> paths,
                                                      std::vector<std::string> column,
+                                                     const ReadOptions& options,
                                                      FileOpener& opener) = 0;
   // See open_parquet_writer below; `like` is a reader of this library.
-  virtual std::unique_ptr<ParquetWriter> open_writer(const ParquetReader& like, ByteSink& sink,
+  virtual std::unique_ptr<ParquetWriter> open_writer(const ParquetReader& like,
+                                                     const WriteOptions& options, ByteSink& sink,
                                                      const ParquetContinuation* from) = 0;
 };
 
@@ -168,7 +205,7 @@ class ParquetLibrary {
 // long as the process. The name carries the interface's version, so that a
 // module of another version is refused by name rather than called wrongly.
 using ParquetEntry = ParquetLibrary* (*)();
-inline constexpr const char* kParquetEntryName = "gdedup_parquet_library_v2";
+inline constexpr const char* kParquetEntryName = "gdedup_parquet_library_v3";
 
 // The engine's side (parquet_module.cpp): each loads the module on first
 // use, and throws gdedup::Error (unsupported_format) naming the path tried
@@ -186,13 +223,16 @@ uint64_t parquet_file_rows(const std::string& path, uint64_t& bytes);
 // schema. Throws gdedup::Error naming the file (and the other file, and the
 // column) otherwise.
 std::unique_ptr<ParquetReader> open_parquet_reader(std::vector<std::string> paths,
-                                                   std::vector<std::string> column);
+                                                   std::vector<std::string> column,
+                                                   const ReadOptions& options);
 
 // A Parquet file with the schema and key-value metadata of `like`'s files,
-// their compression and row-group sizes, written to `sink`; or, given
-// `from`, the file a checkpoint left, continued (throws gdedup::Error when
-// its footer cannot be read or has another schema).
-std::unique_ptr<ParquetWriter> open_parquet_writer(const ParquetReader& like, ByteSink& sink,
+// their compression and row-group sizes unless `options` says otherwise,
+// written to `sink`; or, given `from`, the file a checkpoint left,
+// continued (throws gdedup::Error when its footer cannot be read or has
+// another schema).
+std::unique_ptr<ParquetWriter> open_parquet_writer(const ParquetReader& like,
+                                                   const WriteOptions& options, ByteSink& sink,
                                                    const ParquetContinuation* from = nullptr);
 
 }  // namespace gdedup::columnar

@@ -95,6 +95,8 @@ PipelineOptions pipeline_options(const Job& job) {
   run.missing_key = o.missing_key;
   run.strict_json = o.strict_json;
   run.batch_records = o.batch_records;
+  run.parquet_compression = o.parquet_compression;
+  run.row_group_rows = o.row_group_rows;
   run.piece_bytes = o.piece_bytes;
   run.compressed_piece_bytes = o.compressed_piece_bytes;
   run.max_record_bytes = o.max_record_bytes;

@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "columnar/parquet_table.h"
 #include "gdedup/error.h"
 #include "gdedup/frontend/number_text.h"
 #include "gdedup/job.h"
@@ -57,6 +58,15 @@ void check_rate_or_budget(const JobSizing& sizing, const OptionNames& names) {
 }
 
 
+// A codec Parquet's writer has (columnar::kParquetCodecNames).
+void check_parquet_codec(const JobSpec& o, const OptionNames& names) {
+  for (const char* codec : columnar::kParquetCodecNames) {
+    if (o.parquet_compression == codec) return;
+  }
+  throw UsageError(names.given(JobOption::kParquetCompression) + ": give one of " +
+                   columnar::parquet_codec_list());
+}
+
 // Values that are no choice: the job could not run with them.
 void check_values(const JobSpec& o, const OptionNames& names) {
   for (const auto& [option, count] : {std::pair{JobOption::kThreads, o.threads},
@@ -77,6 +87,10 @@ void check_values(const JobSpec& o, const OptionNames& names) {
   if (o.batch_records == 0) {
     throw UsageError(names.given(JobOption::kBatch) + ": must be at least 1 record");
   }
+  if (o.row_group_rows == 0 && o.gave(JobOption::kRowGroupRows)) {
+    throw UsageError(names.given(JobOption::kRowGroupRows) + ": must be at least 1 row");
+  }
+  if (o.gave(JobOption::kParquetCompression)) check_parquet_codec(o, names);
   for (const auto& [option, bytes] :
        {std::pair{JobOption::kMaxRecordLength, o.max_record_bytes},
         std::pair{JobOption::kPieceBytes, o.piece_bytes},
@@ -109,9 +123,11 @@ void refuse_given_without_effect(const JobSpec& o, const OptionNames& names) {
                      "each; leave it out");
   }
   if (!u64 && o.gave(JobOption::kDelimiter)) check_given_delimiter(o.keys.key, names);
-  if (o.kind == JobKind::kBuild && o.gave(JobOption::kOutputFormat)) {
-    throw UsageError(names.given(JobOption::kOutputFormat) + " has no effect on a build, which "
-                     "writes no output; drop " + names.name(JobOption::kOutputFormat));
+  for (const JobOption option :
+       {JobOption::kOutputFormat, JobOption::kParquetCompression, JobOption::kRowGroupRows}) {
+    if (o.kind != JobKind::kBuild || !o.gave(option)) continue;
+    throw UsageError(names.given(option) + " has no effect on a build, which writes no "
+                     "output; drop " + names.name(option));
   }
   if (o.gave(JobOption::kDevice) && o.backend == "cpu") {
     throw UsageError(names.given(JobOption::kDevice) + " has no effect with " +

@@ -19,6 +19,11 @@ void refuse_parquet_on_ranks(const PipelineOptions& options) {
                      names.name(JobOption::kOutput) + " (one Parquet file, which rank 0 "
                      "writes), or run the job in one process.");
   }
+  if (options.output_format == OutputFormat::kLines) {
+    throw UsageError(what + " cannot write its keys as lines" + on_ranks + "leave out " +
+                     names.name(JobOption::kOutputFormat) + " (rank 0 writes the rows as "
+                     "Parquet), or run the job in one process.");
+  }
 }
 
 std::vector<pipeline::Piece> plan_row_group_pieces(const columnar::ParquetReader& reader) {
@@ -44,11 +49,11 @@ void read_row_group(columnar::ParquetReader& reader, const pipeline::Piece& piec
   reader.seek(piece.input, piece.begin);
   columnar::RowGroupPlace place;
   std::unique_ptr<columnar::RowGroup> rows = reader.next(place);
-  if (!rows) {
+  if (!rows || !place.ends_group) {
     // The plan came from this reader's footers: never so, unless a bug.
     throw Error(options.inputs.at(piece.input) + ": row group " +
                     std::to_string(piece.begin + 1) + " is past the row groups its footer "
-                    "lists.",
+                    "lists, or was not read in one slice.",
                 ErrorKind::failure);
   }
   const std::vector<uint64_t>& nulls = rows->nulls();

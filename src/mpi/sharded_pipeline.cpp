@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <exception>
 #include <functional>
 #include <optional>
@@ -334,7 +335,9 @@ PipelineStats run_rounds(const PipelineOptions& options, RankTarget& target) {
   check_together([&] {
     if (!options.inputs.empty() && pipeline::is_parquet_input(options.inputs.front())) {
       refuse_parquet_on_ranks(options);
-      parquet = pipeline::open_parquet_input(options);
+      // A rank reads a row group whole, in one slice: the piece it packs.
+      parquet = pipeline::open_parquet_input(
+          options, columnar::ReadOptions{std::numeric_limits<uint64_t>::max()});
     }
     check_parts_options(options);
     if (checkpointing || resume) base = pipeline::identify_run(options);
@@ -380,7 +383,7 @@ PipelineStats run_rounds(const PipelineOptions& options, RankTarget& target) {
     parts.emplace(options.output_parts, pieces.size(),
                   options.names ? *options.names : library_option_names());
   } else if (writes) {
-    output.emplace(options.output, resume, parquet.get());
+    output.emplace(options, resume, parquet.get());
     base.output_temporary = output->temporary();
   }
 

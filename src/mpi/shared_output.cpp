@@ -29,27 +29,28 @@ struct SharedOutput::Checksum {
   uint64_t hashed = 0;
 };
 
-SharedOutput::SharedOutput(const std::string& path, const ResumeState* resume,
+SharedOutput::SharedOutput(const PipelineOptions& options, const ResumeState* resume,
                            const columnar::ParquetReader* parquet)
-    : path_(path), gathered_(parquet != nullptr || io::replaced_file(path).empty()) {
+    : path_(options.output),
+      gathered_(parquet != nullptr || io::replaced_file(options.output).empty()) {
   // Rank 0 creates (or continues) the output and, for a file, tells the
   // others its temporary file's name.
   std::string name;
   std::exception_ptr failure;
   if (rank_info().rank == 0) {
     try {
-      output_.emplace(resume ? io::OutputFile::resume(path, resume->output_temporary,
+      output_.emplace(resume ? io::OutputFile::resume(path_, resume->output_temporary,
                                                       io::OutputPrefix{resume->output_offset,
                                                                        resume->kept,
                                                                        resume->output_checksum})
-                             : io::OutputFile::create(path));
+                             : io::OutputFile::create(path_));
       name = output_->temporary();
       checksum_ = std::make_unique<Checksum>();
       XXH3_64bits_reset(&checksum_->state);
       // A stream is never checkpointed (resume_check refuses it), nor a
       // Parquet output on ranks (run_rounds refuses it).
       if (gathered_) output_->writer().skip_checksum();
-      if (parquet) parquet_.emplace(*parquet, output_->writer(), nullptr);
+      if (parquet) parquet_.emplace(*parquet, options, output_->writer(), nullptr);
     } catch (const Error&) {
       failure = std::current_exception();
     }

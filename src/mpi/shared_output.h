@@ -39,9 +39,10 @@ class SharedOutput {
   // to it) instead of creating one. When rank 0 cannot, every rank throws
   // JobFailed, rank 0's holding its error.
   //
-  // With `parquet` (the job's reader, whose schema the output takes), the
-  // bytes each rank gives write_round are its kept rows, packed.
-  SharedOutput(const std::string& path, const ResumeState* resume,
+  // With `parquet` (the job's reader, whose schema the output takes, shaped
+  // by `options`' Parquet output options), the bytes each rank gives
+  // write_round are its kept rows, packed.
+  SharedOutput(const PipelineOptions& options, const ResumeState* resume,
                const columnar::ParquetReader* parquet = nullptr);
   ~SharedOutput();
 

@@ -3,6 +3,7 @@
 #include "gdedup/checkpoint.h"
 #include "gdedup/error.h"
 #include "gdedup/frontend/paths.h"
+#include "gdedup/option_names.h"
 #include "pipeline/parallel_front_end.h"
 #include "pipeline/parquet_front_end.h"
 #include "pipeline/sequential_front_end.h"
@@ -43,15 +44,23 @@ std::unique_ptr<FrontEnd> make_front_end(const PipelineOptions& options,
     throw UsageError(what + ", but " + first +
                      " is not a Parquet file; a column key reads only Parquet files.");
   }
+  const OptionNames& names = options.names ? *options.names : library_option_names();
+  const std::string& first = options.inputs.empty() ? "-" : options.inputs.front();
+  const std::string not_parquet =
+      (first == "-" ? std::string("standard input") : first) + " is not a Parquet file";
   if (options.output_format != OutputFormat::kInput) {
-    const std::string& first = options.inputs.empty() ? "-" : options.inputs.front();
-    const OptionNames& names = options.names ? *options.names : library_option_names();
     throw UsageError(names.with(JobOption::kOutputFormat,
                                 output_format_name(options.output_format)) +
-                     " chooses what a job of Parquet input writes, but " +
-                     (first == "-" ? std::string("standard input") : first) +
-                     " is not a Parquet file: a job of records writes the records it keeps as "
-                     "they were read; leave out " + names.name(JobOption::kOutputFormat) + ".");
+                     " chooses what a job of Parquet input writes, but " + not_parquet +
+                     ": a job of records writes the records it keeps as they were read; leave "
+                     "out " + names.name(JobOption::kOutputFormat) + ".");
+  }
+  for (const auto& [option, given] :
+       {std::pair{JobOption::kParquetCompression, !options.parquet_compression.empty()},
+        std::pair{JobOption::kRowGroupRows, options.row_group_rows != 0}}) {
+    if (!given) continue;
+    throw UsageError(names.name(option) + " shapes Parquet output, but " + not_parquet +
+                     ": leave " + names.name(option) + " out.");
   }
   if (options.read_threads <= 1 || options.format == InputFormat::kU64 ||
       resumes_inside_a_stream(options)) {

@@ -1,5 +1,6 @@
 #include "pipeline/parquet_front_end.h"
 
+#include <algorithm>
 #include <exception>
 #include <optional>
 #include <thread>
@@ -15,8 +16,15 @@
 namespace gdedup::pipeline {
 namespace {
 
-// One row group being decoded, one answered, one written.
+// One slice being decoded, one answered, one written.
 constexpr int kBatchesInFlight = 3;
+
+// The most rows of a slice, whatever batch_records says: Arrow's reader
+// builds a slice's columns in buffers that grow by doubling, so three
+// slices of 262,144 rows (the default batch) took about 70 MiB more at the
+// peak of the 10M-row bench than three of 131,072, for no less CPU time
+// (bench/RESULTS.md).
+constexpr uint64_t kMostSliceRows = uint64_t{1} << 17;
 
 const OptionNames& names_of(const PipelineOptions& options) {
   return options.names ? *options.names : library_option_names();
@@ -58,7 +66,8 @@ class ParquetFrontEnd final : public FrontEnd {
  public:
   ParquetFrontEnd(const PipelineOptions& options, const KeyHashing& hashing,
                   const Backend* backend)
-      : reader_(open_parquet_input(options)),
+      : reader_(open_parquet_input(
+            options, columnar::ReadOptions{std::min(options.batch_records, kMostSliceRows)})),
         hasher_(parquet_key_options(options), hashing),
         backend_(backend) {}
   ~ParquetFrontEnd() override { stop(); }
@@ -82,7 +91,7 @@ class ParquetFrontEnd final : public FrontEnd {
 
   void recycle(WorkBatch* batch) override {
     if (std::unique_ptr<WorkBatch> taken = handed_out_.take_back(batch)) {
-      taken->rows.reset();  // the row group's memory goes now
+      taken->rows.reset();  // the slice's memory goes now
       free_.push(std::move(taken));
     }
   }
@@ -121,11 +130,13 @@ class ParquetFrontEnd final : public FrontEnd {
     }
     records_ += n;
     batch.place = place;
-    // After a whole row group: the next one is where a resume starts.
-    batch.end = StreamPoint{records_, 0, place.input, place.group + 1};
-    batch.resumable_after = true;
-    // Parquet's bytes are counted as the files' bytes: a row group's
-    // decoded size is Arrow's.
+    // A resume starts after a whole row group (docs/CHECKPOINT.md,
+    // "Parquet input"): a slice before its row group's last is no place
+    // to stop.
+    batch.resumable_after = place.ends_group;
+    batch.end = StreamPoint{records_, 0, place.input, place.group + (place.ends_group ? 1 : 0)};
+    // Parquet's bytes are counted as the files' bytes: a slice's decoded
+    // size is Arrow's.
     batch.input_bytes = place.bytes_through;
     batch.raw_bytes_read = place.bytes_through;
     batch.rows = std::move(rows);
@@ -156,10 +167,11 @@ bool is_parquet_input(const std::string& path) {
          std::string_view(head, sizeof head) == columnar::kParquetMagic;
 }
 
-std::unique_ptr<columnar::ParquetReader> open_parquet_input(const PipelineOptions& options) {
+std::unique_ptr<columnar::ParquetReader> open_parquet_input(const PipelineOptions& options,
+                                                            const columnar::ReadOptions& read) {
   refuse_unsupported(options);
   check_parquet_output(options);
-  auto reader = columnar::open_parquet_reader(options.inputs, options.keys.key.path);
+  auto reader = columnar::open_parquet_reader(options.inputs, options.keys.key.path, read);
   // Without rows to write, the other columns are never decoded.
   if (options.mode == Mode::kBuild || options.output_format == OutputFormat::kLines) {
     reader->read_key_only();

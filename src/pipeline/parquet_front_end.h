@@ -1,10 +1,12 @@
 // The front end of a job whose inputs are Parquet files (columnar/
-// parquet_table.h): one batch a row group, its key column's values
-// fingerprinted as a text record's key is, its null keys noted as missing
-// keys. A thread of its own decodes and fingerprints the next row group
-// while the filter stage answers this one; Arrow decodes a row group's
-// columns on its own thread pool. Memory: three row groups decoded, and
-// Arrow's buffers for the one being read.
+// parquet_table.h): one batch a slice of a row group (at most
+// batch_records rows, and at most 131,072), its key column's values fingerprinted as a text
+// record's key is, its null keys noted as missing keys; a slice that does
+// not end its row group is not resumable_after. A thread of its own decodes
+// and fingerprints the next slice while the filter stage answers this one;
+// Arrow decodes a slice's columns on its own thread pool. Memory: three
+// slices decoded, Arrow's page buffers for the row group being read, and
+// the writer's open output row group (parquet_output.h).
 #pragma once
 
 #include <memory>
@@ -20,8 +22,10 @@ namespace gdedup::pipeline {
 bool is_parquet_input(const std::string& path);
 
 // Checks the job's options against Parquet input and opens every input's
-// footer (see make_parquet_front_end): the reader of the job's row groups.
-std::unique_ptr<columnar::ParquetReader> open_parquet_input(const PipelineOptions& options);
+// footer (see make_parquet_front_end): the reader of the job's row groups,
+// in slices as `read` says.
+std::unique_ptr<columnar::ParquetReader> open_parquet_input(const PipelineOptions& options,
+                                                            const columnar::ReadOptions& read);
 
 // The options a Parquet job's keys are fingerprinted under: the key
 // column's value is the key, as a whole text record is, normalized by the

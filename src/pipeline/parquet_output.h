@@ -13,6 +13,7 @@
 #include "columnar/parquet_table.h"
 #include "gdedup/frontend/output_writer.h"
 #include "gdedup/mode.h"
+#include "gdedup/pipeline.h"
 
 namespace gdedup::pipeline {
 
@@ -21,17 +22,20 @@ void keep_flags(const uint8_t* answers, size_t n, Mode mode, std::vector<uint8_t
 
 class ParquetOutput final : public columnar::ByteSink {
  public:
-  // A new file, or, given `from`, the one a checkpoint left, continued.
-  ParquetOutput(const columnar::ParquetReader& like, io::OutputWriter& writer,
-                const columnar::ParquetContinuation* from);
+  // A new file, shaped by `options`' Parquet output options, or, given
+  // `from`, the one a checkpoint left, continued.
+  ParquetOutput(const columnar::ParquetReader& like, const PipelineOptions& options,
+                io::OutputWriter& writer, const columnar::ParquetContinuation* from);
 
-  // The rows of `rows` that `mode` keeps by their `answers`, as one row group.
-  void write(const columnar::RowGroup& rows, const uint8_t* answers, Mode mode);
-  // Rows another process packed (columnar::ParquetReader::pack), as one row
-  // group: the bytes write() gives for them.
+  // The rows of the slice `rows` that `mode` keeps by their `answers`, into
+  // the output row group of the slice's row group, which `ends_group` ends.
+  void write(const columnar::RowGroup& rows, const uint8_t* answers, Mode mode,
+             bool ends_group);
+  // The kept rows of one row group that another process packed
+  // (columnar::ParquetReader::pack): the bytes write() gives for them.
   void write_packed(const char* data, size_t size) { parquet_->write_packed(data, size); }
-  // For a checkpoint: the footer of the row groups written so far, every
-  // byte of which is then in the writer.
+  // For a checkpoint, between input row groups: the footer of the row
+  // groups written so far, every byte of which is then in the writer.
   std::string footer_so_far() { return parquet_->footer_so_far(); }
   // Writes the footer.
   void close() { parquet_->close(); }

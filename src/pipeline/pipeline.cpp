@@ -260,7 +260,7 @@ class Driver {
   void open_parquet_output(const columnar::ParquetReader& like, io::OutputWriter& writer,
                            const ResumeState* resume) {
     if (!resume) {
-      parquet_.emplace(like, writer, nullptr);
+      parquet_.emplace(like, options_, writer, nullptr);
       return;
     }
     if (resume->output_footer.empty()) {
@@ -270,7 +270,7 @@ class Driver {
                   ErrorKind::invalid_argument);
     }
     const columnar::ParquetContinuation from{resume->output_footer, resume->output_offset};
-    parquet_.emplace(like, writer, &from);
+    parquet_.emplace(like, options_, writer, &from);
   }
 
   // Answers `batch` while the output's thread writes the batch before; the
@@ -465,7 +465,7 @@ class Driver {
     const Mode mode = options_.mode;
     if (batch.rows) {
       if (key_lines_) return key_lines_->write(*batch.rows, batch.place, answers, mode);
-      return parquet_->write(*batch.rows, answers, mode);
+      return parquet_->write(*batch.rows, answers, mode, batch.place.ends_group);
     }
     if (options_.format == InputFormat::kU64) {
       for (uint64_t i = 0; i < n; ++i) {

@@ -23,8 +23,8 @@ struct WorkBatch {
       : fingerprints(backend), keys(backend), answers(backend) {}
 
   io::RecordBatch records;           // InputFormat::kText
-  // Parquet input (pipeline/parquet_front_end.h): the row group this batch
-  // is, and where it lies; null for records.
+  // Parquet input (pipeline/parquet_front_end.h): the slice of a row group
+  // this batch is, and where it lies; null for records.
   std::unique_ptr<columnar::RowGroup> rows;
   columnar::RowGroupPlace place;
   HostArray<uint64_t> fingerprints;  // one per record, either format; none for an exact set

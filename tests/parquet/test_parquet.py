@@ -627,3 +627,163 @@ def test_a_failed_job_in_parts_leaves_the_previous_folder(inputs, tmp_path):
                    "--output-parts", str(parts))
         assert done.returncode == 1, done.stderr
         assert folder_bytes(parts) == before
+
+
+def one_group_file(path, rows, seed=7):
+    """One row group of `rows` rows (url with nulls, about half repeating;
+    a row number; a dictionary-encoded crawl; a struct), zstd."""
+    rng = random.Random(seed)
+    urls = [None if rng.random() < 0.01 else
+            "https://h%d.example/p/%d" % (rng.randrange(97), rng.randrange(rows // 2))
+            for _ in range(rows)]
+    table = pa.table({
+        "url": pa.array(urls, pa.string()),
+        "n": pa.array(range(rows), pa.int64()),
+        "crawl": pa.array(["CC-%02d" % (i % 37) for i in range(rows)]).dictionary_encode(),
+        "meta": pa.array([{"host": "h%d" % (i % 11)} for i in range(rows)]),
+    }, metadata=METADATA)
+    pq.write_table(table, path, row_group_size=rows, compression="zstd")
+    return path
+
+
+@pytest.fixture(scope="module")
+def one_group(tmp_path_factory):
+    """300,000 rows in one row group: kept rows span several of the
+    writer's fixed calls (65,536 rows)."""
+    return one_group_file(str(tmp_path_factory.mktemp("one_group") / "one.parquet"), 300000)
+
+
+@needs_parquet
+@pytest.mark.parametrize("exact", [[], ["--exact"]])
+def test_output_bytes_do_not_depend_on_batch_size_or_threads(inputs, one_group, tmp_path,
+                                                            exact):
+    """A row group is read in slices of --batch rows, yet the output's bytes
+    are the same for every slicing and thread count, on row groups smaller
+    and larger than a slice."""
+    for name, files in [("groups", inputs), ("one", [one_group])]:
+        outputs = {}
+        for batch, threads in [("1000000", "1"), ("1", "1"), ("999", "1"), ("65536", "2"),
+                               ("99999", "3"), ("4096", "4")]:
+            if name == "one" and batch == "1":
+                continue  # 300,000 one-row batches: slow, and "999" cuts finer than a call
+            out = str(tmp_path / ("%s-%s-%s.parquet" % (name, batch, threads)))
+            done = run("dedup", *exact, "--key", "column:url", "--missing-key", "keep",
+                       "--batch", batch, "--threads", threads, *files, "-o", out)
+            assert done.returncode == 0, done.stderr
+            outputs[batch, threads] = open(out, "rb").read()
+        first = outputs["1000000", "1"]
+        assert all(b == first for b in outputs.values()), (name, [
+            k for k, b in outputs.items() if b != first])
+        if exact:
+            got = pq.read_table(str(tmp_path / ("%s-1000000-1.parquet" % name)))
+            assert got.to_pylist() == oracle(files, "url", "keep")
+
+
+@needs_parquet
+def test_an_output_row_group_ends_with_its_input_row_group_or_at_row_group_rows(inputs,
+                                                                               tmp_path):
+    """Output row groups: one per input row group's kept rows, cut at
+    --row-group-rows, never two input row groups' rows in one."""
+    column = "url"
+    want_groups = []
+    seen = set()
+    for path in inputs:
+        f = pq.ParquetFile(path)
+        for g in range(f.num_row_groups):
+            kept = 0
+            for row in f.read_row_group(g).to_pylist():
+                key = row[column]
+                if key is None or key not in seen:
+                    kept += 1
+                if key is not None:
+                    seen.add(key)
+            want_groups.append(kept)
+    for limit in [None, 500, 64]:
+        out = str(tmp_path / ("rg-%s.parquet" % limit))
+        extra = [] if limit is None else ["--row-group-rows", str(limit)]
+        done = run("dedup", "--exact", "--key", "column:url", "--missing-key", "keep",
+                   "--batch", "300", *extra, *inputs, "-o", out)
+        assert done.returncode == 0, done.stderr
+        meta = pq.ParquetFile(out).metadata
+        got = [meta.row_group(g).num_rows for g in range(meta.num_row_groups)]
+        want = []
+        for kept in want_groups:
+            step = kept if limit is None else limit
+            want += [min(step, kept - i) for i in range(0, kept, step)]
+        assert got == want, limit
+        assert pq.read_table(out).to_pylist() == oracle(inputs, "url", "keep")
+
+
+@needs_parquet
+@pytest.mark.parametrize("codec, named", [("snappy", "SNAPPY"), ("uncompressed", "UNCOMPRESSED"),
+                                          ("gzip", "GZIP"), ("zstd", "ZSTD"),
+                                          ("brotli", "BROTLI"), ("lz4", "LZ4")])
+def test_parquet_compression_chooses_the_codec(inputs, tmp_path, codec, named):
+    out = str(tmp_path / "c.parquet")
+    done = run("dedup", "--exact", "--key", "column:url", "--missing-key", "keep",
+               "--parquet-compression", codec, *inputs, "-o", out)
+    assert done.returncode == 0, done.stderr
+    meta = pq.ParquetFile(out).metadata
+    assert {meta.row_group(0).column(c).compression
+            for c in range(meta.num_columns)} == {named}
+    assert pq.read_table(out).to_pylist() == oracle(inputs, "url", "keep")
+
+
+@needs_parquet
+@pytest.mark.parametrize("extra, words", [
+    (["--parquet-compression", "zip"], "--parquet-compression zip: give one of uncompressed, "
+                                       "snappy, gzip, brotli, zstd, lz4"),
+    (["--row-group-rows", "0"], "--row-group-rows 0: must be at least 1 row"),
+])
+def test_bad_output_options_are_refused(inputs, tmp_path, extra, words):
+    done = run("dedup", "--key", "column:url", "--missing-key", "keep", *extra, inputs[0],
+               "-o", str(tmp_path / "o.parquet"))
+    assert done.returncode == 2, done.stderr
+    assert words in done.stderr
+    assert_no_output(str(tmp_path), "o.parquet")
+
+
+@needs_parquet
+@pytest.mark.parametrize("extra", [["--parquet-compression", "zstd"], ["--row-group-rows", "9"]])
+def test_parquet_output_options_are_refused_for_lines(tmp_path, extra):
+    lines = tmp_path / "urls.txt"
+    lines.write_text("a\nb\na\n")
+    done = run("dedup", *extra, str(lines), "-o", str(tmp_path / "o.txt"))
+    assert done.returncode == 2, done.stderr
+    assert "%s shapes Parquet output, but %s is not a Parquet file" % (extra[0], lines) \
+        in done.stderr
+    assert_no_output(str(tmp_path), "o.txt")
+
+
+@needs_parquet
+@pytest.mark.parametrize("column, values", [
+    ("s", ["a", "b", None, "a", "", "b", "c", ""]),
+    ("b", [b"\xff", b"x", b"\xff", None, b"", b"x", b"", b"y"]),
+])
+def test_a_dictionary_encoded_key_column_keys_as_its_values(tmp_path, column, values):
+    """The same values plain and dictionary-encoded give the same rows, and
+    a set built from one finds the other's keys. (Arrow reads dictionaries
+    of strings and binary back as dictionaries; of integers, as integers.)"""
+    n = list(range(len(values)))
+    plain = str(tmp_path / "plain.parquet")
+    encoded = str(tmp_path / "encoded.parquet")
+    pq.write_table(pa.table({column: pa.array(values), "n": n}), plain, row_group_size=3)
+    pq.write_table(pa.table({column: pa.array(values).dictionary_encode(), "n": n}), encoded,
+                   row_group_size=3)
+    assert pa.types.is_dictionary(pq.read_table(encoded).schema.field(column).type)
+    rows = {}
+    for name, path in [("plain", plain), ("encoded", encoded)]:
+        out = str(tmp_path / (name + "-out.parquet"))
+        done = run("dedup", "--exact", "--key", "column:" + column, "--missing-key", "keep",
+                   "--batch", "2", path, "-o", out)
+        assert done.returncode == 0, done.stderr
+        rows[name] = pq.read_table(out).to_pylist()
+    assert rows["plain"] == rows["encoded"] == oracle([plain], column, "keep")
+    gds = str(tmp_path / "plain.gds")
+    assert run("build", "--exact", "--key", "column:" + column, "--missing-key", "drop", plain,
+               "-f", gds).returncode == 0
+    out = str(tmp_path / "found.parquet")
+    done = run("query", "--exact", "--key", "column:" + column, "--missing-key", "drop",
+               "-f", gds, encoded, "-o", out)
+    assert done.returncode == 0, done.stderr
+    assert pq.read_table(out).num_rows == sum(v is not None for v in values)
