@@ -4,9 +4,9 @@
 # 4 GiB free, removed at the end; GDEDUP_TEST_TMPDIR=DIR names a folder
 # instead. The checkpoint and end-to-end tests make their files durable
 # (fsync) thousands of times in all; on a disk each call waits for what the
-# other tests and other programs wrote meanwhile, and mpi.checkpoint took
-# twice as long there as on a tmpfs (bench/RESULTS.md, CI's time), where the
-# call returns at once. The calls are still made and their order is tested
+# other tests and other programs wrote meanwhile: mpi.checkpoint took up to
+# twice as long there as on a tmpfs while the disk was busy, as it is in CI
+# (bench/RESULTS.md, CI's time); on a tmpfs the call returns at once. The calls are still made and their order is tested
 # apart from any disk (durability_order_test.cpp).
 if [ -n "${GDEDUP_TEST_TMPDIR:-}" ]; then
   export TMPDIR=$GDEDUP_TEST_TMPDIR
