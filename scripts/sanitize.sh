@@ -20,5 +20,6 @@ cmake --build "$build" -j "$(nproc)"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:strict_string_checks=1:check_initialization_order=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+source scripts/test_tmpdir.sh
 # One test more than the cores, as scripts/test.sh runs them.
 ctest --test-dir "$build" --output-on-failure -j "$(($(nproc) + 1))" "$@"

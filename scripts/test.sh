@@ -13,6 +13,7 @@ build=${GDEDUP_BUILD_DIR:-build}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGDEDUP_BUILD_TESTS=ON \
   -DGDEDUP_PYTHON=ON ${GDEDUP_CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j "$(nproc)"
+source scripts/test_tmpdir.sh
 # One test more than the cores: the end-to-end scripts wait a third of
 # their time (mpirun's start, their jobs' exits), and a third test fills it
 # (the suite 15% sooner on 2 cores; a fourth adds nothing: bench/RESULTS.md).

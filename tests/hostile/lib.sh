@@ -26,6 +26,13 @@ rounds() {
   if [ "$SANITIZED" -eq 1 ]; then echo $((($1 + 4) / 5)); else echo "$1"; fi
 }
 
+# sized N: the records of a case whose point at that size is behaviour at
+# scale (a kill or a signal that lands mid-job, the job resumed): N, or a
+# fifth of N under AddressSanitizer, whose point is the code's memory, which
+# the first records reach as the last ones do. A case scales its checkpoint
+# interval alike, so that the job still stops at the same share of its input.
+sized() { rounds "$1"; }
+
 # fail MESSAGE: records a failure of the current case (the case goes on, so
 # one run reports every broken promise). Cases run in subshells, so the mark
 # is a file.

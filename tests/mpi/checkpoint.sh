@@ -116,7 +116,7 @@ stop_in_one_process_and_resume() {
 case_resume_on_the_same_ranks() {
   make_input
   local ranks
-  for ranks in 2 3; do
+  for ranks in $(rank_choices 2 3); do
     rm -f ck out.txt f.gdf out.txt.tmp.*
     stop_at_checkpoint 4 "$ranks"
     resume_on "$ranks"
@@ -127,7 +127,7 @@ case_resume_on_the_same_ranks() {
 case_resume_on_other_ranks_or_one_process() {
   make_input
   local from to
-  for from in 2 3; do
+  for from in $(rank_choices 2 3); do
     for to in 0 $RANKS; do  # 0: one process
       [ "$from" -eq "$to" ] && continue
       rm -f ck out.txt f.gdf out.txt.tmp.*
@@ -141,7 +141,7 @@ case_resume_on_other_ranks_or_one_process() {
 case_resume_a_one_process_checkpoint_on_ranks() {
   make_input
   local ranks
-  for ranks in 2 3; do
+  for ranks in $(rank_choices 2 3); do
     stop_in_one_process_and_resume 5 "$ranks" "a fixed filter"
   done
 }
@@ -213,19 +213,26 @@ case_resume_a_growing_filter() {
 case_sigkill_of_a_rank_then_resume() {
   # Whenever rank 1 dies, the last checkpoint and the output it names stay,
   # and the resume ends as one uninterrupted process.
+  # (A fifth of the records, the interval and the growing filter's first
+  # layer under AddressSanitizer.)
+  local every first_layer
+  every=$(sized 2000)
+  first_layer=$(sized 2000)
   {
-    random_lines 150000 40000 17
+    random_lines "$(sized 150000)" "$(sized 40000)" 17
     printf 'tail-without-newline'
   } >in.txt
+  echo "  $(sized 150000) records, a checkpoint every $every"
   reference 50000 in.txt
   JOB=(dedup in.txt -o out.txt -f f.gdf --capacity 50000 --no-grow --piece-bytes 1K
-       --checkpoint ck --checkpoint-every 2000)
+       --checkpoint ck --checkpoint-every "$every")
   kill_rank_1_then_resume "a fixed filter"
   # A growing filter, killed while it adds layers.
   rm -f ck out.txt f.gdf out.txt.tmp.* ref.out ref.gdf
-  "$GDEDUP" dedup in.txt -o ref.out -f ref.gdf --capacity 2000 -q || fail "the reference run failed"
-  JOB=(dedup in.txt -o out.txt -f f.gdf --capacity 2000 --piece-bytes 1K --checkpoint ck
-       --checkpoint-every 2000)
+  "$GDEDUP" dedup in.txt -o ref.out -f ref.gdf --capacity "$first_layer" -q ||
+    fail "the reference run failed"
+  JOB=(dedup in.txt -o out.txt -f f.gdf --capacity "$first_layer" --piece-bytes 1K --checkpoint ck
+       --checkpoint-every "$every")
   kill_rank_1_then_resume "a growing filter"
 }
 
@@ -369,7 +376,7 @@ case_exact_sigint_stops_every_rank_at_a_checkpoint() {
   JOB=(dedup in.txt --exact -o out.txt -f f.gdf --piece-bytes 1K --checkpoint ck
        --checkpoint-every 1h)
   local ranks i
-  for ranks in 2 3; do
+  for ranks in $(rank_choices 2 3); do
     rm -f ck out.txt f.gdf out.txt.tmp.*
     start_ranks "$ranks" "$GDEDUP" "${JOB[@]}" || continue
     # Records written: the ranks are past their setup and catch the signal.
@@ -396,9 +403,11 @@ case_exact_sigint_stops_every_rank_at_a_checkpoint() {
 }
 
 case_exact_sigkill_then_resume() {
-  exact_reference 60000 20000 37
+  # (A fifth of the records and of the interval under AddressSanitizer.)
+  exact_reference "$(sized 60000)" "$(sized 20000)" 37
+  echo "  $(sized 60000) records, a checkpoint every $(sized 5000)"
   JOB=(dedup in.txt --exact -o out.txt -f f.gdf --piece-bytes 1K --checkpoint ck
-       --checkpoint-every 5000)
+       --checkpoint-every "$(sized 5000)")
   # Rank 0 writes the checkpoints; rank 1 sends it its keys.
   kill_rank_1_then_resume "an exact job" 0
   rm -f ck out.txt f.gdf out.txt.tmp.*

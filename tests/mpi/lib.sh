@@ -15,6 +15,14 @@ export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_pml=ob1
 RANKS=${GDEDUP_MPI_RANKS:-1 2 3 4}
 
+# rank_choices R...: the rank counts a case tries in turn, R..., or the first
+# alone under AddressSanitizer: each count's split of the work is the
+# release build's to check, and a sanitized rank starts and runs several
+# times as slowly (bench/RESULTS.md, CI's time).
+rank_choices() {
+  if [ "$SANITIZED" -eq 1 ]; then echo "$1"; else echo "$@"; fi
+}
+
 # mpirun on this machine's cores, its standard input forwarded to rank 0
 # (MPIRUN_STDIN), or not (MPIRUN) for a run that reads none. Open MPI 4.1's
 # mpirun crashes now and then while it forwards standard input (a
