@@ -122,6 +122,7 @@ struct PipelineOptions {
   // How messages name the options (null: the library's own names), so that
   // a refusal says what the caller's user typed.
   const OptionNames* names = nullptr;
+  const OptionNames& option_names() const { return names ? *names : library_option_names(); }
   // Called on the filter thread after each batch, and once at the end.
   std::function<void(const Progress&)> on_progress;
   // Called once, when the filter first holds more keys than it was planned

@@ -7,7 +7,7 @@
 namespace gdedup::mpi {
 
 void refuse_parquet_on_ranks(const PipelineOptions& options) {
-  const OptionNames& names = options.names ? *options.names : library_option_names();
+  const OptionNames& names = options.option_names();
   const std::string what = "Parquet input (" + options.inputs.front() + ")";
   const std::string on_ranks = " on the ranks of an MPI job yet: ";
   if (!options.checkpoint.empty() || options.resume != nullptr) {

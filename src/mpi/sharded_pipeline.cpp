@@ -381,7 +381,7 @@ PipelineStats run_rounds(const PipelineOptions& options, RankTarget& target) {
   std::optional<PartsOutput> parts;
   if (writes && !options.output_parts.empty()) {
     parts.emplace(options.output_parts, pieces.size(),
-                  options.names ? *options.names : library_option_names());
+                  options.option_names());
   } else if (writes) {
     output.emplace(options, resume, parquet.get());
     base.output_temporary = output->temporary();

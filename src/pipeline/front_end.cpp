@@ -44,7 +44,7 @@ std::unique_ptr<FrontEnd> make_front_end(const PipelineOptions& options,
     throw UsageError(what + ", but " + first +
                      " is not a Parquet file; a column key reads only Parquet files.");
   }
-  const OptionNames& names = options.names ? *options.names : library_option_names();
+  const OptionNames& names = options.option_names();
   const std::string& first = options.inputs.empty() ? "-" : options.inputs.front();
   const std::string not_parquet =
       (first == "-" ? std::string("standard input") : first) + " is not a Parquet file";

@@ -8,10 +8,6 @@
 namespace gdedup::pipeline {
 namespace {
 
-const OptionNames& names_of(const PipelineOptions& options) {
-  return options.names ? *options.names : library_option_names();
-}
-
 // A row group's key (8 bytes, little-endian) as the integer it was.
 uint64_t integer_of(std::string_view key) {
   uint64_t value = 0;
@@ -22,7 +18,7 @@ uint64_t integer_of(std::string_view key) {
 }  // namespace
 
 void check_parquet_output(const PipelineOptions& options) {
-  const OptionNames& names = names_of(options);
+  const OptionNames& names = options.option_names();
   const std::string what = "Parquet input (" + options.inputs.front() + ")";
   const bool lines = options.output_format == OutputFormat::kLines;
   if (!lines && options.record_separator != '\n') {
@@ -94,7 +90,7 @@ std::string_view KeyLinesOutput::record_of(std::string_view key) {
 }
 
 void KeyLinesOutput::refuse_separator(const columnar::RowGroupPlace& place, size_t row) const {
-  const OptionNames& names = names_of(options_);
+  const OptionNames& names = options_.option_names();
   const std::string where = reader_.paths().at(place.input) + ": row " +
                             std::to_string(place.first_row + row + 1) + " (in row group " +
                             std::to_string(place.group + 1) + "): its key " +

@@ -22,7 +22,7 @@ void spread_answers(uint8_t* answers, uint64_t n, const std::vector<uint64_t>& m
 }
 
 std::string missing_key_advice(const PipelineOptions& options) {
-  const OptionNames& names = options.names ? *options.names : library_option_names();
+  const OptionNames& names = options.option_names();
   return ". Give " + names.with(JobOption::kMissingKey, "keep") +
          " to write such records as unique, or " + names.with(JobOption::kMissingKey, "drop") +
          " to leave them out.";

@@ -26,13 +26,9 @@ constexpr int kBatchesInFlight = 3;
 // (bench/RESULTS.md).
 constexpr uint64_t kMostSliceRows = uint64_t{1} << 17;
 
-const OptionNames& names_of(const PipelineOptions& options) {
-  return options.names ? *options.names : library_option_names();
-}
-
 // What Parquet input cannot do yet is refused before anything is read.
 void refuse_unsupported(const PipelineOptions& options) {
-  const OptionNames& names = names_of(options);
+  const OptionNames& names = options.option_names();
   const std::string what = "Parquet input (" + options.inputs.front() + ")";
   if (options.format != InputFormat::kText) {
     throw UsageError(what + " has no fingerprints to read: leave out " +
@@ -179,7 +175,7 @@ std::unique_ptr<columnar::ParquetReader> open_parquet_input(const PipelineOption
   if (!options.keys.normalize.empty() && reader->key_kind() != columnar::ColumnKind::kText) {
     throw UsageError(options.inputs.front() + ": the key column " + options.keys.key_text() +
                      " does not hold strings, so " +
-                     names_of(options).name(JobOption::kNormalize) +
+                     options.option_names().name(JobOption::kNormalize) +
                      ", which rewrites text, cannot apply to it.");
   }
   return reader;

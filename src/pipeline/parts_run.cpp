@@ -15,7 +15,7 @@ PipelineStats run_in_parts(const PipelineOptions& options,
   if (options.output_parts.empty()) return run(options);
   check_parts_options(options);
   const std::string& dir = options.output_parts;
-  const OptionNames& names = options.names ? *options.names : library_option_names();
+  const OptionNames& names = options.option_names();
   io::prepare_parts_dir(dir, names);
   const std::vector<std::string> previous = io::listed_parts(dir, names);
   PipelineOptions one = options;
@@ -40,7 +40,7 @@ PipelineStats run_in_parts(const PipelineOptions& options,
 
 void check_parts_options(const PipelineOptions& options) {
   if (options.output_parts.empty()) return;
-  const OptionNames& names = options.names ? *options.names : library_option_names();
+  const OptionNames& names = options.option_names();
   const std::string parts = names.name(JobOption::kOutputParts);
   if (options.mode == Mode::kBuild) {
     throw UsageError("a build writes no output, so it has no parts; leave out " + parts);
